@@ -1,0 +1,53 @@
+# curso: `make run` serves the course, `make test` runs every test.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+UV     := $(VENV)/bin/uv
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+PYTHON ?= python3
+
+.PHONY: run test install install-dev chromium migrate check lint fmt clean
+
+run: install ## install, migrate and serve on $(HOST):$(PORT)
+	$(VENV)/bin/curso migrate
+	$(VENV)/bin/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT)
+
+test: install-dev chromium ## install test dependencies and run the whole suite
+	$(VENV)/bin/pytest
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+$(VENV)/bin/uv:
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv
+	$(UV) pip install --quiet --python $(PY) -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv
+	$(UV) pip install --quiet --python $(PY) -e '.[dev]'
+	touch $(VENV)/.installed $@
+
+chromium: ## Debian's Chromium for the browser tests (never `playwright install`)
+	@test -x /usr/bin/chromium || { \
+	  echo "Instalando o Chromium do Debian..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+migrate: install
+	$(VENV)/bin/curso migrate
+
+check: install ## validate every lesson
+	$(VENV)/bin/curso check lessons
+
+lint: install-dev
+	$(VENV)/bin/ruff check app tests migrations
+	$(VENV)/bin/ruff format --check app tests migrations
+
+fmt: install-dev
+	$(VENV)/bin/ruff format app tests migrations
+	$(VENV)/bin/ruff check --fix app tests migrations
+
+clean:
+	rm -rf $(VENV) var test-artifacts .pytest_cache

@@ -1,0 +1,1 @@
+"""curso: a pt-BR course on LLM inference engines, served with FastAPI."""

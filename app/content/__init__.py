@@ -1,0 +1,1 @@
+"""Course content: lessons, Markdown, quizzes. Pure code: no HTTP, no database."""

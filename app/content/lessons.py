@@ -1,0 +1,153 @@
+"""Load lesson files: front matter, Markdown body, quizzes.
+
+Loading follows mkdocs' pages: find the files, read the source, split the front
+matter, render the body, extract the headings. Every problem is collected with
+its ``file:line`` before the lesson is given up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.content.errors import ContentError, ContentErrors
+from app.content.markdown import PLACEHOLDER_RE, Heading, render_document
+from app.content.quiz import ID_PATTERN, Question, parse_quiz
+from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+
+FRONT_MATTER_FENCE = "---"
+
+
+class FrontMatter(BaseModel):
+    """The YAML header of a lesson (documented in ``lessons/README.md``)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    title: str = Field(min_length=1)
+    slug: str = Field(pattern=ID_PATTERN, max_length=100)
+    order: int = Field(ge=1)
+    summary: str = Field(min_length=1)
+    minutes: int = Field(ge=1)
+    objectives: list[str] = Field(min_length=1)
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class QuizPart:
+    """A place in the lesson body where a quiz block stands.
+
+    Attributes:
+        question_ids: ids of the block's questions, in order.
+    """
+
+    question_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A loaded lesson, rendered once per file version.
+
+    Attributes:
+        path: the source file.
+        meta: the validated front matter.
+        parts: the body in order: HTML strings and :class:`QuizPart` markers.
+        headings: the table of contents (``##`` and ``###``).
+        questions: every question, by id, in document order.
+    """
+
+    path: Path
+    meta: FrontMatter
+    parts: tuple[str | QuizPart, ...]
+    headings: tuple[Heading, ...]
+    questions: dict[str, Question] = field(hash=False)
+
+    @property
+    def slug(self) -> str:
+        """The lesson's slug (its URL segment)."""
+        return self.meta.slug
+
+
+def normalize_source(raw: bytes | str) -> str:
+    """Decode a lesson file and normalise it: UTF-8 BOM dropped, CRLF/CR → LF."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def load_lesson(path: Path) -> Lesson:
+    """Read and validate one lesson file.
+
+    Args:
+        path: a ``.md`` file.
+
+    Returns:
+        The lesson.
+
+    Raises:
+        ContentErrors: every problem found, each with its file and line.
+    """
+    try:
+        text = normalize_source(path.read_bytes())
+    except UnicodeDecodeError as exc:
+        raise ContentErrors([ContentError(path, 1, f"o arquivo não está em UTF-8 ({exc.reason})")]) from exc
+    meta, body, body_line, errors = _split_front_matter(text, path)
+    rendered = render_document(body)
+    questions: dict[str, Question] = {}
+    quiz_parts: list[QuizPart] = []
+    for fence in rendered.fences:
+        first_line = body_line + fence.line
+        if fence.nested:
+            msg = "o bloco `quiz` deve ficar no nível principal (fora de listas, citações ou caixas)"
+            errors.append(ContentError(path, first_line - 1, msg))
+        found, problems = parse_quiz(fence.content, path, first_line)
+        errors.extend(problems)
+        for question in found:
+            if question.id in questions:
+                msg = f"id de pergunta repetido na lição: `{question.id}`"
+                errors.append(ContentError(path, question.line, msg))
+            questions[question.id] = question
+        quiz_parts.append(QuizPart(tuple(q.id for q in found)))
+    if errors or meta is None:
+        raise ContentErrors(errors)
+    return Lesson(path, meta, _split_parts(rendered.html, quiz_parts), rendered.headings, questions)
+
+
+def _split_front_matter(
+    text: str, path: Path
+) -> tuple[FrontMatter | None, str, int, list[ContentError]]:
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
+        msg = "a lição deve começar com o cabeçalho YAML entre linhas `---` (veja lessons/README.md)"
+        return None, text, 0, [ContentError(path, 1, msg)]
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == FRONT_MATTER_FENCE)
+    except StopIteration:
+        return None, "", 0, [ContentError(path, 1, "o cabeçalho YAML não tem a linha `---` de fechamento")]
+    header = "\n".join(lines[1:end])
+    body = "\n".join(lines[end + 1 :])
+    body_line = end + 2  # 1-based file line of the body's first line
+    try:
+        source = parse_yaml(header)
+    except YamlSyntaxError as exc:
+        return None, body, body_line, [ContentError(path, 2 + exc.line, exc.message)]
+    if not isinstance(source.data, dict):
+        return None, body, body_line, [ContentError(path, 2, "o cabeçalho deve ser um mapeamento YAML (`campo: valor`)")]
+    try:
+        return FrontMatter.model_validate(source.data), body, body_line, []
+    except ValidationError as exc:
+        errors = [
+            ContentError(path, 2 + line_of(source.node, loc), message)
+            for loc, message in pydantic_messages(exc)
+        ]
+        return None, body, body_line, errors
+
+
+def _split_parts(html: str, quiz_parts: list[QuizPart]) -> tuple[str | QuizPart, ...]:
+    parts: list[str | QuizPart] = []
+    position = 0
+    for match in PLACEHOLDER_RE.finditer(html):
+        parts.append(html[position : match.start()])
+        parts.append(quiz_parts[int(match.group(1))])
+        position = match.end()
+    parts.append(html[position:])
+    return tuple(p for p in parts if not isinstance(p, str) or p.strip())

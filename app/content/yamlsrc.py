@@ -1,0 +1,134 @@
+"""YAML parsing that remembers where each value came from.
+
+Validation errors from pydantic name a path such as ``(0, "options", 2, "text")``;
+:func:`line_of` turns that path into the line of the YAML node that holds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+
+@dataclass(frozen=True)
+class YamlSource:
+    """Parsed YAML plus its node tree.
+
+    Attributes:
+        data: the plain Python value (``yaml.safe_load`` semantics).
+        node: the composed node tree, for line look-ups; ``None`` for an empty document.
+    """
+
+    data: Any
+    node: Node | None
+
+
+class YamlSyntaxError(Exception):
+    """YAML that does not parse.
+
+    Attributes:
+        line: 0-based line inside the parsed text.
+        message: the problem, in Portuguese.
+    """
+
+    def __init__(self, line: int, message: str):
+        self.line = line
+        self.message = message
+        super().__init__(message)
+
+
+def parse_yaml(text: str) -> YamlSource:
+    """Parse ``text`` safely and keep its node tree.
+
+    Raises:
+        YamlSyntaxError: with the 0-based line of the problem.
+    """
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line if mark else 0
+        problem = exc.problem or exc.context or "erro de sintaxe"
+        return_msg = f"YAML inválido: {problem}"
+        raise YamlSyntaxError(line, return_msg) from exc
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(0, f"YAML inválido: {exc}") from exc
+    return YamlSource(data, node)
+
+
+def line_of(node: Node | None, path: tuple[int | str, ...]) -> int:
+    """Return the 0-based line of the deepest node reached by ``path``.
+
+    Args:
+        node: the root node.
+        path: keys (``str``) and indexes (``int``), as in a pydantic error ``loc``.
+
+    Returns:
+        The start line of the node at ``path``, or of its nearest existing parent.
+    """
+    if node is None:
+        return 0
+    current = node
+    for step in path:
+        child = _child(current, step)
+        if child is None:
+            break
+        current = child
+    return current.start_mark.line
+
+
+def _child(node: Node, step: int | str) -> Node | None:
+    if isinstance(node, SequenceNode) and isinstance(step, int):
+        return node.value[step] if 0 <= step < len(node.value) else None
+    if isinstance(node, MappingNode):
+        for key, value in node.value:
+            if key.value == str(step):
+                return value
+    return None
+
+
+_MESSAGES = {
+    "missing": "campo obrigatório ausente: `{field}`",
+    "extra_forbidden": "campo desconhecido: `{field}`",
+    "string_type": "`{field}` deve ser um texto",
+    "int_type": "`{field}` deve ser um número inteiro",
+    "int_parsing": "`{field}` deve ser um número inteiro",
+    "int_from_float": "`{field}` deve ser um número inteiro",
+    "list_type": "`{field}` deve ser uma lista",
+    "dict_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
+    "model_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
+    "model_attributes_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
+    "greater_than_equal": "`{field}` deve ser maior ou igual a {ge}",
+    "string_too_short": "`{field}` não pode ficar vazio",
+    "too_short": "`{field}` precisa de pelo menos {min_length} item(ns)",
+    "literal_error": "`{field}` deve ser um destes valores: {expected}",
+    "string_pattern_mismatch": (
+        "`{field}` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"
+    ),
+}
+
+
+def pydantic_messages(exc: ValidationError) -> list[tuple[tuple[int | str, ...], str]]:
+    """Translate a pydantic error into ``(path, message in Portuguese)`` pairs."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        field = _field_name(loc)
+        template = _MESSAGES.get(err["type"])
+        ctx = err.get("ctx") or {}
+        if template:
+            message = template.format(field=field, **{k: str(v) for k, v in ctx.items()})
+        else:
+            message = f"`{field}`: {ctx.get('error', err['msg'])}"
+        out.append((loc, message))
+    return out
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    names = [str(p) for p in loc if isinstance(p, str)]
+    return names[-1] if names else "valor"

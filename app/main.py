@@ -1,0 +1,60 @@
+"""The app factory: ``create_app(settings)`` builds one independent app.
+
+Run with ``uvicorn --factory app.main:create_app``; nothing is built at import time.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.sessions import SessionMiddleware
+
+from app.content.course import load_course
+from app.db import make_engine
+from app.security import FormGuard, csrf_middleware
+from app.settings import PROJECT_ROOT, Settings
+from app.web import errors, lessons, quizzes
+from app.web.templating import make_templates
+
+log = logging.getLogger("curso")
+SESSION_COOKIE = "curso_sessao"
+SESSION_MAX_AGE_S = 365 * 24 * 3600
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app.
+
+    Args:
+        settings: configuration; read from ``CURSO_*`` variables when ``None``.
+
+    Returns:
+        A FastAPI app with its engine, course and templates on ``app.state``.
+        Lesson problems are logged as ``file:line: message``; valid lessons are served.
+    """
+    settings = settings or Settings()
+    app = FastAPI(title="curso", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.resolved_database_url())
+    app.state.templates = make_templates()
+    app.state.course = load_course(settings.lessons_dir)
+    for error in app.state.course.errors:
+        log.error("%s", error)
+
+    secret = settings.resolved_secret_key()
+    app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=secret,
+        session_cookie=SESSION_COOKIE,
+        max_age=SESSION_MAX_AGE_S,
+        same_site="lax",
+        https_only=settings.secure_cookies,
+    )
+    app.add_middleware(FormGuard)
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    for module in (lessons, quizzes):
+        app.include_router(module.router)
+    errors.install(app)
+    return app

@@ -1,0 +1,81 @@
+"""Typed settings, read from ``CURSO_*`` environment variables.
+
+Every setting is documented in the README's "Configuração" table; a test keeps
+the two in step.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Runtime configuration of one app instance.
+
+    Attributes:
+        database_url: SQLAlchemy URL of the learner database. Default: a SQLite
+            file ``var/curso.db`` under the project folder.
+        lessons_dir: folder holding the lesson ``*.md`` files.
+        var_dir: folder for runtime files (the SQLite file, the generated secret key).
+        secret_key: key that signs the session and CSRF cookies. When unset, one is
+            generated once and kept in ``var_dir/secret_key``.
+        secure_cookies: mark cookies ``Secure`` (set it when served over HTTPS).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
+
+    database_url: str = ""
+    lessons_dir: Path = PROJECT_ROOT / "lessons"
+    var_dir: Path = PROJECT_ROOT / "var"
+    secret_key: str | None = Field(default=None, repr=False)
+    secure_cookies: bool = False
+
+    @field_validator("secret_key")
+    @classmethod
+    def _strong_enough(cls, value: str | None) -> str | None:
+        if value is not None and len(value) < 32:
+            raise ValueError(
+                "CURSO_SECRET_KEY precisa de pelo menos 32 caracteres; gere uma com "
+                "`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` "
+                "ou deixe-a vazia para que uma seja criada em var/."
+            )
+        return value
+
+    def resolved_database_url(self) -> str:
+        """Return the database URL, defaulting to ``sqlite:///<var_dir>/curso.db``.
+
+        Creates ``var_dir`` when the default is used, so SQLite can create its file.
+        """
+        if self.database_url:
+            return self.database_url
+        self.var_dir.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{self.var_dir / 'curso.db'}"
+
+    def resolved_secret_key(self) -> str:
+        """Return the signing key: the configured one, or one kept in ``var_dir``.
+
+        The generated key is 64 URL-safe characters, written once with mode 0600 and
+        read back on later starts, so sessions survive a restart.
+        """
+        if self.secret_key:
+            return self.secret_key
+        path = self.var_dir / "secret_key"
+        if path.exists():
+            return path.read_text(encoding="utf-8").strip()
+        self.var_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(48)
+        try:
+            # O_EXCL: when two workers start together, one writes and both read it.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_text(encoding="utf-8").strip()
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(key)
+        return key

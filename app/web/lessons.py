@@ -1,0 +1,64 @@
+"""Course home and lesson pages."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from app.content.course import Course
+from app.content.lessons import Lesson
+from app.deps import CourseDep, LearnerIdDep, SessionDep
+from app.grading import grade, lesson_status
+from app.store import latest_attempts, question_summary
+from app.web.templating import render
+
+router = APIRouter()
+NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
+
+
+@router.get("/", response_class=HTMLResponse, name="home")
+def home(request: Request, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep):
+    """The course home: every lesson in order with its summary, minutes and status."""
+    summary = question_summary(session, learner_id)
+    rows = []
+    for lesson in course.lessons:
+        answered, right = summary.get(lesson.slug, (set(), set()))
+        rows.append((lesson, lesson_status(lesson.questions, answered, right)))
+    return render(request, "home.html", {"rows": rows})
+
+
+@router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")
+def lesson_page(
+    request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep
+):
+    """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next."""
+    lesson = find_lesson(course, slug)
+    return render(request, "lesson.html", lesson_context(course, lesson, session, learner_id))
+
+
+def find_lesson(course: Course, slug: str) -> Lesson:
+    """Return the lesson or raise a 404 with a message in Portuguese."""
+    lesson = course.get(slug)
+    if lesson is None:
+        raise HTTPException(status_code=404, detail=NOT_FOUND)
+    return lesson
+
+
+def lesson_context(course: Course, lesson: Lesson, session, learner_id: str) -> dict:
+    """Build the template context of a lesson page, grading stored answers again."""
+    attempts = latest_attempts(session, learner_id, lesson.slug)
+    results = {
+        qid: grade(question, attempts[qid].chosen_ids())
+        for qid, question in lesson.questions.items()
+        if qid in attempts
+    }
+    previous, following = course.neighbours(lesson.slug)
+    return {
+        "lesson": lesson,
+        "results": results,
+        "errors": {},
+        "previous": previous,
+        "following": following,
+        "position": course.lessons.index(lesson) + 1,
+        "total": len(course.lessons),
+    }

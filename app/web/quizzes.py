@@ -1,0 +1,59 @@
+"""Quiz answers: graded on the server, stored, returned as a fragment or a redirect."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from app.deps import CourseDep, ExistingLearnerIdDep, SessionDep
+from app.grading import AnswerError, grade, validate_choice
+from app.store import record_attempt
+from app.web.lessons import find_lesson, lesson_context
+from app.web.templating import is_htmx, render
+
+router = APIRouter()
+QUESTION_NOT_FOUND = "Pergunta não encontrada nesta lição. Recarregue a página."
+
+
+@router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
+def answer(
+    request: Request,
+    slug: str,
+    question_id: str,
+    course: CourseDep,
+    session: SessionDep,
+    learner_id: ExistingLearnerIdDep,
+    opcao: Annotated[list[str] | None, Form()] = None,
+):
+    """Grade and store one answer.
+
+    htmx gets the graded question fragment; a plain form post is redirected (303)
+    back to the question on the lesson page, which shows the stored grade. A bad
+    choice gives 422 with the question and a message in Portuguese.
+    """
+    lesson = find_lesson(course, slug)
+    question = lesson.questions.get(question_id)
+    if question is None:
+        raise HTTPException(status_code=404, detail=QUESTION_NOT_FOUND)
+    try:
+        chosen = validate_choice(question, opcao or [])
+    except AnswerError as exc:
+        return _invalid(request, lesson, question, str(exc), course, session, learner_id)
+    result = grade(question, chosen)
+    record_attempt(session, learner_id, lesson.slug, question.id, chosen, result.correct)
+    if is_htmx(request):
+        context = {"lesson": lesson, "question": question, "result": result, "error": None}
+        return render(request, "_question.html", context)
+    url = request.url_for("lesson", slug=lesson.slug).path + f"#pergunta-{question.id}"
+    return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})
+
+
+def _invalid(request, lesson, question, message, course, session, learner_id):
+    if is_htmx(request):
+        context = {"lesson": lesson, "question": question, "result": None, "error": message}
+        return render(request, "_question.html", context, status_code=422)
+    context = lesson_context(course, lesson, session, learner_id)
+    context["errors"] = {question.id: message}
+    return render(request, "lesson.html", context, status_code=422)

@@ -1,0 +1,141 @@
+"""Shared fixtures: a migrated temporary SQLite file per test, apps, a live uvicorn, Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.migrate import upgrade
+from app.settings import PROJECT_ROOT, Settings
+
+REPO_LESSONS = PROJECT_ROOT / "lessons"
+ARTIFACTS = PROJECT_ROOT / "test-artifacts"
+TEST_SECRET = "chave-de-teste-" + "x" * 40
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS) -> Settings:
+    """Settings for a migrated SQLite file under ``tmp``."""
+    settings = Settings(
+        database_url=f"sqlite:///{tmp / 'curso.db'}",
+        lessons_dir=lessons_dir,
+        var_dir=tmp / "var",
+        secret_key=TEST_SECRET,
+    )
+    upgrade(settings.database_url)
+    return settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def csrf_from(html: str) -> str:
+    """The CSRF token a page hands to its forms."""
+    match = re.search(r'name="csrftoken" value="([^"]+)"', html) or re.search(
+        r'"x-csrftoken": "([^"]+)"', html
+    )
+    assert match, "a página não trouxe o token CSRF"
+    return match.group(1)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    """A real uvicorn process serving a temporary database and lessons folder."""
+
+    tmp: Path
+    lessons_dir: Path
+    port: int = 0
+    process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def database(self) -> Path:
+        return self.tmp / "curso.db"
+
+    def start(self) -> None:
+        make_settings(self.tmp, self.lessons_dir)
+        self.port = free_port()
+        env = {
+            **os.environ,
+            "CURSO_DATABASE_URL": f"sqlite:///{self.database}",
+            "CURSO_LESSONS_DIR": str(self.lessons_dir),
+            "CURSO_VAR_DIR": str(self.tmp / "var"),
+            "CURSO_SECRET_KEY": TEST_SECRET,
+        }
+        log = open(self.tmp / f"uvicorn-{self.port}.log", "w")  # noqa: SIM115 (kept open for the process)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
+             "--host", "127.0.0.1", "--port", str(self.port)],
+            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("uvicorn não respondeu em 20 s")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path_factory.mktemp("live"), REPO_LESSONS)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Drive Debian's Chromium; Playwright's own browser download is not available here."""
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "args": CHROMIUM_ARGS,
+        "headless": True,
+    }
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Folder for screenshots (ignored by git)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,143 @@
+"""The course in real Chromium against a live uvicorn: with and without JavaScript."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.content.course import load_course
+from tests.conftest import REPO_LESSONS, LiveServer
+
+COURSE = load_course(REPO_LESSONS)
+KERNELS = COURSE.get("kernels")
+
+
+class ConsoleWatch:
+    """Collects console errors and uncaught page errors."""
+
+    def __init__(self, page: Page):
+        self.errors: list[str] = []
+        page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+
+def pick(page: Page, qid: str, option_id: str) -> None:
+    page.locator(f"#op-{qid}-{option_id}").check()
+
+
+def wrong_option(question) -> str:
+    return next(o.id for o in question.options if o.id not in question.answer)
+
+
+@pytest.fixture
+def page_js(browser: Browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="pt-BR")
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def test_home_and_every_lesson_open_without_console_errors(live_server: LiveServer, page_js: Page, artifacts):
+    watch = ConsoleWatch(page_js)
+    page_js.goto(live_server.url + "/")
+    expect(page_js.locator(".lesson-card h2 a")).to_have_text([lesson.meta.title for lesson in COURSE.lessons])
+    page_js.screenshot(path=artifacts / "home-1280.png", full_page=True)
+    for lesson in COURSE.lessons:
+        page_js.goto(f"{live_server.url}/licoes/{lesson.slug}")
+        expect(page_js.locator("h1")).to_have_text(lesson.meta.title)
+        expect(page_js.locator(".question form")).to_have_count(len(lesson.questions))
+    assert watch.errors == []
+
+
+def test_answer_right_and_wrong_with_htmx_then_reload(live_server: LiveServer, page_js: Page, artifacts):
+    watch = ConsoleWatch(page_js)
+    first, second = list(KERNELS.questions.values())[:2]
+    page_js.goto(live_server.url + "/licoes/kernels")
+    url_before = page_js.url
+
+    pick(page_js, first.id, "b")
+    page_js.locator(f"#pergunta-{first.id} button").click()
+    graded = page_js.locator(f"#pergunta-{first.id}")
+    expect(graded.locator(".verdict")).to_have_text(re.compile("Resposta correta"))
+    expect(graded.locator(".graded-option.chosen.right .explanation")).to_contain_text(
+        re.sub("<[^>]+>", "", first.option("b").explanation_html).strip()[:40]
+    )
+    expect(graded.locator(".question-title")).to_be_focused()
+    expect(page_js.locator("#anuncio")).to_have_text("Resposta correta.")
+
+    wrong = wrong_option(second)
+    pick(page_js, second.id, wrong)
+    page_js.locator(f"#pergunta-{second.id} button").click()
+    graded2 = page_js.locator(f"#pergunta-{second.id}")
+    expect(graded2.locator(".verdict")).to_have_text(re.compile("Resposta incorreta"))
+    expect(graded2.locator(".graded-option.chosen .explanation")).to_contain_text(
+        re.sub("<[^>]+>", "", second.option(wrong).explanation_html).strip()[:40]
+    )
+    expect(graded2.locator(".graded-option.right .explanation")).to_contain_text(
+        re.sub("<[^>]+>", "", second.option("c").explanation_html).strip()[:40]
+    )
+    assert page_js.url == url_before, "htmx troca só a pergunta, sem recarregar a página"
+    graded2.screenshot(path=artifacts / "quiz-respondido-1280.png")
+
+    page_js.reload()
+    expect(page_js.locator(f"#pergunta-{first.id}.is-correct .verdict")).to_be_visible()
+    expect(page_js.locator(f"#pergunta-{second.id}.is-wrong .verdict")).to_be_visible()
+    page_js.goto(live_server.url + "/")
+    expect(page_js.locator(".lesson-card").first.locator(".status")).to_have_text("Em andamento")
+    assert watch.errors == []
+
+
+def test_empty_submit_is_stopped_and_explained(live_server: LiveServer, page_js: Page):
+    question = list(KERNELS.questions.values())[2]
+    page_js.goto(live_server.url + "/licoes/kernels")
+    page_js.locator(f"#pergunta-{question.id} button").click()
+    # The browser's own "required" check keeps the form from being sent.
+    expect(page_js.locator(f"#pergunta-{question.id} form")).to_be_visible()
+    expect(page_js.locator(f"#pergunta-{question.id} .verdict")).to_have_count(0)
+
+
+def test_quiz_works_without_javascript(live_server: LiveServer, browser: Browser, artifacts):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    watch = ConsoleWatch(page)
+    lesson = COURSE.get("escolha-self-hosted")
+    question = next(iter(lesson.questions.values()))
+    page.goto(f"{live_server.url}/licoes/{lesson.slug}")
+    wrong = wrong_option(question)
+    pick(page, question.id, wrong)
+    page.locator(f"#pergunta-{question.id} button").click()
+    page.wait_for_url(re.compile(f"/licoes/{lesson.slug}#pergunta-{question.id}$"))
+    graded = page.locator(f"#pergunta-{question.id}")
+    expect(graded.locator(".verdict")).to_have_text(re.compile("Resposta incorreta"))
+    (right,) = question.answer
+    expect(graded.locator(".graded-option.right .explanation")).to_contain_text(
+        re.sub("<[^>]+>", "", question.option(right).explanation_html).strip()[:40]
+    )
+    page.screenshot(path=artifacts / "licao-sem-js-360.png", full_page=False)
+    page.reload()
+    expect(graded.locator(".verdict")).to_have_text(re.compile("Resposta incorreta"))
+    assert watch.errors == []
+    context.close()
+
+
+def test_answers_survive_a_server_restart(tmp_path_factory, browser: Browser):
+    server = LiveServer(tmp_path_factory.mktemp("restart"), REPO_LESSONS)
+    server.start()
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        question = next(iter(KERNELS.questions.values()))
+        page.goto(server.url + "/licoes/kernels")
+        pick(page, question.id, "b")
+        page.locator(f"#pergunta-{question.id} button").click()
+        expect(page.locator(f"#pergunta-{question.id} .verdict")).to_be_visible()
+        server.stop()
+        server.start()  # same database file; cookies are per host, so the new port still gets them
+        page.goto(server.url + "/licoes/kernels")
+        expect(page.locator(f"#pergunta-{question.id}.is-correct .verdict")).to_have_text(re.compile("Resposta correta"))
+    finally:
+        context.close()
+        server.stop()
+

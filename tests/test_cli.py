@@ -1,0 +1,46 @@
+"""The `curso` command line, run as a real process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import REPO_LESSONS
+from tests.test_content import GOOD
+
+CURSO = [sys.executable, "-m", "app.cli"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*CURSO, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_check_passes_on_the_course():
+    result = run("check", str(REPO_LESSONS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "3 lição(ões) válida(s), nenhum problema."
+
+
+def test_check_points_at_the_line_of_a_broken_quiz(tmp_path):
+    (tmp_path / "01-boa.md").write_text(GOOD, encoding="utf-8")
+    broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 2")
+    broken = broken.replace("  answer: [b]", "  answer: [x]").replace("      text: Prefill\n", "")
+    (tmp_path / "02-quebrada.md").write_text(broken, encoding="utf-8")
+    result = run("check", str(tmp_path))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{tmp_path}/02-quebrada.md:24: campo obrigatório ausente: `text`",
+    ]
+    assert "1 problema(s) encontrado(s)." in result.stderr
+
+
+def test_check_reports_every_problem_before_exiting(tmp_path):
+    broken = GOOD.replace("  answer: [b]", "  answer: [x]").replace("minutes: 10", "minutes: dez")
+    (tmp_path / "a.md").write_text(broken, encoding="utf-8")
+    result = run("check", str(tmp_path))
+    assert result.returncode == 1
+    lines = [line.replace(f"{tmp_path}/", "") for line in result.stdout.splitlines()]
+    assert lines == [
+        "a.md:6: `minutes` deve ser um número inteiro",
+        "a.md:30: a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+    ]

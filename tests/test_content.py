@@ -1,0 +1,161 @@
+"""The lesson loader: the real course, and every validation error with its file:line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.content.course import load_course
+from app.content.errors import ContentErrors
+from app.content.lessons import QuizPart, load_lesson
+from app.content.markdown import slugify
+from tests.conftest import REPO_LESSONS
+
+GOOD = """\
+---
+title: Decode e prefill
+slug: decode-prefill
+order: 1
+summary: As duas fases da inferência.
+minutes: 10
+objectives:
+  - Distinguir prefill de decode.
+---
+
+## Duas fases
+
+O **prefill** processa o prompt.
+
+::: danger Não faça isso
+Cuidado com o Ollama.
+:::
+
+```quiz
+- id: fase-banda
+  kind: single
+  prompt: Qual fase acompanha a banda de memória?
+  options:
+    - id: a
+      text: Prefill
+      explanation: Errado, o prefill acompanha os kernels de attention.
+    - id: b
+      text: Decode
+      explanation: Certo, o decode acompanha a banda.
+  answer: [b]
+```
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "licao.md") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def errors_of(path: Path) -> list[str]:
+    with pytest.raises(ContentErrors) as info:
+        load_lesson(path)
+    return [str(e) for e in info.value.errors]
+
+
+def test_real_course_loads_three_lessons_with_quizzes():
+    course = load_course(REPO_LESSONS)
+    assert course.errors == ()
+    assert [lesson.slug for lesson in course.lessons] == ["kernels", "escolha-self-hosted", "alem-do-ollama"]
+    for lesson in course.lessons:
+        assert len(lesson.questions) >= 5, lesson.slug
+        for question in lesson.questions.values():
+            assert all(option.explanation_html.strip() for option in question.options)
+        assert isinstance(lesson.parts[-1], QuizPart), "o quiz fecha a lição"
+
+
+def test_first_lesson_keeps_the_texts_two_questions_and_keys():
+    lesson = load_course(REPO_LESSONS).get("kernels")
+    first, second = list(lesson.questions.values())[:2]
+    assert "14,5" in first.legend_html and "64" in first.legend_html
+    assert first.answer == {"b"}
+    assert "Mac" in second.legend_html and "Ollama" in second.legend_html
+    assert second.answer == {"c"}
+
+
+def test_good_lesson_renders_body_callout_toc_and_quiz(tmp_path):
+    lesson = load_lesson(write(tmp_path, GOOD))
+    assert lesson.meta.title == "Decode e prefill"
+    assert [(h.level, h.anchor, h.text) for h in lesson.headings] == [(2, "duas-fases", "Duas fases")]
+    html = "".join(p for p in lesson.parts if isinstance(p, str))
+    assert '<h2 id="duas-fases">Duas fases</h2>' in html
+    assert '<aside class="callout callout-danger" role="note" aria-label="Não faça isso">' in html
+    assert "Certo, o decode" not in html, "explicações não vão no corpo da lição"
+    question = lesson.questions["fase-banda"]
+    assert question.answer == {"b"} and question.line == 20
+
+
+def test_crlf_and_bom_load_like_lf(tmp_path):
+    plain = load_lesson(write(tmp_path, GOOD, "a.md"))
+    crlf = tmp_path / "b.md"
+    crlf.write_bytes(b"\xef\xbb\xbf" + GOOD.replace("\n", "\r\n").encode("utf-8"))
+    other = load_lesson(crlf)
+    assert other.parts == plain.parts and other.meta == plain.meta
+    assert other.questions["fase-banda"].line == plain.questions["fase-banda"].line
+
+
+def test_raw_html_and_javascript_links_are_not_live(tmp_path):
+    body = GOOD + '\n<script>alert(1)</script>\n\n[clique](javascript:alert(1)) <img src=x onerror=alert(1)>\n'
+    html = "".join(p for p in load_lesson(write(tmp_path, body)).parts if isinstance(p, str))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<img" not in html
+    assert 'href="javascript:' not in html
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27: campo obrigatório ausente: `explanation`"),
+        ("  answer: [b]", "  answer: [z]", "licao.md:30: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"),
+        ("  answer: [b]", "  answer: [a, b]", "licao.md:30: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
+        ("  kind: single", "  kind: unica", "licao.md:21: `kind` deve ser um destes valores: 'single' or 'multiple'"),
+        ("    - id: b\n", "    - id: a\n", "licao.md:27: a pergunta `fase-banda` repete o id de opção `a`"),
+        ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22: YAML inválido: expected ',' or ']', but got '?'"),
+        ("minutes: 10\n", "", "licao.md:2: campo obrigatório ausente: `minutes`"),
+        ("order: 1", "order: primeira", "licao.md:4: `order` deve ser um número inteiro"),
+        ("slug: decode-prefill", "slug: Decode Prefill", "licao.md:3: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"),
+        ("summary: As duas", "sumary: As duas", "licao.md:2: campo obrigatório ausente: `summary`"),
+    ],
+)
+def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expected):
+    assert old in GOOD
+    path = write(tmp_path, GOOD.replace(old, new, 1))
+    reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(path)]
+    assert expected in reported, reported
+
+
+def test_missing_front_matter_is_line_one(tmp_path):
+    path = write(tmp_path, "# Sem cabeçalho\n")
+    assert errors_of(path) == [
+        f"{path}:1: a lição deve começar com o cabeçalho YAML entre linhas `---` (veja lessons/README.md)"
+    ]
+
+
+def test_broken_lesson_leaves_the_rest_of_the_course(tmp_path):
+    write(tmp_path, GOOD, "01-boa.md")
+    write(tmp_path, GOOD.replace("  answer: [b]", "  answer: [z]").replace("order: 1", "order: 2").replace("slug: decode-prefill", "slug: quebrada"), "02-quebrada.md")
+    course = load_course(tmp_path)
+    assert [lesson.slug for lesson in course.lessons] == ["decode-prefill"]
+    assert [(e.file.name, e.line) for e in course.errors] == [("02-quebrada.md", 30)]
+
+
+def test_duplicate_slug_and_order_are_reported(tmp_path):
+    write(tmp_path, GOOD, "01-a.md")
+    write(tmp_path, GOOD, "02-b.md")
+    course = load_course(tmp_path)
+    assert [lesson.path.name for lesson in course.lessons] == ["01-a.md"]
+    messages = sorted(str(e).replace(str(tmp_path) + "/", "") for e in course.errors)
+    assert messages == [
+        "02-b.md:3: `slug: decode-prefill` já é usado por 01-a.md; cada lição precisa de um `slug` próprio",
+        "02-b.md:4: `order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio",
+    ]
+
+
+def test_slugify_drops_accents_and_ordinals():
+    assert slugify("Decodificação e Codificação — 1ª Aula") == "decodificacao-e-codificacao-1a-aula"

@@ -1,0 +1,221 @@
+"""The pages and the quiz over HTTP, against a temporary SQLite file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app.content.course import load_course
+from app.main import create_app
+from tests.conftest import REPO_LESSONS, csrf_from, make_settings
+from tests.test_content import GOOD
+
+COURSE = load_course(REPO_LESSONS)
+KERNELS = COURSE.get("kernels")
+HX = {"HX-Request": "true"}
+
+
+def soup(response) -> BeautifulSoup:
+    return BeautifulSoup(response if isinstance(response, str) else response.text, "html.parser")
+
+
+def text(node) -> str:
+    """The text a reader sees in ``node``, with white space folded."""
+    return " ".join(node.get_text(" ").split())
+
+
+def stored(settings) -> list[tuple]:
+    path = settings.database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as db:
+        return db.execute(
+            "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id"
+        ).fetchall()
+
+
+def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None):
+    if token is None:
+        token = csrf_from(client.get(f"/licoes/{slug}").text)
+    data = {"csrftoken": token, "opcao": options}
+    return client.post(
+        f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
+    )
+
+
+def wrong_option(question) -> str:
+    return next(o.id for o in question.options if o.id not in question.answer)
+
+
+def test_home_lists_the_lessons_in_order_with_status(client):
+    page = soup(client.get("/"))
+    assert page.html["lang"] == "pt-BR"
+    cards = page.select(".lesson-card")
+    assert [c.h2.a["href"] for c in cards] == [f"/licoes/{lesson.slug}" for lesson in COURSE.lessons]
+    first = cards[0]
+    assert text(first.h2) == KERNELS.meta.title
+    assert KERNELS.meta.summary in first.get_text()
+    assert f"{KERNELS.meta.minutes} min" in first.get_text()
+    assert text(first.select_one(".status")) == "Não iniciada"
+
+
+def test_lesson_page_has_toc_body_quiz_and_pager(client):
+    page = soup(client.get("/licoes/escolha-self-hosted"))
+    assert text(page.h1) == COURSE.get("escolha-self-hosted").meta.title
+    toc = [a["href"] for a in page.select("nav.toc a")]
+    for href in toc:
+        assert page.select_one(href), f"âncora sem alvo: {href}"
+    assert len(toc) >= 4
+    assert len(page.select(".question form")) == len(COURSE.get("escolha-self-hosted").questions)
+    assert page.select_one('a[rel="prev"]')["href"] == "/licoes/kernels"
+    assert page.select_one('a[rel="next"]')["href"] == "/licoes/alem-do-ollama"
+
+
+def test_no_key_and_no_explanation_reach_the_page_before_answering(client):
+    for lesson in COURSE.lessons:
+        html = client.get(f"/licoes/{lesson.slug}").text
+        for question in lesson.questions.values():
+            for option in question.options:
+                assert option.explanation_html.strip() not in html, (lesson.slug, question.id, option.id)
+        page = soup(html)
+        for node in page.select(".question"):
+            seen = node.get_text()
+            assert "Resposta certa" not in seen and "correct" not in str(node).lower()
+
+
+def test_right_answer_is_graded_explained_and_stored(client, settings):
+    question = KERNELS.questions["troca-de-engine"] if "troca-de-engine" in KERNELS.questions else next(iter(KERNELS.questions.values()))
+    response = answer(client, "kernels", question.id, ["b"])
+    assert response.status_code == 200
+    assert response.headers["vary"].startswith("HX-Request")
+    fragment = soup(response)
+    assert text(fragment.select_one(".verdict")) == "✓ Resposta correta"
+    assert question.option("b").explanation_html.strip() in response.text
+    assert fragment.html is None, "htmx recebe só o fragmento"
+    assert stored(settings) == [("kernels", question.id, "b", 1)]
+
+
+def test_wrong_answer_shows_both_explanations(client, settings):
+    question = list(KERNELS.questions.values())[1]
+    wrong = wrong_option(question)
+    response = answer(client, "kernels", question.id, [wrong])
+    fragment = soup(response)
+    assert text(fragment.select_one(".verdict")) == "✗ Resposta incorreta"
+    chosen = fragment.select_one(".graded-option.chosen")
+    right = fragment.select_one(".graded-option.right")
+    assert question.option(wrong).explanation_html.strip() in str(chosen)
+    assert question.option("c").explanation_html.strip() in str(right)
+    assert stored(settings) == [("kernels", question.id, wrong, 0)]
+
+
+def test_answers_are_shown_graded_after_reload_and_restart(settings):
+    first, second = list(KERNELS.questions.values())[:2]
+    with TestClient(create_app(settings)) as client:
+        answer(client, "kernels", first.id, ["b"])
+        answer(client, "kernels", second.id, [wrong_option(second)])
+        cookies = dict(client.cookies)
+        page = soup(client.get("/licoes/kernels"))
+        assert page.select_one(f"#pergunta-{first.id}.is-correct")
+    with TestClient(create_app(settings), cookies=cookies) as restarted:
+        page = soup(restarted.get("/licoes/kernels"))
+        assert page.select_one(f"#pergunta-{first.id}.is-correct .verdict")
+        assert page.select_one(f"#pergunta-{second.id}.is-wrong .verdict")
+        assert not page.select_one(f"#pergunta-{first.id} form")
+        assert page.select(".question form"), "as outras perguntas seguem abertas"
+        home = soup(restarted.get("/"))
+    assert text(home.select_one(".lesson-card .status")) == "Em andamento"
+
+
+def test_plain_form_post_redirects_back_to_the_graded_question(client):
+    question = next(iter(KERNELS.questions.values()))
+    response = answer(client, "kernels", question.id, ["b"], htmx=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/licoes/kernels#pergunta-{question.id}"
+    page = soup(client.get(response.headers["location"]))
+    assert text(page.select_one(f"#pergunta-{question.id} .verdict")) == "✓ Resposta correta"
+
+
+def test_multiple_answer_question(client, settings):
+    lesson = COURSE.get("escolha-self-hosted")
+    question = next(q for q in lesson.questions.values() if q.kind == "multiple")
+    response = answer(client, lesson.slug, question.id, sorted(question.answer))
+    assert text(soup(response).select_one(".verdict")) == "✓ Resposta correta"
+    assert stored(settings) == [(lesson.slug, question.id, ",".join(sorted(question.answer)), 1)]
+
+
+def test_post_without_csrf_token_is_refused_and_stores_nothing(client, settings):
+    client.get("/licoes/kernels")
+    question = next(iter(KERNELS.questions.values()))
+    response = client.post(f"/licoes/kernels/perguntas/{question.id}", data={"opcao": "b"})
+    assert response.status_code == 403
+    assert "Sessão expirada, recarregue a página." in response.text
+    forged = client.post(f"/licoes/kernels/perguntas/{question.id}", data={"opcao": "b", "csrftoken": "forjado"})
+    assert forged.status_code == 403
+    assert stored(settings) == []
+
+
+def test_post_without_any_cookie_is_refused(settings):
+    with TestClient(create_app(settings)) as client:
+        question = next(iter(KERNELS.questions.values()))
+        response = client.post(f"/licoes/kernels/perguntas/{question.id}", data={"opcao": "b"})
+    assert response.status_code == 403
+    assert "Sessão expirada, recarregue a página." in response.text
+    assert stored(settings) == []
+
+
+def test_empty_or_unknown_choice_gets_422_in_portuguese(client, settings):
+    question = next(iter(KERNELS.questions.values()))
+    empty = answer(client, "kernels", question.id, [])
+    assert empty.status_code == 422
+    assert text(soup(empty).select_one(".form-error")) == "Escolha uma opção antes de enviar a resposta."
+    page = answer(client, "kernels", question.id, ["zzz"], htmx=False)
+    assert page.status_code == 422
+    assert text(soup(page).select_one(f"#pergunta-{question.id} .form-error")).startswith("Essa opção não existe")
+    assert stored(settings) == []
+
+
+def test_unknown_lesson_and_question_are_404_pages_in_portuguese(client):
+    missing = client.get("/licoes/nao-existe")
+    assert missing.status_code == 404
+    assert text(soup(missing).h1) == "Página não encontrada"
+    response = answer(client, "kernels", "nao-existe", ["a"])
+    assert response.status_code == 404
+    assert "Pergunta não encontrada" in response.text
+
+
+def test_malformed_bodies_get_4xx_not_5xx(client):
+    token = csrf_from(client.get("/licoes/kernels").text)
+    url = "/licoes/kernels/perguntas/" + next(iter(KERNELS.questions))
+    bad_utf8 = client.post(url, content=b"csrftoken=" + token.encode() + b"&opcao=\xff", headers={"content-type": "application/x-www-form-urlencoded"})
+    assert bad_utf8.status_code == 400
+    no_boundary = client.post(url, content=b"x", headers={"content-type": "multipart/form-data"})
+    assert no_boundary.status_code == 400
+    with_header = client.post(url, content=b"{}", headers={"content-type": "application/json", "x-csrftoken": token})
+    assert with_header.status_code == 422
+
+
+def test_session_cookie_is_signed_httponly_and_lax(client):
+    response = client.get("/")
+    cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
+    tampered = TestClient(client.app, cookies={"curso_sessao": "eyJsZWFybmVyIjogIngifQ==.forjado"})
+    assert tampered.get("/").status_code == 200
+
+
+def test_broken_lesson_does_not_stop_the_course(tmp_path: Path):
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "01-boa.md").write_text(GOOD, encoding="utf-8")
+    broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 2")
+    (tmp_path / "lessons" / "02-quebrada.md").write_text(broken.replace("answer: [b]", "answer: [x]"), encoding="utf-8")
+    settings = make_settings(tmp_path, tmp_path / "lessons")
+    with TestClient(create_app(settings)) as client:
+        assert [a["href"] for a in soup(client.get("/")).select(".lesson-card h2 a")] == ["/licoes/decode-prefill"]
+        assert client.get("/licoes/decode-prefill").status_code == 200
+        assert client.get("/licoes/quebrada").status_code == 404
+
+
+def test_empty_course_shows_a_friendly_message(tmp_path: Path):
+    (tmp_path / "vazio").mkdir()
+    with TestClient(create_app(make_settings(tmp_path, tmp_path / "vazio"))) as client:
+        assert "Nenhuma lição publicada ainda" in client.get("/").text
