@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
+from app.cli_tree import arvore
 from app.content.course import load_course
 from app.settings import Settings
 
 cli = typer.Typer(help="Ferramentas do curso de engines de inferência.", no_args_is_help=True)
+cli.command()(arvore)
 
 
 @cli.command()

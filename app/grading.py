@@ -47,7 +47,7 @@ def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]
     known = {option.id for option in question.options}
     if not ids <= known:
         raise AnswerError("Essa opção não existe nesta pergunta. Recarregue a página e tente de novo.")
-    if question.kind == "single" and len(ids) > 1:
+    if question.kind != "multiple" and len(ids) > 1:
         raise AnswerError("Esta pergunta aceita só uma opção.")
     return ids
 

@@ -15,7 +15,7 @@ from app.content.course import load_course
 from app.db import make_engine
 from app.security import FormGuard, csrf_middleware
 from app.settings import PROJECT_ROOT, Settings
-from app.web import errors, lessons, quizzes
+from app.web import api, errors, lessons, quizzes, trees
 from app.web.templating import make_templates
 
 log = logging.getLogger("curso")
@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(FormGuard)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (lessons, quizzes):
+    for module in (lessons, quizzes, trees, api):
         app.include_router(module.router)
     errors.install(app)
     return app

@@ -53,3 +53,22 @@ class Attempt(AttemptBase, table=True):
     def chosen_ids(self) -> frozenset[str]:
         """Return the chosen option ids as a set."""
         return frozenset(filter(None, self.chosen.split(",")))
+
+
+class Walk(SQLModel, table=True):
+    """A decision-tree walk a learner finished (reached a result).
+
+    Attributes:
+        learner_id: the learner.
+        tree_id: the tree's id.
+        path: the chosen option values, joined by ``,``.
+        result_id: the result reached.
+        created_at: when the result was reached, UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32, index=True)
+    tree_id: str = Field(max_length=100)
+    path: str = Field(max_length=1000)
+    result_id: str = Field(max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from app.models import Attempt, Learner
+from app.models import Attempt, Learner, Walk
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:
@@ -67,3 +67,13 @@ def question_summary(session: Session, learner_id: str) -> dict[str, tuple[set[s
         if ever_right:
             right.add(question_id)
     return summary
+
+
+def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str) -> Walk:
+    """Store a finished decision-tree walk in one transaction and return it."""
+    ensure_learner(session, learner_id)
+    walk = Walk(learner_id=learner_id, tree_id=tree_id, path=",".join(path), result_id=result_id)
+    session.add(walk)
+    session.commit()
+    session.refresh(walk)
+    return walk

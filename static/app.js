@@ -19,10 +19,25 @@
     showError.timer = window.setTimeout(function () { box.hidden = true; }, 10000);
   }
 
+  // Keep the current node of each tree map in view (the map may be wider than its box).
+  function revealCurrent(root) {
+    var maps = root.querySelectorAll ? root.querySelectorAll(".tree-map") : [];
+    Array.prototype.forEach.call(maps, function (map) {
+      var node = map.querySelector(".tree-node.current");
+      if (!node) return;
+      var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
+      var target = map.scrollLeft + box.left - frame.left - (frame.width - box.width) / 2;
+      var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    revealCurrent(document);
     if (!window.htmx) return;
     htmx.onLoad(function (elt) {
       if (elt === document.body) return;
+      revealCurrent(elt.parentNode || elt);
       var target = elt.matches && elt.matches("[data-focus]") ? elt : elt.querySelector("[data-focus]");
       if (target) target.focus();
       var message = elt.querySelector && elt.querySelector("[data-announce]");

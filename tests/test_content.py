@@ -114,7 +114,7 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
         ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27: campo obrigatório ausente: `explanation`"),
         ("  answer: [b]", "  answer: [z]", "licao.md:30: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"),
         ("  answer: [b]", "  answer: [a, b]", "licao.md:30: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
-        ("  kind: single", "  kind: unica", "licao.md:21: `kind` deve ser um destes valores: 'single' or 'multiple'"),
+        ("  kind: single", "  kind: unica", "licao.md:21: `kind` deve ser um destes valores: 'single', 'multiple' ou 'scenario'"),
         ("    - id: b\n", "    - id: a\n", "licao.md:27: a pergunta `fase-banda` repete o id de opção `a`"),
         ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22: YAML inválido: expected ',' or ']', but got '?'"),
         ("minutes: 10\n", "", "licao.md:2: campo obrigatório ausente: `minutes`"),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
 from app.content.lessons import Lesson, load_lesson
+from app.content.quiz import Question
+from app.content.trees import Tree
+from app.content.walk import WalkError, walk_facts
 
 IGNORED_FILES = {"README.md"}
 
@@ -24,6 +27,8 @@ class Course:
 
     lessons: tuple[Lesson, ...]
     errors: tuple[ContentError, ...]
+    trees: dict[str, Tree] = field(default_factory=dict, hash=False)
+    tree_lessons: dict[str, str] = field(default_factory=dict, hash=False)
 
     def get(self, slug: str) -> Lesson | None:
         """Return the lesson with ``slug``, or ``None``."""
@@ -62,7 +67,69 @@ def load_course(folder: Path) -> Course:
         except ContentErrors as exc:
             errors.extend(exc.errors)
     kept = _drop_duplicates(sorted(lessons, key=lambda item: (item.meta.order, item.path.name)), errors)
-    return Course(tuple(kept), tuple(sorted(errors)))
+    trees, tree_lessons = _index_trees(kept, errors)
+    resolved = [_resolve_scenarios(lesson, trees, errors) for lesson in kept]
+    valid = [lesson for lesson in resolved if lesson is not None]
+    return Course(tuple(valid), tuple(sorted(errors)), trees, tree_lessons)
+
+
+def _index_trees(lessons: list[Lesson], errors: list[ContentError]) -> tuple[dict[str, Tree], dict[str, str]]:
+    trees: dict[str, Tree] = {}
+    owners: dict[str, str] = {}
+    for lesson in lessons:
+        for tree in lesson.trees.values():
+            if tree.id in trees:
+                msg = f"id de árvore repetido: `{tree.id}` já existe em {trees[tree.id].file.name}"
+                errors.append(ContentError(lesson.path, tree.line, msg))
+                continue
+            trees[tree.id] = tree
+            owners[tree.id] = lesson.slug
+    return trees, owners
+
+
+def _resolve_scenarios(lesson: Lesson, trees: dict[str, Tree], errors: list[ContentError]) -> Lesson | None:
+    """Compute each scenario question's key by walking its tree; ``None`` if one fails."""
+    questions: dict[str, Question] = {}
+    failed = False
+    for qid, question in lesson.questions.items():
+        if question.scenario is None:
+            questions[qid] = question
+            continue
+        resolved, problem = _resolve(question, trees, lesson.path)
+        if problem:
+            errors.append(problem)
+            failed = True
+        else:
+            questions[qid] = resolved
+    return None if failed else replace(lesson, questions=questions)
+
+
+def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Question, ContentError | None]:
+    scenario = question.scenario
+    tree = trees.get(scenario.tree_id)
+    if tree is None:
+        msg = f"a pergunta `{question.id}` cita a árvore `{scenario.tree_id}`, que não existe no curso"
+        return question, ContentError(path, scenario.line, msg)
+    try:
+        walk = walk_facts(tree, dict(scenario.facts))
+    except WalkError as exc:
+        msg = f"o cenário da pergunta `{question.id}` não chega a um resultado: {exc}"
+        return question, ContentError(path, scenario.line, msg)
+    engine = walk.result.engines[0]
+    key = frozenset(o.id for o in question.options if o.engine == engine)
+    if len(key) != 1:
+        found = "nenhuma opção" if not key else f"{len(key)} opções"
+        msg = (
+            f"a árvore `{tree.id}` leva a pergunta `{question.id}` ao resultado `{walk.result.id}` "
+            f"({engine}), e {found} da pergunta tem `engine: {engine}`; é preciso exatamente uma"
+        )
+        return question, ContentError(path, scenario.line, msg)
+    situation = tuple((tree.facet_label(s.question.facet), s.option.label) for s in walk.steps)
+    solved = replace(
+        scenario, situation=situation, values=walk.values,
+        tree_title=tree.title, result_title=walk.result.title,
+    )
+    return replace(question, answer=key, scenario=solved), None
 
 
 def _drop_duplicates(lessons: list[Lesson], errors: list[ContentError]) -> list[Lesson]:

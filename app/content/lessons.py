@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.content.errors import ContentError, ContentErrors
 from app.content.markdown import PLACEHOLDER_RE, Heading, render_document
+from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
+from app.content.trees import Tree, parse_tree
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 
 FRONT_MATTER_FENCE = "---"
@@ -45,22 +47,38 @@ class QuizPart:
 
 
 @dataclass(frozen=True)
+class TreePart:
+    """A place in the lesson body where a decision tree stands.
+
+    Attributes:
+        tree_id: the tree's id.
+    """
+
+    tree_id: str
+
+
+Part = str | QuizPart | TreePart
+
+
+@dataclass(frozen=True)
 class Lesson:
     """A loaded lesson, rendered once per file version.
 
     Attributes:
         path: the source file.
         meta: the validated front matter.
-        parts: the body in order: HTML strings and :class:`QuizPart` markers.
+        parts: the body in order: HTML strings, :class:`QuizPart` and :class:`TreePart`.
         headings: the table of contents (``##`` and ``###``).
         questions: every question, by id, in document order.
+        trees: the decision trees written in this lesson, by id.
     """
 
     path: Path
     meta: FrontMatter
-    parts: tuple[str | QuizPart, ...]
+    parts: tuple[Part, ...]
     headings: tuple[Heading, ...]
     questions: dict[str, Question] = field(hash=False)
+    trees: dict[str, Tree] = field(hash=False, default_factory=dict)
 
     @property
     def slug(self) -> str:
@@ -93,23 +111,36 @@ def load_lesson(path: Path) -> Lesson:
     meta, body, body_line, errors = _split_front_matter(text, path)
     rendered = render_document(body)
     questions: dict[str, Question] = {}
-    quiz_parts: list[QuizPart] = []
+    trees: dict[str, Tree] = {}
+    replacements: list[Part] = []
     for fence in rendered.fences:
         first_line = body_line + fence.line
         if fence.nested:
-            msg = "o bloco `quiz` deve ficar no nível principal (fora de listas, citações ou caixas)"
+            msg = f"o bloco `{fence.kind}` deve ficar no nível principal (fora de listas, citações ou caixas)"
             errors.append(ContentError(path, first_line - 1, msg))
-        found, problems = parse_quiz(fence.content, path, first_line)
+        if fence.kind == "quiz":
+            found, problems = parse_quiz(fence.content, path, first_line)
+            for question in found:
+                if question.id in questions:
+                    msg = f"id de pergunta repetido na lição: `{question.id}`"
+                    problems.append(ContentError(path, question.line, msg))
+                questions[question.id] = question
+            replacements.append(QuizPart(tuple(q.id for q in found)))
+        elif fence.kind == "decision-tree":
+            tree, problems = parse_tree(fence.content, path, first_line)
+            if tree is not None:
+                if tree.id in trees:
+                    problems.append(ContentError(path, first_line, f"id de árvore repetido na lição: `{tree.id}`"))
+                trees[tree.id] = tree
+            replacements.append(TreePart(tree.id if tree else ""))
+        else:
+            html, problems = parse_chart(fence.content, path, first_line)
+            replacements.append(html)
         errors.extend(problems)
-        for question in found:
-            if question.id in questions:
-                msg = f"id de pergunta repetido na lição: `{question.id}`"
-                errors.append(ContentError(path, question.line, msg))
-            questions[question.id] = question
-        quiz_parts.append(QuizPart(tuple(q.id for q in found)))
     if errors or meta is None:
         raise ContentErrors(errors)
-    return Lesson(path, meta, _split_parts(rendered.html, quiz_parts), rendered.headings, questions)
+    parts = _split_parts(rendered.html, replacements)
+    return Lesson(path, meta, parts, rendered.headings, questions, trees)
 
 
 def _split_front_matter(
@@ -142,12 +173,18 @@ def _split_front_matter(
         return None, body, body_line, errors
 
 
-def _split_parts(html: str, quiz_parts: list[QuizPart]) -> tuple[str | QuizPart, ...]:
-    parts: list[str | QuizPart] = []
+def _split_parts(html: str, replacements: list[Part]) -> tuple[Part, ...]:
+    parts: list[Part] = []
     position = 0
     for match in PLACEHOLDER_RE.finditer(html):
         parts.append(html[position : match.start()])
-        parts.append(quiz_parts[int(match.group(1))])
+        parts.append(replacements[int(match.group(1))])
         position = match.end()
     parts.append(html[position:])
-    return tuple(p for p in parts if not isinstance(p, str) or p.strip())
+    merged: list[Part] = []
+    for part in parts:
+        if isinstance(part, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += part
+        elif not isinstance(part, str) or part.strip():
+            merged.append(part)
+    return tuple(merged)

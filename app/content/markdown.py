@@ -20,7 +20,7 @@ from mdit_py_plugins.container import container_plugin
 from slugify import slugify as _slugify
 
 CALLOUTS = {"tip": "Dica", "warning": "Cuidado", "danger": "Perigo"}
-SPECIAL_FENCES = ("quiz",)
+SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 

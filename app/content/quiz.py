@@ -31,6 +31,7 @@ class OptionSpec(BaseModel):
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
+    engine: str | None = None
 
 
 class QuestionSpec(BaseModel):
@@ -38,10 +39,12 @@ class QuestionSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
-    kind: Literal["single", "multiple"]
+    kind: Literal["single", "multiple", "scenario"]
     prompt: str = Field(min_length=1)
     options: list[OptionSpec] = Field(min_length=2)
-    answer: list[str] = Field(min_length=1)
+    answer: list[str] | None = None
+    tree: str | None = None
+    facts: dict[str, str] | None = None
 
 
 _QUESTIONS = TypeAdapter(list[QuestionSpec])
@@ -60,6 +63,31 @@ class Option:
     id: str
     text_html: str
     explanation_html: str
+    engine: str | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What a ``scenario`` question asks: walk ``tree_id`` with ``facts``.
+
+    Attributes:
+        tree_id: the decision tree that holds the key.
+        facts: facet → value, the learner's situation.
+        line: 1-based line of ``tree:`` in the file, for error reports.
+        situation: ``(facet name, option label)`` for each question the walk answers
+            (filled when the course resolves it).
+        values: the option values of that walk, for a link to the map.
+        tree_title: the tree's title.
+        result_title: the engines of the result reached.
+    """
+
+    tree_id: str
+    facts: tuple[tuple[str, str], ...]
+    line: int
+    situation: tuple[tuple[str, str], ...] = ()
+    values: tuple[str, ...] = ()
+    tree_title: str = ""
+    result_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,8 +100,9 @@ class Question:
         legend_html: first paragraph of the prompt, inline HTML (goes in ``<legend>``).
         prompt_rest_html: the rest of the prompt, block HTML (may be empty).
         options: the options in the order the instructor wrote them.
-        answer: ids of the correct options.
+        answer: ids of the correct options (for ``scenario``, computed by walking the tree).
         line: 1-based line of the question in its file.
+        scenario: for ``scenario`` questions, the tree and facts that decide the key.
     """
 
     id: str
@@ -83,6 +112,12 @@ class Question:
     options: tuple[Option, ...]
     answer: frozenset[str]
     line: int
+    scenario: Scenario | None = None
+
+    @property
+    def input_type(self) -> str:
+        """``checkbox`` for ``multiple``, else ``radio``."""
+        return "checkbox" if self.kind == "multiple" else "radio"
 
     def option(self, option_id: str) -> Option | None:
         """Return the option with ``option_id``, or ``None``."""
@@ -119,7 +154,8 @@ def parse_quiz(text: str, file: Path, first_line: int) -> tuple[list[Question], 
         problems = _check_question(spec, index, source, file, first_line)
         errors.extend(problems)
         if not problems:
-            questions.append(_render(spec, first_line + line_of(source.node, (index,))))
+            line = first_line + line_of(source.node, (index,))
+            questions.append(_render(spec, line, first_line + line_of(source.node, (index, "tree"))))
     return questions, errors
 
 
@@ -136,6 +172,14 @@ def _check_question(
             msg = f"a pergunta `{spec.id}` repete o id de opção `{option.id}`"
             errors.append(ContentError(file, at("options", i, "id"), msg))
         seen.add(option.id)
+    if spec.kind == "scenario":
+        return errors + _check_scenario(spec, file, at)
+    for field in ("tree", "facts"):
+        if getattr(spec, field) is not None:
+            msg = f"`{field}` só vale para perguntas `kind: scenario` (a pergunta `{spec.id}` é `{spec.kind}`)"
+            errors.append(ContentError(file, at(field), msg))
+    if not spec.answer:
+        return [*errors, ContentError(file, at(), f"campo obrigatório ausente: `answer` (pergunta `{spec.id}`)")]
     for i, answer in enumerate(spec.answer):
         if answer not in seen:
             msg = (
@@ -154,16 +198,36 @@ def _check_question(
     return errors
 
 
-def _render(spec: QuestionSpec, line: int) -> Question:
+def _check_scenario(spec: QuestionSpec, file: Path, at) -> list[ContentError]:
+    errors = []
+    if spec.answer is not None:
+        msg = f"a pergunta `{spec.id}` é `scenario`: a resposta vem da árvore; apague `answer`"
+        errors.append(ContentError(file, at("answer"), msg))
+    for field in ("tree", "facts"):
+        if not getattr(spec, field):
+            errors.append(ContentError(file, at(), f"campo obrigatório ausente: `{field}` (pergunta `{spec.id}`, `kind: scenario`)"))
+    for i, option in enumerate(spec.options):
+        if not option.engine:
+            msg = f"cada opção de uma pergunta `scenario` precisa de `engine` (opção `{option.id}`)"
+            errors.append(ContentError(file, at("options", i), msg))
+    return errors
+
+
+def _render(spec: QuestionSpec, line: int, tree_line: int) -> Question:
     first, _, rest = spec.prompt.partition("\n\n")
+    scenario = None
+    if spec.kind == "scenario":
+        scenario = Scenario(spec.tree or "", tuple((spec.facts or {}).items()), tree_line)
     return Question(
         id=spec.id,
         kind=spec.kind,
         legend_html=render_inline(" ".join(first.split("\n"))),
         prompt_rest_html=render_block(rest) if rest.strip() else "",
         options=tuple(
-            Option(o.id, render_inline(o.text), render_block(o.explanation)) for o in spec.options
+            Option(o.id, render_inline(o.text), render_block(o.explanation), o.engine)
+            for o in spec.options
         ),
-        answer=frozenset(spec.answer),
+        answer=frozenset(spec.answer or ()),
         line=line,
+        scenario=scenario,
     )

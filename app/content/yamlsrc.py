@@ -122,7 +122,8 @@ def pydantic_messages(exc: ValidationError) -> list[tuple[tuple[int | str, ...],
         template = _MESSAGES.get(err["type"])
         ctx = err.get("ctx") or {}
         if template:
-            message = template.format(field=field, **{k: str(v) for k, v in ctx.items()})
+            values = {k: str(v).replace("' or '", "' ou '") for k, v in ctx.items()}
+            message = template.format(field=field, **values)
         else:
             message = f"`{field}`: {ctx.get('error', err['msg'])}"
         out.append((loc, message))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.web.templating import is_htmx, render
@@ -27,8 +28,10 @@ INVALID_FORM = "O formulário enviado está incompleto ou malformado. Recarregue
 
 
 def error_response(request: Request, status_code: int, detail: str | None):
-    """Render the error page (or the ``_error.html`` fragment for htmx)."""
+    """Render the error page (the ``_error.html`` fragment for htmx, JSON under ``/api/``)."""
     message = detail if detail and status_code != 500 else DEFAULT_DETAIL.get(status_code, detail)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": message or TITLES.get(status_code, "Erro")}, status_code=status_code)
     context = {"status": status_code, "title": TITLES.get(status_code, "Erro"), "message": message}
     name = "_error.html" if is_htmx(request) else "error.html"
     return render(request, name, context, status_code=status_code)

@@ -11,6 +11,7 @@ from app.deps import CourseDep, LearnerIdDep, SessionDep
 from app.grading import grade, lesson_status
 from app.store import latest_attempts, question_summary
 from app.web.templating import render
+from app.web.trees import tree_view
 
 router = APIRouter()
 NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
@@ -33,7 +34,8 @@ def lesson_page(
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next."""
     lesson = find_lesson(course, slug)
-    return render(request, "lesson.html", lesson_context(course, lesson, session, learner_id))
+    context = lesson_context(course, lesson, session, learner_id, dict(request.query_params))
+    return render(request, "lesson.html", context)
 
 
 def find_lesson(course: Course, slug: str) -> Lesson:
@@ -44,8 +46,14 @@ def find_lesson(course: Course, slug: str) -> Lesson:
     return lesson
 
 
-def lesson_context(course: Course, lesson: Lesson, session, learner_id: str) -> dict:
-    """Build the template context of a lesson page, grading stored answers again."""
+def lesson_context(
+    course: Course, lesson: Lesson, session, learner_id: str, query: dict | None = None
+) -> dict:
+    """Build the template context of a lesson page, grading stored answers again.
+
+    ``query`` may hold ``arvore`` and ``c``: that tree is shown at that point of its walk.
+    """
+    query = query or {}
     attempts = latest_attempts(session, learner_id, lesson.slug)
     results = {
         qid: grade(question, attempts[qid].chosen_ids())
@@ -57,6 +65,10 @@ def lesson_context(course: Course, lesson: Lesson, session, learner_id: str) -> 
         "lesson": lesson,
         "results": results,
         "errors": {},
+        "tree_views": {
+            tid: tree_view(tree, query.get("c") if query.get("arvore") == tid else None, lesson.slug)
+            for tid, tree in lesson.trees.items()
+        },
         "previous": previous,
         "following": following,
         "position": course.lessons.index(lesson) + 1,

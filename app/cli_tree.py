@@ -1,0 +1,75 @@
+"""``curso arvore``: walk a decision tree in the terminal, with the same walk as the web."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from app.content.course import Course, load_course
+from app.content.walk import walk_path
+from app.settings import Settings
+
+
+def ask_number(prompt: str, count: int) -> int:
+    """Ask for a number from 1 to ``count`` until one is given; end of input exits (code 1)."""
+    while True:
+        try:
+            raw = input(f"{prompt} [1-{count}]: ")
+        except EOFError:
+            typer.echo("\nEntrada encerrada antes do fim da árvore.", err=True)
+            raise typer.Exit(1) from None
+        if raw.strip().isdigit() and 1 <= int(raw) <= count:
+            return int(raw)
+        typer.echo(f"Digite um número de 1 a {count}.")
+
+
+def pick_tree(course: Course, tree_id: str | None):
+    """Return the tree named ``tree_id``, or ask which one when it is ``None``."""
+    trees = list(course.trees.values())
+    if not trees:
+        typer.echo("Nenhuma árvore de decisão nas lições.", err=True)
+        raise typer.Exit(1)
+    if tree_id:
+        if tree_id not in course.trees:
+            typer.echo(f"Árvore `{tree_id}` não encontrada. Disponíveis: {', '.join(course.trees)}", err=True)
+            raise typer.Exit(2)
+        return course.trees[tree_id]
+    for number, tree in enumerate(trees, start=1):
+        typer.echo(f"  {number}. {tree.title} ({tree.id})")
+    choice = ask_number("Qual árvore", len(trees))
+    return trees[choice - 1]
+
+
+def arvore(
+    tree_id: Annotated[str | None, typer.Argument(help="Id da árvore (ex.: guia-osman).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Imprime a árvore inteira em JSON.")] = False,
+) -> None:
+    """Percorre uma árvore de decisão no terminal, com opções numeradas e o porquê no fim."""
+    from app.web.api import tree_public
+
+    course = load_course(Settings().lessons_dir)
+    tree = pick_tree(course, tree_id)
+    if as_json:
+        public = tree_public(tree, course.tree_lessons[tree.id])
+        typer.echo(json.dumps(public.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    typer.echo(f"\n{tree.title}\nFonte: {tree.source}\n")
+    values: list[str] = []
+    walk = walk_path(tree, values)
+    while walk.current is not None:
+        question = walk.current
+        typer.echo(f"{tree.facet_label(question.facet)}: {question.text}")
+        for number, option in enumerate(question.options, start=1):
+            typer.echo(f"  {number}. {option.label}")
+        choice = ask_number("Sua escolha", len(question.options))
+        values.append(question.options[choice - 1].value)
+        walk = walk_path(tree, values)
+        typer.echo("")
+    result = walk.result
+    typer.echo("Caminho: " + " → ".join(step.option.label for step in walk.steps))
+    typer.echo(f"Resultado: {result.title} ({result.verdict.label})")
+    typer.echo(f"Por quê: {result.why}")
+    if result.note:
+        typer.echo(f"Outra visão: {result.note}")

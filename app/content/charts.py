@@ -1,0 +1,118 @@
+"""``chart`` blocks: before/after bar charts rendered as accessible inline SVG.
+
+The SVG is drawn to scale (bar length ∝ value), "before" in grey and "after" in
+orange, every value labelled, with a data table as the text alternative.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from markdown_it.common.utils import escapeHtml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.content.errors import ContentError
+from app.content.markdown import slugify
+from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+
+WIDTH = 640
+LABEL_H = 22
+BAR_H = 18
+GAP = 18
+LEFT = 8
+VALUE_ROOM = 120
+
+
+class BarSpec(BaseModel):
+    """One pair of bars."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    label: str = Field(min_length=1)
+    before: float = Field(ge=0)
+    after: float = Field(ge=0)
+    approx: bool = False
+    note: str | None = None
+
+
+class ChartSpec(BaseModel):
+    """A chart block as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    title: str = Field(min_length=1)
+    unit: str = Field(min_length=1)
+    before: str = "antes"
+    after: str = "depois"
+    source: str | None = None
+    bars: list[BarSpec] = Field(min_length=1)
+
+
+def number(value: float, approx: bool = False) -> str:
+    """Format ``value`` the Brazilian way (``14,5``), with ``~`` when approximate."""
+    text = f"{value:g}".replace(".", ",")
+    return f"~{text}" if approx else text
+
+
+def parse_chart(text: str, file: Path, first_line: int) -> tuple[str, list[ContentError]]:
+    """Validate a ``chart`` block and render it.
+
+    Returns:
+        The ``<figure>`` HTML (empty on error) and the problems found.
+    """
+    try:
+        source = parse_yaml(text)
+        spec = ChartSpec.model_validate(source.data)
+    except YamlSyntaxError as exc:
+        return "", [ContentError(file, first_line + exc.line, exc.message)]
+    except ValidationError as exc:
+        return "", [
+            ContentError(file, first_line + line_of(source.node, loc), message)
+            for loc, message in pydantic_messages(exc)
+        ]
+    return render_chart(spec), []
+
+
+def render_chart(spec: ChartSpec) -> str:
+    """Render ``spec`` as a figure: SVG bars to scale plus a data table."""
+    ident = "grafico-" + slugify(spec.title)
+    top = max(max(b.before, b.after) for b in spec.bars) or 1
+    scale = (WIDTH - LEFT - VALUE_ROOM) / top
+    rows, y = [], 0
+    for bar in spec.bars:
+        rows.append(f'<text class="chart-label" x="{LEFT}" y="{y + 15}">{escapeHtml(bar.label)}</text>')
+        y += LABEL_H
+        for kind, value, name in (("before", bar.before, spec.before), ("after", bar.after, spec.after)):
+            length = max(value * scale, 1)
+            rows.append(
+                f'<rect class="chart-{kind}" x="{LEFT}" y="{y}" width="{length:.1f}" height="{BAR_H}" rx="3"/>'
+                f'<text class="chart-value" x="{LEFT + length + 6:.1f}" y="{y + 14}">'
+                f"{escapeHtml(number(value, bar.approx))} {escapeHtml(spec.unit)} ({escapeHtml(name)})</text>"
+            )
+            y += BAR_H + 4
+        y += GAP
+    height = y
+    svg = (
+        f'<svg class="chart-svg" viewBox="0 0 {WIDTH} {height}" width="100%" role="img" '
+        f'aria-labelledby="{ident}-t" focusable="false">'
+        f'<title id="{ident}-t">{escapeHtml(spec.title)}</title>{"".join(rows)}</svg>'
+    )
+    return (
+        f'<figure class="chart" id="{ident}">'
+        f'<figcaption>{escapeHtml(spec.title)} '
+        f'<span class="chart-legend"><span class="swatch chart-before"></span>{escapeHtml(spec.before)} '
+        f'<span class="swatch chart-after"></span>{escapeHtml(spec.after)}</span></figcaption>'
+        f"{svg}{_table(spec)}</figure>\n"
+    )
+
+
+def _table(spec: ChartSpec) -> str:
+    head = (
+        f"<tr><th scope=\"col\">Cenário</th><th scope=\"col\">{escapeHtml(spec.before.capitalize())} ({escapeHtml(spec.unit)})</th>"
+        f"<th scope=\"col\">{escapeHtml(spec.after.capitalize())} ({escapeHtml(spec.unit)})</th><th scope=\"col\">Ganho</th></tr>"
+    )
+    body = "".join(
+        f"<tr><th scope=\"row\">{escapeHtml(b.label)}</th><td>{number(b.before, b.approx)}</td>"
+        f"<td>{number(b.after, b.approx)}</td><td>{escapeHtml(b.note or '')}</td></tr>"
+        for b in spec.bars
+    )
+    caption = f"<caption>{escapeHtml(spec.title)}</caption>"
+    return f'<details class="chart-data"><summary>Ver os dados em tabela</summary><table>{caption}<thead>{head}</thead><tbody>{body}</tbody></table></details>'

@@ -1,0 +1,305 @@
+"""Decision trees: the YAML model, validation with file:line, and the walk.
+
+A ``decision-tree`` fence holds one tree (format in ``lessons/README.md``). A tree
+is a DAG: options of different questions may lead to the same node, but no path
+may come back to a node it already passed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from app.content.errors import ContentError
+from app.content.markdown import render_block, render_inline
+from app.content.quiz import ID_PATTERN
+from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+
+FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
+VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+class Verdict(StrEnum):
+    """How a result is judged; the value is the id used in YAML."""
+
+    RECOMMENDED = "recommended"
+    ALTERNATIVE = "alternative"
+    AVOID = "avoid"
+
+    @property
+    def label(self) -> str:
+        """The verdict as the learner reads it."""
+        return {"recommended": "Recomendado", "alternative": "Alternativa", "avoid": "⛔ Não use"}[self.value]
+
+
+class OptionSpec(BaseModel):
+    """One option of a question node, as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    label: str = Field(min_length=1)
+    value: list[str] = Field(min_length=1)
+    next: str = Field(min_length=1)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _one_or_many(cls, value):
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("value")
+    @classmethod
+    def _url_safe(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not VALUE_RE.fullmatch(value):
+                raise ValueError(
+                    f"o valor `{value}` só pode ter letras minúsculas sem acento, números e hífens"
+                )
+        return values
+
+
+class QuestionSpec(BaseModel):
+    """A question node, as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    facet: str = Field(pattern=FACET_PATTERN)
+    text: str = Field(min_length=1)
+    options: list[OptionSpec]
+
+
+class ResultSpec(BaseModel):
+    """A result node, as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    engines: list[str] = Field(min_length=1)
+    verdict: Verdict
+    why: str = Field(min_length=1)
+    note: str | None = None
+
+
+class TreeSpec(BaseModel):
+    """A whole tree, as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    start: str = Field(min_length=1)
+    facets: dict[str, str] = Field(default_factory=dict)
+    questions: dict[str, QuestionSpec] = Field(min_length=1)
+    results: dict[str, ResultSpec] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class TreeOption:
+    """A rendered option.
+
+    Attributes:
+        label: the option as the learner reads it (plain text).
+        values: the facet values that choose this option; ``values[0]`` goes in URLs.
+        next: id of the node it leads to.
+    """
+
+    label: str
+    values: tuple[str, ...]
+    next: str
+
+    @property
+    def value(self) -> str:
+        """The canonical value, used in paths and URLs."""
+        return self.values[0]
+
+
+@dataclass(frozen=True)
+class TreeQuestion:
+    """A question node.
+
+    Attributes:
+        id: node id.
+        facet: the fact about the learner's situation this question asks for.
+        text_html: the question, inline HTML.
+        text: the question as plain Markdown source (for the terminal and JSON).
+        options: the options in the instructor's order.
+    """
+
+    id: str
+    facet: str
+    text_html: str
+    text: str
+    options: tuple[TreeOption, ...]
+
+    def option_for(self, value: str) -> TreeOption | None:
+        """Return the option chosen by facet ``value``, or ``None``."""
+        return next((o for o in self.options if value in o.values), None)
+
+
+@dataclass(frozen=True)
+class TreeResult:
+    """A result node.
+
+    Attributes:
+        id: node id.
+        engines: engine names; the first is the main recommendation.
+        verdict: recommended, alternative or avoid.
+        why_html / why: the reason, as HTML and as Markdown source.
+        note_html / note: where other texts disagree (may be empty).
+    """
+
+    id: str
+    engines: tuple[str, ...]
+    verdict: Verdict
+    why_html: str
+    why: str
+    note_html: str
+    note: str = ""
+
+    @property
+    def title(self) -> str:
+        """Engines joined for display, e.g. ``MLX / MLX-LM``."""
+        return " / ".join(self.engines)
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """A validated decision tree (compared and hashed by identity).
+
+    Attributes:
+        id, title, source: as written.
+        start: id of the first question.
+        facets: facet id → the facet's name as the learner reads it.
+        questions / results: nodes by id.
+        line: 1-based line of the block in its file.
+        file: the lesson file it came from.
+    """
+
+    id: str
+    title: str
+    source: str
+    start: str
+    facets: dict[str, str]
+    questions: dict[str, TreeQuestion]
+    results: dict[str, TreeResult]
+    line: int
+    file: Path
+
+    def facet_label(self, facet: str) -> str:
+        """The facet's readable name (its id when none is given)."""
+        return self.facets.get(facet, facet)
+
+
+def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, list[ContentError]]:
+    """Parse and validate one ``decision-tree`` block.
+
+    Args:
+        text: the YAML inside the fence.
+        file: the lesson file, for error reports.
+        first_line: 1-based file line of the block's first YAML line.
+
+    Returns:
+        The tree (``None`` when it has any problem) and every problem found.
+    """
+    try:
+        source = parse_yaml(text)
+    except YamlSyntaxError as exc:
+        return None, [ContentError(file, first_line + exc.line, exc.message)]
+    if not isinstance(source.data, dict):
+        return None, [ContentError(file, first_line, "o bloco `decision-tree` deve ser um mapeamento YAML (`id:`, `title:`, ...)")]
+    try:
+        spec = TreeSpec.model_validate(source.data)
+    except ValidationError as exc:
+        return None, [
+            ContentError(file, first_line + line_of(source.node, loc), message)
+            for loc, message in pydantic_messages(exc)
+        ]
+
+    def at(*path: str | int) -> int:
+        return first_line + line_of(source.node, path)
+
+    errors = _check_structure(spec, file, at)
+    if errors:
+        return None, errors
+    return _build(spec, file, first_line), []
+
+
+def _check_structure(spec: TreeSpec, file: Path, at) -> list[ContentError]:
+    errors: list[ContentError] = []
+    nodes = set(spec.questions) | set(spec.results)
+    for node_id in set(spec.questions) & set(spec.results):
+        errors.append(ContentError(file, at("results", node_id), f"o id `{node_id}` é usado por uma pergunta e por um resultado"))
+    if spec.start not in spec.questions:
+        errors.append(ContentError(file, at("start"), f"`start` aponta para `{spec.start}`, que não é uma pergunta desta árvore"))
+    for qid, question in spec.questions.items():
+        if len(question.options) < 2:
+            errors.append(ContentError(file, at("questions", qid, "options"), f"a pergunta `{qid}` precisa de pelo menos duas opções (tem {len(question.options)})"))
+        seen: set[str] = set()
+        for i, option in enumerate(question.options):
+            for value in option.value:
+                if value in seen:
+                    errors.append(ContentError(file, at("questions", qid, "options", i, "value"), f"o valor `{value}` aparece duas vezes na pergunta `{qid}`"))
+                seen.add(value)
+            if option.next not in nodes:
+                errors.append(ContentError(file, at("questions", qid, "options", i, "next"), f"`next: {option.next}` não existe nesta árvore (pergunta `{qid}`)"))
+    if errors:
+        return errors
+    errors.extend(_check_cycles(spec, file, at))
+    reachable = _reachable(spec)
+    for qid in spec.questions:
+        if qid not in reachable:
+            errors.append(ContentError(file, at("questions", qid), f"a pergunta `{qid}` é inalcançável: nenhuma opção leva a ela"))
+    for rid in spec.results:
+        if rid not in reachable:
+            errors.append(ContentError(file, at("results", rid), f"o resultado `{rid}` é inalcançável: nenhuma opção leva a ele"))
+    return errors
+
+
+def _reachable(spec: TreeSpec) -> set[str]:
+    seen, stack = set(), [spec.start]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node in spec.questions:
+            stack.extend(o.next for o in spec.questions[node].options)
+    return seen
+
+
+def _check_cycles(spec: TreeSpec, file: Path, at) -> list[ContentError]:
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    errors: list[ContentError] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for i, option in enumerate(spec.questions[node].options if node in spec.questions else ()):
+            nxt = option.next
+            if state.get(nxt) == 1:
+                loop = " → ".join([*trail[trail.index(nxt):], node, nxt])
+                errors.append(ContentError(file, at("questions", node, "options", i, "next"), f"ciclo na árvore: {loop}"))
+            elif nxt not in state:
+                visit(nxt, [*trail, node])
+        state[node] = 2
+
+    for node in [spec.start, *spec.questions]:
+        if node not in state:
+            visit(node, [])
+    return errors
+
+
+def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
+    questions = {
+        qid: TreeQuestion(
+            qid, q.facet, render_inline(q.text), q.text,
+            tuple(TreeOption(o.label, tuple(o.value), o.next) for o in q.options),
+        )
+        for qid, q in spec.questions.items()
+    }
+    results = {
+        rid: TreeResult(
+            rid, tuple(r.engines), r.verdict, render_block(r.why), r.why,
+            render_block(r.note) if r.note else "", r.note or "",
+        )
+        for rid, r in spec.results.items()
+    }
+    return Tree(spec.id, spec.title, spec.source, spec.start, dict(spec.facets), questions, results, line, file)

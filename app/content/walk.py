@@ -1,0 +1,128 @@
+"""Walking a decision tree: by chosen values (the URL path) or by facts (a scenario)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from app.content.trees import Tree, TreeOption, TreeQuestion, TreeResult
+
+
+class WalkError(ValueError):
+    """A path or a set of facts that does not lead through the tree.
+
+    Attributes:
+        node: id of the question where the walk stopped.
+    """
+
+    def __init__(self, node: str, message: str):
+        self.node = node
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One answered question on a walk."""
+
+    question: TreeQuestion
+    option: TreeOption
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Where a walk stands.
+
+    Attributes:
+        tree: the tree walked.
+        steps: the answered questions, in order.
+        current: the question to answer next, or ``None`` when a result is reached.
+        result: the result reached, or ``None``.
+    """
+
+    tree: Tree
+    steps: tuple[Step, ...]
+    current: TreeQuestion | None
+    result: TreeResult | None
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The chosen option values, in order (what goes in the URL)."""
+        return tuple(step.option.value for step in self.steps)
+
+    @property
+    def visited(self) -> frozenset[str]:
+        """Ids of every node on the path, the current one included."""
+        nodes = {step.question.id for step in self.steps}
+        if self.current:
+            nodes.add(self.current.id)
+        if self.result:
+            nodes.add(self.result.id)
+        return frozenset(nodes)
+
+    @property
+    def edges(self) -> frozenset[tuple[str, int]]:
+        """``(question id, option index)`` pairs taken on the path."""
+        return frozenset(
+            (step.question.id, step.question.options.index(step.option)) for step in self.steps
+        )
+
+    def back(self) -> tuple[str, ...]:
+        """The path one step back (empty at the start)."""
+        return self.values[:-1]
+
+
+def _advance(tree: Tree, node: str) -> tuple[TreeQuestion | None, TreeResult | None]:
+    return tree.questions.get(node), tree.results.get(node)
+
+
+def walk_path(tree: Tree, values: Sequence[str]) -> Walk:
+    """Follow chosen option values from the start.
+
+    Args:
+        tree: the tree.
+        values: one option value per answered question, in order.
+
+    Returns:
+        The walk after those choices.
+
+    Raises:
+        WalkError: a value matches no option of its question, or values remain after a result.
+    """
+    steps: list[Step] = []
+    current, result = _advance(tree, tree.start)
+    for value in values:
+        if current is None:
+            raise WalkError(result.id if result else tree.start, "o caminho continua depois de um resultado")
+        option = current.option_for(value)
+        if option is None:
+            raise WalkError(current.id, f"`{value}` não é uma opção da pergunta `{current.id}`")
+        steps.append(Step(current, option))
+        current, result = _advance(tree, option.next)
+    return Walk(tree, tuple(steps), current, result)
+
+
+def walk_facts(tree: Tree, facts: Mapping[str, str]) -> Walk:
+    """Walk the tree answering each question with the fact for its facet.
+
+    Args:
+        tree: the tree.
+        facts: facet → value, e.g. ``{"hardware": "amd"}``.
+
+    Returns:
+        The walk, ending on a result.
+
+    Raises:
+        WalkError: a question's facet has no fact, or the fact matches none of its options.
+    """
+    values: list[str] = []
+    current, _ = _advance(tree, tree.start)
+    while current is not None:
+        if current.facet not in facts:
+            raise WalkError(current.id, f"falta o fato `{current.facet}` para responder à pergunta `{current.id}` da árvore `{tree.id}`")
+        option = current.option_for(facts[current.facet])
+        if option is None:
+            known = ", ".join(v for o in current.options for v in o.values)
+            raise WalkError(current.id, f"`{current.facet}: {facts[current.facet]}` não corresponde a nenhuma opção da pergunta `{current.id}` da árvore `{tree.id}` (valores: {known})")
+        values.append(option.value)
+        current, _ = _advance(tree, option.next)
+    return walk_path(tree, values)
