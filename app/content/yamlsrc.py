@@ -69,26 +69,28 @@ def line_of(node: Node | None, path: tuple[int | str, ...]) -> int:
         path: keys (``str``) and indexes (``int``), as in a pydantic error ``loc``.
 
     Returns:
-        The start line of the node at ``path``, or of its nearest existing parent.
+        The line of the key that holds the value at ``path`` (or of the list item),
+        or of its nearest existing parent.
     """
     if node is None:
         return 0
-    current = node
+    current, line = node, node.start_mark.line
     for step in path:
-        child = _child(current, step)
-        if child is None:
+        found = _child(current, step)
+        if found is None:
             break
-        current = child
-    return current.start_mark.line
+        key, current = found
+        line = (key or current).start_mark.line
+    return line
 
 
-def _child(node: Node, step: int | str) -> Node | None:
+def _child(node: Node, step: int | str) -> tuple[Node | None, Node] | None:
     if isinstance(node, SequenceNode) and isinstance(step, int):
-        return node.value[step] if 0 <= step < len(node.value) else None
+        return (None, node.value[step]) if 0 <= step < len(node.value) else None
     if isinstance(node, MappingNode):
         for key, value in node.value:
             if key.value == str(step):
-                return value
+                return key, value
     return None
 
 
@@ -107,6 +109,7 @@ _MESSAGES = {
     "string_too_short": "`{field}` não pode ficar vazio",
     "too_short": "`{field}` precisa de pelo menos {min_length} item(ns)",
     "literal_error": "`{field}` deve ser um destes valores: {expected}",
+    "enum": "`{field}` deve ser um destes valores: {expected}",
     "string_pattern_mismatch": (
         "`{field}` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"
     ),
@@ -125,7 +128,8 @@ def pydantic_messages(exc: ValidationError) -> list[tuple[tuple[int | str, ...],
             values = {k: str(v).replace("' or '", "' ou '") for k, v in ctx.items()}
             message = template.format(field=field, **values)
         else:
-            message = f"`{field}`: {ctx.get('error', err['msg'])}"
+            detail = str(ctx.get("error", err["msg"])).removeprefix("Value error, ")
+            message = f"`{field}`: {detail}"
         out.append((loc, message))
     return out
 

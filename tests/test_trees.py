@@ -1,0 +1,273 @@
+"""Decision trees: validation with file:line, the walk, scenario keys, the map layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.content.course import load_course
+from app.content.layout import layout
+from app.content.trees import Tree, TreeOption, TreeQuestion, TreeResult, Verdict
+from app.content.walk import WalkError, walk_facts, walk_path
+from tests.conftest import REPO_LESSONS
+
+HEADER = """\
+---
+title: Árvore de teste
+slug: arvore-teste
+order: 1
+summary: Uma árvore pequena.
+minutes: 5
+objectives:
+  - Testar.
+---
+
+## Árvore
+
+"""
+TREE = """\
+```decision-tree
+id: mini
+title: Mini
+source: Teste
+start: hw
+questions:
+  hw:
+    facet: hardware
+    text: Qual hardware?
+    options:
+      - label: CPU
+        value: cpu
+        next: r-cpu
+      - label: GPU
+        value: [gpu, nvidia]
+        next: scale
+  scale:
+    facet: scale
+    text: Quantos usuários?
+    options:
+      - label: Um
+        value: one
+        next: r-cpu
+      - label: Muitos
+        value: many
+        next: r-vllm
+results:
+  r-cpu:
+    engines: [llama.cpp]
+    verdict: recommended
+    why: Roda em CPU.
+  r-vllm:
+    engines: [vLLM, SGLang]
+    verdict: alternative
+    why: Produção.
+```
+"""
+SCENARIO = """
+```quiz
+- id: cenario
+  kind: scenario
+  tree: mini
+  facts:
+    hardware: nvidia
+    scale: many
+  prompt: Qual engine?
+  options:
+    - id: a
+      engine: vLLM
+      text: vLLM
+      explanation: Certo.
+    - id: b
+      engine: llama.cpp
+      text: llama.cpp
+      explanation: Errado.
+```
+"""
+
+
+def course_from(tmp_path: Path, text: str):
+    (tmp_path / "licao.md").write_text(HEADER + text, encoding="utf-8")
+    return load_course(tmp_path)
+
+
+def messages(tmp_path: Path, text: str) -> list[str]:
+    course = course_from(tmp_path, text)
+    assert course.lessons == (), "uma lição com erro fica fora do curso"
+    return [str(e).replace(f"{tmp_path}/", "") for e in course.errors]
+
+
+def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
+    course = course_from(tmp_path, TREE)
+    assert course.errors == ()
+    tree = course.trees["mini"]
+    assert course.tree_lessons == {"mini": "arvore-teste"}
+    assert list(tree.questions) == ["hw", "scale"] and list(tree.results) == ["r-cpu", "r-vllm"]
+    assert tree.questions["hw"].options[1].values == ("gpu", "nvidia")
+    assert tree.line == 14  # first YAML line; the fence opens on 13
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("        next: r-vllm", "        next: r-gpu", "licao.md:38: `next: r-gpu` não existe nesta árvore (pergunta `scale`)"),
+        ("        next: r-vllm", "        next: hw", "licao.md:38: ciclo na árvore: hw → scale → hw"),
+        ("        next: scale\n", "        next: r-cpu\n", "licao.md:29: a pergunta `scale` é inalcançável: nenhuma opção leva a ela"),
+        ("        next: r-vllm", "        next: r-cpu", "licao.md:44: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele"),
+        ("      - label: Muitos\n        value: many\n        next: r-vllm\n", "", "licao.md:32: a pergunta `scale` precisa de pelo menos duas opções (tem 1)"),
+        ("        value: many", "        value: one", "licao.md:37: o valor `one` aparece duas vezes na pergunta `scale`"),
+        ("start: hw", "start: r-cpu", "licao.md:17: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore"),
+        ("    verdict: alternative", "    verdict: talvez", "licao.md:46: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
+        ("        value: cpu", "        value: CPU Só", "licao.md:24: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
+        ("    facet: scale\n", "", "licao.md:29: campo obrigatório ausente: `facet`"),
+    ],
+)
+def test_each_tree_problem_names_file_and_line(tmp_path, old, new, expected):
+    assert old in TREE
+    assert expected in messages(tmp_path, TREE.replace(old, new, 1))
+
+
+def test_walk_by_values_and_by_facts(tmp_path):
+    tree = course_from(tmp_path, TREE).trees["mini"]
+    walk = walk_path(tree, ["gpu", "many"])
+    assert walk.result.id == "r-vllm" and walk.current is None
+    assert walk.values == ("gpu", "many") and walk.back() == ("gpu",)
+    assert walk.edges == {("hw", 1), ("scale", 1)}
+    assert walk_path(tree, ["nvidia"]).current.id == "scale", "qualquer valor da opção serve"
+    assert walk_facts(tree, {"hardware": "cpu"}).result.id == "r-cpu"
+    with pytest.raises(WalkError, match="`tpu` não é uma opção da pergunta `hw`"):
+        walk_path(tree, ["tpu"])
+    with pytest.raises(WalkError, match="depois de um resultado"):
+        walk_path(tree, ["cpu", "one"])
+    with pytest.raises(WalkError, match="falta o fato `scale`"):
+        walk_facts(tree, {"hardware": "gpu"})
+
+
+def test_scenario_key_is_computed_from_the_tree(tmp_path):
+    course = course_from(tmp_path, TREE + SCENARIO)
+    question = course.lessons[0].questions["cenario"]
+    assert question.answer == {"a"}
+    assert question.scenario.situation == (("hardware", "GPU"), ("scale", "Muitos"))
+    edited = TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]")
+    moved = course_from(tmp_path, edited + SCENARIO).lessons[0].questions["cenario"]
+    assert moved.answer == {"b"}, "editar a árvore muda o gabarito, sem chave escrita à mão"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("    scale: many\n", "", "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`"),
+        ("    scale: many", "    scale: dezenas", "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)"),
+        ("  tree: mini", "  tree: outra", "a pergunta `cenario` cita a árvore `outra`, que não existe no curso"),
+        ("      engine: vLLM", "      engine: TGI", "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma"),
+    ],
+)
+def test_scenario_that_does_not_reach_a_result_fails_the_check(tmp_path, old, new, expected):
+    lines = messages(tmp_path, TREE + SCENARIO.replace(old, new, 1))
+    assert lines == [f"licao.md:53: {expected}"]
+
+
+def test_course_trees_and_scenarios():
+    course = load_course(REPO_LESSONS)
+    assert set(course.trees) == {"guia-osman", "guia-fase17"}
+    scenarios = [q for lesson in course.lessons for q in lesson.questions.values() if q.scenario]
+    assert len(scenarios) >= 3
+    fleet = course.get("escolha-self-hosted").questions["frota-mista"]
+    assert fleet.answer == {"b"} and fleet.scenario.result_title.startswith("vLLM")
+
+
+OSMAN_ORDER = [
+    ("apple", None, "MLX / MLX-LM"), ("edge", None, "llama.cpp"), ("rtx-1", None, "ExLlamaV2"),
+    ("nvidia-multi", None, "ExLlamaV3"), ("hopper", "general-production", "vLLM"),
+    ("hopper", "long-context", "SGLang"), ("hopper", "max-performance", "TensorRT-LLM"),
+    ("hopper", "cluster", "NVIDIA Dynamo"), ("hopper", "convenience", "Ollama"),
+]
+
+
+@pytest.mark.parametrize(("hardware", "goal", "engine"), OSMAN_ORDER)
+def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
+    tree = load_course(REPO_LESSONS).trees["guia-osman"]
+    facts = {"hardware": hardware, **({"goal": goal} if goal else {})}
+    result = walk_facts(tree, facts).result
+    assert result.title == engine
+    assert (result.verdict is Verdict.AVOID) == (engine == "Ollama")
+
+
+@pytest.mark.parametrize(
+    ("facts", "engines"),
+    [
+        ({"hardware": "cpu"}, ("llama.cpp",)),
+        ({"hardware": "amd"}, ("vLLM", "SGLang")),
+        ({"hardware": "apple"}, ("llama.cpp",)),
+        ({"hardware": "blackwell"}, ("TensorRT-LLM", "vLLM", "SGLang")),
+        ({"hardware": "hopper", "scale": "one-user"}, ("Ollama",)),
+        ({"hardware": "hopper", "scale": "team"}, ("vLLM",)),
+        ({"hardware": "hopper", "scale": "enterprise"}, ("vLLM",)),
+        ({"hardware": "hopper", "scale": "production", "workload": "chat"}, ("vLLM",)),
+        ({"hardware": "hopper", "scale": "production", "workload": "agents"}, ("SGLang",)),
+        ({"hardware": "hopper", "scale": "production", "workload": "rag"}, ("SGLang",)),
+        ({"hardware": "hopper", "scale": "production", "workload": "code"}, ("vLLM", "SGLang")),
+        ({"hardware": "hopper", "scale": "production", "workload": "long-context"}, ("vLLM", "SGLang")),
+    ],
+)
+def test_phase17_guide_hardware_then_scale_then_workload(facts, engines):
+    tree = load_course(REPO_LESSONS).trees["guia-fase17"]
+    assert walk_facts(tree, facts).result.engines == engines
+
+
+def test_layout_of_the_course_trees_has_no_overlap():
+    for tree in load_course(REPO_LESSONS).trees.values():
+        placed = layout(tree)
+        assert set(placed.boxes) == set(tree.questions) | set(tree.results)
+        _assert_no_overlap(placed)
+
+
+def _assert_no_overlap(placed) -> None:
+    boxes = list(placed.boxes.values())
+    for i, a in enumerate(boxes):
+        assert 0 <= a.x and a.x + a.w <= placed.width and 0 <= a.y and a.y + a.h <= placed.height
+        for row in a.rows:
+            assert a.y < row.y and row.y + row.height <= a.y + a.h
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b), (a.id, b.id)
+
+
+@st.composite
+def dags(draw) -> Tree:
+    """Random valid trees: questions in topological order, each option pointing forward."""
+    n_questions = draw(st.integers(1, 30))
+    n_results = draw(st.integers(1, 30))
+    results = [f"r{i}" for i in range(n_results)]
+    questions = [f"q{i}" for i in range(n_questions)]
+    built: dict[str, TreeQuestion] = {}
+    for i, qid in enumerate(questions):
+        later = questions[i + 1 :] + results
+        targets = draw(st.lists(st.sampled_from(later), min_size=2, max_size=5))
+        label = draw(st.text(alphabet="abc defghij", min_size=1, max_size=70))
+        options = tuple(TreeOption(f"{label} {k}", (f"v{k}",), t) for k, t in enumerate(targets))
+        built[qid] = TreeQuestion(qid, "f", label, label, options)
+    reachable, stack = set(), ["q0"]
+    while stack:
+        node = stack.pop()
+        if node not in reachable:
+            reachable.add(node)
+            stack.extend(o.next for o in built[node].options) if node in built else None
+    tree_results = {
+        r: TreeResult(r, ("Engine " * draw(st.integers(1, 4)),), Verdict.RECOMMENDED, "", "", "")
+        for r in results if r in reachable
+    }
+    tree_questions = {q: built[q] for q in questions if q in reachable}
+    return Tree("t", "T", "S", "q0", {}, tree_questions, tree_results, 1, Path("x.md"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(dags())
+def test_layout_places_every_node_without_overlap(tree):
+    placed = layout(tree)
+    assert set(placed.boxes) == set(tree.questions) | set(tree.results)
+    assert len(placed.edges) == sum(len(q.options) for q in tree.questions.values())
+    for edge in placed.edges:
+        assert placed.boxes[edge.source].column < placed.boxes[edge.target].column
+    _assert_no_overlap(placed)

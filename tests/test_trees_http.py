@@ -1,0 +1,186 @@
+"""Decision trees over HTTP: the widget, steps, stored walks, comparison, JSON API, chart."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from bs4 import BeautifulSoup
+
+from app.content.course import load_course
+from tests.conftest import REPO_LESSONS, csrf_from
+
+COURSE = load_course(REPO_LESSONS)
+HX = {"HX-Request": "true"}
+
+
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def text(node) -> str:
+    return " ".join(node.get_text(" ").split())
+
+
+def walks(settings) -> list[tuple]:
+    with sqlite3.connect(settings.database_url.removeprefix("sqlite:///")) as db:
+        return db.execute("SELECT tree_id, path, result_id FROM walk ORDER BY id").fetchall()
+
+
+def step(client, tree_id: str, path: str, choice: str, lesson: str = "", htmx: bool = True):
+    token = csrf_from(client.get(f"/arvores/{tree_id}").text)
+    data = {"csrftoken": token, "c": path, "escolha": choice, "licao": lesson}
+    return client.post(f"/arvores/{tree_id}/passo", data=data, headers=HX if htmx else {}, follow_redirects=False)
+
+
+def test_lesson_shows_the_tree_at_its_start_with_the_whole_map(client):
+    page = soup(client.get("/licoes/escolha-self-hosted").text)
+    widget = page.select_one("#arvore-guia-fase17")
+    tree = COURSE.trees["guia-fase17"]
+    assert text(widget.select_one("legend .tree-question-text")) == tree.questions["hardware"].text
+    assert [text(b) for b in widget.select("button.tree-option")] == [o.label for o in tree.questions["hardware"].options]
+    nodes = widget.select("g.tree-node")
+    assert len(nodes) == len(tree.questions) + len(tree.results)
+    assert widget.select_one("g.tree-node.current")["id"] == "arvore-guia-fase17-n-hardware"
+    assert widget.select_one("svg title") and widget.select_one("details.tree-outline")
+
+
+def test_path_in_the_url_reproduces_the_walk(client):
+    url = "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production"
+    widget = soup(client.get(url).text).select_one("#arvore-guia-fase17")
+    assert [text(li) for li in widget.select(".tree-path li")] == [
+        "Hardware: NVIDIA Hopper (H100 / H200)", "Escala: 100–10 mil usuários / produção",
+    ]
+    assert widget.select_one("g.tree-node.current")["id"].endswith("-n-workload")
+    taken = {p["id"] for p in widget.select("path.tree-edge.taken")}
+    assert taken == {"arvore-guia-fase17-e-hardware-3", "arvore-guia-fase17-e-scale-2"}
+    back = widget.select_one(".tree-controls a")
+    assert back["href"] == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
+
+
+def test_a_bad_path_restarts_with_a_message(client):
+    widget = soup(client.get("/arvores/guia-fase17?c=hopper,nada").text).select_one(".tree-widget")
+    assert text(widget.select_one(".form-error")) == "Esse caminho não existe nesta árvore; recomeçamos do início."
+    assert widget.select_one("g.tree-node.current")["id"].endswith("-n-hardware")
+
+
+def test_htmx_step_returns_the_widget_and_pushes_the_url(client, settings):
+    response = step(client, "guia-fase17", "", "hopper", lesson="escolha-self-hosted")
+    assert response.status_code == 200
+    assert response.headers["HX-Push-Url"] == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
+    fragment = soup(response.text)
+    assert fragment.html is None and fragment.select_one(".tree-widget")
+    assert text(fragment.select_one("legend .tree-question-text")).startswith("Em Hopper")
+    assert walks(settings) == [], "só caminhos que chegam a um resultado são guardados"
+
+
+def test_reaching_a_result_stores_the_walk(client, settings):
+    response = step(client, "guia-fase17", "hopper,production", "agents")
+    result = soup(response.text).select_one(".tree-result")
+    assert text(result.select_one(".tree-result-engines")) == "SGLang"
+    assert text(result.select_one(".tree-verdict")) == "Recomendado"
+    assert walks(settings) == [("guia-fase17", "hopper,production,agents", "agents")]
+
+
+def test_plain_form_step_redirects_to_the_path(client, settings):
+    response = step(client, "guia-osman", "hopper", "convenience", htmx=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/arvores/guia-osman?c=hopper%2Cconvenience"
+    page = soup(client.get(response.headers["location"]).text)
+    assert text(page.select_one(".tree-result .tree-verdict")) == "⛔ Não use"
+    assert "Outra visão" in text(page.select_one(".tree-result"))
+    assert walks(settings) == [("guia-osman", "hopper,convenience", "ollama")]
+
+
+def test_unknown_option_is_422_and_no_csrf_is_403(client, settings):
+    bad = step(client, "guia-osman", "", "tpu")
+    assert bad.status_code == 422
+    assert "Essa opção não existe nesta pergunta" in bad.text
+    client.get("/arvores/guia-osman")
+    forged = client.post("/arvores/guia-osman/passo", data={"escolha": "apple"})
+    assert forged.status_code == 403 and "Sessão expirada" in forged.text
+    assert walks(settings) == []
+
+
+def test_back_and_restart_fragments(client):
+    fragment = soup(client.get("/arvores/guia-osman/widget?c=hopper&licao=kernels", headers=HX).text)
+    assert fragment.select_one(".tree-widget")["id"] == "arvore-guia-osman"
+    links = fragment.select(".tree-controls a")
+    assert [a["hx-push-url"] for a in links] == [
+        "/licoes/kernels?arvore=guia-osman#arvore-guia-osman", "/licoes/kernels?arvore=guia-osman#arvore-guia-osman",
+    ]
+
+
+def test_tree_pages_and_404(client):
+    index = soup(client.get("/arvores").text)
+    assert [a["href"] for a in index.select(".lesson-card h2 a")] == ["/arvores/guia-osman", "/arvores/guia-fase17"]
+    missing = client.get("/arvores/nao-existe")
+    assert missing.status_code == 404 and "Árvore de decisão não encontrada." in missing.text
+
+
+def test_compare_shows_both_guides_and_where_they_differ(client):
+    page = soup(client.get("/arvores/comparar?hardware=apple").text)
+    cards = page.select(".compare-card")
+    assert [text(c.select_one(".tree-result-engines")) for c in cards] == ["MLX / MLX-LM", "llama.cpp"]
+    assert text(page.select_one(".compare-agreement")).startswith("Os guias divergem: MLX / MLX-LM")
+    assert all("Outra visão" in text(c) for c in cards)
+
+
+def test_compare_asks_for_missing_facets_and_names_uncovered_cases(client):
+    page = soup(client.get("/arvores/comparar?hardware=hopper").text)
+    assert [text(c.select_one(".compare-missing")) for c in page.select(".compare-card")] == [
+        "Responda também: Objetivo.", "Responda também: Escala.",
+    ]
+    page = soup(client.get("/arvores/comparar?hardware=rtx-1").text)
+    missing = page.select(".compare-card")[1].select_one(".compare-missing")
+    assert text(missing) == "Este guia não trata o caso “Hardware: Uma RTX só (single-GPU)”."
+    same = soup(client.get("/arvores/comparar?hardware=hopper&goal=general-production&scale=production&workload=chat").text)
+    assert text(same.select_one(".compare-agreement")) == "Os guias concordam: vLLM."
+
+
+def test_json_api_lists_and_returns_trees(client):
+    listed = client.get("/api/arvores").json()
+    assert listed == [
+        {"id": t.id, "title": t.title, "source": t.source, "lesson_slug": COURSE.tree_lessons[t.id]}
+        for t in COURSE.trees.values()
+    ]
+    tree = client.get("/api/arvores/guia-fase17").json()
+    assert tree["start"] == "hardware"
+    assert [o["values"] for o in tree["questions"][0]["options"]][:2] == [["cpu"], ["amd"]]
+    assert {r["id"]: r["engines"] for r in tree["results"]}["amd"] == ["vLLM", "SGLang"]
+    assert client.get("/api/arvores/nada").json() == {"detail": "Árvore de decisão não encontrada."}
+    schema = client.get("/api/openapi.json").json()
+    assert {"TreePublic", "TreeSummary", "ResultPublic"} <= set(schema["components"]["schemas"])
+    assert "/api/arvores/{tree_id}" in schema["paths"]
+
+
+def test_scenario_question_shows_the_situation_and_is_graded_from_the_tree(client):
+    lesson = COURSE.get("escolha-self-hosted")
+    question = lesson.questions["rag-em-producao"]
+    page = client.get("/licoes/escolha-self-hosted").text
+    node = soup(page).select_one("#pergunta-rag-em-producao")
+    assert [text(d) for d in node.select(".scenario-facts dd")] == [
+        "NVIDIA Hopper (H100 / H200)", "100–10 mil usuários / produção", "RAG com forte reuso de prefixo",
+    ]
+    assert "chega a" not in text(node)
+    token = csrf_from(page)
+    response = client.post(
+        "/licoes/escolha-self-hosted/perguntas/rag-em-producao",
+        data={"csrftoken": token, "opcao": next(iter(question.answer))}, headers=HX,
+    )
+    graded = soup(response.text)
+    assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+    assert "este caminho chega a SGLang" in text(graded.select_one(".scenario-walk"))
+
+
+def test_chart_is_an_accessible_svg_with_bars_to_scale(client):
+    figure = soup(client.get("/licoes/kernels").text).select_one("figure.chart")
+    svg = figure.select_one("svg[role=img]")
+    assert svg.title and "tokens/s" in text(svg.title)
+    widths = [float(r["width"]) for r in svg.select("rect")]
+    before_a, after_a, before_b, after_b = widths
+    assert abs(after_a / before_a - 64 / 14.5) < 0.01 and abs(after_b / before_b - 110 / 32) < 0.01
+    assert [r["class"] for r in svg.select("rect")] == [["chart-before"], ["chart-after"]] * 2
+    rows = [[text(c) for c in tr.select("th, td")] for tr in figure.select("tbody tr")]
+    assert rows == [["2× RTX 3090 → vLLM com TP=2", "~14,5", "~64", "~4,4×"], ["RTX PRO 6000 → SGLang", "32", "110", "~3,4×"]]
+    assert re.search(r"~64 tok/s \(depois\)", text(svg))
