@@ -30,10 +30,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv
 	$(UV) pip install --quiet --python $(PY) -e '.[dev]'
 	touch $(VENV)/.installed $@
 
-chromium: ## Debian's Chromium for the browser tests (never `playwright install`)
-	@test -x /usr/bin/chromium || { \
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playwright install`
+	@test -x /usr/bin/chromium -a -d /usr/share/fonts/truetype/noto || { \
 	  echo "Instalando o Chromium do Debian..."; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
 migrate: install
 	$(VENV)/bin/curso migrate

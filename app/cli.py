@@ -9,7 +9,7 @@ import typer
 
 from app.cli_tree import arvore
 from app.content.course import load_course
-from app.settings import Settings
+from app.settings import load_settings
 
 cli = typer.Typer(help="Ferramentas do curso de engines de inferência.", no_args_is_help=True)
 cli.command()(arvore)
@@ -20,7 +20,7 @@ def migrate() -> None:
     """Aplica as migrações do banco até a versão mais recente."""
     from app.migrate import upgrade
 
-    settings = Settings()
+    settings = load_settings()
     upgrade(settings.resolved_database_url())
     typer.echo("Banco de dados atualizado.")
 
@@ -30,22 +30,25 @@ def revisao(mensagem: str) -> None:
     """Gera uma migração comparando os modelos com o banco (para desenvolvedores)."""
     from app.migrate import new_revision
 
-    new_revision(Settings().resolved_database_url(), mensagem)
+    new_revision(load_settings().resolved_database_url(), mensagem)
 
 
 @cli.command()
 def check(
-    pasta: Annotated[Path | None, typer.Argument(help="Pasta das lições (padrão: CURSO_LESSONS_DIR).")] = None,
+    pasta: Annotated[Path | None, typer.Argument(help="Pasta das lições ou um arquivo (padrão: CURSO_LESSONS_DIR).")] = None,
 ) -> None:
-    """Valida todas as lições e imprime `arquivo:linha: mensagem` para cada problema."""
-    folder = pasta or Settings().lessons_dir
-    course = load_course(folder)
-    for error in course.errors:
-        typer.echo(str(error), err=False)
-    if course.errors:
-        typer.echo(f"{len(course.errors)} problema(s) encontrado(s).", err=True)
+    """Valida as lições (ou uma) e imprime `arquivo:linha: mensagem` para cada problema."""
+    target = pasta or load_settings().lessons_dir
+    # A single file is checked within its folder, so scenarios can reach trees in other lessons.
+    course = load_course(target.parent if target.is_file() else target)
+    errors = [e for e in course.errors if not target.is_file() or e.file == target]
+    for error in errors:
+        typer.echo(str(error))
+    if errors:
+        typer.echo(f"{len(errors)} problema(s) encontrado(s).", err=True)
         raise typer.Exit(code=1)
-    typer.echo(f"{len(course.lessons)} lição(ões) válida(s), nenhum problema.")
+    checked = 1 if target.is_file() else len(course.lessons)
+    typer.echo(f"{checked} lição(ões) válida(s), nenhum problema.")
 
 
 @cli.command()

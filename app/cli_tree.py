@@ -9,7 +9,7 @@ import typer
 
 from app.content.course import Course, load_course
 from app.content.walk import walk_path
-from app.settings import Settings
+from app.settings import load_settings
 
 
 def ask_number(prompt: str, count: int) -> int:
@@ -49,7 +49,7 @@ def arvore(
     """Percorre uma árvore de decisão no terminal, com opções numeradas e o porquê no fim."""
     from app.web.api import tree_public
 
-    course = load_course(Settings().lessons_dir)
+    course = load_course(load_settings().lessons_dir)
     tree = pick_tree(course, tree_id)
     if as_json:
         public = tree_public(tree, course.tree_lessons[tree.id])

@@ -43,6 +43,8 @@ def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]
     """
     ids = frozenset(chosen)
     if not ids:
+        if question.kind == "multiple":
+            raise AnswerError("Marque pelo menos uma opção antes de enviar a resposta.")
         raise AnswerError("Escolha uma opção antes de enviar a resposta.")
     known = {option.id for option in question.options}
     if not ids <= known:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.content.course import load_course
 from app.db import make_engine
-from app.security import FormGuard, csrf_middleware
-from app.settings import PROJECT_ROOT, Settings
+from app.security import RequestGuard, csrf_middleware
+from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import api, errors, lessons, quizzes, trees
 from app.web.templating import make_templates
 
@@ -33,8 +34,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         A FastAPI app with its engine, course and templates on ``app.state``.
         Lesson problems are logged as ``file:line: message``; valid lessons are served.
     """
-    settings = settings or Settings()
-    app = FastAPI(title="curso", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    settings = settings or load_settings()
+    app = FastAPI(
+        title="curso",
+        description="API do curso de engines de inferência de LLM (respostas em português).",
+        docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",
+    )
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url())
     app.state.templates = make_templates()
@@ -52,9 +57,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same_site="lax",
         https_only=settings.secure_cookies,
     )
-    app.add_middleware(FormGuard)
+    app.add_middleware(RequestGuard, templates=app.state.templates)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for module in (lessons, quizzes, trees, api):
         app.include_router(module.router)
     errors.install(app)
+    _api_docs(app)
     return app
+
+
+def _api_docs(app: FastAPI) -> None:
+    """Serve Swagger UI from ``static/swagger`` (no CDN)."""
+
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs():
+        return get_swagger_ui_html(
+            openapi_url="/api/openapi.json", title="curso · API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )

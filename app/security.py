@@ -1,4 +1,4 @@
-"""CSRF protection (asgi-csrf) and the body guard in front of it.
+"""CSRF protection (asgi-csrf) and the request guard in front of it.
 
 asgi-csrf checks every non-GET request: the ``x-csrftoken`` header (htmx) or the
 ``csrftoken`` form field (plain forms) must match the signed ``csrftoken`` cookie.
@@ -11,6 +11,14 @@ from asgi_csrf import asgi_csrf
 from app.deps import EXPIRED_MESSAGE
 
 MAX_FORM_BYTES = 64 * 1024
+ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
+
+
+def render_error(templates, scope, status: int, title: str, message: str) -> str:
+    """Render the error page, or only its fragment for an htmx request."""
+    headers = dict(scope.get("headers") or [])
+    name = "_error.html" if headers.get(b"hx-request") == b"true" else "error.html"
+    return templates.get_template(name).render(status=status, title=title, message=message, request=None)
 
 
 def csrf_middleware(templates, signing_secret: str, secure: bool):
@@ -23,10 +31,8 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
     """
 
     async def send_failed(scope, send, _message_id):
-        html = templates.get_template("error.html").render(
-            status=403, title="Acesso negado", message=EXPIRED_MESSAGE, request=None
-        )
-        await _send_html(send, 403, html)
+        html = render_error(templates, scope, 403, "Acesso negado", EXPIRED_MESSAGE)
+        await send_html(send, 403, html)
 
     def factory(app):
         return asgi_csrf(
@@ -40,23 +46,35 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
     return factory
 
 
-class FormGuard:
-    """Reject request bodies that the CSRF parser would choke on, with a clear 4xx.
+class RequestGuard:
+    """Turn requests the stack below would mishandle into clear 4xx answers.
 
-    A form body over :data:`MAX_FORM_BYTES` gets 413, a body that is not UTF-8 or a
-    multipart form without a boundary gets 400. Everything else passes unchanged.
+    - ``HEAD`` is served as ``GET`` (the server drops the body).
+    - A body that is not a URL-encoded form or JSON gets 415: the app accepts no uploads,
+      and asgi-csrf's multipart parser fails on odd input.
+    - A body over :data:`MAX_FORM_BYTES` gets 413; one that is not UTF-8 gets 400.
+    - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
+      its check for a ``Bearer`` header.
     """
 
-    def __init__(self, app):
+    def __init__(self, app, templates):
         self.app = app
+        self.templates = templates
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        content_type = dict(scope.get("headers") or []).get(b"content-type", b"").lower()
-        if content_type.startswith(b"multipart/form-data") and b"boundary=" not in content_type:
-            await _send_text(send, 400, "Formulário malformado.")
+        if scope["method"] == "HEAD":
+            scope = {**scope, "method": "GET"}
+        if scope["method"] in ("GET", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
+        scope = {**scope, "headers": headers}
+        content_type = dict(headers).get(b"content-type", b"").split(b";")[0].strip().lower()
+        if content_type not in ACCEPTED_BODIES:
+            await self._fail(scope, send, 415, "Formato não aceito", "Envie o formulário da própria página.")
             return
         messages, body = [], b""
         while True:
@@ -66,14 +84,14 @@ class FormGuard:
                 break
             body += message.get("body", b"")
             if len(body) > MAX_FORM_BYTES:
-                await _send_text(send, 413, "Envio grande demais.")
+                await self._fail(scope, send, 413, "Envio grande demais", "O formulário enviado é grande demais.")
                 return
             if not message.get("more_body"):
                 break
         try:
             body.decode("utf-8")
         except UnicodeDecodeError:
-            await _send_text(send, 400, "O formulário não está em UTF-8.")
+            await self._fail(scope, send, 400, "Pedido inválido", "O formulário não está em UTF-8.")
             return
 
         async def replay():
@@ -81,15 +99,15 @@ class FormGuard:
 
         await self.app(scope, replay, send)
 
+    async def _fail(self, scope, send, status: int, title: str, message: str) -> None:
+        await send_html(send, status, render_error(self.templates, scope, status, title, message))
 
-async def _send_text(send, status: int, text: str) -> None:
-    await _send_html(send, status, f"<p>{text}</p>")
 
-
-async def _send_html(send, status: int, html: str) -> None:
+async def send_html(send, status: int, html: str) -> None:
+    """Send a complete HTML response through a raw ASGI ``send``."""
     await send({
         "type": "http.response.start",
         "status": status,
-        "headers": [(b"content-type", b"text/html; charset=utf-8")],
+        "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"vary", b"HX-Request")],
     })
     await send({"type": "http.response.body", "body": html.encode("utf-8")})

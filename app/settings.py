@@ -10,7 +10,7 @@ import os
 import secrets
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +37,11 @@ class Settings(BaseSettings):
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False
 
+    @field_validator("secret_key", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value):
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("secret_key")
     @classmethod
     def _strong_enough(cls, value: str | None) -> str | None:
@@ -44,7 +49,7 @@ class Settings(BaseSettings):
             raise ValueError(
                 "CURSO_SECRET_KEY precisa de pelo menos 32 caracteres; gere uma com "
                 "`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` "
-                "ou deixe-a vazia para que uma seja criada em var/."
+                "ou não a defina, para que uma seja criada em var/."
             )
         return value
 
@@ -79,3 +84,20 @@ class Settings(BaseSettings):
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(key)
         return key
+
+
+def load_settings() -> Settings:
+    """Read the settings from the environment, or stop with a message that says what to fix.
+
+    Raises:
+        SystemExit: (code 2) a setting is invalid; the message names the variable.
+    """
+    try:
+        return Settings()
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors(include_url=False):
+            name = "CURSO_" + "_".join(str(p) for p in error["loc"]).upper()
+            detail = str((error.get("ctx") or {}).get("error", error["msg"])).removeprefix("Value error, ")
+            lines.append(f"Configuração inválida em {name}: {detail}")
+        raise SystemExit("\n".join(lines)) from None

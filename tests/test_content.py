@@ -116,7 +116,7 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
         ("  answer: [b]", "  answer: [a, b]", "licao.md:30: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
         ("  kind: single", "  kind: unica", "licao.md:21: `kind` deve ser um destes valores: 'single', 'multiple' ou 'scenario'"),
         ("    - id: b\n", "    - id: a\n", "licao.md:27: a pergunta `fase-banda` repete o id de opção `a`"),
-        ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22: YAML inválido: expected ',' or ']', but got '?'"),
+        ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
         ("minutes: 10\n", "", "licao.md:2: campo obrigatório ausente: `minutes`"),
         ("order: 1", "order: primeira", "licao.md:4: `order` deve ser um número inteiro"),
         ("slug: decode-prefill", "slug: Decode Prefill", "licao.md:3: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"),
@@ -127,6 +127,25 @@ def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expecte
     assert old in GOOD
     path = write(tmp_path, GOOD.replace(old, new, 1))
     reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(path)]
+    assert expected in reported, reported
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("```quiz", "```Quiz", "licao.md:19: bloco `Quiz`: escreva `quiz`, em minúsculas e com hífen"),
+        ("::: danger Não faça isso", "::: note Não faça isso", "licao.md:15: caixa `:::` desconhecida ou malformada; os tipos são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`"),
+        ("## Duas fases", "# Duas fases", "licao.md:11: use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho"),
+        ("## Duas fases", "## Conteúdo", "licao.md:11: o título gera a âncora `#conteudo`, que a página já usa; mude o texto do título"),
+        ("  answer: [b]\n```\n", "  answer: [b]\n", "licao.md:19: o bloco `quiz` não foi fechado (falta a linha ``` no fim)"),
+        ("minutes: 10", "minutes: [10", "licao.md:6: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
+        ("minutes: 10", "minutes: true", "licao.md:6: `minutes` deve ser um número inteiro"),
+        ("      text: Prefill", "\ttext: Prefill", "licao.md:25: YAML inválido: há uma tabulação; em YAML, indente só com espaços"),
+    ],
+)
+def test_markdown_and_yaml_mistakes_are_reported_in_portuguese(tmp_path, old, new, expected):
+    assert old in GOOD
+    reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(write(tmp_path, GOOD.replace(old, new, 1)))]
     assert expected in reported, reported
 
 

@@ -169,9 +169,16 @@ def test_empty_or_unknown_choice_gets_422_in_portuguese(client, settings):
     empty = answer(client, "kernels", question.id, [])
     assert empty.status_code == 422
     assert text(soup(empty).select_one(".form-error")) == "Escolha uma opção antes de enviar a resposta."
-    page = answer(client, "kernels", question.id, ["zzz"], htmx=False)
-    assert page.status_code == 422
-    assert text(soup(page).select_one(f"#pergunta-{question.id} .form-error")).startswith("Essa opção não existe")
+    multiple = next(q for q in COURSE.get("escolha-self-hosted").questions.values() if q.kind == "multiple")
+    none_marked = answer(client, "escolha-self-hosted", multiple.id, [])
+    assert text(soup(none_marked).select_one(".form-error")) == "Marque pelo menos uma opção antes de enviar a resposta."
+    plain = answer(client, "kernels", question.id, ["zzz"], htmx=False)
+    assert plain.status_code == 303, "sem JS: volta para a pergunta na página da lição"
+    assert plain.headers["location"] == f"/licoes/kernels#pergunta-{question.id}"
+    page = soup(client.get(plain.headers["location"]))
+    assert text(page.select_one(f"#pergunta-{question.id} .form-error")).startswith("Essa opção não existe")
+    again = soup(client.get("/licoes/kernels"))
+    assert not again.select_one(".form-error"), "o aviso aparece uma vez só"
     assert stored(settings) == []
 
 
@@ -184,15 +191,44 @@ def test_unknown_lesson_and_question_are_404_pages_in_portuguese(client):
     assert "Pergunta não encontrada" in response.text
 
 
-def test_malformed_bodies_get_4xx_not_5xx(client):
+def test_malformed_bodies_get_4xx_not_5xx(client, settings):
     token = csrf_from(client.get("/licoes/kernels").text)
     url = "/licoes/kernels/perguntas/" + next(iter(KERNELS.questions))
-    bad_utf8 = client.post(url, content=b"csrftoken=" + token.encode() + b"&opcao=\xff", headers={"content-type": "application/x-www-form-urlencoded"})
-    assert bad_utf8.status_code == 400
-    no_boundary = client.post(url, content=b"x", headers={"content-type": "multipart/form-data"})
-    assert no_boundary.status_code == 400
-    with_header = client.post(url, content=b"{}", headers={"content-type": "application/json", "x-csrftoken": token})
-    assert with_header.status_code == 422
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    bad_utf8 = client.post(url, content=b"csrftoken=" + token.encode() + b"&opcao=\xff", headers=form)
+    assert bad_utf8.status_code == 400 and "não está em UTF-8" in bad_utf8.text
+    for content_type in ("multipart/form-data", "multipart/form-data;boundary=XX", "text/plain"):
+        refused = client.post(url, content=b"x", headers={"content-type": content_type})
+        assert refused.status_code == 415, content_type
+        assert "Envie o formulário da própria página." in refused.text
+    upload = client.post(url, data={"csrftoken": token}, files={"f": ("a.txt", b"x")})
+    assert upload.status_code == 415
+    huge = client.post(url, content=b"opcao=" + b"a" * 70_000, headers=form)
+    assert huge.status_code == 413
+    many = client.post(url, content=("&".join(["opcao=a"] * 1500) + f"&csrftoken={token}").encode(), headers=form)
+    assert many.status_code == 400
+    assert "O formulário enviado está incompleto ou malformado" in many.text
+    json_body = client.post(url, content=b"{}", headers={"content-type": "application/json", "x-csrftoken": token, **HX})
+    assert json_body.status_code == 422
+    bearer = client.post(url, data={"opcao": "b"}, headers={"Authorization": "Bearer x"})
+    assert bearer.status_code == 403, "um cabeçalho Bearer não pula a verificação de CSRF"
+    assert stored(settings) == []
+
+
+def test_csrf_failure_under_htmx_is_a_short_fragment(client):
+    client.get("/licoes/kernels")
+    url = "/licoes/kernels/perguntas/" + next(iter(KERNELS.questions))
+    response = client.post(url, data={"opcao": "b"}, headers=HX)
+    assert response.status_code == 403
+    assert text(soup(response)) == "Sessão expirada, recarregue a página."
+
+
+def test_head_and_wrong_method(client):
+    assert client.head("/").status_code == 200
+    assert client.head("/licoes/kernels").status_code == 200
+    wrong = client.get("/licoes/kernels/perguntas/" + next(iter(KERNELS.questions)))
+    assert wrong.status_code == 405 and "POST" in wrong.headers["allow"]
+    assert "Este endereço não aceita esse tipo de pedido." in wrong.text
 
 
 def test_session_cookie_is_signed_httponly_and_lax(client):

@@ -141,3 +141,11 @@ def test_compare_page_in_the_browser(live_server: LiveServer, page: Page, artifa
     page.get_by_role("button", name="Comparar").click()
     expect(page.locator(".compare-agreement")).to_contain_text("Os guias divergem")
     page.screenshot(path=artifacts / "comparar-1280.png", full_page=True)
+
+
+def test_api_docs_page_loads_from_our_own_host(live_server: LiveServer, page: Page):
+    hosts: set[str] = set()
+    page.on("request", lambda request: hosts.add(request.url.split("/")[2]))
+    page.goto(f"{live_server.url}/api/docs")
+    expect(page.get_by_text("/api/arvores/{tree_id}")).to_be_visible()
+    assert hosts == {f"127.0.0.1:{live_server.port}"}

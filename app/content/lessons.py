@@ -28,9 +28,9 @@ class FrontMatter(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     title: str = Field(min_length=1)
     slug: str = Field(pattern=ID_PATTERN, max_length=100)
-    order: int = Field(ge=1)
+    order: int = Field(ge=1, strict=True)
     summary: str = Field(min_length=1)
-    minutes: int = Field(ge=1)
+    minutes: int = Field(ge=1, strict=True)
     objectives: list[str] = Field(min_length=1)
     source: str | None = None
 
@@ -109,7 +109,10 @@ def load_lesson(path: Path) -> Lesson:
     except UnicodeDecodeError as exc:
         raise ContentErrors([ContentError(path, 1, f"o arquivo não está em UTF-8 ({exc.reason})")]) from exc
     meta, body, body_line, errors = _split_front_matter(text, path)
+    if body_line == 0:  # no front matter at all: the body cannot be located reliably
+        raise ContentErrors(errors)
     rendered = render_document(body)
+    errors.extend(ContentError(path, body_line + line, message) for line, message in rendered.problems)
     questions: dict[str, Question] = {}
     trees: dict[str, Tree] = {}
     replacements: list[Part] = []

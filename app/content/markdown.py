@@ -21,6 +21,8 @@ from slugify import slugify as _slugify
 
 CALLOUTS = {"tip": "Dica", "warning": "Cuidado", "danger": "Perigo"}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
+# Ids the page itself uses; a heading may not take them.
+RESERVED_IDS = frozenset({"conteudo", "objetivos", "anuncio", "aviso-erro"})
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 
@@ -74,11 +76,13 @@ class RenderedMarkdown:
         html: the HTML, with a placeholder comment where each special fence was.
         headings: ``##``/``###`` headings in document order.
         fences: the special fences, in order; placeholder ``i`` stands for ``fences[i]``.
+        problems: ``(0-based line, message)`` for Markdown the course cannot serve as meant.
     """
 
     html: str
     headings: tuple[Heading, ...]
     fences: tuple[SpecialFence, ...]
+    problems: tuple[tuple[int, str], ...] = ()
 
 
 def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
@@ -128,7 +132,32 @@ def render_document(text: str) -> RenderedMarkdown:
     env: dict = {}
     tokens = md.parse(text, env)
     html = md.renderer.render(tokens, md.options, env)
-    return RenderedMarkdown(html, _headings(tokens), tuple(env.get("fences", [])))
+    problems = tuple(_lint(tokens, text.split("\n")))
+    return RenderedMarkdown(html, _headings(tokens), tuple(env.get("fences", [])), problems)
+
+
+def _lint(tokens: list[Token], lines: list[str]):
+    for i, token in enumerate(tokens):
+        line = token.map[0] if token.map else 0
+        if token.type == "fence":
+            yield from _lint_fence(token, line, lines)
+        elif token.type == "heading_open" and token.tag == "h1":
+            yield line, "use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho"
+        elif token.type == "heading_open" and token.attrGet("id") in RESERVED_IDS:
+            yield line, f"o título gera a âncora `#{token.attrGet('id')}`, que a página já usa; mude o texto do título"
+        elif token.type == "inline" and token.content.startswith(":::") and tokens[i - 1].type == "paragraph_open":
+            kinds = ", ".join(f"`{k}`" for k in CALLOUTS)
+            yield line, f"caixa `:::` desconhecida ou malformada; os tipos são {kinds}, e ela fecha com uma linha `:::`"
+
+
+def _lint_fence(token: Token, line: int, lines: list[str]):
+    kind = token.info.strip().split(" ", 1)[0]
+    normalized = kind.lower().replace("_", "-")
+    if normalized in SPECIAL_FENCES and kind != normalized:
+        yield line, f"bloco `{kind}`: escreva `{normalized}`, em minúsculas e com hífen"
+    closing = lines[token.map[1] - 1].strip() if token.map and token.map[1] - 1 < len(lines) else ""
+    if kind in SPECIAL_FENCES and (token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup)):
+        yield line, f"o bloco `{kind}` não foi fechado (falta a linha {token.markup} no fim)"
 
 
 def render_block(text: str) -> str:

@@ -51,14 +51,35 @@ def parse_yaml(text: str) -> YamlSource:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # The context mark points at what was left open (a "[" or a key); that is
+        # where the author has to look, not the end of the text.
+        mark = exc.context_mark or exc.problem_mark
         line = mark.line if mark else 0
-        problem = exc.problem or exc.context or "erro de sintaxe"
-        return_msg = f"YAML inválido: {problem}"
-        raise YamlSyntaxError(line, return_msg) from exc
+        raise YamlSyntaxError(line, f"YAML inválido: {_explain(exc)}") from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(0, f"YAML inválido: {exc}") from exc
     return YamlSource(data, node)
+
+
+_YAML_HINTS = (
+    ("found character '\\t'", "há uma tabulação; em YAML, indente só com espaços"),
+    ("mapping values are not allowed here", "há `: ` dentro de um texto sem aspas; ponha o texto entre aspas"),
+    ("could not find expected ':'", "falta `:` depois de um campo (ou um texto de várias linhas precisa de `|`)"),
+    ("expected <block end>", "a indentação não bate com a das linhas anteriores"),
+    ("expected ',' or ']'", "uma lista `[...]` não foi fechada com `]`"),
+    ("expected ',' or '}'", "um mapeamento `{...}` não foi fechado com `}`"),
+    ("found unexpected end of stream", "um texto entre aspas não foi fechado"),
+    ("found undefined alias", "`*` no começo de um valor; ponha o texto entre aspas"),
+    ("found character that cannot start any token", "um valor começa com um caractere reservado (`@`, `` ` ``, `%`); ponha-o entre aspas"),
+)
+
+
+def _explain(exc: yaml.MarkedYAMLError) -> str:
+    detail = " ".join(filter(None, [exc.context, exc.problem]))
+    for needle, hint in _YAML_HINTS:
+        if needle in detail:
+            return hint
+    return detail or "erro de sintaxe"
 
 
 def line_of(node: Node | None, path: tuple[int | str, ...]) -> int:

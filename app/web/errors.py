@@ -43,7 +43,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         detail = exc.detail if isinstance(exc.detail, str) and exc.detail != _http_phrase(exc) else None
-        return error_response(request, exc.status_code, detail or DEFAULT_DETAIL.get(exc.status_code))
+        if exc.status_code == 400:
+            detail = INVALID_FORM  # Starlette's own form-parsing messages are in English
+        response = error_response(request, exc.status_code, detail or DEFAULT_DETAIL.get(exc.status_code))
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, _exc: RequestValidationError):

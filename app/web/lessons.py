@@ -14,6 +14,7 @@ from app.web.templating import render
 from app.web.trees import tree_view
 
 router = APIRouter()
+FLASH_KEY = "aviso"
 NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
 
 
@@ -35,6 +36,9 @@ def lesson_page(
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next."""
     lesson = find_lesson(course, slug)
     context = lesson_context(course, lesson, session, learner_id, dict(request.query_params))
+    flash = request.session.pop(FLASH_KEY, None)
+    if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
+        context["errors"] = {flash.get("question"): flash.get("message")}
     return render(request, "lesson.html", context)
 
 

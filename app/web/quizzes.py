@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from app.deps import CourseDep, ExistingLearnerIdDep, SessionDep
 from app.grading import AnswerError, grade, validate_choice
 from app.store import record_attempt
-from app.web.lessons import find_lesson, lesson_context
+from app.web.lessons import FLASH_KEY, find_lesson
 from app.web.templating import is_htmx, render
 
 router = APIRouter()
@@ -40,7 +40,7 @@ def answer(
     try:
         chosen = validate_choice(question, opcao or [])
     except AnswerError as exc:
-        return _invalid(request, lesson, question, str(exc), course, session, learner_id)
+        return _invalid(request, lesson, question, str(exc))
     result = grade(question, chosen)
     record_attempt(session, learner_id, lesson.slug, question.id, chosen, result.correct)
     if is_htmx(request):
@@ -50,10 +50,11 @@ def answer(
     return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})
 
 
-def _invalid(request, lesson, question, message, course, session, learner_id):
+def _invalid(request, lesson, question, message):
     if is_htmx(request):
         context = {"lesson": lesson, "question": question, "result": None, "error": message}
         return render(request, "_question.html", context, status_code=422)
-    context = lesson_context(course, lesson, session, learner_id)
-    context["errors"] = {question.id: message}
-    return render(request, "lesson.html", context, status_code=422)
+    # Post/redirect/get: the message rides in the session to the question on the lesson page.
+    request.session[FLASH_KEY] = {"lesson": lesson.slug, "question": question.id, "message": message}
+    url = request.url_for("lesson", slug=lesson.slug).path + f"#pergunta-{question.id}"
+    return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})

@@ -129,11 +129,11 @@ def tree_step(request: Request, tree_id: str, course: CourseDep, session: Sessio
         walk = walk_path(tree, (*split_path(c), escolha))
     except WalkError:
         view = tree_view(tree, c, slug)
+        if not is_htmx(request):  # a stale page: show the current question again
+            return RedirectResponse(view.url(view.walk.values), status_code=303, headers={"Vary": "HX-Request"})
         error = "Essa opção não existe nesta pergunta. Escolha uma das opções abaixo."
         view = TreeView(view.tree, view.walk, view.map, slug, error)
-        name = "_tree.html" if is_htmx(request) else "tree.html"
-        lesson = course.get(course.tree_lessons[tree.id])
-        return render(request, name, {"view": view, "lesson": lesson}, status_code=422)
+        return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:
         record_walk(session, learner_id, tree.id, walk.values, walk.result.id)
     view = TreeView(tree, walk, layout(tree), slug)

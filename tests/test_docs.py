@@ -1,0 +1,20 @@
+"""Docs kept honest: every setting is in the README, every lesson block kind in lessons/README.md."""
+
+from __future__ import annotations
+
+from app.content.markdown import CALLOUTS, SPECIAL_FENCES
+from app.settings import PROJECT_ROOT, Settings
+
+
+def test_every_setting_is_documented_in_the_readme():
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    for name in Settings.model_fields:
+        assert f"`CURSO_{name.upper()}`" in readme, name
+
+
+def test_every_block_kind_is_documented_for_instructors():
+    guide = (PROJECT_ROOT / "lessons" / "README.md").read_text(encoding="utf-8")
+    for kind in SPECIAL_FENCES:
+        assert f"```{kind}" in guide, kind
+    for kind in CALLOUTS:
+        assert f"`{kind}`" in guide, kind
