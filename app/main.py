@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.content.course import load_course
 from app.db import make_engine
+from app.headers import SecurityHeaders
 from app.security import RequestGuard, csrf_middleware
 from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import api, errors, lessons, quizzes, trees
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         https_only=settings.secure_cookies,
     )
     app.add_middleware(RequestGuard, templates=app.state.templates)
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     for module in (lessons, quizzes, trees, api):
         app.include_router(module.router)
@@ -69,11 +71,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def _api_docs(app: FastAPI) -> None:
     """Serve Swagger UI from ``static/swagger`` (no CDN)."""
 
-    @app.get("/api/docs", include_in_schema=False)
-    def api_docs():
-        return get_swagger_ui_html(
-            openapi_url="/api/openapi.json", title="curso · API",
-            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/static/swagger/swagger-ui.css",
-            swagger_favicon_url="/static/favicon.svg",
-        )
+    @app.get("/api/docs", include_in_schema=False, response_class=HTMLResponse)
+    def api_docs(request: Request):
+        return app.state.templates.TemplateResponse(request, "api_docs.html", {})
