@@ -15,9 +15,10 @@ from starlette.middleware.sessions import SessionMiddleware
 from app.content.course import load_course
 from app.db import make_engine
 from app.headers import SecurityHeaders
+from app.logs import RequestLog, configure_logging
 from app.security import RequestGuard, csrf_middleware
 from app.settings import PROJECT_ROOT, Settings, load_settings
-from app.web import api, errors, lessons, quizzes, trees
+from app.web import api, errors, health, lessons, quizzes, trees
 from app.web.templating import make_templates
 
 log = logging.getLogger("curso")
@@ -45,11 +46,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = make_engine(settings.resolved_database_url())
     app.state.templates = make_templates()
     app.state.course = load_course(settings.lessons_dir)
+    configure_logging()
     for error in app.state.course.errors:
-        log.error("%s", error)
+        log.error({"event": "lesson_error", "file": str(error.file), "line": error.line, "message": error.message})
 
     secret = settings.resolved_secret_key()
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
+    app.add_middleware(RequestLog, salt=secret)
     app.add_middleware(
         SessionMiddleware,
         secret_key=secret,
@@ -61,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestGuard, templates=app.state.templates)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (lessons, quizzes, trees, api):
+    for module in (lessons, quizzes, trees, api, health):
         app.include_router(module.router)
     errors.install(app)
     _api_docs(app)

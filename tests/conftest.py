@@ -84,6 +84,10 @@ class LiveServer:
     def database(self) -> Path:
         return self.tmp / "curso.db"
 
+    @property
+    def log_path(self) -> Path:
+        return self.tmp / f"uvicorn-{self.port}.log"
+
     def start(self) -> None:
         make_settings(self.tmp, self.lessons_dir)
         self.port = free_port()
@@ -94,7 +98,7 @@ class LiveServer:
             "CURSO_VAR_DIR": str(self.tmp / "var"),
             "CURSO_SECRET_KEY": TEST_SECRET,
         }
-        log = open(self.tmp / f"uvicorn-{self.port}.log", "w")  # noqa: SIM115 (kept open for the process)
+        log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
              "--host", "127.0.0.1", "--port", str(self.port)],
