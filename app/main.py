@@ -64,8 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestGuard, templates=app.state.templates)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (lessons, quizzes, trees, api, health):
-        app.include_router(module.router)
+    for module in (lessons, quizzes, trees, health):
+        app.include_router(module.router, include_in_schema=False)
+    app.include_router(api.router)
     errors.install(app)
     _api_docs(app)
     return app

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func
+from sqlalchemy import Integer, cast, func
 from sqlmodel import Session, select
 
 from app.models import Attempt, Learner, Walk
@@ -56,7 +56,7 @@ def question_summary(session: Session, learner_id: str) -> dict[str, tuple[set[s
     One grouped query over the learner's attempts.
     """
     rows = session.exec(
-        select(Attempt.lesson_slug, Attempt.question_id, func.max(Attempt.correct))
+        select(Attempt.lesson_slug, Attempt.question_id, func.max(cast(Attempt.correct, Integer)))
         .where(Attempt.learner_id == learner_id)
         .group_by(Attempt.lesson_slug, Attempt.question_id)
     )

@@ -26,7 +26,9 @@
       var node = map.querySelector(".tree-node.current");
       if (!node) return;
       var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
-      var target = map.scrollLeft + box.left - frame.left - (frame.width - box.width) / 2;
+      // Scroll only when the current node is not fully in view, and just enough to show it.
+      if (box.left >= frame.left && box.right <= frame.right) return;
+      var target = box.right > frame.right ? map.scrollLeft + box.right - frame.right + 24 : map.scrollLeft + box.left - frame.left - 24;
       var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
     });

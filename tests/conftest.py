@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
@@ -29,10 +30,44 @@ CHROMIUM_ARGS = [
 ]
 
 
-def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS) -> Settings:
-    """Settings for a migrated SQLite file under ``tmp``."""
+POSTGRES_URL = os.environ.get("CURSO_TEST_POSTGRES_URL", "")
+BACKENDS = ["sqlite", *(["postgresql"] if POSTGRES_URL else [])]
+
+
+def create_postgres_database() -> str:
+    """Create an empty database on the test PostgreSQL server and return its URL."""
+    import psycopg
+
+    name = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    """Drop a database made by :func:`create_postgres_database`, closing its connections."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request, tmp_path: Path) -> Iterator[str]:
+    """An empty database: a SQLite file, or (when CI starts one) a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'curso.db'}"
+        return
+    url = create_postgres_database()
+    yield url
+    drop_postgres_database(url)
+
+
+def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str | None = None) -> Settings:
+    """Settings for a migrated database (a SQLite file under ``tmp`` by default)."""
     settings = Settings(
-        database_url=f"sqlite:///{tmp / 'curso.db'}",
+        database_url=database_url or f"sqlite:///{tmp / 'curso.db'}",
         lessons_dir=lessons_dir,
         var_dir=tmp / "var",
         secret_key=TEST_SECRET,
@@ -42,8 +77,8 @@ def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS) -> Settings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return make_settings(tmp_path)
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    return make_settings(tmp_path, database_url=database_url)
 
 
 @pytest.fixture
@@ -143,3 +178,17 @@ def artifacts() -> Path:
     """Folder for screenshots (ignored by git)."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+def query(settings: Settings, sql: str, **params) -> list[tuple]:
+    """Rows of ``sql`` run against the test database, whatever its backend."""
+    from sqlalchemy import text
+
+    from app.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text(sql), params)]
+    finally:
+        engine.dispose()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -10,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.content.course import load_course
 from app.main import create_app
-from tests.conftest import REPO_LESSONS, csrf_from, make_settings
+from tests.conftest import REPO_LESSONS, csrf_from, make_settings, query
 from tests.test_content import GOOD
 
 COURSE = load_course(REPO_LESSONS)
@@ -28,11 +27,8 @@ def text(node) -> str:
 
 
 def stored(settings) -> list[tuple]:
-    path = settings.database_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as db:
-        return db.execute(
-            "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id"
-        ).fetchall()
+    rows = query(settings, "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id")
+    return [(slug, qid, chosen, int(correct)) for slug, qid, chosen, correct in rows]
 
 
 def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None):

@@ -115,6 +115,13 @@ def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Qu
     except WalkError as exc:
         msg = f"o cenário da pergunta `{question.id}` não chega a um resultado: {exc}"
         return question, ContentError(path, scenario.line, msg)
+    unused = sorted(set(dict(scenario.facts)) - {step.question.facet for step in walk.steps})
+    if unused:
+        msg = (
+            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa neste "
+            f"caminho: {', '.join(unused)}; apague-os ou confira a árvore"
+        )
+        return question, ContentError(path, scenario.line, msg)
     engine = walk.result.engines[0]
     key = frozenset(o.id for o in question.options if o.engine == engine)
     if len(key) != 1:
@@ -127,7 +134,7 @@ def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Qu
     situation = tuple((tree.facet_label(s.question.facet), s.option.label) for s in walk.steps)
     solved = replace(
         scenario, situation=situation, values=walk.values,
-        tree_title=tree.title, result_title=walk.result.title,
+        tree_title=tree.title, result_title=walk.result.main,
     )
     return replace(question, answer=key, scenario=solved), None
 

@@ -82,15 +82,25 @@ def outcome(tree: Tree, facts: dict[str, str], facets: dict[str, Facet]) -> Guid
 
 
 def agreement(outcomes: list[GuideOutcome]) -> str:
-    """A one-line note on whether the guides that reached a result agree."""
+    """A one-line note on whether the guides that reached a result agree.
+
+    They agree when the main engine and the verdict match; they overlap when an
+    engine appears in every result; otherwise they diverge.
+    """
     reached = [o for o in outcomes if o.result]
     if len(reached) < 2:
         return ""
-    mains = {o.result.engines[0] for o in reached}
-    if len(mains) == 1:
-        return f"Os guias concordam: {next(iter(mains))}."
-    parts = " × ".join(f"{o.result.title} ({o.tree.title})" for o in reached)
-    return f"Os guias divergem: {parts}. Veja abaixo o porquê de cada um."
+    results = [o.result for o in reached]
+    if len({r.main for r in results}) == 1 and len({r.verdict for r in results}) == 1:
+        return f"Os guias concordam: {results[0].main} ({results[0].verdict.label.lower()})."
+    parts = " × ".join(f"{o.tree.name}: {o.result.main} ({o.result.verdict.label.lower()})" for o in reached)
+    if len({r.main for r in results}) == 1:
+        return f"Os guias divergem no veredito. {parts}. Veja “Outra visão” em cada cartão."
+    shared = set.intersection(*(set(r.engines) for r in results))
+    if shared:
+        common = ", ".join(sorted(shared))
+        return f"Os guias se sobrepõem: os dois incluem {common}, com ênfases diferentes. {parts}."
+    return f"Os guias divergem. {parts}. Veja o porquê de cada um e a “Outra visão”."
 
 
 def compare_context(course: Course, params: dict[str, str]) -> dict:
