@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlmodel import Field, Index, SQLModel
+from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 
 def utcnow() -> datetime:
@@ -16,12 +16,18 @@ class Learner(SQLModel, table=True):
     """A person taking the course; anonymous until they sign up.
 
     Attributes:
-        id: random hex id (32 characters), also held in the signed session cookie.
+        id: random hex id (32 characters), also held in the server-side session.
         created_at: first visit that stored anything, UTC.
+        place_lesson: slug of the lesson the learner was last in (for "Continuar de onde parei").
+        place_section: anchor of the section inside that lesson, or ``None`` for its top.
+        place_at: when the place was recorded, UTC.
     """
 
     id: str = Field(primary_key=True, max_length=32)
     created_at: datetime = Field(default_factory=utcnow)
+    place_lesson: str | None = Field(default=None, max_length=100)
+    place_section: str | None = Field(default=None, max_length=200)
+    place_at: datetime | None = None
 
 
 class AttemptBase(SQLModel):
@@ -30,26 +36,91 @@ class AttemptBase(SQLModel):
     Attributes:
         lesson_slug: the lesson's ``slug``.
         question_id: the question's ``id`` inside that lesson.
+        question_hash: content hash of the question version answered ("" before versions existed).
         chosen: chosen option ids, sorted, comma-separated (ids never hold commas).
-        correct: the grade given when the answer was submitted.
+        correct: the grade given when the answer was submitted; never recomputed.
         created_at: submission time, UTC.
     """
 
     lesson_slug: str = Field(max_length=100)
     question_id: str = Field(max_length=100)
+    question_hash: str = Field(default="", max_length=64)
     chosen: str = Field(max_length=1000)
     correct: bool
     created_at: datetime = Field(default_factory=utcnow)
 
 
 class Attempt(AttemptBase, table=True):
-    """One submitted answer to one quiz question by one learner."""
+    """One submitted answer to one quiz question by one learner.
 
-    __table_args__ = (Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),)
+    ``idempotency_key`` comes from the form: the same form sent twice stores one attempt
+    (unique per learner).
+    """
+
+    __table_args__ = (
+        Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),
+        UniqueConstraint("learner_id", "idempotency_key", name="uq_attempt_learner_key"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
+    idempotency_key: str | None = Field(default=None, max_length=64)
 
     def chosen_ids(self) -> frozenset[str]:
         """Return the chosen option ids as a set."""
         return frozenset(filter(None, self.chosen.split(",")))
+
+
+class Walk(SQLModel, table=True):
+    """A decision-tree walk the learner finished.
+
+    Attributes:
+        learner_id: who walked it.
+        tree_id: the tree's id.
+        path: the chosen option values, joined by ``,``.
+        result_id: the id of the result reached.
+        created_at: when it was finished, UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32, index=True)
+    tree_id: str = Field(max_length=100)
+    path: str = Field(max_length=1000)
+    result_id: str = Field(max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """An optional sign-in for a learner (username and argon2 password hash).
+
+    Attributes:
+        learner_id: the learner this account signs in as (one account per learner).
+        username: lower-case, unique.
+        password_hash: an argon2 hash (PHC string), never the password.
+        created_at: sign-up time, UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", max_length=32, unique=True
+    )
+    username: str = Field(max_length=30, unique=True)
+    password_hash: str = Field(max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class WebSession(SQLModel, table=True):
+    """A server-side session (starsessions' store, see ``app/sessions.py``).
+
+    Attributes:
+        id: the random session id held in the cookie.
+        data: the session as JSON.
+        learner_id: the learner in the session (no foreign key: anonymous learners have
+            no row until their first answer); used to end every session of a deleted learner.
+        expires_at: when the session may be dropped, UTC.
+    """
+
+    id: str = Field(primary_key=True, max_length=64)
+    data: str
+    learner_id: str | None = Field(default=None, max_length=32, index=True)
+    expires_at: datetime = Field(index=True)
