@@ -5,6 +5,8 @@ A ``quiz`` fence holds a YAML list of questions (format in ``lessons/README.md``
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -74,6 +76,7 @@ class Question:
         options: the options in the order the instructor wrote them.
         answer: ids of the correct options.
         line: 1-based line of the question in its file.
+        content_hash: version of the question: see :func:`content_hash`.
     """
 
     id: str
@@ -83,6 +86,7 @@ class Question:
     options: tuple[Option, ...]
     answer: frozenset[str]
     line: int
+    content_hash: str = ""
 
     def option(self, option_id: str) -> Option | None:
         """Return the option with ``option_id``, or ``None``."""
@@ -166,4 +170,26 @@ def _render(spec: QuestionSpec, line: int) -> Question:
         ),
         answer=frozenset(spec.answer),
         line=line,
+        content_hash=content_hash(spec),
     )
+
+
+def content_hash(spec: QuestionSpec) -> str:
+    """Return the version of a question: a hash of its prompt, options and key.
+
+    Options count by id and text, in any order (the page shuffles them anyway);
+    explanations are left out, so fixing an explanation does not mark the question changed.
+
+    Args:
+        spec: the validated question.
+
+    Returns:
+        16 hex characters of a SHA-256 over the canonical JSON of those fields.
+    """
+    canonical = {
+        "prompt": spec.prompt,
+        "options": sorted([option.id, option.text] for option in spec.options),
+        "answer": sorted(spec.answer),
+    }
+    encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]
