@@ -9,11 +9,13 @@ import logging
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.sessions import SessionMiddleware
+from starsessions import SessionMiddleware
 
+from app.auth import Passwords, SignInLimiter
 from app.content.course import load_course
 from app.db import make_engine
 from app.security import FormGuard, csrf_middleware
+from app.sessions import DatabaseStore, SessionLoader
 from app.settings import PROJECT_ROOT, Settings
 from app.web import errors, lessons, quizzes
 from app.web.templating import make_templates
@@ -41,16 +43,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.course = load_course(settings.lessons_dir)
     for error in app.state.course.errors:
         log.error("%s", error)
+    app.state.passwords = Passwords()
+    app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage)
 
     secret = settings.resolved_secret_key()
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
+    app.add_middleware(SessionLoader)
     app.add_middleware(
         SessionMiddleware,
-        secret_key=secret,
-        session_cookie=SESSION_COOKIE,
-        max_age=SESSION_MAX_AGE_S,
-        same_site="lax",
-        https_only=settings.secure_cookies,
+        store=DatabaseStore(app.state.engine),
+        cookie_name=SESSION_COOKIE,
+        lifetime=SESSION_MAX_AGE_S,
+        rolling=True,
+        cookie_same_site="lax",
+        cookie_https_only=settings.secure_cookies,
     )
     app.add_middleware(FormGuard)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")

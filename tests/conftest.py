@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -59,6 +60,12 @@ def csrf_from(html: str) -> str:
     )
     assert match, "a página não trouxe o token CSRF"
     return match.group(1)
+
+
+def db_rows(settings: Settings, sql: str, *args) -> list[tuple]:
+    """Run one SQL statement on the test's SQLite file and return its rows."""
+    with sqlite3.connect(settings.database_url.removeprefix("sqlite:///")) as db:
+        return db.execute(sql, args).fetchall()
 
 
 def free_port() -> int:

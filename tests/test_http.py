@@ -195,12 +195,25 @@ def test_malformed_bodies_get_4xx_not_5xx(client):
     assert with_header.status_code == 422
 
 
-def test_session_cookie_is_signed_httponly_and_lax(client):
+def test_session_cookie_is_an_opaque_id_httponly_and_lax(client, settings):
     response = client.get("/")
     cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
     assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
+    session_id = client.cookies.get("curso_sessao")
+    assert len(session_id) == 32 and learner_ids(settings) == []
+    with sqlite3.connect(settings.database_url.removeprefix("sqlite:///")) as db:
+        (data,) = db.execute("SELECT data FROM websession WHERE id = ?", (session_id,)).fetchone()
+    assert session_id not in data, "o cookie guarda só o id da sessão; os dados ficam no servidor"
     tampered = TestClient(client.app, cookies={"curso_sessao": "eyJsZWFybmVyIjogIngifQ==.forjado"})
-    assert tampered.get("/").status_code == 200
+    fresh = tampered.get("/")
+    assert fresh.status_code == 200
+    new_cookie = next(c for c in fresh.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    assert "forjado" not in new_cookie, "um id desconhecido ganha uma sessão nova"
+
+
+def learner_ids(settings) -> list[tuple]:
+    with sqlite3.connect(settings.database_url.removeprefix("sqlite:///")) as db:
+        return db.execute("SELECT id FROM learner").fetchall()
 
 
 def test_broken_lesson_does_not_stop_the_course(tmp_path: Path):
