@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
@@ -124,3 +125,107 @@ class WebSession(SQLModel, table=True):
     data: str
     learner_id: str | None = Field(default=None, max_length=32, index=True)
     expires_at: datetime = Field(index=True)
+
+
+class WalkPublic(SQLModel):
+    """A finished decision-tree walk, as the API and the export show it."""
+
+    tree_id: str
+    path: list[str]
+    result_id: str
+    created_at: datetime
+
+    @classmethod
+    def from_walk(cls, walk: Walk) -> WalkPublic:
+        """Build from a stored walk, splitting its path."""
+        path = [value for value in walk.path.split(",") if value]
+        return cls(
+            tree_id=walk.tree_id, path=path, result_id=walk.result_id, created_at=walk.created_at
+        )
+
+
+class LessonProgressPublic(SQLModel):
+    """One lesson's progress for the current learner.
+
+    Attributes:
+        slug: the lesson's slug.
+        title: its title.
+        status: ``não iniciada``, ``em andamento`` or ``concluída``.
+        right: questions answered right at least once.
+        total: questions the lesson has now.
+        first_try_right: questions right on the first attempt.
+        attempts: attempts on the lesson's current questions.
+    """
+
+    slug: str
+    title: str
+    status: Literal["não iniciada", "em andamento", "concluída"]
+    right: int
+    total: int
+    first_try_right: int
+    attempts: int
+
+
+class PlacePublic(SQLModel):
+    """Where "Continuar de onde parei" leads."""
+
+    lesson_slug: str
+    section: str | None
+    url: str
+
+
+class ProgressPublic(SQLModel):
+    """The current learner's progress (``GET /api/progresso``).
+
+    Attributes:
+        percent: questions answered right at least once, as a share of the course, 0 to 100.
+        lessons: every current lesson, in course order.
+        walks: finished decision-tree walks, newest first.
+        resume: where the learner was, or ``null``.
+    """
+
+    percent: int
+    lessons: list[LessonProgressPublic]
+    walks: list[WalkPublic]
+    resume: PlacePublic | None
+
+
+class AttemptPublic(AttemptBase):
+    """An attempt as exported: every stored field but the internal ids."""
+
+    idempotency_key: str | None
+
+
+class AccountPublic(SQLModel):
+    """An account as exported: the password hash stays out (only it is never shown)."""
+
+    username: str
+    created_at: datetime
+    password: str = "guardada apenas como hash argon2, que não é exportado"
+
+
+class LearnerPublic(SQLModel):
+    """The learner row as exported."""
+
+    id: str
+    created_at: datetime
+    place_lesson: str | None
+    place_section: str | None
+    place_at: datetime | None
+
+
+class SessionPublic(SQLModel):
+    """A session as exported (its id, a secret, stays out)."""
+
+    expires_at: datetime
+
+
+class LearnerExport(SQLModel):
+    """Everything stored about one learner ("Meus dados", LGPD access)."""
+
+    exported_at: datetime
+    learner: LearnerPublic | None
+    account: AccountPublic | None
+    attempts: list[AttemptPublic]
+    walks: list[WalkPublic]
+    sessions: list[SessionPublic]

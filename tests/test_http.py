@@ -35,10 +35,16 @@ def stored(settings) -> list[tuple]:
         ).fetchall()
 
 
-def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None):
-    if token is None:
-        token = csrf_from(client.get(f"/licoes/{slug}").text)
-    data = {"csrftoken": token, "opcao": options}
+def key_of(html: str, qid: str) -> str:
+    """The idempotency key of the answer form of question ``qid`` on a page."""
+    node = soup(html).select_one(f'#pergunta-{qid} input[name="chave"]')
+    assert node, f"a pergunta {qid} não mostra o formulário"
+    return node["value"]
+
+
+def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None, key: str | None = None):
+    page = client.get(f"/licoes/{slug}?refazer={qid}").text
+    data = {"csrftoken": token or csrf_from(page), "opcao": options, "chave": key or key_of(page, qid)}
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
     )
@@ -179,7 +185,7 @@ def test_unknown_lesson_and_question_are_404_pages_in_portuguese(client):
     missing = client.get("/licoes/nao-existe")
     assert missing.status_code == 404
     assert text(soup(missing).h1) == "Página não encontrada"
-    response = answer(client, "kernels", "nao-existe", ["a"])
+    response = answer(client, "kernels", "nao-existe", ["a"], key="k" * 22)
     assert response.status_code == 404
     assert "Pergunta não encontrada" in response.text
 

@@ -24,6 +24,9 @@ def test_a_session_is_stored_once_and_not_rewritten_while_unchanged(client, sett
     client.get("/progresso")
     client.get("/licoes/kernels")
     assert session_rows(settings)[0][1:] == (data, learner, expires), "last_access sozinho não regrava"
+    client.get("/licoes/alem-do-ollama")
+    ((_, moved, _, _),) = session_rows(settings)
+    assert '"place": ["alem-do-ollama", null]' in moved, "o lugar de um aluno sem linha fica na sessão"
 
 
 def test_an_expired_session_starts_over_and_is_dropped(client, settings):

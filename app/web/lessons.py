@@ -8,8 +8,10 @@ from fastapi.responses import HTMLResponse
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, LearnerIdDep, SessionDep
-from app.grading import grade, lesson_status
-from app.store import latest_attempts, question_summary
+from app.models import Attempt
+from app.store import Place, lesson_attempts
+from app.web.progress import course_progress, current_place, remember_place
+from app.web.question_view import question_view
 from app.web.templating import render
 
 router = APIRouter()
@@ -18,22 +20,27 @@ NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao
 
 @router.get("/", response_class=HTMLResponse, name="home")
 def home(request: Request, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep):
-    """The course home: every lesson in order with its summary, minutes and status."""
-    summary = question_summary(session, learner_id)
-    rows = []
-    for lesson in course.lessons:
-        answered, right = summary.get(lesson.slug, (set(), set()))
-        rows.append((lesson, lesson_status(lesson.questions, answered, right)))
-    return render(request, "home.html", {"rows": rows})
+    """The course home: every lesson with its summary, minutes and status; overall percentage."""
+    progress = course_progress(request, course, session, learner_id)
+    return render(request, "home.html", {"rows": progress.rows, "progress": progress})
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")
 def lesson_page(
-    request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep
+    request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep,
+    refazer: str | None = None,
 ):
-    """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next."""
+    """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
+
+    ``?refazer=<question id>`` shows that question's form again (retry without JavaScript).
+    Opening a lesson moves the learner's place to it (kept only where something is stored).
+    """
     lesson = find_lesson(course, slug)
-    return render(request, "lesson.html", lesson_context(course, lesson, session, learner_id))
+    place = current_place(request, session, learner_id)
+    if place is None or place.lesson_slug != lesson.slug:
+        remember_place(request, session, learner_id, Place(lesson.slug))
+    context = lesson_context(request, course, lesson, session, learner_id, retry=refazer)
+    return render(request, "lesson.html", context)
 
 
 def find_lesson(course: Course, slug: str) -> Lesson:
@@ -44,21 +51,48 @@ def find_lesson(course: Course, slug: str) -> Lesson:
     return lesson
 
 
-def lesson_context(course: Course, lesson: Lesson, session, learner_id: str) -> dict:
-    """Build the template context of a lesson page, grading stored answers again."""
-    attempts = latest_attempts(session, learner_id, lesson.slug)
-    results = {
-        qid: grade(question, attempts[qid].chosen_ids())
+def attempts_by_question(attempts: list[Attempt]) -> dict[str, list[Attempt]]:
+    """Group attempts (oldest first) by question id."""
+    grouped: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        grouped.setdefault(attempt.question_id, []).append(attempt)
+    return grouped
+
+
+def lesson_context(
+    request: Request, course: Course, lesson: Lesson, session, learner_id: str,
+    retry: str | None = None, errors: dict[str, str] | None = None,
+) -> dict:
+    """Build the template context of a lesson page from the learner's stored attempts.
+
+    Args:
+        request: the request.
+        course: the course.
+        lesson: the lesson shown.
+        session: a database session.
+        learner_id: the learner.
+        retry: a question id to show as a form again.
+        errors: messages by question id (a refused answer).
+
+    Returns:
+        The context: the lesson, a :class:`QuestionView` per question, neighbours, position,
+        and the course progress for the navigation.
+    """
+    grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
+    errors = errors or {}
+    views = {
+        qid: question_view(
+            lesson.slug, question, learner_id, grouped.get(qid, []), qid == retry, errors.get(qid)
+        )
         for qid, question in lesson.questions.items()
-        if qid in attempts
     }
     previous, following = course.neighbours(lesson.slug)
     return {
         "lesson": lesson,
-        "results": results,
-        "errors": {},
+        "views": views,
         "previous": previous,
         "following": following,
         "position": course.lessons.index(lesson) + 1,
         "total": len(course.lessons),
+        "progress": course_progress(request, course, session, learner_id),
     }
