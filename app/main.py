@@ -17,7 +17,7 @@ from app.db import make_engine
 from app.security import FormGuard, csrf_middleware
 from app.sessions import DatabaseStore, SessionLoader
 from app.settings import PROJECT_ROOT, Settings
-from app.web import errors, lessons, progress, quizzes
+from app.web import account, errors, lessons, mydata, progress, quizzes
 from app.web.templating import make_templates
 
 log = logging.getLogger("curso")
@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(FormGuard)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (lessons, quizzes, progress):
+    for module in (lessons, quizzes, progress, account, mydata):
         app.include_router(module.router)
     errors.install(app)
     return app

@@ -311,7 +311,7 @@ def test_continue_where_i_stopped_follows_lessons_sections_and_answers(client):
 
 
 def test_browsing_stores_no_learner(client, settings):
-    for url in ("/", "/licoes/kernels", "/progresso", "/api/progresso"):
+    for url in ("/", "/licoes/kernels", "/progresso", "/api/progresso", "/meus-dados"):
         assert client.get(url).status_code == 200
     assert db_rows(settings, "SELECT id FROM learner") == []
 
