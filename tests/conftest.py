@@ -122,8 +122,9 @@ class LiveServer:
             self.process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+    """One uvicorn for every browser test (each test uses its own browser context)."""
     server = LiveServer(tmp_path_factory.mktemp("live"), REPO_LESSONS)
     server.start()
     yield server

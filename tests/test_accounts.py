@@ -94,10 +94,10 @@ def test_sign_in_merges_keeping_every_attempt_and_the_earlier_first_try(client, 
         "UPDATE attempt SET created_at = '2020-01-01' WHERE question_id = ? AND correct = 1",
         Q3.id,
     )
-    anonymous = db_rows(settings, "SELECT learner_id FROM attempt WHERE question_id = ?", Q2.id)[0][
-        0
-    ]
+    ((anonymous,),) = db_rows(settings, "SELECT learner_id FROM attempt WHERE question_id=?", Q2.id)
+    insert_walk(settings, anonymous)
     assert sign_in(phone).status_code == 303
+    assert [w["tree_id"] for w in client.get("/api/progresso").json()["walks"]] == ["arvore"]
     assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(5,)]
     assert db_rows(settings, "SELECT id FROM learner WHERE id = ?", anonymous) == []
     total = len(KERNELS.questions)
