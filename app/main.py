@@ -32,7 +32,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings: configuration; read from ``CURSO_*`` variables when ``None``.
 
     Returns:
-        A FastAPI app with its engine, course and templates on ``app.state``.
+        A FastAPI app with its engine, course, templates, password hasher and sign-in
+        limiter on ``app.state``; sessions are kept in the database (``app/sessions.py``).
         Lesson problems are logged as ``file:line: message``; valid lessons are served.
     """
     settings = settings or Settings()

@@ -24,7 +24,7 @@ class Settings(BaseSettings):
             file ``var/curso.db`` under the project folder.
         lessons_dir: folder holding the lesson ``*.md`` files.
         var_dir: folder for runtime files (the SQLite file, the generated secret key).
-        secret_key: key that signs the session and CSRF cookies. When unset, one is
+        secret_key: key that signs the CSRF cookie. When unset, one is
             generated once and kept in ``var_dir/secret_key``.
         secure_cookies: mark cookies ``Secure`` (set it when served over HTTPS).
         rate_limit_storage: where the ``limits`` library counts failed sign-ins
