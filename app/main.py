@@ -10,15 +10,17 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.sessions import SessionMiddleware
+from starsessions import SessionMiddleware
 
+from app.auth import Passwords, SignInLimiter
 from app.content.course import load_course
 from app.db import make_engine
 from app.headers import SecurityHeaders
 from app.logs import RequestLog, configure_logging
 from app.security import RequestGuard, csrf_middleware
+from app.sessions import DatabaseStore, SessionLoader
 from app.settings import PROJECT_ROOT, Settings, load_settings
-from app.web import api, errors, health, lessons, quizzes, trees
+from app.web import account, api, errors, health, lessons, mydata, progress, quizzes, trees
 from app.web.templating import make_templates
 
 log = logging.getLogger("curso")
@@ -33,7 +35,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings: configuration; read from ``CURSO_*`` variables when ``None``.
 
     Returns:
-        A FastAPI app with its engine, course and templates on ``app.state``.
+        A FastAPI app with its engine, course, templates, password hasher and sign-in
+        limiter on ``app.state``; sessions are kept in the database (``app/sessions.py``).
         Lesson problems are logged as ``file:line: message``; valid lessons are served.
     """
     settings = settings or load_settings()
@@ -49,24 +52,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     configure_logging()
     for error in app.state.course.errors:
         log.error({"event": "lesson_error", "file": str(error.file), "line": error.line, "message": error.message})
+    app.state.passwords = Passwords()
+    app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage)
 
     secret = settings.resolved_secret_key()
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
     app.add_middleware(RequestLog, salt=secret)
+    app.add_middleware(SessionLoader)
     app.add_middleware(
         SessionMiddleware,
-        secret_key=secret,
-        session_cookie=SESSION_COOKIE,
-        max_age=SESSION_MAX_AGE_S,
-        same_site="lax",
-        https_only=settings.secure_cookies,
+        store=DatabaseStore(app.state.engine),
+        cookie_name=SESSION_COOKIE,
+        lifetime=SESSION_MAX_AGE_S,
+        rolling=True,
+        cookie_same_site="lax",
+        cookie_https_only=settings.secure_cookies,
     )
     app.add_middleware(RequestGuard, templates=app.state.templates)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (lessons, quizzes, trees, health):
+    for module in (lessons, quizzes, trees, health, account):
         app.include_router(module.router, include_in_schema=False)
-    app.include_router(api.router)
+    for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
+        app.include_router(module.router)
     errors.install(app)
     _api_docs(app)
     return app

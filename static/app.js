@@ -34,8 +34,42 @@
     });
   }
 
+  // "Continuar de onde parei": tell the server which section of the lesson is being read,
+  // once the reader has stayed a second on it (scrolling up to the menu to leave records nothing).
+  function trackPlace() {
+    var article = document.querySelector("article.lesson[data-licao]");
+    var headers = document.body.getAttribute("hx-headers");
+    if (!article || !headers || !window.fetch) return;
+    var token = JSON.parse(headers)["x-csrftoken"];
+    var lesson = article.getAttribute("data-licao");
+    var sent = null, timer = null;
+    function current() {
+      var marks = article.querySelectorAll("h2[id]:not(#objetivos), h3[id], .question[id]");
+      var found = "", line = window.innerHeight / 3;
+      for (var i = 0; i < marks.length; i++) {
+        if (marks[i].getBoundingClientRect().top > line) break;
+        found = marks[i].id;
+      }
+      return found;
+    }
+    function send() {
+      var section = current();
+      if (section === sent) return;
+      sent = section;
+      var body = new URLSearchParams({ csrftoken: token, licao: lesson, secao: section });
+      fetch("/progresso/lugar", { method: "POST", body: body, credentials: "same-origin", keepalive: true })
+        .catch(function () { sent = null; });
+    }
+    sent = current();  // opening the lesson already stored its top
+    window.addEventListener("scroll", function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(send, 1000);
+    }, { passive: true });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     revealCurrent(document);
+    trackPlace();
     if (!window.htmx) return;
     htmx.onLoad(function (elt) {
       if (elt === document.body) return;

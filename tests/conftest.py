@@ -96,6 +96,13 @@ def csrf_from(html: str) -> str:
     return match.group(1)
 
 
+def db_rows(settings: Settings, sql: str, *args) -> list[tuple]:
+    """Run one SQL statement (``?`` placeholders) on the test database and return its rows."""
+    parts = sql.split("?")
+    named = "".join(part + (f":p{i}" if i < len(parts) - 1 else "") for i, part in enumerate(parts))
+    return query(settings, named, **{f"p{i}": arg for i, arg in enumerate(args)})
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -154,8 +161,9 @@ class LiveServer:
             self.process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+    """One uvicorn for every browser test (each test uses its own browser context)."""
     server = LiveServer(tmp_path_factory.mktemp("live"), REPO_LESSONS)
     server.start()
     yield server
@@ -188,7 +196,8 @@ def query(settings: Settings, sql: str, **params) -> list[tuple]:
 
     engine = make_engine(settings.database_url)
     try:
-        with engine.connect() as connection:
-            return [tuple(row) for row in connection.execute(text(sql), params)]
+        with engine.begin() as connection:
+            result = connection.execute(text(sql), params)
+            return [tuple(row) for row in result] if result.returns_rows else []
     finally:
         engine.dispose()

@@ -170,9 +170,10 @@ def test_scenario_question_shows_the_situation_and_is_graded_from_the_tree(clien
     ]
     assert "chega a" not in text(node)
     token = csrf_from(page)
+    key = node.select_one('input[name="chave"]')["value"]
     response = client.post(
         "/licoes/escolha-self-hosted/perguntas/rag-em-producao",
-        data={"csrftoken": token, "opcao": next(iter(question.answer))}, headers=HX,
+        data={"csrftoken": token, "opcao": next(iter(question.answer)), "chave": key}, headers=HX,
     )
     graded = soup(response.text)
     assert text(graded.select_one(".verdict")) == "✓ Resposta correta"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
 from app.content.lessons import Lesson, load_lesson
-from app.content.quiz import Question
+from app.content.quiz import Question, with_key
 from app.content.trees import Tree
 from app.content.walk import WalkError, walk_facts
 
@@ -136,7 +136,7 @@ def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Qu
         scenario, situation=situation, values=walk.values,
         tree_title=tree.title, result_title=walk.result.main,
     )
-    return replace(question, answer=key, scenario=solved), None
+    return replace(question, answer=key, scenario=solved, content_hash=with_key(question.content_hash, key)), None
 
 
 def _drop_duplicates(lessons: list[Lesson], errors: list[ContentError]) -> list[Lesson]:

@@ -14,6 +14,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from app.sessions import session_account
 from app.settings import PROJECT_ROOT
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
@@ -29,6 +30,7 @@ def make_templates(directory: Path = TEMPLATES_DIR) -> Jinja2Templates:
     """Build the Jinja2 environment with the helpers every template uses."""
     templates = Jinja2Templates(directory=str(directory))
     templates.env.globals["csrf_token"] = csrf_token
+    templates.env.globals["account_name"] = session_account
     return templates
 
 
