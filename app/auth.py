@@ -13,7 +13,9 @@ from functools import cached_property
 
 from limits import parse
 from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
+from limits.strategies import FixedWindowRateLimiter
+
+from app.ratelimit_store import DATABASE, DatabaseLimitStorage
 from pwdlib import PasswordHash
 
 USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{2,29}$")
@@ -102,7 +104,9 @@ class SignInLimiter:
     """Failed sign-ins, limited per username and per client IP (the ``limits`` library).
 
     Args:
-        storage_uri: a ``limits`` storage URI, e.g. ``memory://`` or ``redis://host:6379``.
+        storage_uri: ``database`` (counters in the app's database, shared by every worker)
+            or a ``limits`` storage URI, e.g. ``memory://`` or ``redis://host:6379``.
+        engine: the app's engine, used when ``storage_uri`` is ``database``.
         per_username: failures allowed per username, in ``limits`` notation.
         per_ip: failures allowed per client IP, in ``limits`` notation.
 
@@ -111,9 +115,14 @@ class SignInLimiter:
     """
 
     def __init__(
-        self, storage_uri: str, per_username: str = FAILS_PER_USERNAME, per_ip: str = FAILS_PER_IP
+        self, storage_uri: str, per_username: str = FAILS_PER_USERNAME, per_ip: str = FAILS_PER_IP,
+        engine=None,
     ) -> None:
-        self._limiter = MovingWindowRateLimiter(storage_from_string(storage_uri))
+        if storage_uri == DATABASE:
+            storage = DatabaseLimitStorage(engine)
+        else:
+            storage = storage_from_string(storage_uri)
+        self._limiter = FixedWindowRateLimiter(storage)
         self._per_username = parse(per_username)
         self._per_ip = parse(per_ip)
 

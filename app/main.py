@@ -53,7 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for error in app.state.course.errors:
         log.error({"event": "lesson_error", "file": str(error.file), "line": error.line, "message": error.message})
     app.state.passwords = Passwords()
-    app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage)
+    app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
 
     secret = settings.resolved_secret_key()
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))

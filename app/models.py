@@ -229,3 +229,19 @@ class LearnerExport(SQLModel):
     attempts: list[AttemptPublic]
     walks: list[WalkPublic]
     sessions: list[SessionPublic]
+
+
+class RateLimit(SQLModel, table=True):
+    """A fixed-window counter of the ``limits`` library (see ``app/ratelimit_store.py``).
+
+    Attributes:
+        key: what is counted, e.g. failed sign-ins of one username.
+        count: hits in the current window.
+        expires_at: when the window ends, in epoch seconds.
+    """
+
+    __tablename__ = "rate_limit"
+
+    key: str = Field(primary_key=True, max_length=255)
+    count: int
+    expires_at: float = Field(index=True)

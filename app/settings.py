@@ -27,8 +27,9 @@ class Settings(BaseSettings):
         secret_key: key that signs the CSRF cookie. When unset, one is
             generated once and kept in ``var_dir/secret_key``.
         secure_cookies: mark cookies ``Secure`` (set it when served over HTTPS).
-        rate_limit_storage: where the ``limits`` library counts failed sign-ins
-            (``memory://`` is per process; use ``redis://...`` with several workers).
+        rate_limit_storage: where the ``limits`` library counts failed sign-ins:
+            ``database`` (the default: the app's database, shared by every worker),
+            ``memory://`` (one process) or a ``limits`` URI such as ``redis://host:6379``.
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
@@ -38,7 +39,7 @@ class Settings(BaseSettings):
     var_dir: Path = PROJECT_ROOT / "var"
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False
-    rate_limit_storage: str = "memory://"
+    rate_limit_storage: str = "database"
 
     @field_validator("secret_key", mode="before")
     @classmethod
@@ -61,11 +62,13 @@ class Settings(BaseSettings):
     def _known_storage(cls, value: str) -> str:
         from limits.storage import storage_from_string
 
+        if value == "database":
+            return value
         try:
             storage_from_string(value)
         except Exception as exc:  # limits raises ConfigurationError or a driver's ImportError
             raise ValueError(
-                f"CURSO_RATE_LIMIT_STORAGE inválido ({exc}); use `memory://` (um processo) "
+                f"CURSO_RATE_LIMIT_STORAGE inválido ({exc}); use `database` (o banco do curso), `memory://` (um processo) "
                 "ou a URI de um armazenamento da biblioteca limits, como `redis://host:6379`, "
                 "com o driver instalado."
             ) from exc

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.auth import FAILS_PER_IP, SignInLimiter
+from app.main import create_app
 from tests.conftest import csrf_from, db_rows
 from tests.test_http import KERNELS, answer, soup, text, wrong_option
 from tests.test_progress import card
@@ -191,7 +192,9 @@ def test_failed_sign_ins_are_limited_per_username_and_per_ip(client):
 
 def test_failed_sign_ins_are_limited_per_ip_across_usernames(client):
     assert FAILS_PER_IP == "20 per 15 minutes"
-    client.app.state.sign_in_limiter = SignInLimiter("memory://", per_ip="3 per 15 minutes")
+    client.app.state.sign_in_limiter = SignInLimiter(
+        "database", per_ip="3 per 15 minutes", engine=client.app.state.engine
+    )
     for n in range(3):
         assert sign_in(client, f"pessoa{n}", "senha errada").status_code == 401
     blocked = sign_in(client, "pessoa-nova", "senha errada")
@@ -199,6 +202,18 @@ def test_failed_sign_ins_are_limited_per_ip_across_usernames(client):
     assert text(soup(blocked).select_one(".form-error")).startswith(
         "Muitas tentativas de entrar sem sucesso."
     )
+
+
+def test_the_limit_is_shared_by_every_worker(settings):
+    """Two app instances on one database stand for two uvicorn workers."""
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        sign_up(new_browser(first), "ana")
+        for n in range(5):
+            worker = first if n % 2 else second
+            assert sign_in(worker, "ana", "senha errada").status_code == 401
+        assert sign_in(first, "ana", PASSWORD).status_code == 429
+        assert sign_in(second, "ana", PASSWORD).status_code == 429
+    assert db_rows(settings, "SELECT count FROM rate_limit WHERE key LIKE '%user:ana%'") == [(5,)]
 
 
 def test_a_wrong_password_and_an_unknown_user_read_the_same(client):
