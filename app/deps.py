@@ -67,7 +67,9 @@ def get_sign_in_limiter(request: Request) -> SignInLimiter:
     return request.app.state.sign_in_limiter
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# "function" scope: the connection goes back to the pool before the response is sent, so the
+# session middleware writing afterwards never waits on connections held by finished requests.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 CourseDep = Annotated[Course, Depends(get_course)]
 LearnerIdDep = Annotated[str, Depends(current_learner_id)]
 ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -117,6 +118,8 @@ class LiveServer:
     lessons_dir: Path
     port: int = 0
     process: subprocess.Popen | None = None
+    database_url: str = ""
+    workers: int = 1
 
     @property
     def url(self) -> str:
@@ -130,12 +133,17 @@ class LiveServer:
     def log_path(self) -> Path:
         return self.tmp / f"uvicorn-{self.port}.log"
 
+    @property
+    def settings(self) -> Settings:
+        return Settings(database_url=self.database_url or f"sqlite:///{self.database}",
+                        lessons_dir=self.lessons_dir, var_dir=self.tmp / "var", secret_key=TEST_SECRET)
+
     def start(self) -> None:
-        make_settings(self.tmp, self.lessons_dir)
+        make_settings(self.tmp, self.lessons_dir, database_url=self.database_url or None)
         self.port = free_port()
         env = {
             **os.environ,
-            "CURSO_DATABASE_URL": f"sqlite:///{self.database}",
+            "CURSO_DATABASE_URL": self.settings.database_url,
             "CURSO_LESSONS_DIR": str(self.lessons_dir),
             "CURSO_VAR_DIR": str(self.tmp / "var"),
             "CURSO_SECRET_KEY": TEST_SECRET,
@@ -143,8 +151,10 @@ class LiveServer:
         log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
-             "--host", "127.0.0.1", "--port", str(self.port)],
+             "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(self.workers),
+             "--no-access-log"],
             cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a test can kill -9 it whole
         )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -158,6 +168,15 @@ class LiveServer:
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def kill(self) -> None:
+        """``kill -9`` the server and its workers at once, as a crash would."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
 
 
