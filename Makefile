@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test install install-dev chromium migrate check lint fmt clean
+.PHONY: run test bench install install-dev chromium migrate check lint fmt clean
 
 run: install ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -36,6 +36,11 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 	@test -x /usr/bin/chromium -a -d /usr/share/fonts/truetype/noto || { \
 	  echo "Instalando o Chromium do Debian..."; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
+
+bench: install-dev ## benchmark against nginx (installs wrk and nginx from Debian); under 3 minutes
+	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
+	$(PY) bench/run.py
 
 migrate: install
 	$(VENV)/bin/curso migrate

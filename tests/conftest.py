@@ -156,14 +156,14 @@ class LiveServer:
             cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so a test can kill -9 it whole
         )
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.url + "/", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError("uvicorn não respondeu em 20 s")
+        raise RuntimeError("uvicorn não respondeu em 60 s")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
