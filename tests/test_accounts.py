@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from app.auth import FAILS_PER_IP, SignInLimiter
 from app.main import create_app
 from tests.conftest import csrf_from, db_rows
-from tests.test_http import KERNELS, answer, soup, text, wrong_option
+from tests.test_http import KERNELS, answer, key_of, soup, text, wrong_option
 from tests.test_progress import card
 
 PASSWORD = "uma senha boa"
@@ -331,3 +331,18 @@ def test_no_route_reads_or_changes_another_learners_data(client, settings):
     assert client.get("/api/progresso").json() == before
     assert db_rows(settings, "SELECT COUNT(*) FROM attempt WHERE learner_id = ?", victim) == [(1,)]
     assert db_rows(settings, "SELECT COUNT(*) FROM walk WHERE learner_id = ?", victim) == [(1,)]
+
+
+def test_the_csrf_token_of_the_open_page_survives_the_session_rotation_at_sign_in(client, settings):
+    sign_up(new_browser(client), "ana")
+    page = client.get("/licoes/kernels").text
+    token, key = csrf_from(page), key_of(page, Q1.id)
+    before = session_id(client)
+    assert sign_in(client).status_code == 303
+    assert session_id(client) != before, "entrar troca o id da sessão"
+    response = client.post(
+        f"/licoes/kernels/perguntas/{Q1.id}", data={"csrftoken": token, "opcao": "b", "chave": key},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 200, "a primeira resposta depois de entrar não leva 403"
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
