@@ -29,8 +29,8 @@ def get_session(request: Request) -> Iterator[Session]:
 
 
 def get_course(request: Request) -> Course:
-    """Return the course loaded by the app."""
-    return request.app.state.course
+    """Return the course as it is now (lesson files that changed are reloaded first)."""
+    return request.app.state.live_course.current()
 
 
 def current_learner_id(request: Request) -> str:

@@ -29,6 +29,8 @@ class Settings(BaseSettings):
         secure_cookies: mark cookies ``Secure`` (set it when served over HTTPS).
         rate_limit_storage: where the ``limits`` library counts failed sign-ins
             (``memory://`` is per process; use ``redis://...`` with several workers).
+        reload_interval: seconds between looks at the lesson files for changes (each look
+            is one ``stat`` per file); ``0`` looks on every request.
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
@@ -39,6 +41,7 @@ class Settings(BaseSettings):
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False
     rate_limit_storage: str = "memory://"
+    reload_interval: float = Field(default=1.0, ge=0, allow_inf_nan=False)
 
     @field_validator("secret_key", mode="before")
     @classmethod

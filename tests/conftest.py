@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -71,6 +71,7 @@ def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str
         lessons_dir=lessons_dir,
         var_dir=tmp / "var",
         secret_key=TEST_SECRET,
+        reload_interval=0,
     )
     upgrade(settings.database_url)
     return settings
@@ -117,6 +118,7 @@ class LiveServer:
     lessons_dir: Path
     port: int = 0
     process: subprocess.Popen | None = None
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -139,6 +141,7 @@ class LiveServer:
             "CURSO_LESSONS_DIR": str(self.lessons_dir),
             "CURSO_VAR_DIR": str(self.tmp / "var"),
             "CURSO_SECRET_KEY": TEST_SECRET,
+            **self.env,
         }
         log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
