@@ -24,6 +24,7 @@ from app.web import (
     api,
     errors,
     health,
+    instructor,
     lessons,
     mydata,
     progress,
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage)
 
     secret = settings.resolved_secret_key()
+    app.state.pseudonym_salt = secret.encode()  # learners in CSV exports, as in the request logs
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
     app.add_middleware(RequestLog, salt=secret)
     app.add_middleware(SessionLoader)
@@ -82,7 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
-    for module in (lessons, quizzes, trees, health, account):
+    for module in (lessons, quizzes, trees, health, account, instructor):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
         app.include_router(module.router)
