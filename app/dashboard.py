@@ -116,14 +116,17 @@ def funnel(db: Session, course: Course) -> list[FunnelStep]:
 
 
 def first_tries(versions: list[tuple[str, str, str]]):
-    """A CTE: each learner's first attempt at each question's current version.
+    """A subquery: each learner's first attempt at each question's current version, with the
+    learner's course score (how many current questions they got right on the first try).
 
-    "First" is the oldest (by time, then id), as in the learner's own progress.
+    "First" is the oldest (by time, then id), as in the learner's own progress. The score
+    is a window over the same rows, so no join is needed (the plan stays a few sorts).
     """
     order = func.row_number().over(
         partition_by=(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id),
         order_by=(ATTEMPT.c.created_at, ATTEMPT.c.id),
     )
+    current = tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, ATTEMPT.c.question_hash)
     tries = (
         select(
             ATTEMPT.c.learner_id,
@@ -133,13 +136,10 @@ def first_tries(versions: list[tuple[str, str, str]]):
             ATTEMPT.c.correct,
             order.label("try_number"),
         )
-        .where(
-            tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, ATTEMPT.c.question_hash).in_(
-                versions
-            )
-        )
+        .where(current.in_(versions))
         .subquery("tries")
     )
+    score = func.sum(case((tries.c.correct, 1), else_=0)).over(partition_by=tries.c.learner_id)
     return (
         select(
             tries.c.learner_id,
@@ -147,36 +147,28 @@ def first_tries(versions: list[tuple[str, str, str]]):
             tries.c.question_id,
             tries.c.chosen,
             tries.c.correct,
+            score.label("score"),
         )
         .where(tries.c.try_number == 1)
-        .cte("first_try")
+        .subquery("first_try")
     )
 
 
 def _grouped_first_tries(versions: list[tuple[str, str, str]]) -> Select:
     """First tries counted by question, chosen options and group (top, middle, bottom 27%)."""
     first = first_tries(versions)
-    right = case((first.c.correct, 1), else_=0)
-    score = (
-        select(first.c.learner_id, func.sum(right).label("score"))
-        .group_by(first.c.learner_id)
-        .cte("score")
-    )
     question = (first.c.lesson_slug, first.c.question_id)
-    ranked = (
-        select(
-            first.c.lesson_slug,
-            first.c.question_id,
-            first.c.chosen,
-            first.c.correct,
-            func.row_number()
-            .over(partition_by=question, order_by=(score.c.score.desc(), first.c.learner_id))
-            .label("position"),
-            func.count().over(partition_by=question).label("learners"),
-        )
-        .join_from(first, score, first.c.learner_id == score.c.learner_id)
-        .subquery("ranked")
+    rank = func.row_number().over(
+        partition_by=question, order_by=(first.c.score.desc(), first.c.learner_id)
     )
+    ranked = select(
+        first.c.lesson_slug,
+        first.c.question_id,
+        first.c.chosen,
+        first.c.correct,
+        rank.label("position"),
+        func.count().over(partition_by=question).label("learners"),
+    ).subquery("ranked")
     k = (ranked.c.learners * 27 + 50) // 100  # app.item_analysis.group_size, in SQL
     group = case(
         (ranked.c.position <= k, "upper"),

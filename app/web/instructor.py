@@ -17,7 +17,7 @@ from app.content.quiz import Question
 from app.dashboard import activity, funnel, item_stats, tree_walks
 from app.deps import CourseDep, InstructorDep, SessionDep
 from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS, attempt_rows, csv_lines, progress_rows
-from app.item_analysis import Flag, ItemStats, flags
+from app.item_analysis import Flag, ItemStats, decimal, flags, percent
 from app.web.templating import render
 
 router = APIRouter(prefix="/instrutor")
@@ -108,6 +108,8 @@ def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: I
         "flagged": [report for report in reports if report.flags],
         "walks": tree_walks(db),
         "instructor": instructor,
+        "percent": percent,
+        "decimal": decimal,
     }
     return render(request, "instructor.html", context)
 
