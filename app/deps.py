@@ -72,6 +72,15 @@ def get_sign_in_limiter(request: Request) -> SignInLimiter:
     return request.app.state.sign_in_limiter
 
 
+SessionDep = Annotated[Session, Depends(get_session)]
+CourseDep = Annotated[Course, Depends(get_course)]
+LearnerIdDep = Annotated[str, Depends(current_learner_id)]
+ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
+AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
+PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
+
+
 def current_instructor(request: Request, db: Annotated[Session, Depends(get_session)]) -> Account:
     """Return the signed-in instructor's account.
 
@@ -90,11 +99,4 @@ def current_instructor(request: Request, db: Annotated[Session, Depends(get_sess
     return account
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
-CourseDep = Annotated[Course, Depends(get_course)]
-LearnerIdDep = Annotated[str, Depends(current_learner_id)]
-ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
-AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
-PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
-SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
 InstructorDep = Annotated[Account, Depends(current_instructor)]

@@ -23,25 +23,25 @@ class Settings(BaseSettings):
         database_url: SQLAlchemy URL of the learner database. Default: a SQLite
             file ``var/curso.db`` under the project folder.
         lessons_dir: folder holding the lesson ``*.md`` files.
+        reload_interval: seconds between looks at the lesson files for changes (each look
+            is one ``stat`` per file); ``0`` looks on every request.
         var_dir: folder for runtime files (the SQLite file, the generated secret key).
         secret_key: key that signs the CSRF cookie. When unset, one is
             generated once and kept in ``var_dir/secret_key``.
         secure_cookies: mark cookies ``Secure`` (set it when served over HTTPS).
         rate_limit_storage: where the ``limits`` library counts failed sign-ins
             (``memory://`` is per process; use ``redis://...`` with several workers).
-        reload_interval: seconds between looks at the lesson files for changes (each look
-            is one ``stat`` per file); ``0`` looks on every request.
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
 
     database_url: str = ""
     lessons_dir: Path = PROJECT_ROOT / "lessons"
+    reload_interval: float = Field(default=1.0, ge=0, allow_inf_nan=False)
     var_dir: Path = PROJECT_ROOT / "var"
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False
     rate_limit_storage: str = "memory://"
-    reload_interval: float = Field(default=1.0, ge=0, allow_inf_nan=False)
 
     @field_validator("secret_key", mode="before")
     @classmethod

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -118,7 +118,6 @@ class LiveServer:
     lessons_dir: Path
     port: int = 0
     process: subprocess.Popen | None = None
-    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -141,7 +140,6 @@ class LiveServer:
             "CURSO_LESSONS_DIR": str(self.lessons_dir),
             "CURSO_VAR_DIR": str(self.tmp / "var"),
             "CURSO_SECRET_KEY": TEST_SECRET,
-            **self.env,
         }
         log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(

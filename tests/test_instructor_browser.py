@@ -106,11 +106,14 @@ def signed_in_page(browser: Browser, server: LiveServer, username: str | None, w
     return page
 
 
-def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(browser: Browser, artifacts, tmp_path):
+def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(
+    browser: Browser, artifacts, tmp_path, monkeypatch
+):
     folder = tmp_path / "lessons"
     folder.mkdir()
     (folder / "01-a.md").write_text(GOOD, encoding="utf-8")
-    server = LiveServer(tmp_path, folder, env={"CURSO_RELOAD_INTERVAL": "0"})
+    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")  # the server looks at the files on every request
+    server = LiveServer(tmp_path, folder)
     server.start()
     try:
         with httpx.Client(base_url=server.url) as client:

@@ -179,9 +179,10 @@ def look(client: httpx.Client) -> tuple[str, list[str]]:
     ]
 
 
-def test_hot_reload_on_a_live_server_good_broken_good(tmp_path):
+def test_hot_reload_on_a_live_server_good_broken_good(tmp_path, monkeypatch):
     folder = lessons(tmp_path, **{"01-a": GOOD, "02-b": OTHER})
-    server = LiveServer(tmp_path, folder, env={"CURSO_RELOAD_INTERVAL": "0"})
+    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")  # the server looks at the files on every request
+    server = LiveServer(tmp_path, folder)
     server.start()
     try:
         learner = httpx.Client(base_url=server.url)
