@@ -1,4 +1,4 @@
-"""``curso check``, ``curso nova`` and ``curso instrutor``: commands for people who write the course."""
+"""``curso check``, ``curso nova`` and ``curso instrutor``: commands for course authors."""
 
 from __future__ import annotations
 
@@ -108,7 +108,8 @@ def _set_role(usuario: str, value: bool) -> None:
             account, changed = set_instructor(db, usuario, value)
     except AccountNotFound:
         typer.echo(
-            f"Não existe conta com o usuário `{usuario}`. A pessoa precisa criar a conta em /conta antes.",
+            f"Não existe conta com o usuário `{usuario}`. "
+            "A pessoa precisa criar a conta em /conta antes.",
             err=True,
         )
         raise typer.Exit(code=1) from None

@@ -123,13 +123,14 @@ def flags(stats: ItemStats) -> list[Flag]:
     if stats.learners < MIN_LEARNERS or stats.facility is None:
         return []
     out = []
+    share = percent(stats.facility)
     if stats.facility > EASY_ABOVE:
         out.append(
             Flag(
                 "facil",
                 (
-                    f"Fácil demais: {percent(stats.facility)} acertam de primeira (acima de "
-                    f"{percent(EASY_ABOVE)}), então ela quase não separa quem entendeu de quem não entendeu."
+                    f"Fácil demais: {share} acertam de primeira (acima de {percent(EASY_ABOVE)}), "
+                    "então ela quase não separa quem entendeu de quem não entendeu."
                 ),
             )
         )
@@ -138,8 +139,8 @@ def flags(stats: ItemStats) -> list[Flag]:
             Flag(
                 "dificil",
                 (
-                    f"Difícil demais: só {percent(stats.facility)} acertam de primeira (abaixo de "
-                    f"{percent(HARD_BELOW)}). Confira o gabarito, o enunciado e se a lição ensina isso."
+                    f"Difícil demais: só {share} acertam de primeira (abaixo de {percent(HARD_BELOW)}). "
+                    "Confira o gabarito, o enunciado e se a lição ensina isso."
                 ),
             )
         )
@@ -149,8 +150,8 @@ def flags(stats: ItemStats) -> list[Flag]:
             Flag(
                 "negativa",
                 (
-                    f"Discrimina ao contrário (D = {decimal(d)}): o grupo de baixo acerta mais que o "
-                    "de cima. Costuma ser gabarito errado ou uma opção errada que convence quem sabe."
+                    f"Discrimina ao contrário (D = {decimal(d)}): o grupo de baixo acerta mais que o de "
+                    "cima. Costuma ser gabarito errado ou uma opção errada que convence quem sabe."
                 ),
             )
         )
@@ -159,6 +160,7 @@ def flags(stats: ItemStats) -> list[Flag]:
 
 
 def _lures(stats: ItemStats) -> list[Flag]:
+    """A flag for each wrong option chosen by more of the top group than of the bottom one."""
     k = stats.group
     out = []
     for option in stats.options:
@@ -166,15 +168,10 @@ def _lures(stats: ItemStats) -> list[Flag]:
             continue
         upper, lower = option.upper / k, option.lower / k
         if upper >= LURE_MIN_SHARE and upper > lower:
-            out.append(
-                Flag(
-                    "distrator",
-                    (
-                        f"A opção `{option.option_id}` atrai os melhores alunos: {percent(upper)} do grupo de "
-                        f"cima a escolheram de primeira, contra {percent(lower)} do grupo de baixo. "
-                        "Veja se ela também não está certa, ou se o enunciado deixa margem."
-                    ),
-                    option.option_id,
-                )
+            message = (
+                f"A opção `{option.option_id}` atrai os melhores alunos: {percent(upper)} do grupo "
+                f"de cima a escolheram de primeira, contra {percent(lower)} do grupo de baixo. "
+                "Veja se ela também não está certa, ou se o enunciado deixa margem."
             )
+            out.append(Flag("distrator", message, option.option_id))
     return out

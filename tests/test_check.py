@@ -21,7 +21,9 @@ OTHER = GOOD.replace("slug: decode-prefill", "slug: outra").replace("order: 1", 
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CURSO, *args], capture_output=True, text=True, timeout=60, cwd=PROJECT_ROOT)
+    return subprocess.run(
+        [*CURSO, *args], capture_output=True, text=True, timeout=60, cwd=PROJECT_ROOT
+    )
 
 
 def folder_with(tmp_path: Path, body: str) -> Path:
@@ -30,7 +32,9 @@ def folder_with(tmp_path: Path, body: str) -> Path:
     folder.mkdir()
     (folder / "01-a.md").write_text(GOOD + "\n" + body, encoding="utf-8")
     (folder / "02-b.md").write_text(OTHER, encoding="utf-8")
-    (folder / "03-arvore.md").write_text(HEADER.replace("order: 1", "order: 3") + TREE, encoding="utf-8")
+    (folder / "03-arvore.md").write_text(
+        HEADER.replace("order: 1", "order: 3") + TREE, encoding="utf-8"
+    )
     (folder / "imagens").mkdir()
     (folder / "imagens" / "grafico.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     return folder
@@ -39,20 +43,62 @@ def folder_with(tmp_path: Path, body: str) -> Path:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("Veja [isto](#nada).", "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"),
-        ("Veja [isto](/licoes/sumiu).", "01-a.md:33:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso"),
-        ("Veja [isto](sumiu).", "01-a.md:33:13: warning: o link `sumiu` não leva a nenhuma lição do curso"),
-        ("Veja [isto](/licoes/outra#nada).", "01-a.md:33:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`"),
-        ("Veja [isto](/arvores/sumiu).", "01-a.md:33:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso"),
-        ("Veja [isto](02-b.md#duas-fases).", "01-a.md:33:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`"),
-        ("Veja [isto](09-nada.md).", "01-a.md:33:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/"),
-        ("Texto.\n\n![Gráfico](imagens/falta.png)", "01-a.md:35:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)"),
-        ("![Gráfico](https://exemplo.org/g.png)", "01-a.md:33:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/"),
-        ("![Gráfico](figura.png)", "01-a.md:33:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`"),
-        ("![Gráfico](imagens/../../segredo.png)", "01-a.md:33:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`"),
-        ("![Logo](/static/nao-existe.svg)", "01-a.md:33:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)"),
-        ("| a | b |\n|---|---|\n| x | [y](#nada) |", "01-a.md:35:11: warning: o link `#nada` não leva a nenhum título desta lição"),
-        ("Um [link](#duas-fases) e [outro](#nada).", "01-a.md:33:34: warning: o link `#nada` não leva a nenhum título desta lição"),
+        (
+            "Veja [isto](#nada).",
+            "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição",
+        ),
+        (
+            "Veja [isto](/licoes/sumiu).",
+            "01-a.md:33:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso",
+        ),
+        (
+            "Veja [isto](sumiu).",
+            "01-a.md:33:13: warning: o link `sumiu` não leva a nenhuma lição do curso",
+        ),
+        (
+            "Veja [isto](/licoes/outra#nada).",
+            "01-a.md:33:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`",
+        ),
+        (
+            "Veja [isto](/arvores/sumiu).",
+            "01-a.md:33:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso",
+        ),
+        (
+            "Veja [isto](02-b.md#duas-fases).",
+            "01-a.md:33:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`",
+        ),
+        (
+            "Veja [isto](09-nada.md).",
+            "01-a.md:33:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/",
+        ),
+        (
+            "Texto.\n\n![Gráfico](imagens/falta.png)",
+            "01-a.md:35:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)",
+        ),
+        (
+            "![Gráfico](https://exemplo.org/g.png)",
+            "01-a.md:33:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
+        ),
+        (
+            "![Gráfico](figura.png)",
+            "01-a.md:33:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+        ),
+        (
+            "![Gráfico](imagens/../../segredo.png)",
+            "01-a.md:33:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+        ),
+        (
+            "![Logo](/static/nao-existe.svg)",
+            "01-a.md:33:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
+        ),
+        (
+            "| a | b |\n|---|---|\n| x | [y](#nada) |",
+            "01-a.md:35:11: warning: o link `#nada` não leva a nenhum título desta lição",
+        ),
+        (
+            "Um [link](#duas-fases) e [outro](#nada).",
+            "01-a.md:33:34: warning: o link `#nada` não leva a nenhum título desta lição",
+        ),
     ],
 )
 def test_each_link_and_image_rule_with_its_message_line_and_column(tmp_path, body, expected):
@@ -94,11 +140,15 @@ def test_output_levels_strict_and_exit_codes(tmp_path):
     (tmp_path / "01-a.md").write_text(GOOD + "\nVeja [isto](#nada).\n", encoding="utf-8")
     warned = run("check", str(tmp_path))
     assert warned.returncode == 0, "avisos sozinhos não reprovam"
-    assert warned.stdout.splitlines() == [f"{tmp_path}/01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"]
+    assert warned.stdout.splitlines() == [
+        f"{tmp_path}/01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"
+    ]
     assert warned.stderr.strip() == "0 erro(s) e 1 aviso(s) encontrado(s)."
     strict = run("check", str(tmp_path), "--strict")
     assert strict.returncode == 1
-    assert strict.stdout.splitlines() == [f"{tmp_path}/01-a.md:33:13: error: o link `#nada` não leva a nenhum título desta lição"]
+    assert strict.stdout.splitlines() == [
+        f"{tmp_path}/01-a.md:33:13: error: o link `#nada` não leva a nenhum título desta lição"
+    ]
     assert strict.stderr.strip() == "1 erro(s) e 0 aviso(s) encontrado(s)."
 
 
@@ -114,13 +164,26 @@ def test_json_gives_the_same_data(tmp_path):
         "errors": 1,
         "warnings": 1,
         "problems": [
-            {"file": f"{tmp_path}/01-a.md", "line": 30, "col": 12, "level": "error",
-             "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b"},
-            {"file": f"{tmp_path}/02-b.md", "line": 33, "col": 5, "level": "warning",
-             "message": "o link `/licoes/sumiu` não leva a nenhuma lição do curso"},
+            {
+                "file": f"{tmp_path}/01-a.md",
+                "line": 30,
+                "col": 12,
+                "level": "error",
+                "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+            },
+            {
+                "file": f"{tmp_path}/02-b.md",
+                "line": 33,
+                "col": 5,
+                "level": "warning",
+                "message": "o link `/licoes/sumiu` não leva a nenhuma lição do curso",
+            },
         ],
     }
-    as_text = [f"{p['file']}:{p['line']}:{p['col']}: {p['level']}: {p['message']}" for p in report["problems"]]
+    as_text = [
+        f"{p['file']}:{p['line']}:{p['col']}: {p['level']}: {p['message']}"
+        for p in report["problems"]
+    ]
     assert as_text == text_out.stdout.splitlines()
 
 
@@ -145,12 +208,27 @@ def test_crlf_and_bom_files_check_exactly_like_lf(tmp_path):
         problems = json.loads(result.stdout)["problems"]
         outputs.append([{**p, "file": Path(p["file"]).name} for p in problems])
     assert outputs[0] == [
-        {"file": "01-a.md", "line": 33, "col": 13, "level": "warning",
-         "message": "o link `#nada` não leva a nenhum título desta lição"},
-        {"file": "02-b.md", "line": 30, "col": 12, "level": "error",
-         "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b"},
-        {"file": "03-c.md", "line": 4, "col": 1, "level": "error",
-         "message": "`order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio"},
+        {
+            "file": "01-a.md",
+            "line": 33,
+            "col": 13,
+            "level": "warning",
+            "message": "o link `#nada` não leva a nenhum título desta lição",
+        },
+        {
+            "file": "02-b.md",
+            "line": 30,
+            "col": 12,
+            "level": "error",
+            "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+        },
+        {
+            "file": "03-c.md",
+            "line": 4,
+            "col": 1,
+            "level": "error",
+            "message": "`order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio",
+        },
     ]
     assert outputs[1] == outputs[2] == outputs[3] == outputs[0]
 
@@ -159,7 +237,10 @@ def test_a_single_file_is_checked_within_its_folder(tmp_path):
     folder = folder_with(tmp_path, "[b](/licoes/outra)")
     (folder / "02-b.md").write_text(OTHER + "\n[x](#nada)\n", encoding="utf-8")
     alone = run("check", str(folder / "01-a.md"))
-    assert (alone.returncode, alone.stdout.strip()) == (0, "1 lição(ões) válida(s), nenhum problema.")
+    assert (alone.returncode, alone.stdout.strip()) == (
+        0,
+        "1 lição(ões) válida(s), nenhum problema.",
+    )
 
 
 def test_nova_creates_a_lesson_that_passes_the_check_with_a_unique_slug(tmp_path):
@@ -174,12 +255,18 @@ def test_nova_creates_a_lesson_that_passes_the_check_with_a_unique_slug(tmp_path
     again = run("nova", "Decodificação Especulativa — na prática!", "--pasta", str(folder))
     assert (folder / "05-decodificacao-especulativa-na-pratica-2.md").exists(), again.stdout
     check = run("check", str(folder))
-    assert (check.returncode, check.stdout.strip()) == (0, "5 lição(ões) válida(s), nenhum problema.")
+    assert (check.returncode, check.stdout.strip()) == (
+        0,
+        "5 lição(ões) válida(s), nenhum problema.",
+    )
     course = load_course(folder)
     lesson = course.get("decodificacao-especulativa-na-pratica")
     assert (lesson.meta.title, lesson.meta.order) == ("Decodificação especulativa: na prática", 4)
     bad = run("nova", "!!!", "--pasta", str(folder))
-    assert (bad.returncode, bad.stderr.strip()) == (2, "O título precisa ter pelo menos uma letra ou um número.")
+    assert (bad.returncode, bad.stderr.strip()) == (
+        2,
+        "O título precisa ter pelo menos uma letra ou um número.",
+    )
 
 
 def test_unique_slug_folds_accents_and_never_collides():

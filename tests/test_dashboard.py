@@ -39,7 +39,10 @@ ITEMS = (
     .replace("title: Decode e prefill", "title: Itens")
     .split("```quiz")[0]
     + "```quiz\n"
-    + "".join(question(q, k) for q, k in [("facil", "a"), ("boa", "b"), ("media", "c"), ("ruim", "a"), ("dificil", "b")])
+    + "".join(
+        question(q, k)
+        for q, k in [("facil", "a"), ("boa", "b"), ("media", "c"), ("ruim", "a"), ("dificil", "b")]
+    )
     + "```\n"
 )
 TREES = HEADER.replace("order: 1", "order: 3") + TREE
@@ -69,39 +72,42 @@ def write_cohort_lessons(folder: Path) -> None:
 
 def seed_cohort(engine, course) -> None:
     """Store the cohort's learners, attempts and walks (see FIRST_TRIES)."""
-    items = course.get("itens").questions
     recent, old = NOW - timedelta(days=2), NOW - timedelta(days=20)
-    learners = [Learner(id=lid, created_at=old) for lid in LEARNERS] + [Learner(id="x" * 32, created_at=old)]
-    attempts = []
-    for qid, chosen in FIRST_TRIES.items():
-        for n, (lid, option) in enumerate(zip(LEARNERS, chosen, strict=True)):
-            when = (old if n >= 8 else recent) + timedelta(minutes=len(attempts))
-            attempts.append(Attempt(
-                learner_id=lid, lesson_slug="itens", question_id=qid, question_hash=items[qid].content_hash,
-                chosen=option, correct=option in items[qid].answer, created_at=when,
-            ))
-    retries = [(LEARNERS[7], "boa", "b"), (LEARNERS[0], "ruim", "a")]
-    for lid, qid, option in retries:  # later attempts: counted as attempts, never as first tries
-        attempts.append(Attempt(
-            learner_id=lid, lesson_slug="itens", question_id=qid, question_hash=items[qid].content_hash,
-            chosen=option, correct=True, created_at=NOW - timedelta(hours=1),
-        ))
-    attempts.append(Attempt(  # an older version of "boa": out of the item figures
-        learner_id=LEARNERS[9], lesson_slug="itens", question_id="boa", question_hash="versao-antiga",
-        chosen="b", correct=True, created_at=old - timedelta(days=1),
-    ))
-    decode = course.get("decode-prefill").questions["fase-banda"]
-    for lid, option in zip(LEARNERS[:4], "bbba", strict=True):
-        attempts.append(Attempt(
-            learner_id=lid, lesson_slug="decode-prefill", question_id="fase-banda",
-            question_hash=decode.content_hash, chosen=option, correct=option == "b", created_at=recent,
-        ))
-    walks = [
-        Walk(learner_id=LEARNERS[0], tree_id="mini", path="cpu", result_id="r-cpu", created_at=recent),
-        Walk(learner_id=LEARNERS[1], tree_id="mini", path="gpu,one", result_id="r-cpu", created_at=recent),
-        Walk(learner_id=LEARNERS[1], tree_id="mini", path="gpu,many", result_id="r-vllm", created_at=recent),
-        Walk(learner_id="x" * 32, tree_id="mini", path="tpu", result_id="r-velho", created_at=NOW - timedelta(days=40)),
+
+    def attempt(lid: str, slug: str, qid: str, option: str, when: datetime, version: str = ""):
+        question = course.get(slug).questions[qid]
+        return Attempt(
+            learner_id=lid, lesson_slug=slug, question_id=qid, chosen=option,
+            question_hash=version or question.content_hash, correct=option in question.answer,
+            created_at=when,
+        )  # fmt: skip
+
+    attempts = [
+        attempt(lid, "itens", qid, option, (old if n >= 8 else recent) + timedelta(minutes=row))
+        for row, (qid, chosen) in enumerate(FIRST_TRIES.items())
+        for n, (lid, option) in enumerate(zip(LEARNERS, chosen, strict=True))
     ]
+    # Later attempts: counted as attempts, never as first tries.
+    attempts += [
+        attempt(LEARNERS[7], "itens", "boa", "b", NOW - timedelta(hours=1)),
+        attempt(LEARNERS[0], "itens", "ruim", "a", NOW - timedelta(hours=1)),
+    ]
+    # An older version of "boa": out of the item figures, but it counts for completion.
+    attempts.append(attempt(LEARNERS[9], "itens", "boa", "b", old - timedelta(days=1), "antiga"))
+    attempts += [
+        attempt(lid, "decode-prefill", "fase-banda", option, recent)
+        for lid, option in zip(LEARNERS[:4], "bbba", strict=True)
+    ]
+    walks = [
+        Walk(learner_id=lid, tree_id="mini", path=path, result_id=result, created_at=when)
+        for lid, path, result, when in [
+            (LEARNERS[0], "cpu", "r-cpu", recent),
+            (LEARNERS[1], "gpu,one", "r-cpu", recent),
+            (LEARNERS[1], "gpu,many", "r-vllm", recent),
+            ("x" * 32, "tpu", "r-velho", NOW - timedelta(days=40)),
+        ]
+    ]
+    learners = [Learner(id=lid, created_at=old) for lid in [*LEARNERS, "x" * 32]]
     with Session(engine) as db:
         db.add_all(learners)
         db.commit()
@@ -127,7 +133,11 @@ def test_item_figures_match_the_hand_computed_cohort(cohort):
     _settings, course, engine = cohort
     with Session(engine) as db:
         stats = item_stats(db, course)
-    figures = {qid: (s.attempts, s.learners, s.first_right, s.upper_right, s.lower_right) for (slug, qid), s in stats.items() if slug == "itens"}
+    figures = {
+        qid: (s.attempts, s.learners, s.first_right, s.upper_right, s.lower_right)
+        for (slug, qid), s in stats.items()
+        if slug == "itens"
+    }
     assert figures == {
         "facil": (10, 10, 10, 3, 3),
         "boa": (11, 10, 6, 3, 1),
@@ -138,7 +148,13 @@ def test_item_figures_match_the_hand_computed_cohort(cohort):
     facility = {qid: stats[("itens", qid)].facility for qid in figures}
     assert facility == {"facil": 1.0, "boa": 0.6, "media": 0.4, "ruim": 0.4, "dificil": 0.2}
     discrimination = {qid: stats[("itens", qid)].discrimination for qid in figures}
-    assert discrimination == {"facil": 0.0, "boa": 2 / 3, "media": 1.0, "ruim": -2 / 3, "dificil": 1 / 3}
+    assert discrimination == {
+        "facil": 0.0,
+        "boa": 2 / 3,
+        "media": 1.0,
+        "ruim": -2 / 3,
+        "dificil": 1 / 3,
+    }
     ruim = {o.option_id: (o.chosen, o.upper, o.lower) for o in stats[("itens", "ruim")].options}
     assert ruim == {"a": (4, 0, 2), "b": (1, 0, 1), "c": (5, 3, 0)}
 
@@ -168,25 +184,39 @@ def card(page, qid: str):
 
 def test_dashboard_shows_the_figures_and_says_why_a_question_is_flagged(dashboard):
     shown = {
-        qid: (text(card(dashboard, qid).select_one(".fig-facility")), text(card(dashboard, qid).select_one(".fig-discrimination")))
+        qid: (
+            text(card(dashboard, qid).select_one(".fig-facility")),
+            text(card(dashboard, qid).select_one(".fig-discrimination")),
+        )
         for qid in FIRST_TRIES
     }
     assert shown == {
-        "facil": ("100%", "0,00"), "boa": ("60%", "0,67"), "media": ("40%", "1,00"),
-        "ruim": ("40%", "−0,67"), "dificil": ("20%", "0,33"),
+        "facil": ("100%", "0,00"),
+        "boa": ("60%", "0,67"),
+        "media": ("40%", "1,00"),
+        "ruim": ("40%", "−0,67"),
+        "dificil": ("20%", "0,33"),
     }
     flags = {qid: [text(li) for li in card(dashboard, qid).select(".flag")] for qid in FIRST_TRIES}
     assert flags == {
-        "facil": ["Fácil demais: 100% acertam de primeira (acima de 90%), então ela quase não separa quem entendeu de quem não entendeu."],
+        "facil": [
+            "Fácil demais: 100% acertam de primeira (acima de 90%), então ela quase não separa quem entendeu de quem não entendeu."
+        ],
         "boa": [],
         "media": [],
         "ruim": [
             "Discrimina ao contrário (D = −0,67): o grupo de baixo acerta mais que o de cima. Costuma ser gabarito errado ou uma opção errada que convence quem sabe.",
             "A opção `c` atrai os melhores alunos: 100% do grupo de cima a escolheram de primeira, contra 0% do grupo de baixo. Veja se ela também não está certa, ou se o enunciado deixa margem.",
         ],
-        "dificil": ["Difícil demais: só 20% acertam de primeira (abaixo de 30%). Confira o gabarito, o enunciado e se a lição ensina isso."],
+        "dificil": [
+            "Difícil demais: só 20% acertam de primeira (abaixo de 30%). Confira o gabarito, o enunciado e se a lição ensina isso."
+        ],
     }
-    assert [li["data-pergunta"] for li in dashboard.select(".flagged-list > li")] == ["facil", "ruim", "dificil"]
+    assert [li["data-pergunta"] for li in dashboard.select(".flagged-list > li")] == [
+        "facil",
+        "ruim",
+        "dificil",
+    ]
 
 
 def test_option_chart_marks_the_key_and_the_distractor_that_lures_the_top_group(dashboard):
@@ -196,25 +226,40 @@ def test_option_chart_marks_the_key_and_the_distractor_that_lures_the_top_group(
         "b · Opção B de ruim · 1 escolha (10%)",
         "c atrai os melhores · Opção C de ruim · 5 escolhas (50%)",
     ]
-    assert [li["class"] for li in options] == [["ic-option", "ic-key"], ["ic-option"], ["ic-option", "ic-lure"]]
+    assert [li["class"] for li in options] == [
+        ["ic-option", "ic-key"],
+        ["ic-option"],
+        ["ic-option", "ic-lure"],
+    ]
     widths = [tuple(rect["width"] for rect in li.select("svg rect")) for li in options]
-    assert widths == [("0.30%", "40.00%"), ("0.30%", "20.00%"), ("60.00%", "0.30%")], "em escala: 100% = 60% da largura"
+    assert widths == [("0.30%", "40.00%"), ("0.30%", "20.00%"), ("60.00%", "0.30%")], (
+        "em escala: 100% = 60% da largura"
+    )
     assert [text(li.select_one("svg title")) for li in options][2] == (
         "Opção c: 100% do grupo de cima e 0% do grupo de baixo a escolheram."
     )
 
 
 def test_funnel_walks_and_activity_on_the_page(dashboard):
-    rows = {tr["data-licao"]: (text(tr.select_one(".started")), text(tr.select_one(".completed"))) for tr in dashboard.select("table.funnel tbody tr")}
+    rows = {
+        tr["data-licao"]: (text(tr.select_one(".started")), text(tr.select_one(".completed")))
+        for tr in dashboard.select("table.funnel tbody tr")
+    }
     assert rows == {"decode-prefill": ("4", "3"), "itens": ("10", "1")}
-    assert [text(dashboard.select_one(s)) for s in (".fig-7", ".fig-30", ".fig-total")] == ["8", "10", "11"]
+    assert [text(dashboard.select_one(s)) for s in (".fig-7", ".fig-30", ".fig-total")] == [
+        "8",
+        "10",
+        "11",
+    ]
     tree = dashboard.select_one('.tree-card[data-arvore="mini"]')
     assert text(tree.select_one(".fig-walks")) == "4"
     counts = {tr["data-resultado"]: text(tr.select_one(".count")) for tr in tree.select("tbody tr")}
     assert counts == {"r-cpu": "2", "r-vllm": "1", "r-velho": "1"}
 
 
-def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(tmp_path: Path, database_url: str):
+def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
+    tmp_path: Path, database_url: str
+):
     """The dashboard's queries return rows per question and option, not per learner."""
     folder = tmp_path / "lessons"
     folder.mkdir()
@@ -225,8 +270,13 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(tmp_pat
     learners = [{"id": f"{n:032x}", "created_at": NOW} for n in range(10_000)]
     attempts = [
         {
-            "learner_id": row["id"], "lesson_slug": "itens", "question_id": qid, "question_hash": items[qid].content_hash,
-            "chosen": "abc"[(n + i) % 3], "correct": "abc"[(n + i) % 3] in items[qid].answer, "created_at": NOW,
+            "learner_id": row["id"],
+            "lesson_slug": "itens",
+            "question_id": qid,
+            "question_hash": items[qid].content_hash,
+            "chosen": "abc"[(n + i) % 3],
+            "correct": "abc"[(n + i) % 3] in items[qid].answer,
+            "created_at": NOW,
         }
         for n, row in enumerate(learners)
         for i, qid in enumerate(["facil", "boa", "ruim"])
@@ -246,11 +296,15 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(tmp_pat
         steps = funnel(db, course)
         active = activity(db, NOW)
         event.remove(engine, "after_cursor_execute", count)
-    assert len(statements) == 4, "duas consultas para os itens, uma para o funil, uma para a atividade"
+    assert len(statements) == 4, (
+        "duas consultas para os itens, uma para o funil, uma para a atividade"
+    )
     assert active == Activity(10_000, 10_000, 10_000)
     assert [(s.started, s.completed) for s in steps] == [(10_000, 0)]
     assert {qid: (s.learners, s.first_right) for (_, qid), s in stats.items() if s.learners} == {
-        "facil": (10_000, 3334), "boa": (10_000, 3334), "ruim": (10_000, 3333),
+        "facil": (10_000, 3334),
+        "boa": (10_000, 3334),
+        "ruim": (10_000, 3333),
     }
     assert stats[("itens", "facil")].group == 2700
     engine.dispose()

@@ -17,7 +17,7 @@ from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS
 from app.main import create_app
 from app.settings import PROJECT_ROOT
 from tests.conftest import db_rows, make_settings
-from tests.test_accounts import PASSWORD, new_browser, post_form, sign_in, sign_up
+from tests.test_accounts import PASSWORD, new_browser, post_form, sign_up
 from tests.test_content import GOOD
 from tests.test_http import KERNELS, answer, soup, text, wrong_option
 
@@ -32,9 +32,17 @@ ONLY_INSTRUCTORS = "Esta página é só para instrutores. Peça o acesso a quem 
 
 def curso(settings, *args: str) -> subprocess.CompletedProcess:
     """Run the `curso` command against the test database."""
-    env = {**os.environ, "CURSO_DATABASE_URL": settings.database_url, "CURSO_SECRET_KEY": settings.secret_key}
+    env = {
+        **os.environ,
+        "CURSO_DATABASE_URL": settings.database_url,
+        "CURSO_SECRET_KEY": settings.secret_key,
+    }
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "app.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -85,18 +93,26 @@ def test_signing_in_from_the_redirect_comes_back_to_the_page(client, settings):
     instructor(client, settings)
     post_form(client, "/conta/sair")
     form = soup(client.get("/instrutor"))  # redirected to /conta?proximo=/instrutor
-    assert form.select_one('form[action="/conta/entrar"] input[name="proximo"]')["value"] == "/instrutor"
+    assert (
+        form.select_one('form[action="/conta/entrar"] input[name="proximo"]')["value"]
+        == "/instrutor"
+    )
     back = post_form(client, "/conta/entrar", usuario="prof", senha=PASSWORD, proximo="/instrutor")
     assert (back.status_code, back.headers["location"]) == (303, "/instrutor")
     post_form(client, "/conta/sair")
-    elsewhere = post_form(client, "/conta/entrar", usuario="prof", senha=PASSWORD, proximo="//outro.site/x")
+    elsewhere = post_form(
+        client, "/conta/entrar", usuario="prof", senha=PASSWORD, proximo="//outro.site/x"
+    )
     assert elsewhere.headers["location"] == "/progresso", "só caminhos deste site"
     assert "Painel do instrutor" in text(soup(client.get("/conta")))
 
 
 def test_preview_shows_every_key_and_explanation_with_the_check_results(client, settings):
     page = soup(instructor(client, settings).get("/instrutor/licoes/kernels"))
-    assert text(page.select_one(".check-panel .check-ok")) == "Nenhum problema: curso check aceita este arquivo."
+    assert (
+        text(page.select_one(".check-panel .check-ok"))
+        == "Nenhum problema: curso check aceita este arquivo."
+    )
     for question in KERNELS.questions.values():
         node = page.select_one(f"#pergunta-{question.id}")
         options = node.select(".preview-options > li")
@@ -104,7 +120,10 @@ def test_preview_shows_every_key_and_explanation_with_the_check_results(client, 
         right = {o.select_one("code").get_text() for o in options if o.select_one(".tag-right")}
         assert right == question.answer
         for shown, option in zip(options, question.options, strict=True):
-            assert shown.select_one(".explanation").decode_contents().strip() == option.explanation_html.strip()
+            assert (
+                shown.select_one(".explanation").decode_contents().strip()
+                == option.explanation_html.strip()
+            )
     assert not page.select("form"), "a prévia não tem formulários de resposta"
 
 
@@ -115,7 +134,9 @@ def course_with_problems(tmp_path: Path, database_url: str):
     folder.mkdir()
     (folder / "01-boa.md").write_text(GOOD + "\nVeja [isto](#nada).\n", encoding="utf-8")
     broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 2")
-    (folder / "02-quebrada.md").write_text(broken.replace("answer: [b]", "answer: [x]"), encoding="utf-8")
+    (folder / "02-quebrada.md").write_text(
+        broken.replace("answer: [b]", "answer: [x]"), encoding="utf-8"
+    )
     settings = make_settings(tmp_path, folder, database_url)
     return settings, TestClient(create_app(settings))
 
@@ -163,20 +184,30 @@ def test_csv_exports_one_row_per_attempt_and_per_learner_and_lesson(client, sett
     teacher = instructor(new_browser(client), settings)
     attempts = read_csv(teacher.get("/instrutor/exportar/tentativas.csv"))
     assert list(attempts[0]) == list(ATTEMPT_COLUMNS)
-    assert [(a["licao"], a["pergunta"], a["correta"], a["primeira_tentativa"], a["versao_atual"]) for a in attempts] == [
+    assert [
+        (a["licao"], a["pergunta"], a["correta"], a["primeira_tentativa"], a["versao_atual"])
+        for a in attempts
+    ] == [
         ("kernels", first.id, "não", "sim", "sim"),
         ("kernels", first.id, "sim", "não", "sim"),
         ("kernels", first.id, "sim", "sim", "sim"),
     ]
     assert attempts[0]["aluno"] == attempts[1]["aluno"] != attempts[2]["aluno"]
-    assert attempts[0]["opcoes"] == wrong_option(first) and attempts[0]["data_utc"].endswith("+00:00")
+    assert attempts[0]["opcoes"] == wrong_option(first) and attempts[0]["data_utc"].endswith(
+        "+00:00"
+    )
     learner_ids = {row[0] for row in db_rows(settings, "SELECT id FROM learner")}
     assert not {a["aluno"] for a in attempts} & learner_ids, "pseudônimos, nunca o id do aluno"
     progress = read_csv(teacher.get("/instrutor/exportar/progresso.csv"))
     assert list(progress[0]) == list(PROGRESS_COLUMNS)
-    assert len(progress) == len(learner_ids) * 3, "uma linha por aluno e lição (o instrutor também é aluno)"
+    assert len(progress) == len(learner_ids) * 3, (
+        "uma linha por aluno e lição (o instrutor também é aluno)"
+    )
     mine = [p for p in progress if p["aluno"] == attempts[0]["aluno"]]
-    assert [(p["licao"], p["situacao"], p["acertos"], p["certas_primeira"], p["tentativas"]) for p in mine] == [
+    assert [
+        (p["licao"], p["situacao"], p["acertos"], p["certas_primeira"], p["tentativas"])
+        for p in mine
+    ] == [
         ("kernels", "em andamento", "1", "0", "2"),
         ("escolha-self-hosted", "não iniciada", "0", "0", "0"),
         ("alem-do-ollama", "não iniciada", "0", "0", "0"),

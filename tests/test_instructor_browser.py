@@ -16,7 +16,7 @@ from tests.test_browser import KERNELS, ConsoleWatch
 from tests.test_content import GOOD
 from tests.test_dashboard import seed_cohort, write_cohort_lessons
 from tests.test_http import soup
-from tests.test_live import grant_instructor, sign_up
+from tests.test_live import grant_instructor, reloading_server, sign_up
 
 FIRST = next(iter(KERNELS.questions.values()))
 
@@ -37,14 +37,18 @@ def answer(client: httpx.Client, option: str) -> None:
     assert client.post(f"/licoes/kernels/perguntas/{FIRST.id}", data=form).status_code == 303
 
 
-def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv(server, browser: Browser, artifacts, tmp_path):
+def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv(
+    server, browser: Browser, artifacts, tmp_path
+):
     for option in ("b", "a", "b"):
         answer(httpx.Client(base_url=server.url), option)
     with httpx.Client(base_url=server.url) as client:
         sign_up(client, "professora")
     grant_instructor(server, "professora")
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="pt-BR", accept_downloads=True)
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="pt-BR", accept_downloads=True
+    )
     page = context.new_page()
     watch = ConsoleWatch(page)
     page.goto(server.url + "/instrutor")
@@ -74,12 +78,16 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     with saved.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["pergunta"], r["opcoes"], r["correta"]) for r in rows] == [
-        (FIRST.id, "b", "sim"), (FIRST.id, "a", "não"), (FIRST.id, "b", "sim"),
+        (FIRST.id, "b", "sim"),
+        (FIRST.id, "a", "não"),
+        (FIRST.id, "b", "sim"),
     ]
 
     card.get_by_role("link", name="Ver com o gabarito").click()
     expect(page).to_have_url(re.compile(rf"/instrutor/licoes/kernels#pergunta-{FIRST.id}$"))
-    expect(page.locator(".check-panel .check-ok")).to_have_text("Nenhum problema: curso check aceita este arquivo.")
+    expect(page.locator(".check-panel .check-ok")).to_have_text(
+        "Nenhum problema: curso check aceita este arquivo."
+    )
     question = page.locator(f"#pergunta-{FIRST.id}")
     expect(question.locator(".tag-right")).to_have_count(len(FIRST.answer))
     expect(question.locator(".explanation")).to_have_count(len(FIRST.options))
@@ -88,7 +96,9 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     page.set_viewport_size({"width": 360, "height": 800})
     page.goto(server.url + "/instrutor")
     page.screenshot(path=artifacts / "instrutor-painel-360.png", full_page=True)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360, "nada rola para o lado no celular"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, (
+        "nada rola para o lado no celular"
+    )
     assert watch.errors == []
     context.close()
 
@@ -112,17 +122,13 @@ def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(
     folder = tmp_path / "lessons"
     folder.mkdir()
     (folder / "01-a.md").write_text(GOOD, encoding="utf-8")
-    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")  # the server looks at the files on every request
-    server = LiveServer(tmp_path, folder)
-    server.start()
-    try:
-        with httpx.Client(base_url=server.url) as client:
-            sign_up(client, "professora")
-        grant_instructor(server, "professora")
+    with reloading_server(tmp_path, folder, monkeypatch) as server:
         teacher = signed_in_page(browser, server, "professora")
         learner = signed_in_page(browser, server, None)
         watch = ConsoleWatch(learner)
-        (folder / "01-a.md").write_text(GOOD.replace("answer: [b]", "answer: [z]"), encoding="utf-8")
+        (folder / "01-a.md").write_text(
+            GOOD.replace("answer: [b]", "answer: [z]"), encoding="utf-8"
+        )
         teacher.goto(server.url + "/licoes/decode-prefill")
         panel = teacher.locator(".check-panel")
         expect(panel.locator(".check-error")).to_have_text(
@@ -135,25 +141,22 @@ def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(
         expect(learner.locator(".check-panel")).to_have_count(0)
         learner.locator("#op-fase-banda-b").check()
         learner.locator("#pergunta-fase-banda button").click()
-        expect(learner.locator("#pergunta-fase-banda .verdict")).to_have_text(re.compile("Resposta correta"))
+        expect(learner.locator("#pergunta-fase-banda .verdict")).to_have_text(
+            re.compile("Resposta correta")
+        )
         learner.screenshot(path=artifacts / "aluno-licao-quebrada-1280.png")
         assert watch.errors == []
-    finally:
-        server.stop()
 
 
-def test_the_dashboard_points_at_the_question_that_misleads(browser: Browser, artifacts, tmp_path):
+def test_the_dashboard_points_at_the_question_that_misleads(
+    browser: Browser, artifacts, tmp_path, monkeypatch
+):
     folder = tmp_path / "lessons"
     write_cohort_lessons(folder)
-    server = LiveServer(tmp_path, folder)
-    server.start()
-    try:
+    with reloading_server(tmp_path, folder, monkeypatch) as server:
         engine = make_engine(f"sqlite:///{server.database}")
         seed_cohort(engine, load_course(folder))
         engine.dispose()
-        with httpx.Client(base_url=server.url) as client:
-            sign_up(client, "professora")
-        grant_instructor(server, "professora")
         page = signed_in_page(browser, server, "professora")
         watch = ConsoleWatch(page)
         page.goto(server.url + "/instrutor#revisar")
@@ -168,5 +171,3 @@ def test_the_dashboard_points_at_the_question_that_misleads(browser: Browser, ar
         card.screenshot(path=artifacts / "instrutor-distrator-360.png")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         assert watch.errors == []
-    finally:
-        server.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -61,11 +62,16 @@ def test_a_saved_file_shows_on_the_next_look_and_only_it_is_rendered_again(tmp_p
     assert loads == ["01-a.md", "02-b.md"]
     first = live.current()
     assert live.current() is first, "nada mudou: o mesmo curso, sem ler os arquivos de novo"
-    save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Decode e prefill, revisada"))
+    save(
+        folder / "01-a.md",
+        GOOD.replace("title: Decode e prefill", "title: Decode e prefill, revisada"),
+    )
     second = live.current()
     assert second.get("decode-prefill").meta.title == "Decode e prefill, revisada"
     assert loads == ["01-a.md", "02-b.md", "01-a.md"]
-    assert second.get("outra").parts is first.get("outra").parts, "a outra lição não foi renderizada de novo"
+    assert second.get("outra").parts is first.get("outra").parts, (
+        "a outra lição não foi renderizada de novo"
+    )
 
 
 def test_files_are_looked_at_at_most_once_per_interval(tmp_path):
@@ -83,7 +89,12 @@ def test_a_broken_edit_keeps_the_last_good_version_until_it_is_fixed(tmp_path):
     folder = lessons(tmp_path, **{"01-a": GOOD, "02-b": OTHER})
     live = LiveCourse(folder, interval_s=0)
     good = live.current().get("decode-prefill")
-    save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Quebrada").replace("answer: [b]", "answer: [z]"))
+    save(
+        folder / "01-a.md",
+        GOOD.replace("title: Decode e prefill", "title: Quebrada").replace(
+            "answer: [b]", "answer: [z]"
+        ),
+    )
     broken = live.current()
     assert broken.get("decode-prefill") == good, "os alunos continuam com a última versão boa"
     assert broken.stale == {folder / "01-a.md"} and broken.unavailable == {}
@@ -103,7 +114,10 @@ def test_a_lesson_that_never_loaded_is_unavailable_under_its_slug(tmp_path):
     folder = lessons(tmp_path, **{"01-a": GOOD, "02-b": broken, "03-escolha-de-engine": no_header})
     course = LiveCourse(folder, interval_s=0).current()
     assert [lesson.slug for lesson in course.lessons] == ["decode-prefill"]
-    assert course.unavailable == {"outra": folder / "02-b.md", "escolha-de-engine": folder / "03-escolha-de-engine.md"}
+    assert course.unavailable == {
+        "outra": folder / "02-b.md",
+        "escolha-de-engine": folder / "03-escolha-de-engine.md",
+    }
 
 
 def test_an_edit_that_breaks_against_the_course_also_keeps_the_last_good_version(tmp_path):
@@ -119,7 +133,9 @@ def test_an_edit_that_breaks_against_the_course_also_keeps_the_last_good_version
 
 
 def test_scenarios_follow_trees_of_other_lessons_across_reloads(tmp_path):
-    quiz_lesson = GOOD.replace("slug: decode-prefill", "slug: cenarios").replace("order: 1", "order: 2")
+    quiz_lesson = GOOD.replace("slug: decode-prefill", "slug: cenarios").replace(
+        "order: 1", "order: 2"
+    )
     quiz_lesson += SCENARIO
     folder = lessons(tmp_path, **{"01-arvore": HEADER + TREE, "02-cenario": quiz_lesson})
     live = LiveCourse(folder, interval_s=0)
@@ -129,14 +145,21 @@ def test_scenarios_follow_trees_of_other_lessons_across_reloads(tmp_path):
     course = live.current()
     again = course.get("cenarios").questions["cenario"]
     assert course.problems == () and course.stale == frozenset()
-    assert again.content_hash == before.content_hash, "resolver de novo não muda a versão da pergunta"
-    save(folder / "01-arvore.md", HEADER + TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]"))
+    assert again.content_hash == before.content_hash, (
+        "resolver de novo não muda a versão da pergunta"
+    )
+    save(
+        folder / "01-arvore.md",
+        HEADER + TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]"),
+    )
     moved = live.current().get("cenarios").questions["cenario"]
     assert moved.answer == {"b"} and moved.content_hash != before.content_hash
     save(folder / "01-arvore.md", HEADER + TREE.replace("start: hw", "start: nada"))
     course = live.current()
     assert course.stale == {folder / "01-arvore.md"}
-    assert course.get("cenarios").questions["cenario"].answer == {"b"}, "o cenário usa a árvore ainda servida"
+    assert course.get("cenarios").questions["cenario"].answer == {"b"}, (
+        "o cenário usa a árvore ainda servida"
+    )
     assert [p.file.name for p in course.problems] == ["01-arvore.md"]
 
 
@@ -144,7 +167,9 @@ def test_warnings_leave_the_lesson_served(tmp_path):
     folder = lessons(tmp_path, **{"01-a": GOOD + "\nVeja [isto](#nada).\n"})
     course = LiveCourse(folder, interval_s=0).current()
     assert course.get("decode-prefill") is not None and course.errors == ()
-    assert messages(course) == ["01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"]
+    assert messages(course) == [
+        "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"
+    ]
 
 
 def test_files_added_and_deleted_come_and_go(tmp_path):
@@ -160,15 +185,47 @@ def grant_instructor(server: LiveServer, username: str) -> None:
     env = {**os.environ, "CURSO_DATABASE_URL": f"sqlite:///{server.database}"}
     done = subprocess.run(
         [sys.executable, "-m", "app.cli", "instrutor", "adicionar", username],
-        env=env, capture_output=True, text=True, timeout=60,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
 
 
 def sign_up(client: httpx.Client, username: str) -> None:
     token = csrf_from(client.get("/conta").text)
-    form = {"csrftoken": token, "usuario": username, "senha": "senha-boa-123", "confirmacao": "senha-boa-123"}
+    form = {
+        "csrftoken": token,
+        "usuario": username,
+        "senha": "senha-boa-123",
+        "confirmacao": "senha-boa-123",
+    }
     assert client.post("/conta/criar", data=form).status_code == 303
+
+
+@contextmanager
+def reloading_server(tmp_path: Path, folder: Path, monkeypatch, instructor: str = "professora"):
+    """A live server that looks at the lesson files on every request, with an instructor account."""
+    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
+    server = LiveServer(tmp_path, folder)
+    server.start()
+    try:
+        with httpx.Client(base_url=server.url) as client:
+            sign_up(client, instructor)
+        grant_instructor(server, instructor)
+        yield server
+    finally:
+        server.stop()
+
+
+def signed_in(server: LiveServer, username: str) -> httpx.Client:
+    """An HTTP client signed in as ``username``."""
+    client = httpx.Client(base_url=server.url)
+    token = csrf_from(client.get("/conta").text)
+    form = {"csrftoken": token, "usuario": username, "senha": "senha-boa-123"}
+    assert client.post("/conta/entrar", data=form).status_code == 303
+    return client
 
 
 def look(client: httpx.Client) -> tuple[str, list[str]]:
@@ -181,39 +238,56 @@ def look(client: httpx.Client) -> tuple[str, list[str]]:
 
 def test_hot_reload_on_a_live_server_good_broken_good(tmp_path, monkeypatch):
     folder = lessons(tmp_path, **{"01-a": GOOD, "02-b": OTHER})
-    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")  # the server looks at the files on every request
-    server = LiveServer(tmp_path, folder)
-    server.start()
-    try:
+    with reloading_server(tmp_path, folder, monkeypatch) as server:
         learner = httpx.Client(base_url=server.url)
-        teacher = httpx.Client(base_url=server.url)
-        sign_up(teacher, "professora")
-        grant_instructor(server, "professora")
+        teacher = signed_in(server, "professora")
         page = learner.get("/licoes/decode-prefill").text
         key = soup(page).select_one('#pergunta-fase-banda input[name="chave"]')["value"]
         answer = {"csrftoken": csrf_from(page), "opcao": "b", "chave": key}
-        assert learner.post("/licoes/decode-prefill/perguntas/fase-banda", data=answer).status_code == 303
+        assert (
+            learner.post("/licoes/decode-prefill/perguntas/fase-banda", data=answer).status_code
+            == 303
+        )
         assert look(learner) == ("Decode e prefill", [])
-        assert look(teacher) == ("Decode e prefill", ["Nenhum problema: curso check aceita este arquivo."])
+        assert look(teacher) == (
+            "Decode e prefill",
+            ["Nenhum problema: curso check aceita este arquivo."],
+        )
 
-        save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Decode e prefill, revisada"))
+        save(
+            folder / "01-a.md",
+            GOOD.replace("title: Decode e prefill", "title: Decode e prefill, revisada"),
+        )
         assert look(learner) == ("Decode e prefill, revisada", [])
 
-        save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Quebrada").replace("answer: [b]", "answer: [z]"))
+        save(
+            folder / "01-a.md",
+            GOOD.replace("title: Decode e prefill", "title: Quebrada").replace(
+                "answer: [b]", "answer: [z]"
+            ),
+        )
         assert look(learner) == ("Decode e prefill, revisada", []), "o aluno não vê nada quebrar"
-        assert look(teacher) == ("Decode e prefill, revisada", [
-            "01-a.md:30:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b",
-            "O arquivo atual tem erros: os alunos continuam vendo a última versão boa desta lição, que é a que aparece abaixo.",
-        ])
+        assert look(teacher) == (
+            "Decode e prefill, revisada",
+            [
+                "01-a.md:30:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b",
+                "O arquivo atual tem erros: os alunos continuam vendo a última versão boa desta lição, que é a que aparece abaixo.",
+            ],
+        )
         assert text(soup(learner.get("/licoes/outra").text).h1) == "Outra lição"
 
-        save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Decode e prefill, terceira"))
+        save(
+            folder / "01-a.md",
+            GOOD.replace("title: Decode e prefill", "title: Decode e prefill, terceira"),
+        )
         assert look(learner) == ("Decode e prefill, terceira", [])
         assert look(teacher)[1] == ["Nenhum problema: curso check aceita este arquivo."]
-    finally:
-        server.stop()
     settings_url = f"sqlite:///{server.database}"
     from app.settings import Settings
 
-    stored = query(Settings(database_url=settings_url), "SELECT lesson_slug, question_id, chosen FROM attempt")
-    assert stored == [("decode-prefill", "fase-banda", "b")], "editar lições não toca nos dados dos alunos"
+    stored = query(
+        Settings(database_url=settings_url), "SELECT lesson_slug, question_id, chosen FROM attempt"
+    )
+    assert stored == [("decode-prefill", "fase-banda", "b")], (
+        "editar lições não toca nos dados dos alunos"
+    )

@@ -194,7 +194,7 @@ def _unavailable(
 
 
 def slug_from_filename(path: Path) -> str:
-    """Guess a lesson's slug from its file name: ``02-escolha-self-hosted.md`` → ``escolha-self-hosted``."""
+    """Guess a lesson's slug from its file name: ``02-escolha.md`` → ``escolha``."""
     return slugify(re.sub(r"^\d+[-_ ]*", "", path.stem))
 
 
@@ -240,7 +240,10 @@ def _resolve(
     position = (scenario.line, scenario.col)
     tree = trees.get(scenario.tree_id)
     if tree is None:
-        msg = f"a pergunta `{question.id}` cita a árvore `{scenario.tree_id}`, que não existe no curso"
+        msg = (
+            f"a pergunta `{question.id}` cita a árvore `{scenario.tree_id}`, "
+            "que não existe no curso"
+        )
         return question, ContentError.at(path, position, msg)
     try:
         walk = walk_facts(tree, dict(scenario.facts))
@@ -250,8 +253,8 @@ def _resolve(
     unused = sorted(set(dict(scenario.facts)) - {step.question.facet for step in walk.steps})
     if unused:
         msg = (
-            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa neste "
-            f"caminho: {', '.join(unused)}; apague-os ou confira a árvore"
+            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa "
+            f"neste caminho: {', '.join(unused)}; apague-os ou confira a árvore"
         )
         return question, ContentError.at(path, position, msg)
     engine = walk.result.engines[0]

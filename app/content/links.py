@@ -165,9 +165,8 @@ def _link_problem(
             if parts[1] == slug:
                 return f"o link `{written}` não leva a nenhum título desta lição"
             return f"o link `{written}` não leva a nenhum título da lição `{parts[1]}`"
-    elif parts[:1] == ["arvores"] and len(parts) == 2 and parts[1] != "comparar":
-        if parts[1] not in tree_ids:
-            return f"o link `{written}` não leva a nenhuma árvore de decisão do curso"
+    elif parts[:1] == ["arvores"] and len(parts) == 2 and parts[1] not in (*tree_ids, "comparar"):
+        return f"o link `{written}` não leva a nenhuma árvore de decisão do curso"
     return None
 
 

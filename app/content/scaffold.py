@@ -54,7 +54,9 @@ class TitleError(ValueError):
 
 
 def unique_slug(title: str, taken: Collection[str]) -> str:
-    """The slug of ``title``, accents folded (“Decodificação” → ``decodificacao``), never one in ``taken``.
+    """The slug of ``title`` with accents folded (“Decodificação” → ``decodificacao``).
+
+    Never one in ``taken``.
 
     A slug already used gets ``-2``, ``-3``... Long titles are cut at a word, to
     :data:`SLUG_MAX` characters.

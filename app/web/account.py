@@ -12,7 +12,6 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.auth import CredentialsError, check_new_password, clean_username
-from app.instructors import instructor_account
 from app.deps import (
     AccountNameDep,
     ExistingLearnerIdDep,
@@ -21,6 +20,7 @@ from app.deps import (
     SessionDep,
     SignInLimiterDep,
 )
+from app.instructors import instructor_account
 from app.learners import UsernameTaken, create_account, find_account, merge_learner
 from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.progress import current_place

@@ -92,7 +92,7 @@ def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> Que
 
 @router.get("", response_class=HTMLResponse, name="instructor_dashboard")
 def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
-    """Learners, the completion funnel, item analysis per question, walks per tree, content problems."""
+    """Learners, completion funnel, item analysis per question, walks per tree, file problems."""
     stats = item_stats(db, course)
     reports = [
         question_report(lesson, question, stats[(lesson.slug, question.id)])

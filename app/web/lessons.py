@@ -19,7 +19,9 @@ from app.web.trees import tree_view
 router = APIRouter()
 FLASH_KEY = "aviso"
 NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
-UNAVAILABLE = "Esta lição está indisponível no momento. Continue pelas outras lições e volte mais tarde."
+UNAVAILABLE = (
+    "Esta lição está indisponível no momento. Continue pelas outras lições e volte mais tarde."
+)
 
 
 @router.get("/", response_class=HTMLResponse, name="home")
@@ -62,19 +64,21 @@ def lesson_page(
 def find_lesson(course: Course, slug: str) -> Lesson:
     """Return the lesson, or raise 503 for one whose file has errors and 404 for anything else."""
     lesson = course.get(slug)
+    if lesson is None and slug in course.unavailable:
+        raise HTTPException(status_code=503, detail=UNAVAILABLE)
     if lesson is None:
-        unavailable = slug in course.unavailable
-        raise HTTPException(status_code=503 if unavailable else 404, detail=UNAVAILABLE if unavailable else NOT_FOUND)
+        raise HTTPException(status_code=404, detail=NOT_FOUND)
     return lesson
 
 
 def instructor_panel(db, account: str | None, course: Course, slug: str) -> dict | None:
-    """The check results of the lesson's file, for a signed-in instructor; ``None`` for anyone else."""
+    """The check results of the lesson's file for a signed-in instructor, else ``None``."""
     lesson = course.get(slug)
     path = lesson.path if lesson else course.unavailable.get(slug)
     if path is None or account is None or instructor_account(db, account) is None:
         return None
-    return {"path": path, "problems": course.problems_of(path), "stale": path in course.stale, "lesson": lesson}
+    problems = course.problems_of(path)
+    return {"path": path, "problems": problems, "stale": path in course.stale, "lesson": lesson}
 
 
 def attempts_by_question(attempts: list[Attempt]) -> dict[str, list[Attempt]]:
