@@ -19,7 +19,7 @@ from app.settings import PROJECT_ROOT
 from tests.conftest import db_rows, make_settings
 from tests.test_accounts import PASSWORD, new_browser, post_form, sign_up
 from tests.test_content import GOOD
-from tests.test_http import KERNELS, answer, soup, text, wrong_option
+from tests.test_http import COURSE, KERNELS, answer, soup, text, wrong_option
 
 INSTRUCTOR_PAGES = [
     "/instrutor",
@@ -125,6 +125,24 @@ def test_preview_shows_every_key_and_explanation_with_the_check_results(client, 
                 == option.explanation_html.strip()
             )
     assert not page.select("form"), "a prévia não tem formulários de resposta"
+
+
+def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, settings):
+    page = soup(instructor(client, settings).get("/instrutor/licoes/escolha-self-hosted"))
+    tree = COURSE.trees["guia-fase17"]
+    section = page.select_one("#arvore-guia-fase17")
+    shown = [text(dt.code) for dt in section.select(".preview-results dt")]
+    assert shown == list(tree.results)
+    assert len(section.select(".tree-outline-list li")) >= len(tree.questions)
+    fleet = COURSE.get("escolha-self-hosted").questions["frota-mista"]
+    walk = page.select_one("#pergunta-frota-mista .scenario-walk").get_text()
+    situation = "; ".join(f"{facet}: {label}" for facet, label in fleet.scenario.situation)
+    expected = f"Cenário na árvore guia-fase17: {situation} → {fleet.scenario.result_title}."
+    assert (
+        " ".join(walk.split())
+        == expected
+        == "Cenário na árvore guia-fase17: Hardware: GPU AMD → vLLM."
+    )
 
 
 @pytest.fixture
