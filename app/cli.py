@@ -7,12 +7,15 @@ from typing import Annotated
 
 import typer
 
+from app.cli_authoring import check, instrutor, nova
 from app.cli_tree import arvore
-from app.content.course import load_course
 from app.settings import load_settings
 
 cli = typer.Typer(help="Ferramentas do curso de engines de inferência.", no_args_is_help=True)
 cli.command()(arvore)
+cli.command()(check)
+cli.command()(nova)
+cli.add_typer(instrutor, name="instrutor")
 
 
 @cli.command()
@@ -31,24 +34,6 @@ def revisao(mensagem: str) -> None:
     from app.migrate import new_revision
 
     new_revision(load_settings().resolved_database_url(), mensagem)
-
-
-@cli.command()
-def check(
-    pasta: Annotated[Path | None, typer.Argument(help="Pasta das lições ou um arquivo (padrão: CURSO_LESSONS_DIR).")] = None,
-) -> None:
-    """Valida as lições (ou uma) e imprime `arquivo:linha: mensagem` para cada problema."""
-    target = pasta or load_settings().lessons_dir
-    # A single file is checked within its folder, so scenarios can reach trees in other lessons.
-    course = load_course(target.parent if target.is_file() else target)
-    errors = [e for e in course.errors if not target.is_file() or e.file == target]
-    for error in errors:
-        typer.echo(str(error))
-    if errors:
-        typer.echo(f"{len(errors)} problema(s) encontrado(s).", err=True)
-        raise typer.Exit(code=1)
-    checked = 1 if target.is_file() else len(course.lessons)
-    typer.echo(f"{checked} lição(ões) válida(s), nenhum problema.")
 
 
 @cli.command()

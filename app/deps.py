@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from typing import Annotated
+from urllib.parse import urlencode
 
 from fastapi import Depends, HTTPException, Request
 from sqlmodel import Session
@@ -12,10 +13,14 @@ from sqlmodel import Session
 from app.auth import Passwords, SignInLimiter
 from app.content.course import Course
 from app.db import session_scope
+from app.instructors import instructor_account
+from app.models import Account
 from app.sessions import LEARNER_KEY, session_account
 
 SESSION_KEY = LEARNER_KEY
 EXPIRED_MESSAGE = "Sessão expirada, recarregue a página."
+SIGN_IN_FIRST = "Entre com uma conta de instrutor para ver esta página."
+INSTRUCTORS_ONLY = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -24,8 +29,8 @@ def get_session(request: Request) -> Iterator[Session]:
 
 
 def get_course(request: Request) -> Course:
-    """Return the course loaded by the app."""
-    return request.app.state.course
+    """Return the course as it is now (lesson files that changed are reloaded first)."""
+    return request.app.state.live_course.current()
 
 
 def current_learner_id(request: Request) -> str:
@@ -76,3 +81,24 @@ ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
 AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
+
+
+def current_instructor(request: Request, db: Annotated[Session, Depends(get_session)]) -> Account:
+    """Return the signed-in instructor's account.
+
+    Raises:
+        HTTPException: 303 to the sign-in page (coming back here after) for an anonymous
+            visitor; 403 for an account without the instructor role.
+    """
+    username = session_account(request)
+    if username is None:
+        here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        location = "/conta?" + urlencode({"proximo": here})
+        raise HTTPException(status_code=303, detail=SIGN_IN_FIRST, headers={"Location": location})
+    account = instructor_account(db, username)
+    if account is None:
+        raise HTTPException(status_code=403, detail=INSTRUCTORS_ONLY)
+    return account
+
+
+InstructorDep = Annotated[Account, Depends(current_instructor)]

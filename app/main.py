@@ -5,25 +5,35 @@ Run with ``uvicorn --factory app.main:create_app``; nothing is built at import t
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starsessions import SessionMiddleware
 
 from app.auth import Passwords, SignInLimiter
-from app.content.course import load_course
+from app.content.links import IMAGES_URL
+from app.content.live import LiveCourse
 from app.db import make_engine
 from app.headers import SecurityHeaders
 from app.logs import RequestLog, configure_logging
 from app.security import RequestGuard, csrf_middleware
 from app.sessions import DatabaseStore, SessionLoader
 from app.settings import PROJECT_ROOT, Settings, load_settings
-from app.web import account, api, errors, health, lessons, mydata, progress, quizzes, trees
+from app.web import (
+    account,
+    api,
+    errors,
+    health,
+    instructor,
+    lessons,
+    mydata,
+    progress,
+    quizzes,
+    trees,
+)
+from app.web.images import LessonImages
 from app.web.templating import make_templates
 
-log = logging.getLogger("curso")
 SESSION_COOKIE = "curso_sessao"
 SESSION_MAX_AGE_S = 365 * 24 * 3600
 
@@ -35,9 +45,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings: configuration; read from ``CURSO_*`` variables when ``None``.
 
     Returns:
-        A FastAPI app with its engine, course, templates, password hasher and sign-in
+        A FastAPI app with its engine, live course, templates, password hasher and sign-in
         limiter on ``app.state``; sessions are kept in the database (``app/sessions.py``).
-        Lesson problems are logged as ``file:line: message``; valid lessons are served.
+        Lesson files are reloaded when they change (``CURSO_RELOAD_INTERVAL``); their
+        problems are logged with file, line and column; valid lessons are served.
     """
     settings = settings or load_settings()
     app = FastAPI(
@@ -48,14 +59,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url())
     app.state.templates = make_templates()
-    app.state.course = load_course(settings.lessons_dir)
     configure_logging()
-    for error in app.state.course.errors:
-        log.error({"event": "lesson_error", "file": str(error.file), "line": error.line, "message": error.message})
+    app.state.live_course = LiveCourse(
+        settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static"
+    )
     app.state.passwords = Passwords()
     app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
 
     secret = settings.resolved_secret_key()
+    app.state.pseudonym_salt = secret.encode()  # learners in CSV exports, as in the request logs
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
     app.add_middleware(RequestLog, salt=secret)
     app.add_middleware(SessionLoader)
@@ -71,7 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestGuard, templates=app.state.templates)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
-    for module in (lessons, quizzes, trees, health, account):
+    app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
+    for module in (lessons, quizzes, trees, health, account, instructor):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
         app.include_router(module.router)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Literal
 
+import sqlalchemy as sa
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 
@@ -99,6 +100,7 @@ class Account(SQLModel, table=True):
         username: lower-case, unique.
         password_hash: an argon2 hash (PHC string), never the password.
         created_at: sign-up time, UTC.
+        is_instructor: may open the instructor pages (granted with ``curso instrutor``).
     """
 
     id: int | None = Field(default=None, primary_key=True)
@@ -108,6 +110,7 @@ class Account(SQLModel, table=True):
     username: str = Field(max_length=30, unique=True)
     password_hash: str = Field(max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
+    is_instructor: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
 class WebSession(SQLModel, table=True):

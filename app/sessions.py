@@ -23,6 +23,7 @@ from starsessions import (
     regenerate_session_id,
 )
 
+from app.db import begin_write
 from app.models import WebSession, utcnow
 
 LEARNER_KEY = "learner"
@@ -72,7 +73,14 @@ class DatabaseStore(SessionStore):
         text = data.decode("utf-8")
         expires_at = utcnow() + timedelta(seconds=ttl or DEFAULT_TTL_S)
         learner_id = json.loads(text).get(LEARNER_KEY)
+        with Session(self.engine) as db:  # most requests end here, without taking the write lock
+            row = db.get(WebSession, session_id)
+            if row is not None and (
+                _content(row.data) == _content(text) and expires_at - row.expires_at < EXPIRY_SLACK
+            ):
+                return
         with Session(self.engine) as db:
+            begin_write(db)
             row = db.get(WebSession, session_id)
             if row is None:
                 db.exec(delete(WebSession).where(col(WebSession.expires_at) <= utcnow()))  # type: ignore[call-overload]

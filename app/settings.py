@@ -23,6 +23,8 @@ class Settings(BaseSettings):
         database_url: SQLAlchemy URL of the learner database. Default: a SQLite
             file ``var/curso.db`` under the project folder.
         lessons_dir: folder holding the lesson ``*.md`` files.
+        reload_interval: seconds between looks at the lesson files for changes (each look
+            is one ``stat`` per file); ``0`` looks on every request.
         var_dir: folder for runtime files (the SQLite file, the generated secret key).
         secret_key: key that signs the CSRF cookie. When unset, one is
             generated once and kept in ``var_dir/secret_key``.
@@ -36,6 +38,7 @@ class Settings(BaseSettings):
 
     database_url: str = ""
     lessons_dir: Path = PROJECT_ROOT / "lessons"
+    reload_interval: float = Field(default=1.0, ge=0, allow_inf_nan=False)
     var_dir: Path = PROJECT_ROOT / "var"
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False

@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.grading import AttemptFact
+from app.db import begin_write
 from app.models import Attempt, Learner, Walk, utcnow
 
 
@@ -54,10 +55,12 @@ def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
         DuplicateKeyError: the key was already used for another question.
     """
     try:
+        begin_write(session)
         return _store_once(session, attempt)
     except IntegrityError:
         # The same form was sent twice at once and the other request stored it first.
         session.rollback()
+        begin_write(session)
         return _store_once(session, attempt)
 
 
@@ -130,6 +133,7 @@ def save_place(session: Session, learner_id: str, place: Place) -> bool:
     Returns:
         True when a learner row was updated, False when there is none.
     """
+    begin_write(session)
     updated = set_place(session, learner_id, place)
     session.commit()
     return updated
@@ -147,6 +151,7 @@ def set_place(session: Session, learner_id: str, place: Place) -> bool:
 
 def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str) -> Walk:
     """Store a finished decision-tree walk in one transaction and return it."""
+    begin_write(session)
     ensure_learner(session, learner_id)
     walk = Walk(learner_id=learner_id, tree_id=tree_id, path=",".join(path), result_id=result_id)
     session.add(walk)

@@ -72,6 +72,7 @@ def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str
         lessons_dir=lessons_dir,
         var_dir=tmp / "var",
         secret_key=TEST_SECRET,
+        reload_interval=0,
     )
     upgrade(settings.database_url)
     return settings

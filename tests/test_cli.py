@@ -29,9 +29,9 @@ def test_check_points_at_the_line_of_a_broken_quiz(tmp_path):
     result = run("check", str(tmp_path))
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
-        f"{tmp_path}/02-quebrada.md:24: campo obrigatório ausente: `text`",
+        f"{tmp_path}/02-quebrada.md:24:7: error: campo obrigatório ausente: `text`",
     ]
-    assert "1 problema(s) encontrado(s)." in result.stderr
+    assert result.stderr.strip() == "1 erro(s) e 0 aviso(s) encontrado(s)."
 
 
 def test_check_reports_every_problem_before_exiting(tmp_path):
@@ -41,8 +41,8 @@ def test_check_reports_every_problem_before_exiting(tmp_path):
     assert result.returncode == 1
     lines = [line.replace(f"{tmp_path}/", "") for line in result.stdout.splitlines()]
     assert lines == [
-        "a.md:6: `minutes` deve ser um número inteiro",
-        "a.md:30: a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+        "a.md:6:1: error: `minutes` deve ser um número inteiro",
+        "a.md:30:12: error: a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
     ]
 
 

@@ -261,7 +261,11 @@ def test_broken_lesson_does_not_stop_the_course(tmp_path: Path):
     with TestClient(create_app(settings)) as client:
         assert [a["href"] for a in soup(client.get("/")).select(".lesson-card h2 a")] == ["/licoes/decode-prefill"]
         assert client.get("/licoes/decode-prefill").status_code == 200
-        assert client.get("/licoes/quebrada").status_code == 404
+        unavailable = client.get("/licoes/quebrada")
+        assert unavailable.status_code == 503, "a lição que nunca carregou fica indisponível"
+        assert text(soup(unavailable).h1) == "Lição indisponível"
+        assert not soup(unavailable).select(".check-panel"), "o aluno não vê os erros do arquivo"
+        assert client.get("/licoes/nao-existe").status_code == 404
 
 
 def test_empty_course_shows_a_friendly_message(tmp_path: Path):

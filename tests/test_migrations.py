@@ -38,5 +38,5 @@ def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
     with engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert connection.execute(text("PRAGMA foreign_keys")).scalar() == 1
-        assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 5000
+        assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 15000
         assert connection.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL

@@ -112,19 +112,19 @@ def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("        next: r-vllm", "        next: r-gpu", "licao.md:38: `next: r-gpu` não existe nesta árvore (pergunta `scale`)"),
-        ("        next: r-vllm", "        next: hw", "licao.md:38: ciclo na árvore: hw → scale → hw"),
-        ("        next: scale\n", "        next: r-cpu\n", "licao.md:29: a pergunta `scale` é inalcançável: nenhuma opção leva a ela"),
-        ("        next: r-vllm", "        next: r-cpu", "licao.md:44: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele"),
-        ("      - label: Muitos\n        value: many\n        next: r-vllm\n", "", "licao.md:32: a pergunta `scale` precisa de pelo menos duas opções (tem 1)"),
-        ("        value: many", "        value: one", "licao.md:37: o valor `one` aparece duas vezes na pergunta `scale`"),
-        ("start: hw", "start: r-cpu", "licao.md:17: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore"),
-        ("    verdict: alternative", "    verdict: talvez", "licao.md:46: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
-        ("        value: cpu", "        value: CPU Só", "licao.md:24: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
-        ("    facet: scale\n", "", "licao.md:29: campo obrigatório ausente: `facet`"),
-        ("        next: r-vllm", "        next: scale", "licao.md:38: ciclo na árvore: scale → scale"),
-        ("        next: r-cpu\n      - label: GPU", "        next: hw\n      - label: GPU", "licao.md:25: ciclo na árvore: hw → hw"),
-        ("    facet: scale\n", "    facet: scale\n    facet: outra\n", "licao.md:31: YAML inválido: a chave `facet` aparece duas vezes"),
+        ("        next: r-vllm", "        next: r-gpu", "licao.md:38:9: error: `next: r-gpu` não existe nesta árvore (pergunta `scale`)"),
+        ("        next: r-vllm", "        next: hw", "licao.md:38:9: error: ciclo na árvore: hw → scale → hw"),
+        ("        next: scale\n", "        next: r-cpu\n", "licao.md:29:3: error: a pergunta `scale` é inalcançável: nenhuma opção leva a ela"),
+        ("        next: r-vllm", "        next: r-cpu", "licao.md:44:3: error: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele"),
+        ("      - label: Muitos\n        value: many\n        next: r-vllm\n", "", "licao.md:32:5: error: a pergunta `scale` precisa de pelo menos duas opções (tem 1)"),
+        ("        value: many", "        value: one", "licao.md:37:9: error: o valor `one` aparece duas vezes na pergunta `scale`"),
+        ("start: hw", "start: r-cpu", "licao.md:17:1: error: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore"),
+        ("    verdict: alternative", "    verdict: talvez", "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
+        ("        value: cpu", "        value: CPU Só", "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
+        ("    facet: scale\n", "", "licao.md:29:3: error: campo obrigatório ausente: `facet`"),
+        ("        next: r-vllm", "        next: scale", "licao.md:38:9: error: ciclo na árvore: scale → scale"),
+        ("        next: r-cpu\n      - label: GPU", "        next: hw\n      - label: GPU", "licao.md:25:9: error: ciclo na árvore: hw → hw"),
+        ("    facet: scale\n", "    facet: scale\n    facet: outra\n", "licao.md:31:5: error: YAML inválido: a chave `facet` aparece duas vezes"),
     ],
 )
 def test_each_tree_problem_names_file_and_line(tmp_path, old, new, expected):
@@ -170,7 +170,7 @@ def test_scenario_key_is_computed_from_the_tree(tmp_path):
 )
 def test_scenario_that_does_not_reach_a_result_fails_the_check(tmp_path, old, new, expected):
     lines = messages(tmp_path, TREE + SCENARIO.replace(old, new, 1))
-    assert lines == [f"licao.md:53: {expected}"]
+    assert lines == [f"licao.md:53:3: error: {expected}"]
 
 
 def test_course_trees_and_scenarios():

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.content.errors import ContentError
 from app.content.markdown import slugify
-from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 
 LABEL_H = 22
 BAR_H = 18
@@ -67,12 +67,9 @@ def parse_chart(text: str, file: Path, first_line: int) -> tuple[str, list[Conte
         source = parse_yaml(text)
         spec = ChartSpec.model_validate(source.data)
     except YamlSyntaxError as exc:
-        return "", [ContentError(file, first_line + exc.line, exc.message)]
+        return "", [syntax_problem(file, first_line, exc)]
     except ValidationError as exc:
-        return "", [
-            ContentError(file, first_line + line_of(source.node, loc), message)
-            for loc, message in pydantic_messages(exc)
-        ]
+        return "", validation_problems(file, first_line, source, exc)
     return render_chart(spec), []
 
 

@@ -1,34 +1,66 @@
-"""The whole course: every lesson in a folder, in order, plus the problems found."""
+"""The whole course: every lesson in a folder, in order, plus the problems found.
+
+:func:`load_course` reads a folder once (``curso check``, the tests).
+:func:`build_course` assembles a course from lessons already loaded, and may serve a
+file's last good version when its new one fails: :class:`app.content.live.LiveCourse`
+uses it to reload edited files while the app runs.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
-from app.content.lessons import Lesson, load_lesson
+from app.content.lessons import Lesson, load_lesson, normalize_source
+from app.content.links import check_links
+from app.content.markdown import slugify
 from app.content.quiz import Question, with_key
 from app.content.trees import Tree
 from app.content.walk import WalkError, walk_facts
 
 IGNORED_FILES = {"README.md"}
+LessonLoad = Lesson | ContentErrors
 
 
 @dataclass(frozen=True)
 class Course:
-    """The lessons that loaded, sorted by ``order``, and every problem found.
+    """The lessons served, sorted by ``order``, and every problem found.
 
-    A lesson with a problem is left out; the others are served.
+    A file whose current version has an error is served in its last good version
+    when there is one (see :func:`build_course`), else left out; the others are served.
 
     Attributes:
-        lessons: valid lessons, by ascending ``order``.
-        errors: every problem in every file, sorted by file and line.
+        lessons: lessons served, by ascending ``order``.
+        problems: every error and warning in every file, sorted by file, line and column.
+        trees: the decision trees of the lessons served, by id.
+        tree_lessons: tree id → slug of the lesson that holds it.
+        unavailable: slug → file, for lessons that have errors and no good version to serve.
+        stale: files served in their last good version because the current one has errors.
     """
 
     lessons: tuple[Lesson, ...]
-    errors: tuple[ContentError, ...]
+    problems: tuple[ContentError, ...]
     trees: dict[str, Tree] = field(default_factory=dict, hash=False)
     tree_lessons: dict[str, str] = field(default_factory=dict, hash=False)
+    unavailable: dict[str, Path] = field(default_factory=dict, hash=False)
+    stale: frozenset[Path] = frozenset()
+
+    @property
+    def errors(self) -> tuple[ContentError, ...]:
+        """The problems of level ``error``."""
+        return tuple(p for p in self.problems if p.is_error)
+
+    @property
+    def warnings(self) -> tuple[ContentError, ...]:
+        """The problems of level ``warning``."""
+        return tuple(p for p in self.problems if not p.is_error)
+
+    def problems_of(self, path: Path) -> tuple[ContentError, ...]:
+        """The problems found in one file."""
+        return tuple(p for p in self.problems if p.file == path)
 
     def get(self, slug: str) -> Lesson | None:
         """Return the lesson with ``slug``, or ``None``."""
@@ -48,32 +80,127 @@ def lesson_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.md") if p.name not in IGNORED_FILES)
 
 
-def load_course(folder: Path) -> Course:
+def load_file(path: Path) -> LessonLoad:
+    """Load one file: the lesson, or the :class:`ContentErrors` that keep it from loading."""
+    try:
+        return load_lesson(path)
+    except ContentErrors as exc:
+        return exc
+
+
+def load_course(folder: Path, static_dir: Path | None = None) -> Course:
     """Load every lesson in ``folder``.
 
     Args:
         folder: the lessons folder.
+        static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
 
     Returns:
         The course. A missing folder gives an empty course with one error.
     """
     if not folder.is_dir():
         return Course((), (ContentError(folder, 0, "a pasta de lições não existe"),))
-    lessons: list[Lesson] = []
+    return build_course(
+        folder, {path: load_file(path) for path in lesson_files(folder)}, static_dir=static_dir
+    )
+
+
+def build_course(
+    folder: Path,
+    loads: Mapping[Path, LessonLoad],
+    fallbacks: Mapping[Path, Lesson] | None = None,
+    static_dir: Path | None = None,
+) -> Course:
+    """Assemble a course from loaded files.
+
+    Args:
+        folder: the lessons folder.
+        loads: each file's lesson, or the errors that kept it from loading.
+        fallbacks: the last version served of each file; a file whose current version
+            fails (on its own or against the course: a repeated slug, a scenario that no
+            longer resolves) is served in that version instead, and marked stale.
+        static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
+
+    Returns:
+        The course, with every problem of the current files.
+    """
+    fallbacks = fallbacks or {}
+    problems: set[ContentError] = set()
+    chosen: dict[Path, Lesson] = {}
+    stale: set[Path] = set()
+    for path, load in loads.items():
+        if isinstance(load, Lesson):
+            chosen[path] = load
+            continue
+        problems.update(load.errors)
+        if path in fallbacks:
+            chosen[path] = fallbacks[path]
+            stale.add(path)
+    while True:
+        lessons, trees, owners, found, failed = _assemble(chosen)
+        problems.update(found)
+        retry = {path for path in failed if path in fallbacks and path not in stale}
+        if not retry:
+            break
+        for path in retry:
+            chosen[path] = fallbacks[path]
+            stale.add(path)
+    # A stale file's links are those of its old version: only its errors are reported.
+    problems.update(
+        p for p in check_links(lessons, folder, trees, static_dir) if p.file not in stale
+    )
+    served = {lesson.path for lesson in lessons}
+    unavailable = _unavailable(loads, chosen, served, {lesson.slug for lesson in lessons})
+    return Course(
+        tuple(lessons),
+        tuple(sorted(problems)),
+        trees,
+        owners,
+        unavailable,
+        frozenset(stale & served),
+    )
+
+
+def _assemble(
+    chosen: Mapping[Path, Lesson],
+) -> tuple[list[Lesson], dict[str, Tree], dict[str, str], list[ContentError], set[Path]]:
+    """Run the course-wide checks; return the lessons kept, the trees, problems and failed files."""
     errors: list[ContentError] = []
-    for path in lesson_files(folder):
-        try:
-            lessons.append(load_lesson(path))
-        except ContentErrors as exc:
-            errors.extend(exc.errors)
-    kept = _drop_duplicates(sorted(lessons, key=lambda item: (item.meta.order, item.path.name)), errors)
-    trees, tree_lessons = _index_trees(kept, errors)
+    ordered = sorted(chosen.values(), key=lambda item: (item.meta.order, item.path.name))
+    kept = _drop_duplicates(ordered, errors)
+    trees, owners = _index_trees(kept, errors)
     resolved = [_resolve_scenarios(lesson, trees, errors) for lesson in kept]
     valid = [lesson for lesson in resolved if lesson is not None]
-    return Course(tuple(valid), tuple(sorted(errors)), trees, tree_lessons)
+    failed = {path for path in chosen if path not in {lesson.path for lesson in valid}}
+    return valid, trees, owners, errors, failed
 
 
-def _index_trees(lessons: list[Lesson], errors: list[ContentError]) -> tuple[dict[str, Tree], dict[str, str]]:
+def _unavailable(
+    loads: Mapping[Path, LessonLoad],
+    chosen: Mapping[Path, Lesson],
+    served: set[Path],
+    slugs: set[str],
+) -> dict[str, Path]:
+    """Slug → file for each file with nothing served: its front matter's slug, else its name's."""
+    out: dict[str, Path] = {}
+    for path, load in loads.items():
+        if path in served:
+            continue
+        slug = chosen[path].slug if path in chosen else getattr(load, "slug", None)
+        slug = slug or slug_from_filename(path)
+        if slug not in slugs:
+            out.setdefault(slug, path)
+    return out
+
+
+def slug_from_filename(path: Path) -> str:
+    """Guess a lesson's slug from its file name: ``02-escolha.md`` → ``escolha``."""
+    return slugify(re.sub(r"^\d+[-_ ]*", "", path.stem))
+
+
+def _index_trees(
+    lessons: list[Lesson], errors: list[ContentError]
+) -> tuple[dict[str, Tree], dict[str, str]]:
     trees: dict[str, Tree] = {}
     owners: dict[str, str] = {}
     for lesson in lessons:
@@ -87,7 +214,9 @@ def _index_trees(lessons: list[Lesson], errors: list[ContentError]) -> tuple[dic
     return trees, owners
 
 
-def _resolve_scenarios(lesson: Lesson, trees: dict[str, Tree], errors: list[ContentError]) -> Lesson | None:
+def _resolve_scenarios(
+    lesson: Lesson, trees: dict[str, Tree], errors: list[ContentError]
+) -> Lesson | None:
     """Compute each scenario question's key by walking its tree; ``None`` if one fails."""
     questions: dict[str, Question] = {}
     failed = False
@@ -104,24 +233,30 @@ def _resolve_scenarios(lesson: Lesson, trees: dict[str, Tree], errors: list[Cont
     return None if failed else replace(lesson, questions=questions)
 
 
-def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Question, ContentError | None]:
+def _resolve(
+    question: Question, trees: dict[str, Tree], path: Path
+) -> tuple[Question, ContentError | None]:
     scenario = question.scenario
+    position = (scenario.line, scenario.col)
     tree = trees.get(scenario.tree_id)
     if tree is None:
-        msg = f"a pergunta `{question.id}` cita a árvore `{scenario.tree_id}`, que não existe no curso"
-        return question, ContentError(path, scenario.line, msg)
+        msg = (
+            f"a pergunta `{question.id}` cita a árvore `{scenario.tree_id}`, "
+            "que não existe no curso"
+        )
+        return question, ContentError.at(path, position, msg)
     try:
         walk = walk_facts(tree, dict(scenario.facts))
     except WalkError as exc:
         msg = f"o cenário da pergunta `{question.id}` não chega a um resultado: {exc}"
-        return question, ContentError(path, scenario.line, msg)
+        return question, ContentError.at(path, position, msg)
     unused = sorted(set(dict(scenario.facts)) - {step.question.facet for step in walk.steps})
     if unused:
         msg = (
-            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa neste "
-            f"caminho: {', '.join(unused)}; apague-os ou confira a árvore"
+            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa "
+            f"neste caminho: {', '.join(unused)}; apague-os ou confira a árvore"
         )
-        return question, ContentError(path, scenario.line, msg)
+        return question, ContentError.at(path, position, msg)
     engine = walk.result.engines[0]
     key = frozenset(o.id for o in question.options if o.engine == engine)
     if len(key) != 1:
@@ -130,33 +265,43 @@ def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Qu
             f"a árvore `{tree.id}` leva a pergunta `{question.id}` ao resultado `{walk.result.id}` "
             f"({engine}), e {found} da pergunta tem `engine: {engine}`; é preciso exatamente uma"
         )
-        return question, ContentError(path, scenario.line, msg)
+        return question, ContentError.at(path, position, msg)
     situation = tuple((tree.facet_label(s.question.facet), s.option.label) for s in walk.steps)
     solved = replace(
-        scenario, situation=situation, values=walk.values,
-        tree_title=tree.title, result_title=walk.result.main,
+        scenario,
+        situation=situation,
+        values=walk.values,
+        tree_title=tree.title,
+        result_title=walk.result.main,
     )
-    return replace(question, answer=key, scenario=solved, content_hash=with_key(question.content_hash, key)), None
+    version = with_key(scenario.base_hash, key)
+    return replace(question, answer=key, scenario=solved, content_hash=version), None
 
 
 def _drop_duplicates(lessons: list[Lesson], errors: list[ContentError]) -> list[Lesson]:
     kept: list[Lesson] = []
     for lesson in lessons:
+        clash = False
         for other in kept:
-            for field in ("slug", "order"):
-                if getattr(lesson.meta, field) == getattr(other.meta, field):
+            for name in ("slug", "order"):
+                if getattr(lesson.meta, name) == getattr(other.meta, name):
                     msg = (
-                        f"`{field}: {getattr(lesson.meta, field)}` já é usado por "
-                        f"{other.path.name}; cada lição precisa de um `{field}` próprio"
+                        f"`{name}: {getattr(lesson.meta, name)}` já é usado por "
+                        f"{other.path.name}; cada lição precisa de um `{name}` próprio"
                     )
-                    errors.append(ContentError(lesson.path, _field_line(lesson.path, field), msg))
-        if not any(e.file == lesson.path for e in errors):
+                    errors.append(ContentError(lesson.path, _field_line(lesson.path, name), msg))
+                    clash = True
+        if not clash:
             kept.append(lesson)
     return kept
 
 
-def _field_line(path: Path, field: str) -> int:
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.startswith(f"{field}:"):
+def _field_line(path: Path, name: str) -> int:
+    try:
+        text = normalize_source(path.read_bytes())
+    except (OSError, UnicodeDecodeError):
+        return 1
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith(f"{name}:"):
             return number
     return 1

@@ -7,6 +7,7 @@ its ``file:line`` before the lesson is given up.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from app.content.markdown import PLACEHOLDER_RE, Heading, render_document
 from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.trees import Tree, parse_tree
-from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.content.links import Link, extract_links
+from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 
 FRONT_MATTER_FENCE = "---"
 
@@ -71,6 +73,7 @@ class Lesson:
         headings: the table of contents (``##`` and ``###``).
         questions: every question, by id, in document order.
         trees: the decision trees written in this lesson, by id.
+        links: the links and images of the body, for the course's link check.
     """
 
     path: Path
@@ -79,6 +82,7 @@ class Lesson:
     headings: tuple[Heading, ...]
     questions: dict[str, Question] = field(hash=False)
     trees: dict[str, Tree] = field(hash=False, default_factory=dict)
+    links: tuple[Link, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -109,8 +113,9 @@ def load_lesson(path: Path) -> Lesson:
     except UnicodeDecodeError as exc:
         raise ContentErrors([ContentError(path, 1, f"o arquivo não está em UTF-8 ({exc.reason})")]) from exc
     meta, body, body_line, errors = _split_front_matter(text, path)
+    slug = meta.slug if meta else _raw_slug(text)
     if body_line == 0:  # no front matter at all: the body cannot be located reliably
-        raise ContentErrors(errors)
+        raise ContentErrors(errors, slug)
     rendered = render_document(body)
     errors.extend(ContentError(path, body_line + line, message) for line, message in rendered.problems)
     questions: dict[str, Question] = {}
@@ -141,9 +146,22 @@ def load_lesson(path: Path) -> Lesson:
             replacements.append(html)
         errors.extend(problems)
     if errors or meta is None:
-        raise ContentErrors(errors)
+        raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
-    return Lesson(path, meta, parts, rendered.headings, questions, trees)
+    links = extract_links(body, body_line)
+    return Lesson(path, meta, parts, rendered.headings, questions, trees, links)
+
+
+def _raw_slug(text: str) -> str | None:
+    """The ``slug:`` of a front matter that did not validate, when it is a valid slug."""
+    for line in text.split("\n")[1:]:
+        if line.strip() == FRONT_MATTER_FENCE:
+            break
+        name, _, value = line.partition(":")
+        value = value.strip().strip("\"'")
+        if name == "slug" and re.fullmatch(ID_PATTERN, value):
+            return value
+    return None
 
 
 def _split_front_matter(
@@ -163,17 +181,13 @@ def _split_front_matter(
     try:
         source = parse_yaml(header)
     except YamlSyntaxError as exc:
-        return None, body, body_line, [ContentError(path, 2 + exc.line, exc.message)]
+        return None, body, body_line, [syntax_problem(path, 2, exc)]
     if not isinstance(source.data, dict):
         return None, body, body_line, [ContentError(path, 2, "o cabeçalho deve ser um mapeamento YAML (`campo: valor`)")]
     try:
         return FrontMatter.model_validate(source.data), body, body_line, []
     except ValidationError as exc:
-        errors = [
-            ContentError(path, 2 + line_of(source.node, loc), message)
-            for loc, message in pydantic_messages(exc)
-        ]
-        return None, body, body_line, errors
+        return None, body, body_line, validation_problems(path, 2, source, exc)
 
 
 def _split_parts(html: str, replacements: list[Part]) -> tuple[Part, ...]:

@@ -16,11 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from app.content.errors import ContentError
 from app.content.markdown import render_block, render_inline
 from app.content.yamlsrc import (
-    YamlSource,
+    Locator,
     YamlSyntaxError,
-    line_of,
+    locator,
     parse_yaml,
-    pydantic_messages,
+    syntax_problem,
+    validation_problems,
 )
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
@@ -81,6 +82,9 @@ class Scenario:
         values: the option values of that walk, for a link to the map.
         tree_title: the tree's title.
         result_title: the engines of the result reached.
+        col: 1-based column of ``tree:``.
+        base_hash: the question's version before its key is known; the course adds the
+            key with :func:`with_key`, so resolving a lesson twice gives the same version.
     """
 
     tree_id: str
@@ -90,6 +94,8 @@ class Scenario:
     values: tuple[str, ...] = ()
     tree_title: str = ""
     result_title: str = ""
+    col: int = 1
+    base_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -142,86 +148,81 @@ def parse_quiz(text: str, file: Path, first_line: int) -> tuple[list[Question], 
     try:
         source = parse_yaml(text)
     except YamlSyntaxError as exc:
-        return [], [ContentError(file, first_line + exc.line, exc.message)]
+        return [], [syntax_problem(file, first_line, exc)]
     if not isinstance(source.data, list) or not source.data:
         msg = "o bloco `quiz` deve ser uma lista YAML de perguntas (cada uma começa com `- id:`)"
         return [], [ContentError(file, first_line, msg)]
     try:
         specs = _QUESTIONS.validate_python(source.data)
     except ValidationError as exc:
-        return [], [
-            ContentError(file, first_line + line_of(source.node, loc), message)
-            for loc, message in pydantic_messages(exc)
-        ]
+        return [], validation_problems(file, first_line, source, exc)
+    at = locator(source, first_line)
     questions, errors = [], []
     for index, spec in enumerate(specs):
-        problems = _check_question(spec, index, source, file, first_line)
+        problems = _check_question(spec, file, lambda *path, i=index: at(i, *path))
         errors.extend(problems)
         if not problems:
-            line = first_line + line_of(source.node, (index,))
-            questions.append(_render(spec, line, first_line + line_of(source.node, (index, "tree"))))
+            questions.append(_render(spec, at(index)[0], at(index, "tree")))
     return questions, errors
 
 
-def _check_question(
-    spec: QuestionSpec, index: int, source: YamlSource, file: Path, first_line: int
-) -> list[ContentError]:
-    def at(*path: int | str) -> int:
-        return first_line + line_of(source.node, (index, *path))
-
+def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = []
     seen: set[str] = set()
     for i, option in enumerate(spec.options):
         if option.id in seen:
             msg = f"a pergunta `{spec.id}` repete o id de opção `{option.id}`"
-            errors.append(ContentError(file, at("options", i, "id"), msg))
+            errors.append(ContentError.at(file, at("options", i, "id"), msg))
         seen.add(option.id)
     if spec.kind == "scenario":
         return errors + _check_scenario(spec, file, at)
     for field in ("tree", "facts"):
         if getattr(spec, field) is not None:
             msg = f"`{field}` só vale para perguntas `kind: scenario` (a pergunta `{spec.id}` é `{spec.kind}`)"
-            errors.append(ContentError(file, at(field), msg))
+            errors.append(ContentError.at(file, at(field), msg))
     if not spec.answer:
-        return [*errors, ContentError(file, at(), f"campo obrigatório ausente: `answer` (pergunta `{spec.id}`)")]
+        msg = f"campo obrigatório ausente: `answer` (pergunta `{spec.id}`)"
+        return [*errors, ContentError.at(file, at(), msg)]
     for i, answer in enumerate(spec.answer):
         if answer not in seen:
             msg = (
                 f"a resposta `{answer}` da pergunta `{spec.id}` não é uma opção; "
                 f"opções: {', '.join(sorted(seen))}"
             )
-            errors.append(ContentError(file, at("answer", i), msg))
+            errors.append(ContentError.at(file, at("answer", i), msg))
     if len(set(spec.answer)) != len(spec.answer):
-        errors.append(ContentError(file, at("answer"), f"`answer` repete uma opção em `{spec.id}`"))
+        errors.append(ContentError.at(file, at("answer"), f"`answer` repete uma opção em `{spec.id}`"))
     if spec.kind == "single" and len(spec.answer) != 1:
         msg = (
             f"a pergunta `{spec.id}` é `single` e precisa de exatamente uma resposta correta "
             f"(tem {len(spec.answer)}); use `kind: multiple` para várias"
         )
-        errors.append(ContentError(file, at("answer"), msg))
+        errors.append(ContentError.at(file, at("answer"), msg))
     return errors
 
 
-def _check_scenario(spec: QuestionSpec, file: Path, at) -> list[ContentError]:
+def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = []
     if spec.answer is not None:
         msg = f"a pergunta `{spec.id}` é `scenario`: a resposta vem da árvore; apague `answer`"
-        errors.append(ContentError(file, at("answer"), msg))
+        errors.append(ContentError.at(file, at("answer"), msg))
     for field in ("tree", "facts"):
         if not getattr(spec, field):
-            errors.append(ContentError(file, at(), f"campo obrigatório ausente: `{field}` (pergunta `{spec.id}`, `kind: scenario`)"))
+            msg = f"campo obrigatório ausente: `{field}` (pergunta `{spec.id}`, `kind: scenario`)"
+            errors.append(ContentError.at(file, at(), msg))
     for i, option in enumerate(spec.options):
         if not option.engine:
             msg = f"cada opção de uma pergunta `scenario` precisa de `engine` (opção `{option.id}`)"
-            errors.append(ContentError(file, at("options", i), msg))
+            errors.append(ContentError.at(file, at("options", i), msg))
     return errors
 
 
-def _render(spec: QuestionSpec, line: int, tree_line: int) -> Question:
+def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question:
     first, _, rest = spec.prompt.partition("\n\n")
     scenario = None
     if spec.kind == "scenario":
-        scenario = Scenario(spec.tree or "", tuple((spec.facts or {}).items()), tree_line)
+        facts = tuple((spec.facts or {}).items())
+        scenario = Scenario(spec.tree or "", facts, tree_at[0], col=tree_at[1], base_hash=content_hash(spec))
     return Question(
         id=spec.id,
         kind=spec.kind,

@@ -17,7 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from app.content.errors import ContentError
 from app.content.markdown import render_block, render_inline
 from app.content.quiz import ID_PATTERN
-from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.content.yamlsrc import (
+    Locator,
+    YamlSyntaxError,
+    locator,
+    parse_yaml,
+    syntax_problem,
+    validation_problems,
+)
 
 FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
 VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -222,54 +229,47 @@ def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, lis
     try:
         source = parse_yaml(text)
     except YamlSyntaxError as exc:
-        return None, [ContentError(file, first_line + exc.line, exc.message)]
+        return None, [syntax_problem(file, first_line, exc)]
     if not isinstance(source.data, dict):
         return None, [ContentError(file, first_line, "o bloco `decision-tree` deve ser um mapeamento YAML (`id:`, `title:`, ...)")]
     try:
         spec = TreeSpec.model_validate(source.data)
     except ValidationError as exc:
-        return None, [
-            ContentError(file, first_line + line_of(source.node, loc), message)
-            for loc, message in pydantic_messages(exc)
-        ]
-
-    def at(*path: str | int) -> int:
-        return first_line + line_of(source.node, path)
-
-    errors = _check_structure(spec, file, at)
+        return None, validation_problems(file, first_line, source, exc)
+    errors = _check_structure(spec, file, locator(source, first_line))
     if errors:
         return None, errors
     return _build(spec, file, first_line), []
 
 
-def _check_structure(spec: TreeSpec, file: Path, at) -> list[ContentError]:
+def _check_structure(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]:
     errors: list[ContentError] = []
     nodes = set(spec.questions) | set(spec.results)
     for node_id in set(spec.questions) & set(spec.results):
-        errors.append(ContentError(file, at("results", node_id), f"o id `{node_id}` é usado por uma pergunta e por um resultado"))
+        errors.append(ContentError.at(file, at("results", node_id), f"o id `{node_id}` é usado por uma pergunta e por um resultado"))
     if spec.start not in spec.questions:
-        errors.append(ContentError(file, at("start"), f"`start` aponta para `{spec.start}`, que não é uma pergunta desta árvore"))
+        errors.append(ContentError.at(file, at("start"), f"`start` aponta para `{spec.start}`, que não é uma pergunta desta árvore"))
     for qid, question in spec.questions.items():
         if len(question.options) < 2:
-            errors.append(ContentError(file, at("questions", qid, "options"), f"a pergunta `{qid}` precisa de pelo menos duas opções (tem {len(question.options)})"))
+            errors.append(ContentError.at(file, at("questions", qid, "options"), f"a pergunta `{qid}` precisa de pelo menos duas opções (tem {len(question.options)})"))
         seen: set[str] = set()
         for i, option in enumerate(question.options):
             for value in option.value:
                 if value in seen:
-                    errors.append(ContentError(file, at("questions", qid, "options", i, "value"), f"o valor `{value}` aparece duas vezes na pergunta `{qid}`"))
+                    errors.append(ContentError.at(file, at("questions", qid, "options", i, "value"), f"o valor `{value}` aparece duas vezes na pergunta `{qid}`"))
                 seen.add(value)
             if option.next not in nodes:
-                errors.append(ContentError(file, at("questions", qid, "options", i, "next"), f"`next: {option.next}` não existe nesta árvore (pergunta `{qid}`)"))
+                errors.append(ContentError.at(file, at("questions", qid, "options", i, "next"), f"`next: {option.next}` não existe nesta árvore (pergunta `{qid}`)"))
     if errors:
         return errors
     errors.extend(_check_cycles(spec, file, at))
     reachable = _reachable(spec)
     for qid in spec.questions:
         if qid not in reachable:
-            errors.append(ContentError(file, at("questions", qid), f"a pergunta `{qid}` é inalcançável: nenhuma opção leva a ela"))
+            errors.append(ContentError.at(file, at("questions", qid), f"a pergunta `{qid}` é inalcançável: nenhuma opção leva a ela"))
     for rid in spec.results:
         if rid not in reachable:
-            errors.append(ContentError(file, at("results", rid), f"o resultado `{rid}` é inalcançável: nenhuma opção leva a ele"))
+            errors.append(ContentError.at(file, at("results", rid), f"o resultado `{rid}` é inalcançável: nenhuma opção leva a ele"))
     return errors
 
 
@@ -285,7 +285,7 @@ def _reachable(spec: TreeSpec) -> set[str]:
     return seen
 
 
-def _check_cycles(spec: TreeSpec, file: Path, at) -> list[ContentError]:
+def _check_cycles(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]:
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
     errors: list[ContentError] = []
 
@@ -296,7 +296,7 @@ def _check_cycles(spec: TreeSpec, file: Path, at) -> list[ContentError]:
             if state.get(nxt) == 1:
                 path = [*trail, node]
                 loop = " → ".join([*path[path.index(nxt):], nxt])
-                errors.append(ContentError(file, at("questions", node, "options", i, "next"), f"ciclo na árvore: {loop}"))
+                errors.append(ContentError.at(file, at("questions", node, "options", i, "next"), f"ciclo na árvore: {loop}"))
             elif nxt not in state:
                 visit(nxt, [*trail, node])
         state[node] = 2

@@ -1,17 +1,23 @@
 """YAML parsing that remembers where each value came from.
 
 Validation errors from pydantic name a path such as ``(0, "options", 2, "text")``;
-:func:`line_of` turns that path into the line of the YAML node that holds it.
+:func:`position_of` turns that path into the line and column of the YAML node that
+holds it; the helpers at the end turn YAML and validation errors into
+:class:`ContentError` values located in the lesson file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, SequenceNode
+
+from app.content.errors import ContentError
 
 
 @dataclass(frozen=True)
@@ -33,11 +39,13 @@ class YamlSyntaxError(Exception):
     Attributes:
         line: 0-based line inside the parsed text.
         message: the problem, in Portuguese.
+        col: 0-based column on that line.
     """
 
-    def __init__(self, line: int, message: str):
+    def __init__(self, line: int, message: str, col: int = 0):
         self.line = line
         self.message = message
+        self.col = col
         super().__init__(message)
 
 
@@ -54,13 +62,14 @@ def parse_yaml(text: str) -> YamlSource:
         # The context mark points at what was left open (a "[" or a key); that is
         # where the author has to look, not the end of the text.
         mark = exc.context_mark or exc.problem_mark
-        line = mark.line if mark else 0
-        raise YamlSyntaxError(line, f"YAML inválido: {_explain(exc)}") from exc
+        line, col = (mark.line, mark.column) if mark else (0, 0)
+        raise YamlSyntaxError(line, f"YAML inválido: {_explain(exc)}", col) from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(0, f"YAML inválido: {exc}") from exc
     duplicate = _first_duplicate_key(node)
     if duplicate is not None:
-        raise YamlSyntaxError(duplicate.start_mark.line, f"YAML inválido: a chave `{duplicate.value}` aparece duas vezes")
+        mark = duplicate.start_mark
+        raise YamlSyntaxError(mark.line, f"YAML inválido: a chave `{duplicate.value}` aparece duas vezes", mark.column)
     return YamlSource(data, node)
 
 
@@ -104,26 +113,31 @@ def _explain(exc: yaml.MarkedYAMLError) -> str:
 
 
 def line_of(node: Node | None, path: tuple[int | str, ...]) -> int:
-    """Return the 0-based line of the deepest node reached by ``path``.
+    """Return the 0-based line of the deepest node reached by ``path`` (see :func:`position_of`)."""
+    return position_of(node, path)[0]
+
+
+def position_of(node: Node | None, path: tuple[int | str, ...]) -> tuple[int, int]:
+    """Return the 0-based ``(line, column)`` of the deepest node reached by ``path``.
 
     Args:
         node: the root node.
         path: keys (``str``) and indexes (``int``), as in a pydantic error ``loc``.
 
     Returns:
-        The line of the key that holds the value at ``path`` (or of the list item),
-        or of its nearest existing parent.
+        Where the key that holds the value at ``path`` starts (or the list item), or
+        its nearest existing parent.
     """
     if node is None:
-        return 0
-    current, line = node, node.start_mark.line
+        return 0, 0
+    current, mark = node, node.start_mark
     for step in path:
         found = _child(current, step)
         if found is None:
             break
         key, current = found
-        line = (key or current).start_mark.line
-    return line
+        mark = (key or current).start_mark
+    return mark.line, mark.column
 
 
 def _child(node: Node, step: int | str) -> tuple[Node | None, Node] | None:
@@ -182,3 +196,34 @@ def pydantic_messages(exc: ValidationError) -> list[tuple[tuple[int | str, ...],
 def _field_name(loc: tuple[int | str, ...]) -> str:
     names = [str(p) for p in loc if isinstance(p, str)]
     return names[-1] if names else "valor"
+
+
+Locator = Callable[..., tuple[int, int]]
+
+
+def locator(source: YamlSource, first_line: int) -> Locator:
+    """Return ``at(*path)``: the 1-based file ``(line, column)`` of the node at ``path``.
+
+    Args:
+        source: the parsed YAML.
+        first_line: 1-based file line of the YAML text's first line.
+    """
+
+    def at(*path: int | str) -> tuple[int, int]:
+        line, col = position_of(source.node, path)
+        return first_line + line, col + 1
+
+    return at
+
+
+def syntax_problem(file: Path, first_line: int, exc: YamlSyntaxError) -> ContentError:
+    """The :class:`ContentError` for YAML that does not parse, at its file line and column."""
+    return ContentError(file, first_line + exc.line, exc.message, exc.col + 1)
+
+
+def validation_problems(
+    file: Path, first_line: int, source: YamlSource, exc: ValidationError
+) -> list[ContentError]:
+    """One :class:`ContentError` per pydantic error, each at the node it names."""
+    at = locator(source, first_line)
+    return [ContentError.at(file, at(*loc), message) for loc, message in pydantic_messages(exc)]

@@ -20,6 +20,7 @@ from app.deps import (
     SessionDep,
     SignInLimiterDep,
 )
+from app.instructors import instructor_account
 from app.learners import UsernameTaken, create_account, find_account, merge_learner
 from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.progress import current_place
@@ -33,9 +34,16 @@ Field = Annotated[str, Form(max_length=300)]
 
 
 @router.get("/conta", response_class=HTMLResponse, name="account")
-def account_page(request: Request, account: AccountNameDep, _learner: LearnerIdDep):
-    """The sign-in and sign-up forms, or the signed-in account with "Sair"."""
-    return _page(request, account)
+def account_page(
+    request: Request, db: SessionDep, account: AccountNameDep, _learner: LearnerIdDep,
+    proximo: str = "",
+):
+    """The sign-in and sign-up forms, or the signed-in account with "Sair".
+
+    ``?proximo=/caminho`` is where signing in leads (a page that asked for a sign-in).
+    """
+    instructor = instructor_account(db, account) is not None
+    return _page(request, account, next_page=safe_next(proximo), instructor=instructor)
 
 
 @router.post("/conta/criar", response_class=HTMLResponse)
@@ -75,29 +83,48 @@ def sign_in(
     limiter: SignInLimiterDep,
     usuario: Field = "",
     senha: Field = "",
+    proximo: Field = "",
 ):
     """Sign in; this browser's anonymous progress merges into the account.
 
     Failed attempts are limited per username and per IP: past the limit, 429 with a
-    message in Portuguese, and the password is not even checked.
+    message in Portuguese, and the password is not even checked. Success leads to
+    ``proximo`` when it is a path of this site, else to the progress page.
     """
+    next_page = safe_next(proximo)
     if account:
         return _page(request, account, status=409, signin_error=ALREADY_IN)
     username = usuario.strip().lower()[:30]
     ip = request.client.host if request.client else "desconhecido"
     blocked = limiter.check(username, ip)
     if blocked:
-        response = _page(request, None, status=429, signin_error=blocked.message, username=usuario)
+        response = _page(
+            request, None, status=429, signin_error=blocked.message, username=usuario,
+            next_page=next_page,
+        )
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
     found = find_account(db, username) if username else None
     if not passwords.verify(senha, found.password_hash if found else None) or found is None:
         limiter.failed(username, ip)
-        return _page(request, None, status=401, signin_error=WRONG_CREDENTIALS, username=usuario)
+        return _page(
+            request, None, status=401, signin_error=WRONG_CREDENTIALS, username=usuario,
+            next_page=next_page,
+        )
     limiter.succeeded(username)
     merge_learner(db, learner_id, found.learner_id, current_place(request, db, learner_id))
     _sign_in(request, found.learner_id, found.username)
-    return RedirectResponse("/progresso", status_code=303)
+    return RedirectResponse(next_page or "/progresso", status_code=303)
+
+
+def safe_next(path: str) -> str:
+    """Return ``path`` when it is a path on this site (``/...``), else ``""``.
+
+    ``//host`` and ``/\\host`` are refused: browsers read them as other sites.
+    """
+    if not path.startswith("/") or path.startswith(("//", "/\\")) or len(path) > 300:
+        return ""
+    return path if path.isprintable() else ""
 
 
 @router.post("/conta/sair")
@@ -115,4 +142,5 @@ def _sign_in(request: Request, learner_id: str, username: str) -> None:
 
 def _page(request: Request, account: str | None, status: int = 200, **context):
     context.setdefault("username", "")
+    context.setdefault("next_page", "")
     return render(request, "account.html", {"account": account, **context}, status_code=status)

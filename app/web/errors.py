@@ -18,6 +18,7 @@ TITLES = {
     415: "Formato não aceito",
     422: "Dados inválidos",
     500: "Erro interno",
+    503: "Lição indisponível",
 }
 DEFAULT_DETAIL = {
     404: "Não encontramos esta página. Volte ao início do curso.",

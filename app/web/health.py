@@ -30,7 +30,7 @@ async def healthz(request: Request) -> JSONResponse:
     state = request.app.state
     reachable, revision = await run_in_threadpool(database_state, state.engine)
     head = ScriptDirectory.from_config(alembic_config(str(state.engine.url))).get_current_head()
-    course = state.course
+    course = state.live_course.current()
     body = {
         "database": "ok" if reachable else "inacessível",
         "migrations": "ok" if revision == head else f"pendentes (banco em {revision}, código em {head})",

@@ -7,7 +7,8 @@ from fastapi.responses import HTMLResponse
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.deps import CourseDep, LearnerIdDep, SessionDep
+from app.deps import AccountNameDep, CourseDep, LearnerIdDep, SessionDep
+from app.instructors import instructor_account
 from app.models import Attempt
 from app.store import Place, lesson_attempts
 from app.web.progress import course_progress, current_place, remember_place
@@ -18,6 +19,9 @@ from app.web.trees import tree_view
 router = APIRouter()
 FLASH_KEY = "aviso"
 NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
+UNAVAILABLE = (
+    "Esta lição está indisponível no momento. Continue pelas outras lições e volte mais tarde."
+)
 
 
 @router.get("/", response_class=HTMLResponse, name="home")
@@ -30,13 +34,18 @@ def home(request: Request, course: CourseDep, session: SessionDep, learner_id: L
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")
 def lesson_page(
     request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep,
-    refazer: str | None = None,
+    account: AccountNameDep, refazer: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
 
     ``?refazer=<question id>`` shows that question's form again (retry without JavaScript).
     Opening a lesson moves the learner's place to it (kept only where something is stored).
+    A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
+    what ``curso check`` says about the lesson's file, on top of the page.
     """
+    panel = instructor_panel(session, account, course, slug)
+    if course.get(slug) is None and slug in course.unavailable:
+        return render(request, "lesson_unavailable.html", {"panel": panel}, status_code=503)
     lesson = find_lesson(course, slug)
     place = current_place(request, session, learner_id)
     if place is None or place.lesson_slug != lesson.slug:
@@ -49,15 +58,27 @@ def lesson_page(
         request, course, lesson, session, learner_id, retry=refazer, errors=errors,
         query=dict(request.query_params),
     )
-    return render(request, "lesson.html", context)
+    return render(request, "lesson.html", {**context, "panel": panel})
 
 
 def find_lesson(course: Course, slug: str) -> Lesson:
-    """Return the lesson or raise a 404 with a message in Portuguese."""
+    """Return the lesson, or raise 503 for one whose file has errors and 404 for anything else."""
     lesson = course.get(slug)
+    if lesson is None and slug in course.unavailable:
+        raise HTTPException(status_code=503, detail=UNAVAILABLE)
     if lesson is None:
         raise HTTPException(status_code=404, detail=NOT_FOUND)
     return lesson
+
+
+def instructor_panel(db, account: str | None, course: Course, slug: str) -> dict | None:
+    """The check results of the lesson's file for a signed-in instructor, else ``None``."""
+    lesson = course.get(slug)
+    path = lesson.path if lesson else course.unavailable.get(slug)
+    if path is None or account is None or instructor_account(db, account) is None:
+        return None
+    problems = course.problems_of(path)
+    return {"path": path, "problems": problems, "stale": path in course.stale, "lesson": lesson}
 
 
 def attempts_by_question(attempts: list[Attempt]) -> dict[str, list[Attempt]]:

@@ -1,0 +1,206 @@
+"""Links and images in lesson bodies: where each one is, and whether it leads anywhere.
+
+:func:`extract_links` runs once per file version and records every link and image
+of the body with its line and column. :func:`check_links` runs over the whole
+course, because a link may point at another lesson or at one of its headings.
+Its findings are warnings: the lesson is still served, and ``curso check --strict``
+makes them fatal.
+
+Rules, all relative to the lesson's address (``/licoes/<slug>``):
+
+- ``#anchor`` must be an id on the page: a heading, a question (``pergunta-<id>``),
+  a tree (``arvore-<id>``), a chart (``grafico-...``) or the page's own ids;
+- ``/licoes/<slug>`` must be a lesson, and ``/licoes/<slug>#anchor`` one of its ids;
+- ``/arvores/<id>`` must be a decision tree of the course;
+- a link to a lesson's ``.md`` file works on GitHub but not on the site;
+- an image must be a file under ``imagens/`` in the lessons folder (served at
+  ``/licoes/imagens/``) or under ``static/``; images from other sites are blocked by
+  the Content-Security-Policy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urljoin, urlsplit
+
+from app.content.errors import ContentError
+from app.content.markdown import RESERVED_IDS, markdown
+
+if TYPE_CHECKING:
+    from app.content.lessons import Lesson
+
+IMAGES_DIR = "imagens"
+IMAGES_URL = "/licoes/imagens/"
+PAGE_IDS = RESERVED_IDS | {"titulo-licao"}
+_ID_RE = re.compile(r'\bid="([^"]+)"')
+_EXTERNAL = ("http:", "https:", "mailto:")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link or an image in a lesson body.
+
+    Attributes:
+        href: the address as markdown-it normalised it (percent-encoded).
+        line: 1-based line in the lesson file.
+        col: 1-based column where the address starts on that line.
+        image: True for ``![alt](src)``.
+    """
+
+    href: str
+    line: int
+    col: int
+    image: bool = False
+
+
+def extract_links(body: str, body_line: int) -> tuple[Link, ...]:
+    """Find every link and image of a lesson body.
+
+    Args:
+        body: the Markdown after the front matter (LF line endings).
+        body_line: 1-based file line of the body's first line.
+
+    Returns:
+        The links in document order; the special fences (quiz, trees, charts) hold none.
+    """
+    lines = body.split("\n")
+    found = []
+    for token in markdown().parse(body, {}):
+        if token.type != "inline" or not token.map:
+            continue
+        cursor = (token.map[0], 0)
+        for child in token.children or ():
+            if child.type not in ("link_open", "image"):
+                continue
+            href = str(child.attrGet("src" if child.type == "image" else "href") or "")
+            cursor = _locate(lines, href, cursor, token.map[1])
+            found.append(Link(href, body_line + cursor[0], cursor[1] + 1, child.type == "image"))
+    return tuple(found)
+
+
+def _locate(lines: list[str], href: str, start: tuple[int, int], end: int) -> tuple[int, int]:
+    """Where ``href`` is written, at or after ``start`` and before line ``end`` (0-based)."""
+    candidates = [c for c in dict.fromkeys((href, unquote(href))) if c]
+    line, col = start
+    for number in range(line, min(end, len(lines))):
+        text = lines[number]
+        hits = [text.find(c, col if number == line else 0) for c in candidates]
+        hits = [hit for hit in hits if hit >= 0]
+        if hits:
+            return number, min(hits)
+    return start
+
+
+def page_ids(lesson: Lesson) -> frozenset[str]:
+    """Every id a link can reach on the lesson's page: headings, widgets and the page's own."""
+    ids = set(PAGE_IDS)
+    for part in lesson.parts:
+        if isinstance(part, str):
+            ids.update(_ID_RE.findall(part))
+    ids.update(f"pergunta-{qid}" for qid in lesson.questions)
+    ids.update(f"arvore-{tid}" for tid in lesson.trees)
+    return frozenset(ids)
+
+
+def check_links(
+    lessons: Sequence[Lesson],
+    folder: Path,
+    tree_ids: Collection[str],
+    static_dir: Path | None = None,
+) -> list[ContentError]:
+    """Check every link and image of ``lessons`` against the course.
+
+    Args:
+        lessons: the lessons served.
+        folder: the lessons folder (images live in its ``imagens/``).
+        tree_ids: the ids of the course's decision trees.
+        static_dir: the app's ``static/`` folder, for ``/static/...`` images (``None``: unchecked).
+
+    Returns:
+        One warning per link or image that leads nowhere.
+    """
+    anchors = {lesson.slug: page_ids(lesson) for lesson in lessons}
+    files = {lesson.path.name: lesson.slug for lesson in lessons}
+    problems = []
+    for lesson in lessons:
+        for link in lesson.links:
+            message = (
+                _image_problem(link.href, folder, static_dir)
+                if link.image
+                else _link_problem(link.href, lesson.slug, anchors, files, tree_ids, folder)
+            )
+            if message:
+                problems.append(ContentError(lesson.path, link.line, message, link.col, "warning"))
+    return problems
+
+
+def _link_problem(
+    href: str,
+    slug: str,
+    anchors: dict[str, frozenset[str]],
+    files: dict[str, str],
+    tree_ids: Collection[str],
+    folder: Path,
+) -> str | None:
+    if not href or href.startswith(_EXTERNAL) or href.startswith("//"):
+        return None
+    written = unquote(href)
+    target = urlsplit(urljoin(f"/licoes/{slug}", href))
+    fragment = unquote(target.fragment)
+    if target.path.endswith(".md"):
+        name = PurePosixPath(unquote(target.path)).name
+        if name in files:
+            where = f"/licoes/{files[name]}" + (f"#{fragment}" if fragment else "")
+            return f"o link `{written}` aponta para o arquivo da lição; no site, use `{where}`"
+        return f"o link `{written}` aponta para um arquivo que não existe em {folder.name}/"
+    parts = [unquote(p) for p in target.path.split("/") if p]
+    if parts[:1] == ["licoes"] and len(parts) == 2:
+        if parts[1] not in anchors:
+            return f"o link `{written}` não leva a nenhuma lição do curso"
+        if fragment and fragment not in anchors[parts[1]]:
+            if parts[1] == slug:
+                return f"o link `{written}` não leva a nenhum título desta lição"
+            return f"o link `{written}` não leva a nenhum título da lição `{parts[1]}`"
+    elif parts[:1] == ["arvores"] and len(parts) == 2 and parts[1] not in (*tree_ids, "comparar"):
+        return f"o link `{written}` não leva a nenhuma árvore de decisão do curso"
+    return None
+
+
+def _image_problem(src: str, folder: Path, static_dir: Path | None) -> str | None:
+    written = unquote(src)
+    if src.startswith(("http:", "https:", "//")):
+        return (
+            f"a imagem `{written}` vem de outro site, e a política de segurança do curso "
+            f"bloqueia imagens externas; copie-a para {folder.name}/{IMAGES_DIR}/"
+        )
+    if src.startswith("data:"):
+        return None
+    path = unquote(urlsplit(urljoin("/licoes/licao", src)).path)
+    if path.startswith(IMAGES_URL):
+        return _missing(
+            written,
+            folder / IMAGES_DIR,
+            path.removeprefix(IMAGES_URL),
+            folder.name + "/" + IMAGES_DIR,
+        )
+    if path.startswith("/static/") and static_dir is not None:
+        return _missing(written, static_dir, path.removeprefix("/static/"), "static")
+    if path.startswith("/static/"):
+        return None
+    return (
+        f"a imagem `{written}` fica fora de {folder.name}/{IMAGES_DIR}/, a pasta de imagens "
+        f"publicada com as lições; mova-a para lá e escreva `{IMAGES_DIR}/nome.png`"
+    )
+
+
+def _missing(written: str, root: Path, relative: str, shown: str) -> str | None:
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root.resolve()):
+        return f"a imagem `{written}` sai da pasta {shown}/"
+    if not target.is_file():
+        return f"a imagem `{written}` não existe (procurei em {shown}/{relative})"
+    return None

@@ -1,0 +1,117 @@
+"""The course as it is on disk now: lesson files reloaded when they change, no restart.
+
+:class:`LiveCourse` looks at the lesson files (one ``stat`` each) at most once every
+``interval_s`` seconds. A file is loaded again only when its version, its
+``(mtime_ns, size, inode)``, changes; unchanged files keep their rendered lesson.
+A file whose new version has errors is served in its last good version (see
+:func:`app.content.course.build_course`); the other lessons are not touched.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from app.content.course import Course, LessonLoad, build_course, lesson_files, load_file
+from app.content.errors import ContentError
+
+log = logging.getLogger("curso.content")
+Version = tuple[int, int, int]
+IMAGES_DIR = "imagens"
+
+
+class LiveCourse:
+    """Hands out the current :class:`Course`, reloading the lesson files that changed.
+
+    Thread-safe: requests served by different threads share one instance.
+
+    Args:
+        folder: the lessons folder.
+        interval_s: the files are looked at no more than once per this many seconds
+            (``0``: on every call).
+        static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
+        clock: monotonic seconds (replaceable in tests).
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        interval_s: float = 1.0,
+        static_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.folder = folder
+        self.interval_s = interval_s
+        self.static_dir = static_dir
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._loaded: dict[Path, tuple[Version, LessonLoad]] = {}
+        self._versions: dict[Path, Version] | None = None
+        self._checked_at = float("-inf")
+        self._course = Course((), ())
+        self.current()
+
+    def current(self) -> Course:
+        """Return the course, first reloading it if a lesson file changed since the last look."""
+        if self._clock() - self._checked_at < self.interval_s:
+            return self._course
+        with self._lock:
+            if self._clock() - self._checked_at >= self.interval_s:
+                versions = self._scan()
+                if versions != self._versions:
+                    self._course = self._rebuild(versions)
+                    self._versions = versions
+                self._checked_at = self._clock()
+            return self._course
+
+    def _scan(self) -> dict[Path, Version] | None:
+        """The version of every lesson file, plus the images folder; ``None`` without a folder."""
+        if not self.folder.is_dir():
+            return None
+        versions = {}
+        for path in [*lesson_files(self.folder), self.folder / IMAGES_DIR]:
+            try:
+                stat = path.stat()
+            except FileNotFoundError:  # deleted between the listing and the stat
+                continue
+            versions[path] = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        return versions
+
+    def _rebuild(self, versions: dict[Path, Version] | None) -> Course:
+        if versions is None:
+            return Course((), (ContentError(self.folder, 0, "a pasta de lições não existe"),))
+        loads: dict[Path, LessonLoad] = {}
+        changed = []
+        for path, version in versions.items():
+            if path.suffix != ".md":
+                continue
+            cached = self._loaded.get(path)
+            if cached is None or cached[0] != version:
+                cached = (version, load_file(path))
+                self._loaded[path] = cached
+                changed.append(path)
+            loads[path] = cached[1]
+        for gone in set(self._loaded) - set(loads):
+            del self._loaded[gone]
+        fallbacks = {lesson.path: lesson for lesson in self._course.lessons}
+        course = build_course(self.folder, loads, fallbacks, self.static_dir)
+        _log_changes(course, changed)
+        return course
+
+
+def _log_changes(course: Course, changed: list[Path]) -> None:
+    """Log each reloaded file, and every problem found in it, as JSON lines."""
+    for path in changed:
+        problems = course.problems_of(path)
+        event = "lesson_stale" if path in course.stale else "lesson_loaded"
+        log.info({"event": event, "file": str(path), "problems": len(problems)})
+        for problem in problems:
+            level, name = (
+                (logging.ERROR, "lesson_error")
+                if problem.is_error
+                else (logging.WARNING, "lesson_warning")
+            )
+            log.log(level, {"event": name, **problem.as_dict()})

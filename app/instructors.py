@@ -1,0 +1,44 @@
+"""The instructor role: who has it, granting and taking it away (no HTTP here)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from app.learners import find_account
+from app.models import Account
+
+
+class AccountNotFound(LookupError):
+    """No account has the username given."""
+
+
+def set_instructor(db: Session, username: str, value: bool) -> tuple[Account, bool]:
+    """Grant (``value=True``) or take away the instructor role of an existing account.
+
+    Args:
+        db: an open session; this function commits it.
+        username: the account's username (any case, surrounding spaces ignored).
+        value: the role the account should have.
+
+    Returns:
+        The account and whether it changed (False when it already had that role).
+
+    Raises:
+        AccountNotFound: no account has that username.
+    """
+    account = find_account(db, username.strip().lower())
+    if account is None:
+        raise AccountNotFound(username)
+    if account.is_instructor == value:
+        return account, False
+    account.is_instructor = value
+    db.add(account)
+    db.commit()
+    db.refresh(account)
+    return account, True
+
+
+def instructor_account(db: Session, username: str | None) -> Account | None:
+    """Return the account of ``username`` when it has the instructor role, else ``None``."""
+    account = find_account(db, username) if username else None
+    return account if account is not None and account.is_instructor else None

@@ -1,0 +1,159 @@
+"""Instructor pages: the dashboard, the lesson preview with keys, and the CSV exports.
+
+Every route needs a signed-in instructor (:data:`app.deps.InstructorDep`): an anonymous
+visitor is sent to sign in, any other account gets 403.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, StreamingResponse
+
+from app.content.lessons import Lesson
+from app.content.quiz import Question
+from app.dashboard import activity, funnel, item_stats, tree_walks
+from app.deps import CourseDep, InstructorDep, SessionDep
+from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS, attempt_rows, csv_lines, progress_rows
+from app.item_analysis import Flag, ItemStats, decimal, flags, percent
+from app.web.templating import render
+
+router = APIRouter(prefix="/instrutor")
+UNKNOWN_LESSON = "Não há lição nem arquivo com esse endereço na pasta de lições."
+
+
+@dataclass(frozen=True)
+class OptionBar:
+    """One option in a question's distribution chart.
+
+    Attributes:
+        option_id: the option's id.
+        text_html: the option's text.
+        is_key: part of the right answer.
+        is_lure: a wrong option chosen by more of the top group than of the bottom.
+        chosen: first tries that chose it.
+        all_pct / upper_pct / lower_pct: share of all first tries, of the top group and of
+            the bottom group that chose it, 0 to 100.
+    """
+
+    option_id: str
+    text_html: str
+    is_key: bool
+    is_lure: bool
+    chosen: int
+    all_pct: float
+    upper_pct: float
+    lower_pct: float
+
+
+@dataclass(frozen=True)
+class QuestionReport:
+    """A question on the dashboard: its figures, its flags and its chart."""
+
+    lesson: Lesson
+    question: Question
+    stats: ItemStats
+    flags: tuple[Flag, ...]
+    bars: tuple[OptionBar, ...]
+
+    @property
+    def anchor(self) -> str:
+        """The id of its card on the dashboard."""
+        return f"q-{self.lesson.slug}-{self.question.id}"
+
+
+def _pct(count: int, total: int) -> float:
+    return 100 * count / total if total else 0.0
+
+
+def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> QuestionReport:
+    """Put one question's figures together with its chart bars and flags."""
+    raised = tuple(flags(stats))
+    lures = {f.option_id for f in raised if f.kind == "distrator"}
+    k = stats.group
+    by_id = {counts.option_id: counts for counts in stats.options}
+    bars = tuple(
+        OptionBar(
+            o.id,
+            o.text_html,
+            o.id in question.answer,
+            o.id in lures,
+            by_id[o.id].chosen,
+            _pct(by_id[o.id].chosen, stats.learners),
+            _pct(by_id[o.id].upper, k),
+            _pct(by_id[o.id].lower, k),
+        )
+        for o in question.options
+    )
+    return QuestionReport(lesson, question, stats, raised, bars)
+
+
+@router.get("", response_class=HTMLResponse, name="instructor_dashboard")
+def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
+    """Learners, completion funnel, item analysis per question, walks per tree, file problems."""
+    stats = item_stats(db, course)
+    reports = [
+        question_report(lesson, question, stats[(lesson.slug, question.id)])
+        for lesson in course.lessons
+        for question in lesson.questions.values()
+    ]
+    steps = funnel(db, course)
+    context = {
+        "course": course,
+        "activity": activity(db, datetime.now(UTC)),
+        "funnel": [(course.get(step.slug), step) for step in steps],
+        "reports": reports,
+        "flagged": [report for report in reports if report.flags],
+        "walks": tree_walks(db),
+        "instructor": instructor,
+        "percent": percent,
+        "decimal": decimal,
+    }
+    return render(request, "instructor.html", context)
+
+
+@router.get("/licoes/{slug}", response_class=HTMLResponse, name="instructor_preview")
+def preview(request: Request, slug: str, course: CourseDep, instructor: InstructorDep):
+    """A lesson with its keys and every explanation shown, and its check results on top.
+
+    A lesson that never loaded shows only its problems.
+    """
+    lesson = course.get(slug)
+    path = lesson.path if lesson else course.unavailable.get(slug)
+    if path is None:
+        raise HTTPException(status_code=404, detail=UNKNOWN_LESSON)
+    context = {
+        "lesson": lesson,
+        "path": path,
+        "problems": course.problems_of(path),
+        "stale": path in course.stale,
+    }
+    return render(request, "instructor_preview.html", context)
+
+
+def _csv(request: Request, name: str, lines) -> StreamingResponse:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+    return StreamingResponse(
+        lines,
+        media_type="text/csv; charset=utf-8",
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}-{stamp}.csv"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+@router.get("/exportar/tentativas.csv", name="export_attempts")
+def export_attempts(request: Request, course: CourseDep, instructor: InstructorDep):
+    """Every attempt, one row each (columns in ``app/exports.py`` and the README)."""
+    rows = attempt_rows(request.app.state.engine, course, request.app.state.pseudonym_salt)
+    return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
+
+
+@router.get("/exportar/progresso.csv", name="export_progress")
+def export_progress(request: Request, course: CourseDep, instructor: InstructorDep):
+    """One row per learner × lesson (columns in ``app/exports.py`` and the README)."""
+    rows = progress_rows(request.app.state.engine, course, request.app.state.pseudonym_salt)
+    return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))

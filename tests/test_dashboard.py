@@ -1,0 +1,317 @@
+"""The instructor dashboard's figures against a small cohort computed by hand, and 10,000 learners."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import event, insert
+from sqlmodel import Session
+
+from app.content.course import load_course
+from app.dashboard import Activity, activity, funnel, item_stats, tree_walks
+from app.db import make_engine
+from app.instructors import set_instructor
+from app.main import create_app
+from app.models import Attempt, Learner, Walk
+from tests.conftest import make_settings
+from tests.test_accounts import sign_up
+from tests.test_content import GOOD
+from tests.test_http import soup, text
+from tests.test_trees import HEADER, TREE
+
+NOW = datetime.now(UTC)
+
+
+def question(qid: str, key: str) -> str:
+    options = "".join(
+        f"    - id: {o}\n      text: Opção {o.upper()} de {qid}\n      explanation: Explicação de {o} em {qid}.\n"
+        for o in "abc"
+    )
+    return f"- id: {qid}\n  kind: single\n  prompt: Pergunta {qid}?\n  options:\n{options}  answer: [{key}]\n"
+
+
+ITEMS = (
+    GOOD.replace("slug: decode-prefill", "slug: itens")
+    .replace("order: 1", "order: 2")
+    .replace("title: Decode e prefill", "title: Itens")
+    .split("```quiz")[0]
+    + "```quiz\n"
+    + "".join(
+        question(q, k)
+        for q, k in [("facil", "a"), ("boa", "b"), ("media", "c"), ("ruim", "a"), ("dificil", "b")]
+    )
+    + "```\n"
+)
+TREES = HEADER.replace("order: 1", "order: 3") + TREE
+
+# The option each of the learners L0..L9 chose on the first try at each question of "itens".
+# Course scores (right on the first try): L0 4; L1 L2 L6 L9 3; L3 L4 L5 L7 L8 2.
+# Ranked by score, ties by learner id: L0 L1 L2 | L6 L9 L3 L4 | L5 L7 L8,
+# so k = 27% of 10, rounded = 3: the top group is L0 L1 L2, the bottom group L5 L7 L8.
+FIRST_TRIES = {
+    "facil": "aaaaaaaaaa",  # key a, all right: facility 10/10 = 100%; D = (3 - 3) / 3 = 0
+    "boa": "bbbbbbaacc",  # key b, L0-L5 right: 6/10 = 60%; top 3, bottom 1 (L5): D = 2/3
+    "media": "cccaaacbbb",  # key c, L0 L1 L2 L6 right: 4/10 = 40%; top 3, bottom 0: D = 1
+    "ruim": "cccccbaaaa",  # key a, L6-L9 right: 40%; top 0, bottom 2 (L7 L8): D = -2/3;
+    # its option c was chosen by the whole top group and nobody in the bottom one
+    "dificil": "baaaaaaaab",  # key b, L0 and L9 right: 2/10 = 20%; top 1 (L0), bottom 0: D = 1/3
+}
+LEARNERS = [f"{i:02d}" + "0" * 30 for i in range(10)]
+
+
+def write_cohort_lessons(folder: Path) -> None:
+    """The cohort's course: "decode-prefill", "itens" and a lesson with the tree "mini"."""
+    folder.mkdir(exist_ok=True)
+    (folder / "01-decode.md").write_text(GOOD, encoding="utf-8")
+    (folder / "02-itens.md").write_text(ITEMS, encoding="utf-8")
+    (folder / "03-arvore.md").write_text(TREES, encoding="utf-8")
+
+
+def seed_cohort(engine, course) -> None:
+    """Store the cohort's learners, attempts and walks (see FIRST_TRIES)."""
+    recent, old = NOW - timedelta(days=2), NOW - timedelta(days=20)
+
+    def attempt(lid: str, slug: str, qid: str, option: str, when: datetime, version: str = ""):
+        question = course.get(slug).questions[qid]
+        return Attempt(
+            learner_id=lid, lesson_slug=slug, question_id=qid, chosen=option,
+            question_hash=version or question.content_hash, correct=option in question.answer,
+            created_at=when,
+        )  # fmt: skip
+
+    attempts = [
+        attempt(lid, "itens", qid, option, (old if n >= 8 else recent) + timedelta(minutes=row))
+        for row, (qid, chosen) in enumerate(FIRST_TRIES.items())
+        for n, (lid, option) in enumerate(zip(LEARNERS, chosen, strict=True))
+    ]
+    # Later attempts: counted as attempts, never as first tries.
+    attempts += [
+        attempt(LEARNERS[7], "itens", "boa", "b", NOW - timedelta(hours=1)),
+        attempt(LEARNERS[0], "itens", "ruim", "a", NOW - timedelta(hours=1)),
+    ]
+    # An older version of "boa": out of the item figures, but it counts for completion.
+    attempts.append(attempt(LEARNERS[9], "itens", "boa", "b", old - timedelta(days=1), "antiga"))
+    attempts += [
+        attempt(lid, "decode-prefill", "fase-banda", option, recent)
+        for lid, option in zip(LEARNERS[:4], "bbba", strict=True)
+    ]
+    walks = [
+        Walk(learner_id=lid, tree_id="mini", path=path, result_id=result, created_at=when)
+        for lid, path, result, when in [
+            (LEARNERS[0], "cpu", "r-cpu", recent),
+            (LEARNERS[1], "gpu,one", "r-cpu", recent),
+            (LEARNERS[1], "gpu,many", "r-vllm", recent),
+            ("x" * 32, "tpu", "r-velho", NOW - timedelta(days=40)),
+        ]
+    ]
+    learners = [Learner(id=lid, created_at=old) for lid in [*LEARNERS, "x" * 32]]
+    with Session(engine) as db:
+        db.add_all(learners)
+        db.commit()
+        db.add_all(attempts + walks)
+        db.commit()
+
+
+@pytest.fixture
+def cohort(tmp_path: Path, database_url: str):
+    """The cohort above, stored in a fresh database."""
+    folder = tmp_path / "lessons"
+    write_cohort_lessons(folder)
+    settings = make_settings(tmp_path, folder, database_url)
+    course = load_course(folder)
+    assert course.problems == ()
+    engine = make_engine(settings.database_url)
+    seed_cohort(engine, course)
+    yield settings, course, engine
+    engine.dispose()
+
+
+def test_item_figures_match_the_hand_computed_cohort(cohort):
+    _settings, course, engine = cohort
+    with Session(engine) as db:
+        stats = item_stats(db, course)
+    figures = {
+        qid: (s.attempts, s.learners, s.first_right, s.upper_right, s.lower_right)
+        for (slug, qid), s in stats.items()
+        if slug == "itens"
+    }
+    assert figures == {
+        "facil": (10, 10, 10, 3, 3),
+        "boa": (11, 10, 6, 3, 1),
+        "media": (10, 10, 4, 3, 0),
+        "ruim": (11, 10, 4, 0, 2),
+        "dificil": (10, 10, 2, 1, 0),
+    }
+    facility = {qid: stats[("itens", qid)].facility for qid in figures}
+    assert facility == {"facil": 1.0, "boa": 0.6, "media": 0.4, "ruim": 0.4, "dificil": 0.2}
+    discrimination = {qid: stats[("itens", qid)].discrimination for qid in figures}
+    assert discrimination == {
+        "facil": 0.0,
+        "boa": 2 / 3,
+        "media": 1.0,
+        "ruim": -2 / 3,
+        "dificil": 1 / 3,
+    }
+    ruim = {o.option_id: (o.chosen, o.upper, o.lower) for o in stats[("itens", "ruim")].options}
+    assert ruim == {"a": (4, 0, 2), "b": (1, 0, 1), "c": (5, 3, 0)}
+
+
+def test_activity_funnel_and_walks(cohort):
+    _settings, course, engine = cohort
+    with Session(engine) as db:
+        assert activity(db, NOW) == Activity(total=11, last_7_days=8, last_30_days=10)
+        steps = {(s.slug, s.started, s.completed) for s in funnel(db, course)}
+        assert steps == {("decode-prefill", 4, 3), ("itens", 10, 1)}
+        assert tree_walks(db) == {"mini": {"r-cpu": 2, "r-vllm": 1, "r-velho": 1}}
+
+
+@pytest.fixture
+def dashboard(cohort):
+    settings, _course, engine = cohort
+    client = TestClient(create_app(settings))
+    sign_up(client, "prof")
+    with Session(engine) as db:
+        set_instructor(db, "prof", True)
+    return soup(client.get("/instrutor"))
+
+
+def card(page, qid: str):
+    return page.select_one(f"#q-itens-{qid}")
+
+
+def test_dashboard_shows_the_figures_and_says_why_a_question_is_flagged(dashboard):
+    shown = {
+        qid: (
+            text(card(dashboard, qid).select_one(".fig-facility")),
+            text(card(dashboard, qid).select_one(".fig-discrimination")),
+        )
+        for qid in FIRST_TRIES
+    }
+    assert shown == {
+        "facil": ("100%", "0,00"),
+        "boa": ("60%", "0,67"),
+        "media": ("40%", "1,00"),
+        "ruim": ("40%", "−0,67"),
+        "dificil": ("20%", "0,33"),
+    }
+    flags = {qid: [text(li) for li in card(dashboard, qid).select(".flag")] for qid in FIRST_TRIES}
+    assert flags == {
+        "facil": [
+            "Fácil demais: 100% acertam de primeira (acima de 90%), então ela quase não separa quem entendeu de quem não entendeu."
+        ],
+        "boa": [],
+        "media": [],
+        "ruim": [
+            "Discrimina ao contrário (D = −0,67): o grupo de baixo acerta mais que o de cima. Costuma ser gabarito errado ou uma opção errada que convence quem sabe.",
+            "A opção `c` atrai os melhores alunos: 100% do grupo de cima a escolheram de primeira, contra 0% do grupo de baixo. Veja se ela também não está certa, ou se o enunciado deixa margem.",
+        ],
+        "dificil": [
+            "Difícil demais: só 20% acertam de primeira (abaixo de 30%). Confira o gabarito, o enunciado e se a lição ensina isso."
+        ],
+    }
+    assert [li["data-pergunta"] for li in dashboard.select(".flagged-list > li")] == [
+        "facil",
+        "ruim",
+        "dificil",
+    ]
+
+
+def test_option_chart_marks_the_key_and_the_distractor_that_lures_the_top_group(dashboard):
+    options = card(dashboard, "ruim").select(".option-chart li.ic-option")
+    assert [text(li.select_one(".ic-label")) for li in options] == [
+        "a ✓ gabarito · Opção A de ruim · 4 escolhas (40%)",
+        "b · Opção B de ruim · 1 escolha (10%)",
+        "c atrai os melhores · Opção C de ruim · 5 escolhas (50%)",
+    ]
+    assert [li["class"] for li in options] == [
+        ["ic-option", "ic-key"],
+        ["ic-option"],
+        ["ic-option", "ic-lure"],
+    ]
+    widths = [tuple(rect["width"] for rect in li.select("svg rect")) for li in options]
+    assert widths == [("0.30%", "40.00%"), ("0.30%", "20.00%"), ("60.00%", "0.30%")], (
+        "em escala: 100% = 60% da largura"
+    )
+    assert [text(li.select_one("svg title")) for li in options][2] == (
+        "Opção c: 100% do grupo de cima e 0% do grupo de baixo a escolheram."
+    )
+
+
+def test_funnel_walks_and_activity_on_the_page(dashboard):
+    rows = {
+        tr["data-licao"]: (text(tr.select_one(".started")), text(tr.select_one(".completed")))
+        for tr in dashboard.select("table.funnel tbody tr")
+    }
+    assert rows == {"decode-prefill": ("4", "3"), "itens": ("10", "1")}
+    assert [text(dashboard.select_one(s)) for s in (".fig-7", ".fig-30", ".fig-total")] == [
+        "8",
+        "10",
+        "11",
+    ]
+    tree = dashboard.select_one('.tree-card[data-arvore="mini"]')
+    assert text(tree.select_one(".fig-walks")) == "4"
+    counts = {tr["data-resultado"]: text(tr.select_one(".count")) for tr in tree.select("tbody tr")}
+    assert counts == {"r-cpu": "2", "r-vllm": "1", "r-velho": "1"}
+
+
+def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
+    tmp_path: Path, database_url: str
+):
+    """The dashboard's queries return rows per question and option, not per learner."""
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "02-itens.md").write_text(ITEMS, encoding="utf-8")
+    settings = make_settings(tmp_path, folder, database_url)
+    course = load_course(folder)
+    items = course.get("itens").questions
+    learners = [{"id": f"{n:032x}", "created_at": NOW} for n in range(10_000)]
+    attempts = [
+        {
+            "learner_id": row["id"],
+            "lesson_slug": "itens",
+            "question_id": qid,
+            "question_hash": items[qid].content_hash,
+            "chosen": "abc"[(n + i) % 3],
+            "correct": "abc"[(n + i) % 3] in items[qid].answer,
+            "created_at": NOW,
+        }
+        for n, row in enumerate(learners)
+        for i, qid in enumerate(["facil", "boa", "ruim"])
+    ]
+    engine = make_engine(settings.database_url)
+    with engine.begin() as connection:
+        connection.execute(insert(Learner.__table__), learners)
+        connection.execute(insert(Attempt.__table__), attempts)
+    statements = []
+
+    def count(conn, cursor, statement, parameters, context, executemany):
+        if statement.split()[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
+            statements.append(statement)
+
+    with Session(engine) as db:
+        event.listen(engine, "after_cursor_execute", count)
+        stats = item_stats(db, course)
+        steps = funnel(db, course)
+        active = activity(db, NOW)
+        event.remove(engine, "after_cursor_execute", count)
+    assert len(statements) == 4, (
+        "duas consultas para os itens, uma para o funil, uma para a atividade"
+    )
+    assert active == Activity(10_000, 10_000, 10_000)
+    assert [(s.started, s.completed) for s in steps] == [(10_000, 0)]
+    assert {qid: (s.learners, s.first_right) for (_, qid), s in stats.items() if s.learners} == {
+        "facil": (10_000, 3334),
+        "boa": (10_000, 3334),
+        "ruim": (10_000, 3333),
+    }
+    assert stats[("itens", "facil")].group == 2700
+    engine.dispose()
+    client = TestClient(create_app(settings))
+    sign_up(client, "prof")
+    with Session(make_engine(settings.database_url)) as db:
+        set_instructor(db, "prof", True)
+    page = soup(client.get("/instrutor"))
+    assert text(card(page, "facil").select_one(".fig-learners")) == "10000"

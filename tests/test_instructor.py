@@ -1,0 +1,239 @@
+"""The instructor role (CLI and checks), the preview, the check panel and the CSV exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS
+from app.main import create_app
+from app.settings import PROJECT_ROOT
+from tests.conftest import db_rows, make_settings
+from tests.test_accounts import PASSWORD, new_browser, post_form, sign_up
+from tests.test_content import GOOD
+from tests.test_http import COURSE, KERNELS, answer, soup, text, wrong_option
+
+INSTRUCTOR_PAGES = [
+    "/instrutor",
+    "/instrutor/licoes/kernels",
+    "/instrutor/exportar/tentativas.csv",
+    "/instrutor/exportar/progresso.csv",
+]
+ONLY_INSTRUCTORS = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
+
+
+def curso(settings, *args: str) -> subprocess.CompletedProcess:
+    """Run the `curso` command against the test database."""
+    env = {
+        **os.environ,
+        "CURSO_DATABASE_URL": settings.database_url,
+        "CURSO_SECRET_KEY": settings.secret_key,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def instructor(client: TestClient, settings, username: str = "prof") -> TestClient:
+    """Sign ``client`` up as ``username`` and grant the role with the real command."""
+    assert sign_up(client, username).status_code == 303
+    done = curso(settings, "instrutor", "adicionar", username)
+    assert done.returncode == 0, done.stderr
+    return client
+
+
+def test_the_command_grants_and_takes_the_role_of_an_existing_account(client, settings):
+    sign_up(client, "ana")
+    steps = [
+        (("adicionar", "Ana"), 0, "`ana` agora é instrutor."),
+        (("adicionar", "ana"), 0, "`ana` já era instrutor."),
+        (("remover", "ana"), 0, "`ana` não é mais instrutor."),
+        (("remover", "ana"), 0, "`ana` já não era instrutor."),
+    ]
+    for args, code, said in steps:
+        done = curso(settings, "instrutor", *args)
+        assert (done.returncode, done.stdout.strip()) == (code, said), done.stderr
+    assert db_rows(settings, "SELECT username, is_instructor FROM account") == [("ana", False)]
+    missing = curso(settings, "instrutor", "adicionar", "ninguem")
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == (
+        "Não existe conta com o usuário `ninguem`. A pessoa precisa criar a conta em /conta antes."
+    )
+
+
+@pytest.mark.parametrize("url", INSTRUCTOR_PAGES)
+def test_instructor_pages_need_a_signed_in_instructor(client, settings, url):
+    anonymous = client.get(url, follow_redirects=False)
+    assert anonymous.status_code == 303
+    assert anonymous.headers["location"] == f"/conta?proximo={quote(url, safe='')}"
+    learner = new_browser(client)
+    sign_up(learner, "aluna")
+    refused = learner.get(url)
+    assert refused.status_code == 403
+    assert text(soup(refused).select_one(".error-page p")) == ONLY_INSTRUCTORS
+    teacher = instructor(new_browser(client), settings)
+    assert teacher.get(url).status_code == 200
+    curso(settings, "instrutor", "remover", "prof")
+    assert teacher.get(url).status_code == 403, "o papel é conferido a cada pedido"
+
+
+def test_signing_in_from_the_redirect_comes_back_to_the_page(client, settings):
+    instructor(client, settings)
+    post_form(client, "/conta/sair")
+    form = soup(client.get("/instrutor"))  # redirected to /conta?proximo=/instrutor
+    assert (
+        form.select_one('form[action="/conta/entrar"] input[name="proximo"]')["value"]
+        == "/instrutor"
+    )
+    back = post_form(client, "/conta/entrar", usuario="prof", senha=PASSWORD, proximo="/instrutor")
+    assert (back.status_code, back.headers["location"]) == (303, "/instrutor")
+    post_form(client, "/conta/sair")
+    elsewhere = post_form(
+        client, "/conta/entrar", usuario="prof", senha=PASSWORD, proximo="//outro.site/x"
+    )
+    assert elsewhere.headers["location"] == "/progresso", "só caminhos deste site"
+    assert "Painel do instrutor" in text(soup(client.get("/conta")))
+
+
+def test_preview_shows_every_key_and_explanation_with_the_check_results(client, settings):
+    page = soup(instructor(client, settings).get("/instrutor/licoes/kernels"))
+    assert (
+        text(page.select_one(".check-panel .check-ok"))
+        == "Nenhum problema: curso check aceita este arquivo."
+    )
+    for question in KERNELS.questions.values():
+        node = page.select_one(f"#pergunta-{question.id}")
+        options = node.select(".preview-options > li")
+        assert len(options) == len(question.options)
+        right = {o.select_one("code").get_text() for o in options if o.select_one(".tag-right")}
+        assert right == question.answer
+        for shown, option in zip(options, question.options, strict=True):
+            assert (
+                shown.select_one(".explanation").decode_contents().strip()
+                == option.explanation_html.strip()
+            )
+    assert not page.select("form"), "a prévia não tem formulários de resposta"
+
+
+def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, settings):
+    page = soup(instructor(client, settings).get("/instrutor/licoes/escolha-self-hosted"))
+    tree = COURSE.trees["guia-fase17"]
+    section = page.select_one("#arvore-guia-fase17")
+    shown = [text(dt.code) for dt in section.select(".preview-results dt")]
+    assert shown == list(tree.results)
+    assert len(section.select(".tree-outline-list li")) >= len(tree.questions)
+    fleet = COURSE.get("escolha-self-hosted").questions["frota-mista"]
+    walk = page.select_one("#pergunta-frota-mista .scenario-walk").get_text()
+    situation = "; ".join(f"{facet}: {label}" for facet, label in fleet.scenario.situation)
+    expected = f"Cenário na árvore guia-fase17: {situation} → {fleet.scenario.result_title}."
+    assert (
+        " ".join(walk.split())
+        == expected
+        == "Cenário na árvore guia-fase17: Hardware: GPU AMD → vLLM."
+    )
+
+
+@pytest.fixture
+def course_with_problems(tmp_path: Path, database_url: str):
+    """A good lesson with a broken link, and one that never loads."""
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "01-boa.md").write_text(GOOD + "\nVeja [isto](#nada).\n", encoding="utf-8")
+    broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 2")
+    (folder / "02-quebrada.md").write_text(
+        broken.replace("answer: [b]", "answer: [x]"), encoding="utf-8"
+    )
+    settings = make_settings(tmp_path, folder, database_url)
+    return settings, TestClient(create_app(settings))
+
+
+def panel_lines(response) -> list[str]:
+    return [text(li) for li in soup(response).select(".check-panel .check-list li")]
+
+
+def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_problems):
+    settings, learner = course_with_problems
+    teacher = instructor(new_browser(learner), settings)
+    assert not soup(learner.get("/licoes/decode-prefill")).select(".check-panel")
+    assert panel_lines(teacher.get("/licoes/decode-prefill")) == [
+        "01-boa.md:33:13 aviso o link `#nada` não leva a nenhum título desta lição"
+    ]
+    unavailable = learner.get("/licoes/quebrada")
+    assert unavailable.status_code == 503 and not soup(unavailable).select(".check-panel")
+    seen = teacher.get("/licoes/quebrada")
+    assert seen.status_code == 503
+    assert panel_lines(seen) == [
+        "02-quebrada.md:30:12 erro a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b"
+    ]
+    preview = teacher.get("/instrutor/licoes/quebrada")
+    assert preview.status_code == 200 and panel_lines(preview) == panel_lines(seen)
+    assert text(soup(preview).select_one(".check-stale")) == (
+        "Esta lição nunca carregou sem erros: os alunos veem a página “Lição indisponível”."
+    )
+    assert teacher.get("/instrutor/licoes/nada").status_code == 404
+    files = text(soup(teacher.get("/instrutor")).select_one("#arquivos"))
+    assert "1 erro(s) e 1 aviso(s)" in files and "indisponível: nunca carregou sem erros" in files
+
+
+def read_csv(response) -> list[dict[str, str]]:
+    assert response.headers["content-type"] == "text/csv; charset=utf-8"
+    assert response.headers["content-disposition"].startswith("attachment; filename=")
+    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
+
+
+def test_csv_exports_one_row_per_attempt_and_per_learner_and_lesson(client, settings):
+    first = list(KERNELS.questions.values())[0]
+    answer(client, "kernels", first.id, [wrong_option(first)])
+    answer(client, "kernels", first.id, sorted(first.answer))
+    other = new_browser(client)
+    answer(other, "kernels", first.id, sorted(first.answer))
+    teacher = instructor(new_browser(client), settings)
+    attempts = read_csv(teacher.get("/instrutor/exportar/tentativas.csv"))
+    assert list(attempts[0]) == list(ATTEMPT_COLUMNS)
+    assert [
+        (a["licao"], a["pergunta"], a["correta"], a["primeira_tentativa"], a["versao_atual"])
+        for a in attempts
+    ] == [
+        ("kernels", first.id, "não", "sim", "sim"),
+        ("kernels", first.id, "sim", "não", "sim"),
+        ("kernels", first.id, "sim", "sim", "sim"),
+    ]
+    assert attempts[0]["aluno"] == attempts[1]["aluno"] != attempts[2]["aluno"]
+    assert attempts[0]["opcoes"] == wrong_option(first) and attempts[0]["data_utc"].endswith(
+        "+00:00"
+    )
+    learner_ids = {row[0] for row in db_rows(settings, "SELECT id FROM learner")}
+    assert not {a["aluno"] for a in attempts} & learner_ids, "pseudônimos, nunca o id do aluno"
+    progress = read_csv(teacher.get("/instrutor/exportar/progresso.csv"))
+    assert list(progress[0]) == list(PROGRESS_COLUMNS)
+    assert len(progress) == len(learner_ids) * 3, (
+        "uma linha por aluno e lição (o instrutor também é aluno)"
+    )
+    mine = [p for p in progress if p["aluno"] == attempts[0]["aluno"]]
+    assert [
+        (p["licao"], p["situacao"], p["acertos"], p["certas_primeira"], p["tentativas"])
+        for p in mine
+    ] == [
+        ("kernels", "em andamento", "1", "0", "2"),
+        ("escolha-self-hosted", "não iniciada", "0", "0", "0"),
+        ("alem-do-ollama", "não iniciada", "0", "0", "0"),
+    ]
+    assert mine[0]["total"] == str(len(KERNELS.questions)) and mine[1]["ultima_atividade_utc"] == ""
+
+
+def test_export_columns_are_documented_in_the_readme():
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    for column in (*ATTEMPT_COLUMNS, *PROGRESS_COLUMNS):
+        assert f"`{column}`" in readme, column

@@ -1,0 +1,173 @@
+"""An instructor in Chromium: signs in, reads the dashboard and a preview, downloads a CSV."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, expect
+
+from app.content.course import load_course
+from app.db import make_engine
+from tests.conftest import REPO_LESSONS, LiveServer, csrf_from
+from tests.test_browser import KERNELS, ConsoleWatch
+from tests.test_content import GOOD
+from tests.test_dashboard import seed_cohort, write_cohort_lessons
+from tests.test_http import soup
+from tests.test_live import grant_instructor, reloading_server, sign_up
+
+FIRST = next(iter(KERNELS.questions.values()))
+
+
+@pytest.fixture
+def server(tmp_path_factory):
+    """A server of its own: this test grants a role and stores answers."""
+    live = LiveServer(tmp_path_factory.mktemp("instrutor"), REPO_LESSONS)
+    live.start()
+    yield live
+    live.stop()
+
+
+def answer(client: httpx.Client, option: str) -> None:
+    page = client.get("/licoes/kernels").text
+    key = soup(page).select_one(f'#pergunta-{FIRST.id} input[name="chave"]')["value"]
+    form = {"csrftoken": csrf_from(page), "opcao": option, "chave": key}
+    assert client.post(f"/licoes/kernels/perguntas/{FIRST.id}", data=form).status_code == 303
+
+
+def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv(
+    server, browser: Browser, artifacts, tmp_path
+):
+    for option in ("b", "a", "b"):
+        answer(httpx.Client(base_url=server.url), option)
+    with httpx.Client(base_url=server.url) as client:
+        sign_up(client, "professora")
+    grant_instructor(server, "professora")
+
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="pt-BR", accept_downloads=True
+    )
+    page = context.new_page()
+    watch = ConsoleWatch(page)
+    page.goto(server.url + "/instrutor")
+    expect(page).to_have_url(re.compile(r"/conta\?proximo=%2Finstrutor$"))
+    page.fill("#entrar-usuario", "professora")
+    page.fill("#entrar-senha", "senha-boa-123")
+    page.get_by_role("button", name="Entrar").click()
+    expect(page).to_have_url(server.url + "/instrutor")
+    expect(page.locator("h1")).to_have_text("Painel do instrutor")
+    card = page.locator(f"#q-kernels-{FIRST.id}")
+    expect(card.locator(".fig-learners")).to_have_text("3")
+    expect(card.locator(".fig-facility")).to_have_text("67%")
+    expect(card.locator(".ic-option.ic-key .ic-key-mark")).to_have_text("✓ gabarito")
+    expect(page.locator('table.funnel tr[data-licao="kernels"] .started')).to_have_text("3")
+    page.screenshot(path=artifacts / "instrutor-painel-1280.png", full_page=True)
+    page.screenshot(path=artifacts / "instrutor-painel-topo-1280.png")
+    card.screenshot(path=artifacts / "instrutor-pergunta-1280.png")
+    for section in ("arvores", "arquivos", "como-calculamos"):
+        page.locator(f"#{section}").screenshot(path=artifacts / f"instrutor-{section}-1280.png")
+
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Tentativas (CSV)").click()
+    download = download_info.value
+    assert re.fullmatch(r"tentativas-\d{4}-\d{2}-\d{2}\.csv", download.suggested_filename)
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    with saved.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["pergunta"], r["opcoes"], r["correta"]) for r in rows] == [
+        (FIRST.id, "b", "sim"),
+        (FIRST.id, "a", "não"),
+        (FIRST.id, "b", "sim"),
+    ]
+
+    card.get_by_role("link", name="Ver com o gabarito").click()
+    expect(page).to_have_url(re.compile(rf"/instrutor/licoes/kernels#pergunta-{FIRST.id}$"))
+    expect(page.locator(".check-panel .check-ok")).to_have_text(
+        "Nenhum problema: curso check aceita este arquivo."
+    )
+    question = page.locator(f"#pergunta-{FIRST.id}")
+    expect(question.locator(".tag-right")).to_have_count(len(FIRST.answer))
+    expect(question.locator(".explanation")).to_have_count(len(FIRST.options))
+    page.screenshot(path=artifacts / "instrutor-previa-1280.png")
+
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.goto(server.url + "/instrutor")
+    page.screenshot(path=artifacts / "instrutor-painel-360.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, (
+        "nada rola para o lado no celular"
+    )
+    assert watch.errors == []
+    context.close()
+
+
+def signed_in_page(browser: Browser, server: LiveServer, username: str | None, width: int = 1280):
+    """A browser page, signed in as ``username`` (an existing account) when given."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="pt-BR")
+    page = context.new_page()
+    if username:
+        page.goto(server.url + "/conta")
+        page.fill("#entrar-usuario", username)
+        page.fill("#entrar-senha", "senha-boa-123")
+        page.get_by_role("button", name="Entrar").click()
+        expect(page.locator(".nav-account")).to_have_text(f"Conta: {username}")
+    return page
+
+
+def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(
+    browser: Browser, artifacts, tmp_path, monkeypatch
+):
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "01-a.md").write_text(GOOD, encoding="utf-8")
+    with reloading_server(tmp_path, folder, monkeypatch) as server:
+        teacher = signed_in_page(browser, server, "professora")
+        learner = signed_in_page(browser, server, None)
+        watch = ConsoleWatch(learner)
+        (folder / "01-a.md").write_text(
+            GOOD.replace("answer: [b]", "answer: [z]"), encoding="utf-8"
+        )
+        teacher.goto(server.url + "/licoes/decode-prefill")
+        panel = teacher.locator(".check-panel")
+        expect(panel.locator(".check-error")).to_have_text(
+            "01-a.md:30:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"
+        )
+        panel.screenshot(path=artifacts / "instrutor-painel-erro-1280.png")
+        teacher.screenshot(path=artifacts / "instrutor-licao-quebrada-1280.png")
+        learner.goto(server.url + "/licoes/decode-prefill")
+        expect(learner.locator("h1")).to_have_text("Decode e prefill")
+        expect(learner.locator(".check-panel")).to_have_count(0)
+        learner.locator("#op-fase-banda-b").check()
+        learner.locator("#pergunta-fase-banda button").click()
+        expect(learner.locator("#pergunta-fase-banda .verdict")).to_have_text(
+            re.compile("Resposta correta")
+        )
+        learner.screenshot(path=artifacts / "aluno-licao-quebrada-1280.png")
+        assert watch.errors == []
+
+
+def test_the_dashboard_points_at_the_question_that_misleads(
+    browser: Browser, artifacts, tmp_path, monkeypatch
+):
+    folder = tmp_path / "lessons"
+    write_cohort_lessons(folder)
+    with reloading_server(tmp_path, folder, monkeypatch) as server:
+        engine = make_engine(f"sqlite:///{server.database}")
+        seed_cohort(engine, load_course(folder))
+        engine.dispose()
+        page = signed_in_page(browser, server, "professora")
+        watch = ConsoleWatch(page)
+        page.goto(server.url + "/instrutor#revisar")
+        review = page.locator("#revisar")
+        expect(review.locator(".flagged-list > li")).to_have_count(3)
+        review.screenshot(path=artifacts / "instrutor-revisar-1280.png")
+        review.get_by_role("link", name=re.compile("Pergunta ruim")).click()
+        card = page.locator("#q-itens-ruim")
+        expect(card.locator(".ic-lure .ic-lure-mark")).to_have_text("atrai os melhores")
+        card.screenshot(path=artifacts / "instrutor-distrator-1280.png")
+        page.set_viewport_size({"width": 360, "height": 800})
+        card.screenshot(path=artifacts / "instrutor-distrator-360.png")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert watch.errors == []
