@@ -1,28 +1,40 @@
-"""Markdown rendering for lessons: CommonMark + tables + callouts + heading anchors.
+"""Markdown rendering for lessons: CommonMark + tables + callouts + heading anchors + code.
 
 Raw HTML written in a lesson is escaped (``html=False``) and markdown-it's link
 validation drops ``javascript:``, ``vbscript:``, ``file:`` and ``data:`` URLs.
 Fenced blocks whose language is one of :data:`SPECIAL_FENCES` are not rendered as
-code: they leave a placeholder that the lesson loader replaces with live parts.
+code: they leave a placeholder that the lesson loader replaces with live parts;
+other fenced blocks are highlighted on the server with Pygments.
+
+Heading anchors, link fragments and every other id come from :func:`slugify`:
+a link written with a heading's text (``[veja](<#Decode vs. prefill>)``) reaches
+that heading, and a repeated heading gets ``-2``, ``-3``...
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
-from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.container import container_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
 from slugify import slugify as _slugify
 
 CALLOUTS = {"tip": "Dica", "warning": "Cuidado", "danger": "Perigo"}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 # Ids the page itself uses; a heading may not take them.
-RESERVED_IDS = frozenset({"conteudo", "objetivos", "anuncio", "aviso-erro"})
+RESERVED_IDS = frozenset({"conteudo", "objetivos", "anuncio", "aviso-erro", "titulo-licao"})
+# Ids the lesson's own widgets carry; an in-page link may point at them.
+WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-")
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 
@@ -34,6 +46,39 @@ def slugify(text: str) -> str:
     Uses python-slugify (accents become their base letter).
     """
     return _slugify(text) or "secao"
+
+
+@dataclass
+class Slugger:
+    """Hands out unique ids from :func:`slugify`: the second "Quiz" heading gets ``quiz-2``.
+
+    Attributes:
+        taken: ids already in use on the page.
+    """
+
+    taken: set[str] = field(default_factory=set)
+
+    def unique(self, text: str) -> str:
+        """Return the slug of ``text``, suffixed with ``-2``, ``-3``... if already taken."""
+        base = slugify(text)
+        slug, number = base, 1
+        while slug in self.taken:
+            number += 1
+            slug = f"{base}-{number}"
+        self.taken.add(slug)
+        return slug
+
+
+def link_target(href: str) -> str:
+    """Rewrite the fragment of an internal link through :func:`slugify`.
+
+    ``#Decodificação e Codificação`` → ``#decodificacao-e-codificacao``; an id that is
+    already a slug is left as it is. External links are returned unchanged.
+    """
+    if not href.startswith(("#", "/")) or "#" not in href:
+        return href
+    path, _, fragment = href.partition("#")
+    return f"{path}#{slugify(unquote(fragment))}" if fragment else href
 
 
 @dataclass(frozen=True)
@@ -105,14 +150,50 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
         line = token.map[0] + 1 if token.map else 0
         fences.append(SpecialFence(kind, token.content, line, token.level > 0))
         return _PLACEHOLDER.format(index=len(fences) - 1) + "\n"
-    return self.fence(tokens, idx, options, env)
+    return highlight_code(token.content, kind)
+
+
+def highlight_code(code: str, language: str) -> str:
+    """Highlight ``code`` with Pygments into ``<pre class="highlight">`` (CSS classes, no inline styles).
+
+    An unknown or missing language is shown as plain text. The block is focusable so a
+    keyboard can scroll it; ``static/app.js`` adds the copy button.
+    """
+    try:
+        lexer = get_lexer_by_name(language) if language else TextLexer()
+    except ClassNotFound:
+        lexer = TextLexer()
+    body = highlight(code, lexer, HtmlFormatter(nowrap=True))
+    label = f' data-lang="{escapeHtml(language)}"' if language else ""
+    return f'<div class="code-block"{label}><pre class="highlight" tabindex="0"><code>{body}</code></pre></div>\n'
+
+
+def _heading_text(inline: Token) -> str:
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def _anchor_headings(state: StateCore) -> None:
+    """Give every ``##`` and ``###`` heading a unique id from its text."""
+    slugger = Slugger()
+    for i, token in enumerate(state.tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            token.attrSet("id", slugger.unique(_heading_text(state.tokens[i + 1])))
+
+
+def _resolve_links(state: StateCore) -> None:
+    """Send internal link fragments through :func:`slugify`, so heading text reaches the heading."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "link_open":
+                child.attrSet("href", link_target(str(child.attrGet("href") or "")))
 
 
 @cache
 def markdown() -> MarkdownIt:
     """Return the shared, configured markdown-it parser (built once)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
-    anchors_plugin(md, min_level=2, max_level=3, slug_func=slugify)
+    md.core.ruler.push("curso_anchors", _anchor_headings)
+    md.core.ruler.push("curso_links", _resolve_links)
     for kind in CALLOUTS:
         container_plugin(md, kind, render=_render_callout)
     md.add_render_rule("fence", _render_fence)
@@ -137,8 +218,11 @@ def render_document(text: str) -> RenderedMarkdown:
 
 
 def _lint(tokens: list[Token], lines: list[str]):
+    ids = {str(t.attrGet("id")) for t in tokens if t.type == "heading_open"}
     for i, token in enumerate(tokens):
         line = token.map[0] if token.map else 0
+        if token.type == "inline":
+            yield from _lint_links(token, line, ids)
         if token.type == "fence":
             yield from _lint_fence(token, line, lines)
         elif token.type == "heading_open" and token.tag == "h1":
@@ -148,6 +232,14 @@ def _lint(tokens: list[Token], lines: list[str]):
         elif token.type == "inline" and token.content.startswith(":::") and tokens[i - 1].type == "paragraph_open":
             kinds = ", ".join(f"`{k}`" for k in CALLOUTS)
             yield line, f"caixa `:::` desconhecida ou malformada; os tipos são {kinds}, e ela fecha com uma linha `:::`"
+
+
+def _lint_links(inline: Token, line: int, ids: set[str]):
+    for child in inline.children or ():
+        href = str(child.attrGet("href") or "") if child.type == "link_open" else ""
+        fragment = href[1:] if href.startswith("#") else ""
+        if fragment and fragment not in ids and not fragment.startswith(WIDGET_ID_PREFIXES):
+            yield line, f"o link `#{fragment}` não leva a nenhum título desta lição"
 
 
 def _lint_fence(token: Token, line: int, lines: list[str]):
