@@ -11,9 +11,11 @@ from sqlmodel import Session
 
 from app.content.course import Course
 from app.db import session_scope
+from app.i18n import N_, gettext
+from app.search import SearchIndex
 
 SESSION_KEY = "learner"
-EXPIRED_MESSAGE = "Sessão expirada, recarregue a página."
+EXPIRED_MESSAGE = N_("Session expired, reload the page.")
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -24,6 +26,11 @@ def get_session(request: Request) -> Iterator[Session]:
 def get_course(request: Request) -> Course:
     """Return the course loaded by the app."""
     return request.app.state.course
+
+
+def get_search_index(request: Request) -> SearchIndex:
+    """Return the app's lesson search index (rebuilt when the lesson files change)."""
+    return request.app.state.search
 
 
 def current_learner_id(request: Request) -> str:
@@ -42,15 +49,16 @@ def existing_learner_id(request: Request) -> str:
     """Return the learner id of a request that must already have a session (every POST).
 
     Raises:
-        HTTPException: 403 with :data:`EXPIRED_MESSAGE` when the session cookie is missing.
+        HTTPException: 403 with :data:`EXPIRED_MESSAGE` (in Portuguese) when the session cookie is missing.
     """
     learner_id = request.session.get(SESSION_KEY)
     if not isinstance(learner_id, str) or len(learner_id) != 32:
-        raise HTTPException(status_code=403, detail=EXPIRED_MESSAGE)
+        raise HTTPException(status_code=403, detail=gettext(EXPIRED_MESSAGE))
     return learner_id
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
 CourseDep = Annotated[Course, Depends(get_course)]
+SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 LearnerIdDep = Annotated[str, Depends(current_learner_id)]
 ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
+from app.content.glossary import Glossary, load_glossary
 from app.content.lessons import Lesson, load_lesson
 from app.content.quiz import Question
 from app.content.trees import Tree
@@ -23,12 +24,16 @@ class Course:
     Attributes:
         lessons: valid lessons, by ascending ``order``.
         errors: every problem in every file, sorted by file and line.
+        trees: every decision tree, by id.
+        tree_lessons: the slug of the lesson that holds each tree.
+        glossary: the valid glossary terms (``glossario.yml``).
     """
 
     lessons: tuple[Lesson, ...]
     errors: tuple[ContentError, ...]
     trees: dict[str, Tree] = field(default_factory=dict, hash=False)
     tree_lessons: dict[str, str] = field(default_factory=dict, hash=False)
+    glossary: Glossary = field(default_factory=Glossary, hash=False)
 
     def get(self, slug: str) -> Lesson | None:
         """Return the lesson with ``slug``, or ``None``."""
@@ -59,18 +64,19 @@ def load_course(folder: Path) -> Course:
     """
     if not folder.is_dir():
         return Course((), (ContentError(folder, 0, "a pasta de lições não existe"),))
+    glossary, glossary_errors = load_glossary(folder)
     lessons: list[Lesson] = []
-    errors: list[ContentError] = []
+    errors: list[ContentError] = list(glossary_errors)
     for path in lesson_files(folder):
         try:
-            lessons.append(load_lesson(path))
+            lessons.append(load_lesson(path, glossary))
         except ContentErrors as exc:
             errors.extend(exc.errors)
     kept = _drop_duplicates(sorted(lessons, key=lambda item: (item.meta.order, item.path.name)), errors)
     trees, tree_lessons = _index_trees(kept, errors)
     resolved = [_resolve_scenarios(lesson, trees, errors) for lesson in kept]
     valid = [lesson for lesson in resolved if lesson is not None]
-    return Course(tuple(valid), tuple(sorted(errors)), trees, tree_lessons)
+    return Course(tuple(valid), tuple(sorted(errors)), trees, tree_lessons, glossary)
 
 
 def _index_trees(lessons: list[Lesson], errors: list[ContentError]) -> tuple[dict[str, Tree], dict[str, str]]:

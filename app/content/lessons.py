@@ -13,9 +13,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.content.errors import ContentError, ContentErrors
-from app.content.markdown import PLACEHOLDER_RE, Heading, render_document
+from app.content.markdown import PLACEHOLDER_RE, Heading, TermFinder, render_document
 from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
+from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 
@@ -71,6 +72,7 @@ class Lesson:
         headings: the table of contents (``##`` and ``###``).
         questions: every question, by id, in document order.
         trees: the decision trees written in this lesson, by id.
+        terms: slugs of the glossary terms the lesson defines on first use, in order.
     """
 
     path: Path
@@ -79,6 +81,7 @@ class Lesson:
     headings: tuple[Heading, ...]
     questions: dict[str, Question] = field(hash=False)
     trees: dict[str, Tree] = field(hash=False, default_factory=dict)
+    terms: tuple[str, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -87,16 +90,17 @@ class Lesson:
 
 
 def normalize_source(raw: bytes | str) -> str:
-    """Decode a lesson file and normalise it: UTF-8 BOM dropped, CRLF/CR → LF."""
+    """Decode a lesson file and normalise it: UTF-8 BOM dropped, CRLF/CR → LF, Unicode NFC."""
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return nfc(text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def load_lesson(path: Path) -> Lesson:
+def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     """Read and validate one lesson file.
 
     Args:
         path: a ``.md`` file.
+        glossary: the course glossary; each term's first use in the body gets its definition.
 
     Returns:
         The lesson.
@@ -111,7 +115,7 @@ def load_lesson(path: Path) -> Lesson:
     meta, body, body_line, errors = _split_front_matter(text, path)
     if body_line == 0:  # no front matter at all: the body cannot be located reliably
         raise ContentErrors(errors)
-    rendered = render_document(body)
+    rendered = render_document(body, glossary)
     errors.extend(ContentError(path, body_line + line, message) for line, message in rendered.problems)
     questions: dict[str, Question] = {}
     trees: dict[str, Tree] = {}
@@ -143,7 +147,7 @@ def load_lesson(path: Path) -> Lesson:
     if errors or meta is None:
         raise ContentErrors(errors)
     parts = _split_parts(rendered.html, replacements)
-    return Lesson(path, meta, parts, rendered.headings, questions, trees)
+    return Lesson(path, meta, parts, rendered.headings, questions, trees, rendered.terms)
 
 
 def _split_front_matter(

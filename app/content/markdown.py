@@ -9,6 +9,9 @@ other fenced blocks are highlighted on the server with Pygments.
 Heading anchors, link fragments and every other id come from :func:`slugify`:
 a link written with a heading's text (``[veja](<#Decode vs. prefill>)``) reaches
 that heading, and a repeated heading gets ``-2``, ``-3``...
+
+When :func:`render_document` gets a glossary, the first use of each of its terms
+in body text (not in headings, links or code) becomes the glossary's ``<dfn>``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -122,12 +126,24 @@ class RenderedMarkdown:
         headings: ``##``/``###`` headings in document order.
         fences: the special fences, in order; placeholder ``i`` stands for ``fences[i]``.
         problems: ``(0-based line, message)`` for Markdown the course cannot serve as meant.
+        terms: slugs of the glossary terms marked in the text, in order of first use.
     """
 
     html: str
     headings: tuple[Heading, ...]
     fences: tuple[SpecialFence, ...]
     problems: tuple[tuple[int, str], ...] = ()
+    terms: tuple[str, ...] = ()
+
+
+class TermFinder(Protocol):
+    """What :func:`render_document` needs from a glossary (see ``app/content/glossary.py``)."""
+
+    def find(self, text: str) -> list:
+        """Uses of terms in ``text``: objects with ``start``, ``end`` and ``term.slug``."""
+
+    def html(self, term, written: str) -> str:
+        """The HTML that replaces the first use of ``term``, written as ``written``."""
 
 
 def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
@@ -188,33 +204,72 @@ def _resolve_links(state: StateCore) -> None:
                 child.attrSet("href", link_target(str(child.attrGet("href") or "")))
 
 
+def _mark_terms(state: StateCore) -> None:
+    """Turn the first use of each glossary term in body text into the glossary's ``<dfn>``."""
+    glossary = state.env.get("glossary")
+    if glossary is None:
+        return
+    used: list[str] = state.env.setdefault("terms", [])
+    in_heading = False
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            in_heading = token.type == "heading_open"
+        elif token.type == "inline" and token.children and not in_heading:
+            token.children = _mark_children(token.children, glossary, used)
+
+
+def _mark_children(children: list[Token], glossary: TermFinder, used: list[str]) -> list[Token]:
+    out: list[Token] = []
+    in_link = 0
+    for child in children:
+        in_link += {"link_open": 1, "link_close": -1}.get(child.type, 0)
+        if child.type != "text" or in_link:
+            out.append(child)
+            continue
+        cursor = 0
+        for match in glossary.find(child.content):
+            if match.term.slug in used:
+                continue
+            used.append(match.term.slug)
+            written = child.content[match.start:match.end]
+            out.append(Token("text", "", 0, content=child.content[cursor:match.start]))
+            out.append(Token("glossary_term", "", 0, content=written, meta={"html": glossary.html(match.term, written)}))
+            cursor = match.end
+        out.append(Token("text", "", 0, content=child.content[cursor:]) if cursor else child)
+    return out
+
+
 @cache
 def markdown() -> MarkdownIt:
     """Return the shared, configured markdown-it parser (built once)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.core.ruler.push("curso_anchors", _anchor_headings)
     md.core.ruler.push("curso_links", _resolve_links)
+    md.core.ruler.push("curso_glossary", _mark_terms)
+    md.add_render_rule("glossary_term", lambda self, tokens, idx, options, env: tokens[idx].meta["html"])
     for kind in CALLOUTS:
         container_plugin(md, kind, render=_render_callout)
     md.add_render_rule("fence", _render_fence)
     return md
 
 
-def render_document(text: str) -> RenderedMarkdown:
+def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMarkdown:
     """Render a lesson body.
 
     Args:
-        text: Markdown source (LF line endings).
+        text: Markdown source (LF line endings, NFC).
+        glossary: terms to mark on their first use, if any.
 
     Returns:
-        The HTML, the headings for the table of contents, and the special fences.
+        The HTML, the headings for the table of contents, the special fences and the terms used.
     """
     md = markdown()
-    env: dict = {}
+    env: dict = {"glossary": glossary} if glossary is not None else {}
     tokens = md.parse(text, env)
     html = md.renderer.render(tokens, md.options, env)
     problems = tuple(_lint(tokens, text.split("\n")))
-    return RenderedMarkdown(html, _headings(tokens), tuple(env.get("fences", [])), problems)
+    fences = tuple(env.get("fences", []))
+    return RenderedMarkdown(html, _headings(tokens), fences, problems, tuple(env.get("terms", [])))
 
 
 def _lint(tokens: list[Token], lines: list[str]):

@@ -18,6 +18,7 @@ from app.content.errors import ContentError
 from app.content.markdown import render_block, render_inline
 from app.content.quiz import ID_PATTERN
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.i18n import N_, gettext
 
 FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
 VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -32,8 +33,11 @@ class Verdict(StrEnum):
 
     @property
     def label(self) -> str:
-        """The verdict as the learner reads it."""
-        return {"recommended": "Recomendado", "alternative": "Alternativa", "avoid": "⛔ Não use"}[self.value]
+        """The verdict as the learner reads it, from the catalog ("Recomendado")."""
+        return gettext(_VERDICT_LABELS[self.value])
+
+
+_VERDICT_LABELS = {"recommended": N_("Recommended"), "alternative": N_("Alternative"), "avoid": N_("⛔ Do not use")}
 
 
 class OptionSpec(BaseModel):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from app.content.course import Course
 from app.content.trees import Tree, TreeResult
 from app.content.walk import Walk, WalkError, walk_facts
+from app.i18n import gettext
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,10 @@ def outcome(tree: Tree, facts: dict[str, str], facets: dict[str, Facet]) -> Guid
         question = tree.questions[exc.node]
         facet = facets[question.facet]
         if question.facet not in facts:
-            return GuideOutcome(tree, None, f"Responda também: {facet.label}.")
+            return GuideOutcome(tree, None, gettext("Also answer: %(facet)s.") % {"facet": facet.label})
         value = dict(facet.values).get(facts[question.facet], facts[question.facet])
-        return GuideOutcome(tree, None, f"Este guia não trata o caso “{facet.label}: {value}”.")
+        message = gettext("This guide does not cover the case “%(facet)s: %(value)s”.")
+        return GuideOutcome(tree, None, message % {"facet": facet.label, "value": value})
 
 
 def agreement(outcomes: list[GuideOutcome]) -> str:
@@ -88,9 +90,9 @@ def agreement(outcomes: list[GuideOutcome]) -> str:
         return ""
     mains = {o.result.engines[0] for o in reached}
     if len(mains) == 1:
-        return f"Os guias concordam: {next(iter(mains))}."
+        return gettext("The guides agree: %(engine)s.") % {"engine": next(iter(mains))}
     parts = " × ".join(f"{o.result.title} ({o.tree.title})" for o in reached)
-    return f"Os guias divergem: {parts}. Veja abaixo o porquê de cada um."
+    return gettext("The guides disagree: %(results)s. See below why each one says so.") % {"results": parts}
 
 
 def compare_context(course: Course, params: dict[str, str]) -> dict:

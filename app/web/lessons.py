@@ -9,13 +9,14 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, LearnerIdDep, SessionDep
 from app.grading import grade, lesson_status
+from app.i18n import N_, gettext
 from app.store import latest_attempts, question_summary
 from app.web.templating import render
 from app.web.trees import tree_view
 
 router = APIRouter()
 FLASH_KEY = "aviso"
-NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
+NOT_FOUND = N_("Lesson not found. Its address may have changed: go back to the start of the course.")
 
 
 @router.get("/", response_class=HTMLResponse, name="home")
@@ -46,7 +47,7 @@ def find_lesson(course: Course, slug: str) -> Lesson:
     """Return the lesson or raise a 404 with a message in Portuguese."""
     lesson = course.get(slug)
     if lesson is None:
-        raise HTTPException(status_code=404, detail=NOT_FOUND)
+        raise HTTPException(status_code=404, detail=gettext(NOT_FOUND))
     return lesson
 
 
@@ -64,10 +65,12 @@ def lesson_context(
         for qid, question in lesson.questions.items()
         if qid in attempts
     }
+    answered = {qid: attempts[qid].created_at for qid in results}
     previous, following = course.neighbours(lesson.slug)
     return {
         "lesson": lesson,
         "results": results,
+        "answered": answered,
         "errors": {},
         "tree_views": {
             tid: tree_view(tree, query.get("c") if query.get("arvore") == tid else None, lesson.slug)

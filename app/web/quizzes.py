@@ -9,12 +9,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.deps import CourseDep, ExistingLearnerIdDep, SessionDep
 from app.grading import AnswerError, grade, validate_choice
+from app.i18n import N_, gettext
 from app.store import record_attempt
 from app.web.lessons import FLASH_KEY, find_lesson
 from app.web.templating import is_htmx, render
 
 router = APIRouter()
-QUESTION_NOT_FOUND = "Pergunta não encontrada nesta lição. Recarregue a página."
+QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 
 
 @router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
@@ -36,15 +37,18 @@ def answer(
     lesson = find_lesson(course, slug)
     question = lesson.questions.get(question_id)
     if question is None:
-        raise HTTPException(status_code=404, detail=QUESTION_NOT_FOUND)
+        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
     try:
         chosen = validate_choice(question, opcao or [])
     except AnswerError as exc:
         return _invalid(request, lesson, question, str(exc))
     result = grade(question, chosen)
-    record_attempt(session, learner_id, lesson.slug, question.id, chosen, result.correct)
+    attempt = record_attempt(session, learner_id, lesson.slug, question.id, chosen, result.correct)
     if is_htmx(request):
-        context = {"lesson": lesson, "question": question, "result": result, "error": None}
+        context = {
+            "lesson": lesson, "question": question, "result": result, "error": None,
+            "answered_at": attempt.created_at,
+        }
         return render(request, "_question.html", context)
     url = request.url_for("lesson", slug=lesson.slug).path + f"#pergunta-{question.id}"
     return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})
