@@ -1,0 +1,119 @@
+"""Every page type in real Chromium, at 360 and 1280 px, light and dark.
+
+For each: axe-core finds no WCAG 2.2 A/AA violation, nothing scrolls sideways on a
+phone, no request leaves for another host, and a screenshot lands in
+``test-artifacts/`` (ignored by git). To cover a new page type, add it to
+:data:`PAGE_TYPES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.content.course import load_course
+from tests.conftest import REPO_LESSONS, LiveServer
+from tests.test_browser import ConsoleWatch
+
+AXE = REPO_LESSONS.parent / "tests" / "vendor" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+WIDTHS = (360, 1280)
+THEMES = ("light", "dark")
+COURSE = load_course(REPO_LESSONS)
+FIRST_QUESTION = next(iter(COURSE.get("kernels").questions.values()))
+
+
+def answer_first_question(page: Page) -> None:
+    """Answer the first quiz question of the kernels lesson (once; later visits show it graded)."""
+    question = page.locator(f"#pergunta-{FIRST_QUESTION.id}")
+    if question.locator("form").count():
+        question.locator(f"#op-{FIRST_QUESTION.id}-b").check()
+        question.get_by_role("button", name="Responder").click()
+    expect(question.locator(".verdict")).to_be_visible()
+    question.scroll_into_view_if_needed()
+
+
+@dataclass(frozen=True)
+class PageType:
+    """A kind of page a learner meets: where it is and how to bring it to the state to check."""
+
+    name: str
+    path: str
+    prepare: Callable[[Page], None] | None = None
+
+
+PAGE_TYPES = [
+    PageType("inicio", "/"),
+    PageType("licao", "/licoes/kernels"),
+    PageType("quiz-respondido", "/licoes/kernels", answer_first_question),
+    PageType("arvore-no-meio", "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production#arvore-guia-fase17"),
+    PageType("busca", "/busca?q=decodificacao"),
+    PageType("glossario", "/glossario"),
+    PageType("arvores", "/arvores"),
+    PageType("arvore", "/arvores/guia-osman?c=hopper"),
+    PageType("comparar", "/arvores/comparar?hardware=apple"),
+    PageType("erro-404", "/licoes/nao-existe"),
+]
+
+
+def settle(page: Page) -> None:
+    """Wait for running CSS animations (the tree's fade-in) to end, so colours are final."""
+    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+
+
+def axe_violations(page: Page) -> list[str]:
+    """Run axe-core on the page; one line per violation and element."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async (tags) => {
+            const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+            return result.violations.flatMap(v => v.nodes.map(n => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary.split("\\n").slice(1).join(" ")}`));
+        }""",
+        AXE_TAGS,
+    )
+    return found
+
+
+@pytest.fixture
+def theme_context(browser: Browser, request):
+    contexts = []
+
+    def make(theme: str, **options):
+        context = browser.new_context(color_scheme=theme, locale="pt-BR", **options)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("kind", PAGE_TYPES, ids=lambda kind: kind.name)
+def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
+    live_server: LiveServer, theme_context, artifacts, kind: PageType, theme: str
+):
+    context = theme_context(theme)
+    page = context.new_page()
+    watch = ConsoleWatch(page)
+    hosts: set[str] = set()
+    page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
+    problems = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(live_server.url + kind.path)
+        if kind.prepare:
+            kind.prepare(page)
+        settle(page)
+        overflow = page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width, f"{kind.name} rola para o lado em {width} px ({overflow} px)"
+        page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
+        violations = axe_violations(page)
+        if violations:
+            problems[width] = violations
+    assert problems == {}
+    assert hosts == {f"127.0.0.1:{live_server.port}"}, "nenhum pedido a outro host"
+    assert [e for e in watch.errors if "404" not in e] == []
