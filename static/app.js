@@ -25,14 +25,16 @@
     showError.timer = window.setTimeout(function () { box.hidden = true; }, 10000);
   }
 
+  // Values are plain words and IANA zone names ("America/Manaus"), sent as they are.
   function setCookie(name, value) {
-    document.cookie = name + "=" + encodeURIComponent(value) + "; path=/; max-age=" + YEAR_S + "; samesite=lax";
+    if (!/^[A-Za-z0-9_+\-\/]+$/.test(value)) return;
+    document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax";
   }
 
   // Dates are shown in the learner's time zone: tell the server which one it is.
   function rememberTimeZone() {
     var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (zone && document.cookie.indexOf("fuso=" + encodeURIComponent(zone)) === -1) setCookie("fuso", zone);
+    if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
   }
 
   // The theme switch: apply at once, remember in the same cookie the server reads.
