@@ -49,7 +49,7 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 _ = gettext
 
 
-def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
+def N_(message: str) -> str:
     """Mark ``message`` for the catalog without translating it yet (constants defined at import)."""
     return message
 

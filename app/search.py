@@ -82,7 +82,22 @@ class _SectionText(HTMLParser):
     """
 
     SKIP = {"svg", "script", "style"}
-    BLOCKS = {"p", "li", "td", "th", "tr", "div", "br", "pre", "blockquote", "figcaption", "caption", "summary", "dt", "dd"}
+    BLOCKS = {
+        "p",
+        "li",
+        "td",
+        "th",
+        "tr",
+        "div",
+        "br",
+        "pre",
+        "blockquote",
+        "figcaption",
+        "caption",
+        "summary",
+        "dt",
+        "dd",
+    }
 
     def __init__(self, title: str):
         super().__init__(convert_charrefs=True)
@@ -124,7 +139,9 @@ def lesson_sections(lesson: Lesson) -> list[Section]:
     """Split a lesson into sections: its opening (title, summary, objectives, intro) and each heading."""
     html = "".join(part for part in lesson.parts if isinstance(part, str))
     parser = _SectionText(lesson.meta.title)
-    parser.sections[0][2].extend(f"{line} " for line in (lesson.meta.summary, *lesson.meta.objectives))
+    parser.sections[0][2].extend(
+        f"{line} " for line in (lesson.meta.summary, *lesson.meta.objectives)
+    )
     parser.feed(html)
     parser.close()
     return [
@@ -189,8 +206,12 @@ def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:
     out, cursor = [], begin
     for i in range(start, end):
         word = found[i]
-        out.append(escape(text[cursor:word.start], quote=False))
-        out.append(f"<mark>{escape(word.text, quote=False)}</mark>" if i in hits else escape(word.text, quote=False))
+        out.append(escape(text[cursor : word.start], quote=False))
+        out.append(
+            f"<mark>{escape(word.text, quote=False)}</mark>"
+            if i in hits
+            else escape(word.text, quote=False)
+        )
         cursor = word.end
     out.append(escape(text[cursor:finish], quote=False))
     return ("… " if begin else "") + "".join(out).strip() + (" …" if finish < len(text) else "")
@@ -237,8 +258,14 @@ class SearchIndex:
                 (query.fts(), limit),
             ).fetchall()
         return [
-            Hit(slug, lesson_title, position, title, f"/licoes/{slug}" + (f"#{anchor}" if anchor else ""),
-                snippet(body, query) or escape(title, quote=False))
+            Hit(
+                slug,
+                lesson_title,
+                position,
+                title,
+                f"/licoes/{slug}" + (f"#{anchor}" if anchor else ""),
+                snippet(body, query) or escape(title, quote=False),
+            )
             for slug, lesson_title, position, anchor, title, body in rows
         ]
 
@@ -263,10 +290,18 @@ def build_index(course: Course) -> sqlite3.Connection:
     rows = []
     for position, lesson in enumerate(course.lessons, start=1):
         for section in lesson_sections(lesson):
-            rows.append((
-                lesson.slug, lesson.meta.title, position, section.anchor, section.title, section.text,
-                index_terms(section.title), index_terms(section.text),
-            ))
+            rows.append(
+                (
+                    lesson.slug,
+                    lesson.meta.title,
+                    position,
+                    section.anchor,
+                    section.title,
+                    section.text,
+                    index_terms(section.title),
+                    index_terms(section.text),
+                )
+            )
     db.executemany("INSERT INTO section VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     db.commit()
     return db

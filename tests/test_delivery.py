@@ -14,7 +14,10 @@ GZIP = {"Accept-Encoding": "gzip"}
 
 def asset_urls(html: str) -> list[str]:
     page = BeautifulSoup(html, "html.parser")
-    return [tag.get("href") or tag.get("src") for tag in page.select("link[rel=stylesheet], link[rel=icon], script[src]")]
+    return [
+        tag.get("href") or tag.get("src")
+        for tag in page.select("link[rel=stylesheet], link[rel=icon], script[src]")
+    ]
 
 
 def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
@@ -24,7 +27,9 @@ def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
         assert re.fullmatch(r"/static/[\w.]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
         response = client.get(url)
         assert response.status_code == 200
-        assert response.headers["cache-control"] == IMMUTABLE == "public, max-age=31536000, immutable"
+        assert (
+            response.headers["cache-control"] == IMMUTABLE == "public, max-age=31536000, immutable"
+        )
 
 
 def test_plain_and_stale_static_names_still_work_but_revalidate(client):
@@ -60,7 +65,11 @@ def test_theme_choice_is_remembered_in_a_cookie_without_javascript(client):
     page = client.get("/glossario")
     assert "data-theme" not in page.text.split(">", 2)[1], "sem escolha, o tema segue o sistema"
     token = csrf_from(page.text)
-    response = client.post("/tema", data={"csrftoken": token, "tema": "escuro", "voltar": "/glossario?x=1"}, follow_redirects=False)
+    response = client.post(
+        "/tema",
+        data={"csrftoken": token, "tema": "escuro", "voltar": "/glossario?x=1"},
+        follow_redirects=False,
+    )
     assert response.status_code == 303 and response.headers["location"] == "/glossario?x=1"
     assert '<html lang="pt-BR" data-theme="dark">' in client.get("/glossario").text
     client.post("/tema", data={"csrftoken": token, "tema": "claro", "voltar": "/"})
@@ -70,5 +79,9 @@ def test_theme_choice_is_remembered_in_a_cookie_without_javascript(client):
 def test_theme_form_never_sends_the_learner_to_another_host(client):
     token = csrf_from(client.get("/").text)
     for target in ("//exemplo.org/x", "https://exemplo.org", "/\\exemplo.org"):
-        response = client.post("/tema", data={"csrftoken": token, "tema": "escuro", "voltar": target}, follow_redirects=False)
+        response = client.post(
+            "/tema",
+            data={"csrftoken": token, "tema": "escuro", "voltar": target},
+            follow_redirects=False,
+        )
         assert response.headers["location"] == "/", target

@@ -21,7 +21,9 @@ JINJA = re.compile(r"{#.*?#}|{%-?\s*trans\b.*?{%-?\s*endtrans\s*-?%}|{%.*?%}|{{.
 def used_ids() -> set:
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        PROJECT_ROOT, method_map=METHODS, keywords={"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+        PROJECT_ROOT,
+        method_map=METHODS,
+        keywords={"_": None, "gettext": None, "ngettext": (1, 2), "N_": None},
     ):
         found.add(message if isinstance(message, str) else tuple(message))
     return found
@@ -34,7 +36,11 @@ def catalog():
 
 def test_every_message_in_the_code_has_its_portuguese_text():
     entries = {message.id: message.string for message in catalog() if message.id}
-    translated = {m for m, text in entries.items() if text and (all(text) if isinstance(text, tuple) else True)}
+    translated = {
+        m
+        for m, text in entries.items()
+        if text and (all(text) if isinstance(text, tuple) else True)
+    }
     assert used_ids() - translated == set()
 
 
@@ -49,7 +55,11 @@ class _BareText(HTMLParser):
         self.found: list[str] = []
 
     def handle_starttag(self, tag, attrs):
-        self.found.extend(f"{tag}[{k}]={v!r}" for k, v in attrs if k in VISIBLE_ATTRIBUTES and v and LETTER.search(v))
+        self.found.extend(
+            f"{tag}[{k}]={v!r}"
+            for k, v in attrs
+            if k in VISIBLE_ATTRIBUTES and v and LETTER.search(v)
+        )
 
     def handle_data(self, data):
         if LETTER.search(data):
@@ -77,5 +87,7 @@ def test_dates_are_stored_in_utc_and_shown_in_the_learners_zone():
     assert local_datetime(stored, "America/Sao_Paulo") == "5 de março de 2026, 14:05"
     assert local_datetime(stored, "America/Manaus") == "5 de março de 2026, 13:05"
     assert local_datetime(stored, "Europe/Lisbon") == "5 de março de 2026, 17:05"
-    assert local_datetime(stored, "../../etc/passwd") == "5 de março de 2026, 14:05", "zona desconhecida: São Paulo"
+    assert local_datetime(stored, "../../etc/passwd") == "5 de março de 2026, 14:05", (
+        "zona desconhecida: São Paulo"
+    )
     assert local_datetime(stored, None) == "5 de março de 2026, 14:05"

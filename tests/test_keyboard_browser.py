@@ -63,8 +63,16 @@ def test_skip_link_then_landmarks(page: Page, live_server: LiveServer):
     assert box and box["y"] >= 0, "o link aparece ao receber o foco"
     page.keyboard.press("Enter")
     expect(page.locator("main")).to_be_focused()
-    for role, name in (("banner", None), ("navigation", "Principal"), ("search", "Busca no curso"), ("main", None), ("contentinfo", None)):
-        expect(page.get_by_role(role, name=name) if name else page.get_by_role(role)).to_have_count(1)
+    for role, name in (
+        ("banner", None),
+        ("navigation", "Principal"),
+        ("search", "Busca no curso"),
+        ("main", None),
+        ("contentinfo", None),
+    ):
+        expect(page.get_by_role(role, name=name) if name else page.get_by_role(role)).to_have_count(
+            1
+        )
 
 
 def test_answer_a_quiz_question_by_keyboard_alone(page: Page, live_server: LiveServer, artifacts):
@@ -86,13 +94,17 @@ def test_answer_a_quiz_question_by_keyboard_alone(page: Page, live_server: LiveS
     assert watch.errors == []
 
 
-def test_every_quiz_question_and_tree_node_is_a_fieldset_with_its_question_in_the_legend(page: Page, live_server: LiveServer):
+def test_every_quiz_question_and_tree_node_is_a_fieldset_with_its_question_in_the_legend(
+    page: Page, live_server: LiveServer
+):
     page.goto(live_server.url + "/licoes/escolha-self-hosted")
     for fieldset in page.locator(".question fieldset, .tree-question").all():
         legend = fieldset.locator(":scope > legend")
         expect(legend).to_have_count(1)
         assert legend.inner_text().strip(), "a legenda traz o texto da pergunta"
-    expect(page.locator(".question fieldset")).to_have_count(len(COURSE.get("escolha-self-hosted").questions))
+    expect(page.locator(".question fieldset")).to_have_count(
+        len(COURSE.get("escolha-self-hosted").questions)
+    )
 
 
 def test_search_by_keyboard_alone_as_you_type(page: Page, live_server: LiveServer, artifacts):
@@ -149,7 +161,9 @@ def test_theme_switch_is_remembered_and_keeps_focus(browser: Browser, live_serve
     dark_system.close()
 
 
-def test_glossary_definition_opens_and_closes_by_keyboard(page: Page, live_server: LiveServer, artifacts):
+def test_glossary_definition_opens_and_closes_by_keyboard(
+    page: Page, live_server: LiveServer, artifacts
+):
     page.goto(live_server.url + "/licoes/kernels")
     tab_until(page, "e.classList.contains('term-button')")
     term = page.evaluate("document.activeElement.getAttribute('popovertarget')")
@@ -164,7 +178,9 @@ def test_glossary_definition_opens_and_closes_by_keyboard(page: Page, live_serve
     expect(page.locator(".term-button").first).to_be_focused()
 
 
-def test_code_block_is_highlighted_and_copied_by_keyboard(browser: Browser, live_server: LiveServer):
+def test_code_block_is_highlighted_and_copied_by_keyboard(
+    browser: Browser, live_server: LiveServer
+):
     context = browser.new_context(viewport={"width": 360, "height": 800})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
@@ -181,7 +197,9 @@ def test_code_block_is_highlighted_and_copied_by_keyboard(browser: Browser, live
     context.close()
 
 
-def test_print_shows_the_lesson_without_navigation_or_forms(page: Page, live_server: LiveServer, artifacts):
+def test_print_shows_the_lesson_without_navigation_or_forms(
+    page: Page, live_server: LiveServer, artifacts
+):
     page.goto(live_server.url + "/licoes/kernels")
     page.emulate_media(media="print")
     for hidden in (".site-header", ".toc", ".pager", ".site-footer", ".question form", ".tree-map"):
@@ -213,7 +231,9 @@ def test_answer_time_is_shown_in_the_learners_zone(browser: Browser, live_server
 
 
 @pytest.mark.parametrize("lesson", [lesson.slug for lesson in COURSE.lessons])
-def test_a_lesson_page_weighs_at_most_100_kb_compressed(browser: Browser, live_server: LiveServer, lesson: str):
+def test_a_lesson_page_weighs_at_most_100_kb_compressed(
+    browser: Browser, live_server: LiveServer, lesson: str
+):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(f"{live_server.url}/licoes/{lesson}", wait_until="load")
@@ -223,7 +243,9 @@ def test_a_lesson_page_weighs_at_most_100_kb_compressed(browser: Browser, live_s
     )
     total = sum(e["transfer"] for e in entries)
     assert all(e["transfer"] > 0 for e in entries), "tudo veio da rede nesta visita"
-    assert not [e for e in entries if re.search(r"\.(woff2?|ttf|otf)$", e["name"])], "nenhuma fonte web"
+    assert not [e for e in entries if re.search(r"\.(woff2?|ttf|otf)$", e["name"])], (
+        "nenhuma fonte web"
+    )
     for entry in entries:
         if entry["decoded"] > 1024:
             assert entry["encoded"] < entry["decoded"], f"{entry['name']} veio sem compressão"

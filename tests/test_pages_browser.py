@@ -49,7 +49,10 @@ PAGE_TYPES = [
     PageType("inicio", "/"),
     PageType("licao", "/licoes/kernels"),
     PageType("quiz-respondido", "/licoes/kernels", answer_first_question),
-    PageType("arvore-no-meio", "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production#arvore-guia-fase17"),
+    PageType(
+        "arvore-no-meio",
+        "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production#arvore-guia-fase17",
+    ),
     PageType("busca", "/busca?q=decodificacao"),
     PageType("glossario", "/glossario"),
     PageType("arvores", "/arvores"),

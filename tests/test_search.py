@@ -34,12 +34,21 @@ def hits(client: TestClient, q: str) -> list[tuple[str, str]]:
 
 
 def marked(client: TestClient, q: str) -> list[str]:
-    return [m.get_text() for m in soup(client.get("/busca", params={"q": q})).select(".search-snippet mark")]
+    return [
+        m.get_text()
+        for m in soup(client.get("/busca", params={"q": q})).select(".search-snippet mark")
+    ]
 
 
 @pytest.mark.parametrize(
     "typed",
-    ["decodificacao", "DECODIFICAÇÃO", unicodedata.normalize("NFD", DECODIFICACAO), "Decodificação", "decodif"],
+    [
+        "decodificacao",
+        "DECODIFICAÇÃO",
+        unicodedata.normalize("NFD", DECODIFICACAO),
+        "Decodificação",
+        "decodif",
+    ],
     ids=["sem-acento", "maiusculas", "nfd", "normal", "prefixo"],
 )
 def test_decodificacao_is_found_however_it_is_typed(client, typed):
@@ -50,7 +59,9 @@ def test_decodificacao_is_found_however_it_is_typed(client, typed):
 
 def test_kernel_finds_kernels(client):
     assert "kernels" in [m.lower() for m in marked(client, "kernel")]
-    assert ("/licoes/kernels#modelo-engine-e-kernels", "Modelo, engine e kernels") in hits(client, "kernel")
+    assert ("/licoes/kernels#modelo-engine-e-kernels", "Modelo, engine e kernels") in hits(
+        client, "kernel"
+    )
 
 
 @pytest.fixture
@@ -75,11 +86,18 @@ def test_index_is_rebuilt_when_a_lesson_file_changes(plural_course):
     client, lessons = plural_course
     assert hits(client, "zebra") == []
     path = lessons / "01-licao.md"
-    path.write_text(path.read_text(encoding="utf-8") + "\n## Zebras\n\nUma zebra no prompt.\n", encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8") + "\n## Zebras\n\nUma zebra no prompt.\n", encoding="utf-8"
+    )
     assert hits(client, "zebra") == [("/licoes/decode-prefill#zebras", "Zebras")]
     second = GOOD.replace("slug: decode-prefill", "slug: outra").replace("order: 1", "order: 2")
-    (lessons / "02-outra.md").write_text(second + "\n## Listras\n\nOutra zebra.\n", encoding="utf-8")
-    assert {link for link, _ in hits(client, "zebras")} == {"/licoes/decode-prefill#zebras", "/licoes/outra#listras"}
+    (lessons / "02-outra.md").write_text(
+        second + "\n## Listras\n\nOutra zebra.\n", encoding="utf-8"
+    )
+    assert {link for link, _ in hits(client, "zebras")} == {
+        "/licoes/decode-prefill#zebras",
+        "/licoes/outra#listras",
+    }
 
 
 def test_every_result_links_to_a_heading_that_exists(client):
@@ -103,7 +121,10 @@ def test_results_summary_and_empty_states(client):
     none = soup(client.get("/busca", params={"q": "xilofone"}))
     assert none.select_one("h2.search-summary").get_text() == "Nenhum resultado para “xilofone”."
     empty = soup(client.get("/busca"))
-    assert empty.select_one(".search-empty").get_text() == "Digite uma palavra acima: os resultados aparecem enquanto você digita."
+    assert (
+        empty.select_one(".search-empty").get_text()
+        == "Digite uma palavra acima: os resultados aparecem enquanto você digita."
+    )
     assert empty.select_one("form[role=search] input[name=q]")
     assert client.get("/busca", params={"q": "x" * 201}).status_code == 422
 
@@ -142,8 +163,14 @@ def test_search_works_under_the_c_locale(tmp_path):
     script = tmp_path / "busca_c.py"
     script.write_text(program, encoding="ascii")
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONPATH": str(PROJECT_ROOT)}
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
-                            cwd=PROJECT_ROOT, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT_ROOT,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout.strip().splitlines()[-1])
     variants = [found[q] for q in found if q != "kernel"]

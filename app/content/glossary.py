@@ -75,7 +75,9 @@ class Glossary:
     """
 
     terms: tuple[Term, ...] = ()
-    _by_first_key: dict[str, list[tuple[tuple[str, ...], Term]]] = field(default_factory=dict, compare=False, repr=False)
+    _by_first_key: dict[str, list[tuple[tuple[str, ...], Term]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self):
         for term in self.terms:
@@ -112,7 +114,7 @@ class Glossary:
             end = i + len(form)
             if tuple(keys[i:end]) != form:
                 continue
-            joints = (text[found[j].end:found[j + 1].start] for j in range(i, end - 1))
+            joints = (text[found[j].end : found[j + 1].start] for j in range(i, end - 1))
             if all(_JOINER.fullmatch(joint) for joint in joints):
                 return len(form), term
         return None
@@ -154,7 +156,8 @@ def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]
         specs = _ENTRIES.validate_python(source.data)
     except ValidationError as exc:
         return Glossary(), [
-            ContentError(path, 1 + line_of(source.node, loc), message) for loc, message in pydantic_messages(exc)
+            ContentError(path, 1 + line_of(source.node, loc), message)
+            for loc, message in pydantic_messages(exc)
         ]
     terms, errors = [], []
     owners: dict[tuple[str, ...], str] = {}
@@ -163,12 +166,16 @@ def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]
         problems, forms = _check_entry(spec, index, source, path, owners)
         errors.extend(problems)
         if not problems:
-            terms.append(Term(spec.term, slugify(spec.term), render_inline(spec.definition), forms, line))
+            terms.append(
+                Term(spec.term, slugify(spec.term), render_inline(spec.definition), forms, line)
+            )
     terms.sort(key=lambda t: collation_key(t.term))
     return Glossary(tuple(terms)), errors
 
 
-def _check_entry(spec: EntrySpec, index: int, source, path: Path, owners: dict) -> tuple[list[ContentError], tuple]:
+def _check_entry(
+    spec: EntrySpec, index: int, source, path: Path, owners: dict
+) -> tuple[list[ContentError], tuple]:
     def at(*where) -> int:
         return 1 + line_of(source.node, (index, *where))
 
@@ -180,7 +187,10 @@ def _check_entry(spec: EntrySpec, index: int, source, path: Path, owners: dict) 
         )
         errors.append(ContentError(path, at("definition"), msg))
     forms = []
-    for where, written in ((("term",), spec.term), *((("aliases", i), a) for i, a in enumerate(spec.aliases))):
+    for where, written in (
+        (("term",), spec.term),
+        *((("aliases", i), a) for i, a in enumerate(spec.aliases)),
+    ):
         form = tuple(term_key(w.text) for w in words(nfc(written)))
         if not form:
             errors.append(ContentError(path, at(*where), f"`{written}` não tem letras nem números"))

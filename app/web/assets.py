@@ -19,7 +19,9 @@ from starlette.types import Scope
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 DIGEST_CHARS = 10
-_FINGERPRINTED = re.compile(rf"^(?P<stem>.+)\.(?P<digest>[0-9a-f]{{{DIGEST_CHARS}}})(?P<suffix>\.[A-Za-z0-9]+)$")
+_FINGERPRINTED = re.compile(
+    rf"^(?P<stem>.+)\.(?P<digest>[0-9a-f]{{{DIGEST_CHARS}}})(?P<suffix>\.[A-Za-z0-9]+)$"
+)
 
 
 class Assets:
@@ -54,7 +56,9 @@ class Assets:
         if digest is None:
             raise FileNotFoundError(f"static file not found: {name}")
         stem, dot, suffix = name.rpartition(".")
-        return f"{self.prefix}/{stem}.{digest}.{suffix}" if dot else f"{self.prefix}/{name}.{digest}"
+        return (
+            f"{self.prefix}/{stem}.{digest}.{suffix}" if dot else f"{self.prefix}/{name}.{digest}"
+        )
 
 
 def split_fingerprint(path: str) -> tuple[str, str | None]:

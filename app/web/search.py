@@ -22,12 +22,15 @@ def results_summary(query: str, count: int) -> str:
     if count == 0:
         return gettext("No results for “%(query)s”.") % {"query": query}
     return ngettext("%(num)s result for “%(query)s”", "%(num)s results for “%(query)s”", count) % {
-        "num": count, "query": query,
+        "num": count,
+        "query": query,
     }
 
 
 @router.get("/busca", response_class=HTMLResponse, name="search")
-def search(request: Request, index: SearchDep, q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = ""):
+def search(
+    request: Request, index: SearchDep, q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = ""
+):
     """Search the lessons: sections that hold every word, with the words highlighted.
 
     A plain GET renders the page; htmx (typing, or submitting the form) gets the
