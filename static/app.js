@@ -48,6 +48,8 @@
       var dark = button.value === "escuro";
       setCookie("tema", button.value);
       document.documentElement.setAttribute("data-theme", dark ? "dark" : "light");
+      var sheet = document.querySelector("link[data-dark-theme]");
+      if (sheet) sheet.media = dark ? "all" : "not all";
       // The pressed button is now hidden: keep keyboard focus on the one that took its place.
       var other = form.querySelector(dark ? ".theme-to-light" : ".theme-to-dark");
       if (other) other.focus();

@@ -22,7 +22,7 @@ def asset_urls(html: str) -> list[str]:
 
 def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
     urls = asset_urls(client.get("/licoes/kernels").text)
-    assert len(urls) == 4
+    assert len(urls) == 5
     for url in urls:
         assert re.fullmatch(r"/static/[\w.]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
         response = client.get(url)

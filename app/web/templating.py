@@ -27,6 +27,7 @@ from app.web.assets import Assets
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
 THEME_COOKIE = "tema"
 THEMES = {"claro": "light", "escuro": "dark"}
+DARK_SYSTEM = "(prefers-color-scheme: dark)"
 TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
 
@@ -40,6 +41,11 @@ def csrf_token(request: Request) -> str:
 def theme(request: Request | None) -> str:
     """The theme the learner chose (``light`` or ``dark``), or ``""`` to follow the system."""
     return THEMES.get(request.cookies.get(THEME_COOKIE, "") if request is not None else "", "")
+
+
+def dark_media(request: Request | None) -> str:
+    """The ``media`` of the dark stylesheet: the learner's choice, else the system's preference."""
+    return {"dark": "all", "light": "not all"}.get(theme(request), DARK_SYSTEM)
 
 
 def current_path(request: Request | None) -> str:
@@ -63,7 +69,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     templates.env.install_gettext_translations(translations(), newstyle=True)
     assets = assets or Assets(PROJECT_ROOT / "static")
     templates.env.globals.update(
-        csrf_token=csrf_token, theme=theme, current_path=current_path,
+        csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
         static_url=assets.url, local_datetime=_local_datetime,
     )
     return templates
