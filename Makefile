@@ -57,7 +57,8 @@ fmt: install-dev
 	$(VENV)/bin/ruff check --fix app tests migrations
 
 messages: install-dev ## collect the texts of templates and code into the pt-BR catalog (then translate the new ones)
-	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ -o var/messages.pot .
+	mkdir -p var
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ --no-location -o var/messages.pot .
 	$(VENV)/bin/pybabel update -i var/messages.pot -l pt_BR -d app/locale --no-fuzzy-matching --ignore-obsolete
 
 clean:
