@@ -91,3 +91,16 @@ def test_dates_are_stored_in_utc_and_shown_in_the_learners_zone():
         "zona desconhecida: São Paulo"
     )
     assert local_datetime(stored, None) == "5 de março de 2026, 14:05"
+
+
+def test_pages_show_no_untranslated_message(client):
+    """A message id the extractor missed (say, inside an f-string) would show up in English."""
+    english = {
+        m.id for m in catalog()
+        if isinstance(m.id, str) and m.id and "%" not in m.id and m.id != m.string and " " in m.id
+    }
+    pages = ["/", "/licoes/kernels", "/busca?q=kernel", "/glossario", "/arvores", "/arvores/comparar?hardware=apple",
+             "/arvores/guia-osman?c=hopper,convenience", "/licoes/nao-existe"]
+    for url in pages:
+        html = client.get(url).text
+        assert [m for m in english if m in html] == [], url

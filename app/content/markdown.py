@@ -33,7 +33,10 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 from slugify import slugify as _slugify
 
-CALLOUTS = {"tip": "Dica", "warning": "Cuidado", "danger": "Perigo"}
+from app.i18n import N_, gettext
+
+# Callout kinds and their default titles (message ids; the text comes from the catalog).
+CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 # Ids the page itself uses; a heading may not take them.
 RESERVED_IDS = frozenset({"conteudo", "objetivos", "anuncio", "aviso-erro", "titulo-licao"})
@@ -151,7 +154,7 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
     if token.nesting != 1:
         return "</aside>\n"
     kind, _, title = token.info.strip().partition(" ")
-    title = title.strip() or CALLOUTS[kind]
+    title = title.strip() or gettext(CALLOUTS[kind])
     return (
         f'<aside class="callout callout-{kind}" role="note" aria-label="{escapeHtml(title)}">\n'
         f'<p class="callout-title">{escapeHtml(title)}</p>\n'
