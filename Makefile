@@ -10,10 +10,10 @@ PYTHON ?= python3
 
 run: install ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
-	$(VENV)/bin/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT)
+	$(VENV)/bin/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) --no-access-log
 
 test: install-dev chromium ## install test dependencies and run the whole suite
-	$(VENV)/bin/pytest
+	tests/with_postgres.sh $(VENV)/bin/pytest
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev

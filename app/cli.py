@@ -52,6 +52,19 @@ def check(
 
 
 @cli.command()
+def backup(destino: Annotated[Path, typer.Argument(help="Arquivo novo para a cópia.")]) -> None:
+    """Faz uma cópia consistente do banco SQLite em uso (API de backup on-line do SQLite)."""
+    from app.backup import BackupError, backup_sqlite
+
+    try:
+        size = backup_sqlite(load_settings().resolved_database_url(), destino)
+    except BackupError as exc:
+        typer.echo(f"Backup não feito: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"Backup salvo em {destino} ({size} bytes), íntegro.")
+
+
+@cli.command()
 def serve(
     host: Annotated[str, typer.Option(envvar="HOST")] = "127.0.0.1",
     port: Annotated[int, typer.Option(envvar="PORT")] = 8000,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from html import unescape
 from typing import Annotated
 
 import typer
@@ -50,6 +52,9 @@ def arvore(
     from app.web.api import tree_public
 
     course = load_course(load_settings().lessons_dir)
+    if as_json and not tree_id:
+        typer.echo(f"Informe o id da árvore. Disponíveis: {', '.join(course.trees)}", err=True)
+        raise typer.Exit(2)
     tree = pick_tree(course, tree_id)
     if as_json:
         public = tree_public(tree, course.tree_lessons[tree.id])
@@ -60,7 +65,7 @@ def arvore(
     walk = walk_path(tree, values)
     while walk.current is not None:
         question = walk.current
-        typer.echo(f"{tree.facet_label(question.facet)}: {question.text}")
+        typer.echo(f"{tree.facet_label(question.facet)}: {plain(question.text_html)}")
         for number, option in enumerate(question.options, start=1):
             typer.echo(f"  {number}. {option.label}")
         choice = ask_number("Sua escolha", len(question.options))
@@ -69,7 +74,13 @@ def arvore(
         typer.echo("")
     result = walk.result
     typer.echo("Caminho: " + " → ".join(step.option.label for step in walk.steps))
-    typer.echo(f"Resultado: {result.title} ({result.verdict.label})")
-    typer.echo(f"Por quê: {result.why}")
+    also = f" (também: {', '.join(result.also)})" if result.also else ""
+    typer.echo(f"Resultado: {result.main}{also} — {result.verdict.label}")
+    typer.echo(f"Por quê: {plain(result.why_html)}")
     if result.note:
-        typer.echo(f"Outra visão: {result.note}")
+        typer.echo(f"Outra visão: {plain(result.note_html)}")
+
+
+def plain(html: str) -> str:
+    """Rendered Markdown as terminal text: tags dropped, entities decoded, lines joined."""
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())

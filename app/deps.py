@@ -9,12 +9,14 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlmodel import Session
 
+from app.auth import Passwords, SignInLimiter
 from app.content.course import Course
 from app.db import session_scope
 from app.i18n import N_, gettext
 from app.search import SearchIndex
+from app.sessions import LEARNER_KEY, session_account
 
-SESSION_KEY = "learner"
+SESSION_KEY = LEARNER_KEY
 EXPIRED_MESSAGE = N_("Session expired, reload the page.")
 
 
@@ -34,9 +36,9 @@ def get_search_index(request: Request) -> SearchIndex:
 
 
 def current_learner_id(request: Request) -> str:
-    """Return the learner id from the signed session cookie, assigning a new one on a first visit.
+    """Return the learner id from the server-side session, assigning a new one on a first visit.
 
-    The learner row itself is stored on the first answer, so browsing writes nothing.
+    The learner row itself is stored on the first answer, so browsing writes no learner.
     """
     learner_id = request.session.get(SESSION_KEY)
     if not isinstance(learner_id, str) or len(learner_id) != 32:
@@ -49,7 +51,7 @@ def existing_learner_id(request: Request) -> str:
     """Return the learner id of a request that must already have a session (every POST).
 
     Raises:
-        HTTPException: 403 with :data:`EXPIRED_MESSAGE` (in Portuguese) when the session cookie is missing.
+        HTTPException: 403 with :data:`EXPIRED_MESSAGE` (in Portuguese) when the session is missing.
     """
     learner_id = request.session.get(SESSION_KEY)
     if not isinstance(learner_id, str) or len(learner_id) != 32:
@@ -57,8 +59,28 @@ def existing_learner_id(request: Request) -> str:
     return learner_id
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+def signed_in_as(request: Request) -> str | None:
+    """Return the signed-in username, or ``None`` for an anonymous learner."""
+    return session_account(request)
+
+
+def get_passwords(request: Request) -> Passwords:
+    """Return the app's password hasher."""
+    return request.app.state.passwords
+
+
+def get_sign_in_limiter(request: Request) -> SignInLimiter:
+    """Return the app's failed sign-in limiter."""
+    return request.app.state.sign_in_limiter
+
+
+# "function" scope: the connection goes back to the pool before the response is sent, so the
+# session middleware writing afterwards never waits on connections held by finished requests.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 CourseDep = Annotated[Course, Depends(get_course)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 LearnerIdDep = Annotated[str, Depends(current_learner_id)]
 ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
+AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
+PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]

@@ -7,17 +7,34 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.middleware.sessions import SessionMiddleware
+from starsessions import SessionMiddleware
 
+from app.auth import Passwords, SignInLimiter
 from app.content.course import load_course
 from app.db import make_engine
+from app.headers import SecurityHeaders
+from app.logs import RequestLog, configure_logging
 from app.search import SearchIndex, folder_signature
 from app.security import RequestGuard, csrf_middleware
+from app.sessions import DatabaseStore, SessionLoader
 from app.settings import PROJECT_ROOT, Settings, load_settings
-from app.web import api, errors, glossary, lessons, preferences, quizzes, search, trees
+from app.web import (
+    account,
+    api,
+    errors,
+    glossary,
+    health,
+    lessons,
+    mydata,
+    preferences,
+    progress,
+    quizzes,
+    search,
+    trees,
+)
 from app.web.assets import Assets, FingerprintedStaticFiles
 from app.web.templating import make_templates
 
@@ -34,7 +51,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings: configuration; read from ``CURSO_*`` variables when ``None``.
 
     Returns:
-        A FastAPI app with its engine, course and templates on ``app.state``.
+        A FastAPI app with its engine, course, templates, password hasher and sign-in
+        limiter on ``app.state``; sessions are kept in the database (``app/sessions.py``).
         Lesson problems are logged as ``file:line: message``; valid lessons are served.
     """
     settings = settings or load_settings()
@@ -50,37 +68,41 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     signature = folder_signature(settings.lessons_dir)  # before loading: a later edit still shows
     app.state.course = load_course(settings.lessons_dir)
     app.state.search = SearchIndex(settings.lessons_dir, app.state.course, signature)
+    configure_logging()
     for error in app.state.course.errors:
-        log.error("%s", error)
+        log.error({"event": "lesson_error", "file": str(error.file), "line": error.line, "message": error.message})
+    app.state.passwords = Passwords()
+    app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
 
     secret = settings.resolved_secret_key()
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
+    app.add_middleware(RequestLog, salt=secret)
+    app.add_middleware(SessionLoader)
     app.add_middleware(
         SessionMiddleware,
-        secret_key=secret,
-        session_cookie=SESSION_COOKIE,
-        max_age=SESSION_MAX_AGE_S,
-        same_site="lax",
-        https_only=settings.secure_cookies,
+        store=DatabaseStore(app.state.engine),
+        cookie_name=SESSION_COOKIE,
+        lifetime=SESSION_MAX_AGE_S,
+        rolling=True,
+        cookie_same_site="lax",
+        cookie_https_only=settings.secure_cookies,
     )
     app.add_middleware(RequestGuard, templates=app.state.templates)
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
-    for module in (lessons, quizzes, trees, search, glossary, preferences, api):
+    for module in (lessons, quizzes, trees, search, glossary, preferences, health, account):
+        app.include_router(module.router, include_in_schema=False)
+    for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
         app.include_router(module.router)
     errors.install(app)
-    _api_docs(app, assets)
+    _api_docs(app)
     return app
 
 
-def _api_docs(app: FastAPI, assets: Assets) -> None:
+def _api_docs(app: FastAPI) -> None:
     """Serve Swagger UI from ``static/swagger`` (no CDN)."""
 
-    @app.get("/api/docs", include_in_schema=False)
-    def api_docs():
-        return get_swagger_ui_html(
-            openapi_url="/api/openapi.json", title="curso · API",
-            swagger_js_url=assets.url("swagger/swagger-ui-bundle.js"),
-            swagger_css_url=assets.url("swagger/swagger-ui.css"),
-            swagger_favicon_url=assets.url("favicon.svg"),
-        )
+    @app.get("/api/docs", include_in_schema=False, response_class=HTMLResponse)
+    def api_docs(request: Request):
+        return app.state.templates.TemplateResponse(request, "api_docs.html", {})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
-from sqlmodel import Field, Index, SQLModel
+from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
 
 def utcnow() -> datetime:
@@ -16,12 +17,18 @@ class Learner(SQLModel, table=True):
     """A person taking the course; anonymous until they sign up.
 
     Attributes:
-        id: random hex id (32 characters), also held in the signed session cookie.
+        id: random hex id (32 characters), also held in the server-side session.
         created_at: first visit that stored anything, UTC.
+        place_lesson: slug of the lesson the learner was last in (for "Continuar de onde parei").
+        place_section: anchor of the section inside that lesson, or ``None`` for its top.
+        place_at: when the place was recorded, UTC.
     """
 
     id: str = Field(primary_key=True, max_length=32)
     created_at: datetime = Field(default_factory=utcnow)
+    place_lesson: str | None = Field(default=None, max_length=100)
+    place_section: str | None = Field(default=None, max_length=200)
+    place_at: datetime | None = None
 
 
 class AttemptBase(SQLModel):
@@ -30,25 +37,35 @@ class AttemptBase(SQLModel):
     Attributes:
         lesson_slug: the lesson's ``slug``.
         question_id: the question's ``id`` inside that lesson.
+        question_hash: content hash of the question version answered ("" before versions existed).
         chosen: chosen option ids, sorted, comma-separated (ids never hold commas).
-        correct: the grade given when the answer was submitted.
+        correct: the grade given when the answer was submitted; never recomputed.
         created_at: submission time, UTC.
     """
 
     lesson_slug: str = Field(max_length=100)
     question_id: str = Field(max_length=100)
+    question_hash: str = Field(default="", max_length=64)
     chosen: str = Field(max_length=1000)
     correct: bool
     created_at: datetime = Field(default_factory=utcnow)
 
 
 class Attempt(AttemptBase, table=True):
-    """One submitted answer to one quiz question by one learner."""
+    """One submitted answer to one quiz question by one learner.
 
-    __table_args__ = (Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),)
+    ``idempotency_key`` comes from the form: the same form sent twice stores one attempt
+    (unique per learner).
+    """
+
+    __table_args__ = (
+        Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),
+        UniqueConstraint("learner_id", "idempotency_key", name="uq_attempt_learner_key"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
+    idempotency_key: str | None = Field(default=None, max_length=64)
 
     def chosen_ids(self) -> frozenset[str]:
         """Return the chosen option ids as a set."""
@@ -56,14 +73,14 @@ class Attempt(AttemptBase, table=True):
 
 
 class Walk(SQLModel, table=True):
-    """A decision-tree walk a learner finished (reached a result).
+    """A decision-tree walk the learner finished.
 
     Attributes:
-        learner_id: the learner.
+        learner_id: who walked it.
         tree_id: the tree's id.
         path: the chosen option values, joined by ``,``.
-        result_id: the result reached.
-        created_at: when the result was reached, UTC.
+        result_id: the id of the result reached.
+        created_at: when it was finished, UTC.
     """
 
     id: int | None = Field(default=None, primary_key=True)
@@ -72,3 +89,159 @@ class Walk(SQLModel, table=True):
     path: str = Field(max_length=1000)
     result_id: str = Field(max_length=100)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """An optional sign-in for a learner (username and argon2 password hash).
+
+    Attributes:
+        learner_id: the learner this account signs in as (one account per learner).
+        username: lower-case, unique.
+        password_hash: an argon2 hash (PHC string), never the password.
+        created_at: sign-up time, UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", max_length=32, unique=True
+    )
+    username: str = Field(max_length=30, unique=True)
+    password_hash: str = Field(max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class WebSession(SQLModel, table=True):
+    """A server-side session (starsessions' store, see ``app/sessions.py``).
+
+    Attributes:
+        id: the random session id held in the cookie.
+        data: the session as JSON.
+        learner_id: the learner in the session (no foreign key: anonymous learners have
+            no row until their first answer); used to end every session of a deleted learner.
+        expires_at: when the session may be dropped, UTC.
+    """
+
+    id: str = Field(primary_key=True, max_length=64)
+    data: str
+    learner_id: str | None = Field(default=None, max_length=32, index=True)
+    expires_at: datetime = Field(index=True)
+
+
+class WalkPublic(SQLModel):
+    """A finished decision-tree walk, as the API and the export show it."""
+
+    tree_id: str
+    path: list[str]
+    result_id: str
+    created_at: datetime
+
+    @classmethod
+    def from_walk(cls, walk: Walk) -> WalkPublic:
+        """Build from a stored walk, splitting its path."""
+        path = [value for value in walk.path.split(",") if value]
+        return cls(
+            tree_id=walk.tree_id, path=path, result_id=walk.result_id, created_at=walk.created_at
+        )
+
+
+class LessonProgressPublic(SQLModel):
+    """One lesson's progress for the current learner.
+
+    Attributes:
+        slug: the lesson's slug.
+        title: its title.
+        status: ``não iniciada``, ``em andamento`` or ``concluída``.
+        right: questions answered right at least once.
+        total: questions the lesson has now.
+        first_try_right: questions right on the first attempt.
+        attempts: attempts on the lesson's current questions.
+    """
+
+    slug: str
+    title: str
+    status: Literal["não iniciada", "em andamento", "concluída"]
+    right: int
+    total: int
+    first_try_right: int
+    attempts: int
+
+
+class PlacePublic(SQLModel):
+    """Where "Continuar de onde parei" leads."""
+
+    lesson_slug: str
+    section: str | None
+    url: str
+
+
+class ProgressPublic(SQLModel):
+    """The current learner's progress (``GET /api/progresso``).
+
+    Attributes:
+        percent: questions answered right at least once, as a share of the course, 0 to 100.
+        lessons: every current lesson, in course order.
+        walks: finished decision-tree walks, newest first.
+        resume: where the learner was, or ``null``.
+    """
+
+    percent: int
+    lessons: list[LessonProgressPublic]
+    walks: list[WalkPublic]
+    resume: PlacePublic | None
+
+
+class AttemptPublic(AttemptBase):
+    """An attempt as exported: every stored field but the internal ids."""
+
+    idempotency_key: str | None
+
+
+class AccountPublic(SQLModel):
+    """An account as exported: the password hash stays out (only it is never shown)."""
+
+    username: str
+    created_at: datetime
+    password: str = "guardada apenas como hash argon2, que não é exportado"
+
+
+class LearnerPublic(SQLModel):
+    """The learner row as exported."""
+
+    id: str
+    created_at: datetime
+    place_lesson: str | None
+    place_section: str | None
+    place_at: datetime | None
+
+
+class SessionPublic(SQLModel):
+    """A session as exported (its id, a secret, stays out)."""
+
+    expires_at: datetime
+
+
+class LearnerExport(SQLModel):
+    """Everything stored about one learner ("Meus dados", LGPD access)."""
+
+    exported_at: datetime
+    learner: LearnerPublic | None
+    account: AccountPublic | None
+    attempts: list[AttemptPublic]
+    walks: list[WalkPublic]
+    sessions: list[SessionPublic]
+
+
+class RateLimit(SQLModel, table=True):
+    """A fixed-window counter of the ``limits`` library (see ``app/ratelimit_store.py``).
+
+    Attributes:
+        key: what is counted, e.g. failed sign-ins of one username.
+        count: hits in the current window.
+        expires_at: when the window ends, in epoch seconds.
+    """
+
+    __tablename__ = "rate_limit"
+
+    key: str = Field(primary_key=True, max_length=255)
+    count: int
+    expires_at: float = Field(index=True)

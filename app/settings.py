@@ -24,9 +24,12 @@ class Settings(BaseSettings):
             file ``var/curso.db`` under the project folder.
         lessons_dir: folder holding the lesson ``*.md`` files.
         var_dir: folder for runtime files (the SQLite file, the generated secret key).
-        secret_key: key that signs the session and CSRF cookies. When unset, one is
+        secret_key: key that signs the CSRF cookie. When unset, one is
             generated once and kept in ``var_dir/secret_key``.
         secure_cookies: mark cookies ``Secure`` (set it when served over HTTPS).
+        rate_limit_storage: where the ``limits`` library counts failed sign-ins:
+            ``database`` (the default: the app's database, shared by every worker),
+            ``memory://`` (one process) or a ``limits`` URI such as ``redis://host:6379``.
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
@@ -36,6 +39,7 @@ class Settings(BaseSettings):
     var_dir: Path = PROJECT_ROOT / "var"
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False
+    rate_limit_storage: str = "database"
 
     @field_validator("secret_key", mode="before")
     @classmethod
@@ -51,6 +55,23 @@ class Settings(BaseSettings):
                 "`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` "
                 "ou não a defina, para que uma seja criada em var/."
             )
+        return value
+
+    @field_validator("rate_limit_storage")
+    @classmethod
+    def _known_storage(cls, value: str) -> str:
+        from limits.storage import storage_from_string
+
+        if value == "database":
+            return value
+        try:
+            storage_from_string(value)
+        except Exception as exc:  # limits raises ConfigurationError or a driver's ImportError
+            raise ValueError(
+                f"CURSO_RATE_LIMIT_STORAGE inválido ({exc}); use `database` (o banco do curso), `memory://` (um processo) "
+                "ou a URI de um armazenamento da biblioteca limits, como `redis://host:6379`, "
+                "com o driver instalado."
+            ) from exc
         return value
 
     def resolved_database_url(self) -> str:

@@ -1,11 +1,27 @@
-"""Database reads and writes for learners and attempts (no HTTP here)."""
+"""Database reads and writes for learners, attempts, places and walks (no HTTP here)."""
 
 from __future__ import annotations
 
-from sqlalchemy import func
-from sqlmodel import Session, select
+from dataclasses import dataclass
 
-from app.models import Attempt, Learner, Walk
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.grading import AttemptFact
+from app.models import Attempt, Learner, Walk, utcnow
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a learner was: a lesson and, optionally, a section anchor inside it."""
+
+    lesson_slug: str
+    section: str | None = None
+
+
+class DuplicateKeyError(ValueError):
+    """An idempotency key already used by this learner for another question."""
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:
@@ -15,58 +31,118 @@ def ensure_learner(session: Session, learner_id: str) -> None:
         session.flush()
 
 
-def record_attempt(
-    session: Session, learner_id: str, lesson_slug: str, question_id: str,
-    chosen: frozenset[str], correct: bool,
-) -> Attempt:
-    """Store one graded answer in one transaction and return it.
+def find_attempt(session: Session, learner_id: str, key: str) -> Attempt | None:
+    """Return the learner's attempt sent with idempotency ``key``, or ``None``."""
+    return session.exec(
+        select(Attempt).where(Attempt.learner_id == learner_id, Attempt.idempotency_key == key)
+    ).first()
+
+
+def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
+    """Store one graded answer once, however many times its form is sent.
+
+    The learner row is created if missing, and the learner's place moves to the question.
 
     Args:
         session: an open session; this function commits it.
-        learner_id: the learner answering (created if missing).
-        lesson_slug: the lesson's slug.
-        question_id: the question's id.
-        chosen: the chosen option ids.
-        correct: the grade.
+        attempt: the new attempt, with its ``learner_id`` and ``idempotency_key`` set.
+
+    Returns:
+        The stored attempt and True, or the attempt already stored with the same key and False.
+
+    Raises:
+        DuplicateKeyError: the key was already used for another question.
     """
-    ensure_learner(session, learner_id)
-    attempt = Attempt(
-        learner_id=learner_id, lesson_slug=lesson_slug, question_id=question_id,
-        chosen=",".join(sorted(chosen)), correct=correct,
-    )
+    try:
+        return _store_once(session, attempt)
+    except IntegrityError:
+        # The same form was sent twice at once and the other request stored it first.
+        session.rollback()
+        return _store_once(session, attempt)
+
+
+def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
+    existing = find_attempt(session, attempt.learner_id, attempt.idempotency_key or "")
+    if existing is not None:
+        if (existing.lesson_slug, existing.question_id) != (
+            attempt.lesson_slug,
+            attempt.question_id,
+        ):
+            raise DuplicateKeyError(attempt.idempotency_key)
+        return existing, False
+    ensure_learner(session, attempt.learner_id)
     session.add(attempt)
+    place = Place(attempt.lesson_slug, f"pergunta-{attempt.question_id}")
+    set_place(session, attempt.learner_id, place)
     session.commit()
     session.refresh(attempt)
-    return attempt
+    return attempt, True
 
 
-def latest_attempts(session: Session, learner_id: str, lesson_slug: str) -> dict[str, Attempt]:
-    """Return the learner's latest attempt per question in one lesson (one query)."""
-    rows = session.exec(
-        select(Attempt)
-        .where(Attempt.learner_id == learner_id, Attempt.lesson_slug == lesson_slug)
-        .order_by(Attempt.id)
+def lesson_attempts(session: Session, learner_id: str, lesson_slug: str) -> list[Attempt]:
+    """Return the learner's attempts in one lesson, oldest first (one query)."""
+    return list(
+        session.exec(
+            select(Attempt)
+            .where(Attempt.learner_id == learner_id, Attempt.lesson_slug == lesson_slug)
+            .order_by(col(Attempt.created_at), col(Attempt.id))
+        )
     )
-    return {attempt.question_id: attempt for attempt in rows}
 
 
-def question_summary(session: Session, learner_id: str) -> dict[str, tuple[set[str], set[str]]]:
-    """Return, per lesson slug, the question ids attempted and those ever answered right.
-
-    One grouped query over the learner's attempts.
-    """
+def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
+    """Return what progress needs from every attempt of the learner, oldest first."""
     rows = session.exec(
-        select(Attempt.lesson_slug, Attempt.question_id, func.max(Attempt.correct))
+        select(Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct)
         .where(Attempt.learner_id == learner_id)
-        .group_by(Attempt.lesson_slug, Attempt.question_id)
+        .order_by(col(Attempt.created_at), col(Attempt.id))
     )
-    summary: dict[str, tuple[set[str], set[str]]] = {}
-    for slug, question_id, ever_right in rows:
-        answered, right = summary.setdefault(slug, (set(), set()))
-        answered.add(question_id)
-        if ever_right:
-            right.add(question_id)
-    return summary
+    return [AttemptFact(*row) for row in rows]
+
+
+def learner_walks(session: Session, learner_id: str) -> list[Walk]:
+    """Return the decision-tree walks the learner finished, newest first."""
+    return list(
+        session.exec(
+            select(Walk)
+            .where(Walk.learner_id == learner_id)
+            .order_by(col(Walk.created_at).desc(), col(Walk.id).desc())
+        )
+    )
+
+
+def stored_place(session: Session, learner_id: str) -> Place | None:
+    """Return the place kept on the learner row, or ``None`` (no row or no place yet)."""
+    learner = session.get(Learner, learner_id)
+    if learner is None or learner.place_lesson is None:
+        return None
+    return Place(learner.place_lesson, learner.place_section)
+
+
+def save_place(session: Session, learner_id: str, place: Place) -> bool:
+    """Keep ``place`` on the learner row, if the row exists; browsing never creates one.
+
+    Args:
+        session: an open session; this function commits it.
+        learner_id: the learner.
+        place: where they are.
+
+    Returns:
+        True when a learner row was updated, False when there is none.
+    """
+    updated = set_place(session, learner_id, place)
+    session.commit()
+    return updated
+
+
+def set_place(session: Session, learner_id: str, place: Place) -> bool:
+    """Update the learner row's place without committing; True when a row was updated."""
+    result = session.exec(  # type: ignore[call-overload]
+        update(Learner)
+        .where(col(Learner.id) == learner_id)
+        .values(place_lesson=place.lesson_slug, place_section=place.section, place_at=utcnow())
+    )
+    return result.rowcount > 0
 
 
 def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str) -> Walk:

@@ -98,10 +98,45 @@
       var node = map.querySelector(".tree-node.current");
       if (!node) return;
       var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
-      var target = map.scrollLeft + box.left - frame.left - (frame.width - box.width) / 2;
+      // Scroll only when the current node is not fully in view, and just enough to show it.
+      if (box.left >= frame.left && box.right <= frame.right) return;
+      var target = box.right > frame.right ? map.scrollLeft + box.right - frame.right + 24 : map.scrollLeft + box.left - frame.left - 24;
       var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
     });
+  }
+
+  // "Continuar de onde parei": tell the server which section of the lesson is being read,
+  // once the reader has stayed a second on it (scrolling up to the menu to leave records nothing).
+  function trackPlace() {
+    var article = document.querySelector("article.lesson[data-licao]");
+    var headers = document.body.getAttribute("hx-headers");
+    if (!article || !headers || !window.fetch) return;
+    var token = JSON.parse(headers)["x-csrftoken"];
+    var lesson = article.getAttribute("data-licao");
+    var sent = null, timer = null;
+    function current() {
+      var marks = article.querySelectorAll("h2[id]:not(#objetivos), h3[id], .question[id]");
+      var found = "", line = window.innerHeight / 3;
+      for (var i = 0; i < marks.length; i++) {
+        if (marks[i].getBoundingClientRect().top > line) break;
+        found = marks[i].id;
+      }
+      return found;
+    }
+    function send() {
+      var section = current();
+      if (section === sent) return;
+      sent = section;
+      var body = new URLSearchParams({ csrftoken: token, licao: lesson, secao: section });
+      fetch("/progresso/lugar", { method: "POST", body: body, credentials: "same-origin", keepalive: true })
+        .catch(function () { sent = null; });
+    }
+    sent = current();  // opening the lesson already stored its top
+    window.addEventListener("scroll", function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(send, 1000);
+    }, { passive: true });
   }
 
   function find(elt, selector) {
@@ -113,6 +148,7 @@
     enhanceThemeSwitch();
     addCopyButtons(document);
     revealCurrent(document);
+    trackPlace();
     if (!window.htmx) return;
     // After a swap: announce the new content and move focus to its heading, except while the
     // learner is typing (live search), where focus stays in the box and only the announcement plays.

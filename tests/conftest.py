@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -29,10 +31,44 @@ CHROMIUM_ARGS = [
 ]
 
 
-def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS) -> Settings:
-    """Settings for a migrated SQLite file under ``tmp``."""
+POSTGRES_URL = os.environ.get("CURSO_TEST_POSTGRES_URL", "")
+BACKENDS = ["sqlite", *(["postgresql"] if POSTGRES_URL else [])]
+
+
+def create_postgres_database() -> str:
+    """Create an empty database on the test PostgreSQL server and return its URL."""
+    import psycopg
+
+    name = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    """Drop a database made by :func:`create_postgres_database`, closing its connections."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request, tmp_path: Path) -> Iterator[str]:
+    """An empty database: a SQLite file, or (when CI starts one) a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'curso.db'}"
+        return
+    url = create_postgres_database()
+    yield url
+    drop_postgres_database(url)
+
+
+def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str | None = None) -> Settings:
+    """Settings for a migrated database (a SQLite file under ``tmp`` by default)."""
     settings = Settings(
-        database_url=f"sqlite:///{tmp / 'curso.db'}",
+        database_url=database_url or f"sqlite:///{tmp / 'curso.db'}",
         lessons_dir=lessons_dir,
         var_dir=tmp / "var",
         secret_key=TEST_SECRET,
@@ -42,8 +78,8 @@ def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS) -> Settings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return make_settings(tmp_path)
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    return make_settings(tmp_path, database_url=database_url)
 
 
 @pytest.fixture
@@ -61,6 +97,13 @@ def csrf_from(html: str) -> str:
     return match.group(1)
 
 
+def db_rows(settings: Settings, sql: str, *args) -> list[tuple]:
+    """Run one SQL statement (``?`` placeholders) on the test database and return its rows."""
+    parts = sql.split("?")
+    named = "".join(part + (f":p{i}" if i < len(parts) - 1 else "") for i, part in enumerate(parts))
+    return query(settings, named, **{f"p{i}": arg for i, arg in enumerate(args)})
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -75,6 +118,8 @@ class LiveServer:
     lessons_dir: Path
     port: int = 0
     process: subprocess.Popen | None = None
+    database_url: str = ""
+    workers: int = 1
 
     @property
     def url(self) -> str:
@@ -84,21 +129,32 @@ class LiveServer:
     def database(self) -> Path:
         return self.tmp / "curso.db"
 
+    @property
+    def log_path(self) -> Path:
+        return self.tmp / f"uvicorn-{self.port}.log"
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(database_url=self.database_url or f"sqlite:///{self.database}",
+                        lessons_dir=self.lessons_dir, var_dir=self.tmp / "var", secret_key=TEST_SECRET)
+
     def start(self) -> None:
-        make_settings(self.tmp, self.lessons_dir)
+        make_settings(self.tmp, self.lessons_dir, database_url=self.database_url or None)
         self.port = free_port()
         env = {
             **os.environ,
-            "CURSO_DATABASE_URL": f"sqlite:///{self.database}",
+            "CURSO_DATABASE_URL": self.settings.database_url,
             "CURSO_LESSONS_DIR": str(self.lessons_dir),
             "CURSO_VAR_DIR": str(self.tmp / "var"),
             "CURSO_SECRET_KEY": TEST_SECRET,
         }
-        log = open(self.tmp / f"uvicorn-{self.port}.log", "w")  # noqa: SIM115 (kept open for the process)
+        log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
-             "--host", "127.0.0.1", "--port", str(self.port)],
+             "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(self.workers),
+             "--no-access-log"],
             cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a test can kill -9 it whole
         )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -112,11 +168,21 @@ class LiveServer:
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def kill(self) -> None:
+        """``kill -9`` the server and its workers at once, as a crash would."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live_server(tmp_path_factory) -> Iterator[LiveServer]:
+    """One uvicorn for every browser test (each test uses its own browser context)."""
     server = LiveServer(tmp_path_factory.mktemp("live"), REPO_LESSONS)
     server.start()
     yield server
@@ -139,3 +205,18 @@ def artifacts() -> Path:
     """Folder for screenshots (ignored by git)."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+def query(settings: Settings, sql: str, **params) -> list[tuple]:
+    """Rows of ``sql`` run against the test database, whatever its backend."""
+    from sqlalchemy import text
+
+    from app.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.begin() as connection:
+            result = connection.execute(text(sql), params)
+            return [tuple(row) for row in result] if result.returns_rows else []
+    finally:
+        engine.dispose()

@@ -178,3 +178,25 @@ def test_duplicate_slug_and_order_are_reported(tmp_path):
 
 def test_slugify_drops_accents_and_ordinals():
     assert slugify("Decodificação e Codificação — 1ª Aula") == "decodificacao-e-codificacao-1a-aula"
+
+
+PREFILL = (
+    "    - id: a\n      text: Prefill\n"
+    "      explanation: Errado, o prefill acompanha os kernels de attention.\n"
+)
+
+
+def test_content_hash_follows_prompt_options_and_key_only(tmp_path):
+    base = load_lesson(write(tmp_path, GOOD)).questions["fase-banda"]
+    assert len(base.content_hash) == 16
+
+    def edited(old: str, new: str) -> str:
+        assert old in GOOD
+        return load_lesson(write(tmp_path, GOOD.replace(old, new))).questions["fase-banda"].content_hash
+
+    assert edited("Qual fase acompanha", "Que fase acompanha") != base.content_hash
+    assert edited("text: Decode", "text: Decodificação") != base.content_hash
+    assert edited("answer: [b]", "answer: [a]") != base.content_hash
+    assert edited("Certo, o decode acompanha a banda.", "Certo; o decode segue a banda.") == base.content_hash
+    reordered = GOOD.replace(PREFILL, "").replace("  answer: [b]", PREFILL + "  answer: [b]")
+    assert load_lesson(write(tmp_path, reordered)).questions["fase-banda"].content_hash == base.content_hash

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -10,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.content.course import load_course
 from app.main import create_app
-from tests.conftest import REPO_LESSONS, csrf_from, make_settings
+from tests.conftest import REPO_LESSONS, csrf_from, db_rows, make_settings, query
 from tests.test_content import GOOD
 
 COURSE = load_course(REPO_LESSONS)
@@ -28,17 +27,20 @@ def text(node) -> str:
 
 
 def stored(settings) -> list[tuple]:
-    path = settings.database_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as db:
-        return db.execute(
-            "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id"
-        ).fetchall()
+    rows = query(settings, "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id")
+    return [(slug, qid, chosen, int(correct)) for slug, qid, chosen, correct in rows]
 
 
-def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None):
-    if token is None:
-        token = csrf_from(client.get(f"/licoes/{slug}").text)
-    data = {"csrftoken": token, "opcao": options}
+def key_of(html: str, qid: str) -> str:
+    """The idempotency key of the answer form of question ``qid`` on a page."""
+    node = soup(html).select_one(f'#pergunta-{qid} input[name="chave"]')
+    assert node, f"a pergunta {qid} não mostra o formulário"
+    return node["value"]
+
+
+def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None, key: str | None = None):
+    page = client.get(f"/licoes/{slug}?refazer={qid}").text
+    data = {"csrftoken": token or csrf_from(page), "opcao": options, "chave": key or key_of(page, qid)}
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
     )
@@ -186,7 +188,7 @@ def test_unknown_lesson_and_question_are_404_pages_in_portuguese(client):
     missing = client.get("/licoes/nao-existe")
     assert missing.status_code == 404
     assert text(soup(missing).h1) == "Página não encontrada"
-    response = answer(client, "kernels", "nao-existe", ["a"])
+    response = answer(client, "kernels", "nao-existe", ["a"], key="k" * 22)
     assert response.status_code == 404
     assert "Pergunta não encontrada" in response.text
 
@@ -226,17 +228,28 @@ def test_csrf_failure_under_htmx_is_a_short_fragment(client):
 def test_head_and_wrong_method(client):
     assert client.head("/").status_code == 200
     assert client.head("/licoes/kernels").status_code == 200
-    wrong = client.get("/licoes/kernels/perguntas/" + next(iter(KERNELS.questions)))
+    wrong = client.get("/arvores/guia-osman/passo")
     assert wrong.status_code == 405 and "POST" in wrong.headers["allow"]
     assert "Este endereço não aceita esse tipo de pedido." in wrong.text
 
 
-def test_session_cookie_is_signed_httponly_and_lax(client):
+def test_session_cookie_is_an_opaque_id_httponly_and_lax(client, settings):
     response = client.get("/")
     cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
     assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
+    session_id = client.cookies.get("curso_sessao")
+    assert len(session_id) == 32 and learner_ids(settings) == []
+    ((data,),) = db_rows(settings, "SELECT data FROM websession WHERE id = ?", session_id)
+    assert session_id not in data, "o cookie guarda só o id da sessão; os dados ficam no servidor"
     tampered = TestClient(client.app, cookies={"curso_sessao": "eyJsZWFybmVyIjogIngifQ==.forjado"})
-    assert tampered.get("/").status_code == 200
+    fresh = tampered.get("/")
+    assert fresh.status_code == 200
+    new_cookie = next(c for c in fresh.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    assert "forjado" not in new_cookie, "um id desconhecido ganha uma sessão nova"
+
+
+def learner_ids(settings) -> list[tuple]:
+    return db_rows(settings, "SELECT id FROM learner")
 
 
 def test_broken_lesson_does_not_stop_the_course(tmp_path: Path):

@@ -16,6 +16,7 @@ METHODS = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
 VISIBLE_ATTRIBUTES = {"aria-label", "title", "placeholder", "alt", "data-announce"}
 LETTER = re.compile(r"[^\W\d_]")
 JINJA = re.compile(r"{#.*?#}|{%-?\s*trans\b.*?{%-?\s*endtrans\s*-?%}|{%.*?%}|{{.*?}}", re.S)
+DYNAMIC_TAG = re.compile(r"<(/?){{.*?}}")  # <{{ heading }} ...>: a tag whose name is a variable
 
 
 def used_ids() -> set:
@@ -70,7 +71,8 @@ def test_templates_have_no_text_outside_the_catalog():
     bare = {}
     for path in sorted((PROJECT_ROOT / "templates").glob("*.html")):
         parser = _BareText()
-        parser.feed(JINJA.sub(" ", path.read_text(encoding="utf-8")))
+        source = DYNAMIC_TAG.sub(r"<\1x-tag", path.read_text(encoding="utf-8"))
+        parser.feed(JINJA.sub(" ", source))
         if parser.found:
             bare[path.name] = parser.found
     assert bare == {}

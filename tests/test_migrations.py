@@ -10,6 +10,7 @@ from sqlmodel import SQLModel
 import app.models  # noqa: F401
 from app.db import make_engine
 from app.migrate import downgrade, upgrade
+from tests.conftest import make_settings
 
 
 def test_migrated_schema_matches_models(settings):
@@ -17,17 +18,22 @@ def test_migrated_schema_matches_models(settings):
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, SQLModel.metadata) == []
+    engine.dispose()
 
 
 def test_downgrade_to_base_and_back(settings):
     downgrade(settings.database_url, "base")
     engine = make_engine(settings.database_url)
     assert set(inspect(engine).get_table_names()) == {"alembic_version"}
+    engine.dispose()
     upgrade(settings.database_url)
-    assert {"learner", "attempt"} <= set(inspect(make_engine(settings.database_url)).get_table_names())
+    engine = make_engine(settings.database_url)
+    assert {"learner", "attempt", "walk"} <= set(inspect(engine).get_table_names())
+    engine.dispose()
 
 
-def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(settings):
+def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
+    settings = make_settings(tmp_path)
     engine = make_engine(settings.database_url)
     with engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"

@@ -122,6 +122,9 @@ def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
         ("    verdict: alternative", "    verdict: talvez", "licao.md:46: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
         ("        value: cpu", "        value: CPU Só", "licao.md:24: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
         ("    facet: scale\n", "", "licao.md:29: campo obrigatório ausente: `facet`"),
+        ("        next: r-vllm", "        next: scale", "licao.md:38: ciclo na árvore: scale → scale"),
+        ("        next: r-cpu\n      - label: GPU", "        next: hw\n      - label: GPU", "licao.md:25: ciclo na árvore: hw → hw"),
+        ("    facet: scale\n", "    facet: scale\n    facet: outra\n", "licao.md:31: YAML inválido: a chave `facet` aparece duas vezes"),
     ],
 )
 def test_each_tree_problem_names_file_and_line(tmp_path, old, new, expected):
@@ -161,6 +164,7 @@ def test_scenario_key_is_computed_from_the_tree(tmp_path):
         ("    scale: many\n", "", "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`"),
         ("    scale: many", "    scale: dezenas", "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)"),
         ("  tree: mini", "  tree: outra", "a pergunta `cenario` cita a árvore `outra`, que não existe no curso"),
+        ("    scale: many", "    scale: many\n    workload: chat", "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: workload; apague-os ou confira a árvore"),
         ("      engine: vLLM", "      engine: TGI", "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma"),
     ],
 )
@@ -226,6 +230,11 @@ def test_layout_of_the_course_trees_has_no_overlap():
 
 def _assert_no_overlap(placed) -> None:
     boxes = list(placed.boxes.values())
+    for edge in placed.edges:  # an edge crosses a column only through its reserved lane
+        for column, y in edge.lanes:
+            for box in boxes:
+                if box.column == column:
+                    assert not (box.y - 1 <= y <= box.y + box.h + 1), (edge.source, edge.target, box.id)
     for i, a in enumerate(boxes):
         assert 0 <= a.x and a.x + a.w <= placed.width and 0 <= a.y and a.y + a.h <= placed.height
         for row in a.rows:
@@ -271,3 +280,18 @@ def test_layout_places_every_node_without_overlap(tree):
     for edge in placed.edges:
         assert placed.boxes[edge.source].column < placed.boxes[edge.target].column
     _assert_no_overlap(placed)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("    after: 64", "    after: .inf", "`after` deve ser um número finito"),
+        ("    before: 14.5", "    before: muito", "`before` deve ser um número"),
+    ],
+)
+def test_chart_values_are_checked(tmp_path, old, new, expected):
+    chart = (REPO_LESSONS / "01-kernels.md").read_text(encoding="utf-8")
+    block = chart[chart.index("```chart"): chart.index("```", chart.index("```chart") + 3) + 3]
+    assert old in block
+    lines = messages(tmp_path, block.replace(old, new))
+    assert len(lines) == 1 and lines[0].endswith(expected), lines

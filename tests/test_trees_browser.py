@@ -64,10 +64,10 @@ def test_walk_every_result_by_keyboard_alone(live_server: LiveServer, page: Page
         values = [tree.questions[q].options[i].value for q, i in _nodes(tree, path)]
         result = walk_path(tree, values).result
         expect(widget.locator(".tree-result-engines")).to_be_focused()
-        expect(widget.locator(".tree-result-engines")).to_have_text(result.title)
+        expect(widget.locator(".tree-result-engines")).to_have_text(result.main)
         expect(widget.locator(f"#arvore-{tree_id}-n-{result.id}")).to_have_class(re.compile(r"\bcurrent\b"))
         expect(page).to_have_url(re.compile(re.escape(f"/arvores/{tree_id}?c=") + re.escape("%2C".join(values)) + "$"))
-        expect(page.locator("#anuncio")).to_contain_text(f"Resultado: {result.title}")
+        expect(page.locator("#anuncio")).to_contain_text(f"Resultado: {result.main}")
     assert watch.errors == []
 
 
@@ -104,7 +104,8 @@ def test_back_restart_link_and_browser_history(live_server: LiveServer, page: Pa
     expect(widget.locator(".tree-path")).to_have_count(0)
 
     page.goto(f"{live_server.url}/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper%2Cproduction%2Ccode#arvore-guia-fase17")
-    expect(widget.locator(".tree-result-engines")).to_have_text("vLLM / SGLang")
+    expect(widget.locator(".tree-result-engines")).to_have_text("vLLM")
+    expect(widget.locator(".tree-also")).to_have_text("Também indicados no texto: SGLang")
     assert watch.errors == []
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 
 from bs4 import BeautifulSoup
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, csrf_from
+from tests.conftest import REPO_LESSONS, csrf_from, query
 
 COURSE = load_course(REPO_LESSONS)
 HX = {"HX-Request": "true"}
@@ -23,8 +22,7 @@ def text(node) -> str:
 
 
 def walks(settings) -> list[tuple]:
-    with sqlite3.connect(settings.database_url.removeprefix("sqlite:///")) as db:
-        return db.execute("SELECT tree_id, path, result_id FROM walk ORDER BY id").fetchall()
+    return query(settings, "SELECT tree_id, path, result_id FROM walk ORDER BY id")
 
 
 def step(client, tree_id: str, path: str, choice: str, lesson: str = "", htmx: bool = True):
@@ -87,7 +85,8 @@ def test_plain_form_step_redirects_to_the_path(client, settings):
     assert response.status_code == 303
     assert response.headers["location"] == "/arvores/guia-osman?c=hopper%2Cconvenience"
     page = soup(client.get(response.headers["location"]).text)
-    assert text(page.select_one(".tree-result .tree-verdict")) == "⛔ Não use"
+    assert text(page.select_one(".tree-result .tree-verdict")) == "Não use"
+    assert page.select_one(".tree-result .verdict-badge-avoid .verdict-icon")
     assert "Outra visão" in text(page.select_one(".tree-result"))
     assert walks(settings) == [("guia-osman", "hopper,convenience", "ollama")]
 
@@ -122,7 +121,10 @@ def test_compare_shows_both_guides_and_where_they_differ(client):
     page = soup(client.get("/arvores/comparar?hardware=apple").text)
     cards = page.select(".compare-card")
     assert [text(c.select_one(".tree-result-engines")) for c in cards] == ["MLX / MLX-LM", "llama.cpp"]
-    assert text(page.select_one(".compare-agreement")).startswith("Os guias divergem: MLX / MLX-LM")
+    assert text(page.select_one(".compare-agreement")) == (
+        "Os guias divergem. guia de Ahmad Osman: MLX / MLX-LM (recomendado) × Lição 28 da Fase 17: "
+        "llama.cpp (recomendado). Veja o porquê de cada um e a “Outra visão”."
+    )
     assert all("Outra visão" in text(c) for c in cards)
 
 
@@ -135,7 +137,11 @@ def test_compare_asks_for_missing_facets_and_names_uncovered_cases(client):
     missing = page.select(".compare-card")[1].select_one(".compare-missing")
     assert text(missing) == "Este guia não trata o caso “Hardware: Uma RTX só (single-GPU)”."
     same = soup(client.get("/arvores/comparar?hardware=hopper&goal=general-production&scale=production&workload=chat").text)
-    assert text(same.select_one(".compare-agreement")) == "Os guias concordam: vLLM."
+    assert text(same.select_one(".compare-agreement")) == "Os guias concordam: vLLM (recomendado)."
+    ollama = soup(client.get("/arvores/comparar?hardware=hopper&goal=convenience&scale=one-user").text)
+    assert text(ollama.select_one(".compare-agreement")).startswith("Os guias divergem no veredito.")
+    overlap = soup(client.get("/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context").text)
+    assert text(overlap.select_one(".compare-agreement")).startswith("Os guias se sobrepõem: os dois incluem SGLang")
 
 
 def test_json_api_lists_and_returns_trees(client):
@@ -164,9 +170,10 @@ def test_scenario_question_shows_the_situation_and_is_graded_from_the_tree(clien
     ]
     assert "chega a" not in text(node)
     token = csrf_from(page)
+    key = node.select_one('input[name="chave"]')["value"]
     response = client.post(
         "/licoes/escolha-self-hosted/perguntas/rag-em-producao",
-        data={"csrftoken": token, "opcao": next(iter(question.answer))}, headers=HX,
+        data={"csrftoken": token, "opcao": next(iter(question.answer)), "chave": key}, headers=HX,
     )
     graded = soup(response.text)
     assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
@@ -177,7 +184,7 @@ def test_chart_is_an_accessible_svg_with_bars_to_scale(client):
     figure = soup(client.get("/licoes/kernels").text).select_one("figure.chart")
     svg = figure.select_one("svg[role=img]")
     assert svg.title and "tokens/s" in text(svg.title)
-    widths = [float(r["width"]) for r in svg.select("rect")]
+    widths = [float(r["width"].rstrip("%")) for r in svg.select("rect")]
     before_a, after_a, before_b, after_b = widths
     assert abs(after_a / before_a - 64 / 14.5) < 0.01 and abs(after_b / before_b - 110 / 32) < 0.01
     assert [r["class"] for r in svg.select("rect")] == [["chart-before"], ["chart-after"]] * 2

@@ -9,19 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from markdown_it.common.utils import escapeHtml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.content.errors import ContentError
 from app.content.markdown import slugify
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 from app.i18n import gettext
 
-WIDTH = 640
 LABEL_H = 22
 BAR_H = 18
 GAP = 18
-LEFT = 8
-VALUE_ROOM = 120
+# Bars use at most this share of the width, so value labels always fit beside them.
+MAX_BAR_PCT = 55.0
 
 
 class BarSpec(BaseModel):
@@ -29,8 +28,8 @@ class BarSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     label: str = Field(min_length=1)
-    before: float = Field(ge=0)
-    after: float = Field(ge=0)
+    before: float = Field(ge=0, allow_inf_nan=False)
+    after: float = Field(ge=0, allow_inf_nan=False)
     approx: bool = False
     note: str | None = None
 
@@ -45,6 +44,12 @@ class ChartSpec(BaseModel):
     after: str = "depois"
     source: str | None = None
     bars: list[BarSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _something_to_draw(self) -> ChartSpec:
+        if all(b.before == 0 and b.after == 0 for b in self.bars):
+            raise ValueError("todos os valores são zero: não há o que desenhar")
+        return self
 
 
 def number(value: float, approx: bool = False) -> str:
@@ -73,26 +78,28 @@ def parse_chart(text: str, file: Path, first_line: int) -> tuple[str, list[Conte
 
 
 def render_chart(spec: ChartSpec) -> str:
-    """Render ``spec`` as a figure: SVG bars to scale plus a data table."""
+    """Render ``spec`` as a figure: SVG bars to scale plus a data table.
+
+    Bar lengths are percentages of the figure's width and text keeps its size, so
+    the chart stays legible from a 360 px phone to a laptop.
+    """
     ident = "grafico-" + slugify(spec.title)
-    top = max(max(b.before, b.after) for b in spec.bars) or 1
-    scale = (WIDTH - LEFT - VALUE_ROOM) / top
+    top = max(max(b.before, b.after) for b in spec.bars)
     rows, y = [], 0
     for bar in spec.bars:
-        rows.append(f'<text class="chart-label" x="{LEFT}" y="{y + 15}">{escapeHtml(bar.label)}</text>')
+        rows.append(f'<text class="chart-label" x="0" y="{y + 15}">{escapeHtml(bar.label)}</text>')
         y += LABEL_H
         for kind, value, name in (("before", bar.before, spec.before), ("after", bar.after, spec.after)):
-            length = max(value * scale, 1)
+            pct = max(value / top * MAX_BAR_PCT, 0.2)
             rows.append(
-                f'<rect class="chart-{kind}" x="{LEFT}" y="{y}" width="{length:.1f}" height="{BAR_H}" rx="3"/>'
-                f'<text class="chart-value" x="{LEFT + length + 6:.1f}" y="{y + 14}">'
+                f'<rect class="chart-{kind}" x="0" y="{y}" width="{pct:.2f}%" height="{BAR_H}" rx="3"/>'
+                f'<text class="chart-value" x="{pct + 1.5:.2f}%" y="{y + 14}">'
                 f"{escapeHtml(number(value, bar.approx))} {escapeHtml(spec.unit)} ({escapeHtml(name)})</text>"
             )
             y += BAR_H + 4
         y += GAP
-    height = y
     svg = (
-        f'<svg class="chart-svg" viewBox="0 0 {WIDTH} {height}" width="100%" role="img" '
+        f'<svg class="chart-svg" width="100%" height="{y}" role="img" '
         f'aria-labelledby="{ident}-t" focusable="false">'
         f'<title id="{ident}-t">{escapeHtml(spec.title)}</title>{"".join(rows)}</svg>'
     )

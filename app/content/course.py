@@ -8,7 +8,7 @@ from pathlib import Path
 from app.content.errors import ContentError, ContentErrors
 from app.content.glossary import Glossary, load_glossary
 from app.content.lessons import Lesson, load_lesson
-from app.content.quiz import Question
+from app.content.quiz import Question, with_key
 from app.content.trees import Tree
 from app.content.walk import WalkError, walk_facts
 
@@ -121,6 +121,13 @@ def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Qu
     except WalkError as exc:
         msg = f"o cenário da pergunta `{question.id}` não chega a um resultado: {exc}"
         return question, ContentError(path, scenario.line, msg)
+    unused = sorted(set(dict(scenario.facts)) - {step.question.facet for step in walk.steps})
+    if unused:
+        msg = (
+            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa neste "
+            f"caminho: {', '.join(unused)}; apague-os ou confira a árvore"
+        )
+        return question, ContentError(path, scenario.line, msg)
     engine = walk.result.engines[0]
     key = frozenset(o.id for o in question.options if o.engine == engine)
     if len(key) != 1:
@@ -133,9 +140,9 @@ def _resolve(question: Question, trees: dict[str, Tree], path: Path) -> tuple[Qu
     situation = tuple((tree.facet_label(s.question.facet), s.option.label) for s in walk.steps)
     solved = replace(
         scenario, situation=situation, values=walk.values,
-        tree_title=tree.title, result_title=walk.result.title,
+        tree_title=tree.title, result_title=walk.result.main,
     )
-    return replace(question, answer=key, scenario=solved), None
+    return replace(question, answer=key, scenario=solved, content_hash=with_key(question.content_hash, key)), None
 
 
 def _drop_duplicates(lessons: list[Lesson], errors: list[ContentError]) -> list[Lesson]:

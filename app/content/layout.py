@@ -14,9 +14,10 @@ import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.content.trees import Tree
+from app.content.trees import Tree, Verdict
 
 NODE_W = 188
+LANE_H = 10
 COL_GAP = 40
 ROW_GAP = 14
 PAD = 8
@@ -56,6 +57,7 @@ class Box:
     h: float
     lines: tuple[str, ...]
     rows: tuple[Row, ...]
+    verdict_line: bool = False
 
     def overlaps(self, other: Box) -> bool:
         """True when the two boxes share any area."""
@@ -67,12 +69,20 @@ class Box:
 
 @dataclass(frozen=True)
 class Edge:
-    """A connector from an option row to the node it leads to."""
+    """A connector from an option row to the node it leads to.
+
+    Attributes:
+        source / option / target: the question, the option's index, the node it leads to.
+        d: the SVG path.
+        lanes: ``(column, y)`` of each column the edge crosses between its ends; the lane
+            is space reserved in that column, so the edge never runs through a box.
+    """
 
     source: str
     option: int
     target: str
     d: str
+    lanes: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,7 +128,9 @@ def _size(tree: Tree, node: str) -> tuple[tuple[str, ...], list[tuple[tuple[str,
         height += sum(len(ls) * LINE_H + OPTION_GAP for ls, _ in options) + PAD
         return lines, options, height
     result = tree.results[node]
-    lines = (*wrap(result.title, HEADER_CHARS), result.verdict.label)
+    lines = wrap(result.title, HEADER_CHARS)
+    if result.verdict != Verdict.RECOMMENDED:
+        lines = (*lines, result.verdict.label)
     return lines, [], PAD * 2 + len(lines) * LINE_H
 
 
@@ -130,35 +142,74 @@ def _plain(markdown: str) -> str:
 def layout(tree: Tree) -> Layout:
     """Place every node reachable from the start and route the edges.
 
+    An edge that skips columns gets a lane (reserved space) in each column it
+    crosses, like the dummy nodes of a layered (Sugiyama) layout. Each item is put
+    as close as it can to the height of what leads to it, never above the item
+    before it in its column, so boxes and lanes never overlap.
+
     Args:
         tree: a validated tree (acyclic, every node reachable).
 
     Returns:
-        The layout; boxes never overlap.
+        The layout.
     """
     depth = _columns(tree)
-    columns: dict[int, list[str]] = {}
+    columns: dict[int, list[tuple[str, object]]] = {}
     for node in depth:
-        columns.setdefault(depth[node], []).append(node)
+        columns.setdefault(depth[node], []).append(("node", node))
+    for node, column in depth.items():
+        for index, option in enumerate(tree.questions[node].options if node in tree.questions else ()):
+            for lane_column in range(column + 1, depth[option.next]):
+                columns.setdefault(lane_column, []).append(("lane", (node, index)))
     boxes: dict[str, Box] = {}
-    port_of: dict[str, list[float]] = {}
+    lane_y: dict[tuple[str, int], list[tuple[int, float]]] = {}
+    wanted: dict[object, list[float]] = {}
     for column in sorted(columns):
-        nodes = sorted(columns[column], key=lambda n: _mean(port_of.get(n), _stable_rank(tree, n)))
-        y = 0.0
-        for node in nodes:
-            box = _place(tree, node, column, y)
-            boxes[node] = box
-            y += box.h + ROW_GAP
+        items = sorted(columns[column], key=lambda item: _mean(wanted.get(item), _rank(tree, item)))
+        cursor = 0.0
+        for kind, key in items:
+            if kind == "lane":
+                top = max(cursor, _mean(wanted.get((kind, key)), 0.0) - LANE_H / 2)
+                lane_y.setdefault(key, []).append((column, top + LANE_H / 2))
+                cursor = top + LANE_H + ROW_GAP
+                _pass_on(tree, depth, key, column, top + LANE_H / 2, wanted)
+                continue
+            box = _place(tree, key, column, 0.0)
+            top = max(cursor, _mean(wanted.get((kind, key)), 0.0) - _entry(box))
+            box = _place(tree, key, column, top)
+            boxes[key] = box
+            cursor = top + box.h + ROW_GAP
             for row in box.rows:
-                port_of.setdefault(row.target, []).append(row.port_y)
+                _pass_on(tree, depth, (key, row.index), column, row.port_y, wanted)
     edges = tuple(
-        Edge(box.id, row.index, row.target, _curve(box, row, boxes[row.target]))
+        Edge(box.id, row.index, row.target,
+             _path(box, row, boxes[row.target], lane_y.get((box.id, row.index), [])),
+             tuple(lane_y.get((box.id, row.index), [])))
         for box in boxes.values()
         for row in box.rows
     )
     width = (max(depth.values()) + 1) * (NODE_W + COL_GAP) - COL_GAP
-    height = max(b.y + b.h for b in boxes.values())
+    lanes_bottom = max((y + LANE_H / 2 for ys in lane_y.values() for _, y in ys), default=0.0)
+    height = max(max(b.y + b.h for b in boxes.values()), lanes_bottom)
     return Layout(width, height, boxes, edges)
+
+
+def _pass_on(tree: Tree, depth: dict[str, int], edge: tuple[str, int], column: int, y: float, wanted) -> None:
+    """Record that ``edge`` leaves ``column`` at height ``y``: its next lane or its target wants it."""
+    source, index = edge
+    target = tree.questions[source].options[index].next
+    key = ("node", target) if depth[target] == column + 1 else ("lane", edge)
+    wanted.setdefault(key, []).append(y)
+
+
+def _entry(box: Box) -> float:
+    """How far below the box's top incoming edges arrive."""
+    return min(box.h / 2, PAD + LINE_H)
+
+
+def _rank(tree: Tree, item: tuple[str, object]) -> float:
+    kind, key = item
+    return _stable_rank(tree, key) if kind == "node" else 0.0
 
 
 def _mean(values: list[float] | None, fallback: float) -> float:
@@ -179,11 +230,22 @@ def _place(tree: Tree, node: str, column: int, y: float) -> Box:
         rows.append(Row(index, row_y, row_h, option_lines, target))
         row_y += row_h
     kind = "question" if node in tree.questions else "result"
-    return Box(node, kind, column, x, y, NODE_W, height, lines, tuple(rows))
+    flagged = kind == "result" and tree.results[node].verdict != Verdict.RECOMMENDED
+    return Box(node, kind, column, x, y, NODE_W, height, lines, tuple(rows), flagged)
 
 
-def _curve(source: Box, row: Row, target: Box) -> str:
-    x1, y1 = source.x + source.w, row.port_y
-    x2, y2 = target.x, target.y + min(target.h / 2, PAD + LINE_H)
+def _path(source: Box, row: Row, target: Box, lanes: list[tuple[int, float]]) -> str:
+    x, y = source.x + source.w, row.port_y
+    d = [f"M{x:.1f},{y:.1f}"]
+    for column, lane in lanes:
+        left = column * (NODE_W + COL_GAP)
+        d.append(_bezier(x, y, left, lane))
+        d.append(f"L{left + NODE_W:.1f},{lane:.1f}")
+        x, y = left + NODE_W, lane
+    d.append(_bezier(x, y, target.x, target.y + _entry(target)))
+    return " ".join(d)
+
+
+def _bezier(x1: float, y1: float, x2: float, y2: float) -> str:
     mid = (x1 + x2) / 2
-    return f"M{x1:.1f},{y1:.1f} C{mid:.1f},{y1:.1f} {mid:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
+    return f"C{mid:.1f},{y1:.1f} {mid:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"

@@ -5,6 +5,8 @@ A ``quiz`` fence holds a YAML list of questions (format in ``lessons/README.md``
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -103,6 +105,7 @@ class Question:
         answer: ids of the correct options (for ``scenario``, computed by walking the tree).
         line: 1-based line of the question in its file.
         scenario: for ``scenario`` questions, the tree and facts that decide the key.
+        content_hash: version of the question: see :func:`content_hash`.
     """
 
     id: str
@@ -118,6 +121,7 @@ class Question:
     def input_type(self) -> str:
         """``checkbox`` for ``multiple``, else ``radio``."""
         return "checkbox" if self.kind == "multiple" else "radio"
+    content_hash: str = ""
 
     def option(self, option_id: str) -> Option | None:
         """Return the option with ``option_id``, or ``None``."""
@@ -230,4 +234,34 @@ def _render(spec: QuestionSpec, line: int, tree_line: int) -> Question:
         answer=frozenset(spec.answer or ()),
         line=line,
         scenario=scenario,
+        content_hash=content_hash(spec),
     )
+
+
+def content_hash(spec: QuestionSpec) -> str:
+    """Return the version of a question: a hash of its prompt, options and key.
+
+    Options count by id and text, in any order (the page shuffles them anyway);
+    explanations are left out, so fixing an explanation does not mark the question changed.
+
+    Args:
+        spec: the validated question.
+
+    Returns:
+        16 hex characters of a SHA-256 over the canonical JSON of those fields.
+    """
+    canonical = {
+        "prompt": spec.prompt,
+        "options": sorted([option.id, option.text] for option in spec.options),
+        "answer": sorted(spec.answer or ()),
+    }
+    if spec.kind == "scenario":  # the key comes later, from the tree: see with_key()
+        canonical.update(tree=spec.tree, facts=spec.facts, engines=sorted(str(o.engine) for o in spec.options))
+    encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]
+
+
+def with_key(question_hash: str, key: frozenset[str]) -> str:
+    """The version of a scenario question once its key is known (the tree may change it)."""
+    encoded = (question_hash + "|" + ",".join(sorted(key))).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]

@@ -37,7 +37,7 @@ class Verdict(StrEnum):
         return gettext(_VERDICT_LABELS[self.value])
 
 
-_VERDICT_LABELS = {"recommended": N_("Recommended"), "alternative": N_("Alternative"), "avoid": N_("⛔ Do not use")}
+_VERDICT_LABELS = {"recommended": N_("Recommended"), "alternative": N_("Alternative"), "avoid": N_("Do not use")}
 
 
 class OptionSpec(BaseModel):
@@ -51,6 +51,8 @@ class OptionSpec(BaseModel):
     @field_validator("value", mode="before")
     @classmethod
     def _one_or_many(cls, value):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)  # `value: 1` means the text "1"
         return [value] if isinstance(value, str) else value
 
     @field_validator("value")
@@ -89,6 +91,7 @@ class TreeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=1)
+    short: str | None = None
     source: str = Field(min_length=1)
     start: str = Field(min_length=1)
     facets: dict[str, str] = Field(default_factory=dict)
@@ -164,6 +167,16 @@ class TreeResult:
         """Engines joined for display, e.g. ``MLX / MLX-LM``."""
         return " / ".join(self.engines)
 
+    @property
+    def main(self) -> str:
+        """The main recommendation (the first engine)."""
+        return self.engines[0]
+
+    @property
+    def also(self) -> tuple[str, ...]:
+        """The other engines the text offers for this case."""
+        return self.engines[1:]
+
 
 @dataclass(frozen=True, eq=False)
 class Tree:
@@ -187,6 +200,12 @@ class Tree:
     results: dict[str, TreeResult]
     line: int
     file: Path
+    short: str = ""
+
+    @property
+    def name(self) -> str:
+        """A short name for comparisons (``short``, else the title)."""
+        return self.short or self.title
 
     def facet_label(self, facet: str) -> str:
         """The facet's readable name (its id when none is given)."""
@@ -279,7 +298,8 @@ def _check_cycles(spec: TreeSpec, file: Path, at) -> list[ContentError]:
         for i, option in enumerate(spec.questions[node].options if node in spec.questions else ()):
             nxt = option.next
             if state.get(nxt) == 1:
-                loop = " → ".join([*trail[trail.index(nxt):], node, nxt])
+                path = [*trail, node]
+                loop = " → ".join([*path[path.index(nxt):], nxt])
                 errors.append(ContentError(file, at("questions", node, "options", i, "next"), f"ciclo na árvore: {loop}"))
             elif nxt not in state:
                 visit(nxt, [*trail, node])
@@ -306,4 +326,7 @@ def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
         )
         for rid, r in spec.results.items()
     }
-    return Tree(spec.id, spec.title, spec.source, spec.start, dict(spec.facets), questions, results, line, file)
+    return Tree(
+        spec.id, spec.title, spec.source, spec.start, dict(spec.facets), questions, results, line, file,
+        spec.short or "",
+    )

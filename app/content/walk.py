@@ -66,6 +66,14 @@ class Walk:
             (step.question.id, step.question.options.index(step.option)) for step in self.steps
         )
 
+    @property
+    def last_edge(self) -> tuple[str, int] | None:
+        """The ``(question id, option index)`` of the latest step, if any."""
+        if not self.steps:
+            return None
+        step = self.steps[-1]
+        return step.question.id, step.question.options.index(step.option)
+
     def back(self) -> tuple[str, ...]:
         """The path one step back (empty at the start)."""
         return self.values[:-1]

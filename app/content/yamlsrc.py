@@ -58,7 +58,28 @@ def parse_yaml(text: str) -> YamlSource:
         raise YamlSyntaxError(line, f"YAML inválido: {_explain(exc)}") from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(0, f"YAML inválido: {exc}") from exc
+    duplicate = _first_duplicate_key(node)
+    if duplicate is not None:
+        raise YamlSyntaxError(duplicate.start_mark.line, f"YAML inválido: a chave `{duplicate.value}` aparece duas vezes")
     return YamlSource(data, node)
+
+
+def _first_duplicate_key(node: Node | None) -> Node | None:
+    """Return the second occurrence of a repeated mapping key, anywhere in the tree."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, MappingNode):
+            seen: set[str] = set()
+            for key, value in current.value:
+                if isinstance(key.value, str):
+                    if key.value in seen:
+                        return key
+                    seen.add(key.value)
+                stack.append(value)
+        elif isinstance(current, SequenceNode):
+            stack.extend(current.value)
+    return None
 
 
 _YAML_HINTS = (
@@ -126,6 +147,9 @@ _MESSAGES = {
     "dict_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
     "model_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
     "model_attributes_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
+    "finite_number": "`{field}` deve ser um número finito",
+    "float_parsing": "`{field}` deve ser um número",
+    "float_type": "`{field}` deve ser um número",
     "greater_than_equal": "`{field}` deve ser maior ou igual a {ge}",
     "string_too_short": "`{field}` não pode ficar vazio",
     "too_short": "`{field}` precisa de pelo menos {min_length} item(ns)",

@@ -84,15 +84,28 @@ def outcome(tree: Tree, facts: dict[str, str], facets: dict[str, Facet]) -> Guid
 
 
 def agreement(outcomes: list[GuideOutcome]) -> str:
-    """A one-line note on whether the guides that reached a result agree."""
+    """A one-line note on whether the guides that reached a result agree.
+
+    They agree when the main engine and the verdict match; they overlap when an
+    engine appears in every result; otherwise they diverge.
+    """
     reached = [o for o in outcomes if o.result]
     if len(reached) < 2:
         return ""
-    mains = {o.result.engines[0] for o in reached}
-    if len(mains) == 1:
-        return gettext("The guides agree: %(engine)s.") % {"engine": next(iter(mains))}
-    parts = " × ".join(f"{o.result.title} ({o.tree.title})" for o in reached)
-    return gettext("The guides disagree: %(results)s. See below why each one says so.") % {"results": parts}
+    results = [o.result for o in reached]
+    if len({r.main for r in results}) == 1 and len({r.verdict for r in results}) == 1:
+        message = gettext("The guides agree: %(engine)s (%(verdict)s).")
+        return message % {"engine": results[0].main, "verdict": results[0].verdict.label.lower()}
+    parts = " × ".join(f"{o.tree.name}: {o.result.main} ({o.result.verdict.label.lower()})" for o in reached)
+    if len({r.main for r in results}) == 1:
+        message = gettext("The guides disagree on the verdict. %(results)s. See “Another view” on each card.")
+        return message % {"results": parts}
+    shared = set.intersection(*(set(r.engines) for r in results))
+    if shared:
+        message = gettext("The guides overlap: both include %(engines)s, with different emphases. %(results)s.")
+        return message % {"engines": ", ".join(sorted(shared)), "results": parts}
+    message = gettext("The guides disagree. %(results)s. See why each one says so and “Another view”.")
+    return message % {"results": parts}
 
 
 def compare_context(course: Course, params: dict[str, str]) -> dict:

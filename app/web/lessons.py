@@ -8,9 +8,11 @@ from fastapi.responses import HTMLResponse
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, LearnerIdDep, SessionDep
-from app.grading import grade, lesson_status
 from app.i18n import N_, gettext
-from app.store import latest_attempts, question_summary
+from app.models import Attempt
+from app.store import Place, lesson_attempts
+from app.web.progress import course_progress, current_place, remember_place
+from app.web.question_view import question_view
 from app.web.templating import render
 from app.web.trees import tree_view
 
@@ -21,25 +23,33 @@ NOT_FOUND = N_("Lesson not found. Its address may have changed: go back to the s
 
 @router.get("/", response_class=HTMLResponse, name="home")
 def home(request: Request, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep):
-    """The course home: every lesson in order with its summary, minutes and status."""
-    summary = question_summary(session, learner_id)
-    rows = []
-    for lesson in course.lessons:
-        answered, right = summary.get(lesson.slug, (set(), set()))
-        rows.append((lesson, lesson_status(lesson.questions, answered, right)))
-    return render(request, "home.html", {"rows": rows})
+    """The course home: every lesson with its summary, minutes and status; overall percentage."""
+    progress = course_progress(request, course, session, learner_id)
+    return render(request, "home.html", {"rows": progress.rows, "progress": progress})
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")
 def lesson_page(
-    request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep
+    request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep,
+    refazer: str | None = None,
 ):
-    """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next."""
+    """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
+
+    ``?refazer=<question id>`` shows that question's form again (retry without JavaScript).
+    Opening a lesson moves the learner's place to it (kept only where something is stored).
+    """
     lesson = find_lesson(course, slug)
-    context = lesson_context(course, lesson, session, learner_id, dict(request.query_params))
+    place = current_place(request, session, learner_id)
+    if place is None or place.lesson_slug != lesson.slug:
+        remember_place(request, session, learner_id, Place(lesson.slug))
     flash = request.session.pop(FLASH_KEY, None)
+    errors = None
     if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
-        context["errors"] = {flash.get("question"): flash.get("message")}
+        errors = {flash.get("question"): flash.get("message")}
+    context = lesson_context(
+        request, course, lesson, session, learner_id, retry=refazer, errors=errors,
+        query=dict(request.query_params),
+    )
     return render(request, "lesson.html", context)
 
 
@@ -51,27 +61,47 @@ def find_lesson(course: Course, slug: str) -> Lesson:
     return lesson
 
 
-def lesson_context(
-    course: Course, lesson: Lesson, session, learner_id: str, query: dict | None = None
-) -> dict:
-    """Build the template context of a lesson page, grading stored answers again.
+def attempts_by_question(attempts: list[Attempt]) -> dict[str, list[Attempt]]:
+    """Group attempts (oldest first) by question id."""
+    grouped: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        grouped.setdefault(attempt.question_id, []).append(attempt)
+    return grouped
 
-    ``query`` may hold ``arvore`` and ``c``: that tree is shown at that point of its walk.
+
+def lesson_context(
+    request: Request, course: Course, lesson: Lesson, session, learner_id: str,
+    retry: str | None = None, errors: dict[str, str] | None = None, query: dict | None = None,
+) -> dict:
+    """Build the template context of a lesson page from the learner's stored attempts.
+
+    Args:
+        request: the request.
+        course: the course.
+        lesson: the lesson shown.
+        session: a database session.
+        learner_id: the learner.
+        retry: a question id to show as a form again.
+        errors: messages by question id (a refused answer).
+        query: the page's query string; ``arvore`` and ``c`` show that tree at that point of its walk.
+
+    Returns:
+        The context: the lesson, a :class:`QuestionView` per question, neighbours, position,
+        and the course progress for the navigation.
     """
+    grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
+    errors = errors or {}
     query = query or {}
-    attempts = latest_attempts(session, learner_id, lesson.slug)
-    results = {
-        qid: grade(question, attempts[qid].chosen_ids())
+    views = {
+        qid: question_view(
+            lesson.slug, question, learner_id, grouped.get(qid, []), qid == retry, errors.get(qid)
+        )
         for qid, question in lesson.questions.items()
-        if qid in attempts
     }
-    answered = {qid: attempts[qid].created_at for qid in results}
     previous, following = course.neighbours(lesson.slug)
     return {
         "lesson": lesson,
-        "results": results,
-        "answered": answered,
-        "errors": {},
+        "views": views,
         "tree_views": {
             tid: tree_view(tree, query.get("c") if query.get("arvore") == tid else None, lesson.slug)
             for tid, tree in lesson.trees.items()
@@ -80,4 +110,5 @@ def lesson_context(
         "following": following,
         "position": course.lessons.index(lesson) + 1,
         "total": len(course.lessons),
+        "progress": course_progress(request, course, session, learner_id),
     }

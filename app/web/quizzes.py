@@ -1,4 +1,4 @@
-"""Quiz answers: graded on the server, stored, returned as a fragment or a redirect."""
+"""Quiz answers: graded on the server, stored once, returned as a fragment or a redirect."""
 
 from __future__ import annotations
 
@@ -7,15 +7,22 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.deps import CourseDep, ExistingLearnerIdDep, SessionDep
+from app.content.lessons import Lesson
+from app.content.quiz import Question
+from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
 from app.grading import AnswerError, grade, validate_choice
 from app.i18n import N_, gettext
-from app.store import record_attempt
-from app.web.lessons import FLASH_KEY, find_lesson
+from app.models import Attempt
+from app.store import DuplicateKeyError, lesson_attempts, record_attempt
+from app.web.lessons import FLASH_KEY, attempts_by_question, find_lesson
+from app.web.progress import course_progress
+from app.web.question_view import KEY_RE, question_view
 from app.web.templating import is_htmx, render
 
 router = APIRouter()
 QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
+STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
+REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
 
 
 @router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
@@ -27,38 +34,80 @@ def answer(
     session: SessionDep,
     learner_id: ExistingLearnerIdDep,
     opcao: Annotated[list[str] | None, Form()] = None,
+    chave: Annotated[str | None, Form()] = None,
 ):
-    """Grade and store one answer.
+    """Grade and store one answer, once per form (the ``chave`` idempotency key).
 
-    htmx gets the graded question fragment; a plain form post is redirected (303)
-    back to the question on the lesson page, which shows the stored grade. A bad
-    choice gives 422 with the question and a message in Portuguese.
+    htmx gets the graded question fragment (plus the course navigation, out of band); a
+    plain form post is redirected (303) back to the question. Sending the same form again
+    stores nothing new and answers the same. A bad choice or key gives 422 with the
+    question and a message in Portuguese.
     """
+    lesson, question = _find(course, slug, question_id)
+    try:
+        if not chave or not KEY_RE.match(chave):
+            raise AnswerError(gettext(STALE_FORM))
+        chosen = validate_choice(question, opcao or [])
+    except AnswerError as exc:
+        return _invalid(request, lesson, question, str(exc), course, session, learner_id)
+    result = grade(question, chosen)
+    attempt = Attempt(
+        learner_id=learner_id, lesson_slug=lesson.slug, question_id=question.id,
+        question_hash=question.content_hash, chosen=",".join(sorted(chosen)),
+        correct=result.correct, idempotency_key=chave,
+    )
+    try:
+        record_attempt(session, attempt)
+    except DuplicateKeyError:
+        return _invalid(request, lesson, question, gettext(REUSED_FORM), course, session, learner_id)
+    if is_htmx(request):
+        return _fragment(request, lesson, question, course, session, learner_id, answered=True)
+    return _back_to(request, lesson, question)
+
+
+@router.get("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="question")
+def question_fragment(
+    request: Request, slug: str, question_id: str, course: CourseDep, session: SessionDep,
+    learner_id: LearnerIdDep, refazer: bool = False,
+):
+    """One question: htmx gets the fragment (``?refazer=1``: the form again, to retry);
+    a plain request is redirected to the question on the lesson page."""
+    lesson, question = _find(course, slug, question_id)
+    if is_htmx(request):
+        return _fragment(request, lesson, question, course, session, learner_id, retry=refazer)
+    return _back_to(request, lesson, question, retry=refazer)
+
+
+def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
     lesson = find_lesson(course, slug)
     question = lesson.questions.get(question_id)
     if question is None:
         raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
-    try:
-        chosen = validate_choice(question, opcao or [])
-    except AnswerError as exc:
-        return _invalid(request, lesson, question, str(exc))
-    result = grade(question, chosen)
-    attempt = record_attempt(session, learner_id, lesson.slug, question.id, chosen, result.correct)
-    if is_htmx(request):
-        context = {
-            "lesson": lesson, "question": question, "result": result, "error": None,
-            "answered_at": attempt.created_at,
-        }
-        return render(request, "_question.html", context)
-    url = request.url_for("lesson", slug=lesson.slug).path + f"#pergunta-{question.id}"
+    return lesson, question
+
+
+def _fragment(
+    request, lesson, question, course, session, learner_id, retry=False, answered=False, error=None
+):
+    grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
+    attempts = grouped.get(question.id, [])
+    view = question_view(lesson.slug, question, learner_id, attempts, retry=retry, error=error)
+    context = {"lesson": lesson, "question": question, "view": view}
+    if answered:
+        context["progress"] = course_progress(request, course, session, learner_id)
+        return render(request, "_answer.html", context)
+    return render(request, "_question.html", context, status_code=422 if error else 200)
+
+
+def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
+    url = request.url_for("lesson", slug=lesson.slug).path
+    url += (f"?refazer={question.id}" if retry else "") + f"#pergunta-{question.id}"
     return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})
 
 
-def _invalid(request, lesson, question, message):
+def _invalid(request, lesson, question, message, course, session, learner_id):
     if is_htmx(request):
-        context = {"lesson": lesson, "question": question, "result": None, "error": message}
-        return render(request, "_question.html", context, status_code=422)
+        return _fragment(request, lesson, question, course, session, learner_id, error=message)
     # Post/redirect/get: the message rides in the session to the question on the lesson page.
     request.session[FLASH_KEY] = {"lesson": lesson.slug, "question": question.id, "message": message}
-    url = request.url_for("lesson", slug=lesson.slug).path + f"#pergunta-{question.id}"
-    return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})
+    return _back_to(request, lesson, question)

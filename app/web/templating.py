@@ -21,6 +21,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 from app.i18n import local_datetime, translations
+from app.sessions import session_account
 from app.settings import PROJECT_ROOT
 from app.web.assets import Assets
 
@@ -70,7 +71,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     assets = assets or Assets(PROJECT_ROOT / "static")
     templates.env.globals.update(
         csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
-        static_url=assets.url, local_datetime=_local_datetime,
+        static_url=assets.url, local_datetime=_local_datetime, account_name=session_account,
     )
     return templates
 

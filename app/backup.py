@@ -1,0 +1,54 @@
+"""Consistent copies of a live SQLite database through SQLite's online backup API."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+
+class BackupError(Exception):
+    """The backup cannot be made; ``str(exc)`` says why, in Portuguese."""
+
+
+def sqlite_path(database_url: str) -> Path:
+    """Return the file behind a ``sqlite:///`` URL.
+
+    Raises:
+        BackupError: the URL is not a SQLite file.
+    """
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        raise BackupError("`curso backup` copia bancos SQLite; para PostgreSQL use `pg_dump`.")
+    return Path(url.database)
+
+
+def backup_sqlite(database_url: str, target: Path) -> int:
+    """Copy the live database to ``target`` page by page, without stopping writers.
+
+    Args:
+        database_url: the ``sqlite:///`` URL of the live database.
+        target: the new file (must not exist).
+
+    Returns:
+        The size of the copy in bytes.
+
+    Raises:
+        BackupError: not SQLite, the source is missing, the target exists, or the copy fails its integrity check.
+    """
+    source_path = sqlite_path(database_url)
+    if not source_path.exists():
+        raise BackupError(f"o banco {source_path} não existe")
+    if target.exists():
+        raise BackupError(f"{target} já existe; escolha outro nome para não sobrescrever um backup")
+    source = sqlite3.connect(f"file:{source_path}?mode=ro", uri=True, timeout=30)
+    copy = sqlite3.connect(target)
+    try:
+        source.backup(copy, pages=256)
+        if copy.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+            raise BackupError("a cópia não passou no PRAGMA integrity_check")
+    finally:
+        copy.close()
+        source.close()
+    return target.stat().st_size

@@ -1,0 +1,144 @@
+"""Accounts, merging an anonymous learner into an account, and "Meus dados" (no HTTP here)."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.models import (
+    Account,
+    AccountPublic,
+    Attempt,
+    AttemptPublic,
+    Learner,
+    LearnerExport,
+    LearnerPublic,
+    SessionPublic,
+    Walk,
+    WalkPublic,
+    WebSession,
+    utcnow,
+)
+from app.sessions import end_sessions_of
+from app.store import Place, ensure_learner, set_place
+
+
+class UsernameTaken(ValueError):
+    """The username already belongs to an account."""
+
+
+def find_account(db: Session, username: str) -> Account | None:
+    """Return the account with ``username`` (already lower-case), or ``None``."""
+    return db.exec(select(Account).where(Account.username == username)).first()
+
+
+def account_of(db: Session, learner_id: str) -> Account | None:
+    """Return the account of ``learner_id``, or ``None`` for an anonymous learner."""
+    return db.exec(select(Account).where(Account.learner_id == learner_id)).first()
+
+
+def create_account(db: Session, learner_id: str, username: str, password_hash: str) -> Account:
+    """Turn the (anonymous) learner into an account holder; their progress stays theirs.
+
+    Args:
+        db: an open session; this function commits it.
+        learner_id: the learner signing up (their row is created if missing).
+        username: the clean username.
+        password_hash: the argon2 hash.
+
+    Returns:
+        The new account.
+
+    Raises:
+        UsernameTaken: another account has ``username`` (checked, and enforced by the database).
+    """
+    if find_account(db, username) is not None:
+        raise UsernameTaken(username)
+    ensure_learner(db, learner_id)
+    account = Account(learner_id=learner_id, username=username, password_hash=password_hash)
+    db.add(account)
+    try:
+        db.commit()
+    except IntegrityError as exc:
+        db.rollback()
+        raise UsernameTaken(username) from exc
+    db.refresh(account)
+    return account
+
+
+def merge_learner(db: Session, source_id: str, target_id: str, place: Place | None) -> None:
+    """Move everything of the anonymous learner ``source_id`` into ``target_id``, then drop it.
+
+    Every attempt and walk is kept; since the first try is the earliest attempt, where both
+    answered the same question the earlier first try wins. An attempt whose idempotency key
+    the target already holds is the same form sent twice, and is stored once.
+
+    Args:
+        db: an open session; this function commits it (one transaction).
+        source_id: the anonymous learner of this browser.
+        target_id: the account's learner.
+        place: this browser's place, which becomes the account's place (``None`` keeps it).
+    """
+    if source_id == target_id or account_of(db, source_id) is not None:
+        return  # two accounts are never merged
+    target_keys = select(Attempt.idempotency_key).where(
+        Attempt.learner_id == target_id, col(Attempt.idempotency_key).is_not(None)
+    )
+    db.exec(  # type: ignore[call-overload]
+        delete(Attempt).where(
+            col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
+        )
+    )
+    for table in (Attempt, Walk):
+        db.exec(
+            update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
+        )  # type: ignore[call-overload]
+    if place is not None:
+        set_place(db, target_id, place)
+    db.exec(delete(Learner).where(col(Learner.id) == source_id))  # type: ignore[call-overload]
+    end_sessions_of(db, source_id)
+    db.commit()
+
+
+def export_learner(db: Session, learner_id: str) -> LearnerExport:
+    """Gather everything stored about ``learner_id`` (LGPD access request).
+
+    Returns:
+        The learner row, the account (without the password hash), every attempt, every walk
+        and the sessions' expiry; empty parts for a learner who stored nothing yet.
+    """
+    learner = db.get(Learner, learner_id)
+    account = account_of(db, learner_id)
+    attempts = db.exec(
+        select(Attempt)
+        .where(Attempt.learner_id == learner_id)
+        .order_by(col(Attempt.created_at), col(Attempt.id))
+    )
+    walks = db.exec(
+        select(Walk).where(Walk.learner_id == learner_id).order_by(col(Walk.created_at))
+    )
+    sessions = db.exec(select(WebSession).where(WebSession.learner_id == learner_id))
+    return LearnerExport(
+        exported_at=utcnow(),
+        learner=LearnerPublic.model_validate(learner, from_attributes=True) if learner else None,
+        account=AccountPublic(username=account.username, created_at=account.created_at)
+        if account
+        else None,
+        attempts=[AttemptPublic.model_validate(a, from_attributes=True) for a in attempts],
+        walks=[WalkPublic.from_walk(walk) for walk in walks],
+        sessions=[SessionPublic(expires_at=s.expires_at) for s in sessions],
+    )
+
+
+def delete_learner(db: Session, learner_id: str) -> None:
+    """Delete the learner, their attempts, walks and account, and end all their sessions.
+
+    Attempts, walks and the account go by ``ON DELETE CASCADE``; they are also deleted
+    explicitly, so a database without foreign keys enforced keeps nothing either.
+    """
+    for table in (Attempt, Walk, Account):
+        db.exec(delete(table).where(col(table.learner_id) == learner_id))  # type: ignore[call-overload]
+    db.exec(delete(Learner).where(col(Learner.id) == learner_id))  # type: ignore[call-overload]
+    end_sessions_of(db, learner_id)
+    db.commit()

@@ -1,0 +1,119 @@
+"""Optional accounts: sign up, sign in (rate-limited), sign out.
+
+On sign-up the anonymous learner of this browser becomes the account's learner; on
+sign-in their progress merges into the account. Both rotate the session id.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from app.auth import CredentialsError, check_new_password, clean_username
+from app.deps import (
+    AccountNameDep,
+    ExistingLearnerIdDep,
+    LearnerIdDep,
+    PasswordsDep,
+    SessionDep,
+    SignInLimiterDep,
+)
+from app.i18n import N_, gettext
+from app.learners import UsernameTaken, create_account, find_account, merge_learner
+from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.web.progress import current_place
+from app.web.templating import render
+
+router = APIRouter()
+WRONG_CREDENTIALS = N_("Wrong username or password.")
+ALREADY_IN = N_("You are already signed in. Sign out before signing in to another account or creating one.")
+TAKEN = N_("That username already exists. Choose another, or sign in with it if it is yours.")
+Field = Annotated[str, Form(max_length=300)]
+
+
+@router.get("/conta", response_class=HTMLResponse, name="account")
+def account_page(request: Request, account: AccountNameDep, _learner: LearnerIdDep):
+    """The sign-in and sign-up forms, or the signed-in account with "Sair"."""
+    return _page(request, account)
+
+
+@router.post("/conta/criar", response_class=HTMLResponse)
+def sign_up(
+    request: Request,
+    db: SessionDep,
+    learner_id: ExistingLearnerIdDep,
+    account: AccountNameDep,
+    passwords: PasswordsDep,
+    usuario: Field = "",
+    senha: Field = "",
+    confirmacao: Field = "",
+):
+    """Create an account for this browser's learner, keeping their progress, and sign in."""
+    if account:
+        return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
+    try:
+        username = clean_username(usuario)
+        check_new_password(senha, confirmacao)
+    except CredentialsError as exc:
+        return _page(request, None, status=422, signup_error=str(exc), username=usuario)
+    try:
+        create_account(db, learner_id, username, passwords.hash(senha))
+    except UsernameTaken:
+        return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
+    _sign_in(request, learner_id, username)
+    return RedirectResponse("/progresso", status_code=303)
+
+
+@router.post("/conta/entrar", response_class=HTMLResponse)
+def sign_in(
+    request: Request,
+    db: SessionDep,
+    learner_id: ExistingLearnerIdDep,
+    account: AccountNameDep,
+    passwords: PasswordsDep,
+    limiter: SignInLimiterDep,
+    usuario: Field = "",
+    senha: Field = "",
+):
+    """Sign in; this browser's anonymous progress merges into the account.
+
+    Failed attempts are limited per username and per IP: past the limit, 429 with a
+    message in Portuguese, and the password is not even checked.
+    """
+    if account:
+        return _page(request, account, status=409, signin_error=gettext(ALREADY_IN))
+    username = usuario.strip().lower()[:30]
+    ip = request.client.host if request.client else "desconhecido"
+    blocked = limiter.check(username, ip)
+    if blocked:
+        response = _page(request, None, status=429, signin_error=blocked.message, username=usuario)
+        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        return response
+    found = find_account(db, username) if username else None
+    if not passwords.verify(senha, found.password_hash if found else None) or found is None:
+        limiter.failed(username, ip)
+        return _page(request, None, status=401, signin_error=gettext(WRONG_CREDENTIALS), username=usuario)
+    limiter.succeeded(username)
+    merge_learner(db, learner_id, found.learner_id, current_place(request, db, learner_id))
+    _sign_in(request, found.learner_id, found.username)
+    return RedirectResponse("/progresso", status_code=303)
+
+
+@router.post("/conta/sair")
+def sign_out(request: Request, _learner: ExistingLearnerIdDep):
+    """End the session (it is deleted from the store); the next visit is a new anonymous learner."""
+    request.session.clear()
+    return RedirectResponse("/", status_code=303)
+
+
+def _sign_in(request: Request, learner_id: str, username: str) -> None:
+    rotate_session_id(request)
+    request.session.clear()
+    request.session.update({LEARNER_KEY: learner_id, ACCOUNT_KEY: username})
+
+
+def _page(request: Request, account: str | None, status: int = 200, **context):
+    context.setdefault("username", "")
+    return render(request, "account.html", {"account": account, **context}, status_code=status)

@@ -1,0 +1,72 @@
+""" "Meus dados" (LGPD): see and export everything stored about me, or delete it all."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+
+from app.deps import AccountNameDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
+from app.i18n import N_, gettext
+from app.learners import delete_learner, export_learner
+from app.models import LearnerExport
+from app.web.templating import render
+
+router = APIRouter()
+CONFIRM_FIRST = N_("To delete, tick the box confirming you understand this cannot be undone.")
+EXPORT_FILENAME = "meus-dados-curso.json"
+
+
+@router.get("/meus-dados", response_class=HTMLResponse, name="my_data", include_in_schema=False)
+def my_data_page(
+    request: Request,
+    db: SessionDep,
+    learner_id: LearnerIdDep,
+    account: AccountNameDep,
+    apagado: bool = False,
+):
+    """What is stored about me, the export link and the delete form (with a confirmation)."""
+    return _page(request, db, learner_id, account, deleted=apagado)
+
+
+@router.get(
+    "/meus-dados/exportar",
+    response_model=LearnerExport,
+    tags=["meus dados"],
+    responses={
+        200: {"description": "Tudo o que está guardado sobre o aluno desta sessão, em JSON."}
+    },
+)
+def export(db: SessionDep, learner_id: LearnerIdDep):
+    """Download everything stored about the current learner as a JSON file."""
+    data = export_learner(db, learner_id)
+    return JSONResponse(
+        data.model_dump(mode="json"),
+        headers={"Content-Disposition": f'attachment; filename="{EXPORT_FILENAME}"'},
+    )
+
+
+@router.post("/meus-dados/apagar", response_class=HTMLResponse, include_in_schema=False)
+def delete(
+    request: Request,
+    db: SessionDep,
+    learner_id: ExistingLearnerIdDep,
+    account: AccountNameDep,
+    confirmo: Annotated[str, Form(max_length=10)] = "",
+):
+    """Delete the learner, their attempts, walks and account, and end their sessions everywhere.
+
+    Without the confirmation box, 422 and nothing is deleted.
+    """
+    if confirmo != "sim":
+        return _page(request, db, learner_id, account, error=gettext(CONFIRM_FIRST), status=422)
+    delete_learner(db, learner_id)
+    request.session.clear()
+    return RedirectResponse("/meus-dados?apagado=1", status_code=303)
+
+
+def _page(request, db, learner_id, account, deleted=False, error=None, status=200):
+    data = export_learner(db, learner_id)
+    context = {"data": data, "account": account, "deleted": deleted, "error": error}
+    return render(request, "mydata.html", context, status_code=status)

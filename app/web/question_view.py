@@ -1,0 +1,87 @@
+"""What ``_question.html`` shows for one learner: their option order, grade and history."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.content.quiz import Option, Question
+from app.grading import (
+    AttemptFact,
+    Grade,
+    QuestionRecord,
+    question_records,
+    shuffled_options,
+    stored_grade,
+)
+from app.models import Attempt
+
+KEY_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question as one learner sees it.
+
+    Attributes:
+        options: the options in the learner's stable shuffled order.
+        result: the latest attempt's stored grade when it is shown graded, else ``None`` (form).
+        record: the learner's history on the question, or ``None`` before any attempt.
+        outdated: the learner's latest answer was to an older version of the question.
+        key: a fresh idempotency key for the form.
+        error: a message in Portuguese about the last submission, or ``None``.
+        answered_at: when the graded attempt shown was stored (UTC), or ``None`` with the form.
+    """
+
+    options: tuple[Option, ...]
+    result: Grade | None
+    record: QuestionRecord | None
+    outdated: bool
+    key: str
+    error: str | None = None
+    answered_at: datetime | None = None
+
+
+def new_key() -> str:
+    """Return a fresh idempotency key for one answer form."""
+    return secrets.token_urlsafe(16)
+
+
+def question_view(
+    lesson_slug: str,
+    question: Question,
+    learner_id: str,
+    attempts: Sequence[Attempt],
+    retry: bool = False,
+    error: str | None = None,
+) -> QuestionView:
+    """Decide how to show ``question`` to the learner.
+
+    Args:
+        lesson_slug: the lesson's slug.
+        question: the question as it is now.
+        learner_id: the learner (seeds the option order).
+        attempts: the learner's attempts on this question, oldest first.
+        retry: show the form even after an answer ("Responder de novo").
+        error: a message to show with the form.
+
+    Returns:
+        The graded latest attempt, or the form when there is none, when the learner asked to
+        retry, when there is an error, or when the question changed since their latest answer.
+    """
+    facts = [
+        AttemptFact(a.lesson_slug, a.question_id, a.question_hash, a.correct) for a in attempts
+    ]
+    record = question_records(facts).get((lesson_slug, question.id))
+    outdated = record is not None and record.is_outdated(question)
+    result = None
+    answered_at = None
+    if attempts and not (retry or error or outdated):
+        latest = attempts[-1]
+        result = stored_grade(question, latest.chosen_ids(), latest.correct)
+        answered_at = latest.created_at
+    options = shuffled_options(question, learner_id, lesson_slug)
+    return QuestionView(options, result, record, outdated, new_key(), error, answered_at)

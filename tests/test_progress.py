@@ -1,0 +1,365 @@
+"""Progress over HTTP: status, retries, shuffle, idempotent answers, versions, resume, API."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app import store
+from app.content.course import load_course
+from app.db import make_engine
+from app.main import create_app
+from app.models import Attempt
+from app.store import record_attempt
+from tests.conftest import csrf_from, db_rows, make_settings
+from tests.test_content import GOOD, PREFILL
+from tests.test_http import COURSE, HX, KERNELS, answer, key_of, soup, stored, text, wrong_option
+
+
+def card(client: TestClient, slug: str) -> dict[str, str]:
+    """What the progress page shows for one lesson."""
+    node = soup(client.get("/progresso")).select_one(f'.progress-card[data-licao="{slug}"]')
+    return {
+        "status": text(node.select_one(".status")),
+        "right": text(node.select_one(".stat-right")),
+        "first": text(node.select_one(".stat-first")),
+        "attempts": text(node.select_one(".stat-attempts")),
+    }
+
+
+def home_status(client: TestClient, slug: str) -> str:
+    page = soup(client.get("/"))
+    link = page.select_one(f'.lesson-card h2 a[href="/licoes/{slug}"]')
+    return text(link.find_parent("li").select_one(".status"))
+
+
+def test_a_lesson_is_done_when_every_question_was_right_at_least_once(client):
+    questions = list(KERNELS.questions.values())
+    for question in questions[:-1]:
+        answer(client, "kernels", question.id, sorted(question.answer))
+    last = questions[-1]
+    answer(client, "kernels", last.id, [wrong_option(last)])
+    assert home_status(client, "kernels") == "Em andamento"
+    answer(client, "kernels", last.id, sorted(last.answer))
+    assert home_status(client, "kernels") == "Concluída"
+    assert home_status(client, "escolha-self-hosted") == "Não iniciada"
+    total = sum(len(lesson.questions) for lesson in COURSE.lessons)
+    percent = f"{100 * len(questions) // total}%"
+    assert text(soup(client.get("/")).select_one(".resume .course-percent")) == percent
+    nav = soup(client.get("/licoes/escolha-self-hosted")).select_one(".course-nav")
+    assert text(nav.select_one(".course-percent")) == percent
+    assert [text(s) for s in nav.select(".status")] == ["Concluída", "Não iniciada", "Não iniciada"]
+    n = len(questions)
+    assert card(client, "kernels") == {
+        "status": "Concluída",
+        "right": f"{n} de {n}",
+        "first": f"{n - 1} de {n}",
+        "attempts": str(n + 1),
+    }
+
+
+def test_answering_updates_the_course_navigation_out_of_band(client):
+    question = next(iter(KERNELS.questions.values()))
+    response = answer(client, "kernels", question.id, ["b"])
+    nav = soup(response).select_one('nav.course-nav[hx-swap-oob="true"]')
+    assert text(nav.select_one("li[aria-current] .status")) == "Em andamento"
+
+
+def test_retry_keeps_every_attempt_the_first_try_and_the_current_state(client, settings):
+    question = list(KERNELS.questions.values())[1]
+    answer(client, "kernels", question.id, [wrong_option(question)])
+    graded = soup(client.get("/licoes/kernels")).select_one(f"#pergunta-{question.id}")
+    retry = graded.select_one("a.retry")
+    assert text(retry) == "Responder de novo"
+    assert retry["href"] == f"/licoes/kernels?refazer={question.id}#pergunta-{question.id}"
+
+    fragment = client.get(f"/licoes/kernels/perguntas/{question.id}?refazer=1", headers=HX)
+    assert fragment.headers["vary"].startswith("HX-Request")
+    form = soup(fragment)
+    assert form.html is None and form.select_one(f"#pergunta-{question.id} form")
+    assert text(form.select_one(".history")) == "Primeira tentativa: errada · 1 tentativa"
+    plain = client.get(f"/licoes/kernels/perguntas/{question.id}?refazer=1", follow_redirects=False)
+    assert plain.status_code == 303
+    assert (
+        plain.headers["location"] == f"/licoes/kernels?refazer={question.id}#pergunta-{question.id}"
+    )
+
+    answer(client, "kernels", question.id, sorted(question.answer))
+    page = soup(client.get("/licoes/kernels")).select_one(f"#pergunta-{question.id}")
+    assert text(page.select_one(".verdict")) == "✓ Resposta correta"
+    assert text(page.select_one(".history")) == "Primeira tentativa: errada · 2 tentativas"
+    assert [row[3] for row in stored(settings)] == [0, 1]
+    assert card(client, "kernels") == {
+        "status": "Em andamento",
+        "right": f"1 de {len(KERNELS.questions)}",
+        "first": f"0 de {len(KERNELS.questions)}",
+        "attempts": "2",
+    }
+
+
+def test_options_are_shuffled_per_learner_stable_and_graded_by_id_over_50_learners(client):
+    question = list(KERNELS.questions.values())[1]
+    authored = [option.id for option in question.options]
+    (right,) = question.answer
+    url = f"/licoes/kernels/perguntas/{question.id}"
+    orders = set()
+    for _ in range(50):
+        learner = TestClient(client.app)
+        first = learner.get(url, headers=HX).text
+        order = [node["value"] for node in soup(first).select('input[name="opcao"]')]
+        again = soup(learner.get(url, headers=HX)).select('input[name="opcao"]')
+        assert [node["value"] for node in again] == order, "a ordem não muda entre visitas"
+        assert sorted(order) == sorted(authored)
+        orders.add(tuple(order))
+        data = {"csrftoken": csrf_from(first), "chave": key_of(first, question.id), "opcao": right}
+        graded = soup(learner.post(url, data=data, headers=HX))
+        assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+        assert [n["class"] for n in graded.select(".graded-option")] == [
+            ["graded-option", "chosen", "right"]
+        ]
+    assert len(orders) > 5, "cada aluno vê a sua própria ordem"
+    page = [
+        n["value"]
+        for n in soup(learner.get("/licoes/kernels?refazer=" + question.id)).select(
+            f'#pergunta-{question.id} input[name="opcao"]'
+        )
+    ]
+    assert page == order, "a página e o fragmento mostram a mesma ordem"
+
+
+def test_the_same_form_sent_twice_stores_one_attempt(client, settings):
+    question = next(iter(KERNELS.questions.values()))
+    page = client.get("/licoes/kernels").text
+    token, key = csrf_from(page), key_of(page, question.id)
+    first = answer(client, "kernels", question.id, ["b"], token=token, key=key)
+    second = answer(client, "kernels", question.id, ["b"], token=token, key=key)
+    plain = answer(client, "kernels", question.id, ["b"], htmx=False, token=token, key=key)
+    assert first.status_code == second.status_code == 200
+    assert text(soup(second).select_one(".verdict")) == "✓ Resposta correta"
+    assert plain.status_code == 303
+    assert stored(settings) == [("kernels", question.id, "b", 1)]
+    assert card(client, "kernels")["attempts"] == "1"
+
+
+def test_the_same_form_sent_at_once_from_many_threads_stores_one_attempt(client, settings):
+    question = next(iter(KERNELS.questions.values()))
+    page = client.get("/licoes/kernels").text
+    data = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id), "opcao": "b"}
+    url = f"/licoes/kernels/perguntas/{question.id}"
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        responses = list(pool.map(lambda _: client.post(url, data=data, headers=HX), range(8)))
+    assert [r.status_code for r in responses] == [200] * 8
+    assert stored(settings) == [("kernels", question.id, "b", 1)]
+
+
+def test_a_race_lost_at_insert_returns_the_attempt_the_other_request_stored(settings, monkeypatch):
+    engine = make_engine(settings.database_url)
+
+    def attempt() -> Attempt:
+        return Attempt(
+            learner_id="a" * 32, lesson_slug="kernels", question_id="q", chosen="b", correct=True,
+            idempotency_key="k" * 22,
+        )
+
+    with Session(engine) as db:
+        first, created = record_attempt(db, attempt())
+    assert created
+    real_find = store.find_attempt
+    calls = []
+
+    def find_too_early(*args):
+        calls.append(args)  # the first look happens before the other request commits
+        return None if len(calls) == 1 else real_find(*args)
+
+    monkeypatch.setattr(store, "find_attempt", find_too_early)
+    with Session(engine) as db:
+        again, created = record_attempt(db, attempt())
+    assert (again.id, created) == (first.id, False)
+    assert len(db_rows(settings, "SELECT id FROM attempt")) == 1
+
+
+def test_a_missing_or_reused_key_is_refused_in_portuguese(client, settings):
+    first, second = list(KERNELS.questions.values())[:2]
+    page = client.get("/licoes/kernels").text
+    token = csrf_from(page)
+    url = f"/licoes/kernels/perguntas/{first.id}"
+    missing = client.post(url, data={"csrftoken": token, "opcao": "b"}, headers=HX)
+    assert missing.status_code == 422
+    assert text(soup(missing).select_one(".form-error")) == (
+        "Este formulário está desatualizado. Recarregue a página e responda de novo."
+    )
+    key = key_of(page, first.id)
+    answer(client, "kernels", first.id, ["b"], token=token, key=key)
+    reused = answer(client, "kernels", second.id, ["c"], htmx=False, token=token, key=key)
+    assert reused.status_code == 303
+    reused = client.get(reused.headers["location"])
+    assert text(soup(reused).select_one(f"#pergunta-{second.id} .form-error")) == (
+        "Este envio pertence a outra pergunta. Recarregue a página e responda de novo."
+    )
+    assert stored(settings) == [("kernels", first.id, "b", 1)]
+
+
+def test_the_database_refuses_a_second_attempt_with_the_same_key(client, settings):
+    answer(client, "kernels", next(iter(KERNELS.questions)), ["b"])
+    ((learner, key),) = db_rows(settings, "SELECT learner_id, idempotency_key FROM attempt")
+    with pytest.raises(IntegrityError, match="(?i)unique|duplicate"):
+        db_rows(
+            settings,
+            "INSERT INTO attempt (lesson_slug, question_id, question_hash, chosen, correct,"
+            " created_at, learner_id, idempotency_key)"
+            " VALUES ('kernels', 'x', '', 'a', false, '2026-01-01', ?, ?)",
+            learner,
+            key,
+        )
+
+
+def lesson_folder(tmp_path: Path, text_: str) -> Path:
+    folder = tmp_path / "lessons"
+    folder.mkdir(exist_ok=True)
+    (folder / "01-boa.md").write_text(text_, encoding="utf-8")
+    return folder
+
+
+def test_an_edited_question_keeps_old_grades_and_shows_the_new_version(tmp_path: Path):
+    folder = lesson_folder(tmp_path, GOOD)
+    settings = make_settings(tmp_path, folder)
+    old_hash = load_course(folder).get("decode-prefill").questions["fase-banda"].content_hash
+    with TestClient(create_app(settings)) as client:
+        answer(client, "decode-prefill", "fase-banda", ["b"])
+        cookies = dict(client.cookies)
+    (folder / "01-boa.md").write_text(GOOD.replace("answer: [b]", "answer: [a]"), encoding="utf-8")
+    new_hash = load_course(folder).get("decode-prefill").questions["fase-banda"].content_hash
+    with TestClient(create_app(settings), cookies=cookies) as client:
+        question = soup(client.get("/licoes/decode-prefill")).select_one("#pergunta-fase-banda")
+        assert question.select_one("form"), "o aluno vê a nova versão, para responder"
+        assert text(question.select_one(".changed")) == (
+            "Pergunta atualizada O instrutor mudou esta pergunta depois da sua última "
+            "resposta (certa). "
+            "Responda à nova versão."
+        )
+        assert card(client, "decode-prefill")["right"] == "1 de 1", "o progresso não se perde"
+        graded = soup(answer(client, "decode-prefill", "fase-banda", ["a"]))
+        assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+        assert not soup(client.get("/licoes/decode-prefill")).select_one(".changed")
+    rows = db_rows(settings, "SELECT question_hash, chosen, correct FROM attempt ORDER BY id")
+    assert rows == [(old_hash, "b", 1), (new_hash, "a", 1)]
+
+
+def test_removed_questions_and_options_drop_out_without_errors(tmp_path: Path):
+    folder = lesson_folder(tmp_path, GOOD)
+    settings = make_settings(tmp_path, folder)
+    with TestClient(create_app(settings)) as client:
+        answer(client, "decode-prefill", "fase-banda", ["a"])
+        cookies = dict(client.cookies)
+    other = "    - id: c\n      text: Nenhuma\n      explanation: Errado.\n"
+    without_option = GOOD.replace(PREFILL, other)
+    (folder / "01-boa.md").write_text(without_option, encoding="utf-8")
+    with TestClient(create_app(settings), cookies=cookies) as client:
+        page = soup(client.get("/licoes/decode-prefill"))
+        assert "(errada)" in text(page.select_one("#pergunta-fase-banda .changed"))
+        assert [n["value"] for n in page.select('input[name="opcao"]')] in (["b", "c"], ["c", "b"])
+        assert client.get("/licoes/decode-prefill?refazer=fase-banda").status_code == 200
+        assert client.get("/progresso").status_code == 200
+    renamed = GOOD.replace("- id: fase-banda", "- id: fase-nova")
+    (folder / "01-boa.md").write_text(renamed, encoding="utf-8")
+    with TestClient(create_app(settings), cookies=cookies) as client:
+        assert client.get("/licoes/decode-prefill").status_code == 200
+        assert card(client, "decode-prefill") == {
+            "status": "Não iniciada",
+            "right": "0 de 1",
+            "first": "0 de 1",
+            "attempts": "0",
+        }
+        assert client.get("/api/progresso").json()["lessons"][0]["total"] == 1
+    assert len(db_rows(settings, "SELECT id FROM attempt")) == 1, (
+        "a tentativa antiga continua guardada"
+    )
+
+
+def test_continue_where_i_stopped_follows_lessons_sections_and_answers(client):
+    assert text(soup(client.get("/")).select_one(".resume-link")) == "Começar pela primeira lição"
+    client.get("/licoes/alem-do-ollama")
+    link = soup(client.get("/")).select_one(".resume-link")
+    assert (text(link), link["href"]) == ("Continuar de onde parei", "/licoes/alem-do-ollama")
+    lesson = COURSE.get("alem-do-ollama")
+    heading = lesson.headings[1]
+    token = csrf_from(client.get("/licoes/alem-do-ollama").text)
+    saved = client.post(
+        "/progresso/lugar", data={"csrftoken": token, "licao": lesson.slug, "secao": heading.anchor}
+    )
+    assert saved.status_code == 204
+    home = soup(client.get("/"))
+    assert home.select_one(".resume-link")["href"] == f"/licoes/alem-do-ollama#{heading.anchor}"
+    assert text(home.select_one(".resume-where")) == f"{lesson.meta.title} › {heading.text}"
+    bad = client.post(
+        "/progresso/lugar", data={"csrftoken": token, "licao": lesson.slug, "secao": "nao-existe"}
+    )
+    assert (bad.status_code, bad.text) == (422, "Lugar desconhecido nesta lição.")
+    question = next(iter(KERNELS.questions.values()))
+    answer(client, "kernels", question.id, ["b"])
+    assert (
+        soup(client.get("/")).select_one(".resume-link")["href"]
+        == f"/licoes/kernels#pergunta-{question.id}"
+    )
+
+
+def test_browsing_stores_no_learner(client, settings):
+    for url in ("/", "/licoes/kernels", "/progresso", "/api/progresso", "/meus-dados"):
+        assert client.get(url).status_code == 200
+    assert db_rows(settings, "SELECT id FROM learner") == []
+
+
+def test_api_progress_matches_the_page_and_is_documented(client, settings):
+    question = next(iter(KERNELS.questions.values()))
+    answer(client, "kernels", question.id, ["a"])
+    answer(client, "kernels", question.id, ["b"])
+    ((learner,),) = db_rows(settings, "SELECT id FROM learner")
+    db_rows(
+        settings,
+        "INSERT INTO walk (learner_id, tree_id, path, result_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        learner,
+        "escolha-engine",
+        "gpu,muitos-usuarios",
+        "vllm",
+        "2026-05-01 10:00:00",
+    )
+    data = client.get("/api/progresso").json()
+    assert data["lessons"][0] == {
+        "slug": "kernels",
+        "title": KERNELS.meta.title,
+        "status": "em andamento",
+        "right": 1,
+        "total": len(KERNELS.questions),
+        "first_try_right": 0,
+        "attempts": 2,
+    }
+    assert [lesson["slug"] for lesson in data["lessons"]] == [
+        lesson.slug for lesson in COURSE.lessons
+    ]
+    assert data["walks"] == [
+        {
+            "tree_id": "escolha-engine",
+            "path": ["gpu", "muitos-usuarios"],
+            "result_id": "vllm",
+            "created_at": "2026-05-01T10:00:00Z",
+        }
+    ]
+    walk = soup(client.get("/progresso")).select_one(".walk")
+    assert text(walk.select_one(".walk-tree")) == "escolha-engine"
+    assert text(walk.select_one(".walk-result")) == "vllm"
+    assert "gpu › muitos-usuarios" in text(walk)
+    schema = client.get("/api/openapi.json").json()
+    operation = schema["paths"]["/api/progresso"]["get"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ProgressPublic"
+    }
+    fields = schema["components"]["schemas"]["LessonProgressPublic"]["properties"]
+    assert {"slug", "status", "right", "total", "first_try_right", "attempts"} <= set(fields)
+    assert "walks" in schema["components"]["schemas"]["ProgressPublic"]["properties"]

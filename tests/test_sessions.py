@@ -1,0 +1,43 @@
+"""Server-side sessions (starsessions with our database store)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from fastapi.testclient import TestClient
+
+from app.main import SESSION_MAX_AGE_S
+from tests.conftest import db_rows
+
+
+def session_rows(settings) -> list[tuple]:
+    return db_rows(settings, "SELECT id, data, learner_id, expires_at FROM websession ORDER BY id")
+
+
+def test_a_session_is_stored_once_and_not_rewritten_while_unchanged(client, settings):
+    client.get("/licoes/kernels")
+    ((sid, data, learner, stored_expires),) = session_rows(settings)
+    expires = stored_expires
+    assert sid == client.cookies.get("curso_sessao")
+    assert learner and learner in data
+    expires = expires if isinstance(expires, datetime) else datetime.fromisoformat(expires)
+    left = expires.replace(tzinfo=UTC) - datetime.now(UTC)
+    assert timedelta(seconds=SESSION_MAX_AGE_S - 60) < left <= timedelta(seconds=SESSION_MAX_AGE_S)
+    client.get("/progresso")
+    client.get("/licoes/kernels")
+    assert session_rows(settings)[0][1:] == (data, learner, stored_expires), "last_access sozinho não regrava"
+    client.get("/licoes/alem-do-ollama")
+    ((_, moved, _, _),) = session_rows(settings)
+    assert '"place": ["alem-do-ollama", null]' in moved, "o lugar de um aluno sem linha fica na sessão"
+
+
+def test_an_expired_session_starts_over_and_is_dropped(client, settings):
+    client.get("/")
+    old = client.cookies.get("curso_sessao")
+    db_rows(settings, "UPDATE websession SET expires_at = '2000-01-01 00:00:00'")
+    returning = TestClient(client.app, cookies={"curso_sessao": old})
+    page = returning.get("/")
+    new_cookie = next(c for c in page.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    assert old not in new_cookie
+    assert [row[0] for row in session_rows(settings)] != [old]
+    assert old not in [row[0] for row in session_rows(settings)], "a sessão vencida foi apagada"

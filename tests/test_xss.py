@@ -1,0 +1,129 @@
+"""Lesson Markdown is untrusted: every payload of the corpus, in every field, stays inert in Chromium.
+
+The browser context bypasses the CSP on purpose: the escaping itself must hold.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from playwright.sync_api import Browser
+
+from app.content.course import load_course
+from tests.conftest import LiveServer
+
+PAYLOADS = [
+    line for line in (Path(__file__).parent / "data" / "xss_payloads.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
+DANGEROUS_URL = ("javascript:", "vbscript:", "data:text", "data:image/svg")
+SCAN = """() => {
+  const bad = [];
+  for (const el of document.querySelectorAll('*')) {
+    for (const attr of el.attributes) {
+      const name = attr.name.toLowerCase();
+      const value = attr.value.replace(/[\\u0000-\\u0020]/g, '').toLowerCase();
+      if (name.startsWith('on')) bad.push(el.tagName + ' ' + name);
+      if (['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'srcdoc'].includes(name)
+          && %s.some(s => value.startsWith(s))) bad.push(el.tagName + ' ' + name + '=' + value);
+    }
+  }
+  for (const s of document.scripts) if (!s.src || !new URL(s.src).pathname.startsWith('/static/')) bad.push('script');
+  for (const tag of ['iframe', 'object', 'embed', 'base', 'frame']) if (document.querySelector(tag)) bad.push(tag);
+  if (document.querySelector('meta[http-equiv]')) bad.push('meta refresh');
+  if (window.__pwned) bad.push('__pwned');
+  return bad;
+}""" % (list(DANGEROUS_URL),)
+
+
+def lesson_source(index: int, payload: str) -> str:
+    front = {
+        "title": f"Lição {index} {payload}", "slug": f"xss-{index}", "order": index + 1,
+        "summary": payload, "minutes": 1, "objectives": [payload], "source": payload,
+    }
+    quiz = [{
+        "id": "q", "kind": "single", "prompt": payload,
+        "options": [
+            {"id": "a", "text": payload, "explanation": payload},
+            {"id": "b", "text": f"outra {payload}", "explanation": f"também {payload}"},
+        ],
+        "answer": ["a"],
+    }]
+    tree = {
+        "id": f"arvore-{index}", "title": payload, "source": payload, "start": "p",
+        "facets": {"f": payload},
+        "questions": {"p": {"facet": "f", "text": payload, "options": [
+            {"label": payload, "value": "sim", "next": "r"},
+            {"label": f"não {payload}", "value": "nao", "next": "r"},
+        ]}},
+        "results": {"r": {"engines": [payload], "verdict": "avoid", "why": payload, "note": payload}},
+    }
+    chart = {"title": payload, "unit": payload, "before": payload, "after": payload,
+             "bars": [{"label": payload, "before": 1, "after": 2, "note": payload}]}
+    dump = lambda data: yaml.safe_dump(data, allow_unicode=True, sort_keys=False)  # noqa: E731
+    return (
+        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload}\n\n| a | b |\n|---|---|\n| {payload} | x |\n\n"
+        f"::: tip {payload}\n{payload}\n:::\n\n"
+        f"```decision-tree\n{dump(tree)}```\n\n```chart\n{dump(chart)}```\n\n```quiz\n{dump(quiz)}```\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostil")
+    lessons = folder / "lessons"
+    lessons.mkdir()
+    for index, payload in enumerate(PAYLOADS):
+        (lessons / f"{index:02d}.md").write_text(lesson_source(index, payload), encoding="utf-8")
+    course = load_course(lessons)
+    assert course.errors == (), course.errors[:3]
+    assert len(course.lessons) == len(PAYLOADS)
+    server = LiveServer(folder, lessons)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_corpus_is_large_enough():
+    assert len(PAYLOADS) >= 60
+
+
+def test_no_payload_runs_in_any_field(hostile_server: LiveServer, browser: Browser):
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    failures: dict[str, list[str]] = {}
+
+    def check(url: str) -> None:
+        page.goto(hostile_server.url + url)
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[url] = bad
+
+    for url in ("/", "/arvores", "/arvores/comparar?f=sim"):
+        check(url)
+    for index in range(len(PAYLOADS)):
+        check(f"/licoes/xss-{index}?arvore=arvore-{index}&c=sim")
+        page.locator("#op-q-b").check()
+        page.locator("#pergunta-q button").click()
+        page.locator("#pergunta-q .verdict").wait_for()
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[f"xss-{index} respondida"] = bad
+    context.close()
+    assert dialogs == []
+    assert failures == {}
+
+
+def test_csp_forbids_inline_scripts(hostile_server: LiveServer):
+    import httpx
+
+    response = httpx.get(hostile_server.url + "/licoes/xss-0")
+    csp = response.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in csp
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "same-origin"
