@@ -12,6 +12,7 @@ so a browser revalidates instead of downloading the page again.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,10 @@ THEMES = {"claro": "light", "escuro": "dark"}
 DARK_SYSTEM = "(prefers-color-scheme: dark)"
 TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
+# A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it out:
+# an unchanged page still revalidates. A key can only have been used if an answer was stored,
+# and then the page itself has changed (the graded answer, the counts), so its ETag has too.
+_FORM_KEY = re.compile(rb'(name="chave" value=")[^"]*"')
 
 
 def csrf_token(request: Request) -> str:
@@ -93,7 +98,8 @@ def render(
     response.headers["Vary"] = "HX-Request"
     if status_code != 200:
         return response
-    etag = 'W/"' + hashlib.blake2b(response.body, digest_size=16).hexdigest() + '"'
+    stable = _FORM_KEY.sub(rb'\1"', response.body)
+    etag = 'W/"' + hashlib.blake2b(stable, digest_size=16).hexdigest() + '"'
     headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": "HX-Request, Cookie"}
     if etag in _etags(request.headers.get("if-none-match", "")):
         return Response(status_code=304, headers=headers)
