@@ -116,7 +116,8 @@
     var lesson = article.getAttribute("data-licao");
     var sent = null, timer = null;
     function current() {
-      var marks = article.querySelectorAll("h2[id]:not(#objetivos), h3[id], .question[id]");
+      // The lesson's own sections only (a tree's title is not a place the server knows).
+      var marks = article.querySelectorAll(":scope > h2[id], :scope > h3[id], .question[id]");
       var found = "", line = window.innerHeight / 3;
       for (var i = 0; i < marks.length; i++) {
         if (marks[i].getBoundingClientRect().top > line) break;
