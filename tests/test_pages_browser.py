@@ -8,6 +8,7 @@ phone, no request leaves for another host, and a screenshot lands in
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,6 +37,35 @@ def answer_first_question(page: Page) -> None:
     question.scroll_into_view_if_needed()
 
 
+def _origin(page: Page) -> str:
+    return "/".join(page.url.split("/", 3)[:3])
+
+
+def with_progress(page: Page) -> None:
+    """Answer a question and finish a tree walk, then come back to the page under test."""
+    here, origin = page.url, _origin(page)
+    page.goto(origin + "/licoes/kernels")
+    answer_first_question(page)
+    page.goto(origin + "/arvores/guia-osman")
+    page.locator(".tree-option").first.click()  # "Apple Silicon" leads straight to a result
+    expect(page.locator(".tree-result")).to_be_visible()
+    page.goto(here)
+
+
+def signed_in(page: Page) -> None:
+    """Create an account for this browser's learner (once), then come back to the page."""
+    here = page.url
+    page.goto(_origin(page) + "/conta")
+    if not page.locator(".account-name").count():
+        form = page.locator("form[action='/conta/criar']")
+        form.get_by_label("Nome de usuário").fill(f"axe-{secrets.token_hex(4)}")
+        form.get_by_label("Senha", exact=True).fill("senha-bem-longa")
+        form.get_by_label("Repita a senha").fill("senha-bem-longa")
+        form.get_by_role("button", name="Criar conta").click()
+        expect(page).to_have_url(f"{_origin(page)}/progresso")
+    page.goto(here)
+
+
 @dataclass(frozen=True)
 class PageType:
     """A kind of page a learner meets: where it is and how to bring it to the state to check."""
@@ -53,11 +83,24 @@ PAGE_TYPES = [
         "arvore-no-meio",
         "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production#arvore-guia-fase17",
     ),
+    PageType(
+        "arvore-resultado-na-licao",
+        "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production,code#arvore-guia-fase17",
+    ),
     PageType("busca", "/busca?q=decodificacao"),
     PageType("glossario", "/glossario"),
     PageType("arvores", "/arvores"),
     PageType("arvore", "/arvores/guia-osman?c=hopper"),
+    PageType("arvore-resultado", "/arvores/guia-osman?c=hopper,convenience"),
     PageType("comparar", "/arvores/comparar?hardware=apple"),
+    PageType(
+        "comparar-sobreposicao",
+        "/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context#comparacao",
+    ),
+    PageType("progresso", "/progresso", with_progress),
+    PageType("conta", "/conta"),
+    PageType("conta-entrou", "/conta", signed_in),
+    PageType("meus-dados", "/meus-dados", with_progress),
     PageType("erro-404", "/licoes/nao-existe"),
 ]
 
@@ -69,7 +112,8 @@ def settle(page: Page) -> None:
 
 def axe_violations(page: Page) -> list[str]:
     """Run axe-core on the page; one line per violation and element."""
-    page.add_script_tag(path=str(AXE))
+    # Evaluated over the DevTools protocol: the page's CSP (no inline scripts) stays on.
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
     found = page.evaluate(
         """async (tags) => {
             const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
