@@ -39,7 +39,9 @@ from app.i18n import N_, gettext
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 # Ids the page itself uses; a heading may not take them.
-RESERVED_IDS = frozenset({"conteudo", "objetivos", "anuncio", "aviso-erro", "titulo-licao"})
+RESERVED_IDS = frozenset(
+    {"conteudo", "objetivos", "anuncio", "aviso-erro", "titulo-licao", "navegacao-curso"}
+)
 # Ids the lesson's own widgets carry; an in-page link may point at them.
 WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-")
 _PLACEHOLDER = "<!--curso-part:{index}-->"
