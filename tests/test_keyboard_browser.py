@@ -4,14 +4,14 @@ code copy, print, dates in the learner's zone, and the page weight budget."""
 from __future__ import annotations
 
 import re
-import sqlite3
+from datetime import datetime
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.content.course import load_course
 from app.i18n import local_datetime
-from tests.conftest import REPO_LESSONS, LiveServer
+from tests.conftest import REPO_LESSONS, LiveServer, query
 from tests.test_browser import ConsoleWatch
 
 COURSE = load_course(REPO_LESSONS)
@@ -22,11 +22,8 @@ MAX_TABS = 200
 
 
 @pytest.fixture
-def page(browser: Browser):
-    context = browser.new_context(viewport={"width": 360, "height": 800}, locale="pt-BR")
-    page = context.new_page()
-    yield page
-    context.close()
+def page(new_page) -> Page:
+    return new_page(360, 800)
 
 
 def focused(page: Page) -> dict:
@@ -226,11 +223,9 @@ def test_answer_time_is_shown_in_the_learners_zone(browser: Browser, live_server
     node.get_by_role("button", name="Responder").click()
     shown = node.locator(".answered-at")
     expect(shown).to_have_text(re.compile(r"^Respondida em \d+ de \w+ de \d{4}, \d\d:\d\d$"))
-    with sqlite3.connect(live_server.database) as db:
-        (stored,) = db.execute("SELECT created_at FROM attempt ORDER BY id DESC LIMIT 1").fetchone()
-    from datetime import datetime
-
-    expected = local_datetime(datetime.fromisoformat(stored), "America/Manaus")
+    [(stored,)] = query(live_server.settings, "SELECT created_at FROM attempt ORDER BY id DESC LIMIT 1")
+    stored = stored if isinstance(stored, datetime) else datetime.fromisoformat(stored)
+    expected = local_datetime(stored, "America/Manaus")
     expect(shown).to_have_text(f"Respondida em {expected}")
     context.close()
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
 from tests.conftest import REPO_LESSONS, LiveServer
@@ -124,27 +124,12 @@ def axe_violations(page: Page) -> list[str]:
     return found
 
 
-@pytest.fixture
-def theme_context(browser: Browser, request):
-    contexts = []
-
-    def make(theme: str, **options):
-        context = browser.new_context(color_scheme=theme, locale="pt-BR", **options)
-        contexts.append(context)
-        return context
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("kind", PAGE_TYPES, ids=lambda kind: kind.name)
 def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
-    live_server: LiveServer, theme_context, artifacts, kind: PageType, theme: str
+    live_server: LiveServer, new_page, artifacts, kind: PageType, theme: str
 ):
-    context = theme_context(theme)
-    page = context.new_page()
+    page = new_page(color_scheme=theme)
     watch = ConsoleWatch(page)
     hosts: set[str] = set()
     page.on("request", lambda r: hosts.add(r.url.split("/")[2]))

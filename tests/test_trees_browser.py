@@ -31,11 +31,8 @@ def result_paths(tree) -> list[tuple[int, ...]]:
 
 
 @pytest.fixture
-def page(browser: Browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    yield page
-    context.close()
+def page(new_page) -> Page:
+    return new_page()
 
 
 def tab_to_first_option(page: Page) -> None:
