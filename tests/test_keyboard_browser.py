@@ -204,7 +204,11 @@ def test_print_shows_the_lesson_without_navigation_or_forms(
 ):
     page.goto(live_server.url + "/licoes/kernels")
     page.emulate_media(media="print")
-    for hidden in (".site-header", ".toc", ".pager", ".site-footer", ".question form", ".tree-map"):
+    hidden_on_paper = (
+        ".site-header", ".toc", ".course-nav", ".pager", ".site-footer", ".question form",
+        ".tree-map-frame",
+    )
+    for hidden in hidden_on_paper:
         expect(page.locator(hidden).first).to_be_hidden()
     expect(page.locator("h1")).to_be_visible()
     expect(page.locator(".lesson h2").first).to_be_visible()
