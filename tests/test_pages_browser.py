@@ -66,6 +66,16 @@ def signed_in(page: Page) -> None:
     page.goto(here)
 
 
+def sign_up_refused(page: Page) -> None:
+    """Send the sign-up form with a confirmation that does not match: the form comes back with its error."""
+    form = page.locator("form[action='/conta/criar']")
+    form.get_by_label("Nome de usuário").fill(f"axe-{secrets.token_hex(4)}")
+    form.get_by_label("Senha", exact=True).fill("senha-bem-longa")
+    form.get_by_label("Repita a senha").fill("outra-senha-longa")
+    form.get_by_role("button", name="Criar conta").click()
+    expect(page.locator("#erro-criar")).to_be_visible()
+
+
 @dataclass(frozen=True)
 class PageType:
     """A kind of page a learner meets: where it is and how to bring it to the state to check."""
@@ -73,6 +83,7 @@ class PageType:
     name: str
     path: str
     prepare: Callable[[Page], None] | None = None
+    status: int = 200  # what the page answers (the browser logs a 4xx page as a console error)
 
 
 PAGE_TYPES = [
@@ -99,9 +110,11 @@ PAGE_TYPES = [
     ),
     PageType("progresso", "/progresso", with_progress),
     PageType("conta", "/conta"),
+    PageType("conta-erro", "/conta", sign_up_refused, status=422),
     PageType("conta-entrou", "/conta", signed_in),
     PageType("meus-dados", "/meus-dados", with_progress),
-    PageType("erro-404", "/licoes/nao-existe"),
+    PageType("meus-dados-apagados", "/meus-dados?apagado=1"),
+    PageType("erro-404", "/licoes/nao-existe", status=404),
 ]
 
 
@@ -148,4 +161,5 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
             problems[width] = violations
     assert problems == {}
     assert hosts == {f"127.0.0.1:{live_server.port}"}, "nenhum pedido a outro host"
-    assert [e for e in watch.errors if "404" not in e] == []
+    expected = f"status of {kind.status}"
+    assert [e for e in watch.errors if kind.status == 200 or expected not in e] == []
