@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test bench install install-dev chromium migrate check lint fmt clean
+.PHONY: run test bench install install-dev chromium icu migrate check lint fmt messages clean
 
 run: install ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -22,15 +22,20 @@ $(VENV)/bin/uv:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
 
-$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv icu
 	$(UV) pip install --quiet --python $(PY) -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv icu
 	$(UV) pip install --quiet --python $(PY) -e '.[dev]'
 	touch $(VENV)/.installed $@
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+icu: ## ICU headers, to build PyICU (Portuguese sort order) the first time (about a minute)
+	@pkg-config --exists icu-i18n 2>/dev/null || { \
+	  echo "Instalando o ICU do Debian (libicu-dev)..."; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; }
 
 chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playwright install`
 	@test -x /usr/bin/chromium -a -d /usr/share/fonts/truetype/noto || { \
@@ -55,6 +60,11 @@ lint: install-dev
 fmt: install-dev
 	$(VENV)/bin/ruff format app tests migrations
 	$(VENV)/bin/ruff check --fix app tests migrations
+
+messages: install-dev ## collect the texts of templates and code into the pt-BR catalog (then translate the new ones)
+	mkdir -p var
+	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ --no-location -o var/messages.pot .
+	$(VENV)/bin/pybabel update -i var/messages.pot -l pt_BR -d app/locale --no-fuzzy-matching --ignore-obsolete
 
 clean:
 	rm -rf $(VENV) var test-artifacts .pytest_cache

@@ -15,6 +15,7 @@ from limits import parse
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
+from app.i18n import gettext, ngettext
 from app.ratelimit_store import DATABASE, DatabaseLimitStorage
 from pwdlib import PasswordHash
 
@@ -39,8 +40,10 @@ def clean_username(raw: str) -> str:
     name = raw.strip().lower()
     if not USERNAME_RE.match(name):
         raise CredentialsError(
-            "O nome de usuário deve ter de 3 a 30 caracteres: letras sem acento, números, "
-            "ponto, hífen ou sublinhado, começando por letra ou número."
+            gettext(
+                "The username must have 3 to 30 characters: unaccented letters, digits, "
+                "dot, hyphen or underscore, starting with a letter or digit."
+            )
         )
     return name
 
@@ -52,11 +55,13 @@ def check_new_password(password: str, confirmation: str) -> None:
         CredentialsError: too short, too long, or different from its confirmation.
     """
     if len(password) < PASSWORD_MIN:
-        raise CredentialsError(f"A senha precisa de pelo menos {PASSWORD_MIN} caracteres.")
+        message = gettext("The password needs at least %(num)s characters.")
+        raise CredentialsError(message % {"num": PASSWORD_MIN})
     if len(password) > PASSWORD_MAX:
-        raise CredentialsError(f"A senha pode ter no máximo {PASSWORD_MAX} caracteres.")
+        message = gettext("The password may have at most %(num)s characters.")
+        raise CredentialsError(message % {"num": PASSWORD_MAX})
     if password != confirmation:
-        raise CredentialsError("A confirmação não é igual à senha.")
+        raise CredentialsError(gettext("The confirmation does not match the password."))
 
 
 class Passwords:
@@ -93,11 +98,12 @@ class Blocked:
     def message(self) -> str:
         """What the learner reads."""
         minutes = max(1, math.ceil(self.retry_after_s / 60))
-        unit = "minuto" if minutes == 1 else "minutos"
-        return (
-            "Muitas tentativas de entrar sem sucesso. "
-            f"Por segurança, espere {minutes} {unit} e tente de novo."
+        message = ngettext(
+            "Too many failed sign-in attempts. For safety, wait %(num)s minute and try again.",
+            "Too many failed sign-in attempts. For safety, wait %(num)s minutes and try again.",
+            minutes,
         )
+        return message % {"num": minutes}
 
 
 class SignInLimiter:

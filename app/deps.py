@@ -13,12 +13,14 @@ from sqlmodel import Session
 from app.auth import Passwords, SignInLimiter
 from app.content.course import Course
 from app.db import session_scope
+from app.i18n import N_, gettext
 from app.instructors import instructor_account
 from app.models import Account
+from app.search import SearchIndex
 from app.sessions import LEARNER_KEY, session_account
 
 SESSION_KEY = LEARNER_KEY
-EXPIRED_MESSAGE = "Sessão expirada, recarregue a página."
+EXPIRED_MESSAGE = N_("Session expired, reload the page.")
 SIGN_IN_FIRST = "Entre com uma conta de instrutor para ver esta página."
 INSTRUCTORS_ONLY = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
 
@@ -31,6 +33,11 @@ def get_session(request: Request) -> Iterator[Session]:
 def get_course(request: Request) -> Course:
     """Return the course as it is now (lesson files that changed are reloaded first)."""
     return request.app.state.live_course.current()
+
+
+def get_search_index(request: Request) -> SearchIndex:
+    """Return the app's lesson search index (rebuilt when the lesson files change)."""
+    return request.app.state.search
 
 
 def current_learner_id(request: Request) -> str:
@@ -49,11 +56,11 @@ def existing_learner_id(request: Request) -> str:
     """Return the learner id of a request that must already have a session (every POST).
 
     Raises:
-        HTTPException: 403 with :data:`EXPIRED_MESSAGE` when the session is missing.
+        HTTPException: 403 with :data:`EXPIRED_MESSAGE` (in Portuguese) when the session is missing.
     """
     learner_id = request.session.get(SESSION_KEY)
     if not isinstance(learner_id, str) or len(learner_id) != 32:
-        raise HTTPException(status_code=403, detail=EXPIRED_MESSAGE)
+        raise HTTPException(status_code=403, detail=gettext(EXPIRED_MESSAGE))
     return learner_id
 
 
@@ -76,6 +83,7 @@ def get_sign_in_limiter(request: Request) -> SignInLimiter:
 # session middleware writing afterwards never waits on connections held by finished requests.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 CourseDep = Annotated[Course, Depends(get_course)]
+SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 LearnerIdDep = Annotated[str, Depends(current_learner_id)]
 ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
 AccountNameDep = Annotated[str | None, Depends(signed_in_as)]

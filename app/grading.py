@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.content.quiz import Option, Question
+from app.i18n import N_, gettext
 
 
 class AnswerError(ValueError):
@@ -46,13 +47,13 @@ def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]
     ids = frozenset(chosen)
     if not ids:
         if question.kind == "multiple":
-            raise AnswerError("Marque pelo menos uma opção antes de enviar a resposta.")
-        raise AnswerError("Escolha uma opção antes de enviar a resposta.")
+            raise AnswerError(gettext("Tick at least one option before sending your answer."))
+        raise AnswerError(gettext("Choose an option before sending your answer."))
     known = {option.id for option in question.options}
     if not ids <= known:
-        raise AnswerError("Essa opção não existe nesta pergunta. Recarregue a página e tente de novo.")
+        raise AnswerError(gettext("That option is not part of this question. Reload the page and try again."))
     if question.kind != "multiple" and len(ids) > 1:
-        raise AnswerError("Esta pergunta aceita só uma opção.")
+        raise AnswerError(gettext("This question takes only one option."))
     return ids
 
 
@@ -107,11 +108,19 @@ def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> t
 
 
 class LessonStatus(StrEnum):
-    """A learner's status in one lesson; the value is what the learner reads."""
+    """A learner's status in one lesson; :attr:`label` is what the learner reads."""
 
     NOT_STARTED = "não iniciada"
     IN_PROGRESS = "em andamento"
     DONE = "concluída"
+
+    @property
+    def label(self) -> str:
+        """The status as the learner reads it, from the catalog ("Não iniciada")."""
+        return gettext(_STATUS_LABELS[self.name])
+
+
+_STATUS_LABELS = {"NOT_STARTED": N_("Not started"), "IN_PROGRESS": N_("In progress"), "DONE": N_("Done")}
 
 
 def lesson_status(question_ids: Iterable[str], answered: Iterable[str], right: Iterable[str]) -> LessonStatus:

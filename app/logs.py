@@ -9,6 +9,8 @@ import secrets
 import time
 from datetime import UTC, datetime
 
+from starsessions import SessionNotLoaded
+
 log = logging.getLogger("curso.request")
 
 
@@ -63,10 +65,18 @@ class RequestLog:
         try:
             await self.app(scope, receive, tagged)
         finally:
-            learner = (scope.get("session") or {}).get("learner")
+            learner = _learner_of(scope)
             log.info({
                 "event": "request", "request_id": request_id, "method": scope["method"],
                 "path": scope["path"], "status": status,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1),
                 "learner": hashlib.sha256(self.salt + learner.encode()).hexdigest()[:16] if isinstance(learner, str) else None,
             })
+
+
+def _learner_of(scope) -> object:
+    """The learner id in the request's session; ``None`` where no session was loaded (``/static/``)."""
+    try:
+        return (scope.get("session") or {}).get("learner")
+    except SessionNotLoaded:
+        return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from starsessions import SessionMiddleware
 
 from app.auth import Passwords, SignInLimiter
@@ -16,6 +16,7 @@ from app.content.live import LiveCourse
 from app.db import make_engine
 from app.headers import SecurityHeaders
 from app.logs import RequestLog, configure_logging
+from app.search import SearchIndex
 from app.security import RequestGuard, csrf_middleware
 from app.sessions import DatabaseStore, SessionLoader
 from app.settings import PROJECT_ROOT, Settings, load_settings
@@ -23,19 +24,24 @@ from app.web import (
     account,
     api,
     errors,
+    glossary,
     health,
     instructor,
     lessons,
     mydata,
+    preferences,
     progress,
     quizzes,
+    search,
     trees,
 )
+from app.web.assets import Assets, FingerprintedStaticFiles
 from app.web.images import LessonImages
 from app.web.templating import make_templates
 
 SESSION_COOKIE = "curso_sessao"
 SESSION_MAX_AGE_S = 365 * 24 * 3600
+GZIP_MIN_BYTES = 500
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -58,7 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url())
-    app.state.templates = make_templates()
+    assets = Assets(PROJECT_ROOT / "static")
+    app.state.templates = make_templates(assets=assets)
+    app.state.search = SearchIndex(settings.lessons_dir)  # built on the first search, rebuilt on edits
     configure_logging()
     app.state.live_course = LiveCourse(
         settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static"
@@ -82,9 +90,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(RequestGuard, templates=app.state.templates)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
-    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)
+    app.mount("/static", FingerprintedStaticFiles(assets), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
-    for module in (lessons, quizzes, trees, health, account, instructor):
+    for module in (lessons, quizzes, trees, search, glossary, preferences, health, account, instructor):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
         app.include_router(module.router)

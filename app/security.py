@@ -9,6 +9,8 @@ from __future__ import annotations
 from asgi_csrf import asgi_csrf
 
 from app.deps import EXPIRED_MESSAGE
+from app.i18n import gettext
+from app.web.errors import title_of
 
 MAX_FORM_BYTES = 64 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
@@ -31,7 +33,7 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
     """
 
     async def send_failed(scope, send, _message_id):
-        html = render_error(templates, scope, 403, "Acesso negado", EXPIRED_MESSAGE)
+        html = render_error(templates, scope, 403, title_of(403), gettext(EXPIRED_MESSAGE))
         await send_html(send, 403, html)
 
     def factory(app):
@@ -74,7 +76,7 @@ class RequestGuard:
         scope = {**scope, "headers": headers}
         content_type = dict(headers).get(b"content-type", b"").split(b";")[0].strip().lower()
         if content_type not in ACCEPTED_BODIES:
-            await self._fail(scope, send, 415, "Formato não aceito", "Envie o formulário da própria página.")
+            await self._fail(scope, send, 415, gettext("Send the page's own form."))
             return
         messages, body = [], b""
         while True:
@@ -84,14 +86,14 @@ class RequestGuard:
                 break
             body += message.get("body", b"")
             if len(body) > MAX_FORM_BYTES:
-                await self._fail(scope, send, 413, "Envio grande demais", "O formulário enviado é grande demais.")
+                await self._fail(scope, send, 413, gettext("The form sent is too large."))
                 return
             if not message.get("more_body"):
                 break
         try:
             body.decode("utf-8")
         except UnicodeDecodeError:
-            await self._fail(scope, send, 400, "Pedido inválido", "O formulário não está em UTF-8.")
+            await self._fail(scope, send, 400, gettext("The form is not in UTF-8."))
             return
 
         async def replay():
@@ -99,8 +101,8 @@ class RequestGuard:
 
         await self.app(scope, replay, send)
 
-    async def _fail(self, scope, send, status: int, title: str, message: str) -> None:
-        await send_html(send, status, render_error(self.templates, scope, status, title, message))
+    async def _fail(self, scope, send, status: int, message: str) -> None:
+        await send_html(send, status, render_error(self.templates, scope, status, title_of(status), message))
 
 
 async def send_html(send, status: int, html: str) -> None:

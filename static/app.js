@@ -1,6 +1,12 @@
 // Small progressive enhancements on top of htmx. The site works without this file.
+// Texts come from data-msg-* attributes on <body>, which the server fills from the catalog.
 (function () {
   "use strict";
+  var YEAR_S = 365 * 24 * 3600;
+
+  function message(name) {
+    return document.body.getAttribute("data-msg-" + name) || "";
+  }
 
   function announce(text) {
     var region = document.getElementById("anuncio");
@@ -17,6 +23,72 @@
     box.hidden = false;
     window.clearTimeout(showError.timer);
     showError.timer = window.setTimeout(function () { box.hidden = true; }, 10000);
+  }
+
+  // Values are plain words and IANA zone names ("America/Manaus"), sent as they are.
+  function setCookie(name, value) {
+    if (!/^[A-Za-z0-9_+\-\/]+$/.test(value)) return;
+    document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax";
+  }
+
+  // Dates are shown in the learner's time zone: tell the server which one it is.
+  function rememberTimeZone() {
+    var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
+  }
+
+  // The theme switch: apply at once, remember in the same cookie the server reads.
+  function enhanceThemeSwitch() {
+    var form = document.querySelector(".theme-switch");
+    if (!form) return;
+    form.addEventListener("submit", function (evt) {
+      var button = evt.submitter;
+      if (!button || !button.value) return;
+      evt.preventDefault();
+      var dark = button.value === "escuro";
+      setCookie("tema", button.value);
+      document.documentElement.setAttribute("data-theme", dark ? "dark" : "light");
+      var sheet = document.querySelector("link[data-dark-theme]");
+      if (sheet) sheet.media = dark ? "all" : "not all";
+      // The pressed button is now hidden: keep keyboard focus on the one that took its place.
+      var other = form.querySelector(dark ? ".theme-to-light" : ".theme-to-dark");
+      if (other) other.focus();
+      announce(message(dark ? "dark" : "light"));
+    });
+  }
+
+  // A copy button for each code block (useless without JavaScript, so added here).
+  function addCopyButtons(root) {
+    var blocks = root.querySelectorAll ? root.querySelectorAll(".code-block") : [];
+    Array.prototype.forEach.call(blocks, function (block) {
+      if (block.querySelector(".copy-button")) return;
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy-button";
+      button.textContent = message("copy");
+      button.addEventListener("click", function () {
+        var text = block.querySelector("pre").innerText.replace(/\n$/, "");
+        var done = function () { announce(message("copied")); };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(text).then(done, function () { legacyCopy(text); done(); });
+        } else {
+          legacyCopy(text);
+          done();
+        }
+      });
+      block.appendChild(button);
+    });
+  }
+
+  function legacyCopy(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "visually-hidden";
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
   }
 
   // Keep the current node of each tree map in view (the map may be wider than its box).
@@ -44,7 +116,8 @@
     var lesson = article.getAttribute("data-licao");
     var sent = null, timer = null;
     function current() {
-      var marks = article.querySelectorAll("h2[id]:not(#objetivos), h3[id], .question[id]");
+      // The lesson's own sections only (a tree's title is not a place the server knows).
+      var marks = article.querySelectorAll(":scope > h2[id], :scope > h3[id], .question[id]");
       var found = "", line = window.innerHeight / 3;
       for (var i = 0; i < marks.length; i++) {
         if (marks[i].getBoundingClientRect().top > line) break;
@@ -67,26 +140,39 @@
     }, { passive: true });
   }
 
+  function find(elt, selector) {
+    return elt.matches && elt.matches(selector) ? elt : elt.querySelector && elt.querySelector(selector);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    rememberTimeZone();
+    enhanceThemeSwitch();
+    addCopyButtons(document);
     revealCurrent(document);
     trackPlace();
     if (!window.htmx) return;
-    htmx.onLoad(function (elt) {
-      if (elt === document.body) return;
+    // After a swap: announce the new content and move focus to its heading, except while the
+    // learner is typing (live search), where focus stays in the box and only the announcement plays.
+    document.body.addEventListener("htmx:afterSettle", function (evt) {
+      var elt = evt.target;
+      if (!elt || elt === document.body) return;
       revealCurrent(elt.parentNode || elt);
-      var target = elt.matches && elt.matches("[data-focus]") ? elt : elt.querySelector("[data-focus]");
-      if (target) target.focus();
-      var message = elt.querySelector && elt.querySelector("[data-announce]");
-      if (message) announce(message.getAttribute("data-announce"));
+      addCopyButtons(elt);
+      var config = evt.detail && evt.detail.requestConfig;
+      var typing = config && config.triggeringEvent && config.triggeringEvent.type === "input";
+      var target = find(elt, "[data-focus]");
+      if (target && !typing) target.focus();
+      var news = find(elt, "[data-announce]");
+      if (news) announce(news.getAttribute("data-announce"));
     });
     document.body.addEventListener("htmx:responseError", function (evt) {
       var xhr = evt.detail.xhr;
       var doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
       var text = (doc.body && doc.body.textContent || "").trim();
-      showError(text || "Não foi possível enviar (erro " + xhr.status + "). Tente de novo.");
+      showError(text || message("send-error").replace("{status}", xhr.status));
     });
     document.body.addEventListener("htmx:sendError", function () {
-      showError("Sem conexão com o servidor. Verifique a rede e tente de novo; sua resposta não foi enviada.");
+      showError(message("offline"));
     });
   });
 })();

@@ -201,6 +201,27 @@ def browser_type_launch_args(browser_type_launch_args):
     }
 
 
+@pytest.fixture
+def new_page(browser):
+    """Open pages in fresh Chromium contexts (pt-BR), all closed after the test.
+
+    ``new_page(width=1280, height=900, javascript=True, **context_options)`` returns a page.
+    """
+    contexts = []
+
+    def make(width: int = 1280, height: int = 900, javascript: bool = True, **options):
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, locale="pt-BR",
+            java_script_enabled=javascript, **options,
+        )
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """Folder for screenshots (ignored by git)."""

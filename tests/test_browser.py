@@ -32,11 +32,8 @@ def wrong_option(question) -> str:
 
 
 @pytest.fixture
-def page_js(browser: Browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="pt-BR")
-    page = context.new_page()
-    yield page
-    context.close()
+def page_js(new_page) -> Page:
+    return new_page()
 
 
 def test_home_and_every_lesson_open_without_console_errors(live_server: LiveServer, page_js: Page, artifacts):

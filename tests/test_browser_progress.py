@@ -6,7 +6,7 @@ import re
 import sqlite3
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.conftest import LiveServer
 from tests.test_browser import COURSE, KERNELS, ConsoleWatch, pick
@@ -14,22 +14,6 @@ from tests.test_browser import COURSE, KERNELS, ConsoleWatch, pick
 PASSWORD = "senha-do-navegador"
 FIRST = next(iter(KERNELS.questions.values()))
 TOTAL = sum(len(lesson.questions) for lesson in COURSE.lessons)
-
-
-@pytest.fixture
-def new_page(browser: Browser):
-    contexts = []
-
-    def make(width: int = 1280, javascript: bool = True) -> Page:
-        context = browser.new_context(
-            viewport={"width": width, "height": 900}, locale="pt-BR", java_script_enabled=javascript
-        )
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 def answer_first(page: Page, server: LiveServer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from app.content.glossary import GLOSSARY_FILE, EntrySpec
 from app.content.markdown import CALLOUTS, SPECIAL_FENCES
 from app.settings import PROJECT_ROOT, Settings
 
@@ -21,3 +22,6 @@ def test_every_block_kind_is_documented_for_instructors():
         assert f"```{kind}" in guide, kind
     for kind in CALLOUTS:
         assert f"`{kind}`" in guide, kind
+    assert f"## Glossário (`{GLOSSARY_FILE}`)" in guide
+    for field in EntrySpec.model_fields:
+        assert f"- {field}:" in guide or f"  {field}:" in guide, field

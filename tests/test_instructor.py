@@ -124,7 +124,7 @@ def test_preview_shows_every_key_and_explanation_with_the_check_results(client, 
                 shown.select_one(".explanation").decode_contents().strip()
                 == option.explanation_html.strip()
             )
-    assert not page.select("form"), "a prévia não tem formulários de resposta"
+    assert not page.select("main form"), "a prévia não tem formulários de resposta"
 
 
 def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, settings):

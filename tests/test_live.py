@@ -48,9 +48,9 @@ def loads(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = course_module.load_lesson
 
-    def counting(path: Path):
+    def counting(path: Path, glossary=None):
         seen.append(path.name)
-        return real(path)
+        return real(path, glossary)
 
     monkeypatch.setattr(course_module, "load_lesson", counting)
     return seen

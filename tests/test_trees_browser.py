@@ -31,11 +31,8 @@ def result_paths(tree) -> list[tuple[int, ...]]:
 
 
 @pytest.fixture
-def page(browser: Browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    yield page
-    context.close()
+def page(new_page) -> Page:
+    return new_page()
 
 
 def tab_to_first_option(page: Page) -> None:
@@ -56,14 +53,14 @@ def test_walk_every_result_by_keyboard_alone(live_server: LiveServer, page: Page
         tab_to_first_option(page)
         for depth, index in enumerate(path):
             if depth:
-                expect(widget.locator("legend")).to_be_focused()
+                expect(widget.locator(".tree-question-heading")).to_be_focused()
                 page.keyboard.press("Tab")
             for _ in range(index):
                 page.keyboard.press("Tab")
             page.keyboard.press("Enter")
         values = [tree.questions[q].options[i].value for q, i in _nodes(tree, path)]
         result = walk_path(tree, values).result
-        expect(widget.locator(".tree-result")).to_be_focused()
+        expect(widget.locator(".tree-result-engines")).to_be_focused()
         expect(widget.locator(".tree-result-engines")).to_have_text(result.main)
         expect(widget.locator(f"#arvore-{tree_id}-n-{result.id}")).to_have_class(re.compile(r"\bcurrent\b"))
         expect(page).to_have_url(re.compile(re.escape(f"/arvores/{tree_id}?c=") + re.escape("%2C".join(values)) + "$"))

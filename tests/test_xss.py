@@ -6,6 +6,7 @@ The browser context bypasses the CSP on purpose: the escaping itself must hold.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import yaml
@@ -64,10 +65,19 @@ def lesson_source(index: int, payload: str) -> str:
              "bars": [{"label": payload, "before": 1, "after": 2, "note": payload}]}
     dump = lambda data: yaml.safe_dump(data, allow_unicode=True, sort_keys=False)  # noqa: E731
     return (
-        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload}\n\n| a | b |\n|---|---|\n| {payload} | x |\n\n"
+        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload} palavra{index}\n\n| a | b |\n|---|---|\n| {payload} | x |\n\n"
         f"::: tip {payload}\n{payload}\n:::\n\n"
         f"```decision-tree\n{dump(tree)}```\n\n```chart\n{dump(chart)}```\n\n```quiz\n{dump(quiz)}```\n"
     )
+
+
+def glossary_source() -> str:
+    """One glossary entry per payload: in the term, the definition and an alias the lesson uses."""
+    entries = [
+        {"term": f"t{index} {payload}"[:60], "aliases": [f"palavra{index}"], "definition": payload}
+        for index, payload in enumerate(PAYLOADS)
+    ]
+    return yaml.safe_dump(entries, allow_unicode=True, sort_keys=False)
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +87,11 @@ def hostile_server(tmp_path_factory):
     lessons.mkdir()
     for index, payload in enumerate(PAYLOADS):
         (lessons / f"{index:02d}.md").write_text(lesson_source(index, payload), encoding="utf-8")
+    (lessons / "glossario.yml").write_text(glossary_source(), encoding="utf-8")
     course = load_course(lessons)
     assert course.errors == (), course.errors[:3]
     assert len(course.lessons) == len(PAYLOADS)
+    assert len(course.glossary.terms) == len(PAYLOADS)
     server = LiveServer(folder, lessons)
     server.start()
     yield server
@@ -103,10 +115,13 @@ def test_no_payload_runs_in_any_field(hostile_server: LiveServer, browser: Brows
         if bad:
             failures[url] = bad
 
-    for url in ("/", "/arvores", "/arvores/comparar?f=sim"):
+    for url in ("/", "/arvores", "/arvores/comparar?f=sim", "/glossario", "/busca?q=licao"):
         check(url)
-    for index in range(len(PAYLOADS)):
+    for index, payload in enumerate(PAYLOADS):
+        check(f"/busca?q={quote(payload)}")
         check(f"/licoes/xss-{index}?arvore=arvore-{index}&c=sim")
+        if not page.locator("dfn.term").count():
+            failures[f"xss-{index} glossário"] = ["o termo do glossário não aparece na lição"]
         page.locator("#op-q-b").check()
         page.locator("#pergunta-q button").click()
         page.locator("#pergunta-q .verdict").wait_for()

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from app.content.errors import ContentError
 from app.content.markdown import slugify
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
+from app.i18n import gettext
 
 LABEL_H = 22
 BAR_H = 18
@@ -109,14 +110,17 @@ def render_chart(spec: ChartSpec) -> str:
 
 
 def _table(spec: ChartSpec) -> str:
-    head = (
-        f"<tr><th scope=\"col\">Cenário</th><th scope=\"col\">{escapeHtml(spec.before.capitalize())} ({escapeHtml(spec.unit)})</th>"
-        f"<th scope=\"col\">{escapeHtml(spec.after.capitalize())} ({escapeHtml(spec.unit)})</th><th scope=\"col\">Ganho</th></tr>"
-    )
+    scenario, gain, show = gettext("Scenario"), gettext("Gain"), gettext("See the data as a table")
+    before = f"{spec.before.capitalize()} ({spec.unit})"
+    after = f"{spec.after.capitalize()} ({spec.unit})"
+    head = "<tr>" + "".join(f'<th scope="col">{escapeHtml(c)}</th>' for c in (scenario, before, after, gain)) + "</tr>"
     body = "".join(
         f"<tr><th scope=\"row\">{escapeHtml(b.label)}</th><td>{number(b.before, b.approx)}</td>"
         f"<td>{number(b.after, b.approx)}</td><td>{escapeHtml(b.note or '')}</td></tr>"
         for b in spec.bars
     )
     caption = f"<caption>{escapeHtml(spec.title)}</caption>"
-    return f'<details class="chart-data"><summary>Ver os dados em tabela</summary><table>{caption}<thead>{head}</thead><tbody>{body}</tbody></table></details>'
+    return (
+        f'<details class="chart-data"><summary>{escapeHtml(show)}</summary>'
+        f"<table>{caption}<thead>{head}</thead><tbody>{body}</tbody></table></details>"
+    )

@@ -9,11 +9,12 @@ uses it to reload edited files while the app runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
+from app.content.glossary import Glossary, load_glossary
 from app.content.lessons import Lesson, load_lesson, normalize_source
 from app.content.links import check_links
 from app.content.markdown import slugify
@@ -39,6 +40,7 @@ class Course:
         tree_lessons: tree id → slug of the lesson that holds it.
         unavailable: slug → file, for lessons that have errors and no good version to serve.
         stale: files served in their last good version because the current one has errors.
+        glossary: the valid glossary terms (``glossario.yml``).
     """
 
     lessons: tuple[Lesson, ...]
@@ -61,6 +63,7 @@ class Course:
     def problems_of(self, path: Path) -> tuple[ContentError, ...]:
         """The problems found in one file."""
         return tuple(p for p in self.problems if p.file == path)
+    glossary: Glossary = field(default_factory=Glossary, hash=False)
 
     def get(self, slug: str) -> Lesson | None:
         """Return the lesson with ``slug``, or ``None``."""
@@ -80,10 +83,10 @@ def lesson_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.md") if p.name not in IGNORED_FILES)
 
 
-def load_file(path: Path) -> LessonLoad:
+def load_file(path: Path, glossary: Glossary | None = None) -> LessonLoad:
     """Load one file: the lesson, or the :class:`ContentErrors` that keep it from loading."""
     try:
-        return load_lesson(path)
+        return load_lesson(path, glossary)
     except ContentErrors as exc:
         return exc
 
@@ -100,9 +103,9 @@ def load_course(folder: Path, static_dir: Path | None = None) -> Course:
     """
     if not folder.is_dir():
         return Course((), (ContentError(folder, 0, "a pasta de lições não existe"),))
-    return build_course(
-        folder, {path: load_file(path) for path in lesson_files(folder)}, static_dir=static_dir
-    )
+    glossary, glossary_problems = load_glossary(folder)
+    loads = {path: load_file(path, glossary) for path in lesson_files(folder)}
+    return build_course(folder, loads, static_dir=static_dir, glossary=glossary, extra=glossary_problems)
 
 
 def build_course(
@@ -110,6 +113,8 @@ def build_course(
     loads: Mapping[Path, LessonLoad],
     fallbacks: Mapping[Path, Lesson] | None = None,
     static_dir: Path | None = None,
+    glossary: Glossary | None = None,
+    extra: Iterable[ContentError] = (),
 ) -> Course:
     """Assemble a course from loaded files.
 
@@ -120,12 +125,14 @@ def build_course(
             fails (on its own or against the course: a repeated slug, a scenario that no
             longer resolves) is served in that version instead, and marked stale.
         static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
+        glossary: the glossary the lessons were rendered with.
+        extra: problems found outside the lessons (the glossary file).
 
     Returns:
         The course, with every problem of the current files.
     """
     fallbacks = fallbacks or {}
-    problems: set[ContentError] = set()
+    problems: set[ContentError] = set(extra)
     chosen: dict[Path, Lesson] = {}
     stale: set[Path] = set()
     for path, load in loads.items():
@@ -158,6 +165,7 @@ def build_course(
         owners,
         unavailable,
         frozenset(stale & served),
+        glossary or Glossary(),
     )
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.content.errors import ContentError, ContentErrors
-from app.content.markdown import PLACEHOLDER_RE, Heading, render_document
+from app.content.markdown import PLACEHOLDER_RE, Heading, TermFinder, render_document
 from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
+from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
 from app.content.links import Link, extract_links
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
@@ -74,6 +75,7 @@ class Lesson:
         questions: every question, by id, in document order.
         trees: the decision trees written in this lesson, by id.
         links: the links and images of the body, for the course's link check.
+        terms: slugs of the glossary terms the lesson defines on first use, in order.
     """
 
     path: Path
@@ -83,6 +85,7 @@ class Lesson:
     questions: dict[str, Question] = field(hash=False)
     trees: dict[str, Tree] = field(hash=False, default_factory=dict)
     links: tuple[Link, ...] = ()
+    terms: tuple[str, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -91,16 +94,17 @@ class Lesson:
 
 
 def normalize_source(raw: bytes | str) -> str:
-    """Decode a lesson file and normalise it: UTF-8 BOM dropped, CRLF/CR → LF."""
+    """Decode a lesson file and normalise it: UTF-8 BOM dropped, CRLF/CR → LF, Unicode NFC."""
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return nfc(text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def load_lesson(path: Path) -> Lesson:
+def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     """Read and validate one lesson file.
 
     Args:
         path: a ``.md`` file.
+        glossary: the course glossary; each term's first use in the body gets its definition.
 
     Returns:
         The lesson.
@@ -116,7 +120,7 @@ def load_lesson(path: Path) -> Lesson:
     slug = meta.slug if meta else _raw_slug(text)
     if body_line == 0:  # no front matter at all: the body cannot be located reliably
         raise ContentErrors(errors, slug)
-    rendered = render_document(body)
+    rendered = render_document(body, glossary)
     errors.extend(ContentError(path, body_line + line, message) for line, message in rendered.problems)
     questions: dict[str, Question] = {}
     trees: dict[str, Tree] = {}
@@ -149,7 +153,7 @@ def load_lesson(path: Path) -> Lesson:
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
     links = extract_links(body, body_line)
-    return Lesson(path, meta, parts, rendered.headings, questions, trees, links)
+    return Lesson(path, meta, parts, rendered.headings, questions, trees, links, rendered.terms)
 
 
 def _raw_slug(text: str) -> str | None:

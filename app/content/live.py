@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.content.course import Course, LessonLoad, build_course, lesson_files, load_file
 from app.content.errors import ContentError
+from app.content.glossary import GLOSSARY_FILE, load_glossary
 
 log = logging.getLogger("curso.content")
 Version = tuple[int, int, int]
@@ -49,6 +50,7 @@ class LiveCourse:
         self._clock = clock
         self._lock = threading.Lock()
         self._loaded: dict[Path, tuple[Version, LessonLoad]] = {}
+        self._glossary_version: Version | None = None
         self._versions: dict[Path, Version] | None = None
         self._checked_at = float("-inf")
         self._course = Course((), ())
@@ -72,7 +74,7 @@ class LiveCourse:
         if not self.folder.is_dir():
             return None
         versions = {}
-        for path in [*lesson_files(self.folder), self.folder / IMAGES_DIR]:
+        for path in [*lesson_files(self.folder), self.folder / IMAGES_DIR, self.folder / GLOSSARY_FILE]:
             try:
                 stat = path.stat()
             except FileNotFoundError:  # deleted between the listing and the stat
@@ -85,19 +87,26 @@ class LiveCourse:
             return Course((), (ContentError(self.folder, 0, "a pasta de lições não existe"),))
         loads: dict[Path, LessonLoad] = {}
         changed = []
+        glossary, glossary_problems = load_glossary(self.folder)
+        glossary_version = versions.get(self.folder / GLOSSARY_FILE)
+        if glossary_version != self._glossary_version:
+            self._loaded.clear()  # every lesson links the glossary's terms: render them all again
+            self._glossary_version = glossary_version
         for path, version in versions.items():
             if path.suffix != ".md":
                 continue
             cached = self._loaded.get(path)
             if cached is None or cached[0] != version:
-                cached = (version, load_file(path))
+                cached = (version, load_file(path, glossary))
                 self._loaded[path] = cached
                 changed.append(path)
             loads[path] = cached[1]
         for gone in set(self._loaded) - set(loads):
             del self._loaded[gone]
         fallbacks = {lesson.path: lesson for lesson in self._course.lessons}
-        course = build_course(self.folder, loads, fallbacks, self.static_dir)
+        course = build_course(
+            self.folder, loads, fallbacks, self.static_dir, glossary=glossary, extra=glossary_problems
+        )
         _log_changes(course, changed)
         return course
 

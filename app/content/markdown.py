@@ -1,28 +1,49 @@
-"""Markdown rendering for lessons: CommonMark + tables + callouts + heading anchors.
+"""Markdown rendering for lessons: CommonMark + tables + callouts + heading anchors + code.
 
 Raw HTML written in a lesson is escaped (``html=False``) and markdown-it's link
 validation drops ``javascript:``, ``vbscript:``, ``file:`` and ``data:`` URLs.
 Fenced blocks whose language is one of :data:`SPECIAL_FENCES` are not rendered as
-code: they leave a placeholder that the lesson loader replaces with live parts.
+code: they leave a placeholder that the lesson loader replaces with live parts;
+other fenced blocks are highlighted on the server with Pygments.
+
+Heading anchors, link fragments and every other id come from :func:`slugify`:
+a link written with a heading's text (``[veja](<#Decode vs. prefill>)``) reaches
+that heading, and a repeated heading gets ``-2``, ``-3``...
+
+When :func:`render_document` gets a glossary, the first use of each of its terms
+in body text (not in headings, links or code) becomes the glossary's ``<dfn>``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
-from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.container import container_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
 from slugify import slugify as _slugify
 
-CALLOUTS = {"tip": "Dica", "warning": "Cuidado", "danger": "Perigo"}
+from app.i18n import N_, gettext
+
+# Callout kinds and their default titles (message ids; the text comes from the catalog).
+CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 # Ids the page itself uses; a heading may not take them.
-RESERVED_IDS = frozenset({"conteudo", "objetivos", "anuncio", "aviso-erro"})
+RESERVED_IDS = frozenset(
+    {"conteudo", "objetivos", "anuncio", "aviso-erro", "titulo-licao", "navegacao-curso"}
+)
+# Ids the lesson's own widgets carry; an in-page link may point at them.
+WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-")
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 
@@ -34,6 +55,39 @@ def slugify(text: str) -> str:
     Uses python-slugify (accents become their base letter).
     """
     return _slugify(text) or "secao"
+
+
+@dataclass
+class Slugger:
+    """Hands out unique ids from :func:`slugify`: the second "Quiz" heading gets ``quiz-2``.
+
+    Attributes:
+        taken: ids already in use on the page.
+    """
+
+    taken: set[str] = field(default_factory=set)
+
+    def unique(self, text: str) -> str:
+        """Return the slug of ``text``, suffixed with ``-2``, ``-3``... if already taken."""
+        base = slugify(text)
+        slug, number = base, 1
+        while slug in self.taken:
+            number += 1
+            slug = f"{base}-{number}"
+        self.taken.add(slug)
+        return slug
+
+
+def link_target(href: str) -> str:
+    """Rewrite the fragment of an internal link through :func:`slugify`.
+
+    ``#Decodificação e Codificação`` → ``#decodificacao-e-codificacao``; an id that is
+    already a slug is left as it is. External links are returned unchanged.
+    """
+    if not href.startswith(("#", "/")) or "#" not in href:
+        return href
+    path, _, fragment = href.partition("#")
+    return f"{path}#{slugify(unquote(fragment))}" if fragment else href
 
 
 @dataclass(frozen=True)
@@ -77,12 +131,24 @@ class RenderedMarkdown:
         headings: ``##``/``###`` headings in document order.
         fences: the special fences, in order; placeholder ``i`` stands for ``fences[i]``.
         problems: ``(0-based line, message)`` for Markdown the course cannot serve as meant.
+        terms: slugs of the glossary terms marked in the text, in order of first use.
     """
 
     html: str
     headings: tuple[Heading, ...]
     fences: tuple[SpecialFence, ...]
     problems: tuple[tuple[int, str], ...] = ()
+    terms: tuple[str, ...] = ()
+
+
+class TermFinder(Protocol):
+    """What :func:`render_document` needs from a glossary (see ``app/content/glossary.py``)."""
+
+    def find(self, text: str) -> list:
+        """Uses of terms in ``text``: objects with ``start``, ``end`` and ``term.slug``."""
+
+    def html(self, term, written: str) -> str:
+        """The HTML that replaces the first use of ``term``, written as ``written``."""
 
 
 def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
@@ -90,7 +156,7 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
     if token.nesting != 1:
         return "</aside>\n"
     kind, _, title = token.info.strip().partition(" ")
-    title = title.strip() or CALLOUTS[kind]
+    title = title.strip() or gettext(CALLOUTS[kind])
     return (
         f'<aside class="callout callout-{kind}" role="note" aria-label="{escapeHtml(title)}">\n'
         f'<p class="callout-title">{escapeHtml(title)}</p>\n'
@@ -105,38 +171,114 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
         line = token.map[0] + 1 if token.map else 0
         fences.append(SpecialFence(kind, token.content, line, token.level > 0))
         return _PLACEHOLDER.format(index=len(fences) - 1) + "\n"
-    return self.fence(tokens, idx, options, env)
+    return highlight_code(token.content, kind)
+
+
+def highlight_code(code: str, language: str) -> str:
+    """Highlight ``code`` with Pygments into ``<pre class="highlight">`` (CSS classes, no inline styles).
+
+    An unknown or missing language is shown as plain text. The block is focusable so a
+    keyboard can scroll it; ``static/app.js`` adds the copy button.
+    """
+    try:
+        lexer = get_lexer_by_name(language) if language else TextLexer()
+    except ClassNotFound:
+        lexer = TextLexer()
+    body = highlight(code, lexer, HtmlFormatter(nowrap=True))
+    label = f' data-lang="{escapeHtml(language)}"' if language else ""
+    return f'<div class="code-block"{label}><pre class="highlight" tabindex="0"><code>{body}</code></pre></div>\n'
+
+
+def _heading_text(inline: Token) -> str:
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def _anchor_headings(state: StateCore) -> None:
+    """Give every ``##`` and ``###`` heading a unique id from its text."""
+    slugger = Slugger()
+    for i, token in enumerate(state.tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            token.attrSet("id", slugger.unique(_heading_text(state.tokens[i + 1])))
+
+
+def _resolve_links(state: StateCore) -> None:
+    """Send internal link fragments through :func:`slugify`, so heading text reaches the heading."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "link_open":
+                child.attrSet("href", link_target(str(child.attrGet("href") or "")))
+
+
+def _mark_terms(state: StateCore) -> None:
+    """Turn the first use of each glossary term in body text into the glossary's ``<dfn>``."""
+    glossary = state.env.get("glossary")
+    if glossary is None:
+        return
+    used: list[str] = state.env.setdefault("terms", [])
+    in_heading = False
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            in_heading = token.type == "heading_open"
+        elif token.type == "inline" and token.children and not in_heading:
+            token.children = _mark_children(token.children, glossary, used)
+
+
+def _mark_children(children: list[Token], glossary: TermFinder, used: list[str]) -> list[Token]:
+    out: list[Token] = []
+    in_link = 0
+    for child in children:
+        in_link += {"link_open": 1, "link_close": -1}.get(child.type, 0)
+        if child.type != "text" or in_link:
+            out.append(child)
+            continue
+        cursor = 0
+        for match in glossary.find(child.content):
+            if match.term.slug in used:
+                continue
+            used.append(match.term.slug)
+            written = child.content[match.start:match.end]
+            out.append(Token("text", "", 0, content=child.content[cursor:match.start]))
+            out.append(Token("glossary_term", "", 0, content=written, meta={"html": glossary.html(match.term, written)}))
+            cursor = match.end
+        out.append(Token("text", "", 0, content=child.content[cursor:]) if cursor else child)
+    return out
 
 
 @cache
 def markdown() -> MarkdownIt:
     """Return the shared, configured markdown-it parser (built once)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
-    anchors_plugin(md, min_level=2, max_level=3, slug_func=slugify)
+    md.core.ruler.push("curso_anchors", _anchor_headings)
+    md.core.ruler.push("curso_links", _resolve_links)
+    md.core.ruler.push("curso_glossary", _mark_terms)
+    md.add_render_rule("glossary_term", lambda self, tokens, idx, options, env: tokens[idx].meta["html"])
     for kind in CALLOUTS:
         container_plugin(md, kind, render=_render_callout)
     md.add_render_rule("fence", _render_fence)
     return md
 
 
-def render_document(text: str) -> RenderedMarkdown:
+def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMarkdown:
     """Render a lesson body.
 
     Args:
-        text: Markdown source (LF line endings).
+        text: Markdown source (LF line endings, NFC).
+        glossary: terms to mark on their first use, if any.
 
     Returns:
-        The HTML, the headings for the table of contents, and the special fences.
+        The HTML, the headings for the table of contents, the special fences and the terms used.
     """
     md = markdown()
-    env: dict = {}
+    env: dict = {"glossary": glossary} if glossary is not None else {}
     tokens = md.parse(text, env)
     html = md.renderer.render(tokens, md.options, env)
     problems = tuple(_lint(tokens, text.split("\n")))
-    return RenderedMarkdown(html, _headings(tokens), tuple(env.get("fences", [])), problems)
+    fences = tuple(env.get("fences", []))
+    return RenderedMarkdown(html, _headings(tokens), fences, problems, tuple(env.get("terms", [])))
 
 
 def _lint(tokens: list[Token], lines: list[str]):
+    # Links and #anchors are checked course-wide, as warnings, by app/content/links.py.
     for i, token in enumerate(tokens):
         line = token.map[0] if token.map else 0
         if token.type == "fence":

@@ -25,6 +25,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
+from app.i18n import N_, gettext
 
 FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
 VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -39,8 +40,11 @@ class Verdict(StrEnum):
 
     @property
     def label(self) -> str:
-        """The verdict as the learner reads it."""
-        return {"recommended": "Recomendado", "alternative": "Alternativa", "avoid": "Não use"}[self.value]
+        """The verdict as the learner reads it, from the catalog ("Recomendado")."""
+        return gettext(_VERDICT_LABELS[self.value])
+
+
+_VERDICT_LABELS = {"recommended": N_("Recommended"), "alternative": N_("Alternative"), "avoid": N_("Do not use")}
 
 
 class OptionSpec(BaseModel):

@@ -21,15 +21,16 @@ from app.deps import (
     SignInLimiterDep,
 )
 from app.instructors import instructor_account
+from app.i18n import N_, gettext
 from app.learners import UsernameTaken, create_account, find_account, merge_learner
 from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.progress import current_place
 from app.web.templating import render
 
 router = APIRouter()
-WRONG_CREDENTIALS = "Usuário ou senha incorretos."
-ALREADY_IN = "Você já está numa conta. Saia dela antes de entrar em outra ou criar uma nova."
-TAKEN = "Esse nome de usuário já existe. Escolha outro, ou entre com ele se for seu."
+WRONG_CREDENTIALS = N_("Wrong username or password.")
+ALREADY_IN = N_("You are already signed in. Sign out before signing in to another account or creating one.")
+TAKEN = N_("That username already exists. Choose another, or sign in with it if it is yours.")
 Field = Annotated[str, Form(max_length=300)]
 
 
@@ -59,7 +60,7 @@ def sign_up(
 ):
     """Create an account for this browser's learner, keeping their progress, and sign in."""
     if account:
-        return _page(request, account, status=409, signup_error=ALREADY_IN)
+        return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
     try:
         username = clean_username(usuario)
         check_new_password(senha, confirmacao)
@@ -68,7 +69,7 @@ def sign_up(
     try:
         create_account(db, learner_id, username, passwords.hash(senha))
     except UsernameTaken:
-        return _page(request, None, status=409, signup_error=TAKEN, username=usuario)
+        return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
     return RedirectResponse("/progresso", status_code=303)
 
@@ -93,7 +94,7 @@ def sign_in(
     """
     next_page = safe_next(proximo)
     if account:
-        return _page(request, account, status=409, signin_error=ALREADY_IN)
+        return _page(request, account, status=409, signin_error=gettext(ALREADY_IN))
     username = usuario.strip().lower()[:30]
     ip = request.client.host if request.client else "desconhecido"
     blocked = limiter.check(username, ip)
@@ -108,7 +109,7 @@ def sign_in(
     if not passwords.verify(senha, found.password_hash if found else None) or found is None:
         limiter.failed(username, ip)
         return _page(
-            request, None, status=401, signin_error=WRONG_CREDENTIALS, username=usuario,
+            request, None, status=401, signin_error=gettext(WRONG_CREDENTIALS), username=usuario,
             next_page=next_page,
         )
     limiter.succeeded(username)

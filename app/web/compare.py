@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from app.content.course import Course
 from app.content.trees import Tree, TreeResult
 from app.content.walk import Walk, WalkError, walk_facts
+from app.i18n import gettext
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,10 @@ def outcome(tree: Tree, facts: dict[str, str], facets: dict[str, Facet]) -> Guid
         question = tree.questions[exc.node]
         facet = facets[question.facet]
         if question.facet not in facts:
-            return GuideOutcome(tree, None, f"Responda também: {facet.label}.")
+            return GuideOutcome(tree, None, gettext("Also answer: %(facet)s.") % {"facet": facet.label})
         value = dict(facet.values).get(facts[question.facet], facts[question.facet])
-        return GuideOutcome(tree, None, f"Este guia não trata o caso “{facet.label}: {value}”.")
+        message = gettext("This guide does not cover the case “%(facet)s: %(value)s”.")
+        return GuideOutcome(tree, None, message % {"facet": facet.label, "value": value})
 
 
 def agreement(outcomes: list[GuideOutcome]) -> str:
@@ -92,15 +94,18 @@ def agreement(outcomes: list[GuideOutcome]) -> str:
         return ""
     results = [o.result for o in reached]
     if len({r.main for r in results}) == 1 and len({r.verdict for r in results}) == 1:
-        return f"Os guias concordam: {results[0].main} ({results[0].verdict.label.lower()})."
+        message = gettext("The guides agree: %(engine)s (%(verdict)s).")
+        return message % {"engine": results[0].main, "verdict": results[0].verdict.label.lower()}
     parts = " × ".join(f"{o.tree.name}: {o.result.main} ({o.result.verdict.label.lower()})" for o in reached)
     if len({r.main for r in results}) == 1:
-        return f"Os guias divergem no veredito. {parts}. Veja “Outra visão” em cada cartão."
+        message = gettext("The guides disagree on the verdict. %(results)s. See “Another view” on each card.")
+        return message % {"results": parts}
     shared = set.intersection(*(set(r.engines) for r in results))
     if shared:
-        common = ", ".join(sorted(shared))
-        return f"Os guias se sobrepõem: os dois incluem {common}, com ênfases diferentes. {parts}."
-    return f"Os guias divergem. {parts}. Veja o porquê de cada um e a “Outra visão”."
+        message = gettext("The guides overlap: both include %(engines)s, with different emphases. %(results)s.")
+        return message % {"engines": ", ".join(sorted(shared)), "results": parts}
+    message = gettext("The guides disagree. %(results)s. See why each one says so and “Another view”.")
+    return message % {"results": parts}
 
 
 def compare_context(course: Course, params: dict[str, str]) -> dict:

@@ -7,33 +7,44 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.i18n import N_, gettext
 from app.web.templating import is_htmx, render
 
+# Message ids; the text comes from the catalog when the page is rendered.
 TITLES = {
-    400: "Pedido inválido",
-    403: "Acesso negado",
-    404: "Página não encontrada",
-    405: "Método não permitido",
-    413: "Envio grande demais",
-    415: "Formato não aceito",
-    422: "Dados inválidos",
-    500: "Erro interno",
-    503: "Lição indisponível",
+    400: N_("Bad request"),
+    403: N_("Access denied"),
+    404: N_("Page not found"),
+    405: N_("Method not allowed"),
+    413: N_("Upload too large"),
+    415: N_("Format not accepted"),
+    422: N_("Invalid data"),
+    500: N_("Internal error"),
+    503: N_("Lesson unavailable"),
 }
 DEFAULT_DETAIL = {
-    404: "Não encontramos esta página. Volte ao início do curso.",
-    405: "Este endereço não aceita esse tipo de pedido.",
-    500: "Algo deu errado do nosso lado. Suas respostas anteriores estão salvas; tente de novo.",
+    404: N_("We could not find this page. Go back to the start of the course."),
+    405: N_("This address does not accept that kind of request."),
+    500: N_("Something went wrong on our side. Your earlier answers are saved; try again."),
 }
-INVALID_FORM = "O formulário enviado está incompleto ou malformado. Recarregue a página e tente de novo."
+INVALID_FORM = N_("The form sent is incomplete or malformed. Reload the page and try again.")
+ERROR = N_("Error")
+
+
+def title_of(status_code: int) -> str:
+    """The error page's title for ``status_code``, in Portuguese."""
+    return gettext(TITLES.get(status_code, ERROR))
 
 
 def error_response(request: Request, status_code: int, detail: str | None):
-    """Render the error page (the ``_error.html`` fragment for htmx, JSON under ``/api/``)."""
-    message = detail if detail and status_code != 500 else DEFAULT_DETAIL.get(status_code, detail)
+    """Render the error page (the ``_error.html`` fragment for htmx, JSON under ``/api/``).
+
+    ``detail`` is already in Portuguese; the defaults are looked up in the catalog.
+    """
+    message = detail if detail and status_code != 500 else _default_detail(status_code) or detail
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": message or TITLES.get(status_code, "Erro")}, status_code=status_code)
-    context = {"status": status_code, "title": TITLES.get(status_code, "Erro"), "message": message}
+        return JSONResponse({"detail": message or title_of(status_code)}, status_code=status_code)
+    context = {"status": status_code, "title": title_of(status_code), "message": message}
     name = "_error.html" if is_htmx(request) else "error.html"
     return render(request, name, context, status_code=status_code)
 
@@ -45,19 +56,24 @@ def install(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException):
         detail = exc.detail if isinstance(exc.detail, str) and exc.detail != _http_phrase(exc) else None
         if exc.status_code == 400:
-            detail = INVALID_FORM  # Starlette's own form-parsing messages are in English
-        response = error_response(request, exc.status_code, detail or DEFAULT_DETAIL.get(exc.status_code))
+            detail = gettext(INVALID_FORM)  # Starlette's own form-parsing messages are in English
+        response = error_response(request, exc.status_code, detail or _default_detail(exc.status_code))
         if exc.headers:
             response.headers.update(exc.headers)
         return response
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, _exc: RequestValidationError):
-        return error_response(request, 422, INVALID_FORM)
+        return error_response(request, 422, gettext(INVALID_FORM))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, _exc: Exception):
         return error_response(request, 500, None)
+
+
+def _default_detail(status_code: int) -> str | None:
+    message = DEFAULT_DETAIL.get(status_code)
+    return gettext(message) if message else None
 
 
 def _http_phrase(exc: StarletteHTTPException) -> str:

@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import AccountNameDep, CourseDep, LearnerIdDep, SessionDep
+from app.i18n import N_, gettext
 from app.instructors import instructor_account
 from app.models import Attempt
 from app.store import Place, lesson_attempts
@@ -18,9 +19,9 @@ from app.web.trees import tree_view
 
 router = APIRouter()
 FLASH_KEY = "aviso"
-NOT_FOUND = "Lição não encontrada. Ela pode ter mudado de endereço: volte ao início do curso."
-UNAVAILABLE = (
-    "Esta lição está indisponível no momento. Continue pelas outras lições e volte mais tarde."
+NOT_FOUND = N_("Lesson not found. Its address may have changed: go back to the start of the course.")
+UNAVAILABLE = N_(
+    "This lesson is unavailable right now. Continue with the other lessons and come back later."
 )
 
 
@@ -65,9 +66,9 @@ def find_lesson(course: Course, slug: str) -> Lesson:
     """Return the lesson, or raise 503 for one whose file has errors and 404 for anything else."""
     lesson = course.get(slug)
     if lesson is None and slug in course.unavailable:
-        raise HTTPException(status_code=503, detail=UNAVAILABLE)
+        raise HTTPException(status_code=503, detail=gettext(UNAVAILABLE))
     if lesson is None:
-        raise HTTPException(status_code=404, detail=NOT_FOUND)
+        raise HTTPException(status_code=404, detail=gettext(NOT_FOUND))
     return lesson
 
 

@@ -8,14 +8,13 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
 from app.deps import AccountNameDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
+from app.i18n import N_, gettext
 from app.learners import delete_learner, export_learner
 from app.models import LearnerExport
 from app.web.templating import render
 
 router = APIRouter()
-CONFIRM_FIRST = (
-    "Para apagar, marque a caixa confirmando que entende que isto não pode ser desfeito."
-)
+CONFIRM_FIRST = N_("To delete, tick the box confirming you understand this cannot be undone.")
 EXPORT_FILENAME = "meus-dados-curso.json"
 
 
@@ -61,7 +60,7 @@ def delete(
     Without the confirmation box, 422 and nothing is deleted.
     """
     if confirmo != "sim":
-        return _page(request, db, learner_id, account, error=CONFIRM_FIRST, status=422)
+        return _page(request, db, learner_id, account, error=gettext(CONFIRM_FIRST), status=422)
     delete_learner(db, learner_id)
     request.session.clear()
     return RedirectResponse("/meus-dados?apagado=1", status_code=303)

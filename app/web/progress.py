@@ -13,13 +13,14 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
 from app.grading import LessonProgress, course_percent, lesson_progress, question_records
+from app.i18n import N_, gettext
 from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, Walk, WalkPublic
 from app.store import Place, attempt_facts, learner_walks, save_place, stored_place
 from app.web.templating import render
 
 router = APIRouter()
 PLACE_KEY = "place"
-BAD_PLACE = "Lugar desconhecido nesta lição."
+BAD_PLACE = N_("Unknown place in this lesson.")
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,9 @@ def section_titles(lesson: Lesson) -> dict[str, str]:
     """Return every place a learner can be in ``lesson``: anchor → what the learner reads."""
     titles = {heading.anchor: heading.text for heading in lesson.headings}
     if lesson.questions:
-        titles["quiz"] = "Quiz"
+        titles["quiz"] = gettext("Quiz")
     for number, qid in enumerate(lesson.questions, start=1):
-        titles[f"pergunta-{qid}"] = f"Quiz, pergunta {number}"
+        titles[f"pergunta-{qid}"] = gettext("Quiz, question %(num)s") % {"num": number}
     return titles
 
 
@@ -182,6 +183,6 @@ def save_place_route(
     """
     lesson = course.get(licao)
     if lesson is None or (secao and secao not in section_titles(lesson)):
-        return Response(BAD_PLACE, status_code=422, media_type="text/plain; charset=utf-8")
+        return Response(gettext(BAD_PLACE), status_code=422, media_type="text/plain; charset=utf-8")
     remember_place(request, db, learner_id, Place(lesson.slug, secao or None))
     return Response(status_code=204)

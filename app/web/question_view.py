@@ -6,6 +6,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from app.content.quiz import Option, Question
 from app.grading import (
@@ -32,6 +33,7 @@ class QuestionView:
         outdated: the learner's latest answer was to an older version of the question.
         key: a fresh idempotency key for the form.
         error: a message in Portuguese about the last submission, or ``None``.
+        answered_at: when the graded attempt shown was stored (UTC), or ``None`` with the form.
     """
 
     options: tuple[Option, ...]
@@ -40,6 +42,7 @@ class QuestionView:
     outdated: bool
     key: str
     error: str | None = None
+    answered_at: datetime | None = None
 
 
 def new_key() -> str:
@@ -75,8 +78,10 @@ def question_view(
     record = question_records(facts).get((lesson_slug, question.id))
     outdated = record is not None and record.is_outdated(question)
     result = None
+    answered_at = None
     if attempts and not (retry or error or outdated):
         latest = attempts[-1]
         result = stored_grade(question, latest.chosen_ids(), latest.correct)
+        answered_at = latest.created_at
     options = shuffled_options(question, learner_id, lesson_slug)
-    return QuestionView(options, result, record, outdated, new_key(), error)
+    return QuestionView(options, result, record, outdated, new_key(), error, answered_at)

@@ -11,6 +11,7 @@ from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
 from app.grading import AnswerError, grade, validate_choice
+from app.i18n import N_, gettext
 from app.models import Attempt
 from app.store import DuplicateKeyError, lesson_attempts, record_attempt
 from app.web.lessons import FLASH_KEY, attempts_by_question, find_lesson
@@ -19,9 +20,9 @@ from app.web.question_view import KEY_RE, question_view
 from app.web.templating import is_htmx, render
 
 router = APIRouter()
-QUESTION_NOT_FOUND = "Pergunta não encontrada nesta lição. Recarregue a página."
-STALE_FORM = "Este formulário está desatualizado. Recarregue a página e responda de novo."
-REUSED_FORM = "Este envio pertence a outra pergunta. Recarregue a página e responda de novo."
+QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
+STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
+REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
 
 
 @router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
@@ -45,7 +46,7 @@ def answer(
     lesson, question = _find(course, slug, question_id)
     try:
         if not chave or not KEY_RE.match(chave):
-            raise AnswerError(STALE_FORM)
+            raise AnswerError(gettext(STALE_FORM))
         chosen = validate_choice(question, opcao or [])
     except AnswerError as exc:
         return _invalid(request, lesson, question, str(exc), course, session, learner_id)
@@ -58,7 +59,7 @@ def answer(
     try:
         record_attempt(session, attempt)
     except DuplicateKeyError:
-        return _invalid(request, lesson, question, REUSED_FORM, course, session, learner_id)
+        return _invalid(request, lesson, question, gettext(REUSED_FORM), course, session, learner_id)
     if is_htmx(request):
         return _fragment(request, lesson, question, course, session, learner_id, answered=True)
     return _back_to(request, lesson, question)
@@ -81,7 +82,7 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
     lesson = find_lesson(course, slug)
     question = lesson.questions.get(question_id)
     if question is None:
-        raise HTTPException(status_code=404, detail=QUESTION_NOT_FOUND)
+        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
     return lesson, question
 
 

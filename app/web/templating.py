@@ -3,21 +3,39 @@
 Convention: a fragment is a template named ``_name.html``. The page template
 includes it; a route answering an htmx request (``HX-Request: true``) returns the
 fragment alone. Every such response carries ``Vary: HX-Request``.
+
+Every text a learner reads comes from the gettext catalog (``_()`` and
+``ngettext()`` in templates, see :mod:`app.i18n`). HTML pages carry an ``ETag``
+so a browser revalidates instead of downloading the page again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
 
+from app.i18n import local_datetime, translations
 from app.sessions import session_account
 from app.settings import PROJECT_ROOT
+from app.web.assets import Assets
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
+THEME_COOKIE = "tema"
+THEMES = {"claro": "light", "escuro": "dark"}
+DARK_SYSTEM = "(prefers-color-scheme: dark)"
+TIMEZONE_COOKIE = "fuso"
+HTML_CACHE = "private, no-cache"
+# A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it out:
+# an unchanged page still revalidates. A key can only have been used if an answer was stored,
+# and then the page itself has changed (the graded answer, the counts), so its ETag has too.
+_FORM_KEY = re.compile(rb'(name="chave" value=")[^"]*"')
 
 
 def csrf_token(request: Request) -> str:
@@ -26,11 +44,40 @@ def csrf_token(request: Request) -> str:
     return getter() if getter else ""
 
 
-def make_templates(directory: Path = TEMPLATES_DIR) -> Jinja2Templates:
-    """Build the Jinja2 environment with the helpers every template uses."""
+def theme(request: Request | None) -> str:
+    """The theme the learner chose (``light`` or ``dark``), or ``""`` to follow the system."""
+    return THEMES.get(request.cookies.get(THEME_COOKIE, "") if request is not None else "", "")
+
+
+def dark_media(request: Request | None) -> str:
+    """The ``media`` of the dark stylesheet: the learner's choice, else the system's preference."""
+    return {"dark": "all", "light": "not all"}.get(theme(request), DARK_SYSTEM)
+
+
+def current_path(request: Request | None) -> str:
+    """The path and query of the page, for forms that come back to it."""
+    if request is None:
+        return "/"
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+@pass_context
+def _local_datetime(context, moment) -> str:
+    request = context.get("request")
+    return local_datetime(moment, request.cookies.get(TIMEZONE_COOKIE) if request is not None else None)
+
+
+def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None) -> Jinja2Templates:
+    """Build the Jinja2 environment with the catalog and the helpers every template uses."""
     templates = Jinja2Templates(directory=str(directory))
-    templates.env.globals["csrf_token"] = csrf_token
-    templates.env.globals["account_name"] = session_account
+    templates.env.add_extension("jinja2.ext.i18n")
+    templates.env.install_gettext_translations(translations(), newstyle=True)
+    assets = assets or Assets(PROJECT_ROOT / "static")
+    templates.env.globals.update(
+        csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
+        static_url=assets.url, local_datetime=_local_datetime, account_name=session_account,
+    )
     return templates
 
 
@@ -41,9 +88,26 @@ def is_htmx(request: Request) -> bool:
 
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
-) -> HTMLResponse:
-    """Render ``name`` with ``context`` and mark the response ``Vary: HX-Request``."""
+) -> Response:
+    """Render ``name`` with ``context``, marked ``Vary: HX-Request`` and, when 200, with an ``ETag``.
+
+    A request whose ``If-None-Match`` holds that ``ETag`` gets ``304 Not Modified``.
+    """
     templates: Jinja2Templates = request.app.state.templates
     response = templates.TemplateResponse(request, name, context, status_code=status_code)
     response.headers["Vary"] = "HX-Request"
+    if status_code != 200:
+        return response
+    stable = _FORM_KEY.sub(rb'\1"', response.body)
+    etag = 'W/"' + hashlib.blake2b(stable, digest_size=16).hexdigest() + '"'
+    headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": "HX-Request, Cookie"}
+    if etag in _etags(request.headers.get("if-none-match", "")):
+        return Response(status_code=304, headers=headers)
+    response.headers.update(headers)
     return response
+
+
+def _etags(header: str) -> set[str]:
+    tags = {tag.strip() for tag in header.split(",") if tag.strip()}
+    return tags | {f"W/{tag}" for tag in tags if not tag.startswith("W/")}
+

@@ -14,13 +14,15 @@ from app.content.layout import Layout, layout
 from app.content.trees import Tree
 from app.content.walk import Walk, WalkError, walk_path
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
+from app.i18n import N_, gettext
 from app.store import record_walk
 from app.web.compare import compare_context
 from app.web.templating import is_htmx, render
 
 router = APIRouter()
-TREE_NOT_FOUND = "Árvore de decisão não encontrada."
-BAD_PATH = "Esse caminho não existe nesta árvore; recomeçamos do início."
+TREE_NOT_FOUND = N_("Decision tree not found.")
+BAD_PATH = N_("That path does not exist in this tree; we started again from the beginning.")
+UNKNOWN_OPTION = N_("That option is not part of this question. Choose one of the options below.")
 
 
 @dataclass(frozen=True)
@@ -64,14 +66,14 @@ def tree_view(tree: Tree, raw_path: str | None, lesson_slug: str = "") -> TreeVi
     try:
         return TreeView(tree, walk_path(tree, split_path(raw_path)), layout(tree), lesson_slug)
     except WalkError:
-        return TreeView(tree, walk_path(tree, ()), layout(tree), lesson_slug, BAD_PATH)
+        return TreeView(tree, walk_path(tree, ()), layout(tree), lesson_slug, gettext(BAD_PATH))
 
 
 def find_tree(course: Course, tree_id: str) -> Tree:
     """Return the tree or raise a 404 with a message in Portuguese."""
     tree = course.trees.get(tree_id)
     if tree is None:
-        raise HTTPException(status_code=404, detail=TREE_NOT_FOUND)
+        raise HTTPException(status_code=404, detail=gettext(TREE_NOT_FOUND))
     return tree
 
 
@@ -131,8 +133,7 @@ def tree_step(request: Request, tree_id: str, course: CourseDep, session: Sessio
         view = tree_view(tree, c, slug)
         if not is_htmx(request):  # a stale page: show the current question again
             return RedirectResponse(view.url(view.walk.values), status_code=303, headers={"Vary": "HX-Request"})
-        error = "Essa opção não existe nesta pergunta. Escolha uma das opções abaixo."
-        view = TreeView(view.tree, view.walk, view.map, slug, error)
+        view = TreeView(view.tree, view.walk, view.map, slug, gettext(UNKNOWN_OPTION))
         return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:
         record_walk(session, learner_id, tree.id, walk.values, walk.result.id)

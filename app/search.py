@@ -1,0 +1,307 @@
+"""Full-text search over the lessons, in its own SQLite FTS5 database.
+
+The index is built from the lesson files, one row per section (the text under a
+``##`` or ``###`` heading, plus an opening section with the title, summary and
+objectives). It never touches the learner database, so it works whichever
+database holds learner data, and it is rebuilt when a lesson file changes.
+
+Every word is stored twice: as its search key (:func:`app.content.text.term_key`:
+no case, no accents, stemmed) and folded without stemming. A query word matches
+either form as a prefix, so "decodificacao", "DECODIFICAÇÃO" and its NFD form all
+find "decodificação", "kernel" finds "kernels" and "quantização" finds
+"quantizações", and results come as the learner types.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass
+from html import escape
+from html.parser import HTMLParser
+from pathlib import Path
+
+from app.content.course import Course, lesson_files, load_course
+from app.content.lessons import Lesson
+from app.content.text import fold, nfc, term_key, words
+
+MAX_RESULTS = 20
+MAX_QUERY_WORDS = 8
+SNIPPET_WORDS = 28
+SCHEMA = """
+CREATE VIRTUAL TABLE section USING fts5(
+    lesson_slug UNINDEXED, lesson_title UNINDEXED, position UNINDEXED, anchor UNINDEXED,
+    title UNINDEXED, body UNINDEXED, title_terms, body_terms,
+    tokenize = 'unicode61 remove_diacritics 2'
+)
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A searchable piece of a lesson.
+
+    Attributes:
+        anchor: the heading's id ("" for the lesson's opening).
+        title: the heading's text (the lesson title for the opening).
+        text: the section's plain text, in NFC.
+    """
+
+    anchor: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result.
+
+    Attributes:
+        lesson_slug: the lesson's slug.
+        lesson_title: the lesson's title.
+        position: the lesson's number in the course (1-based).
+        title: the section's title.
+        url: the lesson page, at the section's anchor.
+        snippet_html: an escaped excerpt with the matching words in ``<mark>``.
+    """
+
+    lesson_slug: str
+    lesson_title: str
+    position: int
+    title: str
+    url: str
+    snippet_html: str
+
+
+class _SectionText(HTMLParser):
+    """Collects the text under each heading of rendered lesson HTML.
+
+    Skipped: SVG drawings (their data is repeated in a table) and glossary popovers
+    (a definition belongs to the glossary, not to the section where a term first appears).
+    """
+
+    SKIP = {"svg", "script", "style"}
+    BLOCKS = {
+        "p",
+        "li",
+        "td",
+        "th",
+        "tr",
+        "div",
+        "br",
+        "pre",
+        "blockquote",
+        "figcaption",
+        "caption",
+        "summary",
+        "dt",
+        "dd",
+    }
+
+    def __init__(self, title: str):
+        super().__init__(convert_charrefs=True)
+        self.sections: list[list] = [["", title, []]]
+        self._heading: str | None = None
+        self._skip_depth = 0
+        self._stack: list[bool] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        skip = tag in self.SKIP or "popover" in attributes
+        self._stack.append(skip)
+        if skip:
+            self._skip_depth += 1
+        elif tag in self.BLOCKS:
+            self.sections[-1][2].append(" ")
+        elif tag in ("h2", "h3") and attributes.get("id"):
+            self._heading = attributes["id"]
+            self.sections.append([self._heading, "", []])
+
+    def handle_endtag(self, tag):
+        if tag in ("h2", "h3"):
+            self._heading = None
+        elif tag in self.BLOCKS:
+            self.sections[-1][2].append(" ")
+        if self._stack and self._stack.pop():
+            self._skip_depth -= 1
+
+    def handle_data(self, data):
+        if self._skip_depth:
+            return
+        if self._heading is not None:
+            self.sections[-1][1] += data
+        else:
+            self.sections[-1][2].append(data)
+
+
+def lesson_sections(lesson: Lesson) -> list[Section]:
+    """Split a lesson into sections: its opening (title, summary, objectives, intro) and each heading."""
+    html = "".join(part for part in lesson.parts if isinstance(part, str))
+    parser = _SectionText(lesson.meta.title)
+    parser.sections[0][2].extend(
+        f"{line} " for line in (lesson.meta.summary, *lesson.meta.objectives)
+    )
+    parser.feed(html)
+    parser.close()
+    return [
+        Section(anchor, nfc(" ".join(title.split())), nfc(" ".join("".join(chunks).split())))
+        for anchor, title, chunks in parser.sections
+    ]
+
+
+def index_terms(text: str) -> str:
+    """The indexed form of ``text``: each word's key, and its folded form when different."""
+    out: list[str] = []
+    for word in words(nfc(text)):
+        key, folded = term_key(word.text), fold(word.text)
+        out.append(key)
+        if folded != key:
+            out.append(folded)
+    return " ".join(out)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A parsed query: for each word, its key and folded form (``prefix``: match word starts)."""
+
+    terms: tuple[tuple[str, str, bool], ...]
+
+    @classmethod
+    def parse(cls, raw: str) -> Query:
+        """Parse what the learner typed (any case, accents or Unicode form)."""
+        found = words(nfc(raw))[:MAX_QUERY_WORDS]
+        return cls(tuple((term_key(w.text), fold(w.text), len(w.text) >= 3) for w in found))
+
+    def fts(self) -> str:
+        """The FTS5 MATCH expression: every word must match, as key or folded form."""
+        parts = []
+        for key, folded, prefix in self.terms:
+            star = "*" if prefix else ""
+            options = dict.fromkeys((key, folded))  # ordered, without repeats
+            parts.append("(" + " OR ".join(f'"{o}"{star}' for o in options) + ")")
+        return " AND ".join(parts)
+
+    def matches(self, word: str) -> bool:
+        """True when ``word`` (as written in a lesson) is one of the query's words."""
+        key, folded = term_key(word), fold(word)
+        for term_key_, term_folded, prefix in self.terms:
+            for form, wanted in ((key, term_key_), (folded, term_folded), (folded, term_key_)):
+                if form == wanted or (prefix and form.startswith(wanted)):
+                    return True
+        return False
+
+
+def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:
+    """An escaped excerpt of ``text`` around its first match, matches wrapped in ``<mark>``."""
+    found = words(text)
+    hits = [i for i, w in enumerate(found) if query.matches(w.text)]
+    if not found:
+        return ""
+    first = hits[0] if hits else 0
+    start = max(0, first - size // 3)
+    end = min(len(found), start + size)
+    begin = found[start].start if start else 0
+    finish = found[end - 1].end if end < len(found) else len(text)
+    out, cursor = [], begin
+    for i in range(start, end):
+        word = found[i]
+        out.append(escape(text[cursor : word.start], quote=False))
+        out.append(
+            f"<mark>{escape(word.text, quote=False)}</mark>"
+            if i in hits
+            else escape(word.text, quote=False)
+        )
+        cursor = word.end
+    out.append(escape(text[cursor:finish], quote=False))
+    return ("… " if begin else "") + "".join(out).strip() + (" …" if finish < len(text) else "")
+
+
+def folder_signature(folder: Path) -> tuple:
+    """Name, size and modification time of every lesson file: changes when any file does."""
+    signature = []
+    for path in lesson_files(folder) if folder.is_dir() else []:
+        stat = os.stat(path)
+        signature.append((path.name, stat.st_size, stat.st_mtime_ns))
+    return tuple(signature)
+
+
+class SearchIndex:
+    """The search index of one lessons folder, rebuilt when its files change.
+
+    Thread-safe: FastAPI runs sync routes in a thread pool, so queries and rebuilds
+    share one lock.
+    """
+
+    def __init__(self, folder: Path, course: Course | None = None, signature: tuple = ()):
+        """Watch ``folder``; ``course`` (loaded when the files had ``signature``) saves a reload.
+
+        Nothing is indexed until the first search.
+        """
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._signature: tuple | None = None
+        self._pending = (course, signature) if course is not None else None
+
+    def search(self, raw: str, limit: int = MAX_RESULTS) -> list[Hit]:
+        """The sections that contain every word of ``raw``, best first."""
+        query = Query.parse(raw)
+        if not query.terms:
+            return []
+        with self._lock:
+            db = self._fresh()
+            rows = db.execute(
+                "SELECT lesson_slug, lesson_title, position, anchor, title, body FROM section "
+                "WHERE section MATCH ? ORDER BY bm25(section, 0, 0, 0, 0, 0, 0, 8.0, 1.0), position "
+                "LIMIT ?",
+                (query.fts(), limit),
+            ).fetchall()
+        return [
+            Hit(
+                slug,
+                lesson_title,
+                position,
+                title,
+                f"/licoes/{slug}" + (f"#{anchor}" if anchor else ""),
+                snippet(body, query) or escape(title, quote=False),
+            )
+            for slug, lesson_title, position, anchor, title, body in rows
+        ]
+
+    def _fresh(self) -> sqlite3.Connection:
+        signature = folder_signature(self.folder)
+        if self._db is not None and signature == self._signature:
+            return self._db
+        if self._pending is not None and signature == self._pending[1]:
+            course = self._pending[0]
+        else:
+            course = load_course(self.folder)
+        self._pending = None
+        self._db = build_index(course)
+        self._signature = signature
+        return self._db
+
+
+def build_index(course: Course) -> sqlite3.Connection:
+    """Build an in-memory FTS5 index of every section of every lesson in ``course``."""
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+    db.execute(SCHEMA)
+    rows = []
+    for position, lesson in enumerate(course.lessons, start=1):
+        for section in lesson_sections(lesson):
+            rows.append(
+                (
+                    lesson.slug,
+                    lesson.meta.title,
+                    position,
+                    section.anchor,
+                    section.title,
+                    section.text,
+                    index_terms(section.title),
+                    index_terms(section.text),
+                )
+            )
+    db.executemany("INSERT INTO section VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.commit()
+    return db

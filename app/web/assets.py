@@ -1,0 +1,91 @@
+"""Static files with fingerprinted names, cached for a year.
+
+``static_url("app.css")`` gives ``/static/app.<hash>.css``. That name is served with
+``Cache-Control: public, max-age=31536000, immutable``: a new version of the file
+gets a new name, so browsers never keep a stale copy. Plain names
+(``/static/htmx.min.js``) still work and are revalidated on each use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+DIGEST_CHARS = 10
+_FINGERPRINTED = re.compile(
+    rf"^(?P<stem>.+)\.(?P<digest>[0-9a-f]{{{DIGEST_CHARS}}})(?P<suffix>\.[A-Za-z0-9]+)$"
+)
+
+
+class Assets:
+    """Fingerprints of the files under one folder, computed once per file version.
+
+    Attributes:
+        directory: the static folder.
+        prefix: the URL path it is mounted at.
+    """
+
+    def __init__(self, directory: Path, prefix: str = "/static"):
+        self.directory = directory
+        self.prefix = prefix
+        self._digests: dict[str, tuple[int, int, str]] = {}
+
+    def digest(self, name: str) -> str | None:
+        """The short content hash of ``name`` (relative to the folder), or ``None`` if it is missing."""
+        path = (self.directory / name).resolve()
+        if not path.is_relative_to(self.directory.resolve()) or not path.is_file():
+            return None
+        stat = path.stat()
+        cached = self._digests.get(name)
+        if cached and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+            return cached[2]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:DIGEST_CHARS]
+        self._digests[name] = (stat.st_mtime_ns, stat.st_size, digest)
+        return digest
+
+    def url(self, name: str) -> str:
+        """The fingerprinted URL of ``name``: ``app.css`` → ``/static/app.0123456789.css``."""
+        digest = self.digest(name)
+        if digest is None:
+            raise FileNotFoundError(f"static file not found: {name}")
+        stem, dot, suffix = name.rpartition(".")
+        return (
+            f"{self.prefix}/{stem}.{digest}.{suffix}" if dot else f"{self.prefix}/{name}.{digest}"
+        )
+
+
+def split_fingerprint(path: str) -> tuple[str, str | None]:
+    """``app.0123456789.css`` → ``("app.css", "0123456789")``; other names → ``(path, None)``."""
+    match = _FINGERPRINTED.match(path)
+    if not match:
+        return path, None
+    return match["stem"] + match["suffix"], match["digest"]
+
+
+class FingerprintedStaticFiles(StaticFiles):
+    """``StaticFiles`` that also answers fingerprinted names, with a year-long cache."""
+
+    def __init__(self, assets: Assets, **kwargs):
+        super().__init__(directory=assets.directory, **kwargs)
+        self.assets = assets
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        """Serve ``path``; a name whose fingerprint matches the file is cached as immutable."""
+        original, digest = split_fingerprint(path)
+        if digest is not None and self.assets.digest(original) is not None:
+            response = await super().get_response(original, scope)
+            fresh = digest == self.assets.digest(original)  # an old fingerprint gets today's file
+            if response.status_code in (200, 304):
+                response.headers["Cache-Control"] = IMMUTABLE if fresh else REVALIDATE
+            return response
+        response = await super().get_response(path, scope)
+        if response.status_code in (200, 304):
+            response.headers["Cache-Control"] = REVALIDATE
+        return response

@@ -1,0 +1,36 @@
+"""The learner's display preferences: the light/dark theme, remembered in a cookie.
+
+``static/app.js`` switches the theme at once and writes the same cookie; this route
+is the plain-form path, for browsers without JavaScript.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form
+from fastapi.responses import RedirectResponse
+
+from app.web.templating import THEME_COOKIE, THEMES
+
+router = APIRouter()
+THEME_MAX_AGE_S = 365 * 24 * 3600
+
+
+def safe_return_path(path: str) -> str:
+    """``path`` when it is a path on this site, else ``/`` (never another host)."""
+    if path.startswith("/") and not path.startswith(("//", "/\\")):
+        return path
+    return "/"
+
+
+@router.post("/tema", name="theme")
+def choose_theme(
+    tema: Annotated[str, Form(max_length=20)],
+    voltar: Annotated[str, Form(max_length=2000)] = "/",
+):
+    """Remember the theme (``claro`` or ``escuro``) for a year and go back to the page (303)."""
+    response = RedirectResponse(safe_return_path(voltar), status_code=303)
+    if tema in THEMES:
+        response.set_cookie(THEME_COOKIE, tema, max_age=THEME_MAX_AGE_S, samesite="lax", path="/")
+    return response

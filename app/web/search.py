@@ -1,0 +1,42 @@
+"""``/busca``: search every lesson, as a page or (htmx, while typing) as a results fragment."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from app.deps import SearchDep
+from app.i18n import gettext, ngettext
+from app.web.templating import is_htmx, render
+
+router = APIRouter()
+MAX_QUERY_CHARS = 200
+
+
+def results_summary(query: str, count: int) -> str:
+    """The line that heads the results and is announced to screen readers."""
+    if not query:
+        return ""
+    if count == 0:
+        return gettext("No results for “%(query)s”.") % {"query": query}
+    return ngettext("%(num)s result for “%(query)s”", "%(num)s results for “%(query)s”", count) % {
+        "num": count,
+        "query": query,
+    }
+
+
+@router.get("/busca", response_class=HTMLResponse, name="search")
+def search(
+    request: Request, index: SearchDep, q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = ""
+):
+    """Search the lessons: sections that hold every word, with the words highlighted.
+
+    A plain GET renders the page; htmx (typing, or submitting the form) gets the
+    ``_search_results.html`` fragment alone.
+    """
+    query = " ".join(q.split())
+    hits = index.search(query) if query else []
+    context = {"query": query, "hits": hits, "summary": results_summary(query, len(hits))}
+    return render(request, "_search_results.html" if is_htmx(request) else "search.html", context)

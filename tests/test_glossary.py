@@ -1,0 +1,150 @@
+"""The glossary: the file's validation with file:line, first uses in lessons, the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from app.content.course import load_course
+from app.content.glossary import parse_glossary
+from app.content.lessons import load_lesson
+from app.content.text import collation_key
+from tests.conftest import REPO_LESSONS
+from tests.test_content import GOOD
+
+COURSE = load_course(REPO_LESSONS)
+SEED_TERMS = {
+    "kernel",
+    "prefill",
+    "decode",
+    "KV cache",
+    "PagedAttention",
+    "RadixAttention",
+    "tensor parallelism",
+    "continuous batching",
+    "chunked prefill",
+    "quantização",
+}
+VALID = """\
+- term: kernel
+  definition: Rotina de baixo nível que computa uma operação.
+- term: KV cache
+  aliases: [cache dos valores-chave]
+  definition: O cache dos valores-chave do modelo.
+"""
+
+
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def glossary_errors(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "glossario.yml"
+    _glossary, errors = parse_glossary(text, path)
+    return [f"{e.file.name}:{e.line}: {e.message}" for e in errors]
+
+
+def test_the_course_glossary_is_valid_and_seeded_with_the_course_terms():
+    assert [e for e in COURSE.errors if e.file.name == "glossario.yml"] == []
+    terms = [t.term for t in COURSE.glossary.terms]
+    assert set(terms) >= SEED_TERMS
+    assert terms == sorted(terms, key=collation_key)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "  definition: Rotina de baixo nível que computa uma operação.\n",
+            "",
+            "glossario.yml:1: campo obrigatório ausente: `definition`",
+        ),
+        (
+            "- term: KV cache",
+            "- term: Kernels",
+            "glossario.yml:3: `Kernels` já está no glossário, no termo `kernel`",
+        ),
+        (
+            "[cache dos valores-chave]",
+            "[kernel]",
+            "glossario.yml:4: `kernel` já está no glossário, no termo `kernel`",
+        ),
+        ("  aliases:", "  sinonimos:", "glossario.yml:4: campo desconhecido: `sinonimos`"),
+        (
+            "- term: kernel",
+            "- term: [kernel",
+            "glossario.yml:1: YAML inválido: uma lista `[...]` não foi fechada com `]`",
+        ),
+        ("- term: kernel", "- term: '—'", "glossario.yml:1: `—` não tem letras nem números"),
+        (
+            "O cache dos valores-chave do modelo.",
+            "x" * 400,
+            "glossario.yml:5: a definição de `KV cache` tem 400 caracteres; o glossário guarda definições curtas (até 320)",
+        ),
+    ],
+)
+def test_each_glossary_problem_is_reported_with_its_line(tmp_path, old, new, expected):
+    assert old in VALID
+    assert expected in glossary_errors(tmp_path, VALID.replace(old, new, 1))
+
+
+def test_a_valid_glossary_has_no_problem(tmp_path):
+    assert glossary_errors(tmp_path, VALID) == []
+
+
+def test_curso_check_reports_glossary_lines(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "01-boa.md").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "glossario.yml").write_text(
+        VALID.replace("- term: KV cache", "- term: kernels"), encoding="utf-8"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "check", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{tmp_path}/glossario.yml:3:1: error: `kernels` já está no glossário, no termo `kernel`"
+    ]
+
+
+def test_first_use_of_a_term_gets_its_definition_and_later_uses_do_not(tmp_path):
+    glossary, _ = parse_glossary(VALID, tmp_path / "glossario.yml")
+    body = GOOD.replace(
+        "O **prefill** processa o prompt.",
+        "Os kernels rodam. Um [kernel](#duas-fases-do-kernel) no link e outro kernel depois. O KV-cache cresce.",
+    ).replace("## Duas fases", "## Duas fases do kernel")
+    path = tmp_path / "licao.md"
+    path.write_text(body, encoding="utf-8")
+    lesson = load_lesson(path, glossary)
+    html = soup("".join(p for p in lesson.parts if isinstance(p, str)))
+    dfns = html.select("dfn.term")
+    assert [d.get_text() for d in dfns] == ["kernels", "KV-cache"], (
+        "só o primeiro uso, nunca em títulos"
+    )
+    assert lesson.terms == ("kernel", "kv-cache")
+    button = dfns[0].button
+    assert button["popovertarget"] == "def-kernel" and button["type"] == "button"
+    popover = html.select_one("#def-kernel[popover]")
+    assert popover.get_text() == "kernel: Rotina de baixo nível que computa uma operação."
+    assert popover.a["href"] == "/glossario#kernel"
+    assert not html.select("h2 dfn, a dfn")
+
+
+def test_glossary_page_lists_terms_in_order_with_where_they_appear(client):
+    page = soup(client.get("/glossario").text)
+    terms = [dt.get_text() for dt in page.select(".glossary dt")]
+    assert terms == [t.term for t in COURSE.glossary.terms]
+    assert terms == sorted(terms, key=collation_key)
+    kernel = page.select_one("dt#kernel").find_parent(class_="glossary-entry")
+    assert "ciclos de GPU" in kernel.dd.get_text()
+    first = kernel.select_one(".glossary-where a")["href"]
+    assert first == "/licoes/kernels#termo-kernel"
+    lesson = soup(client.get("/licoes/kernels").text)
+    assert lesson.select_one("#termo-kernel button").get_text() == "kernels"

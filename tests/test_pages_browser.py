@@ -1,0 +1,165 @@
+"""Every page type in real Chromium, at 360 and 1280 px, light and dark.
+
+For each: axe-core finds no WCAG 2.2 A/AA violation, nothing scrolls sideways on a
+phone, no request leaves for another host, and a screenshot lands in
+``test-artifacts/`` (ignored by git). To cover a new page type, add it to
+:data:`PAGE_TYPES`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.content.course import load_course
+from tests.conftest import REPO_LESSONS, LiveServer
+from tests.test_browser import ConsoleWatch
+
+AXE = REPO_LESSONS.parent / "tests" / "vendor" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+WIDTHS = (360, 1280)
+THEMES = ("light", "dark")
+COURSE = load_course(REPO_LESSONS)
+FIRST_QUESTION = next(iter(COURSE.get("kernels").questions.values()))
+
+
+def answer_first_question(page: Page) -> None:
+    """Answer the first quiz question of the kernels lesson (once; later visits show it graded)."""
+    question = page.locator(f"#pergunta-{FIRST_QUESTION.id}")
+    if question.locator("form").count():
+        question.locator(f"#op-{FIRST_QUESTION.id}-b").check()
+        question.get_by_role("button", name="Responder").click()
+    expect(question.locator(".verdict")).to_be_visible()
+    question.scroll_into_view_if_needed()
+
+
+def _origin(page: Page) -> str:
+    return "/".join(page.url.split("/", 3)[:3])
+
+
+def with_progress(page: Page) -> None:
+    """Answer a question and finish a tree walk, then come back to the page under test."""
+    here, origin = page.url, _origin(page)
+    page.goto(origin + "/licoes/kernels")
+    answer_first_question(page)
+    page.goto(origin + "/arvores/guia-osman")
+    page.locator(".tree-option").first.click()  # "Apple Silicon" leads straight to a result
+    expect(page.locator(".tree-result")).to_be_visible()
+    page.goto(here)
+
+
+def signed_in(page: Page) -> None:
+    """Create an account for this browser's learner (once), then come back to the page."""
+    here = page.url
+    page.goto(_origin(page) + "/conta")
+    if not page.locator(".account-name").count():
+        form = page.locator("form[action='/conta/criar']")
+        form.get_by_label("Nome de usuário").fill(f"axe-{secrets.token_hex(4)}")
+        form.get_by_label("Senha", exact=True).fill("senha-bem-longa")
+        form.get_by_label("Repita a senha").fill("senha-bem-longa")
+        form.get_by_role("button", name="Criar conta").click()
+        expect(page).to_have_url(f"{_origin(page)}/progresso")
+    page.goto(here)
+
+
+def sign_up_refused(page: Page) -> None:
+    """Send the sign-up form with a confirmation that does not match: the form comes back with its error."""
+    form = page.locator("form[action='/conta/criar']")
+    form.get_by_label("Nome de usuário").fill(f"axe-{secrets.token_hex(4)}")
+    form.get_by_label("Senha", exact=True).fill("senha-bem-longa")
+    form.get_by_label("Repita a senha").fill("outra-senha-longa")
+    form.get_by_role("button", name="Criar conta").click()
+    expect(page.locator("#erro-criar")).to_be_visible()
+
+
+@dataclass(frozen=True)
+class PageType:
+    """A kind of page a learner meets: where it is and how to bring it to the state to check."""
+
+    name: str
+    path: str
+    prepare: Callable[[Page], None] | None = None
+    status: int = 200  # what the page answers (the browser logs a 4xx page as a console error)
+
+
+PAGE_TYPES = [
+    PageType("inicio", "/"),
+    PageType("licao", "/licoes/kernels"),
+    PageType("quiz-respondido", "/licoes/kernels", answer_first_question),
+    PageType(
+        "arvore-no-meio",
+        "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production#arvore-guia-fase17",
+    ),
+    PageType(
+        "arvore-resultado-na-licao",
+        "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production,code#arvore-guia-fase17",
+    ),
+    PageType("busca", "/busca?q=decodificacao"),
+    PageType("glossario", "/glossario"),
+    PageType("arvores", "/arvores"),
+    PageType("arvore", "/arvores/guia-osman?c=hopper"),
+    PageType("arvore-resultado", "/arvores/guia-osman?c=hopper,convenience"),
+    PageType("comparar", "/arvores/comparar?hardware=apple"),
+    PageType(
+        "comparar-sobreposicao",
+        "/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context#comparacao",
+    ),
+    PageType("progresso", "/progresso", with_progress),
+    PageType("conta", "/conta"),
+    PageType("conta-erro", "/conta", sign_up_refused, status=422),
+    PageType("conta-entrou", "/conta", signed_in),
+    PageType("meus-dados", "/meus-dados", with_progress),
+    PageType("meus-dados-apagados", "/meus-dados?apagado=1"),
+    PageType("erro-404", "/licoes/nao-existe", status=404),
+]
+
+
+def settle(page: Page) -> None:
+    """Wait for running CSS animations (the tree's fade-in) to end, so colours are final."""
+    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+
+
+def axe_violations(page: Page) -> list[str]:
+    """Run axe-core on the page; one line per violation and element."""
+    # Evaluated over the DevTools protocol: the page's CSP (no inline scripts) stays on.
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
+    found = page.evaluate(
+        """async (tags) => {
+            const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+            return result.violations.flatMap(v => v.nodes.map(n => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary.split("\\n").slice(1).join(" ")}`));
+        }""",
+        AXE_TAGS,
+    )
+    return found
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("kind", PAGE_TYPES, ids=lambda kind: kind.name)
+def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
+    live_server: LiveServer, new_page, artifacts, kind: PageType, theme: str
+):
+    page = new_page(color_scheme=theme)
+    watch = ConsoleWatch(page)
+    hosts: set[str] = set()
+    page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
+    problems = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(live_server.url + kind.path)
+        if kind.prepare:
+            kind.prepare(page)
+        settle(page)
+        overflow = page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width, f"{kind.name} rola para o lado em {width} px ({overflow} px)"
+        page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
+        violations = axe_violations(page)
+        if violations:
+            problems[width] = violations
+    assert problems == {}
+    assert hosts == {f"127.0.0.1:{live_server.port}"}, "nenhum pedido a outro host"
+    expected = f"status of {kind.status}"
+    assert [e for e in watch.errors if kind.status == 200 or expected not in e] == []

@@ -1,0 +1,179 @@
+"""Search over HTTP: Portuguese however it is typed, results with anchors, rebuilt on change."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import unicodedata
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.search import Query, snippet
+from tests.conftest import PROJECT_ROOT, make_settings
+from tests.test_content import GOOD
+
+HX = {"HX-Request": "true"}
+DECODIFICACAO = "decodificação"
+
+
+def soup(response) -> BeautifulSoup:
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def hits(client: TestClient, q: str) -> list[tuple[str, str]]:
+    """(link, section title) of every result for ``q``."""
+    page = soup(client.get("/busca", params={"q": q}))
+    return [(a["href"], a.get_text()) for a in page.select(".search-hit-title a")]
+
+
+def marked(client: TestClient, q: str) -> list[str]:
+    return [
+        m.get_text()
+        for m in soup(client.get("/busca", params={"q": q})).select(".search-snippet mark")
+    ]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "decodificacao",
+        "DECODIFICAÇÃO",
+        unicodedata.normalize("NFD", DECODIFICACAO),
+        "Decodificação",
+        "decodif",
+    ],
+    ids=["sem-acento", "maiusculas", "nfd", "normal", "prefixo"],
+)
+def test_decodificacao_is_found_however_it_is_typed(client, typed):
+    found = hits(client, typed)
+    assert ("/licoes/alem-do-ollama#sglang", "SGLang") in found
+    assert DECODIFICACAO in [m.lower() for m in marked(client, typed)]
+
+
+def test_kernel_finds_kernels(client):
+    assert "kernels" in [m.lower() for m in marked(client, "kernel")]
+    assert ("/licoes/kernels#modelo-engine-e-kernels", "Modelo, engine e kernels") in hits(
+        client, "kernel"
+    )
+
+
+@pytest.fixture
+def plural_course(tmp_path: Path):
+    """A course whose only lesson speaks of "quantizações", in the plural."""
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    body = GOOD + "\n## Formatos\n\nAs quantizações mudam de engine para engine.\n"
+    (lessons / "01-licao.md").write_text(body, encoding="utf-8")
+    with TestClient(create_app(make_settings(tmp_path, lessons))) as client:
+        yield client, lessons
+
+
+def test_quantizacao_finds_quantizacoes(plural_course):
+    client, _ = plural_course
+    for typed in ("quantização", "quantizacao", "QUANTIZAÇÕES"):
+        assert hits(client, typed) == [("/licoes/decode-prefill#formatos", "Formatos")], typed
+    assert marked(client, "quantização") == ["quantizações"]
+
+
+def test_index_is_rebuilt_when_a_lesson_file_changes(plural_course):
+    client, lessons = plural_course
+    assert hits(client, "zebra") == []
+    path = lessons / "01-licao.md"
+    path.write_text(
+        path.read_text(encoding="utf-8") + "\n## Zebras\n\nUma zebra no prompt.\n", encoding="utf-8"
+    )
+    assert hits(client, "zebra") == [("/licoes/decode-prefill#zebras", "Zebras")]
+    second = GOOD.replace("slug: decode-prefill", "slug: outra").replace("order: 1", "order: 2")
+    (lessons / "02-outra.md").write_text(
+        second + "\n## Listras\n\nOutra zebra.\n", encoding="utf-8"
+    )
+    assert {link for link, _ in hits(client, "zebras")} == {
+        "/licoes/decode-prefill#zebras",
+        "/licoes/outra#listras",
+    }
+
+
+def test_every_result_links_to_a_heading_that_exists(client):
+    results = soup(client.get("/busca", params={"q": "engine"}))
+    links = [a["href"] for a in results.select(".search-hit-title a")]
+    assert len(links) >= 5
+    pages: dict[str, BeautifulSoup] = {}
+    for link in links:
+        path, _, anchor = link.partition("#")
+        page = pages.setdefault(path, soup(client.get(path)))
+        assert not anchor or page.select_one(f"[id='{anchor}']"), link
+    first = results.select_one(".search-hit")
+    assert first.select_one(".search-hit-lesson").get_text().startswith("Lição ")
+
+
+def test_results_summary_and_empty_states(client):
+    page = soup(client.get("/busca", params={"q": "kernel"}))
+    summary = page.select_one("h2.search-summary")
+    assert summary.get_text().endswith("resultados para “kernel”")
+    assert summary["data-announce"] == summary.get_text()
+    none = soup(client.get("/busca", params={"q": "xilofone"}))
+    assert none.select_one("h2.search-summary").get_text() == "Nenhum resultado para “xilofone”."
+    empty = soup(client.get("/busca"))
+    assert (
+        empty.select_one(".search-empty").get_text()
+        == "Digite uma palavra acima: os resultados aparecem enquanto você digita."
+    )
+    assert empty.select_one("form[role=search] input[name=q]")
+    assert client.get("/busca", params={"q": "x" * 201}).status_code == 422
+
+
+def test_htmx_gets_only_the_results_fragment(client):
+    response = client.get("/busca", params={"q": "prefill"}, headers=HX)
+    assert response.status_code == 200
+    assert "HX-Request" in response.headers["vary"]
+    fragment = soup(response)
+    assert fragment.html is None and fragment.select_one("section.search-results")
+    assert fragment.select(".search-hit")
+
+
+def test_snippet_escapes_text_and_marks_words():
+    text = "O <script> do decode e as decodificações"
+    html = snippet(text, Query.parse("decodificação"))
+    assert html == "O &lt;script&gt; do decode e as <mark>decodificações</mark>"
+
+
+def test_search_works_under_the_c_locale(tmp_path):
+    """The same answers with ``LC_ALL=C``: nothing depends on the server's locale."""
+    program = textwrap.dedent(f"""
+        import json, unicodedata
+        from pathlib import Path
+        from bs4 import BeautifulSoup
+        from fastapi.testclient import TestClient
+        from app.main import create_app
+        from tests.conftest import make_settings
+        client = TestClient(create_app(make_settings(Path({str(tmp_path)!r}))))
+        out = {{}}
+        for q in ["decodificacao", "DECODIFICA\\u00c7\\u00c3O", unicodedata.normalize("NFD", "decodifica\\u00e7\\u00e3o"), "kernel"]:
+            page = BeautifulSoup(client.get("/busca", params={{"q": q}}).text, "html.parser")
+            out[q] = sorted(a["href"] for a in page.select(".search-hit-title a"))
+        print(json.dumps(out))
+    """)
+    script = tmp_path / "busca_c.py"
+    script.write_text(program, encoding="ascii")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONPATH": str(PROJECT_ROOT)}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT_ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    variants = [found[q] for q in found if q != "kernel"]
+    assert variants[0] == variants[1] == variants[2]
+    assert "/licoes/alem-do-ollama#sglang" in variants[0]
+    assert "/licoes/kernels#modelo-engine-e-kernels" in found["kernel"]
