@@ -1,0 +1,62 @@
+"""Every route × {anonymous, learner A, learner B, instructor} gets the expected status."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from tests.test_accounts import sign_up
+from tests.test_http import KERNELS, answer
+from tests.test_instructor import instructor
+
+OPEN = [
+    "/", "/licoes/kernels", "/licoes/kernels?arvore=guia-osman&c=apple", "/arvores", "/arvores/guia-osman",
+    "/arvores/comparar?hardware=apple", "/arvores/guia-osman/widget?c=hopper", "/busca?q=kernel", "/glossario",
+    "/progresso", "/conta", "/meus-dados", "/meus-dados/exportar", "/api/arvores", "/api/arvores/guia-fase17",
+    "/api/progresso", "/api/openapi.json", "/healthz",
+]
+INSTRUCTOR_ONLY = [
+    "/instrutor", "/instrutor/licoes/kernels", "/instrutor/exportar/tentativas.csv",
+    "/instrutor/exportar/progresso.csv",
+]
+EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
+
+
+@pytest.fixture
+def people(settings):
+    app = create_app(settings)
+    anonymous = TestClient(app, follow_redirects=False)
+    learner_a = TestClient(app, follow_redirects=False)
+    answer(learner_a, "kernels", next(iter(KERNELS.questions)), ["b"])
+    sign_up(learner_a, "ana")
+    learner_b = TestClient(app, follow_redirects=False)
+    sign_up(learner_b, "bia")
+    teacher = instructor(TestClient(app, follow_redirects=False), settings, "prof")
+    return {"anônimo": anonymous, "aluno A": learner_a, "aluno B": learner_b, "instrutor": teacher}
+
+
+def test_the_authorization_matrix(people):
+    seen = {}
+    for who, client in people.items():
+        for url in OPEN:
+            seen[(who, url)] = client.get(url).status_code
+        for url in INSTRUCTOR_ONLY:
+            seen[(who, url)] = client.get(url).status_code
+    expected = {(who, url): 200 for who in people for url in OPEN}
+    expected |= {(who, url): EXPECTED[who] for who in people for url in INSTRUCTOR_ONLY}
+    assert seen == expected
+    assert people["anônimo"].get("/instrutor").headers["location"].startswith("/conta?proximo=")
+
+
+def test_learners_see_only_their_own_data(people):
+    a = people["aluno A"].get("/meus-dados/exportar").json()
+    b = people["aluno B"].get("/meus-dados/exportar").json()
+    assert len(a["attempts"]) == 1 and b["attempts"] == []
+    assert people["aluno B"].get("/api/progresso").json()["lessons"][0]["attempts"] == 0
+
+
+def test_a_post_without_any_cookie_is_refused(people):
+    fresh = TestClient(people["anônimo"].app)
+    response = fresh.post(f"/licoes/kernels/perguntas/{next(iter(KERNELS.questions))}", data={"opcao": "b"})
+    assert response.status_code == 403
