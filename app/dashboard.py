@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Select, case, func, select, tuple_, union_all
-from sqlmodel import Session
+from sqlmodel import SQLModel, Session
 
 from app.content.course import Course
 from app.item_analysis import ItemStats, OptionCounts
 from app.models import Attempt, Learner, Walk
 
-ATTEMPT = Attempt.__table__  # type: ignore[attr-defined]
-WALK = Walk.__table__  # type: ignore[attr-defined]
-LEARNER = Learner.__table__  # type: ignore[attr-defined]
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
+WALK = SQLModel.metadata.tables[Walk.__tablename__]
+LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def activity(db: Session, now: datetime) -> Activity:
             )
         )
 
-    row = db.exec(select(func.count(func.distinct(events.c.learner_id)), since(7), since(30))).one()  # type: ignore[call-overload]
+    row = db.exec(select(func.count(func.distinct(events.c.learner_id)), since(7), since(30))).one()
     return Activity(*row)
 
 
@@ -104,7 +104,7 @@ def funnel(db: Session, course: Course) -> list[FunnelStep]:
         .subquery("per_learner")
     )
     total = case(totals, value=per_learner.c.lesson_slug, else_=0)
-    rows = db.exec(  # type: ignore[call-overload]
+    rows = db.exec(
         select(
             per_learner.c.lesson_slug,
             func.count(),
@@ -194,7 +194,7 @@ def item_stats(db: Session, course: Course) -> dict[tuple[str, str], ItemStats]:
     versions = current_versions(course)
     if not versions:
         return {}
-    totals = db.exec(  # type: ignore[call-overload]
+    totals = db.exec(
         select(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, func.count())
         .where(
             tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, ATTEMPT.c.question_hash).in_(
@@ -205,7 +205,7 @@ def item_stats(db: Session, course: Course) -> dict[tuple[str, str], ItemStats]:
     )
     attempts = {(slug, qid): count for slug, qid, count in totals}
     cells: dict[tuple[str, str], list[tuple[str, str, int, int]]] = defaultdict(list)
-    for slug, qid, chosen, grp, count, right in db.exec(_grouped_first_tries(versions)):  # type: ignore[call-overload]
+    for slug, qid, chosen, grp, count, right in db.exec(_grouped_first_tries(versions)):
         cells[(slug, qid)].append((chosen, grp, count, right or 0))
     out = {}
     for lesson in course.lessons:
@@ -242,7 +242,7 @@ def _fold(attempts: int, cells, options, answer: frozenset[str]) -> ItemStats:
 
 def tree_walks(db: Session) -> dict[str, dict[str, int]]:
     """Finished walks: tree id → result id → how many (one query)."""
-    rows = db.exec(  # type: ignore[call-overload]
+    rows = db.exec(
         select(WALK.c.tree_id, WALK.c.result_id, func.count()).group_by(
             WALK.c.tree_id, WALK.c.result_id
         )

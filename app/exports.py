@@ -121,7 +121,7 @@ def attempt_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple]
         ATTEMPT.c.created_at,
     ).order_by(ATTEMPT.c.created_at, ATTEMPT.c.id)
     with Session(engine) as db:
-        for row in db.exec(query.execution_options(yield_per=BATCH)):  # type: ignore[call-overload]
+        for row in db.exec(query.execution_options(yield_per=BATCH)):
             number, learner, slug, qid, version, current, chosen, correct, first_try, created = row
             yield (
                 number,
@@ -201,7 +201,7 @@ def progress_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple
         .order_by(LEARNER.c.created_at, LEARNER.c.id, catalog.c.position)
     )
     with Session(engine) as db:
-        for row in db.exec(query.execution_options(yield_per=BATCH)):  # type: ignore[call-overload]
+        for row in db.exec(query.execution_options(yield_per=BATCH)):
             learner, slug, situation, right_n, total, first_right, tries_n, latest = row
             yield (
                 pseudonym(salt, learner),

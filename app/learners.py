@@ -85,18 +85,18 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     target_keys = select(Attempt.idempotency_key).where(
         Attempt.learner_id == target_id, col(Attempt.idempotency_key).is_not(None)
     )
-    db.exec(  # type: ignore[call-overload]
+    db.exec(
         delete(Attempt).where(
             col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
         )
     )
     for table in (Attempt, Walk):
-        db.exec(
+        db.execute(
             update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
-        )  # type: ignore[call-overload]
+        )
     if place is not None:
         set_place(db, target_id, place)
-    db.exec(delete(Learner).where(col(Learner.id) == source_id))  # type: ignore[call-overload]
+    db.exec(delete(Learner).where(col(Learner.id) == source_id))
     end_sessions_of(db, source_id)
     db.commit()
 
@@ -138,7 +138,7 @@ def delete_learner(db: Session, learner_id: str) -> None:
     explicitly, so a database without foreign keys enforced keeps nothing either.
     """
     for table in (Attempt, Walk, Account):
-        db.exec(delete(table).where(col(table.learner_id) == learner_id))  # type: ignore[call-overload]
-    db.exec(delete(Learner).where(col(Learner.id) == learner_id))  # type: ignore[call-overload]
+        db.exec(delete(table).where(col(table.learner_id) == learner_id))
+    db.exec(delete(Learner).where(col(Learner.id) == learner_id))
     end_sessions_of(db, learner_id)
     db.commit()

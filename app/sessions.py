@@ -83,7 +83,7 @@ class DatabaseStore(SessionStore):
             begin_write(db)
             row = db.get(WebSession, session_id)
             if row is None:
-                db.exec(delete(WebSession).where(col(WebSession.expires_at) <= utcnow()))  # type: ignore[call-overload]
+                db.exec(delete(WebSession).where(col(WebSession.expires_at) <= utcnow()))
                 row = WebSession(id=session_id, data=text, expires_at=expires_at)
             elif (
                 _content(row.data) == _content(text) and expires_at - row.expires_at < EXPIRY_SLACK
@@ -97,7 +97,7 @@ class DatabaseStore(SessionStore):
     def remove_now(self, session_id: str) -> None:
         """Synchronous :meth:`remove`."""
         with Session(self.engine) as db:
-            db.exec(delete(WebSession).where(col(WebSession.id) == session_id))  # type: ignore[call-overload]
+            db.exec(delete(WebSession).where(col(WebSession.id) == session_id))
             db.commit()
 
 
@@ -133,7 +133,7 @@ def _content(text: str) -> dict:
 
 def end_sessions_of(db: Session, learner_id: str) -> None:
     """Delete every session of ``learner_id`` (every device); the caller commits."""
-    db.exec(delete(WebSession).where(col(WebSession.learner_id) == learner_id))  # type: ignore[call-overload]
+    db.exec(delete(WebSession).where(col(WebSession.learner_id) == learner_id))
 
 
 def rotate_session_id(connection: HTTPConnection) -> None:
@@ -143,7 +143,9 @@ def rotate_session_id(connection: HTTPConnection) -> None:
     """
     handler = get_session_handler(connection)
     if handler.session_id:
-        handler.store.remove_now(handler.session_id)  # type: ignore[attr-defined]
+        store = handler.store
+        if isinstance(store, DatabaseStore):
+            store.remove_now(handler.session_id)
     regenerate_session_id(connection)
 
 

@@ -141,7 +141,7 @@ def save_place(session: Session, learner_id: str, place: Place) -> bool:
 
 def set_place(session: Session, learner_id: str, place: Place) -> bool:
     """Update the learner row's place without committing; True when a row was updated."""
-    result = session.exec(  # type: ignore[call-overload]
+    result = session.exec(
         update(Learner)
         .where(col(Learner.id) == learner_id)
         .values(place_lesson=place.lesson_slug, place_section=place.section, place_at=utcnow())
