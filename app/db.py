@@ -6,13 +6,13 @@ connection; other databases are used as configured.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from sqlalchemy import Engine, event
 from sqlmodel import Session, create_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 15000
 IMMEDIATE = "curso_sqlite_immediate"
+SQLITE_ARGS = {"check_same_thread": False}
+THREADS = 40  # AnyIO's default threadpool size, where FastAPI runs sync routes
 
 
 def make_engine(url: str) -> Engine:
@@ -26,7 +26,35 @@ def make_engine(url: str) -> Engine:
     """
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False})
+    # SQLite connections are cheap; one per threadpool thread means a request never waits
+    # for the pool while another holds a connection.
+    return _sqlite_events(
+        create_engine(url, connect_args=SQLITE_ARGS, pool_size=THREADS, max_overflow=0)
+    )
+
+
+def make_loop_engine(url: str) -> Engine:
+    """Create an engine with a single connection, for short reads made on the event loop.
+
+    The event loop runs one thing at a time and these reads hold the connection without
+    ever awaiting, so one connection is enough and taking it never waits (a wait there would
+    stall every request of the worker). Use it only in code that does not ``await`` while
+    the connection is open.
+
+    Args:
+        url: the same SQLAlchemy URL as :func:`make_engine`.
+
+    Returns:
+        An engine whose pool holds one connection (SQLite pragmas as in :func:`make_engine`).
+    """
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True, pool_size=1, max_overflow=0, pool_timeout=5)
+    return _sqlite_events(
+        create_engine(url, connect_args=SQLITE_ARGS, pool_size=1, max_overflow=0, pool_timeout=5)
+    )
+
+
+def _sqlite_events(engine: Engine) -> Engine:
     event.listen(engine, "connect", _sqlite_pragmas)
     event.listen(engine, "begin", _sqlite_begin)
     return engine
@@ -64,16 +92,3 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     # NORMAL is durable in WAL mode across application crashes.
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
-
-
-def session_scope(engine: Engine) -> Iterator[Session]:
-    """Yield one session for a request and close it afterwards.
-
-    Args:
-        engine: the app's engine.
-
-    Yields:
-        A SQLModel session; the caller commits.
-    """
-    with Session(engine) as session:
-        yield session

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -12,7 +13,6 @@ from sqlmodel import Session
 
 from app.auth import Passwords, SignInLimiter
 from app.content.course import Course
-from app.db import session_scope
 from app.i18n import N_, gettext
 from app.instructors import instructor_account
 from app.models import Account
@@ -25,22 +25,54 @@ SIGN_IN_FIRST = "Entre com uma conta de instrutor para ver esta página."
 INSTRUCTORS_ONLY = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """Yield a database session bound to the app's engine."""
-    yield from session_scope(request.app.state.engine)
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    """Yield a database session bound to the app's engine.
+
+    The dependencies here are ``async``: they do no blocking work (creating a session does not
+    connect), and FastAPI would otherwise run each one on the threadpool, one hop per dependency.
+    """
+    with Session(request.app.state.engine) as session:
+        yield session
 
 
-def get_course(request: Request) -> Course:
+@contextmanager
+def read_session(request: Request) -> Iterator[Session]:
+    """Open a session for reads made on the event loop, inside an ``async`` route.
+
+    It uses the worker's one loop connection (:func:`app.db.make_loop_engine`), so the
+    route skips the threadpool. Never ``await`` inside the ``with`` block, and never write
+    there: a write may wait for SQLite's lock, and must run on the threadpool with its own
+    session (see :func:`write_session`).
+
+    Yields:
+        A SQLModel session, closed when the block ends.
+    """
+    with Session(request.app.state.loop_engine) as session:
+        yield session
+
+
+@contextmanager
+def write_session(request: Request) -> Iterator[Session]:
+    """Open a session on the main engine, for work run with ``run_in_threadpool``.
+
+    Yields:
+        A SQLModel session, closed when the block ends; the caller commits.
+    """
+    with Session(request.app.state.engine) as session:
+        yield session
+
+
+async def get_course(request: Request) -> Course:
     """Return the course as it is now (lesson files that changed are reloaded first)."""
     return request.app.state.live_course.current()
 
 
-def get_search_index(request: Request) -> SearchIndex:
+async def get_search_index(request: Request) -> SearchIndex:
     """Return the app's lesson search index (rebuilt when the lesson files change)."""
     return request.app.state.search
 
 
-def current_learner_id(request: Request) -> str:
+async def current_learner_id(request: Request) -> str:
     """Return the learner id from the server-side session, assigning a new one on a first visit.
 
     The learner row itself is stored on the first answer, so browsing writes no learner.
@@ -52,7 +84,7 @@ def current_learner_id(request: Request) -> str:
     return learner_id
 
 
-def existing_learner_id(request: Request) -> str:
+async def existing_learner_id(request: Request) -> str:
     """Return the learner id of a request that must already have a session (every POST).
 
     Raises:
@@ -64,17 +96,17 @@ def existing_learner_id(request: Request) -> str:
     return learner_id
 
 
-def signed_in_as(request: Request) -> str | None:
+async def signed_in_as(request: Request) -> str | None:
     """Return the signed-in username, or ``None`` for an anonymous learner."""
     return session_account(request)
 
 
-def get_passwords(request: Request) -> Passwords:
+async def get_passwords(request: Request) -> Passwords:
     """Return the app's password hasher."""
     return request.app.state.passwords
 
 
-def get_sign_in_limiter(request: Request) -> SignInLimiter:
+async def get_sign_in_limiter(request: Request) -> SignInLimiter:
     """Return the app's failed sign-in limiter."""
     return request.app.state.sign_in_limiter
 

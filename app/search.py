@@ -14,15 +14,14 @@ find "decodificação", "kernel" finds "kernels" and "quantização" finds
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
-from pathlib import Path
 
-from app.content.course import Course, lesson_files, load_course
+from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.text import fold, nfc, term_key, words
 
@@ -217,32 +216,22 @@ def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:
     return ("… " if begin else "") + "".join(out).strip() + (" …" if finish < len(text) else "")
 
 
-def folder_signature(folder: Path) -> tuple:
-    """Name, size and modification time of every lesson file: changes when any file does."""
-    signature = []
-    for path in lesson_files(folder) if folder.is_dir() else []:
-        stat = os.stat(path)
-        signature.append((path.name, stat.st_size, stat.st_mtime_ns))
-    return tuple(signature)
-
-
 class SearchIndex:
-    """The search index of one lessons folder, rebuilt when its files change.
+    """The search index of the course as it is now, rebuilt when the course changes.
 
-    Thread-safe: FastAPI runs sync routes in a thread pool, so queries and rebuilds
-    share one lock.
+    The course comes from ``current`` (the app's :class:`~app.content.live.LiveCourse`), so
+    the index holds exactly the lessons being served, and a search looks at no file.
+    Thread-safe: queries and rebuilds share one lock.
+
+    Args:
+        current: returns the course as it is now; a new object means the course changed.
     """
 
-    def __init__(self, folder: Path, course: Course | None = None, signature: tuple = ()):
-        """Watch ``folder``; ``course`` (loaded when the files had ``signature``) saves a reload.
-
-        Nothing is indexed until the first search.
-        """
-        self.folder = folder
+    def __init__(self, current: Callable[[], Course]):
+        self._current = current
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        self._signature: tuple | None = None
-        self._pending = (course, signature) if course is not None else None
+        self._course: Course | None = None
 
     def search(self, raw: str, limit: int = MAX_RESULTS) -> list[Hit]:
         """The sections that contain every word of ``raw``, best first."""
@@ -270,16 +259,10 @@ class SearchIndex:
         ]
 
     def _fresh(self) -> sqlite3.Connection:
-        signature = folder_signature(self.folder)
-        if self._db is not None and signature == self._signature:
-            return self._db
-        if self._pending is not None and signature == self._pending[1]:
-            course = self._pending[0]
-        else:
-            course = load_course(self.folder)
-        self._pending = None
-        self._db = build_index(course)
-        self._signature = signature
+        course = self._current()
+        if self._db is None or course is not self._course:
+            self._db = build_index(course)
+            self._course = course
         return self._db
 
 

@@ -8,9 +8,10 @@ signing out really ends a session, and deleting a learner ends all of theirs.
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from contextvars import ContextVar
+from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, delete
+from sqlalchemy import Engine, bindparam, delete, select
 from sqlmodel import Session, col
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
@@ -31,64 +32,78 @@ ACCOUNT_KEY = "account"
 # A rolling session's expiry is stored again at most once a day, not on every request.
 EXPIRY_SLACK = timedelta(days=1)
 DEFAULT_TTL_S = 24 * 3600
+# What the current request read from the store: (session id, content, expiry), or None.
+_LOADED: ContextVar[tuple[str, dict, datetime] | None] = ContextVar(
+    "curso_loaded_session", default=None
+)
+
+
+# Built once: building the statement cost more than running it.
+_READ = select(WebSession.data, WebSession.expires_at).where(
+    col(WebSession.id) == bindparam("session_id")
+)
 
 
 class DatabaseStore(SessionStore):
     """A starsessions store backed by the ``websession`` table.
 
     Unchanged sessions are not written again (only ``last_access`` moves on every
-    request), so reading pages costs one primary-key read. Expired rows are dropped
-    whenever a new session is stored.
+    request), so reading pages costs one primary-key read and no write. Expired rows are
+    dropped whenever a new session is stored.
 
     Args:
         engine: the app's engine.
+        loop_engine: the engine for reads on the event loop (:func:`app.db.make_loop_engine`).
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, loop_engine: Engine | None = None) -> None:
         self.engine = engine
+        self.loop_engine = loop_engine or engine
 
     async def read(self, session_id: str, lifetime: int) -> bytes:
-        """Return the session's JSON, or ``b""`` when it is unknown or expired."""
-        return await run_in_threadpool(self.read_now, session_id)
+        """Return the session's JSON, or ``b""`` when it is unknown or expired.
+
+        It runs on the event loop, not the threadpool: a primary-key read never waits for a
+        lock (SQLite readers in WAL mode, PostgreSQL's MVCC). What it read is remembered for
+        this request only, so :meth:`write` can tell an unchanged session without reading again.
+        """
+        with self.loop_engine.connect() as connection:
+            row = connection.execute(_READ, {"session_id": session_id}).first()
+        if row is None or row.expires_at <= utcnow():
+            _LOADED.set(None)
+            return b""
+        _LOADED.set((session_id, _content(row.data), row.expires_at))
+        return row.data.encode("utf-8")
 
     async def write(self, session_id: str, data: bytes, lifetime: int, ttl: int) -> str:
-        """Store the session for ``ttl`` seconds and return its id."""
-        await run_in_threadpool(self.write_now, session_id, data, ttl or lifetime)
+        """Store the session for ``ttl`` seconds and return its id.
+
+        A session this request read and did not change is not written again, unless its stored
+        expiry is more than :data:`EXPIRY_SLACK` behind; so reading pages writes nothing.
+        """
+        text = data.decode("utf-8")
+        expires_at = utcnow() + timedelta(seconds=ttl or lifetime or DEFAULT_TTL_S)
+        loaded = _LOADED.get()
+        if loaded and loaded[0] == session_id and _unchanged(loaded[1:], text, expires_at):
+            return session_id
+        await run_in_threadpool(self.write_now, session_id, text, expires_at)
         return session_id
 
     async def remove(self, session_id: str) -> None:
         """Delete the session."""
         await run_in_threadpool(self.remove_now, session_id)
 
-    def read_now(self, session_id: str) -> bytes:
-        """Synchronous :meth:`read`."""
-        with Session(self.engine) as db:
-            row = db.get(WebSession, session_id)
-            if row is None or row.expires_at <= utcnow():
-                return b""
-            return row.data.encode("utf-8")
-
-    def write_now(self, session_id: str, data: bytes, ttl: int) -> None:
-        """Synchronous :meth:`write`."""
-        text = data.decode("utf-8")
-        expires_at = utcnow() + timedelta(seconds=ttl or DEFAULT_TTL_S)
+    def write_now(self, session_id: str, text: str, expires_at: datetime) -> None:
+        """Store ``text`` (the session's JSON) until ``expires_at``, in one write transaction."""
         learner_id = json.loads(text).get(LEARNER_KEY)
-        with Session(self.engine) as db:  # most requests end here, without taking the write lock
-            row = db.get(WebSession, session_id)
-            if row is not None and (
-                _content(row.data) == _content(text) and expires_at - row.expires_at < EXPIRY_SLACK
-            ):
-                return
         with Session(self.engine) as db:
             begin_write(db)
             row = db.get(WebSession, session_id)
             if row is None:
                 db.exec(delete(WebSession).where(col(WebSession.expires_at) <= utcnow()))
                 row = WebSession(id=session_id, data=text, expires_at=expires_at)
-            elif (
-                _content(row.data) == _content(text) and expires_at - row.expires_at < EXPIRY_SLACK
-            ):
-                return
+            elif _unchanged((_content(row.data), row.expires_at), text, expires_at):
+                return  # another request of this session stored the same thing meanwhile
             row.data, row.expires_at = text, expires_at
             row.learner_id = learner_id if isinstance(learner_id, str) else None
             db.add(row)
@@ -123,6 +138,12 @@ class SessionLoader:
             if handler.initially_empty and handler.session_id:
                 handler.regenerate_id()
         await self.app(scope, receive, send)
+
+
+def _unchanged(stored: tuple[dict, datetime], text: str, expires_at: datetime) -> bool:
+    """True when ``text`` holds what is stored and the stored expiry is recent enough."""
+    content, stored_expiry = stored
+    return content == _content(text) and expires_at - stored_expiry < EXPIRY_SLACK
 
 
 def _content(text: str) -> dict:

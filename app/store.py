@@ -133,6 +133,8 @@ def save_place(session: Session, learner_id: str, place: Place) -> bool:
     Returns:
         True when a learner row was updated, False when there is none.
     """
+    if session.get(Learner, learner_id) is None:
+        return False  # an anonymous visitor: no write transaction, no wait for the write lock
     begin_write(session)
     updated = set_place(session, learner_id, place)
     session.commit()

@@ -41,3 +41,16 @@ def test_an_expired_session_starts_over_and_is_dropped(client, settings):
     assert old not in new_cookie
     assert [row[0] for row in session_rows(settings)] != [old]
     assert old not in [row[0] for row in session_rows(settings)], "a sessão vencida foi apagada"
+
+
+def test_a_rolling_session_is_stored_again_once_its_expiry_is_a_day_behind(client, settings):
+    client.get("/licoes/kernels")
+    ((sid, _, learner, _),) = session_rows(settings)
+    behind = (datetime.now(UTC) + timedelta(seconds=SESSION_MAX_AGE_S) - timedelta(days=2)).replace(tzinfo=None)
+    db_rows(settings, f"UPDATE websession SET expires_at = '{behind.isoformat(sep=' ')}'")
+    client.get("/licoes/kernels")
+    ((same_sid, _, same_learner, renewed),) = session_rows(settings)
+    renewed = renewed if isinstance(renewed, datetime) else datetime.fromisoformat(renewed)
+    assert (same_sid, same_learner) == (sid, learner)
+    left = renewed.replace(tzinfo=UTC) - datetime.now(UTC)
+    assert left > timedelta(seconds=SESSION_MAX_AGE_S - 60), "a validade andou de novo"

@@ -152,7 +152,7 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     if errors or meta is None:
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
-    links = extract_links(body, body_line)
+    links = extract_links(body, body_line, rendered.tokens)
     return Lesson(path, meta, parts, rendered.headings, questions, trees, links, rendered.terms)
 
 

@@ -31,6 +31,8 @@ from app.content.errors import ContentError
 from app.content.markdown import RESERVED_IDS, markdown
 
 if TYPE_CHECKING:
+    from markdown_it.token import Token
+
     from app.content.lessons import Lesson
 
 IMAGES_DIR = "imagens"
@@ -57,19 +59,22 @@ class Link:
     image: bool = False
 
 
-def extract_links(body: str, body_line: int) -> tuple[Link, ...]:
+def extract_links(
+    body: str, body_line: int, tokens: Sequence[Token] | None = None
+) -> tuple[Link, ...]:
     """Find every link and image of a lesson body.
 
     Args:
         body: the Markdown after the front matter (LF line endings).
         body_line: 1-based file line of the body's first line.
+        tokens: the body already parsed by :func:`app.content.markdown.markdown` (parsed here if not).
 
     Returns:
         The links in document order; the special fences (quiz, trees, charts) hold none.
     """
     lines = body.split("\n")
     found = []
-    for token in markdown().parse(body, {}):
+    for token in markdown().parse(body, {}) if tokens is None else tokens:
         if token.type != "inline" or not token.map:
             continue
         cursor = (token.map[0], 0)

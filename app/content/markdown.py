@@ -132,6 +132,7 @@ class RenderedMarkdown:
         fences: the special fences, in order; placeholder ``i`` stands for ``fences[i]``.
         problems: ``(0-based line, message)`` for Markdown the course cannot serve as meant.
         terms: slugs of the glossary terms marked in the text, in order of first use.
+        tokens: the parsed tokens, so later passes (links) need not parse the text again.
     """
 
     html: str
@@ -139,6 +140,7 @@ class RenderedMarkdown:
     fences: tuple[SpecialFence, ...]
     problems: tuple[tuple[int, str], ...] = ()
     terms: tuple[str, ...] = ()
+    tokens: tuple[Token, ...] = ()
 
 
 class TermFinder(Protocol):
@@ -274,7 +276,9 @@ def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMa
     html = md.renderer.render(tokens, md.options, env)
     problems = tuple(_lint(tokens, text.split("\n")))
     fences = tuple(env.get("fences", []))
-    return RenderedMarkdown(html, _headings(tokens), fences, problems, tuple(env.get("terms", [])))
+    return RenderedMarkdown(
+        html, _headings(tokens), fences, problems, tuple(env.get("terms", [])), tuple(tokens)
+    )
 
 
 def _lint(tokens: list[Token], lines: list[str]):

@@ -77,7 +77,7 @@ def tree_public(tree: Tree, lesson_slug: str) -> TreePublic:
 
 
 @router.get("/arvores", response_model=list[TreeSummary], summary="Lista as árvores de decisão")
-def list_trees(course: CourseDep) -> list[TreeSummary]:
+async def list_trees(course: CourseDep) -> list[TreeSummary]:
     """Every decision tree: id, title, source and the lesson that holds it."""
     return [
         TreeSummary(id=t.id, title=t.title, source=t.source, lesson_slug=course.tree_lessons[t.id])
@@ -87,7 +87,7 @@ def list_trees(course: CourseDep) -> list[TreeSummary]:
 
 @router.get("/arvores/{tree_id}", response_model=TreePublic, summary="Uma árvore inteira",
             responses={404: {"description": "Árvore não encontrada"}})
-def get_tree(tree_id: str, course: CourseDep) -> TreePublic:
+async def get_tree(tree_id: str, course: CourseDep) -> TreePublic:
     """The whole tree: question nodes with their options and values, and the results."""
     tree = find_tree(course, tree_id)
     return tree_public(tree, course.tree_lessons[tree.id])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from pathlib import Path
 
 from starlette.responses import Response
@@ -19,6 +20,7 @@ from starlette.types import Scope
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 DIGEST_CHARS = 10
+RECHECK_S = 1.0
 _FINGERPRINTED = re.compile(
     rf"^(?P<stem>.+)\.(?P<digest>[0-9a-f]{{{DIGEST_CHARS}}})(?P<suffix>\.[A-Za-z0-9]+)$"
 )
@@ -35,19 +37,27 @@ class Assets:
     def __init__(self, directory: Path, prefix: str = "/static"):
         self.directory = directory
         self.prefix = prefix
-        self._digests: dict[str, tuple[int, int, str]] = {}
+        self._digests: dict[str, tuple[int, int, str, float]] = {}
 
     def digest(self, name: str) -> str | None:
-        """The short content hash of ``name`` (relative to the folder), or ``None`` if it is missing."""
+        """The short content hash of ``name`` (relative to the folder), or ``None`` if missing.
+
+        Each name is looked at once a second at most: pages ask for the same few files on
+        every render, and a ``stat`` per file per page showed in the profile.
+        """
+        now = time.monotonic()
+        cached = self._digests.get(name)
+        if cached and now - cached[3] < RECHECK_S:
+            return cached[2]
         path = (self.directory / name).resolve()
         if not path.is_relative_to(self.directory.resolve()) or not path.is_file():
             return None
         stat = path.stat()
-        cached = self._digests.get(name)
         if cached and cached[:2] == (stat.st_mtime_ns, stat.st_size):
-            return cached[2]
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:DIGEST_CHARS]
-        self._digests[name] = (stat.st_mtime_ns, stat.st_size, digest)
+            digest = cached[2]
+        else:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:DIGEST_CHARS]
+        self._digests[name] = (stat.st_mtime_ns, stat.st_size, digest, now)
         return digest
 
     def url(self, name: str) -> str:

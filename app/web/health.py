@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+import functools
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
-from app.migrate import alembic_config
-
 router = APIRouter()
+
+
+@functools.cache
+def code_head(url: str) -> str | None:
+    """The newest migration in the code (read once per process: the migrations are code)."""
+    # Alembic is imported here, not at the top: it is a third of a second of every worker's start.
+    from alembic.script import ScriptDirectory
+
+    from app.migrate import alembic_config
+
+    return ScriptDirectory.from_config(alembic_config(url)).get_current_head()
 
 
 def database_state(engine) -> tuple[bool, str | None]:
     """Return (reachable, current revision) of the database behind ``engine``."""
+    from alembic.runtime.migration import MigrationContext
+
     try:
         with engine.connect() as connection:
             connection.execute(text("SELECT 1"))
@@ -29,7 +40,7 @@ async def healthz(request: Request) -> JSONResponse:
     """200 when everything is ready, else 503; the body says what is wrong."""
     state = request.app.state
     reachable, revision = await run_in_threadpool(database_state, state.engine)
-    head = ScriptDirectory.from_config(alembic_config(str(state.engine.url))).get_current_head()
+    head = code_head(str(state.engine.url))
     course = state.live_course.current()
     body = {
         "database": "ok" if reachable else "inacessível",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.deps import AccountNameDep, CourseDep, LearnerIdDep, SessionDep
+from app.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session, write_session
 from app.i18n import N_, gettext
 from app.instructors import instructor_account
 from app.models import Attempt
@@ -26,15 +27,16 @@ UNAVAILABLE = N_(
 
 
 @router.get("/", response_class=HTMLResponse, name="home")
-def home(request: Request, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep):
+async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """The course home: every lesson with its summary, minutes and status; overall percentage."""
-    progress = course_progress(request, course, session, learner_id)
+    with read_session(request) as db:
+        progress = course_progress(request, course, db, learner_id)
     return render(request, "home.html", {"rows": progress.rows, "progress": progress})
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")
-def lesson_page(
-    request: Request, slug: str, course: CourseDep, session: SessionDep, learner_id: LearnerIdDep,
+async def lesson_page(
+    request: Request, slug: str, course: CourseDep, learner_id: LearnerIdDep,
     account: AccountNameDep, refazer: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
@@ -44,22 +46,29 @@ def lesson_page(
     A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
     what ``curso check`` says about the lesson's file, on top of the page.
     """
-    panel = instructor_panel(session, account, course, slug)
+    with read_session(request) as db:
+        panel = instructor_panel(db, account, course, slug)
+        place = current_place(request, db, learner_id)
     if course.get(slug) is None and slug in course.unavailable:
         return render(request, "lesson_unavailable.html", {"panel": panel}, status_code=503)
     lesson = find_lesson(course, slug)
-    place = current_place(request, session, learner_id)
     if place is None or place.lesson_slug != lesson.slug:
-        remember_place(request, session, learner_id, Place(lesson.slug))
+        await run_in_threadpool(_remember_lesson, request, learner_id, lesson.slug)
     flash = request.session.pop(FLASH_KEY, None)
     errors = None
     if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
         errors = {flash.get("question"): flash.get("message")}
-    context = lesson_context(
-        request, course, lesson, session, learner_id, retry=refazer, errors=errors,
-        query=dict(request.query_params),
-    )
+    with read_session(request) as db:
+        context = lesson_context(
+            request, course, lesson, db, learner_id, retry=refazer, errors=errors,
+            query=dict(request.query_params),
+        )
     return render(request, "lesson.html", {**context, "panel": panel})
+
+
+def _remember_lesson(request: Request, learner_id: str, slug: str) -> None:
+    with write_session(request) as db:
+        remember_place(request, db, learner_id, Place(slug))
 
 
 def find_lesson(course: Course, slug: str) -> Lesson:

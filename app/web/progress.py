@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
+from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep, read_session
 from app.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.i18n import N_, gettext
 from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, Walk, WalkPublic
@@ -148,24 +148,26 @@ def progress_public(progress: CourseProgress, walks: list[Walk]) -> ProgressPubl
 
 
 @router.get("/progresso", response_class=HTMLResponse, name="progress", include_in_schema=False)
-def progress_page(request: Request, course: CourseDep, db: SessionDep, learner_id: LearnerIdDep):
+async def progress_page(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """Per lesson: status, right out of total, first-try score, attempts; then finished walks."""
-    progress = course_progress(request, course, db, learner_id)
-    walks = learner_walks(db, learner_id)
+    with read_session(request) as db:
+        progress = course_progress(request, course, db, learner_id)
+        walks = learner_walks(db, learner_id)
     return render(request, "progress.html", {"progress": progress, "walks": walks})
 
 
 @router.get("/api/progresso", response_model=ProgressPublic, tags=["progresso"])
-def progress_api(
-    request: Request, course: CourseDep, db: SessionDep, learner_id: LearnerIdDep
+async def progress_api(
+    request: Request, course: CourseDep, learner_id: LearnerIdDep
 ) -> ProgressPublic:
     """The current learner's progress: each lesson's status and counts, and the finished walks.
 
     Only the learner of the session cookie is ever read; no parameter names another learner.
     """
-    return progress_public(
-        course_progress(request, course, db, learner_id), learner_walks(db, learner_id)
-    )
+    with read_session(request) as db:
+        return progress_public(
+            course_progress(request, course, db, learner_id), learner_walks(db, learner_id)
+        )
 
 
 @router.post("/progresso/lugar", status_code=204, response_class=Response, include_in_schema=False)

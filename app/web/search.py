@@ -28,7 +28,7 @@ def results_summary(query: str, count: int) -> str:
 
 
 @router.get("/busca", response_class=HTMLResponse, name="search")
-def search(
+async def search(
     request: Request, index: SearchDep, q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = ""
 ):
     """Search the lessons: sections that hold every word, with the words highlighted.

@@ -71,6 +71,8 @@ def _local_datetime(context, moment) -> str:
 def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None) -> Jinja2Templates:
     """Build the Jinja2 environment with the catalog and the helpers every template uses."""
     templates = Jinja2Templates(directory=str(directory))
+    # Templates are code: they change with a restart, so no file is checked on each render.
+    templates.env.auto_reload = False
     templates.env.add_extension("jinja2.ext.i18n")
     templates.env.install_gettext_translations(translations(), newstyle=True)
     assets = assets or Assets(PROJECT_ROOT / "static")

@@ -82,21 +82,21 @@ def _embedding_lesson(course: Course, tree: Tree, slug: str) -> str:
 
 
 @router.get("/arvores", response_class=HTMLResponse, name="trees")
-def trees_index(request: Request, course: CourseDep, learner_id: LearnerIdDep):
+async def trees_index(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """Every decision tree in the course, with links to walk or compare them."""
     rows = [(tree, course.get(course.tree_lessons[tree.id])) for tree in course.trees.values()]
     return render(request, "trees.html", {"rows": rows})
 
 
 @router.get("/arvores/comparar", response_class=HTMLResponse, name="compare")
-def compare(request: Request, course: CourseDep, learner_id: LearnerIdDep):
+async def compare(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """Answer each facet once and see every guide's result side by side."""
     context = compare_context(course, dict(request.query_params))
     return render(request, "compare.html", context)
 
 
 @router.get("/arvores/{tree_id}", response_class=HTMLResponse, name="tree")
-def tree_page(request: Request, tree_id: str, course: CourseDep, learner_id: LearnerIdDep,
+async def tree_page(request: Request, tree_id: str, course: CourseDep, learner_id: LearnerIdDep,
               c: Annotated[str | None, Query(max_length=2000)] = None):
     """The standalone page of one tree: walk and map at full width."""
     tree = find_tree(course, tree_id)
@@ -105,7 +105,7 @@ def tree_page(request: Request, tree_id: str, course: CourseDep, learner_id: Lea
 
 
 @router.get("/arvores/{tree_id}/widget", response_class=HTMLResponse, name="tree_widget")
-def tree_widget(request: Request, tree_id: str, course: CourseDep, learner_id: LearnerIdDep,
+async def tree_widget(request: Request, tree_id: str, course: CourseDep, learner_id: LearnerIdDep,
                 c: Annotated[str | None, Query(max_length=2000)] = None,
                 licao: Annotated[str, Query(max_length=100)] = ""):
     """The widget alone (for htmx): back one step, restart, or any path."""
