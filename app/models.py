@@ -248,3 +248,19 @@ class RateLimit(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=255)
     count: int
     expires_at: float = Field(index=True)
+
+
+class ReportCache(SQLModel, table=True):
+    """Figures computed from every attempt, kept for a while (see ``app/dashboard_cache.py``).
+
+    Attributes:
+        key: what was computed and for which version of the course's questions.
+        computed_at: when, UTC.
+        payload: the figures as JSON.
+    """
+
+    __tablename__ = "report_cache"
+
+    key: str = Field(primary_key=True, max_length=80)
+    computed_at: datetime
+    payload: str

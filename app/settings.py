@@ -32,6 +32,9 @@ class Settings(BaseSettings):
         rate_limit_storage: where the ``limits`` library counts failed sign-ins:
             ``database`` (the default: the app's database, shared by every worker),
             ``memory://`` (one process) or a ``limits`` URI such as ``redis://host:6379``.
+        dashboard_max_age: seconds the instructor dashboard's figures are reused before they
+            are computed again (its "Recalcular agora" button does it at once); ``0``
+            computes them on every visit.
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
@@ -43,6 +46,7 @@ class Settings(BaseSettings):
     secret_key: str | None = Field(default=None, repr=False)
     secure_cookies: bool = False
     rate_limit_storage: str = "database"
+    dashboard_max_age: int = Field(default=900, ge=0)
 
     @field_validator("secret_key", mode="before")
     @classmethod

@@ -1,5 +1,6 @@
--- POST a form with a fresh idempotency key per request (one prefix per wrk thread).
--- Env: BENCH_PATH, BENCH_COOKIE, BENCH_TOKEN, BENCH_BODY (the form without the key).
+-- POST a quiz answer with a fresh idempotency key per request, rotating over many learners.
+-- Env: BENCH_PATH, BENCH_BODY (the form without the key), BENCH_LEARNERS (a file with one
+-- "cookie<TAB>csrf token" line per learner).
 local threads = 0
 function setup(thread)
   threads = threads + 1
@@ -9,16 +10,23 @@ end
 function init(args)
   counter = 0
   prefix = "bench" .. tostring(tid) .. "x" .. tostring(os.time())
-  wrk.method = "POST"
-  wrk.path = os.getenv("BENCH_PATH")
-  wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-  wrk.headers["Cookie"] = os.getenv("BENCH_COOKIE")
-  wrk.headers["HX-Request"] = "true"
-  wrk.headers["x-csrftoken"] = os.getenv("BENCH_TOKEN")
+  learners = {}
+  for line in io.lines(os.getenv("BENCH_LEARNERS")) do
+    local cookie, token = line:match("^(.-)\t(.+)$")
+    table.insert(learners, {cookie = cookie, token = token})
+  end
+  path = os.getenv("BENCH_PATH")
+  form = os.getenv("BENCH_BODY")
 end
 
 function request()
   counter = counter + 1
-  local body = os.getenv("BENCH_BODY") .. "&chave=" .. prefix .. "k" .. tostring(counter) .. "pad"
-  return wrk.format(nil, nil, nil, body)
+  local learner = learners[(counter + tid * 7) % #learners + 1]
+  local body = form .. "&chave=" .. prefix .. "k" .. tostring(counter) .. "pad"
+  return wrk.format("POST", path, {
+    ["Content-Type"] = "application/x-www-form-urlencoded",
+    ["Cookie"] = learner.cookie,
+    ["HX-Request"] = "true",
+    ["x-csrftoken"] = learner.token,
+  }, body)
 end

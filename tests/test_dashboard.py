@@ -16,7 +16,7 @@ from app.db import make_engine
 from app.instructors import set_instructor
 from app.main import create_app
 from app.models import Attempt, Learner, Walk
-from tests.conftest import make_settings
+from tests.conftest import db_rows, make_settings
 from tests.test_accounts import sign_up
 from tests.test_content import GOOD
 from tests.test_http import soup, text
@@ -315,3 +315,61 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
         set_instructor(db, "prof", True)
     page = soup(client.get("/instrutor"))
     assert text(card(page, "facil").select_one(".fig-learners")) == "10000"
+
+
+def _new_first_try(engine, course, qid: str = "facil") -> None:
+    question = course.get("itens").questions[qid]
+    with Session(engine) as db:
+        db.add(Learner(id="n" * 32, created_at=NOW))
+        db.commit()
+        db.add(Attempt(learner_id="n" * 32, lesson_slug="itens", question_id=qid,
+                       question_hash=question.content_hash, chosen="a", correct=False, created_at=NOW))
+        db.commit()
+
+
+def test_figures_are_kept_until_recalculated_and_say_when_they_were_computed(cohort):
+    settings, course, engine = cohort
+    client = TestClient(create_app(settings))
+    sign_up(client, "prof")
+    with Session(engine) as db:
+        set_instructor(db, "prof", True)
+    first = soup(client.get("/instrutor"))
+    assert text(card(first, "facil").select_one(".fig-learners")) == "10"
+    assert text(first.select_one(".computed-at p")).startswith("Números calculados em")
+    _new_first_try(engine, course)
+    kept = soup(client.get("/instrutor"))
+    assert text(card(kept, "facil").select_one(".fig-learners")) == "10", "os números guardados são reusados"
+    token = kept.select_one(".computed-at input[name=csrftoken]")["value"]
+    again = client.post("/instrutor/recalcular", data={"csrftoken": token}, follow_redirects=False)
+    assert (again.status_code, again.headers["location"]) == (303, "/instrutor")
+    fresh = soup(client.get("/instrutor"))
+    assert text(card(fresh, "facil").select_one(".fig-learners")) == "11"
+    assert text(card(fresh, "facil").select_one(".fig-facility")) == "91%"
+    (stored,) = [row for row in db_rows(settings, "SELECT key FROM report_cache")]
+    assert stored[0].startswith("painel:"), "uma cópia só, a da versão atual das perguntas"
+
+
+def test_a_zero_max_age_computes_the_figures_on_every_visit(cohort):
+    settings, course, engine = cohort
+    client = TestClient(create_app(settings.model_copy(update={"dashboard_max_age": 0})))
+    sign_up(client, "prof")
+    with Session(engine) as db:
+        set_instructor(db, "prof", True)
+    client.get("/instrutor")
+    _new_first_try(engine, course)
+    page = soup(client.get("/instrutor"))
+    assert text(card(page, "facil").select_one(".fig-learners")) == "11"
+
+
+def test_only_instructors_may_recalculate(cohort):
+    settings, _course, _engine = cohort
+    app = create_app(settings)
+    learner = TestClient(app, follow_redirects=False)
+    sign_up(learner, "ana")
+    token = learner.cookies.get("csrftoken")
+    refused = learner.post("/instrutor/recalcular", data={"csrftoken": token})
+    assert refused.status_code == 403
+    anonymous = TestClient(app, follow_redirects=False)
+    anonymous.get("/")
+    sent = anonymous.post("/instrutor/recalcular", data={"csrftoken": anonymous.cookies.get("csrftoken")})
+    assert sent.status_code == 303 and sent.headers["location"].startswith("/conta?proximo=")

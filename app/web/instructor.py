@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.dashboard import activity, funnel, item_stats, tree_walks
+from app import dashboard_cache
 from app.deps import CourseDep, InstructorDep, SessionDep
 from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS, attempt_rows, csv_lines, progress_rows
 from app.item_analysis import Flag, ItemStats, decimal, flags, percent
@@ -92,26 +92,38 @@ def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> Que
 
 @router.get("", response_class=HTMLResponse, name="instructor_dashboard")
 def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
-    """Learners, completion funnel, item analysis per question, walks per tree, file problems."""
-    stats = item_stats(db, course)
+    """Learners, completion funnel, item analysis per question, walks per tree, file problems.
+
+    The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds (``app/dashboard_cache.py``);
+    the page says when they were computed.
+    """
+    max_age = request.app.state.settings.dashboard_max_age
+    found = dashboard_cache.figures(db, course, datetime.now(UTC), max_age)
     reports = [
-        question_report(lesson, question, stats[(lesson.slug, question.id)])
+        question_report(lesson, question, found.items[(lesson.slug, question.id)])
         for lesson in course.lessons
         for question in lesson.questions.values()
     ]
-    steps = funnel(db, course)
     context = {
         "course": course,
-        "activity": activity(db, datetime.now(UTC)),
-        "funnel": [(course.get(step.slug), step) for step in steps],
+        "activity": found.activity,
+        "computed_at": found.computed_at,
+        "funnel": [(course.get(step.slug), step) for step in found.funnel],
         "reports": reports,
         "flagged": [report for report in reports if report.flags],
-        "walks": tree_walks(db),
+        "walks": found.walks,
         "instructor": instructor,
         "percent": percent,
         "decimal": decimal,
     }
     return render(request, "instructor.html", context)
+
+
+@router.post("/recalcular", name="instructor_recompute")
+def recompute(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
+    """Compute the dashboard's figures now ("Recalcular agora"), then show the dashboard."""
+    dashboard_cache.figures(db, course, datetime.now(UTC), 0, refresh=True)
+    return RedirectResponse("/instrutor", status_code=303)
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="instructor_preview")

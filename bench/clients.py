@@ -1,0 +1,78 @@
+"""The people the benchmark plays: a learner with progress, many answering learners, an instructor."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from app.content.course import Course
+
+TOKEN_RE = re.compile(r'"x-csrftoken": "([^"]+)"')
+INSTRUCTOR = "instrutora-bench"
+PASSWORD = "senha-do-benchmark-2026"
+
+
+def cookie_header(client: httpx.Client) -> str:
+    """The client's cookies as one ``Cookie`` header value."""
+    return "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+
+
+def reading_learner(base: str, course: Course) -> dict:
+    """A learner with three answers in the first lesson: their cookie, CSRF token and client.
+
+    Args:
+        base: the app's base URL.
+        course: the course served, to pick the questions.
+
+    Returns:
+        ``cookie`` (header value), ``token`` (CSRF) and ``client`` (still signed in).
+    """
+    client = httpx.Client(base_url=base, timeout=30)
+    page = client.get("/licoes/kernels").text
+    token = TOKEN_RE.search(page).group(1)
+    for question in list(course.get("kernels").questions.values())[:3]:
+        page = client.get("/licoes/kernels").text
+        key = re.search(rf'id="pergunta-{question.id}".*?name="chave" value="([^"]+)"', page, re.S).group(1)
+        client.post(f"/licoes/kernels/perguntas/{question.id}",
+                    data={"opcao": next(iter(question.answer)), "chave": key},
+                    headers={"HX-Request": "true", "x-csrftoken": token})
+    return {"cookie": cookie_header(client), "token": token, "client": client}
+
+
+def answering_learners(base: str, count: int, target: Path) -> Path:
+    """Open the first lesson as ``count`` new learners and write ``cookie<TAB>token`` lines.
+
+    The quiz-answer scenario rotates over them, as a class answering at once would.
+    """
+    lines = []
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for _ in range(count):
+            client.cookies.clear()
+            page = client.get("/licoes/kernels").text
+            lines.append(f"{cookie_header(client)}\t{TOKEN_RE.search(page).group(1)}")
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
+
+
+def instructor_cookie(base: str, env: dict) -> str:
+    """Sign up an account, give it the instructor role with the CLI, and return its cookie.
+
+    Args:
+        base: the app's base URL.
+        env: the app's environment (``CURSO_DATABASE_URL`` and the rest) for ``curso instrutor``.
+    """
+    client = httpx.Client(base_url=base, timeout=30)
+    token = TOKEN_RE.search(client.get("/conta").text).group(1)
+    client.post("/conta/criar", data={"usuario": INSTRUCTOR, "senha": PASSWORD, "confirmacao": PASSWORD,
+                                      "csrftoken": token})
+    curso = Path(sys.executable).with_name("curso")
+    subprocess.run([str(curso), "instrutor", "adicionar", INSTRUCTOR], env={**os.environ, **env},
+                   check=True, capture_output=True)
+    if client.get("/instrutor").status_code != 200:
+        raise RuntimeError("a conta de instrutora do benchmark não abriu o painel")
+    return cookie_header(client)
