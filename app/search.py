@@ -18,6 +18,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from html.parser import HTMLParser
 
@@ -181,6 +182,7 @@ class Query:
             parts.append("(" + " OR ".join(f'"{o}"{star}' for o in options) + ")")
         return " AND ".join(parts)
 
+    @lru_cache(maxsize=1 << 14)  # noqa: B019 (queries are small, frozen values; words repeat)
     def matches(self, word: str) -> bool:
         """True when ``word`` (as written in a lesson) is one of the query's words."""
         key, folded = term_key(word), fold(word)
@@ -195,6 +197,7 @@ def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:
     """An escaped excerpt of ``text`` around its first match, matches wrapped in ``<mark>``."""
     found = words(text)
     hits = [i for i, w in enumerate(found) if query.matches(w.text)]
+    marked = set(hits)
     if not found:
         return ""
     first = hits[0] if hits else 0
@@ -208,7 +211,7 @@ def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:
         out.append(escape(text[cursor : word.start], quote=False))
         out.append(
             f"<mark>{escape(word.text, quote=False)}</mark>"
-            if i in hits
+            if i in marked
             else escape(word.text, quote=False)
         )
         cursor = word.end

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -30,9 +31,14 @@ LAYERS = (
 IDLE = ("Condition.wait", "EpollSelector.select", "select (selectors", "Queue.get", "_worker (concurrent")
 
 
+def _spy() -> str | None:
+    beside = Path(sys.executable).with_name("py-spy")  # the venv's, when not on PATH
+    return str(beside) if beside.exists() else shutil.which("py-spy")
+
+
 def available() -> bool:
-    """True when py-spy is installed and may attach to processes here."""
-    return shutil.which("py-spy") is not None
+    """True when py-spy is installed."""
+    return _spy() is not None
 
 
 def record(pid: int, seconds: int, load: Callable[[], object]) -> dict[str, float] | None:
@@ -50,7 +56,7 @@ def record(pid: int, seconds: int, load: Callable[[], object]) -> dict[str, floa
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "perfil.txt"
         spy = subprocess.Popen(
-            ["py-spy", "record", "--pid", str(pid), "--subprocesses", "--duration", str(seconds),
+            [_spy() or "py-spy", "record", "--pid", str(pid), "--subprocesses", "--duration", str(seconds),
              "--rate", "250", "--format", "raw", "--output", str(out), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

@@ -289,6 +289,18 @@ def table(rows: list[Row], scale: dict) -> str:
     return "\n".join(lines)
 
 
+def recompute_dashboard(base: str, cookie: str) -> float:
+    """Press "Recalcular agora" once; the seconds it took (the figures over every attempt)."""
+    with httpx.Client(base_url=base, timeout=300, headers={"Cookie": cookie}) as client:
+        page = client.get("/instrutor").text
+        token = re.search(r'name="csrftoken" value="([^"]+)"', page).group(1)
+        started = time.perf_counter()
+        response = client.post("/instrutor/recalcular", data={"csrftoken": token})
+        if response.status_code != 303:
+            raise RuntimeError(f"recalcular respondeu {response.status_code}")
+        return time.perf_counter() - started
+
+
 def scale_figures(cold_start: float, rss_course: list[float], rss_300: list[float], load_300: float,
                   lesson_100k: Row, lesson_1m: Row) -> dict:
     """The scale figures of the issue with their targets."""
@@ -341,6 +353,7 @@ def main() -> int:
         profile_missed(app, todo, rows)
         print("Semeando 10k alunos e 1M tentativas...", flush=True)
         seed(database, course, 9_000, 900_000, rng)
+        recompute_s = recompute_dashboard(app.base, instructor)
         big = [
             Scenario("Lição, aluno com progresso (1M tentativas)", LESSON, "p50 não cresce",
                      lambda r: r.p50_ms <= rows[1].p50_ms * 1.25, env={"BENCH_COOKIE": reader["cookie"]}),
@@ -368,6 +381,8 @@ def main() -> int:
     app300.stop()
 
     scale = scale_figures(cold_start, rss_course, rss_300, load_300, rows[1], rows[-2])
+    scale["painel: calcular os números de novo (10k/1M, \"Recalcular agora\")"] = {
+        "valor": f"{recompute_s:.2f} s", "meta": "— (reaproveitados por 15 min)", "atingida": "—"}
     print(table(rows, scale))
     RESULTS.mkdir(parents=True, exist_ok=True)
     payload = {

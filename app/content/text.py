@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import icu
 import snowballstemmer
@@ -45,6 +45,7 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+@lru_cache(maxsize=1 << 16)  # search folds every word of each result's section, per query
 def fold(text: str) -> str:
     """Lower-case ``text`` and drop its accents: "DECODIFICAÇÃO" → "decodificacao"."""
     decomposed = unicodedata.normalize("NFKD", text)
