@@ -34,10 +34,10 @@ from bench import profile  # noqa: E402
 from bench.clients import answering_learners, instructor_cookie, reading_learner  # noqa: E402
 from bench.seed import generated_lessons, seed  # noqa: E402
 
-DURATION = int(os.environ.get("BENCH_SECONDS", "5"))
+DURATION = int(os.environ.get("BENCH_SECONDS", "4"))
 CONNECTIONS = 50
 RESULTS = ROOT / "bench" / "results"
-PROFILE_SECONDS = 4
+PROFILE_SECONDS = 2
 LESSON = "/licoes/kernels"
 
 
