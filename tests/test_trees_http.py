@@ -191,3 +191,22 @@ def test_chart_is_an_accessible_svg_with_bars_to_scale(client):
     rows = [[text(c) for c in tr.select("th, td")] for tr in figure.select("tbody tr")]
     assert rows == [["2× RTX 3090 → vLLM com TP=2", "~14,5", "~64", "~4,4×"], ["RTX PRO 6000 → SGLang", "32", "110", "~3,4×"]]
     assert re.search(r"~64 tok/s \(depois\)", text(svg))
+
+
+def test_a_reused_widget_carries_each_learners_own_csrf_token(client):
+    """The widget is rendered once per point of the walk; the token in it is per learner."""
+    from fastapi.testclient import TestClient
+
+    other = TestClient(client.app)
+    url = "/arvores/guia-fase17/widget?c=hopper&licao=escolha-self-hosted"
+    tokens = []
+    for who in (client, other):
+        who.get("/licoes/escolha-self-hosted")
+        page = soup(who.get(url, headers={"HX-Request": "true"}).text)
+        (field,) = {i["value"] for i in page.select("input[name=csrftoken]")}
+        assert field == who.cookies.get("csrftoken")
+        tokens.append(field)
+    assert tokens[0] != tokens[1]
+    assert "curso-csrf-token-placeholder" not in client.get("/licoes/escolha-self-hosted").text
+    answered = step(other, "guia-fase17", "hopper", "production", lesson="escolha-self-hosted")
+    assert answered.status_code == 200

@@ -25,6 +25,7 @@ from app.i18n import local_datetime, translations
 from app.sessions import session_account
 from app.settings import PROJECT_ROOT
 from app.web.assets import Assets
+from app.web.fragments import RenderedTrees
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
 THEME_COOKIE = "tema"
@@ -79,6 +80,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     templates.env.globals.update(
         csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
         static_url=assets.url, local_datetime=_local_datetime, account_name=session_account,
+        tree_html=RenderedTrees(templates.env).html,
     )
     return templates
 
