@@ -116,10 +116,12 @@ def learner_walks(session: Session, learner_id: str) -> list[Walk]:
 
 def stored_place(session: Session, learner_id: str) -> Place | None:
     """Return the place kept on the learner row, or ``None`` (no row or no place yet)."""
-    learner = session.get(Learner, learner_id)
-    if learner is None or learner.place_lesson is None:
+    row = session.exec(
+        select(Learner.place_lesson, Learner.place_section).where(Learner.id == learner_id)
+    ).first()
+    if row is None or row[0] is None:
         return None
-    return Place(learner.place_lesson, learner.place_section)
+    return Place(row[0], row[1])
 
 
 def save_place(session: Session, learner_id: str, place: Place) -> bool:

@@ -54,6 +54,7 @@ async def lesson_page(
     lesson = find_lesson(course, slug)
     if place is None or place.lesson_slug != lesson.slug:
         await run_in_threadpool(_remember_lesson, request, learner_id, lesson.slug)
+        place = None  # read it again below: it is stored now
     flash = request.session.pop(FLASH_KEY, None)
     errors = None
     if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
@@ -61,7 +62,7 @@ async def lesson_page(
     with read_session(request) as db:
         context = lesson_context(
             request, course, lesson, db, learner_id, retry=refazer, errors=errors,
-            query=dict(request.query_params),
+            query=dict(request.query_params), place=place,
         )
     return render(request, "lesson.html", {**context, "panel": panel})
 
@@ -102,6 +103,7 @@ def attempts_by_question(attempts: list[Attempt]) -> dict[str, list[Attempt]]:
 def lesson_context(
     request: Request, course: Course, lesson: Lesson, session, learner_id: str,
     retry: str | None = None, errors: dict[str, str] | None = None, query: dict | None = None,
+    place: Place | None = None,
 ) -> dict:
     """Build the template context of a lesson page from the learner's stored attempts.
 
@@ -114,6 +116,7 @@ def lesson_context(
         retry: a question id to show as a form again.
         errors: messages by question id (a refused answer).
         query: the page's query string; ``arvore`` and ``c`` show that tree at that point of its walk.
+        place: the learner's place, when the caller already read it.
 
     Returns:
         The context: the lesson, a :class:`QuestionView` per question, neighbours, position,
@@ -140,5 +143,5 @@ def lesson_context(
         "following": following,
         "position": course.lessons.index(lesson) + 1,
         "total": len(course.lessons),
-        "progress": course_progress(request, course, session, learner_id),
+        "progress": course_progress(request, course, session, learner_id, place),
     }
