@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.i18n import gettext
+
 GROUP_PERCENT = 27
 EASY_ABOVE = 0.90
 HARD_BELOW = 0.30
@@ -94,7 +96,7 @@ class Flag:
 
     Attributes:
         kind: ``facil``, ``dificil``, ``negativa`` or ``distrator``.
-        message: why, in Portuguese, with the figures.
+        message: why, in Portuguese (from the catalog), with the figures.
         option_id: for ``distrator``, the option that attracts the top group.
     """
 
@@ -125,36 +127,25 @@ def flags(stats: ItemStats) -> list[Flag]:
     out = []
     share = percent(stats.facility)
     if stats.facility > EASY_ABOVE:
-        out.append(
-            Flag(
-                "facil",
-                (
-                    f"Fácil demais: {share} acertam de primeira (acima de {percent(EASY_ABOVE)}), "
-                    "então ela quase não separa quem entendeu de quem não entendeu."
-                ),
-            )
+        message = gettext(
+            "Too easy: %(share)s get it right on the first try (above %(limit)s), so it hardly "
+            "tells those who understood from those who did not."
         )
+        out.append(Flag("facil", message % {"share": share, "limit": percent(EASY_ABOVE)}))
     if stats.facility < HARD_BELOW:
-        out.append(
-            Flag(
-                "dificil",
-                (
-                    f"Difícil demais: só {share} acertam de primeira (abaixo de {percent(HARD_BELOW)}). "
-                    "Confira o gabarito, o enunciado e se a lição ensina isso."
-                ),
-            )
+        message = gettext(
+            "Too hard: only %(share)s get it right on the first try (below %(limit)s). Check "
+            "the key, the prompt and whether the lesson teaches this."
         )
+        out.append(Flag("dificil", message % {"share": share, "limit": percent(HARD_BELOW)}))
     d = stats.discrimination
     if d is not None and d < 0:
-        out.append(
-            Flag(
-                "negativa",
-                (
-                    f"Discrimina ao contrário (D = {decimal(d)}): o grupo de baixo acerta mais que o de "
-                    "cima. Costuma ser gabarito errado ou uma opção errada que convence quem sabe."
-                ),
-            )
+        message = gettext(
+            "Discriminates the wrong way (D = %(d)s): the bottom group gets it right more often "
+            "than the top group. Usually a wrong key, or a wrong option that convinces those "
+            "who know."
         )
+        out.append(Flag("negativa", message % {"d": decimal(d)}))
     out.extend(_lures(stats))
     return out
 
@@ -168,10 +159,10 @@ def _lures(stats: ItemStats) -> list[Flag]:
             continue
         upper, lower = option.upper / k, option.lower / k
         if upper >= LURE_MIN_SHARE and upper > lower:
-            message = (
-                f"A opção `{option.option_id}` atrai os melhores alunos: {percent(upper)} do grupo "
-                f"de cima a escolheram de primeira, contra {percent(lower)} do grupo de baixo. "
-                "Veja se ela também não está certa, ou se o enunciado deixa margem."
-            )
+            message = gettext(
+                "Option `%(option)s` attracts the best learners: %(upper)s of the top group "
+                "chose it on the first try, against %(lower)s of the bottom group. See whether "
+                "it is not right too, or whether the prompt leaves room for it."
+            ) % {"option": option.option_id, "upper": percent(upper), "lower": percent(lower)}
             out.append(Flag("distrator", message, option.option_id))
     return out

@@ -184,7 +184,7 @@ def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_proble
     )
     assert teacher.get("/instrutor/licoes/nada").status_code == 404
     files = text(soup(teacher.get("/instrutor")).select_one("#arquivos"))
-    assert "1 erro(s) e 1 aviso(s)" in files and "indisponível: nunca carregou sem erros" in files
+    assert "Nos arquivos: 1 erro e 1 aviso" in files and "indisponível: nunca carregou sem erros" in files
 
 
 def read_csv(response) -> list[dict[str, str]]:

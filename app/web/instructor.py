@@ -17,11 +17,22 @@ from app.content.quiz import Question
 from app import dashboard_cache
 from app.deps import CourseDep, InstructorDep, SessionDep
 from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS, attempt_rows, csv_lines, progress_rows
-from app.item_analysis import Flag, ItemStats, decimal, flags, percent
+from app.i18n import N_, gettext
+from app.item_analysis import (
+    EASY_ABOVE,
+    GROUP_PERCENT,
+    HARD_BELOW,
+    MIN_LEARNERS,
+    Flag,
+    ItemStats,
+    decimal,
+    flags,
+    percent,
+)
 from app.web.templating import render
 
 router = APIRouter(prefix="/instrutor")
-UNKNOWN_LESSON = "Não há lição nem arquivo com esse endereço na pasta de lições."
+UNKNOWN_LESSON = N_("There is no lesson or file with this address in the lessons folder.")
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,10 @@ def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: I
         "instructor": instructor,
         "percent": percent,
         "decimal": decimal,
+        "min_learners": MIN_LEARNERS,
+        "easy_above": EASY_ABOVE,
+        "hard_below": HARD_BELOW,
+        "group_percent": GROUP_PERCENT,
     }
     return render(request, "instructor.html", context)
 
@@ -135,7 +150,7 @@ def preview(request: Request, slug: str, course: CourseDep, instructor: Instruct
     lesson = course.get(slug)
     path = lesson.path if lesson else course.unavailable.get(slug)
     if path is None:
-        raise HTTPException(status_code=404, detail=UNKNOWN_LESSON)
+        raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON))
     context = {
         "lesson": lesson,
         "path": path,
