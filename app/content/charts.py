@@ -40,15 +40,15 @@ class ChartSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     title: str = Field(min_length=1)
     unit: str = Field(min_length=1)
-    before: str = "antes"
-    after: str = "depois"
+    before: str = Field(default_factory=lambda: gettext("before"))
+    after: str = Field(default_factory=lambda: gettext("after"))
     source: str | None = None
     bars: list[BarSpec] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _something_to_draw(self) -> ChartSpec:
         if all(b.before == 0 and b.after == 0 for b in self.bars):
-            raise ValueError("todos os valores são zero: não há o que desenhar")
+            raise ValueError(gettext("every value is zero: there is nothing to draw"))
         return self
 
 

@@ -21,8 +21,10 @@ from app.content.markdown import slugify
 from app.content.quiz import Question, with_key
 from app.content.trees import Tree
 from app.content.walk import WalkError, walk_facts
+from app.i18n import N_, gettext, ngettext
 
 IGNORED_FILES = {"README.md"}
+NO_FOLDER = N_("the lessons folder does not exist")
 LessonLoad = Lesson | ContentErrors
 
 
@@ -102,7 +104,7 @@ def load_course(folder: Path, static_dir: Path | None = None) -> Course:
         The course. A missing folder gives an empty course with one error.
     """
     if not folder.is_dir():
-        return Course((), (ContentError(folder, 0, "a pasta de lições não existe"),))
+        return Course((), (ContentError(folder, 0, gettext(NO_FOLDER)),))
     glossary, glossary_problems = load_glossary(folder)
     loads = {path: load_file(path, glossary) for path in lesson_files(folder)}
     return build_course(folder, loads, static_dir=static_dir, glossary=glossary, extra=glossary_problems)
@@ -214,7 +216,10 @@ def _index_trees(
     for lesson in lessons:
         for tree in lesson.trees.values():
             if tree.id in trees:
-                msg = f"id de árvore repetido: `{tree.id}` já existe em {trees[tree.id].file.name}"
+                msg = gettext("tree id repeated: `%(id)s` already exists in %(file)s") % {
+                    "id": tree.id,
+                    "file": trees[tree.id].file.name,
+                }
                 errors.append(ContentError(lesson.path, tree.line, msg))
                 continue
             trees[tree.id] = tree
@@ -248,31 +253,51 @@ def _resolve(
     position = (scenario.line, scenario.col)
     tree = trees.get(scenario.tree_id)
     if tree is None:
-        msg = (
-            f"a pergunta `{question.id}` cita a árvore `{scenario.tree_id}`, "
-            "que não existe no curso"
-        )
+        msg = gettext(
+            "the question `%(question)s` names the tree `%(tree)s`, which is not in the course"
+        ) % {"question": question.id, "tree": scenario.tree_id}
         return question, ContentError.at(path, position, msg)
     try:
         walk = walk_facts(tree, dict(scenario.facts))
     except WalkError as exc:
-        msg = f"o cenário da pergunta `{question.id}` não chega a um resultado: {exc}"
+        msg = gettext(
+            "the scenario of the question `%(question)s` does not reach a result: %(why)s"
+        ) % {"question": question.id, "why": exc}
         return question, ContentError.at(path, position, msg)
     unused = sorted(set(dict(scenario.facts)) - {step.question.facet for step in walk.steps})
     if unused:
-        msg = (
-            f"o cenário da pergunta `{question.id}` dá fatos que a árvore `{tree.id}` não usa "
-            f"neste caminho: {', '.join(unused)}; apague-os ou confira a árvore"
-        )
+        msg = gettext(
+            "the scenario of the question `%(question)s` gives facts that the tree `%(tree)s` "
+            "does not use on this path: %(facts)s; delete them or check the tree"
+        ) % {"question": question.id, "tree": tree.id, "facts": ", ".join(unused)}
         return question, ContentError.at(path, position, msg)
     engine = walk.result.engines[0]
     key = frozenset(o.id for o in question.options if o.engine == engine)
     if len(key) != 1:
-        found = "nenhuma opção" if not key else f"{len(key)} opções"
-        msg = (
-            f"a árvore `{tree.id}` leva a pergunta `{question.id}` ao resultado `{walk.result.id}` "
-            f"({engine}), e {found} da pergunta tem `engine: {engine}`; é preciso exatamente uma"
-        )
+        values = {
+            "tree": tree.id,
+            "question": question.id,
+            "result": walk.result.id,
+            "engine": engine,
+            "num": len(key),
+        }
+        if key:
+            msg = ngettext(
+                "the tree `%(tree)s` leads the question `%(question)s` to the result "
+                "`%(result)s` (%(engine)s), and %(num)s option of the question has "
+                "`engine: %(engine)s`; exactly one is needed",
+                "the tree `%(tree)s` leads the question `%(question)s` to the result "
+                "`%(result)s` (%(engine)s), and %(num)s options of the question have "
+                "`engine: %(engine)s`; exactly one is needed",
+                len(key),
+            )
+        else:
+            msg = gettext(
+                "the tree `%(tree)s` leads the question `%(question)s` to the result "
+                "`%(result)s` (%(engine)s), and no option of the question has "
+                "`engine: %(engine)s`; exactly one is needed"
+            )
+        msg %= values
         return question, ContentError.at(path, position, msg)
     situation = tuple((tree.facet_label(s.question.facet), s.option.label) for s in walk.steps)
     solved = replace(
@@ -293,10 +318,12 @@ def _drop_duplicates(lessons: list[Lesson], errors: list[ContentError]) -> list[
         for other in kept:
             for name in ("slug", "order"):
                 if getattr(lesson.meta, name) == getattr(other.meta, name):
-                    msg = (
-                        f"`{name}: {getattr(lesson.meta, name)}` já é usado por "
-                        f"{other.path.name}; cada lição precisa de um `{name}` próprio"
+                    msg = gettext(
+                        "`%(field)s: %(value)s` is already used by %(file)s; each lesson needs "
+                        "a `%(field)s` of its own"
                     )
+                    value, file = getattr(lesson.meta, name), other.path.name
+                    msg %= {"field": name, "value": value, "file": file}
                     errors.append(ContentError(lesson.path, _field_line(lesson.path, name), msg))
                     clash = True
         if not clash:

@@ -19,7 +19,7 @@ class ContentError:
     Attributes:
         file: path of the lesson file.
         line: 1-based line number where the problem is (0 when the whole file is at fault).
-        message: what is wrong, in plain Portuguese.
+        message: what is wrong, in plain Portuguese (from the gettext catalog).
         col: 1-based column on that line (1 when the whole line is at fault).
         level: ``error`` or ``warning``.
     """

@@ -20,6 +20,7 @@ from app.content.errors import ContentError
 from app.content.markdown import render_inline, slugify
 from app.content.text import collation_key, nfc, term_key, words
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.i18n import gettext
 
 GLOSSARY_FILE = "glossario.yml"
 MAX_DEFINITION_CHARS = 320
@@ -150,7 +151,7 @@ def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]
     except YamlSyntaxError as exc:
         return Glossary(), [ContentError(path, 1 + exc.line, exc.message)]
     if not isinstance(source.data, list):
-        msg = "o glossário deve ser uma lista YAML de termos (cada um começa com `- term:`)"
+        msg = gettext("the glossary must be a YAML list of terms (each one starts with `- term:`)")
         return Glossary(), [ContentError(path, 1, msg)]
     try:
         specs = _ENTRIES.validate_python(source.data)
@@ -181,10 +182,10 @@ def _check_entry(
 
     errors: list[ContentError] = []
     if len(spec.definition) > MAX_DEFINITION_CHARS:
-        msg = (
-            f"a definição de `{spec.term}` tem {len(spec.definition)} caracteres; "
-            f"o glossário guarda definições curtas (até {MAX_DEFINITION_CHARS})"
-        )
+        msg = gettext(
+            "the definition of `%(term)s` has %(num)s characters; the glossary keeps short "
+            "definitions (up to %(max)s)"
+        ) % {"term": spec.term, "num": len(spec.definition), "max": MAX_DEFINITION_CHARS}
         errors.append(ContentError(path, at("definition"), msg))
     forms = []
     for where, written in (
@@ -193,10 +194,14 @@ def _check_entry(
     ):
         form = tuple(term_key(w.text) for w in words(nfc(written)))
         if not form:
-            errors.append(ContentError(path, at(*where), f"`{written}` não tem letras nem números"))
+            msg = gettext("`%(written)s` has no letters or digits") % {"written": written}
+            errors.append(ContentError(path, at(*where), msg))
             continue
         if form in owners:
-            msg = f"`{written}` já está no glossário, no termo `{owners[form]}`"
+            msg = gettext("`%(written)s` is already in the glossary, under the term `%(term)s`") % {
+                "written": written,
+                "term": owners[form],
+            }
             errors.append(ContentError(path, at(*where), msg))
             continue
         owners[form] = spec.term

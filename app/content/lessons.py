@@ -21,6 +21,7 @@ from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
 from app.content.links import Link, extract_links
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
+from app.i18n import gettext
 
 FRONT_MATTER_FENCE = "---"
 
@@ -115,7 +116,8 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     try:
         text = normalize_source(path.read_bytes())
     except UnicodeDecodeError as exc:
-        raise ContentErrors([ContentError(path, 1, f"o arquivo não está em UTF-8 ({exc.reason})")]) from exc
+        msg = gettext("the file is not in UTF-8 (%(reason)s)") % {"reason": exc.reason}
+        raise ContentErrors([ContentError(path, 1, msg)]) from exc
     meta, body, body_line, errors = _split_front_matter(text, path)
     slug = meta.slug if meta else _raw_slug(text)
     if body_line == 0:  # no front matter at all: the body cannot be located reliably
@@ -128,13 +130,17 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     for fence in rendered.fences:
         first_line = body_line + fence.line
         if fence.nested:
-            msg = f"o bloco `{fence.kind}` deve ficar no nível principal (fora de listas, citações ou caixas)"
+            msg = gettext(
+                "the `%(kind)s` block must stay at the top level (outside lists, quotes or boxes)"
+            ) % {"kind": fence.kind}
             errors.append(ContentError(path, first_line - 1, msg))
         if fence.kind == "quiz":
             found, problems = parse_quiz(fence.content, path, first_line)
             for question in found:
                 if question.id in questions:
-                    msg = f"id de pergunta repetido na lição: `{question.id}`"
+                    msg = gettext("question id repeated in the lesson: `%(id)s`") % {
+                        "id": question.id
+                    }
                     problems.append(ContentError(path, question.line, msg))
                 questions[question.id] = question
             replacements.append(QuizPart(tuple(q.id for q in found)))
@@ -142,7 +148,8 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
             tree, problems = parse_tree(fence.content, path, first_line)
             if tree is not None:
                 if tree.id in trees:
-                    problems.append(ContentError(path, first_line, f"id de árvore repetido na lição: `{tree.id}`"))
+                    msg = gettext("tree id repeated in the lesson: `%(id)s`") % {"id": tree.id}
+                    problems.append(ContentError(path, first_line, msg))
                 trees[tree.id] = tree
             replacements.append(TreePart(tree.id if tree else ""))
         else:
@@ -173,12 +180,16 @@ def _split_front_matter(
 ) -> tuple[FrontMatter | None, str, int, list[ContentError]]:
     lines = text.split("\n")
     if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
-        msg = "a lição deve começar com o cabeçalho YAML entre linhas `---` (veja lessons/README.md)"
+        msg = gettext(
+            "the lesson must start with the YAML header between `---` lines "
+            "(see lessons/README.md)"
+        )
         return None, text, 0, [ContentError(path, 1, msg)]
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == FRONT_MATTER_FENCE)
     except StopIteration:
-        return None, "", 0, [ContentError(path, 1, "o cabeçalho YAML não tem a linha `---` de fechamento")]
+        msg = gettext("the YAML header has no closing `---` line")
+        return None, "", 0, [ContentError(path, 1, msg)]
     header = "\n".join(lines[1:end])
     body = "\n".join(lines[end + 1 :])
     body_line = end + 2  # 1-based file line of the body's first line
@@ -187,7 +198,8 @@ def _split_front_matter(
     except YamlSyntaxError as exc:
         return None, body, body_line, [syntax_problem(path, 2, exc)]
     if not isinstance(source.data, dict):
-        return None, body, body_line, [ContentError(path, 2, "o cabeçalho deve ser um mapeamento YAML (`campo: valor`)")]
+        msg = gettext("the header must be a YAML mapping (`field: value`)")
+        return None, body, body_line, [ContentError(path, 2, msg)]
     try:
         return FrontMatter.model_validate(source.data), body, body_line, []
     except ValidationError as exc:

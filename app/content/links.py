@@ -29,6 +29,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from app.content.errors import ContentError
 from app.content.markdown import RESERVED_IDS, markdown
+from app.i18n import gettext
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -160,28 +161,38 @@ def _link_problem(
         name = PurePosixPath(unquote(target.path)).name
         if name in files:
             where = f"/licoes/{files[name]}" + (f"#{fragment}" if fragment else "")
-            return f"o link `{written}` aponta para o arquivo da lição; no site, use `{where}`"
-        return f"o link `{written}` aponta para um arquivo que não existe em {folder.name}/"
+            return gettext(
+                "the link `%(link)s` points to the lesson's file; on the site, use `%(where)s`"
+            ) % {"link": written, "where": where}
+        missing = gettext("the link `%(link)s` points to a file that does not exist in %(folder)s/")
+        return missing % {"link": written, "folder": folder.name}
     parts = [unquote(p) for p in target.path.split("/") if p]
     if parts[:1] == ["licoes"] and len(parts) == 2:
         if parts[1] not in anchors:
-            return f"o link `{written}` não leva a nenhuma lição do curso"
+            nowhere = gettext("the link `%(link)s` leads to no lesson of the course")
+            return nowhere % {"link": written}
         if fragment and fragment not in anchors[parts[1]]:
             if parts[1] == slug:
-                return f"o link `{written}` não leva a nenhum título desta lição"
-            return f"o link `{written}` não leva a nenhum título da lição `{parts[1]}`"
+                return gettext("the link `%(link)s` leads to no heading of this lesson") % {
+                    "link": written
+                }
+            return gettext(
+                "the link `%(link)s` leads to no heading of the lesson `%(lesson)s`"
+            ) % {"link": written, "lesson": parts[1]}
     elif parts[:1] == ["arvores"] and len(parts) == 2 and parts[1] not in (*tree_ids, "comparar"):
-        return f"o link `{written}` não leva a nenhuma árvore de decisão do curso"
+        return gettext("the link `%(link)s` leads to no decision tree of the course") % {
+            "link": written
+        }
     return None
 
 
 def _image_problem(src: str, folder: Path, static_dir: Path | None) -> str | None:
     written = unquote(src)
     if src.startswith(("http:", "https:", "//")):
-        return (
-            f"a imagem `{written}` vem de outro site, e a política de segurança do curso "
-            f"bloqueia imagens externas; copie-a para {folder.name}/{IMAGES_DIR}/"
-        )
+        return gettext(
+            "the image `%(image)s` comes from another site, and the course's security policy "
+            "blocks outside images; copy it to %(folder)s/"
+        ) % {"image": written, "folder": f"{folder.name}/{IMAGES_DIR}"}
     if src.startswith("data:"):
         return None
     path = unquote(urlsplit(urljoin("/licoes/licao", src)).path)
@@ -196,16 +207,26 @@ def _image_problem(src: str, folder: Path, static_dir: Path | None) -> str | Non
         return _missing(written, static_dir, path.removeprefix("/static/"), "static")
     if path.startswith("/static/"):
         return None
-    return (
-        f"a imagem `{written}` fica fora de {folder.name}/{IMAGES_DIR}/, a pasta de imagens "
-        f"publicada com as lições; mova-a para lá e escreva `{IMAGES_DIR}/nome.png`"
-    )
+    return gettext(
+        "the image `%(image)s` is outside %(folder)s/, the images folder published with the "
+        "lessons; move it there and write `%(example)s`"
+    ) % {
+        "image": written,
+        "folder": f"{folder.name}/{IMAGES_DIR}",
+        "example": IMAGES_DIR + "/" + gettext("name") + ".png",
+    }
 
 
 def _missing(written: str, root: Path, relative: str, shown: str) -> str | None:
     target = (root / relative).resolve()
     if not target.is_relative_to(root.resolve()):
-        return f"a imagem `{written}` sai da pasta {shown}/"
+        return gettext("the image `%(image)s` leaves the folder %(folder)s/") % {
+            "image": written,
+            "folder": shown,
+        }
     if not target.is_file():
-        return f"a imagem `{written}` não existe (procurei em {shown}/{relative})"
+        return gettext("the image `%(image)s` does not exist (I looked in %(where)s)") % {
+            "image": written,
+            "where": f"{shown}/{relative}",
+        }
     return None

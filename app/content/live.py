@@ -15,9 +15,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from app.content.course import Course, LessonLoad, build_course, lesson_files, load_file
+from app.content.course import (
+    NO_FOLDER,
+    Course,
+    LessonLoad,
+    build_course,
+    lesson_files,
+    load_file,
+)
 from app.content.errors import ContentError
 from app.content.glossary import GLOSSARY_FILE, load_glossary
+from app.i18n import gettext
 
 log = logging.getLogger("curso.content")
 Version = tuple[int, int, int]
@@ -84,7 +92,7 @@ class LiveCourse:
 
     def _rebuild(self, versions: dict[Path, Version] | None) -> Course:
         if versions is None:
-            return Course((), (ContentError(self.folder, 0, "a pasta de lições não existe"),))
+            return Course((), (ContentError(self.folder, 0, gettext(NO_FOLDER)),))
         loads: dict[Path, LessonLoad] = {}
         changed = []
         glossary, glossary_problems = load_glossary(self.folder)

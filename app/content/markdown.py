@@ -288,22 +288,35 @@ def _lint(tokens: list[Token], lines: list[str]):
         if token.type == "fence":
             yield from _lint_fence(token, line, lines)
         elif token.type == "heading_open" and token.tag == "h1":
-            yield line, "use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho"
+            yield line, gettext(
+                "use `##` and `###` in the lesson body; the title (`#`) comes from the header's "
+                "`title` field"
+            )
         elif token.type == "heading_open" and token.attrGet("id") in RESERVED_IDS:
-            yield line, f"o título gera a âncora `#{token.attrGet('id')}`, que a página já usa; mude o texto do título"
+            yield line, gettext(
+                "the heading makes the anchor `#%(id)s`, which the page already uses; "
+                "change the heading's text"
+            ) % {"id": token.attrGet("id")}
         elif token.type == "inline" and token.content.startswith(":::") and tokens[i - 1].type == "paragraph_open":
             kinds = ", ".join(f"`{k}`" for k in CALLOUTS)
-            yield line, f"caixa `:::` desconhecida ou malformada; os tipos são {kinds}, e ela fecha com uma linha `:::`"
+            yield line, gettext(
+                "unknown or malformed `:::` box; the kinds are %(kinds)s, and it closes with "
+                "a `:::` line"
+            ) % {"kinds": kinds}
 
 
 def _lint_fence(token: Token, line: int, lines: list[str]):
     kind = token.info.strip().split(" ", 1)[0]
     normalized = kind.lower().replace("_", "-")
     if normalized in SPECIAL_FENCES and kind != normalized:
-        yield line, f"bloco `{kind}`: escreva `{normalized}`, em minúsculas e com hífen"
+        yield line, gettext(
+            "`%(kind)s` block: write `%(normalized)s`, in lowercase and with a hyphen"
+        ) % {"kind": kind, "normalized": normalized}
     closing = lines[token.map[1] - 1].strip() if token.map and token.map[1] - 1 < len(lines) else ""
     if kind in SPECIAL_FENCES and (token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup)):
-        yield line, f"o bloco `{kind}` não foi fechado (falta a linha {token.markup} no fim)"
+        yield line, gettext(
+            "the `%(kind)s` block was not closed (the %(fence)s line at its end is missing)"
+        ) % {"kind": kind, "fence": token.markup}
 
 
 def render_block(text: str) -> str:

@@ -23,6 +23,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
+from app.i18n import gettext
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -150,7 +151,9 @@ def parse_quiz(text: str, file: Path, first_line: int) -> tuple[list[Question], 
     except YamlSyntaxError as exc:
         return [], [syntax_problem(file, first_line, exc)]
     if not isinstance(source.data, list) or not source.data:
-        msg = "o bloco `quiz` deve ser uma lista YAML de perguntas (cada uma começa com `- id:`)"
+        msg = gettext(
+            "the `quiz` block must be a YAML list of questions (each one starts with `- id:`)"
+        )
         return [], [ContentError(file, first_line, msg)]
     try:
         specs = _QUESTIONS.validate_python(source.data)
@@ -171,32 +174,41 @@ def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
     seen: set[str] = set()
     for i, option in enumerate(spec.options):
         if option.id in seen:
-            msg = f"a pergunta `{spec.id}` repete o id de opção `{option.id}`"
+            msg = gettext("the question `%(question)s` repeats the option id `%(option)s`") % {
+                "question": spec.id,
+                "option": option.id,
+            }
             errors.append(ContentError.at(file, at("options", i, "id"), msg))
         seen.add(option.id)
     if spec.kind == "scenario":
         return errors + _check_scenario(spec, file, at)
     for field in ("tree", "facts"):
         if getattr(spec, field) is not None:
-            msg = f"`{field}` só vale para perguntas `kind: scenario` (a pergunta `{spec.id}` é `{spec.kind}`)"
+            msg = gettext(
+                "`%(field)s` is only for `kind: scenario` questions "
+                "(the question `%(question)s` is `%(kind)s`)"
+            ) % {"field": field, "question": spec.id, "kind": spec.kind}
             errors.append(ContentError.at(file, at(field), msg))
     if not spec.answer:
-        msg = f"campo obrigatório ausente: `answer` (pergunta `{spec.id}`)"
+        msg = gettext("missing required field: `answer` (question `%(question)s`)") % {
+            "question": spec.id
+        }
         return [*errors, ContentError.at(file, at(), msg)]
     for i, answer in enumerate(spec.answer):
         if answer not in seen:
-            msg = (
-                f"a resposta `{answer}` da pergunta `{spec.id}` não é uma opção; "
-                f"opções: {', '.join(sorted(seen))}"
-            )
+            msg = gettext(
+                "the answer `%(answer)s` of the question `%(question)s` is not an option; "
+                "options: %(options)s"
+            ) % {"answer": answer, "question": spec.id, "options": ", ".join(sorted(seen))}
             errors.append(ContentError.at(file, at("answer", i), msg))
     if len(set(spec.answer)) != len(spec.answer):
-        errors.append(ContentError.at(file, at("answer"), f"`answer` repete uma opção em `{spec.id}`"))
+        msg = gettext("`answer` repeats an option in `%(question)s`") % {"question": spec.id}
+        errors.append(ContentError.at(file, at("answer"), msg))
     if spec.kind == "single" and len(spec.answer) != 1:
-        msg = (
-            f"a pergunta `{spec.id}` é `single` e precisa de exatamente uma resposta correta "
-            f"(tem {len(spec.answer)}); use `kind: multiple` para várias"
-        )
+        msg = gettext(
+            "the question `%(question)s` is `single` and needs exactly one right answer "
+            "(it has %(num)s); use `kind: multiple` for several"
+        ) % {"question": spec.id, "num": len(spec.answer)}
         errors.append(ContentError.at(file, at("answer"), msg))
     return errors
 
@@ -204,15 +216,22 @@ def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
 def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = []
     if spec.answer is not None:
-        msg = f"a pergunta `{spec.id}` é `scenario`: a resposta vem da árvore; apague `answer`"
+        msg = gettext(
+            "the question `%(question)s` is `scenario`: the answer comes from the tree; "
+            "delete `answer`"
+        ) % {"question": spec.id}
         errors.append(ContentError.at(file, at("answer"), msg))
     for field in ("tree", "facts"):
         if not getattr(spec, field):
-            msg = f"campo obrigatório ausente: `{field}` (pergunta `{spec.id}`, `kind: scenario`)"
+            msg = gettext(
+                "missing required field: `%(field)s` (question `%(question)s`, `kind: scenario`)"
+            ) % {"field": field, "question": spec.id}
             errors.append(ContentError.at(file, at(), msg))
     for i, option in enumerate(spec.options):
         if not option.engine:
-            msg = f"cada opção de uma pergunta `scenario` precisa de `engine` (opção `{option.id}`)"
+            msg = gettext(
+                "every option of a `scenario` question needs `engine` (option `%(option)s`)"
+            ) % {"option": option.id}
             errors.append(ContentError.at(file, at("options", i), msg))
     return errors
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.content.course import Course, lesson_files, slug_from_filename
 from app.content.markdown import slugify
+from app.i18n import gettext
 
 SLUG_MAX = 80
 TEMPLATE = """\
@@ -65,7 +66,7 @@ def unique_slug(title: str, taken: Collection[str]) -> str:
         TitleError: the title has no letter or digit.
     """
     if not any(character.isalnum() for character in title):
-        raise TitleError("O título precisa ter pelo menos uma letra ou um número.")
+        raise TitleError(gettext("The title needs at least one letter or digit."))
     base = slugify(title)
     if len(base) > SLUG_MAX:
         base = base[:SLUG_MAX].rsplit("-", 1)[0]

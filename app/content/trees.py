@@ -68,7 +68,11 @@ class OptionSpec(BaseModel):
         for value in values:
             if not VALUE_RE.fullmatch(value):
                 raise ValueError(
-                    f"o valor `{value}` só pode ter letras minúsculas sem acento, números e hífens"
+                    gettext(
+                        "the value `%(value)s` may have only unaccented lowercase letters, "
+                        "digits and hyphens"
+                    )
+                    % {"value": value}
                 )
         return values
 
@@ -235,7 +239,8 @@ def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, lis
     except YamlSyntaxError as exc:
         return None, [syntax_problem(file, first_line, exc)]
     if not isinstance(source.data, dict):
-        return None, [ContentError(file, first_line, "o bloco `decision-tree` deve ser um mapeamento YAML (`id:`, `title:`, ...)")]
+        msg = gettext("the `decision-tree` block must be a YAML mapping (`id:`, `title:`, ...)")
+        return None, [ContentError(file, first_line, msg)]
     try:
         spec = TreeSpec.model_validate(source.data)
     except ValidationError as exc:
@@ -248,32 +253,61 @@ def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, lis
 
 def _check_structure(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]:
     errors: list[ContentError] = []
+
+    def problem(where: tuple, message: str, **values) -> None:
+        errors.append(ContentError.at(file, at(*where), gettext(message) % values))
+
     nodes = set(spec.questions) | set(spec.results)
     for node_id in set(spec.questions) & set(spec.results):
-        errors.append(ContentError.at(file, at("results", node_id), f"o id `{node_id}` é usado por uma pergunta e por um resultado"))
+        both = N_("the id `%(id)s` is used by a question and by a result")
+        problem(("results", node_id), both, id=node_id)
     if spec.start not in spec.questions:
-        errors.append(ContentError.at(file, at("start"), f"`start` aponta para `{spec.start}`, que não é uma pergunta desta árvore"))
+        start = N_("`start` points to `%(id)s`, which is not a question of this tree")
+        problem(("start",), start, id=spec.start)
     for qid, question in spec.questions.items():
         if len(question.options) < 2:
-            errors.append(ContentError.at(file, at("questions", qid, "options"), f"a pergunta `{qid}` precisa de pelo menos duas opções (tem {len(question.options)})"))
+            problem(
+                ("questions", qid, "options"),
+                N_("the question `%(question)s` needs at least two options (it has %(num)s)"),
+                question=qid,
+                num=len(question.options),
+            )
         seen: set[str] = set()
         for i, option in enumerate(question.options):
             for value in option.value:
                 if value in seen:
-                    errors.append(ContentError.at(file, at("questions", qid, "options", i, "value"), f"o valor `{value}` aparece duas vezes na pergunta `{qid}`"))
+                    problem(
+                        ("questions", qid, "options", i, "value"),
+                        N_("the value `%(value)s` appears twice in the question `%(question)s`"),
+                        value=value,
+                        question=qid,
+                    )
                 seen.add(value)
             if option.next not in nodes:
-                errors.append(ContentError.at(file, at("questions", qid, "options", i, "next"), f"`next: {option.next}` não existe nesta árvore (pergunta `{qid}`)"))
+                problem(
+                    ("questions", qid, "options", i, "next"),
+                    N_("`next: %(id)s` does not exist in this tree (question `%(question)s`)"),
+                    id=option.next,
+                    question=qid,
+                )
     if errors:
         return errors
     errors.extend(_check_cycles(spec, file, at))
     reachable = _reachable(spec)
     for qid in spec.questions:
         if qid not in reachable:
-            errors.append(ContentError.at(file, at("questions", qid), f"a pergunta `{qid}` é inalcançável: nenhuma opção leva a ela"))
+            problem(
+                ("questions", qid),
+                N_("the question `%(question)s` is unreachable: no option leads to it"),
+                question=qid,
+            )
     for rid in spec.results:
         if rid not in reachable:
-            errors.append(ContentError.at(file, at("results", rid), f"o resultado `{rid}` é inalcançável: nenhuma opção leva a ele"))
+            problem(
+                ("results", rid),
+                N_("the result `%(result)s` is unreachable: no option leads to it"),
+                result=rid,
+            )
     return errors
 
 
@@ -300,7 +334,9 @@ def _check_cycles(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]
             if state.get(nxt) == 1:
                 path = [*trail, node]
                 loop = " → ".join([*path[path.index(nxt):], nxt])
-                errors.append(ContentError.at(file, at("questions", node, "options", i, "next"), f"ciclo na árvore: {loop}"))
+                msg = gettext("cycle in the tree: %(loop)s") % {"loop": loop}
+                where = at("questions", node, "options", i, "next")
+                errors.append(ContentError.at(file, where, msg))
             elif nxt not in state:
                 visit(nxt, [*trail, node])
         state[node] = 2

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.content.trees import Tree, TreeOption, TreeQuestion, TreeResult
+from app.i18n import gettext
 
 
 class WalkError(ValueError):
@@ -100,10 +101,12 @@ def walk_path(tree: Tree, values: Sequence[str]) -> Walk:
     current, result = _advance(tree, tree.start)
     for value in values:
         if current is None:
-            raise WalkError(result.id if result else tree.start, "o caminho continua depois de um resultado")
+            where = result.id if result else tree.start
+            raise WalkError(where, gettext("the path goes on after a result"))
         option = current.option_for(value)
         if option is None:
-            raise WalkError(current.id, f"`{value}` não é uma opção da pergunta `{current.id}`")
+            msg = gettext("`%(value)s` is not an option of the question `%(question)s`")
+            raise WalkError(current.id, msg % {"value": value, "question": current.id})
         steps.append(Step(current, option))
         current, result = _advance(tree, option.next)
     return Walk(tree, tuple(steps), current, result)
@@ -126,11 +129,25 @@ def walk_facts(tree: Tree, facts: Mapping[str, str]) -> Walk:
     current, _ = _advance(tree, tree.start)
     while current is not None:
         if current.facet not in facts:
-            raise WalkError(current.id, f"falta o fato `{current.facet}` para responder à pergunta `{current.id}` da árvore `{tree.id}`")
+            msg = gettext(
+                "the fact `%(facet)s` is missing to answer the question `%(question)s` "
+                "of the tree `%(tree)s`"
+            ) % {"facet": current.facet, "question": current.id, "tree": tree.id}
+            raise WalkError(current.id, msg)
         option = current.option_for(facts[current.facet])
         if option is None:
             known = ", ".join(v for o in current.options for v in o.values)
-            raise WalkError(current.id, f"`{current.facet}: {facts[current.facet]}` não corresponde a nenhuma opção da pergunta `{current.id}` da árvore `{tree.id}` (valores: {known})")
+            msg = gettext(
+                "`%(facet)s: %(value)s` matches no option of the question `%(question)s` "
+                "of the tree `%(tree)s` (values: %(known)s)"
+            ) % {
+                "facet": current.facet,
+                "value": facts[current.facet],
+                "question": current.id,
+                "tree": tree.id,
+                "known": known,
+            }
+            raise WalkError(current.id, msg)
         values.append(option.value)
         current, _ = _advance(tree, option.next)
     return walk_path(tree, values)

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from app.content.errors import ContentError
+from app.i18n import N_, gettext, ngettext
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class YamlSyntaxError(Exception):
 
     Attributes:
         line: 0-based line inside the parsed text.
-        message: the problem, in Portuguese.
+        message: the problem, in Portuguese (from the catalog).
         col: 0-based column on that line.
     """
 
@@ -72,14 +73,26 @@ def parse_yaml(text: str) -> YamlSource:
         # where the author has to look, not the end of the text.
         mark = exc.context_mark or exc.problem_mark
         line, col = (mark.line, mark.column) if mark else (0, 0)
-        raise YamlSyntaxError(line, f"YAML inválido: {_explain(exc)}", col) from exc
+        raise YamlSyntaxError(line, _invalid(_explain(exc)), col) from exc
     except yaml.YAMLError as exc:
-        raise YamlSyntaxError(0, f"YAML inválido: {exc}") from exc
+        raise YamlSyntaxError(0, _invalid(_unknown(str(exc)))) from exc
     duplicate = _first_duplicate_key(node)
     if duplicate is not None:
         mark = duplicate.start_mark
-        raise YamlSyntaxError(mark.line, f"YAML inválido: a chave `{duplicate.value}` aparece duas vezes", mark.column)
+        detail = gettext("the key `%(key)s` appears twice") % {"key": duplicate.value}
+        raise YamlSyntaxError(mark.line, _invalid(detail), mark.column)
     return YamlSource(data, node)
+
+
+def _invalid(detail: str) -> str:
+    return gettext("invalid YAML: %(detail)s") % {"detail": detail}
+
+
+def _unknown(detail: str) -> str:
+    """A YAML problem we have no hint for: PyYAML's own words, in English, after ours."""
+    if not detail:
+        return gettext("syntax error")
+    return gettext("syntax error (%(detail)s)") % {"detail": detail}
 
 
 def _first_duplicate_key(node: Node | None) -> Node | None:
@@ -100,16 +113,26 @@ def _first_duplicate_key(node: Node | None) -> Node | None:
     return None
 
 
+# PyYAML's message (English) → what to do about it, from the catalog.
 _YAML_HINTS = (
-    ("found character '\\t'", "há uma tabulação; em YAML, indente só com espaços"),
-    ("mapping values are not allowed here", "há `: ` dentro de um texto sem aspas; ponha o texto entre aspas"),
-    ("could not find expected ':'", "falta `:` depois de um campo (ou um texto de várias linhas precisa de `|`)"),
-    ("expected <block end>", "a indentação não bate com a das linhas anteriores"),
-    ("expected ',' or ']'", "uma lista `[...]` não foi fechada com `]`"),
-    ("expected ',' or '}'", "um mapeamento `{...}` não foi fechado com `}`"),
-    ("found unexpected end of stream", "um texto entre aspas não foi fechado"),
-    ("found undefined alias", "`*` no começo de um valor; ponha o texto entre aspas"),
-    ("found character that cannot start any token", "um valor começa com um caractere reservado (`@`, `` ` ``, `%`); ponha-o entre aspas"),
+    ("found character '\\t'", N_("there is a tab; in YAML, indent with spaces only")),
+    (
+        "mapping values are not allowed here",
+        N_("there is a `: ` inside an unquoted text; put the text between quotes"),
+    ),
+    (
+        "could not find expected ':'",
+        N_("a `:` is missing after a field (or a text of several lines needs `|`)"),
+    ),
+    ("expected <block end>", N_("the indentation does not match the one of the lines above")),
+    ("expected ',' or ']'", N_("a list `[...]` was not closed with `]`")),
+    ("expected ',' or '}'", N_("a mapping `{...}` was not closed with `}`")),
+    ("found unexpected end of stream", N_("a quoted text was not closed")),
+    ("found undefined alias", N_("`*` at the start of a value; put the text between quotes")),
+    (
+        "found character that cannot start any token",
+        N_("a value starts with a reserved character (`@`, `` ` ``, `%`); put it between quotes"),
+    ),
 )
 
 
@@ -117,8 +140,8 @@ def _explain(exc: yaml.MarkedYAMLError) -> str:
     detail = " ".join(filter(None, [exc.context, exc.problem]))
     for needle, hint in _YAML_HINTS:
         if needle in detail:
-            return hint
-    return detail or "erro de sintaxe"
+            return gettext(hint)
+    return _unknown(detail)
 
 
 def line_of(node: Node | None, path: tuple[int | str, ...]) -> int:
@@ -159,27 +182,28 @@ def _child(node: Node, step: int | str) -> tuple[Node | None, Node] | None:
     return None
 
 
+# pydantic's error type → the message, from the catalog (``too_short`` has a plural).
 _MESSAGES = {
-    "missing": "campo obrigatório ausente: `{field}`",
-    "extra_forbidden": "campo desconhecido: `{field}`",
-    "string_type": "`{field}` deve ser um texto",
-    "int_type": "`{field}` deve ser um número inteiro",
-    "int_parsing": "`{field}` deve ser um número inteiro",
-    "int_from_float": "`{field}` deve ser um número inteiro",
-    "list_type": "`{field}` deve ser uma lista",
-    "dict_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
-    "model_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
-    "model_attributes_type": "esperava um mapeamento (`chave: valor`) em `{field}`",
-    "finite_number": "`{field}` deve ser um número finito",
-    "float_parsing": "`{field}` deve ser um número",
-    "float_type": "`{field}` deve ser um número",
-    "greater_than_equal": "`{field}` deve ser maior ou igual a {ge}",
-    "string_too_short": "`{field}` não pode ficar vazio",
-    "too_short": "`{field}` precisa de pelo menos {min_length} item(ns)",
-    "literal_error": "`{field}` deve ser um destes valores: {expected}",
-    "enum": "`{field}` deve ser um destes valores: {expected}",
-    "string_pattern_mismatch": (
-        "`{field}` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"
+    "missing": N_("missing required field: `%(field)s`"),
+    "extra_forbidden": N_("unknown field: `%(field)s`"),
+    "string_type": N_("`%(field)s` must be a text"),
+    "int_type": N_("`%(field)s` must be a whole number"),
+    "int_parsing": N_("`%(field)s` must be a whole number"),
+    "int_from_float": N_("`%(field)s` must be a whole number"),
+    "list_type": N_("`%(field)s` must be a list"),
+    "dict_type": N_("expected a mapping (`key: value`) in `%(field)s`"),
+    "model_type": N_("expected a mapping (`key: value`) in `%(field)s`"),
+    "model_attributes_type": N_("expected a mapping (`key: value`) in `%(field)s`"),
+    "finite_number": N_("`%(field)s` must be a finite number"),
+    "float_parsing": N_("`%(field)s` must be a number"),
+    "float_type": N_("`%(field)s` must be a number"),
+    "greater_than_equal": N_("`%(field)s` must be greater than or equal to %(ge)s"),
+    "string_too_short": N_("`%(field)s` cannot be empty"),
+    "literal_error": N_("`%(field)s` must be one of these values: %(expected)s"),
+    "enum": N_("`%(field)s` must be one of these values: %(expected)s"),
+    "string_pattern_mismatch": N_(
+        "`%(field)s` takes only unaccented lowercase letters, digits and hyphens "
+        "(e.g. `minha-licao`)"
     ),
 }
 
@@ -190,21 +214,31 @@ def pydantic_messages(exc: ValidationError) -> list[tuple[tuple[int | str, ...],
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
         field = _field_name(loc)
-        template = _MESSAGES.get(err["type"])
         ctx = err.get("ctx") or {}
-        if template:
-            values = {k: str(v).replace("' or '", "' ou '") for k, v in ctx.items()}
-            message = template.format(field=field, **values)
-        else:
+        values = {k: str(v) for k, v in ctx.items()}
+        if "expected" in values:  # "'a', 'b' or 'c'"
+            word = gettext("or")
+            values["expected"] = values["expected"].replace("' or '", "' " + word + " '")
+        template = _MESSAGES.get(err["type"])
+        if err["type"] == "too_short":
+            count = int(ctx.get("min_length", 1))
+            message = ngettext(
+                "`%(field)s` needs at least %(num)s item",
+                "`%(field)s` needs at least %(num)s items",
+                count,
+            ) % {"field": field, "num": count}
+        elif template:
+            message = gettext(template) % {"field": field, **values}
+        else:  # a field validator's ValueError, already from the catalog
             detail = str(ctx.get("error", err["msg"])).removeprefix("Value error, ")
-            message = f"`{field}`: {detail}"
+            message = gettext("`%(field)s`: %(detail)s") % {"field": field, "detail": detail}
         out.append((loc, message))
     return out
 
 
 def _field_name(loc: tuple[int | str, ...]) -> str:
     names = [str(p) for p in loc if isinstance(p, str)]
-    return names[-1] if names else "valor"
+    return names[-1] if names else gettext("value")
 
 
 Locator = Callable[..., tuple[int, int]]
