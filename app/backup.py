@@ -7,9 +7,11 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
+from app.i18n import gettext
+
 
 class BackupError(Exception):
-    """The backup cannot be made; ``str(exc)`` says why, in Portuguese."""
+    """The backup cannot be made; ``str(exc)`` says why, in Portuguese (from the catalog)."""
 
 
 def sqlite_path(database_url: str) -> Path:
@@ -20,7 +22,9 @@ def sqlite_path(database_url: str) -> Path:
     """
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
-        raise BackupError("`curso backup` copia bancos SQLite; para PostgreSQL use `pg_dump`.")
+        raise BackupError(
+            gettext("`curso backup` copies SQLite databases; for PostgreSQL use `pg_dump`.")
+        )
     return Path(url.database)
 
 
@@ -39,15 +43,18 @@ def backup_sqlite(database_url: str, target: Path) -> int:
     """
     source_path = sqlite_path(database_url)
     if not source_path.exists():
-        raise BackupError(f"o banco {source_path} não existe")
+        raise BackupError(gettext("the database %(path)s does not exist") % {"path": source_path})
     if target.exists():
-        raise BackupError(f"{target} já existe; escolha outro nome para não sobrescrever um backup")
+        message = gettext(
+            "%(path)s already exists; choose another name so as not to overwrite a backup"
+        )
+        raise BackupError(message % {"path": target})
     source = sqlite3.connect(f"file:{source_path}?mode=ro", uri=True, timeout=30)
     copy = sqlite3.connect(target)
     try:
         source.backup(copy, pages=256)
         if copy.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-            raise BackupError("a cópia não passou no PRAGMA integrity_check")
+            raise BackupError(gettext("the copy failed PRAGMA integrity_check"))
     finally:
         copy.close()
         source.close()

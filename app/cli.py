@@ -1,4 +1,4 @@
-"""The ``curso`` command line (Typer)."""
+"""The ``curso`` command line (Typer); every text it prints comes from the pt-BR catalog."""
 
 from __future__ import annotations
 
@@ -7,54 +7,64 @@ from typing import Annotated
 
 import typer
 
-from app.cli_authoring import check, instrutor, nova
-from app.cli_tree import arvore
+from app.cli_authoring import CHECK_HELP, NOVA_HELP, check, instrutor, nova
+from app.cli_tree import ARVORE_HELP, arvore
+from app.i18n import gettext
 from app.settings import load_settings
 
-cli = typer.Typer(help="Ferramentas do curso de engines de inferência.", no_args_is_help=True)
-cli.command()(arvore)
-cli.command()(check)
-cli.command()(nova)
+cli = typer.Typer(help=gettext("Tools of the inference engines course."), no_args_is_help=True)
+cli.command(help=ARVORE_HELP)(arvore)
+cli.command(help=CHECK_HELP)(check)
+cli.command(help=NOVA_HELP)(nova)
 cli.add_typer(instrutor, name="instrutor")
 
 
-@cli.command()
+@cli.command(help=gettext("Applies the database migrations up to the latest version."))
 def migrate() -> None:
-    """Aplica as migrações do banco até a versão mais recente."""
+    """Apply the database migrations up to the latest version."""
     from app.migrate import upgrade
 
     settings = load_settings()
     upgrade(settings.resolved_database_url())
-    typer.echo("Banco de dados atualizado.")
+    typer.echo(gettext("Database up to date."))
 
 
-@cli.command()
+@cli.command(
+    help=gettext("Generates a migration comparing the models with the database (for developers).")
+)
 def revisao(mensagem: str) -> None:
-    """Gera uma migração comparando os modelos com o banco (para desenvolvedores)."""
+    """Generate a migration comparing the models with the database (for developers)."""
     from app.migrate import new_revision
 
     new_revision(load_settings().resolved_database_url(), mensagem)
 
 
-@cli.command()
-def backup(destino: Annotated[Path, typer.Argument(help="Arquivo novo para a cópia.")]) -> None:
-    """Faz uma cópia consistente do banco SQLite em uso (API de backup on-line do SQLite)."""
+@cli.command(
+    help=gettext(
+        "Makes a consistent copy of the SQLite database in use (SQLite's online backup API)."
+    )
+)
+def backup(
+    destino: Annotated[Path, typer.Argument(help=gettext("A new file for the copy."))],
+) -> None:
+    """Make a consistent copy of the SQLite database in use (SQLite's online backup API)."""
     from app.backup import BackupError, backup_sqlite
 
     try:
         size = backup_sqlite(load_settings().resolved_database_url(), destino)
     except BackupError as exc:
-        typer.echo(f"Backup não feito: {exc}", err=True)
+        typer.echo(gettext("Backup not made: %(why)s") % {"why": exc}, err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"Backup salvo em {destino} ({size} bytes), íntegro.")
+    saved = gettext("Backup saved in %(path)s (%(size)s bytes), intact.")
+    typer.echo(saved % {"path": destino, "size": size})
 
 
-@cli.command()
+@cli.command(help=gettext("Serves the course with uvicorn (run `curso migrate` first)."))
 def serve(
     host: Annotated[str, typer.Option(envvar="HOST")] = "127.0.0.1",
     port: Annotated[int, typer.Option(envvar="PORT")] = 8000,
 ) -> None:
-    """Serve o curso com uvicorn (rode `curso migrate` antes)."""
+    """Serve the course with uvicorn (run ``curso migrate`` first)."""
     import uvicorn
 
     uvicorn.run("app.main:create_app", factory=True, host=host, port=port)

@@ -1,4 +1,8 @@
-"""``curso check``, ``curso nova`` and ``curso instrutor``: commands for course authors."""
+"""``curso check``, ``curso nova`` and ``curso instrutor``: commands for course authors.
+
+Every text they print comes from the pt-BR gettext catalog (:mod:`app.i18n`); the
+``file:line:col: level: message`` lines and the JSON keys stay the same in any language.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,19 @@ import typer
 from app.content.course import load_course
 from app.content.errors import ContentError
 from app.content.scaffold import TitleError, new_lesson
+from app.i18n import gettext, ngettext
 from app.settings import PROJECT_ROOT, load_settings
 
-instrutor = typer.Typer(help="Dá ou tira o papel de instrutor de uma conta.", no_args_is_help=True)
+instrutor = typer.Typer(
+    help=gettext("Gives or takes the instructor role of an account."), no_args_is_help=True
+)
+CHECK_HELP = gettext(
+    "Checks the lessons (or one): prints `file:line:column: level: message` per problem.\n\n"
+    "Exits with code 1 when there are errors (with `--strict`, also when there are warnings)."
+)
+NOVA_HELP = gettext(
+    "Creates a new lesson from a valid template, with a unique slug and the next order."
+)
 
 
 class OutputFormat(StrEnum):
@@ -28,19 +42,24 @@ class OutputFormat(StrEnum):
 def check(
     pasta: Annotated[
         Path | None,
-        typer.Argument(help="Pasta das lições ou um arquivo (padrão: CURSO_LESSONS_DIR)."),
+        typer.Argument(
+            help=gettext("The lessons folder, or one file (default: CURSO_LESSONS_DIR).")
+        ),
     ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Trata avisos como erros.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help=gettext("Treats warnings as errors."))
+    ] = False,
     formato: Annotated[
         OutputFormat,
         typer.Option(
-            "--format", help="text: arquivo:linha:coluna: nível: mensagem; json: os mesmos dados."
+            "--format",
+            help=gettext("text: file:line:column: level: message; json: the same data."),
         ),
     ] = OutputFormat.TEXT,
 ) -> None:
-    """Valida as lições (ou uma): imprime `arquivo:linha:coluna: nível: mensagem` por problema.
+    """Check the lessons (or one file): one ``file:line:col: level: message`` line per problem.
 
-    Sai com código 1 quando há erros (com `--strict`, também quando há avisos).
+    Exits with code 1 when there are errors (with ``--strict``, also on warnings).
     """
     target = pasta or load_settings().lessons_dir
     # A single file is checked within its folder, so links and scenarios can reach other lessons.
@@ -64,25 +83,43 @@ def check(
         raise typer.Exit(code=1)
 
 
+def summary(errors: int, warnings: int) -> str:
+    """The last line of ``curso check`` when it found problems: "1 erro e 2 avisos encontrados."."""
+    if not warnings:
+        return ngettext("%(num)s error found.", "%(num)s errors found.", errors) % {"num": errors}
+    if not errors:
+        found = ngettext("%(num)s warning found.", "%(num)s warnings found.", warnings)
+        return found % {"num": warnings}
+    return gettext("%(errors)s and %(warnings)s found.") % {
+        "errors": ngettext("%(num)s error", "%(num)s errors", errors) % {"num": errors},
+        "warnings": ngettext("%(num)s warning", "%(num)s warnings", warnings) % {"num": warnings},
+    }
+
+
 def _print_text(problems: list[ContentError], errors: int, lessons: int) -> None:
     for problem in problems:
         typer.echo(str(problem))
     if problems:
-        typer.echo(f"{errors} erro(s) e {len(problems) - errors} aviso(s) encontrado(s).", err=True)
+        typer.echo(summary(errors, len(problems) - errors), err=True)
     else:
-        typer.echo(f"{lessons} lição(ões) válida(s), nenhum problema.")
+        valid = ngettext(
+            "%(num)s valid lesson, no problems.", "%(num)s valid lessons, no problems.", lessons
+        )
+        typer.echo(valid % {"num": lessons})
 
 
 def nova(
-    titulo: Annotated[str, typer.Argument(help="O título da lição, entre aspas.")],
+    titulo: Annotated[str, typer.Argument(help=gettext("The lesson's title, between quotes."))],
     pasta: Annotated[
-        Path | None, typer.Option("--pasta", help="Pasta das lições (padrão: CURSO_LESSONS_DIR).")
+        Path | None,
+        typer.Option("--pasta", help=gettext("The lessons folder (default: CURSO_LESSONS_DIR).")),
     ] = None,
 ) -> None:
-    """Cria uma lição nova a partir de um modelo válido, com slug único e a próxima ordem."""
+    """Create a new lesson from a valid template, with a unique slug and the next order."""
     folder = pasta or load_settings().lessons_dir
     if not folder.is_dir():
-        typer.echo(f"A pasta de lições {folder} não existe.", err=True)
+        message = gettext("The lessons folder %(folder)s does not exist.") % {"folder": folder}
+        typer.echo(message, err=True)
         raise typer.Exit(code=2)
     try:
         path = new_lesson(folder, titulo, load_course(folder))
@@ -90,9 +127,10 @@ def nova(
         typer.echo(str(exc), err=True)
         raise typer.Exit(code=2) from None
     slug = path.stem.split("-", 1)[1]
-    typer.echo(
-        f"Lição criada: {path} (endereço /licoes/{slug}). Edite o arquivo e rode `curso check`."
+    created = gettext(
+        "Lesson created: %(path)s (address /licoes/%(slug)s). Edit the file and run `curso check`."
     )
+    typer.echo(created % {"path": path, "slug": slug})
 
 
 def _set_role(usuario: str, value: bool) -> None:
@@ -107,38 +145,46 @@ def _set_role(usuario: str, value: bool) -> None:
         with Session(engine) as db:
             account, changed = set_instructor(db, usuario, value)
     except AccountNotFound:
-        typer.echo(
-            f"Não existe conta com o usuário `{usuario}`. "
-            "A pessoa precisa criar a conta em /conta antes.",
-            err=True,
+        message = gettext(
+            "There is no account with the username `%(name)s`. "
+            "The person needs to create the account at /conta first."
         )
+        typer.echo(message % {"name": usuario}, err=True)
         raise typer.Exit(code=1) from None
     except SQLAlchemyError as exc:
-        typer.echo(
-            f"Não consegui ler o banco ({exc.__class__.__name__}); rode `curso migrate` antes.",
-            err=True,
-        )
+        message = gettext("I could not read the database (%(error)s); run `curso migrate` first.")
+        typer.echo(message % {"error": exc.__class__.__name__}, err=True)
         raise typer.Exit(code=1) from None
     finally:
         engine.dispose()
-    name = account.username
     if value:
-        typer.echo(f"`{name}` agora é instrutor." if changed else f"`{name}` já era instrutor.")
-    else:
-        typer.echo(
-            f"`{name}` não é mais instrutor." if changed else f"`{name}` já não era instrutor."
+        said = (
+            gettext("`%(name)s` is now an instructor.")
+            if changed
+            else gettext("`%(name)s` was already an instructor.")
         )
+    else:
+        said = (
+            gettext("`%(name)s` is no longer an instructor.")
+            if changed
+            else gettext("`%(name)s` already was not an instructor.")
+        )
+    typer.echo(said % {"name": account.username})
 
 
-@instrutor.command("adicionar")
+@instrutor.command(
+    "adicionar", help=gettext("Gives the instructor role to an account that already exists.")
+)
 def adicionar(
-    usuario: Annotated[str, typer.Argument(help="Nome de usuário de uma conta existente.")],
+    usuario: Annotated[str, typer.Argument(help=gettext("The username of an existing account."))],
 ) -> None:
-    """Dá o papel de instrutor a uma conta que já existe."""
+    """Give the instructor role to an existing account."""
     _set_role(usuario, True)
 
 
-@instrutor.command("remover")
-def remover(usuario: Annotated[str, typer.Argument(help="Nome de usuário da conta.")]) -> None:
-    """Tira o papel de instrutor de uma conta."""
+@instrutor.command("remover", help=gettext("Takes the instructor role from an account."))
+def remover(
+    usuario: Annotated[str, typer.Argument(help=gettext("The account's username."))],
+) -> None:
+    """Take the instructor role from an account."""
     _set_role(usuario, False)

@@ -40,66 +40,69 @@ def folder_with(tmp_path: Path, body: str) -> Path:
     return folder
 
 
+LINK_PROBLEMS = [
+    (
+        "Veja [isto](#nada).",
+        "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição",
+    ),
+    (
+        "Veja [isto](/licoes/sumiu).",
+        "01-a.md:33:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso",
+    ),
+    (
+        "Veja [isto](sumiu).",
+        "01-a.md:33:13: warning: o link `sumiu` não leva a nenhuma lição do curso",
+    ),
+    (
+        "Veja [isto](/licoes/outra#nada).",
+        "01-a.md:33:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`",
+    ),
+    (
+        "Veja [isto](/arvores/sumiu).",
+        "01-a.md:33:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso",
+    ),
+    (
+        "Veja [isto](02-b.md#duas-fases).",
+        "01-a.md:33:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`",
+    ),
+    (
+        "Veja [isto](09-nada.md).",
+        "01-a.md:33:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/",
+    ),
+    (
+        "Texto.\n\n![Gráfico](imagens/falta.png)",
+        "01-a.md:35:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)",
+    ),
+    (
+        "![Gráfico](https://exemplo.org/g.png)",
+        "01-a.md:33:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
+    ),
+    (
+        "![Gráfico](figura.png)",
+        "01-a.md:33:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+    ),
+    (
+        "![Gráfico](imagens/../../segredo.png)",
+        "01-a.md:33:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+    ),
+    (
+        "![Logo](/static/nao-existe.svg)",
+        "01-a.md:33:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
+    ),
+    (
+        "| a | b |\n|---|---|\n| x | [y](#nada) |",
+        "01-a.md:35:11: warning: o link `#nada` não leva a nenhum título desta lição",
+    ),
+    (
+        "Um [link](#duas-fases) e [outro](#nada).",
+        "01-a.md:33:34: warning: o link `#nada` não leva a nenhum título desta lição",
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("body", "expected"),
-    [
-        (
-            "Veja [isto](#nada).",
-            "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição",
-        ),
-        (
-            "Veja [isto](/licoes/sumiu).",
-            "01-a.md:33:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso",
-        ),
-        (
-            "Veja [isto](sumiu).",
-            "01-a.md:33:13: warning: o link `sumiu` não leva a nenhuma lição do curso",
-        ),
-        (
-            "Veja [isto](/licoes/outra#nada).",
-            "01-a.md:33:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`",
-        ),
-        (
-            "Veja [isto](/arvores/sumiu).",
-            "01-a.md:33:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso",
-        ),
-        (
-            "Veja [isto](02-b.md#duas-fases).",
-            "01-a.md:33:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`",
-        ),
-        (
-            "Veja [isto](09-nada.md).",
-            "01-a.md:33:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/",
-        ),
-        (
-            "Texto.\n\n![Gráfico](imagens/falta.png)",
-            "01-a.md:35:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)",
-        ),
-        (
-            "![Gráfico](https://exemplo.org/g.png)",
-            "01-a.md:33:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
-        ),
-        (
-            "![Gráfico](figura.png)",
-            "01-a.md:33:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
-        ),
-        (
-            "![Gráfico](imagens/../../segredo.png)",
-            "01-a.md:33:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
-        ),
-        (
-            "![Logo](/static/nao-existe.svg)",
-            "01-a.md:33:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
-        ),
-        (
-            "| a | b |\n|---|---|\n| x | [y](#nada) |",
-            "01-a.md:35:11: warning: o link `#nada` não leva a nenhum título desta lição",
-        ),
-        (
-            "Um [link](#duas-fases) e [outro](#nada).",
-            "01-a.md:33:34: warning: o link `#nada` não leva a nenhum título desta lição",
-        ),
-    ],
+    LINK_PROBLEMS,
 )
 def test_each_link_and_image_rule_with_its_message_line_and_column(tmp_path, body, expected):
     folder = folder_with(tmp_path, body)
@@ -143,13 +146,13 @@ def test_output_levels_strict_and_exit_codes(tmp_path):
     assert warned.stdout.splitlines() == [
         f"{tmp_path}/01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"
     ]
-    assert warned.stderr.strip() == "0 erro(s) e 1 aviso(s) encontrado(s)."
+    assert warned.stderr.strip() == "1 aviso encontrado."
     strict = run("check", str(tmp_path), "--strict")
     assert strict.returncode == 1
     assert strict.stdout.splitlines() == [
         f"{tmp_path}/01-a.md:33:13: error: o link `#nada` não leva a nenhum título desta lição"
     ]
-    assert strict.stderr.strip() == "1 erro(s) e 0 aviso(s) encontrado(s)."
+    assert strict.stderr.strip() == "1 erro encontrado."
 
 
 def test_json_gives_the_same_data(tmp_path):
@@ -239,7 +242,7 @@ def test_a_single_file_is_checked_within_its_folder(tmp_path):
     alone = run("check", str(folder / "01-a.md"))
     assert (alone.returncode, alone.stdout.strip()) == (
         0,
-        "1 lição(ões) válida(s), nenhum problema.",
+        "1 lição válida, nenhum problema.",
     )
 
 
@@ -257,7 +260,7 @@ def test_nova_creates_a_lesson_that_passes_the_check_with_a_unique_slug(tmp_path
     check = run("check", str(folder))
     assert (check.returncode, check.stdout.strip()) == (
         0,
-        "5 lição(ões) válida(s), nenhum problema.",
+        "5 lições válidas, nenhum problema.",
     )
     course = load_course(folder)
     lesson = course.get("decodificacao-especulativa-na-pratica")
@@ -276,3 +279,13 @@ def test_unique_slug_folds_accents_and_never_collides():
     assert len(unique_slug("palavra " * 40, set())) <= 80
     with pytest.raises(TitleError):
         unique_slug(" — ", set())
+
+
+def test_the_summary_line_agrees_in_number():
+    from app.cli_authoring import summary
+
+    assert summary(1, 0) == "1 erro encontrado."
+    assert summary(3, 0) == "3 erros encontrados."
+    assert summary(0, 1) == "1 aviso encontrado."
+    assert summary(0, 2) == "2 avisos encontrados."
+    assert summary(2, 1) == "2 erros e 1 aviso encontrados."

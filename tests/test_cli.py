@@ -18,7 +18,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def test_check_passes_on_the_course():
     result = run("check", str(REPO_LESSONS))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip() == "3 lição(ões) válida(s), nenhum problema."
+    assert result.stdout.strip() == "3 lições válidas, nenhum problema."
 
 
 def test_check_points_at_the_line_of_a_broken_quiz(tmp_path):
@@ -31,7 +31,7 @@ def test_check_points_at_the_line_of_a_broken_quiz(tmp_path):
     assert result.stdout.splitlines() == [
         f"{tmp_path}/02-quebrada.md:24:7: error: campo obrigatório ausente: `text`",
     ]
-    assert result.stderr.strip() == "1 erro(s) e 0 aviso(s) encontrado(s)."
+    assert result.stderr.strip() == "1 erro encontrado."
 
 
 def test_check_reports_every_problem_before_exiting(tmp_path):

@@ -108,20 +108,23 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
     assert 'href="javascript:' not in html
 
 
+QUIZ_AND_HEADER_PROBLEMS = [
+    ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27:7: error: campo obrigatório ausente: `explanation`"),
+    ("  answer: [b]", "  answer: [z]", "licao.md:30:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"),
+    ("  answer: [b]", "  answer: [a, b]", "licao.md:30:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
+    ("  kind: single", "  kind: unica", "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple' ou 'scenario'"),
+    ("    - id: b\n", "    - id: a\n", "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`"),
+    ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
+    ("minutes: 10\n", "", "licao.md:2:1: error: campo obrigatório ausente: `minutes`"),
+    ("order: 1", "order: primeira", "licao.md:4:1: error: `order` deve ser um número inteiro"),
+    ("slug: decode-prefill", "slug: Decode Prefill", "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"),
+    ("summary: As duas", "sumary: As duas", "licao.md:2:1: error: campo obrigatório ausente: `summary`"),
+]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
-    [
-        ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27:7: error: campo obrigatório ausente: `explanation`"),
-        ("  answer: [b]", "  answer: [z]", "licao.md:30:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"),
-        ("  answer: [b]", "  answer: [a, b]", "licao.md:30:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
-        ("  kind: single", "  kind: unica", "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple' ou 'scenario'"),
-        ("    - id: b\n", "    - id: a\n", "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`"),
-        ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
-        ("minutes: 10\n", "", "licao.md:2:1: error: campo obrigatório ausente: `minutes`"),
-        ("order: 1", "order: primeira", "licao.md:4:1: error: `order` deve ser um número inteiro"),
-        ("slug: decode-prefill", "slug: Decode Prefill", "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"),
-        ("summary: As duas", "sumary: As duas", "licao.md:2:1: error: campo obrigatório ausente: `summary`"),
-    ],
+    QUIZ_AND_HEADER_PROBLEMS,
 )
 def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expected):
     assert old in GOOD
@@ -130,18 +133,21 @@ def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expecte
     assert expected in reported, reported
 
 
+MARKDOWN_AND_YAML_PROBLEMS = [
+    ("```quiz", "```Quiz", "licao.md:19:1: error: bloco `Quiz`: escreva `quiz`, em minúsculas e com hífen"),
+    ("::: danger Não faça isso", "::: note Não faça isso", "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`"),
+    ("## Duas fases", "# Duas fases", "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho"),
+    ("## Duas fases", "## Conteúdo", "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o texto do título"),
+    ("  answer: [b]\n```\n", "  answer: [b]\n", "licao.md:19:1: error: o bloco `quiz` não foi fechado (falta a linha ``` no fim)"),
+    ("minutes: 10", "minutes: [10", "licao.md:6:10: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
+    ("minutes: 10", "minutes: true", "licao.md:6:1: error: `minutes` deve ser um número inteiro"),
+    ("      text: Prefill", "\ttext: Prefill", "licao.md:25:1: error: YAML inválido: há uma tabulação; em YAML, indente só com espaços"),
+]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
-    [
-        ("```quiz", "```Quiz", "licao.md:19:1: error: bloco `Quiz`: escreva `quiz`, em minúsculas e com hífen"),
-        ("::: danger Não faça isso", "::: note Não faça isso", "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`"),
-        ("## Duas fases", "# Duas fases", "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho"),
-        ("## Duas fases", "## Conteúdo", "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o texto do título"),
-        ("  answer: [b]\n```\n", "  answer: [b]\n", "licao.md:19:1: error: o bloco `quiz` não foi fechado (falta a linha ``` no fim)"),
-        ("minutes: 10", "minutes: [10", "licao.md:6:10: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
-        ("minutes: 10", "minutes: true", "licao.md:6:1: error: `minutes` deve ser um número inteiro"),
-        ("      text: Prefill", "\ttext: Prefill", "licao.md:25:1: error: YAML inválido: há uma tabulação; em YAML, indente só com espaços"),
-    ],
+    MARKDOWN_AND_YAML_PROBLEMS,
 )
 def test_markdown_and_yaml_mistakes_are_reported_in_portuguese(tmp_path, old, new, expected):
     assert old in GOOD

@@ -53,37 +53,40 @@ def test_the_course_glossary_is_valid_and_seeded_with_the_course_terms():
     assert terms == sorted(terms, key=collation_key)
 
 
+GLOSSARY_PROBLEMS = [
+    (
+        "  definition: Rotina de baixo nível que computa uma operação.\n",
+        "",
+        "glossario.yml:1: campo obrigatório ausente: `definition`",
+    ),
+    (
+        "- term: KV cache",
+        "- term: Kernels",
+        "glossario.yml:3: `Kernels` já está no glossário, no termo `kernel`",
+    ),
+    (
+        "[cache dos valores-chave]",
+        "[kernel]",
+        "glossario.yml:4: `kernel` já está no glossário, no termo `kernel`",
+    ),
+    ("  aliases:", "  sinonimos:", "glossario.yml:4: campo desconhecido: `sinonimos`"),
+    (
+        "- term: kernel",
+        "- term: [kernel",
+        "glossario.yml:1: YAML inválido: uma lista `[...]` não foi fechada com `]`",
+    ),
+    ("- term: kernel", "- term: '—'", "glossario.yml:1: `—` não tem letras nem números"),
+    (
+        "O cache dos valores-chave do modelo.",
+        "x" * 400,
+        "glossario.yml:5: a definição de `KV cache` tem 400 caracteres; o glossário guarda definições curtas (até 320)",
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
-    [
-        (
-            "  definition: Rotina de baixo nível que computa uma operação.\n",
-            "",
-            "glossario.yml:1: campo obrigatório ausente: `definition`",
-        ),
-        (
-            "- term: KV cache",
-            "- term: Kernels",
-            "glossario.yml:3: `Kernels` já está no glossário, no termo `kernel`",
-        ),
-        (
-            "[cache dos valores-chave]",
-            "[kernel]",
-            "glossario.yml:4: `kernel` já está no glossário, no termo `kernel`",
-        ),
-        ("  aliases:", "  sinonimos:", "glossario.yml:4: campo desconhecido: `sinonimos`"),
-        (
-            "- term: kernel",
-            "- term: [kernel",
-            "glossario.yml:1: YAML inválido: uma lista `[...]` não foi fechada com `]`",
-        ),
-        ("- term: kernel", "- term: '—'", "glossario.yml:1: `—` não tem letras nem números"),
-        (
-            "O cache dos valores-chave do modelo.",
-            "x" * 400,
-            "glossario.yml:5: a definição de `KV cache` tem 400 caracteres; o glossário guarda definições curtas (até 320)",
-        ),
-    ],
+    GLOSSARY_PROBLEMS,
 )
 def test_each_glossary_problem_is_reported_with_its_line(tmp_path, old, new, expected):
     assert old in VALID

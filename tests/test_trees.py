@@ -109,23 +109,26 @@ def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
     assert tree.line == 14  # first YAML line; the fence opens on 13
 
 
+TREE_PROBLEMS = [
+    ("        next: r-vllm", "        next: r-gpu", "licao.md:38:9: error: `next: r-gpu` não existe nesta árvore (pergunta `scale`)"),
+    ("        next: r-vllm", "        next: hw", "licao.md:38:9: error: ciclo na árvore: hw → scale → hw"),
+    ("        next: scale\n", "        next: r-cpu\n", "licao.md:29:3: error: a pergunta `scale` é inalcançável: nenhuma opção leva a ela"),
+    ("        next: r-vllm", "        next: r-cpu", "licao.md:44:3: error: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele"),
+    ("      - label: Muitos\n        value: many\n        next: r-vllm\n", "", "licao.md:32:5: error: a pergunta `scale` precisa de pelo menos duas opções (tem 1)"),
+    ("        value: many", "        value: one", "licao.md:37:9: error: o valor `one` aparece duas vezes na pergunta `scale`"),
+    ("start: hw", "start: r-cpu", "licao.md:17:1: error: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore"),
+    ("    verdict: alternative", "    verdict: talvez", "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
+    ("        value: cpu", "        value: CPU Só", "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
+    ("    facet: scale\n", "", "licao.md:29:3: error: campo obrigatório ausente: `facet`"),
+    ("        next: r-vllm", "        next: scale", "licao.md:38:9: error: ciclo na árvore: scale → scale"),
+    ("        next: r-cpu\n      - label: GPU", "        next: hw\n      - label: GPU", "licao.md:25:9: error: ciclo na árvore: hw → hw"),
+    ("    facet: scale\n", "    facet: scale\n    facet: outra\n", "licao.md:31:5: error: YAML inválido: a chave `facet` aparece duas vezes"),
+]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
-    [
-        ("        next: r-vllm", "        next: r-gpu", "licao.md:38:9: error: `next: r-gpu` não existe nesta árvore (pergunta `scale`)"),
-        ("        next: r-vllm", "        next: hw", "licao.md:38:9: error: ciclo na árvore: hw → scale → hw"),
-        ("        next: scale\n", "        next: r-cpu\n", "licao.md:29:3: error: a pergunta `scale` é inalcançável: nenhuma opção leva a ela"),
-        ("        next: r-vllm", "        next: r-cpu", "licao.md:44:3: error: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele"),
-        ("      - label: Muitos\n        value: many\n        next: r-vllm\n", "", "licao.md:32:5: error: a pergunta `scale` precisa de pelo menos duas opções (tem 1)"),
-        ("        value: many", "        value: one", "licao.md:37:9: error: o valor `one` aparece duas vezes na pergunta `scale`"),
-        ("start: hw", "start: r-cpu", "licao.md:17:1: error: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore"),
-        ("    verdict: alternative", "    verdict: talvez", "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
-        ("        value: cpu", "        value: CPU Só", "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
-        ("    facet: scale\n", "", "licao.md:29:3: error: campo obrigatório ausente: `facet`"),
-        ("        next: r-vllm", "        next: scale", "licao.md:38:9: error: ciclo na árvore: scale → scale"),
-        ("        next: r-cpu\n      - label: GPU", "        next: hw\n      - label: GPU", "licao.md:25:9: error: ciclo na árvore: hw → hw"),
-        ("    facet: scale\n", "    facet: scale\n    facet: outra\n", "licao.md:31:5: error: YAML inválido: a chave `facet` aparece duas vezes"),
-    ],
+    TREE_PROBLEMS,
 )
 def test_each_tree_problem_names_file_and_line(tmp_path, old, new, expected):
     assert old in TREE
@@ -158,15 +161,18 @@ def test_scenario_key_is_computed_from_the_tree(tmp_path):
     assert moved.answer == {"b"}, "editar a árvore muda o gabarito, sem chave escrita à mão"
 
 
+SCENARIO_PROBLEMS = [
+    ("    scale: many\n", "", "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`"),
+    ("    scale: many", "    scale: dezenas", "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)"),
+    ("  tree: mini", "  tree: outra", "a pergunta `cenario` cita a árvore `outra`, que não existe no curso"),
+    ("    scale: many", "    scale: many\n    workload: chat", "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: workload; apague-os ou confira a árvore"),
+    ("      engine: vLLM", "      engine: TGI", "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma"),
+]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
-    [
-        ("    scale: many\n", "", "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`"),
-        ("    scale: many", "    scale: dezenas", "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)"),
-        ("  tree: mini", "  tree: outra", "a pergunta `cenario` cita a árvore `outra`, que não existe no curso"),
-        ("    scale: many", "    scale: many\n    workload: chat", "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: workload; apague-os ou confira a árvore"),
-        ("      engine: vLLM", "      engine: TGI", "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma"),
-    ],
+    SCENARIO_PROBLEMS,
 )
 def test_scenario_that_does_not_reach_a_result_fails_the_check(tmp_path, old, new, expected):
     lines = messages(tmp_path, TREE + SCENARIO.replace(old, new, 1))
@@ -282,12 +288,15 @@ def test_layout_places_every_node_without_overlap(tree):
     _assert_no_overlap(placed)
 
 
+CHART_PROBLEMS = [
+    ("    after: 64", "    after: .inf", "`after` deve ser um número finito"),
+    ("    before: 14.5", "    before: muito", "`before` deve ser um número"),
+]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
-    [
-        ("    after: 64", "    after: .inf", "`after` deve ser um número finito"),
-        ("    before: 14.5", "    before: muito", "`before` deve ser um número"),
-    ],
+    CHART_PROBLEMS,
 )
 def test_chart_values_are_checked(tmp_path, old, new, expected):
     chart = (REPO_LESSONS / "01-kernels.md").read_text(encoding="utf-8")

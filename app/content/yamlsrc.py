@@ -199,6 +199,9 @@ _MESSAGES = {
     "float_type": N_("`%(field)s` must be a number"),
     "greater_than_equal": N_("`%(field)s` must be greater than or equal to %(ge)s"),
     "string_too_short": N_("`%(field)s` cannot be empty"),
+    "string_too_long": N_("`%(field)s` may have at most %(max_length)s characters"),
+    "bool_type": N_("`%(field)s` must be `true` or `false`"),
+    "bool_parsing": N_("`%(field)s` must be `true` or `false`"),
     "literal_error": N_("`%(field)s` must be one of these values: %(expected)s"),
     "enum": N_("`%(field)s` must be one of these values: %(expected)s"),
     "string_pattern_mismatch": N_(
@@ -229,9 +232,14 @@ def pydantic_messages(exc: ValidationError) -> list[tuple[tuple[int | str, ...],
             ) % {"field": field, "num": count}
         elif template:
             message = gettext(template) % {"field": field, **values}
-        else:  # a field validator's ValueError, already from the catalog
+        elif err["type"] == "value_error":  # a validator's ValueError, already from the catalog
             detail = str(ctx.get("error", err["msg"])).removeprefix("Value error, ")
             message = gettext("`%(field)s`: %(detail)s") % {"field": field, "detail": detail}
+        else:  # a rule without a message of ours: pydantic's own words, in English, after ours
+            message = gettext("`%(field)s` is not valid (%(detail)s)") % {
+                "field": field,
+                "detail": err["msg"],
+            }
         out.append((loc, message))
     return out
 
