@@ -3,21 +3,28 @@
 For each: axe-core finds no WCAG 2.2 A/AA violation, nothing scrolls sideways on a
 phone, no request leaves for another host, and a screenshot lands in
 ``test-artifacts/`` (ignored by git). To cover a new page type, add it to
-:data:`PAGE_TYPES`.
+:data:`PAGE_TYPES`; the instructor's pages (:data:`INSTRUCTOR_PAGE_TYPES`) run against
+a server of this module's own, with answers stored, a lesson with a warning and one
+that never loads, signed in as an instructor.
 """
 
 from __future__ import annotations
 
 import secrets
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
 from tests.conftest import REPO_LESSONS, LiveServer
 from tests.test_browser import ConsoleWatch
+from tests.test_content import GOOD
+from tests.test_http import answer
+from tests.test_live import grant_instructor, sign_up
 
 AXE = REPO_LESSONS.parent / "tests" / "vendor" / "axe-core" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
@@ -84,6 +91,8 @@ class PageType:
     path: str
     prepare: Callable[[Page], None] | None = None
     status: int = 200  # what the page answers (the browser logs a 4xx page as a console error)
+    instructor: bool = False  # on the instructor's server, signed in as the instructor
+    detail: str | None = None  # an element worth a screenshot of its own
 
 
 PAGE_TYPES = [
@@ -117,6 +126,80 @@ PAGE_TYPES = [
     PageType("erro-404", "/licoes/nao-existe", status=404),
 ]
 
+KERNEL_QUESTIONS = list(COURSE.get("kernels").questions.values())
+CHARTED = KERNEL_QUESTIONS[1]
+
+
+def open_chart_table(page: Page) -> None:
+    """Open the data table under a question's option chart and bring the card into view."""
+    card = page.locator(f"#q-kernels-{CHARTED.id}")
+    card.locator("details.chart-data").evaluate("details => { details.open = true; }")
+    card.scroll_into_view_if_needed()
+
+
+INSTRUCTOR_PAGE_TYPES = [
+    PageType("instrutor-painel", "/instrutor", instructor=True, detail="#revisar"),
+    PageType(
+        "instrutor-grafico",
+        f"/instrutor#q-kernels-{CHARTED.id}",
+        open_chart_table,
+        instructor=True,
+        detail=f"#q-kernels-{CHARTED.id}",
+    ),
+    PageType("instrutor-previa", "/instrutor/licoes/escolha-self-hosted", instructor=True),
+    PageType("instrutor-previa-aviso", "/instrutor/licoes/com-aviso", instructor=True),
+    PageType(
+        "instrutor-problemas", "/instrutor/licoes/quebrada", instructor=True, detail=".check-panel"
+    ),
+    PageType("instrutor-licao-aviso", "/licoes/com-aviso", instructor=True, detail=".check-panel"),
+    PageType("instrutor-licao-indisponivel", "/licoes/quebrada", status=503, instructor=True),
+]
+INSTRUCTOR = "professora"
+
+
+@pytest.fixture(scope="module")
+def instructor_site(tmp_path_factory, browser):
+    """A server with the course, a lesson with a broken link and one that never loads, ten
+    learners' answers to two kernels questions, and a browser state signed in as an instructor.
+    """
+    tmp = tmp_path_factory.mktemp("instrutor-paginas")
+    lessons = tmp / "lessons"
+    shutil.copytree(REPO_LESSONS, lessons)
+    warned = GOOD.replace("slug: decode-prefill", "slug: com-aviso").replace("order: 1", "order: 4")
+    (lessons / "04-com-aviso.md").write_text(warned + "\nVeja [isto](#nada).\n", encoding="utf-8")
+    broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 5")
+    broken = broken.replace("answer: [b]", "answer: [x]")
+    (lessons / "05-quebrada.md").write_text(broken, encoding="utf-8")
+    server = LiveServer(tmp, lessons)
+    server.start()
+    easy, charted = KERNEL_QUESTIONS[0], CHARTED
+    wrong = [o.id for o in charted.options if o.id not in charted.answer]
+    choices = [sorted(charted.answer)] * 5 + [[wrong[i % len(wrong)]] for i in range(5)]
+    for chosen in choices:  # ten learners: all right on the first question, split on the second
+        with httpx.Client(base_url=server.url) as learner:
+            assert answer(learner, "kernels", easy.id, sorted(easy.answer)).status_code == 200
+            assert answer(learner, "kernels", charted.id, chosen).status_code == 200
+    with httpx.Client(base_url=server.url) as client:
+        sign_up(client, INSTRUCTOR)
+    grant_instructor(server, INSTRUCTOR)
+    context = browser.new_context(locale="pt-BR")
+    page = context.new_page()
+    page.goto(server.url + "/conta")
+    page.fill("#entrar-usuario", INSTRUCTOR)
+    page.fill("#entrar-senha", "senha-boa-123")
+    page.get_by_role("button", name="Entrar").click()
+    expect(page.locator(".nav-account")).to_have_text(f"Conta: {INSTRUCTOR}")
+    state = context.storage_state()
+    context.close()
+    yield server, state
+    server.stop()
+
+
+# Tables fit the width: a table that scrolls sideways (app.css lets it) hides columns on a phone.
+TABLES_THAT_SCROLL = """[...document.querySelectorAll("table")]
+    .filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)
+    .map(t => `${t.className || t.parentElement.className}: ${t.scrollWidth} > ${t.clientWidth}`)"""
+
 
 def settle(page: Page) -> None:
     """Wait for running CSS animations (the tree's fade-in) to end, so colours are final."""
@@ -138,11 +221,16 @@ def axe_violations(page: Page) -> list[str]:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("kind", PAGE_TYPES, ids=lambda kind: kind.name)
+@pytest.mark.parametrize("kind", PAGE_TYPES + INSTRUCTOR_PAGE_TYPES, ids=lambda kind: kind.name)
 def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
-    live_server: LiveServer, new_page, artifacts, kind: PageType, theme: str
+    request, new_page, artifacts, kind: PageType, theme: str
 ):
-    page = new_page(color_scheme=theme)
+    if kind.instructor:
+        live_server, state = request.getfixturevalue("instructor_site")
+        page = new_page(color_scheme=theme, storage_state=state)
+    else:
+        live_server = request.getfixturevalue("live_server")
+        page = new_page(color_scheme=theme)
     watch = ConsoleWatch(page)
     hosts: set[str] = set()
     page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
@@ -155,7 +243,13 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
         settle(page)
         overflow = page.evaluate("document.documentElement.scrollWidth")
         assert overflow <= width, f"{kind.name} rola para o lado em {width} px ({overflow} px)"
+        if kind.instructor:  # our own tables; a lesson's wide table may scroll in its box
+            cut = page.evaluate(TABLES_THAT_SCROLL)
+            assert cut == [], f"{kind.name}: tabela cortada em {width} px"
         page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
+        if kind.detail:
+            detail = page.locator(kind.detail)
+            detail.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}-detalhe.png")
         violations = axe_violations(page)
         if violations:
             problems[width] = violations
