@@ -138,9 +138,8 @@ def open_chart_table(page: Page) -> None:
 
 
 INSTRUCTOR_PAGE_TYPES = [
-    PageType("instrutor-painel", "/instrutor", instructor=True, detail="#revisar"),
-    PageType(
-        "instrutor-grafico",
+    PageType(  # the whole dashboard, with one question's option chart and its table open
+        "instrutor-painel",
         f"/instrutor#q-kernels-{CHARTED.id}",
         open_chart_table,
         instructor=True,
