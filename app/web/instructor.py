@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
+from app import dashboard_cache
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app import dashboard_cache
 from app.deps import CourseDep, InstructorDep, SessionDep
 from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS, attempt_rows, csv_lines, progress_rows
 from app.i18n import N_, gettext
