@@ -59,3 +59,31 @@ def test_the_debug_setting_shows_the_traceback(settings):
     assert response.status_code == 500
     assert "RuntimeError" in response.text and "falha de teste proposital" in response.text
     assert "Algo deu errado do nosso lado." not in response.text
+
+
+def test_the_500_page_carries_the_security_headers(settings):
+    """Starlette answers a crash outside every middleware; the handler adds the headers itself."""
+    with TestClient(crashing_app(settings), raise_server_exceptions=False) as client:
+        response = client.get("/falha-de-teste")
+    assert response.status_code == 500
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["x-frame-options"] == "DENY"
+    assert response.headers["referrer-policy"] == "same-origin"
+
+
+def test_a_session_store_failure_still_shows_the_portuguese_500_page(settings, monkeypatch):
+    """The session is marked loaded before the store answers; the error page must not trip on it."""
+    from app.sessions import DatabaseStore
+
+    def broken(self, session_id):
+        raise RuntimeError("banco fora do ar")
+
+    monkeypatch.setattr(DatabaseStore, "read_now", broken)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        client.cookies.set("curso_sessao", "a" * 32)
+        response = client.get("/progresso")
+    assert response.status_code == 500
+    assert "Algo deu errado do nosso lado." in response.text
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
