@@ -6,12 +6,16 @@ Each test names its finding; each failed before its fix.
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-from fastapi.testclient import TestClient
 
+from app.auth import SignInLimiter, client_key
 from tests.conftest import csrf_from
-from tests.test_http import HX, KERNELS, soup, stored, text
+from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
+from tests.test_http import KERNELS, soup, text
 
 QUESTION = next(iter(KERNELS.questions))
 
@@ -50,3 +54,66 @@ def test_well_formed_cookies_next_to_a_malformed_one_are_kept(client):
     assert soup(response).html["data-theme"] == "dark"
     assert response.cookies.get("curso_sessao") == session_id, "a sessão de antes continua valendo"
     assert csrf_from(response.text) == csrf_from(page)
+
+
+def test_a_nul_byte_in_the_username_is_a_wrong_sign_in_not_a_500(client):
+    """Finding 2: the username went into the limiter's key as typed; PostgreSQL refuses a NUL."""
+    sign_up(new_browser(client), "ana")
+    for typed in ("ana\x00", "\x00", "an\x00a" * 10):
+        response = sign_in(client, typed, PASSWORD)
+        assert response.status_code == 401, repr(typed)
+        assert text(soup(response).select_one(".form-error")) == "Usuário ou senha incorretos."
+    assert sign_in(client, "ana", PASSWORD).status_code == 303
+
+
+def test_concurrent_failed_sign_ins_check_no_more_passwords_than_the_limit(client):
+    """Finding 3: the limit was tested before and counted after the password check, so
+    concurrent guesses all got through; and each request held a pooled connection while
+    the limiter waited for another one, so 30 at once exhausted the pool (500 after 30 s)."""
+    sign_up(new_browser(client), "ana")
+    browsers = [new_browser(client) for _ in range(30)]
+    tokens = [csrf_from(browser.get("/conta").text) for browser in browsers]
+    start = threading.Barrier(len(browsers))
+
+    def guess(number: int) -> int:
+        start.wait()
+        data = {"csrftoken": tokens[number], "usuario": "ana", "senha": f"chute {number}"}
+        return browsers[number].post("/conta/entrar", data=data).status_code
+
+    with ThreadPoolExecutor(len(browsers)) as pool:
+        statuses = Counter(pool.map(guess, range(len(browsers))))
+    assert statuses == {401: 5, 429: 25}
+    assert sign_in(client, "ana", PASSWORD).status_code == 429
+
+
+def test_ipv6_clients_are_counted_by_their_64_network():
+    """Finding 4: counted per address, one IPv6 subscriber (a whole /64) had endless limits."""
+    assert client_key("2001:db8:0:0:aaaa::1") == "2001:db8::/64"
+    assert client_key("::ffff:192.0.2.7") == "192.0.2.7"
+    assert client_key("192.0.2.7") == "192.0.2.7" and client_key("testclient") == "testclient"
+    limiter = SignInLimiter("memory://", per_ip="3 per 15 minutes")
+    for host in ("2001:db8::1", "2001:db8::2", "2001:db8::3:4"):
+        assert limiter.attempt(None, host) is None
+    assert limiter.attempt(None, "2001:db8::ffff:ffff") is not None, "o mesmo /64"
+    assert limiter.attempt(None, "2001:db8:0:1::1") is None, "outro /64 segue livre"
+
+
+def test_case_and_spaces_do_not_give_a_username_more_tries(client):
+    sign_up(new_browser(client), "ana")
+    for typed in ("ANA", " ana ", "Ana", "aNa\t", "ana"):
+        assert sign_in(client, typed, "senha errada").status_code == 401
+    assert sign_in(client, "ANA ", PASSWORD).status_code == 429
+
+
+def test_right_and_refused_sign_ins_do_not_use_up_the_ip_limit():
+    """Taken back: a classroom behind one address signs in together."""
+    limiter = SignInLimiter("memory://", per_username="2 per 15 minutes", per_ip="3 per 15 minutes")
+    for number in range(10):
+        assert limiter.attempt(f"aluno{number}", "192.0.2.1") is None
+        limiter.succeeded(f"aluno{number}", "192.0.2.1")
+    assert limiter.attempt("ana", "192.0.2.1") is None
+    assert limiter.attempt("ana", "192.0.2.1") is None
+    for _ in range(5):
+        assert limiter.attempt("ana", "192.0.2.1") is not None, "ana está bloqueada"
+    assert limiter.attempt("bia", "192.0.2.1") is None, "os bloqueios não contaram para o IP"
+    assert limiter.attempt("caio", "192.0.2.1") is not None, "3 falhas: agora o IP está bloqueado"
