@@ -117,3 +117,12 @@ def test_right_and_refused_sign_ins_do_not_use_up_the_ip_limit():
         assert limiter.attempt("ana", "192.0.2.1") is not None, "ana está bloqueada"
     assert limiter.attempt("bia", "192.0.2.1") is None, "os bloqueios não contaram para o IP"
     assert limiter.attempt("caio", "192.0.2.1") is not None, "3 falhas: agora o IP está bloqueado"
+
+
+def test_no_redirect_takes_its_host_from_the_request(client):
+    """Finding 6: Starlette's trailing-slash redirect wrote the Host header into an absolute
+    Location (``Host: evil.example`` sent ``/instrutor/`` to ``http://evil.example/instrutor``)."""
+    for path in ("/instrutor/", "/licoes/kernels/", "/progresso/", "/api/arvores/"):
+        response = client.get(path, headers={"host": "evil.example"}, follow_redirects=False)
+        assert "evil.example" not in response.headers.get("location", ""), path
+        assert response.status_code == 404, path
