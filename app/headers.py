@@ -23,6 +23,8 @@ HEADERS = [
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
 HSTS = (b"strict-transport-security", b"max-age=31536000")
+# Responses about one learner that no cache may keep (JSON; HTML pages revalidate by ETag).
+PERSONAL = "private, no-store"
 
 
 def security_headers(hsts: bool = False) -> list[tuple[bytes, bytes]]:

@@ -126,3 +126,12 @@ def test_no_redirect_takes_its_host_from_the_request(client):
         response = client.get(path, headers={"host": "evil.example"}, follow_redirects=False)
         assert "evil.example" not in response.headers.get("location", ""), path
         assert response.status_code == 404, path
+
+
+def test_personal_json_is_never_stored_by_a_cache(client):
+    """Finding 7: ``/meus-dados/exportar`` and ``/api/progresso`` had no Cache-Control, and a
+    shared cache in front of the course may keep a learner's data for the next visitor."""
+    for path in ("/meus-dados/exportar", "/api/progresso"):
+        response = client.get(path)
+        assert response.status_code == 200
+        assert response.headers["cache-control"] == "private, no-store", path
