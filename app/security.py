@@ -16,6 +16,8 @@ from app.web.errors import title_of
 
 MAX_FORM_BYTES = 64 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
+# Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
+OTHER_SITES = (b"same-site", b"cross-site")
 # RFC 6265, section 4.1.1: cookie-name is a token; cookie-value is cookie-octets, maybe quoted.
 _COOKIE_OCTETS = rb"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
 COOKIE_PAIR = re.compile(
@@ -67,6 +69,10 @@ class RequestGuard:
     - A body over :data:`MAX_FORM_BYTES` gets 413; one that is not UTF-8 gets 400.
     - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
       its check for a ``Bearer`` header.
+    - A state-changing request that the browser marks as coming from another site
+      (``Sec-Fetch-Site: same-site`` or ``cross-site``) gets the CSRF 403. The CSRF token is
+      a double-submit cookie that is not bound to the session, so a sibling subdomain could
+      plant a valid pair of its own; and asgi-csrf lets requests without cookies through.
     """
 
     def __init__(self, app, templates):
@@ -85,6 +91,9 @@ class RequestGuard:
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
         scope = {**scope, "headers": headers}
+        if dict(headers).get(b"sec-fetch-site") in OTHER_SITES:
+            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+            return
         content_type = dict(headers).get(b"content-type", b"").split(b";")[0].strip().lower()
         if content_type not in ACCEPTED_BODIES:
             await self._fail(scope, send, 415, gettext("Send the page's own form."))

@@ -15,7 +15,7 @@ import httpx
 from app.auth import SignInLimiter, client_key
 from tests.conftest import csrf_from
 from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
-from tests.test_http import KERNELS, soup, text
+from tests.test_http import HX, KERNELS, key_of, soup, stored, text
 
 QUESTION = next(iter(KERNELS.questions))
 
@@ -135,3 +135,30 @@ def test_personal_json_is_never_stored_by_a_cache(client):
         response = client.get(path)
         assert response.status_code == 200
         assert response.headers["cache-control"] == "private, no-store", path
+
+
+def test_a_post_from_another_site_is_refused_even_with_a_valid_token(client, settings):
+    """Finding 8: the CSRF token is a double-submit cookie not bound to the session, so a
+    sibling subdomain (or anyone who can set a cookie for the course's host) could plant its
+    own valid cookie and token pair; and asgi-csrf skips requests without cookies (``/tema``).
+    Browsers say where a request comes from in ``Sec-Fetch-Site``: only same-origin posts pass."""
+    attacker = new_browser(client)
+    attacker.get("/licoes/kernels")
+    planted = attacker.cookies["csrftoken"]
+    page = client.get(f"/licoes/kernels?refazer={QUESTION}").text
+    client.cookies.set("csrftoken", planted)
+    data = {"csrftoken": planted, "opcao": "b", "chave": key_of(page, QUESTION)}
+    url = f"/licoes/kernels/perguntas/{QUESTION}"
+    for origin in ("same-site", "cross-site"):
+        for headers in ({}, HX):
+            refused = client.post(url, data=data, headers={"sec-fetch-site": origin, **headers})
+            assert refused.status_code == 403, (origin, headers)
+            assert "Sessão expirada, recarregue a página." in refused.text
+    assert stored(settings) == []
+    theme = new_browser(client).post(
+        "/tema", data={"tema": "escuro"}, headers={"sec-fetch-site": "cross-site"},
+        follow_redirects=False,
+    )
+    assert theme.status_code == 403 and "set-cookie" not in theme.headers
+    ok = client.post(url, data=data, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False)
+    assert ok.status_code == 303, "o próprio site continua podendo enviar"
