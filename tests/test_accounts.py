@@ -365,8 +365,10 @@ def test_the_limit_holds_across_two_real_uvicorn_workers(tmp_path, database_url)
             time.sleep(0.1)
         with httpx.Client(base_url=server.url) as owner:
             token = csrf_from(owner.get("/conta").text)
-            data = {"csrftoken": token, "usuario": "ana", "senha": PASSWORD, "confirmacao": PASSWORD}
-            assert owner.post("/conta/criar", data=data).status_code == 303
+            data = {"csrftoken": token, "usuario": "ana", "senha": PASSWORD}
+            data["confirmacao"] = PASSWORD
+            created = owner.post("/conta/criar", data=data)
+            assert created.status_code == 303
         attempts = 16
         start = threading.Barrier(attempts)
 
@@ -382,6 +384,7 @@ def test_the_limit_holds_across_two_real_uvicorn_workers(tmp_path, database_url)
         assert statuses == {401: 5, 429: attempts - 5}
     finally:
         server.stop()
-    lines = [json.loads(line) for line in server.log_path.read_text().splitlines() if line.startswith("{")]
+    log = server.log_path.read_text().splitlines()
+    lines = [json.loads(line) for line in log if line.startswith("{")]
     workers = {line["pid"] for line in lines if line.get("path") == "/conta/entrar"}
     assert len(workers) == 2, "os dois workers atenderam tentativas"
