@@ -15,6 +15,7 @@ import httpx
 from app.auth import SignInLimiter, client_key
 from tests.conftest import csrf_from
 from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
+from tests.test_instructor import instructor
 from tests.test_http import HX, KERNELS, key_of, soup, stored, text
 
 QUESTION = next(iter(KERNELS.questions))
@@ -162,3 +163,20 @@ def test_a_post_from_another_site_is_refused_even_with_a_valid_token(client, set
     assert theme.status_code == 403 and "set-cookie" not in theme.headers
     ok = client.post(url, data=data, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False)
     assert ok.status_code == 303, "o próprio site continua podendo enviar"
+
+
+def test_concurrent_instructor_requests_do_not_exhaust_the_pool(client, settings):
+    """Finding 9: the instructor check held its own request-long connection, and the session
+    middleware (after the response) or the CSV stream asked for another: 40 instructor
+    requests at once left the pool empty, and every request of the worker waited 30 s (500)."""
+    teacher = instructor(client, settings)
+    paths = ["/instrutor/exportar/tentativas.csv", "/instrutor/licoes/kernels"] * 20
+    start = threading.Barrier(len(paths))
+
+    def get(path: str) -> int:
+        start.wait()
+        return teacher.get(path).status_code
+
+    with ThreadPoolExecutor(len(paths)) as pool:
+        statuses = Counter(pool.map(get, paths))
+    assert statuses == {200: len(paths)}
