@@ -11,8 +11,10 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+from fastapi.testclient import TestClient
 
 from app.auth import SignInLimiter, client_key
+from app.main import create_app
 from tests.conftest import csrf_from
 from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
 from tests.test_instructor import instructor
@@ -180,3 +182,19 @@ def test_concurrent_instructor_requests_do_not_exhaust_the_pool(client, settings
     with ThreadPoolExecutor(len(paths)) as pool:
         statuses = Counter(pool.map(get, paths))
     assert statuses == {200: len(paths)}
+
+
+def test_with_secure_cookies_every_cookie_is_secure_and_hsts_is_sent(settings):
+    """Finding 10: ``CURSO_SECURE_COOKIES`` marked the session and CSRF cookies but not the
+    theme cookie that ``POST /tema`` sets."""
+    secure = create_app(settings.model_copy(update={"secure_cookies": True}))
+    with TestClient(secure, base_url="https://testserver") as browser:
+        page = browser.get("/conta")
+        token = csrf_from(page.text)
+        theme = browser.post("/tema", data={"csrftoken": token, "tema": "escuro"}, follow_redirects=False)
+    cookies = [*page.headers.get_list("set-cookie"), *theme.headers.get_list("set-cookie")]
+    names = {cookie.split("=", 1)[0] for cookie in cookies}
+    assert names == {"csrftoken", "curso_sessao", "tema"}
+    for cookie in cookies:
+        assert "secure" in [part.strip().lower() for part in cookie.split(";")], cookie
+    assert page.headers["strict-transport-security"] == "max-age=31536000"
