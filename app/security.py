@@ -131,17 +131,15 @@ def well_formed_cookies(scope):
     The course's own cookies always comply; a header whose pairs all comply is kept as it is.
     """
     headers = scope.get("headers") or []
-    if not any(name == b"cookie" for name, _ in headers):
-        return scope
-    cleaned = []
+    cleaned, changed = [], False
     for name, value in headers:
         if name == b"cookie":
             pairs = [pair.strip(b" \t") for pair in value.split(b";")]
             kept = [pair for pair in pairs if COOKIE_PAIR.fullmatch(pair)]
             if len(kept) != len([pair for pair in pairs if pair]):
-                value = b"; ".join(kept)
+                value, changed = b"; ".join(kept), True
         cleaned.append((name, value))
-    return {**scope, "headers": cleaned}
+    return {**scope, "headers": cleaned} if changed else scope
 
 
 async def send_html(send, status: int, html: str) -> None:

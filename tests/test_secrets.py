@@ -77,10 +77,10 @@ def test_a_session_store_failure_still_shows_the_portuguese_500_page(settings, m
     """The session is marked loaded before the store answers; the error page must not trip on it."""
     from app.sessions import DatabaseStore
 
-    def broken(self, session_id):
+    async def broken(self, session_id, lifetime):
         raise RuntimeError("banco fora do ar")
 
-    monkeypatch.setattr(DatabaseStore, "read_now", broken)
+    monkeypatch.setattr(DatabaseStore, "read", broken)
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         client.cookies.set("curso_sessao", "a" * 32)
         response = client.get("/progresso")
