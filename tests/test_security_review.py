@@ -5,20 +5,20 @@ Each test names its finding; each failed before its fix.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+from anyio.from_thread import start_blocking_portal
 from fastapi.testclient import TestClient
 
 from app.auth import SignInLimiter, client_key
 from app.main import create_app
 from tests.conftest import csrf_from
 from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
-from tests.test_instructor import instructor
 from tests.test_http import HX, KERNELS, key_of, soup, stored, text
+from tests.test_instructor import instructor
 
 QUESTION = next(iter(KERNELS.questions))
 
@@ -27,6 +27,8 @@ def raw_get(app, path: str, headers: dict[str, bytes]) -> httpx.Response:
     """GET through httpx's ASGI transport, which passes header bytes as they are.
 
     (Starlette's TestClient re-encodes header values as UTF-8, so it cannot send these.)
+    The event loop runs in a portal thread, as in the TestClient: Playwright's sync API may
+    already run one in this thread.
     """
 
     async def get():
@@ -34,7 +36,8 @@ def raw_get(app, path: str, headers: dict[str, bytes]) -> httpx.Response:
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             return await client.get(path, headers=headers)
 
-    return asyncio.run(get())
+    with start_blocking_portal() as portal:
+        return portal.call(get)
 
 
 def test_malformed_cookies_are_dropped_not_a_500(client):
@@ -163,7 +166,8 @@ def test_a_post_from_another_site_is_refused_even_with_a_valid_token(client, set
         follow_redirects=False,
     )
     assert theme.status_code == 403 and "set-cookie" not in theme.headers
-    ok = client.post(url, data=data, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False)
+    same_origin = {"sec-fetch-site": "same-origin"}
+    ok = client.post(url, data=data, headers=same_origin, follow_redirects=False)
     assert ok.status_code == 303, "o próprio site continua podendo enviar"
 
 
@@ -191,7 +195,8 @@ def test_with_secure_cookies_every_cookie_is_secure_and_hsts_is_sent(settings):
     with TestClient(secure, base_url="https://testserver") as browser:
         page = browser.get("/conta")
         token = csrf_from(page.text)
-        theme = browser.post("/tema", data={"csrftoken": token, "tema": "escuro"}, follow_redirects=False)
+        form = {"csrftoken": token, "tema": "escuro"}
+        theme = browser.post("/tema", data=form, follow_redirects=False)
     cookies = [*page.headers.get_list("set-cookie"), *theme.headers.get_list("set-cookie")]
     names = {cookie.split("=", 1)[0] for cookie in cookies}
     assert names == {"csrftoken", "curso_sessao", "tema"}
