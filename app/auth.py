@@ -5,6 +5,7 @@ No HTTP and no database here: the web layer calls these with plain values.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 import time
@@ -24,6 +25,7 @@ PASSWORD_MIN = 8
 PASSWORD_MAX = 200
 FAILS_PER_USERNAME = "5 per 15 minutes"
 FAILS_PER_IP = "20 per 15 minutes"
+IPV6_CLIENT_PREFIX = 64
 
 
 class CredentialsError(ValueError):
@@ -46,6 +48,28 @@ def clean_username(raw: str) -> str:
             )
         )
     return name
+
+
+def is_username(name: str) -> bool:
+    """True when ``name`` (already trimmed and lower-case) is a username an account can have."""
+    return USERNAME_RE.match(name) is not None
+
+
+def client_key(host: str) -> str:
+    """The client a per-IP limit counts: the IPv4 address, or the IPv6 /64 network.
+
+    One IPv6 subscriber usually gets a whole /64, so counting single addresses would give
+    them billions of fresh limits. Anything that is not an IP address is used as it is.
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
+    return str(address)
 
 
 def check_new_password(password: str, confirmation: str) -> None:
@@ -109,12 +133,17 @@ class Blocked:
 class SignInLimiter:
     """Failed sign-ins, limited per username and per client IP (the ``limits`` library).
 
+    An attempt is counted before the password is checked, with one atomic increment per
+    limit, and taken back when it turns out right: concurrent guesses cannot all pass a
+    limit that none of them has counted yet. The storage must accept negative increments
+    (the database, ``memory://`` and Redis do).
+
     Args:
         storage_uri: ``database`` (counters in the app's database, shared by every worker)
             or a ``limits`` storage URI, e.g. ``memory://`` or ``redis://host:6379``.
         engine: the app's engine, used when ``storage_uri`` is ``database``.
         per_username: failures allowed per username, in ``limits`` notation.
-        per_ip: failures allowed per client IP, in ``limits`` notation.
+        per_ip: failures allowed per client (:func:`client_key`), in ``limits`` notation.
 
     Raises:
         ValueError: the URI names no storage ``limits`` knows (or its driver is missing).
@@ -132,19 +161,34 @@ class SignInLimiter:
         self._per_username = parse(per_username)
         self._per_ip = parse(per_ip)
 
-    def check(self, username: str, ip: str) -> Blocked | None:
-        """Return :class:`Blocked` when either limit is used up, else ``None``."""
-        for item, key in ((self._per_username, f"user:{username}"), (self._per_ip, f"ip:{ip}")):
-            if not self._limiter.test(item, "entrar", key):
+    def attempt(self, username: str | None, ip: str) -> Blocked | None:
+        """Count one sign-in attempt as failed, before its password is checked.
+
+        Args:
+            username: the clean username, or ``None`` for a name no account can have (then
+                only the client counts the attempt).
+            ip: the client's address.
+
+        Returns:
+            :class:`Blocked` when either limit is used up (the attempt is then taken back: it
+            checks no password), else ``None``.
+        """
+        counted = []
+        for item, key in self._keys(username, ip):
+            counted.append((item, key))
+            if not self._limiter.hit(item, "entrar", key):
+                for hit_item, hit_key in counted:
+                    self._limiter.hit(hit_item, "entrar", hit_key, cost=-1)
                 reset_at = self._limiter.get_window_stats(item, "entrar", key).reset_time
                 return Blocked(max(1, int(reset_at - time.time())))
         return None
 
-    def failed(self, username: str, ip: str) -> None:
-        """Count one failed sign-in against the username and the IP."""
-        self._limiter.hit(self._per_username, "entrar", f"user:{username}")
-        self._limiter.hit(self._per_ip, "entrar", f"ip:{ip}")
-
-    def succeeded(self, username: str) -> None:
-        """Forget the username's failures after a successful sign-in."""
+    def succeeded(self, username: str, ip: str) -> None:
+        """The password was right: forget the username's failures and take the attempt back."""
         self._limiter.clear(self._per_username, "entrar", f"user:{username}")
+        self._limiter.hit(self._per_ip, "entrar", f"ip:{client_key(ip)}", cost=-1)
+
+    def _keys(self, username: str | None, ip: str):
+        if username is not None:
+            yield self._per_username, f"user:{username}"
+        yield self._per_ip, f"ip:{client_key(ip)}"

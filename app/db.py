@@ -15,22 +15,22 @@ SQLITE_ARGS = {"check_same_thread": False}
 THREADS = 40  # AnyIO's default threadpool size, where FastAPI runs sync routes
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, **options) -> Engine:
     """Create the SQLAlchemy engine for ``url``.
 
     Args:
         url: a SQLAlchemy URL, e.g. ``sqlite:///var/curso.db``.
+        options: more ``create_engine`` arguments, e.g. ``pool_size``.
 
     Returns:
         An engine. For SQLite, each new connection runs the pragmas below.
     """
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, **options)
     # SQLite connections are cheap; one per threadpool thread means a request never waits
     # for the pool while another holds a connection.
-    return _sqlite_events(
-        create_engine(url, connect_args=SQLITE_ARGS, pool_size=THREADS, max_overflow=0)
-    )
+    pool = {"pool_size": THREADS, "max_overflow": 0, **options}
+    return _sqlite_events(create_engine(url, connect_args=SQLITE_ARGS, **pool))
 
 
 def make_loop_engine(url: str) -> Engine:

@@ -123,7 +123,7 @@ PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
 
 
-def current_instructor(request: Request, db: Annotated[Session, Depends(get_session)]) -> Account:
+def current_instructor(request: Request, db: SessionDep) -> Account:
     """Return the signed-in instructor's account.
 
     Raises:

@@ -22,14 +22,26 @@ HEADERS = [
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
+HSTS = (b"strict-transport-security", b"max-age=31536000")
+# Responses about one learner that no cache may keep (JSON; HTML pages revalidate by ETag).
+PERSONAL = "private, no-store"
+
+
+def security_headers(hsts: bool = False) -> list[tuple[bytes, bytes]]:
+    """The headers every response carries: :data:`HEADERS`, plus HSTS when served over HTTPS."""
+    return [*HEADERS, *([HSTS] if hsts else [])]
 
 
 class SecurityHeaders:
-    """ASGI middleware adding :data:`HEADERS` (and HSTS when cookies are ``Secure``)."""
+    """ASGI middleware adding :func:`security_headers` (HSTS when cookies are ``Secure``).
+
+    Starlette answers an unhandled exception outside every middleware, so the 500 handler
+    (``app/web/errors.py``) adds the same headers itself.
+    """
 
     def __init__(self, app, hsts: bool = False):
         self.app = app
-        self.extra = [*HEADERS, *([(b"strict-transport-security", b"max-age=31536000")] if hsts else [])]
+        self.extra = security_headers(hsts)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":

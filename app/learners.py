@@ -6,6 +6,7 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.db import begin_write
 from app.models import (
     Account,
     AccountPublic,
@@ -55,6 +56,7 @@ def create_account(db: Session, learner_id: str, username: str, password_hash: s
     """
     if find_account(db, username) is not None:
         raise UsernameTaken(username)
+    begin_write(db)
     ensure_learner(db, learner_id)
     account = Account(learner_id=learner_id, username=username, password_hash=password_hash)
     db.add(account)
@@ -82,6 +84,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     """
     if source_id == target_id or account_of(db, source_id) is not None:
         return  # two accounts are never merged
+    begin_write(db)  # SQLite: a read transaction upgraded to a write may find the database locked
     target_keys = select(Attempt.idempotency_key).where(
         Attempt.learner_id == target_id, col(Attempt.idempotency_key).is_not(None)
     )

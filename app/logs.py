@@ -15,12 +15,13 @@ log = logging.getLogger("curso.request")
 
 
 class JsonFormatter(logging.Formatter):
-    """Format a record whose message is a dict as one JSON line."""
+    """Format a record whose message is a dict as one JSON line, with the worker's ``pid``."""
 
     def format(self, record: logging.LogRecord) -> str:
         payload = record.msg if isinstance(record.msg, dict) else {"message": record.getMessage()}
         stamp = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
-        return json.dumps({"ts": stamp, "level": record.levelname.lower(), **payload}, ensure_ascii=False)
+        head = {"ts": stamp, "level": record.levelname.lower(), "pid": record.process}
+        return json.dumps({**head, **payload}, ensure_ascii=False)
 
 
 def configure_logging() -> None:

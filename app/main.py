@@ -64,6 +64,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="curso",
         description="API do curso de engines de inferência de LLM (respostas em português).",
         docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",
+        debug=settings.debug,
+        redirect_slashes=False,  # its redirect builds an absolute URL from the Host header
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url())

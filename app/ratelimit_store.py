@@ -3,6 +3,10 @@
 It implements the storage interface that ``limits``' fixed-window strategy uses
 (``incr``, ``get``, ``get_expiry``, ``clear``, ``check``, ``reset``); each counter
 is one row of the ``rate_limit`` table, updated with a single atomic upsert.
+
+The counters go through a small connection pool of their own: a request may hold one of
+the app's pooled connections while it calls the limiter, and with one shared pool enough
+such requests at once would each wait for a second connection that none will give back.
 """
 
 from __future__ import annotations
@@ -12,21 +16,26 @@ import time
 from limits.storage import Storage
 from sqlalchemy import Engine, text
 
+from app.db import make_engine
+
 DATABASE = "database"
+POOL_SIZE = 2
+POOL_OVERFLOW = 3
 
 
 class DatabaseLimitStorage(Storage):
     """Fixed-window counters in the ``rate_limit`` table (SQLite or PostgreSQL).
 
     Args:
-        engine: the app's SQLAlchemy engine.
+        engine: the app's SQLAlchemy engine; the counters use their own small pool to its database.
     """
 
     STORAGE_SCHEME = ["curso+database"]
 
     def __init__(self, engine: Engine):
         super().__init__(uri=None, wrap_exceptions=False)
-        self.engine = engine
+        url = engine.url.render_as_string(hide_password=False)
+        self.engine = make_engine(url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
     @property
     def base_exceptions(self) -> type[Exception] | tuple[type[Exception], ...]:
@@ -36,6 +45,8 @@ class DatabaseLimitStorage(Storage):
     def incr(self, key: str, expiry: float, amount: int = 1) -> int:
         """Add ``amount`` to the counter of ``key`` (a new window when the old one ended).
 
+        A negative ``amount`` takes hits back; a new window never starts below zero.
+
         Returns:
             The counter after the increment.
         """
@@ -43,13 +54,19 @@ class DatabaseLimitStorage(Storage):
         with self.engine.begin() as connection:
             return connection.execute(
                 text(
-                    "INSERT INTO rate_limit (key, count, expires_at) VALUES (:key, :amount, :expires) "
+                    "INSERT INTO rate_limit (key, count, expires_at) "
+                    "VALUES (:key, :fresh, :expires) "
                     "ON CONFLICT (key) DO UPDATE SET "
-                    "count = CASE WHEN rate_limit.expires_at > :now THEN rate_limit.count + :amount ELSE :amount END, "
-                    "expires_at = CASE WHEN rate_limit.expires_at > :now THEN rate_limit.expires_at ELSE :expires END "
+                    "count = CASE WHEN rate_limit.expires_at > :now "
+                    "THEN rate_limit.count + :amount ELSE :fresh END, "
+                    "expires_at = CASE WHEN rate_limit.expires_at > :now "
+                    "THEN rate_limit.expires_at ELSE :expires END "
                     "RETURNING count"
                 ),
-                {"key": key, "amount": amount, "expires": now + expiry, "now": now},
+                {
+                    "key": key, "amount": amount, "fresh": max(amount, 0),
+                    "expires": now + expiry, "now": now,
+                },
             ).scalar_one()
 
     def get(self, key: str) -> int:

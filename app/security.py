@@ -6,6 +6,8 @@ asgi-csrf checks every non-GET request: the ``x-csrftoken`` header (htmx) or the
 
 from __future__ import annotations
 
+import re
+
 from asgi_csrf import asgi_csrf
 
 from app.deps import EXPIRED_MESSAGE
@@ -14,6 +16,13 @@ from app.web.errors import title_of
 
 MAX_FORM_BYTES = 64 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
+# Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
+OTHER_SITES = (b"same-site", b"cross-site")
+# RFC 6265, section 4.1.1: cookie-name is a token; cookie-value is cookie-octets, maybe quoted.
+_COOKIE_OCTETS = rb"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
+COOKIE_PAIR = re.compile(
+    rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+=(?:" + _COOKIE_OCTETS + rb'|"' + _COOKIE_OCTETS + rb'")'
+)
 
 
 def render_error(templates, scope, status: int, title: str, message: str) -> str:
@@ -51,12 +60,19 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
 class RequestGuard:
     """Turn requests the stack below would mishandle into clear 4xx answers.
 
+    - Cookies that break RFC 6265 are dropped (see :func:`well_formed_cookies`); the others
+      stay. asgi-csrf fails on a ``Cookie`` header that is not UTF-8, and Python's cookie
+      parser turns a quoted ``"\\000"`` into a NUL byte, which PostgreSQL refuses.
     - ``HEAD`` is served as ``GET`` (the server drops the body).
     - A body that is not a URL-encoded form or JSON gets 415: the app accepts no uploads,
       and asgi-csrf's multipart parser fails on odd input.
     - A body over :data:`MAX_FORM_BYTES` gets 413; one that is not UTF-8 gets 400.
     - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
       its check for a ``Bearer`` header.
+    - A state-changing request that the browser marks as coming from another site
+      (``Sec-Fetch-Site: same-site`` or ``cross-site``) gets the CSRF 403. The CSRF token is
+      a double-submit cookie that is not bound to the session, so a sibling subdomain could
+      plant a valid pair of its own; and asgi-csrf lets requests without cookies through.
     """
 
     def __init__(self, app, templates):
@@ -67,6 +83,7 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope = well_formed_cookies(scope)
         if scope["method"] == "HEAD":
             scope = {**scope, "method": "GET"}
         if scope["method"] in ("GET", "OPTIONS"):
@@ -74,6 +91,9 @@ class RequestGuard:
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
         scope = {**scope, "headers": headers}
+        if dict(headers).get(b"sec-fetch-site") in OTHER_SITES:
+            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+            return
         content_type = dict(headers).get(b"content-type", b"").split(b";")[0].strip().lower()
         if content_type not in ACCEPTED_BODIES:
             await self._fail(scope, send, 415, gettext("Send the page's own form."))
@@ -103,6 +123,23 @@ class RequestGuard:
 
     async def _fail(self, scope, send, status: int, message: str) -> None:
         await send_html(send, status, render_error(self.templates, scope, status, title_of(status), message))
+
+
+def well_formed_cookies(scope):
+    """Return ``scope`` with only the RFC 6265 cookie pairs in its ``Cookie`` headers.
+
+    The course's own cookies always comply; a header whose pairs all comply is kept as it is.
+    """
+    headers = scope.get("headers") or []
+    cleaned, changed = [], False
+    for name, value in headers:
+        if name == b"cookie":
+            pairs = [pair.strip(b" \t") for pair in value.split(b";")]
+            kept = [pair for pair in pairs if COOKIE_PAIR.fullmatch(pair)]
+            if len(kept) != len([pair for pair in pairs if pair]):
+                value, changed = b"; ".join(kept), True
+        cleaned.append((name, value))
+    return {**scope, "headers": cleaned} if changed else scope
 
 
 async def send_html(send, status: int, html: str) -> None:

@@ -35,6 +35,8 @@ class Settings(BaseSettings):
         dashboard_max_age: seconds the instructor dashboard's figures are reused before they
             are computed again (its "Recalcular agora" button does it at once); ``0``
             computes them on every visit.
+        debug: show tracebacks on failing requests (Starlette's debug page). Off by default;
+            it must stay off in production, where a failure shows the plain 500 page.
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
@@ -47,6 +49,7 @@ class Settings(BaseSettings):
     secure_cookies: bool = False
     rate_limit_storage: str = "database"
     dashboard_max_age: int = Field(default=900, ge=0)
+    debug: bool = False
 
     @field_validator("secret_key", mode="before")
     @classmethod

@@ -28,7 +28,8 @@
   // Values are plain words and IANA zone names ("America/Manaus"), sent as they are.
   function setCookie(name, value) {
     if (!/^[A-Za-z0-9_+\-\/]+$/.test(value)) return;
-    document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax";
+    var secure = window.location.protocol === "https:" ? "; secure" : "";
+    document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax" + secure;
   }
 
   // Dates are shown in the learner's time zone: tell the server which one it is.

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from app.auth import FAILS_PER_IP, SignInLimiter
 from app.main import create_app
-from tests.conftest import csrf_from, db_rows
+from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, db_rows
 from tests.test_http import KERNELS, answer, key_of, soup, text, wrong_option
 from tests.test_progress import card
 
@@ -346,3 +351,40 @@ def test_the_csrf_token_of_the_open_page_survives_the_session_rotation_at_sign_i
     )
     assert response.status_code == 200, "a primeira resposta depois de entrar não leva 403"
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
+
+
+def test_the_limit_holds_across_two_real_uvicorn_workers(tmp_path, database_url):
+    """``uvicorn --workers 2``: failed sign-ins over fresh connections, served by both workers
+    (each log line names its worker's pid), still stop at the configured count."""
+    server = LiveServer(tmp_path, REPO_LESSONS, database_url=database_url, workers=2)
+    server.start()
+    try:
+        deadline = time.monotonic() + 30
+        while server.log_path.read_text().count("Application startup complete.") < 2:
+            assert time.monotonic() < deadline, "o segundo worker não subiu"
+            time.sleep(0.1)
+        with httpx.Client(base_url=server.url) as owner:
+            token = csrf_from(owner.get("/conta").text)
+            data = {"csrftoken": token, "usuario": "ana", "senha": PASSWORD}
+            data["confirmacao"] = PASSWORD
+            created = owner.post("/conta/criar", data=data)
+            assert created.status_code == 303
+        attempts = 16
+        start = threading.Barrier(attempts)
+
+        def guess(number: int) -> int:
+            with httpx.Client(base_url=server.url) as browser:  # a fresh connection each
+                token = csrf_from(browser.get("/conta").text)
+                start.wait()
+                data = {"csrftoken": token, "usuario": "ana", "senha": f"chute {number}"}
+                return browser.post("/conta/entrar", data=data).status_code
+
+        with ThreadPoolExecutor(attempts) as pool:
+            statuses = Counter(pool.map(guess, range(attempts)))
+        assert statuses == {401: 5, 429: attempts - 5}
+    finally:
+        server.stop()
+    log = server.log_path.read_text().splitlines()
+    lines = [json.loads(line) for line in log if line.startswith("{")]
+    workers = {line["pid"] for line in lines if line.get("path") == "/conta/entrar"}
+    assert len(workers) == 2, "os dois workers atenderam tentativas"

@@ -86,6 +86,10 @@ LINK_PROBLEMS = [
         "01-a.md:33:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
     ),
     (
+        "![Página](imagens/pagina.html)",
+        "01-a.md:33:11: warning: a imagem `imagens/pagina.html` não é PNG, JPEG, GIF, WebP, AVIF nem SVG, os únicos tipos que o site serve de lessons/imagens/",
+    ),
+    (
         "![Logo](/static/nao-existe.svg)",
         "01-a.md:33:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
     ),

@@ -71,6 +71,19 @@ def lesson_source(index: int, payload: str) -> str:
     )
 
 
+# Files an author could drop next to the lesson images: each tries to run a same-origin script.
+STEAL = "document.title = 'roubado'; window.__pwned = 1;"
+HOSTILE_FILES = {
+    "roubo.js": STEAL,
+    "pagina.html": '<script src="/licoes/imagens/roubo.js"></script>',
+    "figura.svg": (
+        '<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned = 1">'
+        '<script href="/licoes/imagens/roubo.js"></script><circle r="5"/></svg>'
+    ),
+    "disfarce.png": '<script src="/licoes/imagens/roubo.js"></script>',
+}
+
+
 def glossary_source() -> str:
     """One glossary entry per payload: in the term, the definition and an alias the lesson uses."""
     entries = [
@@ -88,6 +101,9 @@ def hostile_server(tmp_path_factory):
     for index, payload in enumerate(PAYLOADS):
         (lessons / f"{index:02d}.md").write_text(lesson_source(index, payload), encoding="utf-8")
     (lessons / "glossario.yml").write_text(glossary_source(), encoding="utf-8")
+    for name, content in HOSTILE_FILES.items():
+        (lessons / "imagens").mkdir(exist_ok=True)
+        (lessons / "imagens" / name).write_text(content, encoding="utf-8")
     course = load_course(lessons)
     assert course.errors == (), course.errors[:3]
     assert len(course.lessons) == len(PAYLOADS)
@@ -142,3 +158,25 @@ def test_csp_forbids_inline_scripts(hostile_server: LiveServer):
     assert "frame-ancestors 'none'" in csp
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["referrer-policy"] == "same-origin"
+
+
+def test_files_beside_the_lesson_images_run_nothing(hostile_server: LiveServer, browser: Browser):
+    """Only images are served from ``imagens/``, and an SVG opened alone cannot run a script."""
+    import httpx
+
+    base = hostile_server.url + "/licoes/imagens/"
+    assert httpx.get(base + "pagina.html").status_code == 404
+    assert httpx.get(base + "roubo.js").status_code == 404
+    png = httpx.get(base + "disfarce.png")
+    assert png.headers["content-type"] == "image/png"
+    assert "sandbox" in png.headers["content-security-policy"]
+    page = browser.new_context().new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    for name in HOSTILE_FILES:
+        page.goto(base + name)
+        page.wait_for_timeout(100)
+        assert page.evaluate("document.title") != "roubado", name
+        assert not page.evaluate("window.__pwned === 1"), name
+    page.context.close()
+    assert dialogs == []

@@ -14,8 +14,8 @@ Rules, all relative to the lesson's address (``/licoes/<slug>``):
 - ``/arvores/<id>`` must be a decision tree of the course;
 - a link to a lesson's ``.md`` file works on GitHub but not on the site;
 - an image must be a file under ``imagens/`` in the lessons folder (served at
-  ``/licoes/imagens/``) or under ``static/``; images from other sites are blocked by
-  the Content-Security-Policy.
+  ``/licoes/imagens/``, only the types of :data:`IMAGE_TYPES`) or under ``static/``;
+  images from other sites are blocked by the Content-Security-Policy.
 """
 
 from __future__ import annotations
@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 
 IMAGES_DIR = "imagens"
 IMAGES_URL = "/licoes/imagens/"
+# The only files served from the lessons' images folder (an HTML or script file there would
+# run as the course itself): suffix -> media type.
+IMAGE_TYPES = {
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+    ".webp": "image/webp", ".avif": "image/avif", ".svg": "image/svg+xml",
+}
 PAGE_IDS = RESERVED_IDS | {"titulo-licao"}
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _EXTERNAL = ("http:", "https:", "mailto:")
@@ -197,6 +203,11 @@ def _image_problem(src: str, folder: Path, static_dir: Path | None) -> str | Non
         return None
     path = unquote(urlsplit(urljoin("/licoes/licao", src)).path)
     if path.startswith(IMAGES_URL):
+        if PurePosixPath(path).suffix.lower() not in IMAGE_TYPES:
+            return gettext(
+                "the image `%(image)s` is not PNG, JPEG, GIF, WebP, AVIF or SVG, the only "
+                "types the site serves from %(folder)s/"
+            ) % {"image": written, "folder": f"{folder.name}/{IMAGES_DIR}"}
         return _missing(
             written,
             folder / IMAGES_DIR,

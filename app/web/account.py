@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.auth import CredentialsError, check_new_password, clean_username
+from app.auth import CredentialsError, check_new_password, clean_username, is_username
 from app.deps import (
     AccountNameDep,
     ExistingLearnerIdDep,
@@ -89,15 +89,17 @@ def sign_in(
     """Sign in; this browser's anonymous progress merges into the account.
 
     Failed attempts are limited per username and per IP: past the limit, 429 with a
-    message in Portuguese, and the password is not even checked. Success leads to
-    ``proximo`` when it is a path of this site, else to the progress page.
+    message in Portuguese, and the password is not even checked. A name no account can
+    have is a wrong sign-in, counted per IP only. Success leads to ``proximo`` when it is
+    a path of this site, else to the progress page.
     """
     next_page = safe_next(proximo)
     if account:
         return _page(request, account, status=409, signin_error=gettext(ALREADY_IN))
-    username = usuario.strip().lower()[:30]
+    typed = usuario.strip().lower()[:30]
+    username = typed if is_username(typed) else None
     ip = request.client.host if request.client else "desconhecido"
-    blocked = limiter.check(username, ip)
+    blocked = limiter.attempt(username, ip)  # counted as failed until the password is right
     if blocked:
         response = _page(
             request, None, status=429, signin_error=blocked.message, username=usuario,
@@ -107,12 +109,11 @@ def sign_in(
         return response
     found = find_account(db, username) if username else None
     if not passwords.verify(senha, found.password_hash if found else None) or found is None:
-        limiter.failed(username, ip)
         return _page(
             request, None, status=401, signin_error=gettext(WRONG_CREDENTIALS), username=usuario,
             next_page=next_page,
         )
-    limiter.succeeded(username)
+    limiter.succeeded(found.username, ip)
     merge_learner(db, learner_id, found.learner_id, current_place(request, db, learner_id))
     _sign_in(request, found.learner_id, found.username)
     return RedirectResponse(next_page or "/progresso", status_code=303)

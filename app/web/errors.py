@@ -7,6 +7,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.headers import security_headers
 from app.i18n import N_, gettext
 from app.web.templating import is_htmx, render
 
@@ -68,7 +69,11 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, _exc: Exception):
-        return error_response(request, 500, None)
+        # Sent by Starlette's outermost middleware, which no other middleware wraps.
+        response = error_response(request, 500, None)
+        for name, value in security_headers(request.app.state.settings.secure_cookies):
+            response.headers[name.decode()] = value.decode()
+        return response
 
 
 def _default_detail(status_code: int) -> str | None:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
 from app.deps import AccountNameDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
+from app.headers import PERSONAL
 from app.i18n import N_, gettext
 from app.learners import delete_learner, export_learner
 from app.models import LearnerExport
@@ -43,7 +44,10 @@ def export(db: SessionDep, learner_id: LearnerIdDep):
     data = export_learner(db, learner_id)
     return JSONResponse(
         data.model_dump(mode="json"),
-        headers={"Content-Disposition": f'attachment; filename="{EXPORT_FILENAME}"'},
+        headers={
+            "Content-Disposition": f'attachment; filename="{EXPORT_FILENAME}"',
+            "Cache-Control": PERSONAL,
+        },
     )
 
 

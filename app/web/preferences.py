@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
 from app.web.templating import THEME_COOKIE, THEMES
@@ -26,11 +26,18 @@ def safe_return_path(path: str) -> str:
 
 @router.post("/tema", name="theme")
 def choose_theme(
+    request: Request,
     tema: Annotated[str, Form(max_length=20)],
     voltar: Annotated[str, Form(max_length=2000)] = "/",
 ):
-    """Remember the theme (``claro`` or ``escuro``) for a year and go back to the page (303)."""
+    """Remember the theme (``claro`` or ``escuro``) for a year and go back to the page (303).
+
+    The cookie is ``Secure`` when ``CURSO_SECURE_COOKIES`` is on, like every cookie of the course.
+    """
     response = RedirectResponse(safe_return_path(voltar), status_code=303)
     if tema in THEMES:
-        response.set_cookie(THEME_COOKIE, tema, max_age=THEME_MAX_AGE_S, samesite="lax", path="/")
+        response.set_cookie(
+            THEME_COOKIE, tema, max_age=THEME_MAX_AGE_S, samesite="lax", path="/",
+            secure=request.app.state.settings.secure_cookies,
+        )
     return response

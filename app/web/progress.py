@@ -13,6 +13,7 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep, read_session
 from app.grading import LessonProgress, course_percent, lesson_progress, question_records
+from app.headers import PERSONAL
 from app.i18n import N_, gettext
 from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, Walk, WalkPublic
 from app.store import Place, attempt_facts, learner_walks, save_place, stored_place
@@ -159,12 +160,13 @@ async def progress_page(request: Request, course: CourseDep, learner_id: Learner
 
 @router.get("/api/progresso", response_model=ProgressPublic, tags=["progresso"])
 async def progress_api(
-    request: Request, course: CourseDep, learner_id: LearnerIdDep
+    request: Request, response: Response, course: CourseDep, learner_id: LearnerIdDep
 ) -> ProgressPublic:
     """The current learner's progress: each lesson's status and counts, and the finished walks.
 
     Only the learner of the session cookie is ever read; no parameter names another learner.
     """
+    response.headers["Cache-Control"] = PERSONAL
     with read_session(request) as db:
         return progress_public(
             course_progress(request, course, db, learner_id), learner_walks(db, learner_id)

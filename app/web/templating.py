@@ -20,6 +20,7 @@ from fastapi import Request
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
+from starsessions import SessionNotLoaded
 
 from app.i18n import local_datetime, translations
 from app.sessions import session_account
@@ -63,6 +64,18 @@ def current_path(request: Request | None) -> str:
     return request.url.path + (f"?{query}" if query else "")
 
 
+def account_name(request: Request | None) -> str | None:
+    """The signed-in username for the page header, or ``None``.
+
+    Also ``None`` when the session store failed while loading: starsessions marks the session
+    loaded before reading it, and the 500 page must still render.
+    """
+    try:
+        return session_account(request)
+    except SessionNotLoaded:
+        return None
+
+
 @pass_context
 def _local_datetime(context, moment) -> str:
     request = context.get("request")
@@ -79,7 +92,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     assets = assets or Assets(PROJECT_ROOT / "static")
     templates.env.globals.update(
         csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
-        static_url=assets.url, local_datetime=_local_datetime, account_name=session_account,
+        static_url=assets.url, local_datetime=_local_datetime, account_name=account_name,
         tree_html=RenderedTrees(templates.env).html,
     )
     return templates
