@@ -17,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -27,6 +28,7 @@ from app.content.lessons import Lesson
 from app.content.text import fold, nfc, term_key, words
 
 MAX_RESULTS = 20
+MAX_CACHED_QUERIES = 512
 MAX_QUERY_WORDS = 8
 SNIPPET_WORDS = 28
 SCHEMA = """
@@ -235,6 +237,9 @@ class SearchIndex:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._course: Course | None = None
+        # Results by query, for the index as it is: a class searching the same words gets the
+        # snippets built once. Emptied whenever the index is rebuilt.
+        self._results: OrderedDict[tuple[Query, int], list[Hit]] = OrderedDict()
 
     def search(self, raw: str, limit: int = MAX_RESULTS) -> list[Hit]:
         """The sections that contain every word of ``raw``, best first."""
@@ -243,6 +248,20 @@ class SearchIndex:
             return []
         with self._lock:
             db = self._fresh()
+            cached = self._results.get((query, limit))
+            if cached is not None:
+                self._results.move_to_end((query, limit))
+                return list(cached)
+        hits = self._query(db, query, limit)
+        with self._lock:
+            if self._db is db:
+                self._results[(query, limit)] = hits
+                while len(self._results) > MAX_CACHED_QUERIES:
+                    self._results.popitem(last=False)
+        return list(hits)
+
+    def _query(self, db: sqlite3.Connection, query: Query, limit: int) -> list[Hit]:
+        with self._lock:
             rows = db.execute(
                 "SELECT lesson_slug, lesson_title, position, anchor, title, body FROM section "
                 "WHERE section MATCH ? ORDER BY bm25(section, 0, 0, 0, 0, 0, 0, 8.0, 1.0), position "
@@ -266,6 +285,7 @@ class SearchIndex:
         if self._db is None or course is not self._course:
             self._db = build_index(course)
             self._course = course
+            self._results.clear()
         return self._db
 
 
