@@ -373,3 +373,8 @@ def test_only_instructors_may_recalculate(cohort):
     anonymous.get("/")
     sent = anonymous.post("/instrutor/recalcular", data={"csrftoken": anonymous.cookies.get("csrftoken")})
     assert sent.status_code == 303 and sent.headers["location"].startswith("/conta?proximo=")
+
+
+def test_question_kinds_read_in_portuguese(dashboard):
+    meta = text(card(dashboard, "facil").select_one(".meta"))
+    assert meta.startswith("Pergunta facil (escolha única)"), meta

@@ -22,7 +22,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from starsessions import SessionNotLoaded
 
-from app.i18n import local_datetime, translations
+from app.i18n import N_, gettext, local_datetime, translations
 from app.sessions import session_account
 from app.settings import PROJECT_ROOT
 from app.web.assets import Assets
@@ -82,6 +82,15 @@ def _local_datetime(context, moment) -> str:
     return local_datetime(moment, request.cookies.get(TIMEZONE_COOKIE) if request is not None else None)
 
 
+QUESTION_KINDS = {"single": N_("single choice"), "multiple": N_("multiple choice"),
+                  "scenario": N_("scenario")}
+
+
+def kind_label(kind: str) -> str:
+    """A question's ``kind`` as instructors read it ("escolha única"…); unknown kinds as written."""
+    return gettext(QUESTION_KINDS[kind]) if kind in QUESTION_KINDS else kind
+
+
 def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None) -> Jinja2Templates:
     """Build the Jinja2 environment with the catalog and the helpers every template uses."""
     templates = Jinja2Templates(directory=str(directory))
@@ -93,7 +102,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     templates.env.globals.update(
         csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
         static_url=assets.url, local_datetime=_local_datetime, account_name=account_name,
-        tree_html=RenderedTrees(templates.env).html,
+        tree_html=RenderedTrees(templates.env).html, kind_label=kind_label,
     )
     return templates
 
