@@ -59,6 +59,7 @@ class Row:
 
     @property
     def ratio(self) -> float:
+        """req/s over nginx's req/s in the run just before (0 when there was none)."""
         return self.rps / self.nginx_rps if self.nginx_rps else 0.0
 
 
@@ -76,6 +77,7 @@ class Scenario:
 
 
 def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -128,9 +130,11 @@ class Nginx:
         wait_http(f"http://127.0.0.1:{self.port}/")
 
     def url(self) -> str:
+        """The saved page's URL."""
         return f"http://127.0.0.1:{self.port}/"
 
     def stop(self) -> None:
+        """Stop nginx."""
         self.process.terminate()
         self.process.wait(timeout=10)
 
@@ -157,6 +161,7 @@ class App:
 
     @property
     def base(self) -> str:
+        """The app's base URL."""
         return f"http://127.0.0.1:{self.port}"
 
     def worker_rss_mb(self) -> list[float]:
@@ -170,11 +175,17 @@ class App:
         return sizes
 
     def stop(self) -> None:
+        """Stop uvicorn and its workers."""
         os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=20)
 
 
 def wait_http(url: str, seconds: float = 120) -> None:
+    """Wait until ``url`` answers 200.
+
+    Raises:
+        RuntimeError: it did not within ``seconds``.
+    """
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
@@ -211,6 +222,7 @@ def measure(app: App, nginx: Nginx, scenario: Scenario) -> Row:
 
 
 def ratio_at_least(minimum: float) -> Callable[[Row], bool]:
+    """A target check: req/s at least ``minimum`` × nginx's, and no errors."""
     return lambda row: row.ratio >= minimum and row.errors == 0
 
 
@@ -320,6 +332,7 @@ def scale_figures(cold_start: float, rss_course: list[float], rss_300: list[floa
 
 
 def main() -> int:
+    """Run every scenario and scale figure, print the table, write ``latest.json``; the exit code."""
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
             print(f"{tool} não encontrado: rode `make bench`, que o instala.", file=sys.stderr)
