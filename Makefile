@@ -63,7 +63,7 @@ fmt: install-dev
 
 messages: install-dev ## collect the texts of templates and code into the pt-BR catalog (then translate the new ones)
 	mkdir -p var
-	$(VENV)/bin/pybabel extract -F babel.cfg -k N_ --no-location -o var/messages.pot .
+	$(VENV)/bin/pybabel extract -F app/locale/babel.cfg -k N_ --no-location -o var/messages.pot .
 	$(VENV)/bin/pybabel update -i var/messages.pot -l pt_BR -d app/locale --no-fuzzy-matching --ignore-obsolete
 
 clean:

@@ -1,4 +1,4 @@
-"""Regressions for the findings of the security review (``docs/revisao-de-seguranca.md``).
+"""Regressions for the findings of the security review (``tests/revisao-de-seguranca.md``).
 
 Each test names its finding; each failed before its fix.
 """
