@@ -14,7 +14,9 @@ find "decodificação", "kernel" finds "kernels" and "quantização" finds
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Callable
 from collections import OrderedDict
@@ -290,8 +292,20 @@ class SearchIndex:
 
 
 def build_index(course: Course) -> sqlite3.Connection:
-    """Build an in-memory FTS5 index of every section of every lesson in ``course``."""
-    db = sqlite3.connect(":memory:", check_same_thread=False)
+    """Build an FTS5 index of every section of every lesson in ``course``.
+
+    The index is a temporary file, deleted as soon as it is open: its pages stay in the
+    operating system's cache, shared and reclaimable, instead of in each worker's memory
+    (with 300 lessons an in-memory index added about 25 MB to every worker).
+    """
+    handle, path = tempfile.mkstemp(prefix="curso-busca-", suffix=".db")
+    os.close(handle)
+    try:
+        db = sqlite3.connect(path, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=OFF")  # rebuilt from the lessons, never recovered
+        db.execute("PRAGMA synchronous=OFF")
+    finally:
+        os.unlink(path)
     db.execute(SCHEMA)
     rows = []
     for position, lesson in enumerate(course.lessons, start=1):

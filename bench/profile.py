@@ -24,6 +24,10 @@ LAYERS = (
     ("logs JSON", ("logging/", "app/logs.py")),
     ("formulário (python-multipart)", ("multipart/",)),
     ("validação (pydantic)", ("pydantic",)),
+    ("importar módulos", ("<frozen importlib._bootstrap",)),
+    ("Markdown (markdown-it)", ("markdown_it/", "mdit_py_plugins/")),
+    ("YAML (PyYAML)", ("yaml/",)),
+    ("Pygments (realce de código)", ("pygments/",)),
     ("código do curso (app/)", ("(app/",)),
     ("FastAPI/Starlette (rotas, middlewares, threadpool)", ("fastapi/", "starlette/", "anyio/")),
     ("HTTP (uvicorn, httptools, asyncio)", ("uvicorn/", "httptools", "asyncio/", "uvloop")),
@@ -62,6 +66,24 @@ def record(pid: int, seconds: int, load: Callable[[], object]) -> dict[str, floa
         )
         load()
         spy.wait(timeout=seconds + 60)
+        if not out.exists():
+            return None
+        return layers(out.read_text(encoding="utf-8", errors="replace"))
+
+
+def command(argv: list[str], env: dict | None = None) -> dict[str, float] | None:
+    """Run ``argv`` (a Python command) under py-spy and group its samples into layers.
+
+    Returns:
+        Shares by layer as in :func:`record`, or ``None`` when py-spy could not run it.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "perfil.txt"
+        subprocess.run(
+            [_spy() or "py-spy", "record", "--rate", "250", "--format", "raw", "--output", str(out),
+             "--", *argv],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=300, check=False,
+        )
         if not out.exists():
             return None
         return layers(out.read_text(encoding="utf-8", errors="replace"))

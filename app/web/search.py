@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 
 from app.deps import SearchDep
 from app.i18n import gettext, ngettext
@@ -37,6 +38,8 @@ async def search(
     ``_search_results.html`` fragment alone.
     """
     query = " ".join(q.split())
-    hits = index.search(query) if query else []
+    # On the threadpool: after a lesson edit the first search rebuilds the index (about a
+    # second with 300 lessons), which must not stall the worker's other requests.
+    hits = await run_in_threadpool(index.search, query) if query else []
     context = {"query": query, "hits": hits, "summary": results_summary(query, len(hits))}
     return render(request, "_search_results.html" if is_htmx(request) else "search.html", context)
