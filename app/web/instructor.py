@@ -119,6 +119,7 @@ def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: I
         "course": course,
         "activity": found.activity,
         "computed_at": found.computed_at,
+        "max_age_minutes": max(1, round(max_age / 60)),
         "funnel": [(course.get(step.slug), step) for step in found.funnel],
         "reports": reports,
         "flagged": [report for report in reports if report.flags],
