@@ -45,7 +45,7 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 bench: install-dev ## benchmark against nginx (installs wrk and nginx from Debian); under 3 minutes
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
-	$(PY) bench/run.py
+	$(PY) -m bench.run
 
 migrate: install
 	$(VENV)/bin/curso migrate

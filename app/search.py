@@ -186,15 +186,19 @@ class Query:
             parts.append("(" + " OR ".join(f'"{o}"{star}' for o in options) + ")")
         return " AND ".join(parts)
 
-    @lru_cache(maxsize=1 << 14)  # noqa: B019 (queries are small, frozen values; words repeat)
     def matches(self, word: str) -> bool:
         """True when ``word`` (as written in a lesson) is one of the query's words."""
-        key, folded = term_key(word), fold(word)
-        for term_key_, term_folded, prefix in self.terms:
-            for form, wanted in ((key, term_key_), (folded, term_folded), (folded, term_key_)):
-                if form == wanted or (prefix and form.startswith(wanted)):
-                    return True
-        return False
+        return _matches(self.terms, word)
+
+
+@lru_cache(maxsize=1 << 14)  # snippets test every word of each result's section; words repeat
+def _matches(terms: tuple[tuple[str, str, bool], ...], word: str) -> bool:
+    key, folded = term_key(word), fold(word)
+    for term_key_, term_folded, prefix in terms:
+        for form, wanted in ((key, term_key_), (folded, term_folded), (folded, term_key_)):
+            if form == wanted or (prefix and form.startswith(wanted)):
+                return True
+    return False
 
 
 def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:

@@ -25,14 +25,13 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from app.content.course import load_course
+from app.migrate import upgrade
+from bench import profile
+from bench.clients import answering_learners, instructor_cookie, reading_learner
+from bench.seed import generated_lessons, seed
 
-from app.content.course import load_course  # noqa: E402
-from app.migrate import upgrade  # noqa: E402
-from bench import profile  # noqa: E402
-from bench.clients import answering_learners, instructor_cookie, reading_learner  # noqa: E402
-from bench.seed import generated_lessons, seed  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 DURATION = int(os.environ.get("BENCH_SECONDS", "4"))
 CONNECTIONS = 50

@@ -168,14 +168,19 @@ def test_activity_funnel_and_walks(cohort):
         assert tree_walks(db) == {"mini": {"r-cpu": 2, "r-vllm": 1, "r-velho": 1}}
 
 
-@pytest.fixture
-def dashboard(cohort):
-    settings, _course, engine = cohort
+def instructor_client(settings, engine) -> TestClient:
+    """A client of a new app, signed in as the instructor ``prof``."""
     client = TestClient(create_app(settings))
     sign_up(client, "prof")
     with Session(engine) as db:
         set_instructor(db, "prof", True)
-    return soup(client.get("/instrutor"))
+    return client
+
+
+@pytest.fixture
+def dashboard(cohort):
+    settings, _course, engine = cohort
+    return soup(instructor_client(settings, engine).get("/instrutor"))
 
 
 def card(page, qid: str):
@@ -329,10 +334,7 @@ def _new_first_try(engine, course, qid: str = "facil") -> None:
 
 def test_figures_are_kept_until_recalculated_and_say_when_they_were_computed(cohort):
     settings, course, engine = cohort
-    client = TestClient(create_app(settings))
-    sign_up(client, "prof")
-    with Session(engine) as db:
-        set_instructor(db, "prof", True)
+    client = instructor_client(settings, engine)
     first = soup(client.get("/instrutor"))
     assert text(card(first, "facil").select_one(".fig-learners")) == "10"
     assert text(first.select_one(".computed-at p")).startswith("Números calculados em")
@@ -351,10 +353,7 @@ def test_figures_are_kept_until_recalculated_and_say_when_they_were_computed(coh
 
 def test_a_zero_max_age_computes_the_figures_on_every_visit(cohort):
     settings, course, engine = cohort
-    client = TestClient(create_app(settings.model_copy(update={"dashboard_max_age": 0})))
-    sign_up(client, "prof")
-    with Session(engine) as db:
-        set_instructor(db, "prof", True)
+    client = instructor_client(settings.model_copy(update={"dashboard_max_age": 0}), engine)
     client.get("/instrutor")
     _new_first_try(engine, course)
     page = soup(client.get("/instrutor"))

@@ -63,7 +63,7 @@ def parse_yaml(text: str) -> YamlSource:
         try:
             # libyaml (C) parses about ten times faster than PyYAML's Python parser...
             node = yaml.compose(text, Loader=FAST_LOADER)
-            data = yaml.load(text, Loader=FAST_LOADER)  # noqa: S506 (a SafeLoader)
+            data = yaml.load(text, Loader=FAST_LOADER)  # CSafeLoader: safe_load's semantics
         except yaml.YAMLError:
             # ...but only the Python parser's messages match the hints below.
             node = yaml.compose(text, Loader=yaml.SafeLoader)
