@@ -7,6 +7,7 @@ measured right before it (the two alternate), so machine noise cancels out.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -148,11 +149,12 @@ class App:
             "CURSO_LESSONS_DIR": str(lessons), "CURSO_VAR_DIR": str(folder / "var"),
             "CURSO_SECRET_KEY": "chave-do-benchmark-" + "x" * 40,
         }
+        self.log = (folder / "app.log").open("a", encoding="utf-8")  # closed by stop()
         started = time.perf_counter()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
              "--port", str(self.port), "--workers", str(workers), "--no-access-log", "--log-level", "warning"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=open(folder / "app.log", "w"),  # noqa: SIM115
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log,
             start_new_session=True,
         )
         wait_http(self.base + "/")
@@ -177,6 +179,7 @@ class App:
         """Stop uvicorn and its workers."""
         os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=20)
+        self.log.close()
 
 
 def wait_http(url: str, seconds: float = 120) -> None:
@@ -201,10 +204,8 @@ def settle(base: str, seconds: float = 20) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         started = time.perf_counter()
-        try:
+        with contextlib.suppress(httpx.HTTPError):
             httpx.get(base + "/healthz", timeout=5)
-        except httpx.HTTPError:
-            pass
         if time.perf_counter() - started < 0.05:
             return
         time.sleep(0.2)

@@ -388,6 +388,16 @@ def tree_data(course) -> set[str]:
     return {d for d in data if d}
 
 
+
+def bare_lines(runs, data) -> list[str]:
+    """Lines the commands printed that hold words from outside the marked catalog."""
+    return [
+        line
+        for run in runs
+        for line in (run.stdout + run.stderr).splitlines()
+        if has_words(outside_the_catalog(line, data))
+    ]
+
 def test_curso_arvore_speaks_from_the_catalog(marked_catalog):
     from app.content.course import load_course
 
@@ -402,13 +412,7 @@ def test_curso_arvore_speaks_from_the_catalog(marked_catalog):
         curso("arvore", "--json"),
     ]
     assert [r.exit_code for r in runs] == [0, 0, 0, 1, 2, 2]
-    bare = [
-        line
-        for run in runs
-        for line in (run.stdout + run.stderr).splitlines()
-        if has_words(outside_the_catalog(line, data))
-    ]
-    assert bare == []
+    assert bare_lines(runs, data) == []
     walked = runs[0].stdout
     assert "⟪Caminho: ⟦" in walked and "⟪Resultado: ⟦SGLang⟧ — ⟦⟪Recomendado⟫⟧⟫" in walked
 
@@ -437,13 +441,7 @@ def test_curso_nova_and_backup_speak_from_the_catalog(tmp_path, marked_catalog, 
     ]
     assert [r.exit_code for r in runs] == [0, 2, 2, 1, 1]
     data = {str(tmp_path)}
-    bare = [
-        line
-        for run in runs
-        for line in (run.stdout + run.stderr).splitlines()
-        if has_words(outside_the_catalog(line, data))
-    ]
-    assert bare == []
+    assert bare_lines(runs, data) == []
 
 
 def test_command_help_is_in_portuguese():
