@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 
 from asgi_csrf import asgi_csrf
+from starlette.requests import HTTPConnection
 
 from app.deps import EXPIRED_MESSAGE
 from app.i18n import gettext
 from app.web.errors import title_of
+from app.web.templating import VARY, wants_fragment
 
 MAX_FORM_BYTES = 64 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
@@ -27,8 +29,7 @@ COOKIE_PAIR = re.compile(
 
 def render_error(templates, scope, status: int, title: str, message: str) -> str:
     """Render the error page, or only its fragment for an htmx request."""
-    headers = dict(scope.get("headers") or [])
-    name = "_error.html" if headers.get(b"hx-request") == b"true" else "error.html"
+    name = "_error.html" if wants_fragment(HTTPConnection(scope)) else "error.html"
     return templates.get_template(name).render(status=status, title=title, message=message, request=None)
 
 
@@ -147,6 +148,6 @@ async def send_html(send, status: int, html: str) -> None:
     await send({
         "type": "http.response.start",
         "status": status,
-        "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"vary", b"HX-Request")],
+        "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"vary", VARY.encode())],
     })
     await send({"type": "http.response.body", "body": html.encode("utf-8")})

@@ -9,7 +9,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.headers import security_headers
 from app.i18n import N_, gettext
-from app.web.templating import is_htmx, render
+from app.web.templating import render, wants_fragment
 
 # Message ids; the text comes from the catalog when the page is rendered.
 TITLES = {
@@ -46,7 +46,7 @@ def error_response(request: Request, status_code: int, detail: str | None):
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message or title_of(status_code)}, status_code=status_code)
     context = {"status": status_code, "title": title_of(status_code), "message": message}
-    name = "_error.html" if is_htmx(request) else "error.html"
+    name = "_error.html" if wants_fragment(request) else "error.html"
     return render(request, name, context, status_code=status_code)
 
 

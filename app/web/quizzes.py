@@ -17,7 +17,7 @@ from app.store import DuplicateKeyError, lesson_attempts, record_attempt
 from app.web.lessons import FLASH_KEY, attempts_by_question, find_lesson
 from app.web.progress import course_progress
 from app.web.question_view import KEY_RE, question_view
-from app.web.templating import is_htmx, render
+from app.web.templating import VARY, render, wants_fragment
 
 router = APIRouter()
 QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
@@ -60,7 +60,7 @@ def answer(
         record_attempt(session, attempt)
     except DuplicateKeyError:
         return _invalid(request, lesson, question, gettext(REUSED_FORM), course, session, learner_id)
-    if is_htmx(request):
+    if wants_fragment(request):
         return _fragment(request, lesson, question, course, session, learner_id, answered=True)
     return _back_to(request, lesson, question)
 
@@ -73,7 +73,7 @@ def question_fragment(
     """One question: htmx gets the fragment (``?refazer=1``: the form again, to retry);
     a plain request is redirected to the question on the lesson page."""
     lesson, question = _find(course, slug, question_id)
-    if is_htmx(request):
+    if wants_fragment(request):
         return _fragment(request, lesson, question, course, session, learner_id, retry=refazer)
     return _back_to(request, lesson, question, retry=refazer)
 
@@ -102,11 +102,11 @@ def _fragment(
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
     url = request.url_for("lesson", slug=lesson.slug).path
     url += (f"?refazer={question.id}" if retry else "") + f"#pergunta-{question.id}"
-    return RedirectResponse(url, status_code=303, headers={"Vary": "HX-Request"})
+    return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 
 def _invalid(request, lesson, question, message, course, session, learner_id):
-    if is_htmx(request):
+    if wants_fragment(request):
         return _fragment(request, lesson, question, course, session, learner_id, error=message)
     # Post/redirect/get: the message rides in the session to the question on the lesson page.
     request.session[FLASH_KEY] = {"lesson": lesson.slug, "question": question.id, "message": message}

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.deps import SearchDep
 from app.i18n import gettext, ngettext
-from app.web.templating import is_htmx, render
+from app.web.templating import render, wants_fragment
 
 router = APIRouter()
 MAX_QUERY_CHARS = 200
@@ -42,4 +42,4 @@ async def search(
     # second with 300 lessons), which must not stall the worker's other requests.
     hits = await run_in_threadpool(index.search, query) if query else []
     context = {"query": query, "hits": hits, "summary": results_summary(query, len(hits))}
-    return render(request, "_search_results.html" if is_htmx(request) else "search.html", context)
+    return render(request, "_search_results.html" if wants_fragment(request) else "search.html", context)

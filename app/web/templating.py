@@ -2,7 +2,8 @@
 
 Convention: a fragment is a template named ``_name.html``. The page template
 includes it; a route answering an htmx request (``HX-Request: true``) returns the
-fragment alone. Every such response carries ``Vary: HX-Request``.
+fragment alone, except for a history restore (:func:`wants_fragment` decides, for every
+route). Every such response carries ``Vary`` on both headers (:data:`VARY`).
 
 Every text a learner reads comes from the gettext catalog (``_()`` and
 ``ngettext()`` in templates, see :mod:`app.i18n`). HTML pages carry an ``ETag``
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Request
+from starlette.requests import HTTPConnection
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
@@ -107,26 +109,46 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     return templates
 
 
-def is_htmx(request: Request) -> bool:
-    """True when the request comes from htmx (``HX-Request: true``)."""
-    return request.headers.get("hx-request") == "true"
+# htmx 2 sends ``HX-Request: true`` on history restores too (``historyRestoreAsHxRequest``
+# defaults to true), with ``HX-History-Restore-Request: true``: that request puts the answer
+# in place of the whole <body>, so it needs the full page.
+VARY = "HX-Request, HX-History-Restore-Request"
+
+
+def wants_fragment(request: HTTPConnection) -> bool:
+    """True when the response should be the fragment alone, False for the full page.
+
+    The one place that makes this choice for every route: htmx swapping part of a page sends
+    ``HX-Request: true``; a history restore after a cache miss (``sessionStorage`` had no
+    snapshot, e.g. after more than ``htmx.config.historyCacheSize`` pushes) sends it too,
+    with ``HX-History-Restore-Request: true``, and must get the full page, since htmx puts
+    the answer in place of the whole ``<body>`` (htmx 2 docs, "History Support").
+
+    Args:
+        request: the incoming request (or any connection built from an ASGI scope).
+
+    Returns:
+        True for an htmx request that is not a history restore.
+    """
+    headers = request.headers
+    return headers.get("hx-request") == "true" and headers.get("hx-history-restore-request") != "true"
 
 
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> Response:
-    """Render ``name`` with ``context``, marked ``Vary: HX-Request`` and, when 200, with an ``ETag``.
+    """Render ``name`` with ``context``, marked ``Vary`` (:data:`VARY`) and, when 200, with an ``ETag``.
 
     A request whose ``If-None-Match`` holds that ``ETag`` gets ``304 Not Modified``.
     """
     templates: Jinja2Templates = request.app.state.templates
     response = templates.TemplateResponse(request, name, context, status_code=status_code)
-    response.headers["Vary"] = "HX-Request"
+    response.headers["Vary"] = VARY
     if status_code != 200:
         return response
     stable = _FORM_KEY.sub(rb'\1"', response.body)
     etag = 'W/"' + hashlib.blake2b(stable, digest_size=16).hexdigest() + '"'
-    headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": "HX-Request, Cookie"}
+    headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": f"{VARY}, Cookie"}
     if etag in _etags(request.headers.get("if-none-match", "")):
         return Response(status_code=304, headers=headers)
     response.headers.update(headers)

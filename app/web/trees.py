@@ -17,7 +17,7 @@ from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
 from app.i18n import N_, gettext
 from app.store import record_walk
 from app.web.compare import compare_context
-from app.web.templating import is_htmx, render
+from app.web.templating import VARY, render, wants_fragment
 
 router = APIRouter()
 TREE_NOT_FOUND = N_("Decision tree not found.")
@@ -131,15 +131,15 @@ def tree_step(request: Request, tree_id: str, course: CourseDep, session: Sessio
         walk = walk_path(tree, (*split_path(c), escolha))
     except WalkError:
         view = tree_view(tree, c, slug)
-        if not is_htmx(request):  # a stale page: show the current question again
-            return RedirectResponse(view.url(view.walk.values), status_code=303, headers={"Vary": "HX-Request"})
+        if not wants_fragment(request):  # a stale page: show the current question again
+            return RedirectResponse(view.url(view.walk.values), status_code=303, headers={"Vary": VARY})
         view = TreeView(view.tree, view.walk, view.map, slug, gettext(UNKNOWN_OPTION))
         return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:
         record_walk(session, learner_id, tree.id, walk.values, walk.result.id)
     view = TreeView(tree, walk, layout(tree), slug)
-    if is_htmx(request):
+    if wants_fragment(request):
         response = render(request, "_tree.html", {"view": view})
         response.headers["HX-Push-Url"] = view.url(walk.values)
         return response
-    return RedirectResponse(view.url(walk.values), status_code=303, headers={"Vary": "HX-Request"})
+    return RedirectResponse(view.url(walk.values), status_code=303, headers={"Vary": VARY})
