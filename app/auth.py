@@ -9,6 +9,7 @@ import ipaddress
 import math
 import re
 import time
+import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -72,12 +73,30 @@ def client_key(host: str) -> str:
     return str(address)
 
 
+def normalize_password(password: str) -> str:
+    """Return ``password`` in Unicode NFKC, the form every password is hashed and compared in.
+
+    The same visible text can arrive as different code points: "é" precomposed (NFC) or as
+    "e" plus a combining accent (NFD, as macOS text and some keyboards and password managers
+    send it). NIST SP 800-63B, section 5.1.1.2, advises NFKC (or NFKD) normalisation of
+    Unicode secrets before hashing.
+
+    Args:
+        password: the password as typed.
+
+    Returns:
+        Its NFKC form.
+    """
+    return unicodedata.normalize("NFKC", password)
+
+
 def check_new_password(password: str, confirmation: str) -> None:
-    """Check a password chosen at sign-up.
+    """Check a password chosen at sign-up (or a new one), in its NFKC form.
 
     Raises:
         CredentialsError: too short, too long, or different from its confirmation.
     """
+    password, confirmation = normalize_password(password), normalize_password(confirmation)
     if len(password) < PASSWORD_MIN:
         message = gettext("The password needs at least %(num)s characters.")
         raise CredentialsError(message % {"num": PASSWORD_MIN})
@@ -88,10 +107,24 @@ def check_new_password(password: str, confirmation: str) -> None:
         raise CredentialsError(gettext("The confirmation does not match the password."))
 
 
-class Passwords:
-    """Argon2 hashing with pwdlib's recommended parameters.
+@dataclass(frozen=True)
+class PasswordCheck:
+    """The outcome of checking a password against an account's hash.
 
-    :meth:`verify` against a missing account still spends one argon2 check, so the
+    Attributes:
+        matched: the password is right.
+        new_hash: a hash to store in place of the old one (the old hash was made from the
+            password before NFKC normalisation, or with outdated parameters), else ``None``.
+    """
+
+    matched: bool
+    new_hash: str | None = None
+
+
+class Passwords:
+    """Argon2 hashing with pwdlib's recommended parameters, of NFKC-normalised passwords.
+
+    :meth:`check` against a missing account still spends the same argon2 checks, so the
     time taken does not tell whether a username exists.
     """
 
@@ -103,13 +136,36 @@ class Passwords:
         return self._hasher.hash("senha-que-ninguem-usa")
 
     def hash(self, password: str) -> str:
-        """Return the argon2 hash (PHC string) of ``password``."""
-        return self._hasher.hash(password)
+        """Return the argon2 hash (PHC string) of ``password`` in NFKC (:func:`normalize_password`)."""
+        return self._hasher.hash(normalize_password(password))
+
+    def check(self, password: str, password_hash: str | None) -> PasswordCheck:
+        """Check ``password`` against ``password_hash``; never a match for ``None``.
+
+        The NFKC form is checked first. Hashes made before passwords were normalised hold the
+        raw text, so when that fails and the raw text differs, the raw text is tried once;
+        when it matches, :attr:`PasswordCheck.new_hash` holds the NFKC hash to store instead.
+
+        Args:
+            password: the password as typed (at most :data:`PASSWORD_MAX` characters are used).
+            password_hash: the account's stored hash, or ``None`` when there is no account.
+
+        Returns:
+            Whether it matched, and the hash to store when the stored one should be replaced.
+        """
+        raw = password[:PASSWORD_MAX]
+        normalized = normalize_password(raw)
+        stored = password_hash or self._dummy
+        matched, updated = self._hasher.verify_and_update(normalized, stored)
+        if matched:
+            return PasswordCheck(password_hash is not None, updated if password_hash else None)
+        if raw != normalized and self._hasher.verify(raw, stored) and password_hash is not None:
+            return PasswordCheck(True, self._hasher.hash(normalized))
+        return PasswordCheck(False)
 
     def verify(self, password: str, password_hash: str | None) -> bool:
-        """True when ``password`` matches ``password_hash``; always False for ``None``."""
-        matched = self._hasher.verify(password[:PASSWORD_MAX], password_hash or self._dummy)
-        return matched and password_hash is not None
+        """True when ``password`` matches ``password_hash`` (see :meth:`check`); False for ``None``."""
+        return self.check(password, password_hash).matched
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,20 @@ def create_account(db: Session, learner_id: str, username: str, password_hash: s
     return account
 
 
+def replace_password_hash(db: Session, account: Account, password_hash: str) -> None:
+    """Store a new hash for the same password (a rehash after a sign-in), and commit.
+
+    Args:
+        db: an open session; this function commits it.
+        account: the account, loaded in ``db``.
+        password_hash: the new argon2 hash.
+    """
+    begin_write(db)
+    account.password_hash = password_hash
+    db.add(account)
+    db.commit()
+
+
 def merge_learner(db: Session, source_id: str, target_id: str, place: Place | None) -> None:
     """Move everything of the anonymous learner ``source_id`` into ``target_id``, then drop it.
 

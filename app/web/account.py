@@ -22,7 +22,13 @@ from app.deps import (
 )
 from app.instructors import instructor_account
 from app.i18n import N_, gettext
-from app.learners import UsernameTaken, create_account, find_account, merge_learner
+from app.learners import (
+    UsernameTaken,
+    create_account,
+    find_account,
+    merge_learner,
+    replace_password_hash,
+)
 from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.progress import current_place
 from app.web.templating import render
@@ -108,12 +114,15 @@ def sign_in(
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
     found = find_account(db, username) if username else None
-    if not passwords.verify(senha, found.password_hash if found else None) or found is None:
+    checked = passwords.check(senha, found.password_hash if found else None)
+    if not checked.matched or found is None:
         return _page(
             request, None, status=401, signin_error=gettext(WRONG_CREDENTIALS), username=usuario,
             next_page=next_page,
         )
     limiter.succeeded(found.username, ip)
+    if checked.new_hash:  # a hash from before NFKC normalisation, now of the normalised form
+        replace_password_hash(db, found, checked.new_hash)
     merge_learner(db, learner_id, found.learner_id, current_place(request, db, learner_id))
     _sign_in(request, found.learner_id, found.username)
     return RedirectResponse(next_page or "/progresso", status_code=303)
