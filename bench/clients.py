@@ -39,7 +39,8 @@ def reading_learner(base: str, course: Course) -> dict:
         page = client.get("/licoes/kernels").text
         key = re.search(rf'id="pergunta-{question.id}".*?name="chave" value="([^"]+)"', page, re.S).group(1)
         client.post(f"/licoes/kernels/perguntas/{question.id}",
-                    data={"opcao": next(iter(question.answer)), "chave": key},
+                    data={"opcao": next(iter(question.answer)), "chave": key,
+                          "versao": question.content_hash},
                     headers={"HX-Request": "true", "x-csrftoken": token})
     return {"cookie": cookie_header(client), "token": token, "client": client}
 

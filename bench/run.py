@@ -232,8 +232,12 @@ def stored_answers(database: Path) -> int:
         return db.execute("SELECT count(*) FROM attempt WHERE idempotency_key LIKE 'bench%'").fetchone()[0]
 
 
-def scenarios(reader: dict, answers_file: Path, instructor: str, question: str) -> list[Scenario]:
-    """The scenarios of the issue, in order (the 10k/1M runs come later)."""
+def scenarios(reader: dict, answers_file: Path, instructor: str, question: str, version: str) -> list[Scenario]:
+    """The scenarios of the issue, in order (the 10k/1M runs come later).
+
+    ``question`` is the id of the kernels question the answer scenario posts to, ``version`` its
+    ``content_hash`` (the form's ``versao``).
+    """
     reading = {"BENCH_COOKIE": reader["cookie"]}
     return [
         Scenario("Lição, anônimo (sem cookie)", LESSON, "≥ 0,25× nginx", ratio_at_least(0.25), None),
@@ -243,7 +247,7 @@ def scenarios(reader: dict, answers_file: Path, instructor: str, question: str) 
                  lambda r: r.rps >= 2000 and r.p99_ms <= 50 and r.errors == 0
                  and (r.stored or 0) >= r.requests - r.errors,
                  "wrk_post.lua", {"BENCH_PATH": f"{LESSON}/perguntas/{question}",
-                                  "BENCH_LEARNERS": str(answers_file), "BENCH_BODY": "opcao=b"}),
+                                  "BENCH_LEARNERS": str(answers_file), "BENCH_BODY": f"opcao=b&versao={version}"}),
         Scenario("Passo da árvore (fragmento htmx)",
                  "/arvores/guia-fase17/widget?c=hopper&licao=escolha-self-hosted", "≥ 0,15× nginx",
                  ratio_at_least(0.15), env={**reading, "BENCH_HX": "1"}),
@@ -400,8 +404,8 @@ def run_in(work: Path) -> int:
         instructor = instructor_cookie(app.base, app.env)
         httpx.get(app.base + "/busca?q=kernel", timeout=60)  # the search index is built on first use
         nginx = Nginx(work, httpx.get(app.base + LESSON).text)
-        question = list(course.get("kernels").questions)[3]
-        todo = scenarios(reader, answers_file, instructor, question)
+        question = list(course.get("kernels").questions.values())[3]
+        todo = scenarios(reader, answers_file, instructor, question.id, question.content_hash)
         print("Medindo (cada cenário logo depois do nginx)...", flush=True)
         rows = run_all(app, nginx, todo, database)
         rss_course = app.worker_rss_mb()

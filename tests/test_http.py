@@ -31,6 +31,13 @@ def stored(settings) -> list[tuple]:
     return [(slug, qid, chosen, int(correct)) for slug, qid, chosen, correct in rows]
 
 
+def version_of(html: str, qid: str) -> str:
+    """The question version that the answer form of question ``qid`` on a page carries."""
+    node = soup(html).select_one(f'#pergunta-{qid} input[name="versao"]')
+    assert node, f"a pergunta {qid} não mostra o formulário"
+    return node["value"]
+
+
 def key_of(html: str, qid: str) -> str:
     """The idempotency key of the answer form of question ``qid`` on a page."""
     node = soup(html).select_one(f'#pergunta-{qid} input[name="chave"]')
@@ -40,7 +47,8 @@ def key_of(html: str, qid: str) -> str:
 
 def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None, key: str | None = None):
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
-    data = {"csrftoken": token or csrf_from(page), "opcao": options, "chave": key or key_of(page, qid)}
+    data = {"csrftoken": token or csrf_from(page), "opcao": options, "chave": key or key_of(page, qid),
+            "versao": version_of(page, qid)}
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
     )

@@ -243,7 +243,8 @@ def test_hot_reload_on_a_live_server_good_broken_good(tmp_path, monkeypatch):
         teacher = signed_in(server, "professora")
         page = learner.get("/licoes/decode-prefill").text
         key = soup(page).select_one('#pergunta-fase-banda input[name="chave"]')["value"]
-        answer = {"csrftoken": csrf_from(page), "opcao": "b", "chave": key}
+        version = soup(page).select_one('#pergunta-fase-banda input[name="versao"]')["value"]
+        answer = {"csrftoken": csrf_from(page), "opcao": "b", "chave": key, "versao": version}
         assert (
             learner.post("/licoes/decode-prefill/perguntas/fase-banda", data=answer).status_code
             == 303

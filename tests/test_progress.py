@@ -19,7 +19,7 @@ from app.models import Attempt
 from app.store import record_attempt
 from tests.conftest import csrf_from, db_rows, make_settings
 from tests.test_content import GOOD, PREFILL
-from tests.test_http import COURSE, HX, KERNELS, answer, key_of, soup, stored, text, wrong_option
+from tests.test_http import COURSE, HX, KERNELS, answer, key_of, soup, stored, text, version_of, wrong_option
 
 
 def card(client: TestClient, slug: str) -> dict[str, str]:
@@ -117,7 +117,8 @@ def test_options_are_shuffled_per_learner_stable_and_graded_by_id_over_50_learne
         assert [node["value"] for node in again] == order, "a ordem não muda entre visitas"
         assert sorted(order) == sorted(authored)
         orders.add(tuple(order))
-        data = {"csrftoken": csrf_from(first), "chave": key_of(first, question.id), "opcao": right}
+        data = {"csrftoken": csrf_from(first), "chave": key_of(first, question.id), "opcao": right,
+                "versao": version_of(first, question.id)}
         graded = soup(learner.post(url, data=data, headers=HX))
         assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
         assert [n["class"] for n in graded.select(".graded-option")] == [
@@ -150,7 +151,8 @@ def test_the_same_form_sent_twice_stores_one_attempt(client, settings):
 def test_the_same_form_sent_at_once_from_many_threads_stores_one_attempt(client, settings):
     question = next(iter(KERNELS.questions.values()))
     page = client.get("/licoes/kernels").text
-    data = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id), "opcao": "b"}
+    data = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id), "opcao": "b",
+            "versao": version_of(page, question.id)}
     url = f"/licoes/kernels/perguntas/{question.id}"
     with ThreadPoolExecutor(max_workers=8) as pool:
         responses = list(pool.map(lambda _: client.post(url, data=data, headers=HX), range(8)))

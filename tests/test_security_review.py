@@ -17,7 +17,7 @@ from app.auth import SignInLimiter, client_key
 from app.main import create_app
 from tests.conftest import csrf_from
 from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
-from tests.test_http import HX, KERNELS, key_of, soup, stored, text
+from tests.test_http import HX, KERNELS, key_of, soup, stored, text, version_of
 from tests.test_instructor import instructor
 
 QUESTION = next(iter(KERNELS.questions))
@@ -153,7 +153,8 @@ def test_a_post_from_another_site_is_refused_even_with_a_valid_token(client, set
     planted = attacker.cookies["csrftoken"]
     page = client.get(f"/licoes/kernels?refazer={QUESTION}").text
     client.cookies.set("csrftoken", planted)
-    data = {"csrftoken": planted, "opcao": "b", "chave": key_of(page, QUESTION)}
+    data = {"csrftoken": planted, "opcao": "b", "chave": key_of(page, QUESTION),
+            "versao": version_of(page, QUESTION)}
     url = f"/licoes/kernels/perguntas/{QUESTION}"
     for origin in ("same-site", "cross-site"):
         for headers in ({}, HX):

@@ -173,7 +173,8 @@ def test_scenario_question_shows_the_situation_and_is_graded_from_the_tree(clien
     key = node.select_one('input[name="chave"]')["value"]
     response = client.post(
         "/licoes/escolha-self-hosted/perguntas/rag-em-producao",
-        data={"csrftoken": token, "opcao": next(iter(question.answer)), "chave": key}, headers=HX,
+        data={"csrftoken": token, "opcao": next(iter(question.answer)), "chave": key,
+              "versao": node.select_one('input[name="versao"]')["value"]}, headers=HX,
     )
     graded = soup(response.text)
     assert text(graded.select_one(".verdict")) == "✓ Resposta correta"

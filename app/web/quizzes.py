@@ -23,6 +23,7 @@ router = APIRouter()
 QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
+QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 
 
 @router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
@@ -35,6 +36,7 @@ def answer(
     learner_id: ExistingLearnerIdDep,
     opcao: Annotated[list[str] | None, Form()] = None,
     chave: Annotated[str | None, Form()] = None,
+    versao: Annotated[str | None, Form(max_length=64)] = None,
 ):
     """Grade and store one answer, once per form (the ``chave`` idempotency key).
 
@@ -42,8 +44,17 @@ def answer(
     plain form post is redirected (303) back to the question. Sending the same form again
     stores nothing new and answers the same. A bad choice or key gives 422 with the
     question and a message in Portuguese.
+
+    The form carries the version of the question it showed (``versao``, the question's
+    ``content_hash``). When that is not the live version (the lesson was edited while the form
+    was open, or the form carries none), nothing is stored: htmx gets 409 with the new version
+    of the question and the notice "Esta pergunta mudou; leia de novo e responda."; a plain
+    form post is redirected (303) back to the question, with the same notice.
     """
     lesson, question = _find(course, slug, question_id)
+    if versao != question.content_hash:
+        return _invalid(request, lesson, question, gettext(QUESTION_CHANGED), course, session,
+                        learner_id, status_code=409)
     try:
         if not chave or not KEY_RE.match(chave):
             raise AnswerError(gettext(STALE_FORM))
@@ -87,7 +98,8 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
 
 
 def _fragment(
-    request, lesson, question, course, session, learner_id, retry=False, answered=False, error=None
+    request, lesson, question, course, session, learner_id, retry=False, answered=False, error=None,
+    status_code=422,
 ):
     grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
     attempts = grouped.get(question.id, [])
@@ -96,7 +108,7 @@ def _fragment(
     if answered:
         context["progress"] = course_progress(request, course, session, learner_id)
         return render(request, "_answer.html", context)
-    return render(request, "_question.html", context, status_code=422 if error else 200)
+    return render(request, "_question.html", context, status_code=status_code if error else 200)
 
 
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
@@ -105,9 +117,10 @@ def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool =
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 
-def _invalid(request, lesson, question, message, course, session, learner_id):
+def _invalid(request, lesson, question, message, course, session, learner_id, status_code=422):
     if wants_fragment(request):
-        return _fragment(request, lesson, question, course, session, learner_id, error=message)
+        return _fragment(request, lesson, question, course, session, learner_id, error=message,
+                         status_code=status_code)
     # Post/redirect/get: the message rides in the session to the question on the lesson page.
     request.session[FLASH_KEY] = {"lesson": lesson.slug, "question": question.id, "message": message}
     return _back_to(request, lesson, question)

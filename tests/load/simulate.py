@@ -64,7 +64,8 @@ async def learner(base_url: str, course: Course, deadline: float, report: LoadRe
         questions = list(lesson.questions.values())
         while time.monotonic() < deadline and not stop.is_set():
             question = random.choice(questions)
-            data = {"opcao": random.choice(question.options).id, "chave": secrets.token_urlsafe(16)}
+            data = {"opcao": random.choice(question.options).id, "chave": secrets.token_urlsafe(16),
+                    "versao": question.content_hash}
             started = time.perf_counter()
             try:
                 response = await client.post(f"/licoes/{lesson.slug}/perguntas/{question.id}", data=data, headers=headers)

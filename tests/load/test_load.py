@@ -89,7 +89,7 @@ def test_the_same_answer_sent_20_times_at_once_is_stored_once(server: LiveServer
 
     async def send_all():
         async with httpx.AsyncClient(base_url=server.url, cookies=cookies, timeout=30) as burst:
-            data = {"opcao": "b", "chave": "mesma-chave-de-teste-123"}
+            data = {"opcao": "b", "chave": "mesma-chave-de-teste-123", "versao": question.content_hash}
             headers = {"HX-Request": "true", "x-csrftoken": token}
             url = f"/licoes/kernels/perguntas/{question.id}"
             return await asyncio.gather(*(burst.post(url, data=data, headers=headers) for _ in range(20)))
@@ -118,12 +118,13 @@ def test_20_lessons_completed_in_parallel_by_one_learner_all_count(tmp_path, dat
     try:
         client, token = _session_at(server, "/licoes/licao-1")
         cookies = dict(client.cookies)
+        versions = {q.id: q.content_hash for q in load_course(server.lessons_dir).get("licao-1").questions.values()}
 
         async def finish_all():
             async with httpx.AsyncClient(base_url=server.url, cookies=cookies, timeout=30) as burst:
                 headers = {"HX-Request": "true", "x-csrftoken": token}
                 return await asyncio.gather(*(
-                    burst.post(f"/licoes/licao-{n}/perguntas/q", data={"opcao": "a", "chave": f"chave-licao-{n:02d}-xyz"}, headers=headers)
+                    burst.post(f"/licoes/licao-{n}/perguntas/q", data={"opcao": "a", "chave": f"chave-licao-{n:02d}-xyz", "versao": versions["q"]}, headers=headers)
                     for n in range(1, 21)
                 ))
 

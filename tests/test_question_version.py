@@ -1,0 +1,153 @@
+"""An open form is graded only against the version of the question it showed.
+
+The lesson folder is edited between the GET that rendered the form and the POST that sends
+it (``reload_interval=0``: the app looks at the files on every request, as live editing does).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.content.course import load_course
+from app.main import create_app
+from tests.conftest import REPO_LESSONS, csrf_from, db_rows, make_settings
+from tests.test_content import GOOD
+from tests.test_http import HX, key_of, soup, text, version_of
+from tests.test_trees import HEADER, SCENARIO, TREE
+
+NOTICE = "Esta pergunta mudou; leia de novo e responda."
+SLUG, QID = "decode-prefill", "fase-banda"
+
+
+def save(path: Path, content: str) -> None:
+    path.write_text(content, encoding="utf-8")
+
+
+@pytest.fixture
+def lesson_file(tmp_path: Path) -> Path:
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    save(folder / "01-boa.md", GOOD)
+    return folder / "01-boa.md"
+
+
+@pytest.fixture
+def live_client(tmp_path: Path, lesson_file: Path):
+    settings = make_settings(tmp_path, lesson_file.parent)
+    with TestClient(create_app(settings)) as client:
+        client.settings = settings
+        yield client
+
+
+def open_form(client: TestClient, slug: str = SLUG, qid: str = QID) -> dict:
+    """GET the lesson and return what its answer form for ``qid`` would send."""
+    page = client.get(f"/licoes/{slug}").text
+    return {"csrftoken": csrf_from(page), "chave": key_of(page, qid), "versao": version_of(page, qid)}
+
+
+def send(client: TestClient, form: dict, option: str, htmx: bool, slug: str = SLUG, qid: str = QID):
+    return client.post(f"/licoes/{slug}/perguntas/{qid}", data={**form, "opcao": option},
+                       headers=HX if htmx else {}, follow_redirects=False)
+
+
+def attempts(client: TestClient) -> list[tuple]:
+    return db_rows(client.settings, "SELECT question_id, question_hash, chosen, correct FROM attempt")
+
+
+EDITS = {
+    "answer key": ("answer: [b]", "answer: [a]"),
+    "option text": ("text: Decode", "text: Decode (geração token a token)"),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=list(EDITS))
+def test_an_edit_between_get_and_post_stores_nothing_and_shows_the_new_version(live_client, lesson_file, edit):
+    old, new = EDITS[edit]
+    form = open_form(live_client)
+    save(lesson_file, GOOD.replace(old, new))
+    new_hash = load_course(lesson_file.parent).get(SLUG).questions[QID].content_hash
+    assert new_hash != form["versao"]
+
+    response = send(live_client, form, "b", htmx=True)
+    assert response.status_code == 409
+    question = soup(response).select_one(f"#pergunta-{QID}")
+    assert text(question.select_one(".form-error")) == NOTICE
+    assert question.select_one('input[name="versao"]')["value"] == new_hash
+    labels = [text(label) for label in question.select(".option label")]
+    assert sorted(labels) == sorted(["Prefill", "Decode (geração token a token)" if edit == "option text" else "Decode"])
+    assert not question.select_one(".verdict"), "nada foi corrigido"
+    assert attempts(live_client) == []
+
+    again = send(live_client, {**form, "versao": new_hash, "chave": key_of(response.text, QID)}, "b", htmx=True)
+    assert again.status_code == 200
+    assert attempts(live_client) == [(QID, new_hash, "b", int(edit == "option text"))]
+
+
+def test_without_javascript_the_stale_form_redirects_back_with_the_notice(live_client, lesson_file):
+    form = open_form(live_client)
+    save(lesson_file, GOOD.replace("answer: [b]", "answer: [a]"))
+    response = send(live_client, form, "a", htmx=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/licoes/{SLUG}#pergunta-{QID}"
+    page = soup(live_client.get(response.headers["location"]))
+    question = page.select_one(f"#pergunta-{QID}")
+    assert text(question.select_one(".form-error")) == NOTICE
+    assert question.select_one("form"), "o aluno vê o formulário da nova versão"
+    assert attempts(live_client) == []
+
+
+def test_a_form_that_carries_no_version_stores_nothing(live_client):
+    form = open_form(live_client)
+    del form["versao"]
+    response = send(live_client, form, "b", htmx=True)
+    assert response.status_code == 409
+    assert text(soup(response).select_one(".form-error")) == NOTICE
+    assert attempts(live_client) == []
+
+
+def test_an_unchanged_lesson_saved_again_still_accepts_the_form(live_client, lesson_file):
+    form = open_form(live_client)
+    save(lesson_file, GOOD.replace("explanation: Certo, o decode acompanha a banda.",
+                                   "explanation: Certo: o decode acompanha a banda de memória."))
+    assert send(live_client, form, "b", htmx=True).status_code == 200, "explicações não mudam a versão"
+    assert [row[2:] for row in attempts(live_client)] == [("b", 1)]
+
+
+def test_a_scenario_question_whose_tree_changed_stores_nothing(tmp_path: Path):
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    save(folder / "01-arvore.md", HEADER + TREE + SCENARIO)
+    settings = make_settings(tmp_path, folder)
+    with TestClient(create_app(settings)) as client:
+        client.settings = settings
+        form = open_form(client, "arvore-teste", "cenario")
+        save(folder / "01-arvore.md", HEADER + TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]") + SCENARIO)
+        response = send(client, form, "a", htmx=True, slug="arvore-teste", qid="cenario")
+        assert response.status_code == 409
+        assert text(soup(response).select_one(".form-error")) == NOTICE
+        assert attempts(client) == []
+
+
+def test_every_question_of_the_course_refuses_another_version(client, settings):
+    """Sweep: every question on every lesson page carries its live version, and only that passes."""
+    course = load_course(REPO_LESSONS)
+    checked = 0
+    for lesson in course.lessons:
+        page = client.get(f"/licoes/{lesson.slug}").text
+        for question in lesson.questions.values():
+            form = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id)}
+            assert version_of(page, question.id) == question.content_hash
+            option = question.options[0].id
+            url = f"/licoes/{lesson.slug}/perguntas/{question.id}"
+            stale = client.post(url, data={**form, "opcao": option, "versao": "0" * 16}, headers=HX)
+            assert stale.status_code == 409, url
+            assert text(soup(stale).select_one(".form-error")) == NOTICE
+            live = client.post(url, data={**form, "opcao": option, "versao": question.content_hash}, headers=HX)
+            assert live.status_code == 200, url
+            checked += 1
+    stored = db_rows(settings, "SELECT lesson_slug, question_id, question_hash FROM attempt ORDER BY id")
+    assert len(stored) == checked == sum(len(lesson.questions) for lesson in course.lessons)
+    assert all(row[2] == course.get(row[0]).questions[row[1]].content_hash for row in stored)
