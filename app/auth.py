@@ -1,4 +1,4 @@
-"""Sign-in rules: usernames, passwords (argon2 via pwdlib) and the failed sign-in limit.
+"""Sign-in rules: usernames, passwords (argon2 via pwdlib), known devices and the limits.
 
 No HTTP and no database here: the web layer calls these with plain values.
 """
@@ -8,11 +8,13 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+import secrets
 import time
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
+from itsdangerous import BadData, URLSafeTimedSerializer
 from limits import parse
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
@@ -24,8 +26,12 @@ from pwdlib import PasswordHash
 USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{2,29}$")
 PASSWORD_MIN = 8
 PASSWORD_MAX = 200
-FAILS_PER_USERNAME = "5 per 15 minutes"
+FAILS_PER_PAIR = "5 per 15 minutes"
 FAILS_PER_IP = "20 per 15 minutes"
+FAILS_PER_USERNAME = "50 per 15 minutes"
+FAILS_PER_DEVICE = "5 per 15 minutes"
+SIGN_UPS_PER_IP = "20 per hour"
+DEVICE_COOKIE_MAX_AGE_S = 180 * 24 * 3600
 IPV6_CLIENT_PREFIX = 64
 
 
@@ -170,24 +176,86 @@ class Passwords:
 
 @dataclass(frozen=True)
 class Blocked:
-    """A sign-in refused by the limit; ``message`` is in Portuguese."""
+    """A sign-in or sign-up refused by a limit; ``message`` is in Portuguese.
+
+    Attributes:
+        retry_after_s: seconds until the limit's window ends (at least 1).
+        sign_up: the refused request was a sign-up (else a sign-in).
+    """
 
     retry_after_s: int
+    sign_up: bool = False
 
     @property
     def message(self) -> str:
         """What the learner reads."""
         minutes = max(1, math.ceil(self.retry_after_s / 60))
-        message = ngettext(
-            "Too many failed sign-in attempts. For safety, wait %(num)s minute and try again.",
-            "Too many failed sign-in attempts. For safety, wait %(num)s minutes and try again.",
-            minutes,
-        )
+        if self.sign_up:
+            message = ngettext(
+                "Too many accounts created from this network. Wait %(num)s minute and try again.",
+                "Too many accounts created from this network. Wait %(num)s minutes and try again.",
+                minutes,
+            )
+        else:
+            message = ngettext(
+                "Too many failed sign-in attempts. For safety, wait %(num)s minute and try again.",
+                "Too many failed sign-in attempts. For safety, wait %(num)s minutes and try again.",
+                minutes,
+            )
         return message % {"num": minutes}
 
 
+class KnownDevices:
+    """Signed "known device" cookies (OWASP's "device cookies" against online guessing).
+
+    Each successful sign-in gives the browser a cookie that names the account and a random
+    device id, signed with the app's secret (itsdangerous, the signer asgi-csrf uses too). A
+    sign-in that shows a valid cookie for the username it types comes from a device that has
+    signed in to that account before: it skips the per-username ceiling and the per-IP limit
+    and is limited per device instead, so nobody can lock a learner out of their own devices.
+
+    Args:
+        secret: the app's secret key.
+        max_age_s: how long a cookie stays valid, in seconds.
+    """
+
+    def __init__(self, secret: str, max_age_s: int = DEVICE_COOKIE_MAX_AGE_S) -> None:
+        self._signer = URLSafeTimedSerializer(secret, salt="curso-dispositivo-conhecido")
+        self.max_age_s = max_age_s
+
+    def issue(self, username: str) -> str:
+        """Return a new cookie value for a browser that just signed in as ``username``."""
+        return self._signer.dumps({"u": username, "d": secrets.token_urlsafe(16)})
+
+    def device(self, cookie: str | None, username: str | None) -> str | None:
+        """The device id of ``cookie`` when it is valid, unexpired and names ``username``.
+
+        Args:
+            cookie: the cookie's value as the browser sent it, or ``None``.
+            username: the clean username being signed in to, or ``None``.
+
+        Returns:
+            The device id, or ``None`` (no cookie, a forged or expired one, another account).
+        """
+        if not cookie or username is None:
+            return None
+        try:
+            data = self._signer.loads(cookie, max_age=self.max_age_s)
+        except BadData:
+            return None
+        if not isinstance(data, dict) or data.get("u") != username or not isinstance(data.get("d"), str):
+            return None
+        return data["d"]
+
+
 class SignInLimiter:
-    """Failed sign-ins, limited per username and per client IP (the ``limits`` library).
+    """Failed sign-ins and sign-ups, limited with the ``limits`` library.
+
+    Sign-in failures count, from an unknown device, per (username, client) pair, per username
+    (a ceiling over every client, that slows a guessing attack spread over many addresses)
+    and per client; from a known device (:class:`KnownDevices`), per device only. A client is
+    an IPv4 address or an IPv6 /64 (:func:`client_key`). So guesses from elsewhere lock out
+    neither the learner's own address nor their known devices.
 
     An attempt is counted before the password is checked, with one atomic increment per
     limit, and taken back when it turns out right: concurrent guesses cannot all pass a
@@ -198,53 +266,81 @@ class SignInLimiter:
         storage_uri: ``database`` (counters in the app's database, shared by every worker)
             or a ``limits`` storage URI, e.g. ``memory://`` or ``redis://host:6379``.
         engine: the app's engine, used when ``storage_uri`` is ``database``.
-        per_username: failures allowed per username, in ``limits`` notation.
-        per_ip: failures allowed per client (:func:`client_key`), in ``limits`` notation.
+        per_pair: failures allowed per (username, client), in ``limits`` notation.
+        per_ip: failures allowed per client, in ``limits`` notation.
+        per_username: failures allowed per username over every unknown device.
+        per_device: failures allowed per known device.
+        sign_ups_per_ip: sign-up attempts allowed per client.
 
     Raises:
         ValueError: the URI names no storage ``limits`` knows (or its driver is missing).
     """
 
     def __init__(
-        self, storage_uri: str, per_username: str = FAILS_PER_USERNAME, per_ip: str = FAILS_PER_IP,
-        engine=None,
+        self, storage_uri: str, per_pair: str = FAILS_PER_PAIR, per_ip: str = FAILS_PER_IP,
+        engine=None, per_username: str = FAILS_PER_USERNAME, per_device: str = FAILS_PER_DEVICE,
+        sign_ups_per_ip: str = SIGN_UPS_PER_IP,
     ) -> None:
         if storage_uri == DATABASE:
             storage = DatabaseLimitStorage(engine)
         else:
             storage = storage_from_string(storage_uri)
         self._limiter = FixedWindowRateLimiter(storage)
-        self._per_username = parse(per_username)
+        self._per_pair = parse(per_pair)
         self._per_ip = parse(per_ip)
+        self._per_username = parse(per_username)
+        self._per_device = parse(per_device)
+        self._sign_ups = parse(sign_ups_per_ip)
 
-    def attempt(self, username: str | None, ip: str) -> Blocked | None:
+    def attempt(self, username: str | None, ip: str, device: str | None = None) -> Blocked | None:
         """Count one sign-in attempt as failed, before its password is checked.
 
         Args:
             username: the clean username, or ``None`` for a name no account can have (then
                 only the client counts the attempt).
             ip: the client's address.
+            device: the known device id (:meth:`KnownDevices.device`), or ``None``.
 
         Returns:
-            :class:`Blocked` when either limit is used up (the attempt is then taken back: it
+            :class:`Blocked` when a limit is used up (the attempt is then taken back: it
             checks no password), else ``None``.
         """
+        return self._hit_all([(item, key) for item, key, _ in self._keys(username, ip, device)], sign_up=False)
+
+    def succeeded(self, username: str, ip: str, device: str | None = None) -> None:
+        """The password was right: forget this pair's (or device's) failures, take the attempt back."""
+        for item, key, forget in self._keys(username, ip, device):
+            if forget:
+                self._limiter.clear(item, "entrar", key)
+            else:
+                self._limiter.hit(item, "entrar", key, cost=-1)
+
+    def sign_up_attempt(self, ip: str) -> Blocked | None:
+        """Count one sign-up from the client of ``ip`` (IPv6: its /64).
+
+        Returns:
+            :class:`Blocked` (``sign_up=True``) when the client's sign-ups are used up, else ``None``.
+        """
+        return self._hit_all([(self._sign_ups, f"criar:{client_key(ip)}")], sign_up=True)
+
+    def _hit_all(self, keys, sign_up: bool) -> Blocked | None:
         counted = []
-        for item, key in self._keys(username, ip):
+        for item, key in keys:
             counted.append((item, key))
             if not self._limiter.hit(item, "entrar", key):
                 for hit_item, hit_key in counted:
                     self._limiter.hit(hit_item, "entrar", hit_key, cost=-1)
                 reset_at = self._limiter.get_window_stats(item, "entrar", key).reset_time
-                return Blocked(max(1, int(reset_at - time.time())))
+                return Blocked(max(1, int(reset_at - time.time())), sign_up=sign_up)
         return None
 
-    def succeeded(self, username: str, ip: str) -> None:
-        """The password was right: forget the username's failures and take the attempt back."""
-        self._limiter.clear(self._per_username, "entrar", f"user:{username}")
-        self._limiter.hit(self._per_ip, "entrar", f"ip:{client_key(ip)}", cost=-1)
-
-    def _keys(self, username: str | None, ip: str):
+    def _keys(self, username: str | None, ip: str, device: str | None):
+        """(limit, key, forget on success) for each counter one sign-in attempt uses."""
+        client = client_key(ip)
+        if username is not None and device is not None:
+            yield self._per_device, f"device:{username}:{device}", True
+            return
         if username is not None:
-            yield self._per_username, f"user:{username}"
-        yield self._per_ip, f"ip:{client_key(ip)}"
+            yield self._per_pair, f"user-ip:{username}:{client}", True
+            yield self._per_username, f"user:{username}", False
+        yield self._per_ip, f"ip:{client}", False

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from fastapi import Depends, HTTPException, Request
 from sqlmodel import Session
 
-from app.auth import Passwords, SignInLimiter
+from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.course import Course
 from app.i18n import N_, gettext
 from app.instructors import instructor_account
@@ -111,6 +111,11 @@ async def get_sign_in_limiter(request: Request) -> SignInLimiter:
     return request.app.state.sign_in_limiter
 
 
+async def get_known_devices(request: Request) -> KnownDevices:
+    """Return the app's signer of "known device" cookies."""
+    return request.app.state.known_devices
+
+
 # "function" scope: the connection goes back to the pool before the response is sent, so the
 # session middleware writing afterwards never waits on connections held by finished requests.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
@@ -121,6 +126,7 @@ ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
 AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
+KnownDevicesDep = Annotated[KnownDevices, Depends(get_known_devices)]
 
 
 def current_instructor(request: Request, db: SessionDep) -> Account:

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from starlette.middleware.gzip import GZipMiddleware
 from starsessions import SessionMiddleware
 
-from app.auth import Passwords, SignInLimiter
+from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.links import IMAGES_URL
 from app.content.live import LiveCourse
 from app.db import make_engine, make_loop_engine
@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
 
     secret = settings.resolved_secret_key()
+    app.state.known_devices = KnownDevices(secret)
     app.state.pseudonym_salt = secret.encode()  # learners in CSV exports, as in the request logs
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
     app.add_middleware(RequestLog, salt=secret)

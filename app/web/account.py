@@ -15,6 +15,7 @@ from app.auth import CredentialsError, check_new_password, clean_username, is_us
 from app.deps import (
     AccountNameDep,
     ExistingLearnerIdDep,
+    KnownDevicesDep,
     LearnerIdDep,
     PasswordsDep,
     SessionDep,
@@ -36,6 +37,7 @@ from app.web.templating import render
 router = APIRouter()
 WRONG_CREDENTIALS = N_("Wrong username or password.")
 ALREADY_IN = N_("You are already signed in. Sign out before signing in to another account or creating one.")
+DEVICE_COOKIE = "curso_dispositivo"
 TAKEN = N_("That username already exists. Choose another, or sign in with it if it is yours.")
 Field = Annotated[str, Form(max_length=300)]
 
@@ -60,13 +62,24 @@ def sign_up(
     learner_id: ExistingLearnerIdDep,
     account: AccountNameDep,
     passwords: PasswordsDep,
+    limiter: SignInLimiterDep,
+    devices: KnownDevicesDep,
     usuario: Field = "",
     senha: Field = "",
     confirmacao: Field = "",
 ):
-    """Create an account for this browser's learner, keeping their progress, and sign in."""
+    """Create an account for this browser's learner, keeping their progress, and sign in.
+
+    Sign-ups are limited per client (IPv4 address or IPv6 /64): past the limit, 429 with a
+    message in Portuguese and ``Retry-After``. The browser becomes a known device of the account.
+    """
     if account:
         return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
+    blocked = limiter.sign_up_attempt(_client_ip(request))
+    if blocked:
+        response = _page(request, None, status=429, signup_error=blocked.message, username=usuario)
+        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        return response
     try:
         username = clean_username(usuario)
         check_new_password(senha, confirmacao)
@@ -77,7 +90,7 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    return RedirectResponse("/progresso", status_code=303)
+    return _known_device(request, devices, username, RedirectResponse("/progresso", status_code=303))
 
 
 @router.post("/conta/entrar", response_class=HTMLResponse)
@@ -88,24 +101,29 @@ def sign_in(
     account: AccountNameDep,
     passwords: PasswordsDep,
     limiter: SignInLimiterDep,
+    devices: KnownDevicesDep,
     usuario: Field = "",
     senha: Field = "",
     proximo: Field = "",
 ):
     """Sign in; this browser's anonymous progress merges into the account.
 
-    Failed attempts are limited per username and per IP: past the limit, 429 with a
-    message in Portuguese, and the password is not even checked. A name no account can
-    have is a wrong sign-in, counted per IP only. Success leads to ``proximo`` when it is
-    a path of this site, else to the progress page.
+    Failed attempts are limited per (username, client), per client and, with a higher
+    ceiling, per username; from a browser that has signed in to the account before (a valid
+    "known device" cookie), per device only (:class:`app.auth.SignInLimiter`). Past a limit,
+    429 with a message in Portuguese, and the password is not even checked. A name no
+    account can have is a wrong sign-in, counted per client only. Success renews the known
+    device cookie and leads to ``proximo`` when it is a path of this site, else to the
+    progress page.
     """
     next_page = safe_next(proximo)
     if account:
         return _page(request, account, status=409, signin_error=gettext(ALREADY_IN))
     typed = usuario.strip().lower()[:30]
     username = typed if is_username(typed) else None
-    ip = request.client.host if request.client else "desconhecido"
-    blocked = limiter.attempt(username, ip)  # counted as failed until the password is right
+    ip = _client_ip(request)
+    device = devices.device(request.cookies.get(DEVICE_COOKIE), username)
+    blocked = limiter.attempt(username, ip, device)  # counted as failed until the password is right
     if blocked:
         response = _page(
             request, None, status=429, signin_error=blocked.message, username=usuario,
@@ -120,12 +138,13 @@ def sign_in(
             request, None, status=401, signin_error=gettext(WRONG_CREDENTIALS), username=usuario,
             next_page=next_page,
         )
-    limiter.succeeded(found.username, ip)
+    limiter.succeeded(found.username, ip, device)
     if checked.new_hash:  # a hash from before NFKC normalisation, now of the normalised form
         replace_password_hash(db, found, checked.new_hash)
     merge_learner(db, learner_id, found.learner_id, current_place(request, db, learner_id))
     _sign_in(request, found.learner_id, found.username)
-    return RedirectResponse(next_page or "/progresso", status_code=303)
+    response = RedirectResponse(next_page or "/progresso", status_code=303)
+    return _known_device(request, devices, found.username, response)
 
 
 def safe_next(path: str) -> str:
@@ -143,6 +162,19 @@ def sign_out(request: Request, _learner: ExistingLearnerIdDep):
     """End the session (it is deleted from the store); the next visit is a new anonymous learner."""
     request.session.clear()
     return RedirectResponse("/", status_code=303)
+
+
+def _client_ip(request: Request) -> str:
+    return request.client.host if request.client else "desconhecido"
+
+
+def _known_device(request: Request, devices, username: str, response):
+    """Give the browser a fresh signed "known device" cookie for ``username`` (OWASP device cookies)."""
+    response.set_cookie(
+        DEVICE_COOKIE, devices.issue(username), max_age=devices.max_age_s, path="/conta",
+        httponly=True, samesite="lax", secure=request.app.state.settings.secure_cookies,
+    )
+    return response
 
 
 def _sign_in(request: Request, learner_id: str, username: str) -> None:
