@@ -48,7 +48,7 @@ def key_of(html: str, qid: str) -> str:
 def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None, key: str | None = None):
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
     data = {"csrftoken": token or csrf_from(page), "opcao": options, "chave": key or key_of(page, qid),
-            "versao": version_of(page, qid)}
+            "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else ""}
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
     )

@@ -52,12 +52,12 @@ def answer(
     form post is redirected (303) back to the question, with the same notice.
     """
     lesson, question = _find(course, slug, question_id)
+    if not chave or not KEY_RE.match(chave):
+        return _invalid(request, lesson, question, gettext(STALE_FORM), course, session, learner_id)
     if versao != question.content_hash:
         return _invalid(request, lesson, question, gettext(QUESTION_CHANGED), course, session,
                         learner_id, status_code=409)
     try:
-        if not chave or not KEY_RE.match(chave):
-            raise AnswerError(gettext(STALE_FORM))
         chosen = validate_choice(question, opcao or [])
     except AnswerError as exc:
         return _invalid(request, lesson, question, str(exc), course, session, learner_id)
