@@ -63,8 +63,10 @@ def pushed_urls(client) -> set[str]:
     for lesson in ("", TREE_LESSON):
         path = first_path(tree)
         for depth in range(len(path)):
-            token = csrf_from(client.get(f"/arvores/{TREE}").text)
-            data = {"csrftoken": token, "c": ",".join(path[:depth]), "escolha": path[depth], "licao": lesson}
+            page = client.get(f"/arvores/{TREE}").text
+            version = soup(page).select_one('form.tree-step input[name="versao"]')["value"]
+            data = {"csrftoken": csrf_from(page), "c": ",".join(path[:depth]), "escolha": path[depth],
+                    "licao": lesson, "versao": version}
             response = client.post(f"/arvores/{TREE}/passo", data=data, headers=HX)
             assert response.status_code == 200
             for header in ("HX-Push-Url", "HX-Replace-Url"):

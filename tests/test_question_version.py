@@ -151,3 +151,71 @@ def test_every_question_of_the_course_refuses_another_version(client, settings):
     stored = db_rows(settings, "SELECT lesson_slug, question_id, question_hash FROM attempt ORDER BY id")
     assert len(stored) == checked == sum(len(lesson.questions) for lesson in course.lessons)
     assert all(row[2] == course.get(row[0]).questions[row[1]].content_hash for row in stored)
+
+
+TREE_EDITS = {
+    "options swap results": (
+        "        value: one\n        next: r-cpu\n      - label: Muitos\n        value: many\n        next: r-vllm",
+        "        value: one\n        next: r-vllm\n      - label: Muitos\n        value: many\n        next: r-cpu",
+    ),
+    "option label": ("      - label: Muitos", "      - label: Milhares"),
+    "question text": ("    text: Quantos usuários?", "    text: Quantos usuários ao mesmo tempo?"),
+}
+
+
+@pytest.fixture
+def tree_client(tmp_path: Path):
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    save(folder / "01-arvore.md", HEADER + TREE)
+    settings = make_settings(tmp_path, folder)
+    with TestClient(create_app(settings)) as client:
+        client.settings = settings
+        client.folder = folder
+        yield client
+
+
+def open_step(client: TestClient, path: str) -> dict:
+    page = soup(client.get(f"/arvores/mini?c={path}"))
+    form = page.select_one("form.tree-step")
+    return {node["name"]: node["value"] for node in form.select("input[type=hidden]")}
+
+
+def walks(client: TestClient) -> list[tuple]:
+    return db_rows(client.settings, "SELECT tree_id, path, result_id FROM walk")
+
+
+@pytest.mark.parametrize("edit", TREE_EDITS, ids=list(TREE_EDITS))
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "sem-js"])
+def test_a_tree_step_from_an_older_tree_takes_no_step(tree_client, edit, htmx):
+    """The same class in decision trees: the step form carries the tree's version."""
+    form = open_step(tree_client, "gpu")
+    assert form["versao"]
+    old, new = TREE_EDITS[edit]
+    assert old in TREE
+    save(tree_client.folder / "01-arvore.md", HEADER + TREE.replace(old, new))
+    response = tree_client.post("/arvores/mini/passo", data={**form, "escolha": "many"},
+                                headers=HX if htmx else {}, follow_redirects=False)
+    if htmx:
+        assert response.status_code == 409
+        widget = soup(response)
+    else:
+        assert response.status_code == 303
+        assert response.headers["location"] == "/arvores/mini?c=gpu&aviso=mudou"
+        widget = soup(tree_client.get(response.headers["location"]))
+    assert text(widget.select_one(".form-error")) == NOTICE
+    assert widget.select_one("form.tree-step input[name=versao]")["value"] != form["versao"]
+    assert [text(li) for li in widget.select(".tree-path li")] == ["hardware: GPU"], "o passo não foi dado"
+    assert walks(tree_client) == []
+    fresh = open_step(tree_client, "gpu")
+    done = tree_client.post("/arvores/mini/passo", data={**fresh, "escolha": "many"}, headers=HX)
+    assert done.status_code == 200
+    assert len(walks(tree_client)) == 1
+
+
+def test_a_tree_saved_with_only_a_new_reason_keeps_the_form(tree_client):
+    form = open_step(tree_client, "gpu")
+    save(tree_client.folder / "01-arvore.md", HEADER + TREE.replace("why: Produção.", "why: Produção, muitos usuários."))
+    response = tree_client.post("/arvores/mini/passo", data={**form, "escolha": "many"}, headers=HX)
+    assert response.status_code == 200
+    assert walks(tree_client) == [("mini", "gpu,many", "r-vllm")]

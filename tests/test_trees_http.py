@@ -26,8 +26,9 @@ def walks(settings) -> list[tuple]:
 
 
 def step(client, tree_id: str, path: str, choice: str, lesson: str = "", htmx: bool = True):
-    token = csrf_from(client.get(f"/arvores/{tree_id}").text)
-    data = {"csrftoken": token, "c": path, "escolha": choice, "licao": lesson}
+    page = client.get(f"/arvores/{tree_id}").text
+    version = soup(page).select_one('form.tree-step input[name="versao"]')["value"]
+    data = {"csrftoken": csrf_from(page), "c": path, "escolha": choice, "licao": lesson, "versao": version}
     return client.post(f"/arvores/{tree_id}/passo", data=data, headers=HX if htmx else {}, follow_redirects=False)
 
 

@@ -136,7 +136,8 @@ def lesson_context(
         "lesson": lesson,
         "views": views,
         "tree_views": {
-            tid: tree_view(tree, query.get("c") if query.get("arvore") == tid else None, lesson.slug)
+            tid: tree_view(tree, query.get("c") if query.get("arvore") == tid else None, lesson.slug,
+                           notice=query.get("aviso") if query.get("arvore") == tid else None)
             for tid, tree in lesson.trees.items()
         },
         "previous": previous,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -23,6 +26,35 @@ router = APIRouter()
 TREE_NOT_FOUND = N_("Decision tree not found.")
 BAD_PATH = N_("That path does not exist in this tree; we started again from the beginning.")
 UNKNOWN_OPTION = N_("That option is not part of this question. Choose one of the options below.")
+QUESTION_CHANGED = N_("This question changed; read it again and answer.")
+CHANGED_NOTICE = "mudou"  # ``?aviso=mudou``: the no-JavaScript step came from an older tree
+
+
+@lru_cache(maxsize=256)
+def tree_version(tree: Tree) -> str:
+    """The version of a tree as a learner walks it: 16 hex characters of a SHA-256.
+
+    It covers what a step depends on: each question's text and options (label, values, where
+    they lead) and each result's engines and verdict. Reasons and notes are left out, as
+    explanations are for quiz questions. Trees compare by identity, so the cache holds one
+    entry per loaded version.
+
+    Args:
+        tree: the tree.
+
+    Returns:
+        The version, carried by the step form as ``versao``.
+    """
+    canonical = {
+        "start": tree.start,
+        "questions": {
+            qid: [q.facet, q.text, [[o.label, list(o.values), o.next] for o in q.options]]
+            for qid, q in tree.questions.items()
+        },
+        "results": {rid: [list(r.engines), str(r.verdict)] for rid, r in tree.results.items()},
+    }
+    encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -43,12 +75,19 @@ class TreeView:
     lesson_slug: str = ""
     error: str = ""
 
-    def url(self, values: tuple[str, ...]) -> str:
-        """The page URL that reproduces the walk after ``values``."""
+    @property
+    def version(self) -> str:
+        """The tree's version (:func:`tree_version`), for the step form."""
+        return tree_version(self.tree)
+
+    def url(self, values: tuple[str, ...], notice: str = "") -> str:
+        """The page URL that reproduces the walk after ``values`` (``notice``: ``?aviso=``)."""
+        extra = {"aviso": notice} if notice else {}
         if self.lesson_slug:
-            query = {"arvore": self.tree.id, **({"c": ",".join(values)} if values else {})}
+            query = {"arvore": self.tree.id, **({"c": ",".join(values)} if values else {}), **extra}
             return f"/licoes/{self.lesson_slug}?{urlencode(query)}#arvore-{self.tree.id}"
-        return f"/arvores/{self.tree.id}" + (f"?{urlencode({'c': ','.join(values)})}" if values else "")
+        query = {**({"c": ",".join(values)} if values else {}), **extra}
+        return f"/arvores/{self.tree.id}" + (f"?{urlencode(query)}" if query else "")
 
     def fragment_url(self, values: tuple[str, ...]) -> str:
         """The URL htmx fetches to swap the widget to the walk after ``values``."""
@@ -61,10 +100,16 @@ def split_path(raw: str | None) -> tuple[str, ...]:
     return tuple(v for v in (raw or "").split(",") if v)
 
 
-def tree_view(tree: Tree, raw_path: str | None, lesson_slug: str = "") -> TreeView:
-    """Walk ``tree`` along ``raw_path``; an invalid path restarts with a message."""
+def tree_view(tree: Tree, raw_path: str | None, lesson_slug: str = "", notice: str | None = None) -> TreeView:
+    """Walk ``tree`` along ``raw_path``; an invalid path restarts with a message.
+
+    ``notice`` is the page's ``?aviso=``: ``mudou`` shows that the tree changed under a step
+    sent without JavaScript.
+    """
     try:
-        return TreeView(tree, walk_path(tree, split_path(raw_path)), layout(tree), lesson_slug)
+        walk = walk_path(tree, split_path(raw_path))
+        error = gettext(QUESTION_CHANGED) if notice == CHANGED_NOTICE else ""
+        return TreeView(tree, walk, layout(tree), lesson_slug, error)
     except WalkError:
         return TreeView(tree, walk_path(tree, ()), layout(tree), lesson_slug, gettext(BAD_PATH))
 
@@ -101,7 +146,8 @@ async def tree_page(request: Request, tree_id: str, course: CourseDep, learner_i
     """The standalone page of one tree: walk and map at full width."""
     tree = find_tree(course, tree_id)
     lesson = course.get(course.tree_lessons[tree.id])
-    return render(request, "tree.html", {"view": tree_view(tree, c), "lesson": lesson})
+    view = tree_view(tree, c, notice=request.query_params.get("aviso"))
+    return render(request, "tree.html", {"view": view, "lesson": lesson})
 
 
 @router.get("/arvores/{tree_id}/widget", response_class=HTMLResponse, name="tree_widget")
@@ -119,14 +165,27 @@ def tree_step(request: Request, tree_id: str, course: CourseDep, session: Sessio
               learner_id: ExistingLearnerIdDep,
               escolha: Annotated[str, Form(max_length=100)],
               c: Annotated[str, Form(max_length=2000)] = "",
-              licao: Annotated[str, Form(max_length=100)] = ""):
+              licao: Annotated[str, Form(max_length=100)] = "",
+              versao: Annotated[str | None, Form(max_length=64)] = None):
     """Take one step: answer the current question with the option ``escolha``.
 
     Reaching a result stores the finished walk. htmx gets the widget and an
     ``HX-Push-Url`` with the new path; a plain form post is redirected (303) there.
+    The form carries the tree's version (``versao``): when the tree changed since the form
+    was shown, no step is taken and nothing is stored; htmx gets 409 with the current
+    question and "Esta pergunta mudou; leia de novo e responda.", a plain post is
+    redirected (303) to it with the same notice.
     """
     tree = find_tree(course, tree_id)
     slug = _embedding_lesson(course, tree, licao)
+    if versao != tree_version(tree):
+        view = tree_view(tree, c, slug)
+        if not wants_fragment(request):
+            url = view.url(view.walk.values, notice=CHANGED_NOTICE)
+            return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
+        error = view.error or gettext(QUESTION_CHANGED)
+        view = TreeView(view.tree, view.walk, view.map, slug, error)
+        return render(request, "_tree.html", {"view": view}, status_code=409)
     try:
         walk = walk_path(tree, (*split_path(c), escolha))
     except WalkError:
