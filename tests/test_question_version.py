@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from playwright.sync_api import expect
 
 from app.content.course import load_course
 from app.main import create_app
-from tests.conftest import REPO_LESSONS, csrf_from, db_rows, make_settings
+from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, db_rows, make_settings
 from tests.test_content import GOOD
 from tests.test_http import HX, key_of, soup, text, version_of
 from tests.test_trees import HEADER, SCENARIO, TREE
@@ -219,3 +220,29 @@ def test_a_tree_saved_with_only_a_new_reason_keeps_the_form(tree_client):
     response = tree_client.post("/arvores/mini/passo", data={**form, "escolha": "many"}, headers=HX)
     assert response.status_code == 200
     assert walks(tree_client) == [("mini", "gpu,many", "r-vllm")]
+
+
+def test_in_chromium_the_stale_answer_shows_the_new_version_with_the_notice(tmp_path: Path, monkeypatch, new_page):
+    """htmx swaps the 409 fragment in place: the notice, the new option text, nothing graded."""
+    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    save(folder / "01-boa.md", GOOD)
+    server = LiveServer(tmp_path, folder)
+    server.start()
+    try:
+        page = new_page()
+        page.goto(f"{server.url}/licoes/{SLUG}")
+        question = page.locator(f"#pergunta-{QID}")
+        question.get_by_label("Decode", exact=True).check()
+        save(folder / "01-boa.md", GOOD.replace("text: Decode", "text: Decode (token a token)"))
+        question.get_by_role("button", name="Responder").click()
+        expect(question.locator(".form-error")).to_have_text(NOTICE)
+        expect(question.get_by_label("Decode (token a token)")).to_be_visible()
+        expect(question.locator(".verdict")).to_have_count(0)
+        assert db_rows(server.settings, "SELECT count(*) FROM attempt") == [(0,)]
+        question.get_by_label("Decode (token a token)").check()
+        question.get_by_role("button", name="Responder").click()
+        expect(question.locator(".verdict")).to_have_text("✓ Resposta correta")
+    finally:
+        server.stop()
