@@ -142,7 +142,13 @@ class Passwords:
         return self._hasher.hash("senha-que-ninguem-usa")
 
     def hash(self, password: str) -> str:
-        """Return the argon2 hash (PHC string) of ``password`` in NFKC (:func:`normalize_password`)."""
+        """Return the argon2 hash (PHC string) of ``password`` in NFKC.
+
+        The password is normalised first (:func:`normalize_password`).
+
+        Returns:
+            The PHC string.
+        """
         return self._hasher.hash(normalize_password(password))
 
     def check(self, password: str, password_hash: str | None) -> PasswordCheck:
@@ -170,7 +176,7 @@ class Passwords:
         return PasswordCheck(False)
 
     def verify(self, password: str, password_hash: str | None) -> bool:
-        """True when ``password`` matches ``password_hash`` (see :meth:`check`); False for ``None``."""
+        """True when ``password`` matches ``password_hash`` (:meth:`check`); never for ``None``."""
         return self.check(password, password_hash).matched
 
 
@@ -243,7 +249,9 @@ class KnownDevices:
             data = self._signer.loads(cookie, max_age=self.max_age_s)
         except BadData:
             return None
-        if not isinstance(data, dict) or data.get("u") != username or not isinstance(data.get("d"), str):
+        if not isinstance(data, dict) or data.get("u") != username:
+            return None
+        if not isinstance(data.get("d"), str):
             return None
         return data["d"]
 
@@ -305,10 +313,11 @@ class SignInLimiter:
             :class:`Blocked` when a limit is used up (the attempt is then taken back: it
             checks no password), else ``None``.
         """
-        return self._hit_all([(item, key) for item, key, _ in self._keys(username, ip, device)], sign_up=False)
+        keys = [(item, key) for item, key, _ in self._keys(username, ip, device)]
+        return self._hit_all(keys, sign_up=False)
 
     def succeeded(self, username: str, ip: str, device: str | None = None) -> None:
-        """The password was right: forget this pair's (or device's) failures, take the attempt back."""
+        """The password was right: forget the pair's (or device's) failures, take the rest back."""
         for item, key, forget in self._keys(username, ip, device):
             if forget:
                 self._limiter.clear(item, "entrar", key)
@@ -319,7 +328,8 @@ class SignInLimiter:
         """Count one sign-up from the client of ``ip`` (IPv6: its /64).
 
         Returns:
-            :class:`Blocked` (``sign_up=True``) when the client's sign-ups are used up, else ``None``.
+            :class:`Blocked` (``sign_up=True``) when the client's sign-ups are used up,
+            else ``None``.
         """
         return self._hit_all([(self._sign_ups, f"criar:{client_key(ip)}")], sign_up=True)
 

@@ -90,7 +90,8 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    return _known_device(request, devices, username, RedirectResponse("/progresso", status_code=303))
+    response = RedirectResponse("/progresso", status_code=303)
+    return _known_device(request, devices, username, response)
 
 
 @router.post("/conta/entrar", response_class=HTMLResponse)
@@ -169,7 +170,7 @@ def _client_ip(request: Request) -> str:
 
 
 def _known_device(request: Request, devices, username: str, response):
-    """Give the browser a fresh signed "known device" cookie for ``username`` (OWASP device cookies)."""
+    """Give the browser a fresh signed "known device" cookie for ``username`` (OWASP)."""
     response.set_cookie(
         DEVICE_COOKIE, devices.issue(username), max_age=devices.max_age_s, path="/conta",
         httponly=True, samesite="lax", secure=request.app.state.settings.secure_cookies,

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Request
-from starlette.requests import HTTPConnection
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
+from starlette.requests import HTTPConnection
 from starsessions import SessionNotLoaded
 
 from app.i18n import N_, gettext, local_datetime, translations
@@ -131,13 +131,14 @@ def wants_fragment(request: HTTPConnection) -> bool:
         True for an htmx request that is not a history restore.
     """
     headers = request.headers
-    return headers.get("hx-request") == "true" and headers.get("hx-history-restore-request") != "true"
+    restoring = headers.get("hx-history-restore-request") == "true"
+    return headers.get("hx-request") == "true" and not restoring
 
 
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> Response:
-    """Render ``name`` with ``context``, marked ``Vary`` (:data:`VARY`) and, when 200, with an ``ETag``.
+    """Render ``name`` with ``context``, with ``Vary`` (:data:`VARY`) and, when 200, an ``ETag``.
 
     A request whose ``If-None-Match`` holds that ``ETag`` gets ``304 Not Modified``.
     """

@@ -100,7 +100,9 @@ def split_path(raw: str | None) -> tuple[str, ...]:
     return tuple(v for v in (raw or "").split(",") if v)
 
 
-def tree_view(tree: Tree, raw_path: str | None, lesson_slug: str = "", notice: str | None = None) -> TreeView:
+def tree_view(
+    tree: Tree, raw_path: str | None, lesson_slug: str = "", notice: str | None = None
+) -> TreeView:
     """Walk ``tree`` along ``raw_path``; an invalid path restarts with a message.
 
     ``notice`` is the page's ``?aviso=``: ``mudou`` shows that the tree changed under a step
