@@ -156,11 +156,34 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
             html, problems = parse_chart(fence.content, path, first_line)
             replacements.append(html)
         errors.extend(problems)
+    errors.extend(_widget_clashes(rendered.headings, questions, trees, path, body_line))
     if errors or meta is None:
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
     links = extract_links(body, body_line, rendered.tokens)
     return Lesson(path, meta, parts, rendered.headings, questions, trees, links, rendered.terms)
+
+
+def _widget_clashes(
+    headings: tuple[Heading, ...],
+    questions: dict[str, Question],
+    trees: dict[str, Tree],
+    path: Path,
+    body_line: int,
+) -> list[ContentError]:
+    """Headings whose id is one a question or tree of the page already carries."""
+    taken = {f"{prefix}{qid}" for qid in questions for prefix in ("pergunta-", "erro-")}
+    taken.update(f"op-{q.id}-{o.id}" for q in questions.values() for o in q.options)
+    out = []
+    for heading in headings:
+        tree = next((tid for tid in trees if heading.anchor.startswith(f"arvore-{tid}")), None)
+        if heading.anchor in taken or tree is not None:
+            msg = gettext(
+                "the heading makes the anchor `#%(id)s`, which a question or tree of this page "
+                "already uses; change the heading's text"
+            ) % {"id": heading.anchor}
+            out.append(ContentError(path, body_line + heading.line, msg))
+    return out
 
 
 def _raw_slug(text: str) -> str | None:
