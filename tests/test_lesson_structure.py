@@ -175,7 +175,16 @@ def fence(draw) -> list[str]:
     char = draw(st.sampled_from("`~"))
     size = draw(st.integers(3, 5))
     noise = st.sampled_from(
-        [":::", "::: tip Falsa", "## Falso título", "```quiz", "~~~", "", "- item", char * (size - 1)]
+        [
+            ":::",
+            "::: tip Falsa",
+            "## Falso título",
+            "```quiz",
+            "~~~",
+            "",
+            "- item",
+            char * (size - 1),
+        ]
     )
     closes = lambda line: bool(line) and set(line) == {char} and len(line) >= size  # noqa: E731
     body = [line for line in draw(st.lists(noise, max_size=4)) if not closes(line)]
@@ -205,7 +214,9 @@ def blocks(draw, depth: int, names: dict) -> list[str]:
     return out
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_random_lessons_render_every_heading_and_question(tmp_path_factory, data):
     names: dict = {"headings": [], "questions": []}
@@ -220,7 +231,9 @@ def test_random_lessons_render_every_heading_and_question(tmp_path_factory, data
     assert [h.get_text() for h in soup.find_all("h2")] == names["headings"], body
     # every box is an <aside>, and outside code no colon line is left as text
     assert len(soup.select("aside.callout")) == body.count(" Caixa\n"), body
-    assert [t.get_text() for t in soup.select(".callout-title")] == ["Caixa"] * body.count(" Caixa\n")
+    assert [t.get_text() for t in soup.select(".callout-title")] == ["Caixa"] * body.count(
+        " Caixa\n"
+    )
     for pre in soup.find_all("pre"):
         pre.decompose()
     assert ":::" not in soup.get_text(), body
@@ -249,7 +262,9 @@ def question_html(tmp_path: Path, body: str) -> BeautifulSoup:
 
 
 def test_prompt_starting_with_code_has_the_question_as_legend(tmp_path):
-    prompt = "```sh\nvllm serve modelo --tensor-parallel-size 2\n```\nQuantas GPUs este comando usa?"
+    prompt = (
+        "```sh\nvllm serve modelo --tensor-parallel-size 2\n```\nQuantas GPUs este comando usa?"
+    )
     question = question_html(tmp_path, quiz_with(prompt))
     assert said(question.select_one("legend")) == "Quantas GPUs este comando usa?"
     assert question.select_one("fieldset pre code").get_text() == (
@@ -299,7 +314,9 @@ def test_prompt_without_a_sentence_needs_a_legend_field(tmp_path):
 
 
 def test_legend_field_names_the_question_and_the_whole_prompt_follows(tmp_path):
-    body = quiz_with("```sh\nvllm serve modelo\n```", extra="  legend: Quantas GPUs o **comando** usa?\n")
+    body = quiz_with(
+        "```sh\nvllm serve modelo\n```", extra="  legend: Quantas GPUs o **comando** usa?\n"
+    )
     question = question_html(tmp_path, body)
     assert said(question.select_one("legend")) == "Quantas GPUs o comando usa?"
     assert question.select_one("legend strong").get_text() == "comando"
@@ -332,7 +349,9 @@ def test_link_to_a_repeated_heading_is_an_ambiguity_warning(tmp_path):
 
 @st.composite
 def heading_texts(draw) -> list[str]:
-    word = st.sampled_from(["Etapa", "Quiz", "Etapa 2", "Etapa 3", "Quiz 2", "Etapa-2", "etapa 2 2"])
+    word = st.sampled_from(
+        ["Etapa", "Quiz", "Etapa 2", "Etapa 3", "Quiz 2", "Etapa-2", "etapa 2 2"]
+    )
     return draw(st.lists(word, min_size=1, max_size=8))
 
 
@@ -374,7 +393,13 @@ def test_reserved_ids_hold_every_literal_id_of_the_lesson_page_chrome():
     from app.content.markdown import RESERVED_IDS
     from tests.conftest import PROJECT_ROOT
 
-    chrome = ["base.html", "lesson.html", "_course_nav.html", "_content_problems.html", "_resume.html"]
+    chrome = [
+        "base.html",
+        "lesson.html",
+        "_course_nav.html",
+        "_content_problems.html",
+        "_resume.html",
+    ]
     found = set()
     for name in chrome:
         text = (PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
@@ -456,7 +481,9 @@ def test_quoted_values_and_real_numbers_are_not_surprises(tmp_path):
     assert problems(folder) == []
 
 
-@pytest.mark.parametrize(("written", "value"), [("010", 8), ("0x1f", 31), ("1_000", 1000), ("1:30", 90)])
+@pytest.mark.parametrize(
+    ("written", "value"), [("010", 8), ("0x1f", 31), ("1_000", 1000), ("1:30", 90)]
+)
 def test_integers_in_yaml_11_forms_are_errors(tmp_path, written, value):
     folder = tmp_path / "licoes"
     path = write(folder, TREE.format(yes_value=written))

@@ -59,7 +59,11 @@ def code_lines(src: str) -> tuple[frozenset[int], dict[int, int]]:
             start, end = token.map
             inside.update(range(start, end))
             last = lines[end - 1].strip() if end - 1 < len(lines) else ""
-            closed = end - start >= 2 and last.startswith(token.markup) and not last.strip(token.markup[0])
+            closed = (
+                end - start >= 2
+                and last.startswith(token.markup)
+                and not last.strip(token.markup[0])
+            )
             if not closed:
                 unclosed[start] = end - 1
     return frozenset(inside), unclosed
@@ -121,10 +125,15 @@ def box_rule(kinds: Iterable[str]) -> Callable[[StateBlock, int, int, bool], boo
                 continue
             expected = stack.pop()
             if colons != expected:
-                _problem(env, line, gettext(
-                    "this `%(found)s` line closes the box opened with `%(expected)s`; write the "
-                    "same number of colons on both lines (see lessons/README.md, boxes)"
-                ) % {"found": colons, "expected": expected})
+                _problem(
+                    env,
+                    line,
+                    gettext(
+                        "this `%(found)s` line closes the box opened with `%(expected)s`; write the "
+                        "same number of colons on both lines (see lessons/README.md, boxes)"
+                    )
+                    % {"found": colons, "expected": expected},
+                )
             if not stack:
                 closed = True
                 break
@@ -145,17 +154,27 @@ def box_rule(kinds: Iterable[str]) -> Callable[[StateBlock, int, int, bool], boo
     return rule
 
 
-def _unclosed(env: dict, start: int, stop: int, inside: frozenset[int], unclosed: dict[int, int]) -> None:
+def _unclosed(
+    env: dict, start: int, stop: int, inside: frozenset[int], unclosed: dict[int, int]
+) -> None:
     fence = next((first for first in sorted(unclosed) if start < first < stop), None)
     if fence is not None:
-        _problem(env, fence, gettext(
-            "this code block inside a `:::` box is never closed, so the box's closing `:::` "
-            "line is read as code; close the block with the same fence that opened it"
-        ))
-    _problem(env, start, gettext(
-        "this `:::` box has no closing line (a line with only `:::`); the box runs to the end "
-        "of what contains it"
-    ))
+        _problem(
+            env,
+            fence,
+            gettext(
+                "this code block inside a `:::` box is never closed, so the box's closing `:::` "
+                "line is read as code; close the block with the same fence that opened it"
+            ),
+        )
+    _problem(
+        env,
+        start,
+        gettext(
+            "this `:::` box has no closing line (a line with only `:::`); the box runs to the end "
+            "of what contains it"
+        ),
+    )
 
 
 def _problem(env: dict, line: int, message: str) -> None:

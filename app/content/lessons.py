@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.content.errors import ContentError, ContentErrors
-from app.content.markdown import PLACEHOLDER_RE, Heading, TermFinder, render_document
+from app.content.markdown import (
+    PLACEHOLDER_RE,
+    Heading,
+    TermFinder,
+    inline_text,
+    plain_text,
+    render_document,
+    render_inline,
+)
 from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
@@ -37,6 +46,35 @@ class FrontMatter(BaseModel):
     minutes: int = Field(ge=1, strict=True)
     objectives: list[str] = Field(min_length=1)
     source: str | None = None
+
+    # The texts above are inline Markdown. Pages show the ``_html`` forms; labels, the
+    # page title, links, search and JSON use the ``_text`` forms, the plain text of the
+    # rendered HTML (so `**x**` is never read aloud and `a < b` keeps its `<`).
+
+    @cached_property
+    def title_html(self) -> str:
+        """The title as inline HTML."""
+        return render_inline(self.title)
+
+    @cached_property
+    def title_text(self) -> str:
+        """The title's plain text."""
+        return plain_text(self.title_html)
+
+    @cached_property
+    def summary_text(self) -> str:
+        """The summary's plain text (the page's meta description, the index)."""
+        return inline_text(self.summary)
+
+    @cached_property
+    def objectives_html(self) -> tuple[str, ...]:
+        """Each objective as inline HTML."""
+        return tuple(render_inline(objective) for objective in self.objectives)
+
+    @cached_property
+    def source_text(self) -> str:
+        """The source's plain text (empty when there is none)."""
+        return inline_text(self.source) if self.source else ""
 
 
 @dataclass(frozen=True)

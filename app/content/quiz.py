@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.content.errors import ContentError
-from app.content.markdown import markdown, render_block, render_inline
+from app.content.markdown import markdown, plain_text, render_block, render_inline
 from app.content.yamlsrc import (
     Locator,
     YamlSyntaxError,
@@ -125,6 +125,11 @@ class Question:
     answer: frozenset[str]
     line: int
     scenario: Scenario | None = None
+
+    @property
+    def legend_text(self) -> str:
+        """The legend's plain text, from its rendered HTML (labels, lists of questions)."""
+        return plain_text(self.legend_html)
 
     @property
     def input_type(self) -> str:
