@@ -48,6 +48,8 @@ def code_lines(src: str) -> tuple[frozenset[int], dict[int, int]]:
         The 0-based lines inside a fence (its opening and closing lines included), and
         for each fence that is never closed, its opening line → its last line.
     """
+    if "```" not in src and "~~~" not in src:  # no fence at all: nothing to skip
+        return frozenset(), {}
     md = _plain_parser()
     inside: set[int] = set()
     unclosed: dict[int, int] = {}
@@ -58,7 +60,8 @@ def code_lines(src: str) -> tuple[frozenset[int], dict[int, int]]:
         if token.type == "fence" and token.map:
             start, end = token.map
             inside.update(range(start, end))
-            last = lines[end - 1].strip() if end - 1 < len(lines) else ""
+            # the fence's last line, without the quote markers or indentation around it
+            last = lines[end - 1].lstrip("> \t").rstrip() if end - 1 < len(lines) else ""
             closed = (
                 end - start >= 2
                 and last.startswith(token.markup)
