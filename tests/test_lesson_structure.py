@@ -169,6 +169,23 @@ def test_a_closing_line_with_other_colons_is_an_error(tmp_path):
     ]
 
 
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("\nTexto.\n:::\n", 3),  # a closing line with no box open, glued to a paragraph
+        ("\n:::\n", 2),
+        ("\n::: nota Título\nTexto.\n:::\n", 2),  # an unknown kind
+    ],
+)
+def test_a_colon_line_left_as_text_is_an_error(tmp_path, body, line):
+    folder = tmp_path / "licoes"
+    path = write(folder, body)
+    assert problems(folder)[:1] == [
+        f"{path}:{HEADER_LINES + line}:1: error: caixa `:::` desconhecida ou malformada; os tipos "
+        "são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`",
+    ]
+
+
 @st.composite
 def fence(draw) -> list[str]:
     """A fenced code block whose lines look like boxes, headings and other fences."""

@@ -8,7 +8,9 @@ other fenced blocks are highlighted on the server with Pygments.
 
 Heading anchors, link fragments and every other id come from :func:`slugify`:
 a link written with a heading's text (``[veja](<#Decode vs. prefill>)``) reaches
-that heading, and a repeated heading gets ``-2``, ``-3``...
+that heading, and a repeated heading gets ``-2``, ``-3``... (see :class:`Slugger`).
+``:::`` boxes come from :mod:`app.content.boxes`. Labels derived from lesson text use
+:func:`plain_text` of the rendered HTML.
 
 When :func:`render_document` gets a glossary, the first use of each of its terms
 in body text (not in headings, links or code) becomes the glossary's ``<dfn>``.
@@ -40,7 +42,7 @@ from app.i18n import N_, gettext
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 # Ids the lesson page's chrome uses (templates/base.html, lesson.html, _course_nav.html,
-# _content_problems.html); a heading may not take them. tests/test_lesson_text.py checks
+# _content_problems.html); a heading may not take them. tests/test_lesson_structure.py checks
 # that every literal id of those templates is here.
 RESERVED_IDS = frozenset(
     {
@@ -344,9 +346,13 @@ def _lint(tokens: list[Token], lines: list[str]):
                 "the heading makes the anchor `#%(id)s`, which the page already uses; "
                 "change the heading's text"
             ) % {"id": token.attrGet("id")}
-        elif token.type == "inline" and token.content.startswith(":::") and tokens[i - 1].type == "paragraph_open":
+        elif token.type == "inline" and tokens[i - 1].type == "paragraph_open" and any(
+            row.lstrip().startswith(":::") for row in token.content.split("\n")
+        ):
+            # a `:::` line left as text: an unknown kind, or a closing line with no box open
+            offset = next(n for n, row in enumerate(token.content.split("\n")) if row.lstrip().startswith(":::"))
             kinds = ", ".join(f"`{k}`" for k in CALLOUTS)
-            yield line, gettext(
+            yield line + offset, gettext(
                 "unknown or malformed `:::` box; the kinds are %(kinds)s, and it closes with "
                 "a `:::` line"
             ) % {"kinds": kinds}
