@@ -33,6 +33,7 @@ from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, val
 from app.i18n import gettext
 
 FRONT_MATTER_FENCE = "---"
+_ID_RE = re.compile(r'\bid="([^"]+)"')
 
 
 class FrontMatter(BaseModel):
@@ -165,6 +166,7 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     questions: dict[str, Question] = {}
     trees: dict[str, Tree] = {}
     replacements: list[Part] = []
+    charts: set[str] = set()
     for fence in rendered.fences:
         first_line = body_line + fence.line
         if fence.nested:
@@ -192,9 +194,18 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
             replacements.append(TreePart(tree.id if tree else ""))
         else:
             html, problems = parse_chart(fence.content, path, first_line)
+            chart_id = next(iter(_ID_RE.findall(html)), None)
+            if chart_id in charts:
+                msg = gettext(
+                    "another chart of this lesson has the same title, and so the same anchor "
+                    "`#%(id)s`; give each chart a title of its own"
+                ) % {"id": chart_id}
+                problems.append(ContentError(path, first_line, msg))
+            if chart_id:
+                charts.add(chart_id)
             replacements.append(html)
         errors.extend(problems)
-    errors.extend(_widget_clashes(rendered.headings, questions, trees, path, body_line))
+    errors.extend(_widget_clashes(rendered.headings, questions, trees, charts, path, body_line))
     if errors or meta is None:
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
@@ -206,19 +217,21 @@ def _widget_clashes(
     headings: tuple[Heading, ...],
     questions: dict[str, Question],
     trees: dict[str, Tree],
+    charts: set[str],
     path: Path,
     body_line: int,
 ) -> list[ContentError]:
-    """Headings whose id is one a question or tree of the page already carries."""
+    """Headings whose id is one a question, tree or chart of the page already carries."""
     taken = {f"{prefix}{qid}" for qid in questions for prefix in ("pergunta-", "erro-")}
+    taken.update(charts)
     taken.update(f"op-{q.id}-{o.id}" for q in questions.values() for o in q.options)
     out = []
     for heading in headings:
         tree = next((tid for tid in trees if heading.anchor.startswith(f"arvore-{tid}")), None)
         if heading.anchor in taken or tree is not None:
             msg = gettext(
-                "the heading makes the anchor `#%(id)s`, which a question or tree of this page "
-                "already uses; change the heading's text"
+                "the heading makes the anchor `#%(id)s`, which a question, tree or chart of this "
+                "page already uses; change the heading's text"
             ) % {"id": heading.anchor}
             out.append(ContentError(path, body_line + heading.line, msg))
     return out
