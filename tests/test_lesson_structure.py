@@ -406,7 +406,10 @@ def test_heading_that_takes_a_question_id_is_an_error(tmp_path):
     ]
 
 
-CHART = "\n```chart\ntitle: Vazão\nunit: tok/s\nbars:\n  - {label: Lote 8, before: 10, after: 20}\n```\n"
+CHART = (
+    "\n```chart\ntitle: Vazão\nunit: tok/s\nbars:\n"
+    "  - {label: Lote 8, before: 10, after: 20}\n```\n"
+)
 
 
 def test_two_charts_with_one_title_and_a_heading_on_a_chart_id_are_errors(tmp_path):

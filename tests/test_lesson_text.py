@@ -107,9 +107,25 @@ def labels(html: str) -> list[tuple[str, str]]:
     found = []
     for attribute in ("aria-label", "title", "data-announce", "alt", "placeholder"):
         found += [(f"[{attribute}]", node[attribute]) for node in soup.select(f"[{attribute}]")]
-    for selector in ("title", "desc", "legend", "svg text", "button", "nav a", "figcaption", "caption", "h1", "h2", "h3"):
-        found += [(selector, " ".join(node.get_text(" ").split())) for node in soup.select(selector)]
-    found += [("meta description", node["content"]) for node in soup.select("meta[name=description]")]
+    for selector in (
+        "title",
+        "desc",
+        "legend",
+        "svg text",
+        "button",
+        "nav a",
+        "figcaption",
+        "caption",
+        "h1",
+        "h2",
+        "h3",
+    ):
+        found += [
+            (selector, " ".join(node.get_text(" ").split())) for node in soup.select(selector)
+        ]
+    found += [
+        ("meta description", node["content"]) for node in soup.select("meta[name=description]")
+    ]
     return found
 
 
@@ -142,7 +158,9 @@ def test_tree_announcements_keep_the_comparison_and_drop_the_markdown(client):
     data = {"csrftoken": token, "c": "", "escolha": "sim", "licao": "latencia"}
     step = client.post("/arvores/metas/passo", data=data, headers={"HX-Request": "true"})
     assert step.status_code == 200
-    announced = [text for place, text in assert_clean(step.text, "passo") if place == "[data-announce]"]
+    announced = [
+        text for place, text in assert_clean(step.text, "passo") if place == "[data-announce]"
+    ]
     assert announced == [f"Pergunta 2: {GPUS}"]
     soup = BeautifulSoup(step.text, "html.parser")
     assert soup.select_one(".tree-question-text strong").get_text() == "mais de uma"
@@ -156,14 +174,19 @@ def test_visible_texts_render_their_markdown(client):
     soup = BeautifulSoup(client.get("/licoes/latencia").text, "html.parser")
     assert soup.select_one("h1 strong").get_text() == "baixa"
     assert soup.select_one("h1 code").get_text() == "vllm"
-    assert soup.select_one("title").get_text() == "Latência baixa com vllm < 100 ms · Engines de inferência"
+    assert (
+        soup.select_one("title").get_text()
+        == "Latência baixa com vllm < 100 ms · Engines de inferência"
+    )
     assert soup.select_one(".objectives li code").get_text() == "vllm"
     box = soup.select_one("aside.callout-warning")
     assert box["aria-label"] == "Cuidado com --max-model-len < 4096"
     assert box.select_one(".callout-title code").get_text() == "--max-model-len"
     widget = soup.select_one("#arvore-metas")
     assert widget.select_one(".tree-title strong").get_text() == "latência"
-    assert [b.select_one("strong, code").get_text() for b in widget.select("button.tree-option")] == [
+    assert [
+        b.select_one("strong, code").get_text() for b in widget.select("button.tree-option")
+    ] == [
         "Sim",
         "> 1 s",
     ]

@@ -132,8 +132,9 @@ def box_rule(kinds: Iterable[str]) -> Callable[[StateBlock, int, int, bool], boo
                     env,
                     line,
                     gettext(
-                        "this `%(found)s` line closes the box opened with `%(expected)s`; write the "
-                        "same number of colons on both lines (see lessons/README.md, boxes)"
+                        "this `%(found)s` line closes the box opened with `%(expected)s`; "
+                        "write the same number of colons on both lines (see lessons/README.md, "
+                        "boxes)"
                     )
                     % {"found": colons, "expected": expected},
                 )
