@@ -7,13 +7,12 @@ own words (titles, questions, options) come from the lessons.
 from __future__ import annotations
 
 import json
-import re
-from html import unescape
 from typing import Annotated
 
 import typer
 
 from app.content.course import Course, load_course
+from app.content.markdown import plain_text
 from app.content.walk import walk_path
 from app.i18n import gettext
 from app.settings import load_settings
@@ -110,4 +109,4 @@ def arvore(
 
 def plain(html: str) -> str:
     """Rendered Markdown as terminal text: tags dropped, entities decoded, lines joined."""
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+    return plain_text(html)

@@ -27,6 +27,7 @@ from html.parser import HTMLParser
 
 from app.content.course import Course
 from app.content.lessons import Lesson
+from app.content.markdown import plain_text
 from app.content.text import fold, nfc, term_key, words
 
 MAX_RESULTS = 20
@@ -142,9 +143,9 @@ class _SectionText(HTMLParser):
 def lesson_sections(lesson: Lesson) -> list[Section]:
     """Split a lesson into sections: its opening (title, summary, objectives, intro) and each heading."""
     html = "".join(part for part in lesson.parts if isinstance(part, str))
-    parser = _SectionText(lesson.meta.title)
+    parser = _SectionText(lesson.meta.title_text)
     parser.sections[0][2].extend(
-        f"{line} " for line in (lesson.meta.summary, *lesson.meta.objectives)
+        f"{line} " for line in (lesson.meta.summary_text, *map(plain_text, lesson.meta.objectives_html))
     )
     parser.feed(html)
     parser.close()
@@ -317,7 +318,7 @@ def build_index(course: Course) -> sqlite3.Connection:
             rows.append(
                 (
                     lesson.slug,
-                    lesson.meta.title,
+                    lesson.meta.title_text,
                     position,
                     section.anchor,
                     section.title,

@@ -12,7 +12,7 @@ from markdown_it.common.utils import escapeHtml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.content.errors import ContentError
-from app.content.markdown import slugify
+from app.content.markdown import inline_text, render_inline, slugify
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 from app.i18n import gettext
 
@@ -80,46 +80,51 @@ def render_chart(spec: ChartSpec) -> str:
     Bar lengths are percentages of the figure's width and text keeps its size, so
     the chart stays legible from a 360 px phone to a laptop.
     """
-    ident = "grafico-" + slugify(spec.title)
+    # Lesson texts are inline Markdown: HTML where it is shown, plain text inside the SVG
+    # (``<title>`` and ``<text>`` hold no markup).
+    ident = "grafico-" + slugify(inline_text(spec.title))
     top = max(max(b.before, b.after) for b in spec.bars)
     rows, y = [], 0
     for bar in spec.bars:
-        rows.append(f'<text class="chart-label" x="0" y="{y + 15}">{escapeHtml(bar.label)}</text>')
+        rows.append(f'<text class="chart-label" x="0" y="{y + 15}">{escapeHtml(inline_text(bar.label))}</text>')
         y += LABEL_H
         for kind, value, name in (("before", bar.before, spec.before), ("after", bar.after, spec.after)):
             pct = max(value / top * MAX_BAR_PCT, 0.2)
             rows.append(
                 f'<rect class="chart-{kind}" x="0" y="{y}" width="{pct:.2f}%" height="{BAR_H}" rx="3"/>'
                 f'<text class="chart-value" x="{pct + 1.5:.2f}%" y="{y + 14}">'
-                f"{escapeHtml(number(value, bar.approx))} {escapeHtml(spec.unit)} ({escapeHtml(name)})</text>"
+                f"{escapeHtml(number(value, bar.approx))} {escapeHtml(inline_text(spec.unit))} "
+                f"({escapeHtml(inline_text(name))})</text>"
             )
             y += BAR_H + 4
         y += GAP
     svg = (
         f'<svg class="chart-svg" width="100%" height="{y}" role="img" '
         f'aria-labelledby="{ident}-t" focusable="false">'
-        f'<title id="{ident}-t">{escapeHtml(spec.title)}</title>{"".join(rows)}</svg>'
+        f'<title id="{ident}-t">{escapeHtml(inline_text(spec.title))}</title>{"".join(rows)}</svg>'
     )
     return (
         f'<figure class="chart" id="{ident}">'
-        f'<figcaption>{escapeHtml(spec.title)} '
-        f'<span class="chart-legend"><span class="swatch chart-before"></span>{escapeHtml(spec.before)} '
-        f'<span class="swatch chart-after"></span>{escapeHtml(spec.after)}</span></figcaption>'
+        f'<figcaption>{render_inline(spec.title)} '
+        f'<span class="chart-legend"><span class="swatch chart-before"></span>{render_inline(spec.before)} '
+        f'<span class="swatch chart-after"></span>{render_inline(spec.after)}</span></figcaption>'
         f"{svg}{_table(spec)}</figure>\n"
     )
 
 
 def _table(spec: ChartSpec) -> str:
     scenario, gain, show = gettext("Scenario"), gettext("Gain"), gettext("See the data as a table")
-    before = f"{spec.before.capitalize()} ({spec.unit})"
-    after = f"{spec.after.capitalize()} ({spec.unit})"
-    head = "<tr>" + "".join(f'<th scope="col">{escapeHtml(c)}</th>' for c in (scenario, before, after, gain)) + "</tr>"
+    unit = render_inline(spec.unit)
+    before = f"{render_inline(spec.before[:1].upper() + spec.before[1:])} ({unit})"
+    after = f"{render_inline(spec.after[:1].upper() + spec.after[1:])} ({unit})"
+    columns = (escapeHtml(scenario), before, after, escapeHtml(gain))
+    head = "<tr>" + "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
     body = "".join(
-        f"<tr><th scope=\"row\">{escapeHtml(b.label)}</th><td>{number(b.before, b.approx)}</td>"
-        f"<td>{number(b.after, b.approx)}</td><td>{escapeHtml(b.note or '')}</td></tr>"
+        f"<tr><th scope=\"row\">{render_inline(b.label)}</th><td>{number(b.before, b.approx)}</td>"
+        f"<td>{number(b.after, b.approx)}</td><td>{render_inline(b.note or '')}</td></tr>"
         for b in spec.bars
     )
-    caption = f"<caption>{escapeHtml(spec.title)}</caption>"
+    caption = f"<caption>{render_inline(spec.title)}</caption>"
     return (
         f'<details class="chart-data"><summary>{escapeHtml(show)}</summary>'
         f"<table>{caption}<thead>{head}</thead><tbody>{body}</tbody></table></details>"

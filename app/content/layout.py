@@ -122,7 +122,7 @@ def _columns(tree: Tree) -> dict[str, int]:
 def _size(tree: Tree, node: str) -> tuple[tuple[str, ...], list[tuple[tuple[str, ...], str]], float]:
     if node in tree.questions:
         question = tree.questions[node]
-        lines = wrap(_plain(question.text), HEADER_CHARS)
+        lines = wrap(question.text_plain, HEADER_CHARS)
         options = [(wrap("› " + o.label, CHARS_PER_LINE - 1), o.next) for o in question.options]
         height = PAD + len(lines) * LINE_H + HEADER_GAP
         height += sum(len(ls) * LINE_H + OPTION_GAP for ls, _ in options) + PAD
@@ -132,10 +132,6 @@ def _size(tree: Tree, node: str) -> tuple[tuple[str, ...], list[tuple[tuple[str,
     if result.verdict != Verdict.RECOMMENDED:
         lines = (*lines, result.verdict.label)
     return lines, [], PAD * 2 + len(lines) * LINE_H
-
-
-def _plain(markdown: str) -> str:
-    return markdown.replace("**", "").replace("*", "").replace("`", "")
 
 
 @lru_cache(maxsize=256)

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.content.errors import ContentError, ContentErrors
-from app.content.markdown import PLACEHOLDER_RE, Heading, TermFinder, render_document
+from app.content.markdown import (
+    PLACEHOLDER_RE,
+    Heading,
+    TermFinder,
+    inline_text,
+    plain_text,
+    render_document,
+    render_inline,
+)
 from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
@@ -24,6 +33,7 @@ from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, val
 from app.i18n import gettext
 
 FRONT_MATTER_FENCE = "---"
+_ID_RE = re.compile(r'\bid="([^"]+)"')
 
 
 class FrontMatter(BaseModel):
@@ -37,6 +47,35 @@ class FrontMatter(BaseModel):
     minutes: int = Field(ge=1, strict=True)
     objectives: list[str] = Field(min_length=1)
     source: str | None = None
+
+    # The texts above are inline Markdown. Pages show the ``_html`` forms; labels, the
+    # page title, links, search and JSON use the ``_text`` forms, the plain text of the
+    # rendered HTML (so `**x**` is never read aloud and `a < b` keeps its `<`).
+
+    @cached_property
+    def title_html(self) -> str:
+        """The title as inline HTML."""
+        return render_inline(self.title)
+
+    @cached_property
+    def title_text(self) -> str:
+        """The title's plain text."""
+        return plain_text(self.title_html)
+
+    @cached_property
+    def summary_text(self) -> str:
+        """The summary's plain text (the page's meta description, the index)."""
+        return inline_text(self.summary)
+
+    @cached_property
+    def objectives_html(self) -> tuple[str, ...]:
+        """Each objective as inline HTML."""
+        return tuple(render_inline(objective) for objective in self.objectives)
+
+    @cached_property
+    def source_text(self) -> str:
+        """The source's plain text (empty when there is none)."""
+        return inline_text(self.source) if self.source else ""
 
 
 @dataclass(frozen=True)
@@ -127,6 +166,7 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
     questions: dict[str, Question] = {}
     trees: dict[str, Tree] = {}
     replacements: list[Part] = []
+    charts: set[str] = set()
     for fence in rendered.fences:
         first_line = body_line + fence.line
         if fence.nested:
@@ -154,13 +194,47 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
             replacements.append(TreePart(tree.id if tree else ""))
         else:
             html, problems = parse_chart(fence.content, path, first_line)
+            chart_id = next(iter(_ID_RE.findall(html)), None)
+            if chart_id in charts:
+                msg = gettext(
+                    "another chart of this lesson has the same title, and so the same anchor "
+                    "`#%(id)s`; give each chart a title of its own"
+                ) % {"id": chart_id}
+                problems.append(ContentError(path, first_line, msg))
+            if chart_id:
+                charts.add(chart_id)
             replacements.append(html)
         errors.extend(problems)
+    errors.extend(_widget_clashes(rendered.headings, questions, trees, charts, path, body_line))
     if errors or meta is None:
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
     links = extract_links(body, body_line, rendered.tokens)
     return Lesson(path, meta, parts, rendered.headings, questions, trees, links, rendered.terms)
+
+
+def _widget_clashes(
+    headings: tuple[Heading, ...],
+    questions: dict[str, Question],
+    trees: dict[str, Tree],
+    charts: set[str],
+    path: Path,
+    body_line: int,
+) -> list[ContentError]:
+    """Headings whose id is one a question, tree or chart of the page already carries."""
+    taken = {f"{prefix}{qid}" for qid in questions for prefix in ("pergunta-", "erro-")}
+    taken.update(charts)
+    taken.update(f"op-{q.id}-{o.id}" for q in questions.values() for o in q.options)
+    out = []
+    for heading in headings:
+        tree = next((tid for tid in trees if heading.anchor.startswith(f"arvore-{tid}")), None)
+        if heading.anchor in taken or tree is not None:
+            msg = gettext(
+                "the heading makes the anchor `#%(id)s`, which a question, tree or chart of this "
+                "page already uses; change the heading's text"
+            ) % {"id": heading.anchor}
+            out.append(ContentError(path, body_line + heading.line, msg))
+    return out
 
 
 def _raw_slug(text: str) -> str | None:

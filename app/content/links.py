@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 from app.content.errors import ContentError
-from app.content.markdown import RESERVED_IDS, markdown
+from app.content.markdown import RESERVED_IDS, Heading, markdown, slugify
 from app.i18n import gettext
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ IMAGE_TYPES = {
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
     ".webp": "image/webp", ".avif": "image/avif", ".svg": "image/svg+xml",
 }
-PAGE_IDS = RESERVED_IDS | {"titulo-licao"}
+PAGE_IDS = RESERVED_IDS
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _EXTERNAL = ("http:", "https:", "mailto:")
 
@@ -58,12 +58,15 @@ class Link:
         line: 1-based line in the lesson file.
         col: 1-based column where the address starts on that line.
         image: True for ``![alt](src)``.
+        written: the address as the author wrote it, before a heading's text in its
+            fragment was turned into the heading's id (same as ``href`` for images).
     """
 
     href: str
     line: int
     col: int
     image: bool = False
+    written: str = ""
 
 
 def extract_links(
@@ -89,8 +92,12 @@ def extract_links(
             if child.type not in ("link_open", "image"):
                 continue
             href = str(child.attrGet("src" if child.type == "image" else "href") or "")
-            cursor = _locate(lines, href, cursor, token.map[1])
-            found.append(Link(href, body_line + cursor[0], cursor[1] + 1, child.type == "image"))
+            shown = str(child.meta.get("written", href)) if child.meta else href
+            cursor = _locate(lines, shown, cursor, token.map[1])
+            written = str(child.meta.get("written", href)) if child.meta else href
+            found.append(
+                Link(href, body_line + cursor[0], cursor[1] + 1, child.type == "image", written)
+            )
     return tuple(found)
 
 
@@ -137,6 +144,7 @@ def check_links(
     """
     anchors = {lesson.slug: page_ids(lesson) for lesson in lessons}
     files = {lesson.path.name: lesson.slug for lesson in lessons}
+    headings = {lesson.slug: lesson.headings for lesson in lessons}
     problems = []
     for lesson in lessons:
         for link in lesson.links:
@@ -144,10 +152,36 @@ def check_links(
                 _image_problem(link.href, folder, static_dir)
                 if link.image
                 else _link_problem(link.href, lesson.slug, anchors, files, tree_ids, folder)
+                or _ambiguous(link, lesson.slug, headings)
             )
             if message:
                 problems.append(ContentError(lesson.path, link.line, message, link.col, "warning"))
     return problems
+
+
+def _ambiguous(link: Link, slug: str, headings: dict[str, tuple[Heading, ...]]) -> str | None:
+    """A warning when a link by a heading's text matches several headings of its lesson.
+
+    The link leads to the first of them (the one whose id is the text's slug); a link
+    written with another one's id (``#etapa-3``) matches no heading's text and is not ambiguous.
+    """
+    written = link.written or link.href
+    if written.startswith(_EXTERNAL) or written.startswith("//"):
+        return None
+    target = urlsplit(urljoin(f"/licoes/{slug}", written))
+    parts = [unquote(p) for p in target.path.split("/") if p]
+    fragment = unquote(target.fragment)
+    if not fragment or parts[:1] != ["licoes"] or len(parts) != 2 or parts[1] not in headings:
+        return None
+    base = slugify(fragment)
+    same = [h for h in headings[parts[1]] if slugify(h.text) == base]
+    if len(same) < 2:
+        return None
+    ids = ", ".join(f"`#{h.anchor}`" for h in same)
+    return gettext(
+        "the link `%(link)s` matches %(num)s headings with the same text (%(ids)s) and leads to "
+        "the first; link to the id of the one you mean, or give the headings different texts"
+    ) % {"link": unquote(written), "num": len(same), "ids": ids}
 
 
 def _link_problem(

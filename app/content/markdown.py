@@ -8,7 +8,9 @@ other fenced blocks are highlighted on the server with Pygments.
 
 Heading anchors, link fragments and every other id come from :func:`slugify`:
 a link written with a heading's text (``[veja](<#Decode vs. prefill>)``) reaches
-that heading, and a repeated heading gets ``-2``, ``-3``...
+that heading, and a repeated heading gets ``-2``, ``-3``... (see :class:`Slugger`).
+``:::`` boxes come from :mod:`app.content.boxes`. Labels derived from lesson text use
+:func:`plain_text` of the rendered HTML.
 
 When :func:`render_document` gets a glossary, the first use of each of its terms
 in body text (not in headings, links or code) becomes the glossary's ``<dfn>``.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from html.parser import HTMLParser
 from typing import Protocol
 from urllib.parse import unquote
 
@@ -26,24 +29,35 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
-from mdit_py_plugins.container import container_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 from slugify import slugify as _slugify
 
+from app.content.boxes import PROBLEMS_KEY, box_rule
 from app.i18n import N_, gettext
 
 # Callout kinds and their default titles (message ids; the text comes from the catalog).
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
-# Ids the page itself uses; a heading may not take them.
+# Ids the lesson page's chrome uses (templates/base.html, lesson.html, _course_nav.html,
+# _content_problems.html); a heading may not take them. tests/test_lesson_structure.py checks
+# that every literal id of those templates is here.
 RESERVED_IDS = frozenset(
-    {"conteudo", "objetivos", "anuncio", "aviso-erro", "titulo-licao", "navegacao-curso"}
+    {
+        "conteudo",
+        "objetivos",
+        "anuncio",
+        "aviso-erro",
+        "titulo-licao",
+        "navegacao-curso",
+        "busca-topo",
+        "painel-verificacao-t",
+    }
 )
 # Ids the lesson's own widgets carry; an in-page link may point at them.
-WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-")
+WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-", "erro-", "op-")
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 
@@ -59,19 +73,31 @@ def slugify(text: str) -> str:
 
 @dataclass
 class Slugger:
-    """Hands out unique ids from :func:`slugify`: the second "Quiz" heading gets ``quiz-2``.
+    """Hands out unique, stable ids from :func:`slugify`.
+
+    Every heading's own slug is reserved first (:meth:`reserve`), so a heading always gets
+    the slug of its text when no earlier heading has the same one; a repeated heading gets
+    ``-2``, ``-3``..., skipping every slug reserved by another heading. With "Etapa",
+    "Etapa", "Etapa 2" the ids are ``etapa``, ``etapa-3``, ``etapa-2``: a link written
+    with the text "Etapa 2" reaches the heading "Etapa 2".
 
     Attributes:
-        taken: ids already in use on the page.
+        taken: ids already handed out.
+        reserved: slugs of headings not handed out yet.
     """
 
     taken: set[str] = field(default_factory=set)
+    reserved: set[str] = field(default_factory=set)
+
+    def reserve(self, texts: list[str]) -> None:
+        """Reserve the slug of each text, before any id is handed out."""
+        self.reserved.update(slugify(text) for text in texts)
 
     def unique(self, text: str) -> str:
-        """Return the slug of ``text``, suffixed with ``-2``, ``-3``... if already taken."""
+        """Return the slug of ``text``, suffixed with ``-2``, ``-3``... when already taken."""
         base = slugify(text)
         slug, number = base, 1
-        while slug in self.taken:
+        while slug in self.taken or (slug != base and slug in self.reserved):
             number += 1
             slug = f"{base}-{number}"
         self.taken.add(slug)
@@ -97,12 +123,14 @@ class Heading:
     Attributes:
         level: 2 or 3 (``##`` or ``###``).
         anchor: the heading's ``id``.
-        text: the heading's plain text.
+        text: the heading's plain text (from its rendered HTML).
+        line: 0-based line of the heading in the rendered text.
     """
 
     level: int
     anchor: str
     text: str
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -158,10 +186,10 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
     if token.nesting != 1:
         return "</aside>\n"
     kind, _, title = token.info.strip().partition(" ")
-    title = title.strip() or gettext(CALLOUTS[kind])
+    title_html = render_inline(title.strip()) if title.strip() else escapeHtml(gettext(CALLOUTS[kind]))
     return (
-        f'<aside class="callout callout-{kind}" role="note" aria-label="{escapeHtml(title)}">\n'
-        f'<p class="callout-title">{escapeHtml(title)}</p>\n'
+        f'<aside class="callout callout-{kind}" role="note" aria-label="{escapeHtml(plain_text(title_html))}">\n'
+        f'<p class="callout-title">{title_html}</p>\n'
     )
 
 
@@ -192,15 +220,29 @@ def highlight_code(code: str, language: str) -> str:
 
 
 def _heading_text(inline: Token) -> str:
-    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+    """A heading's plain text, from its rendered inline HTML (``**x**`` → ``x``)."""
+    return plain_text(markdown().renderer.render(inline.children or [], markdown().options, {}))
 
 
 def _anchor_headings(state: StateCore) -> None:
-    """Give every ``##`` and ``###`` heading a unique id from its text."""
+    """Give every ``##`` and ``###`` heading of a lesson body a unique, stable id from its text.
+
+    Only :func:`render_document` asks for anchors (``env["anchors"]``): a quiz prompt or
+    explanation rendered on its own must not hand out ids the page may already use.
+    """
+    if not state.env.get("anchors"):
+        return
     slugger = Slugger()
-    for i, token in enumerate(state.tokens):
-        if token.type == "heading_open" and token.tag in ("h2", "h3"):
-            token.attrSet("id", slugger.unique(_heading_text(state.tokens[i + 1])))
+    headings = [
+        (token, state.tokens[i + 1])
+        for i, token in enumerate(state.tokens)
+        if token.type == "heading_open" and token.tag in ("h2", "h3")
+    ]
+    texts = [_heading_text(inline) for _, inline in headings]
+    slugger.reserve(texts)
+    for (token, _), text in zip(headings, texts, strict=True):
+        token.attrSet("id", slugger.unique(text))
+        token.meta["text"] = text
 
 
 def _resolve_links(state: StateCore) -> None:
@@ -208,7 +250,9 @@ def _resolve_links(state: StateCore) -> None:
     for token in state.tokens:
         for child in token.children or ():
             if child.type == "link_open":
-                child.attrSet("href", link_target(str(child.attrGet("href") or "")))
+                written = str(child.attrGet("href") or "")
+                child.meta["written"] = written
+                child.attrSet("href", link_target(written))
 
 
 def _mark_terms(state: StateCore) -> None:
@@ -254,8 +298,11 @@ def markdown() -> MarkdownIt:
     md.core.ruler.push("curso_links", _resolve_links)
     md.core.ruler.push("curso_glossary", _mark_terms)
     md.add_render_rule("glossary_term", lambda self, tokens, idx, options, env: tokens[idx].meta["html"])
-    for kind in CALLOUTS:
-        container_plugin(md, kind, render=_render_callout)
+    md.block.ruler.before(
+        "fence", "curso_box", box_rule(CALLOUTS), {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    )
+    md.add_render_rule("callout_open", _render_callout)
+    md.add_render_rule("callout_close", _render_callout)
     md.add_render_rule("fence", _render_fence)
     return md
 
@@ -271,10 +318,12 @@ def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMa
         The HTML, the headings for the table of contents, the special fences and the terms used.
     """
     md = markdown()
-    env: dict = {"glossary": glossary} if glossary is not None else {}
+    env: dict = {"anchors": True}
+    if glossary is not None:
+        env["glossary"] = glossary
     tokens = md.parse(text, env)
     html = md.renderer.render(tokens, md.options, env)
-    problems = tuple(_lint(tokens, text.split("\n")))
+    problems = tuple(sorted([*_lint(tokens, text.split("\n")), *env.get(PROBLEMS_KEY, [])]))
     fences = tuple(env.get("fences", []))
     return RenderedMarkdown(
         html, _headings(tokens), fences, problems, tuple(env.get("terms", [])), tuple(tokens)
@@ -297,9 +346,13 @@ def _lint(tokens: list[Token], lines: list[str]):
                 "the heading makes the anchor `#%(id)s`, which the page already uses; "
                 "change the heading's text"
             ) % {"id": token.attrGet("id")}
-        elif token.type == "inline" and token.content.startswith(":::") and tokens[i - 1].type == "paragraph_open":
+        elif token.type == "inline" and tokens[i - 1].type == "paragraph_open" and any(
+            row.lstrip().startswith(":::") for row in token.content.split("\n")
+        ):
+            # a `:::` line left as text: an unknown kind, or a closing line with no box open
+            offset = next(n for n, row in enumerate(token.content.split("\n")) if row.lstrip().startswith(":::"))
             kinds = ", ".join(f"`{k}`" for k in CALLOUTS)
-            yield line, gettext(
+            yield line + offset, gettext(
                 "unknown or malformed `:::` box; the kinds are %(kinds)s, and it closes with "
                 "a `:::` line"
             ) % {"kinds": kinds}
@@ -330,12 +383,45 @@ def render_inline(text: str) -> str:
 
 
 def _headings(tokens: list[Token]) -> tuple[Heading, ...]:
-    out = []
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.tag in ("h2", "h3"):
-            inline = tokens[i + 1]
-            text = "".join(
-                child.content for child in inline.children or [] if child.type in ("text", "code_inline")
-            )
-            out.append(Heading(int(token.tag[1]), str(token.attrGet("id")), text))
-    return tuple(out)
+    return tuple(
+        Heading(int(token.tag[1]), str(token.attrGet("id")), token.meta["text"], (token.map or [0])[0])
+        for token in tokens
+        if token.type == "heading_open" and token.tag in ("h2", "h3") and "text" in token.meta
+    )
+
+
+class _TextCollector(HTMLParser):
+    """Collects the text of an HTML fragment (entities decoded), for :func:`plain_text`."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.chunks: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.chunks.append(data)
+
+
+def plain_text(html: str) -> str:
+    """The text a reader hears from rendered HTML: tags dropped, entities decoded, spaces joined.
+
+    Labels, titles, ``aria-label`` values and live-region announcements derived from lesson
+    text are taken from the text's rendered HTML through this function (never from the
+    Markdown source): ``A latência &lt; 100 ms e a vazão &gt; 50`` → ``A latência < 100 ms
+    e a vazão > 50``; ``<strong>mais de uma</strong>`` → ``mais de uma``. Uses the standard
+    library's :class:`html.parser.HTMLParser`.
+
+    Args:
+        html: HTML produced by :func:`render_inline` or :func:`render_block`.
+
+    Returns:
+        The text, with runs of whitespace collapsed to one space and no space at either end.
+    """
+    collector = _TextCollector()
+    collector.feed(html)
+    collector.close()
+    return " ".join("".join(collector.chunks).split())
+
+
+def inline_text(text: str) -> str:
+    """The plain text of a one-line Markdown text (``plain_text(render_inline(text))``)."""
+    return plain_text(render_inline(text))

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.content.errors import ContentError
-from app.content.markdown import render_block, render_inline
+from app.content.markdown import markdown, plain_text, render_block, render_inline
 from app.content.yamlsrc import (
     Locator,
     YamlSyntaxError,
@@ -45,6 +45,7 @@ class QuestionSpec(BaseModel):
     id: str = Field(pattern=ID_PATTERN)
     kind: Literal["single", "multiple", "scenario"]
     prompt: str = Field(min_length=1)
+    legend: str | None = Field(default=None, min_length=1)
     options: list[OptionSpec] = Field(min_length=2)
     answer: list[str] | None = None
     tree: str | None = None
@@ -106,8 +107,9 @@ class Question:
     Attributes:
         id: question id, unique in its lesson.
         kind: ``single`` or ``multiple``.
-        legend_html: first paragraph of the prompt, inline HTML (goes in ``<legend>``).
-        prompt_rest_html: the rest of the prompt, block HTML (may be empty).
+        legend_html: the question sentence, inline HTML (goes in ``<legend>``): the
+            ``legend`` field, else the prompt's first top-level paragraph (see :func:`split_prompt`).
+        prompt_rest_html: the rest of the prompt, block HTML, in the author's order (may be empty).
         options: the options in the order the instructor wrote them.
         answer: ids of the correct options (for ``scenario``, computed by walking the tree).
         line: 1-based line of the question in its file.
@@ -123,6 +125,11 @@ class Question:
     answer: frozenset[str]
     line: int
     scenario: Scenario | None = None
+
+    @property
+    def legend_text(self) -> str:
+        """The legend's plain text, from its rendered HTML (labels, lists of questions)."""
+        return plain_text(self.legend_html)
 
     @property
     def input_type(self) -> str:
@@ -169,8 +176,49 @@ def parse_quiz(text: str, file: Path, first_line: int) -> tuple[list[Question], 
     return questions, errors
 
 
+def split_prompt(prompt: str, legend: str | None = None) -> tuple[str, str] | None:
+    """Split a question's prompt into its legend and the rest, both rendered.
+
+    A prompt may hold any block Markdown (code, lists, tables, quotes). The legend names
+    the question (``<legend>``, read first by screen readers): the ``legend`` field when
+    the author wrote one (the whole prompt then follows it), else the prompt's first
+    top-level paragraph, wherever it stands (a programming question often starts with a
+    code block and asks its question after it).
+
+    Args:
+        prompt: the prompt's Markdown.
+        legend: the ``legend`` field, if any (one line of Markdown).
+
+    Returns:
+        ``(legend inline HTML, rest block HTML)``, or ``None`` when there is no legend field
+        and the prompt has no paragraph of its own to name the question.
+    """
+    if legend:
+        return render_inline(legend), render_block(prompt)
+    md = markdown()
+    tokens = md.parse(prompt, {})
+    first = next(
+        (i for i, t in enumerate(tokens) if t.type == "paragraph_open" and t.level == 0), None
+    )
+    if first is None:
+        return None
+    inline = tokens[first + 1]
+    # A soft line break is a space in the legend (code spans never hold a newline).
+    legend_html = md.renderer.renderInline(inline.children or [], md.options, {}).strip().replace("\n", " ")
+    rest = tokens[:first] + tokens[first + 3 :]
+    rest_html = md.renderer.render(rest, md.options, {}) if rest else ""
+    return legend_html, rest_html
+
+
 def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = []
+    if split_prompt(spec.prompt, spec.legend) is None:
+        msg = gettext(
+            "the prompt of the question `%(question)s` has no sentence of its own (only code, "
+            "lists, tables or quotes), so nothing names the question for screen readers; add "
+            "`legend:` with the question in one line"
+        ) % {"question": spec.id}
+        errors.append(ContentError.at(file, at("prompt"), msg))
     seen: set[str] = set()
     for i, option in enumerate(spec.options):
         if option.id in seen:
@@ -237,7 +285,7 @@ def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
 
 
 def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question:
-    first, _, rest = spec.prompt.partition("\n\n")
+    legend_html, rest_html = split_prompt(spec.prompt, spec.legend) or ("", "")
     scenario = None
     if spec.kind == "scenario":
         facts = tuple((spec.facts or {}).items())
@@ -245,8 +293,8 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
     return Question(
         id=spec.id,
         kind=spec.kind,
-        legend_html=render_inline(" ".join(first.split("\n"))),
-        prompt_rest_html=render_block(rest) if rest.strip() else "",
+        legend_html=legend_html,
+        prompt_rest_html=rest_html,
         options=tuple(
             Option(o.id, render_inline(o.text), render_block(o.explanation), o.engine)
             for o in spec.options
@@ -275,6 +323,8 @@ def content_hash(spec: QuestionSpec) -> str:
         "options": sorted([option.id, option.text] for option in spec.options),
         "answer": sorted(spec.answer or ()),
     }
+    if spec.legend is not None:  # only when written, so older versions keep their hash
+        canonical["legend"] = spec.legend
     if spec.kind == "scenario":  # the key comes later, from the tree: see with_key()
         canonical.update(tree=spec.tree, facts=spec.facts, engines=sorted(str(o.engine) for o in spec.options))
     encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")

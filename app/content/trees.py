@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from app.content.errors import ContentError
-from app.content.markdown import render_block, render_inline
+from app.content.markdown import inline_text, plain_text, render_block, render_inline
 from app.content.quiz import ID_PATTERN
 from app.content.yamlsrc import (
     Locator,
@@ -115,14 +115,17 @@ class TreeOption:
     """A rendered option.
 
     Attributes:
-        label: the option as the learner reads it (plain text).
+        label: the option's plain text, taken from its rendered HTML (for labels, the
+            map, announcements, the terminal and JSON).
         values: the facet values that choose this option; ``values[0]`` goes in URLs.
         next: id of the node it leads to.
+        label_html: the option as inline HTML (what the learner sees on the button).
     """
 
     label: str
     values: tuple[str, ...]
     next: str
+    label_html: str = ""
 
     @property
     def value(self) -> str:
@@ -147,6 +150,11 @@ class TreeQuestion:
     text_html: str
     text: str
     options: tuple[TreeOption, ...]
+
+    @property
+    def text_plain(self) -> str:
+        """The question's plain text, from its rendered HTML (announcements, the map)."""
+        return plain_text(self.text_html)
 
     def option_for(self, value: str) -> TreeOption | None:
         """Return the option chosen by facet ``value``, or ``None``."""
@@ -194,9 +202,10 @@ class Tree:
     """A validated decision tree (compared and hashed by identity).
 
     Attributes:
-        id, title, source: as written.
+        id: as written.
+        title, source, short: plain text, taken from the rendered inline Markdown.
         start: id of the first question.
-        facets: facet id → the facet's name as the learner reads it.
+        facets: facet id → the facet's name as the learner reads it (plain text).
         questions / results: nodes by id.
         line: 1-based line of the block in its file.
         file: the lesson file it came from.
@@ -212,6 +221,7 @@ class Tree:
     line: int
     file: Path
     short: str = ""
+    title_html: str = ""
 
     @property
     def name(self) -> str:
@@ -351,7 +361,10 @@ def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
     questions = {
         qid: TreeQuestion(
             qid, q.facet, render_inline(q.text), q.text,
-            tuple(TreeOption(o.label, tuple(o.value), o.next) for o in q.options),
+            tuple(
+                TreeOption(inline_text(o.label), tuple(o.value), o.next, render_inline(o.label))
+                for o in q.options
+            ),
         )
         for qid, q in spec.questions.items()
     }
@@ -362,7 +375,8 @@ def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
         )
         for rid, r in spec.results.items()
     }
+    facets = {facet: inline_text(name) for facet, name in spec.facets.items()}
     return Tree(
-        spec.id, spec.title, spec.source, spec.start, dict(spec.facets), questions, results, line, file,
-        spec.short or "",
+        spec.id, inline_text(spec.title), inline_text(spec.source), spec.start, facets, questions,
+        results, line, file, inline_text(spec.short) if spec.short else "", render_inline(spec.title),
     )

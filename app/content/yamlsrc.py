@@ -8,6 +8,7 @@ holds it; the helpers at the end turn YAML and validation errors into
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from app.content.errors import ContentError
 from app.i18n import N_, gettext, ngettext
@@ -76,6 +77,15 @@ def parse_yaml(text: str) -> YamlSource:
         raise YamlSyntaxError(line, _invalid(_explain(exc)), col) from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(0, _invalid(_unknown(str(exc)))) from exc
+    odd = _first_odd_integer(node)
+    if odd is not None:
+        mark = odd.start_mark
+        detail = gettext(
+            "YAML reads `%(written)s` as the number %(value)s (YAML 1.1: a leading 0 is octal, "
+            "`0x` hexadecimal, `_` is ignored and `1:30` counts in base 60); write %(value)s, "
+            "or `\"%(written)s\"` between quotes for a text"
+        ) % {"written": odd.value, "value": yaml.safe_load(odd.value)}
+        raise YamlSyntaxError(mark.line, _invalid(detail), mark.column)
     duplicate = _first_duplicate_key(node)
     if duplicate is not None:
         mark = duplicate.start_mark
@@ -93,6 +103,29 @@ def _unknown(detail: str) -> str:
     if not detail:
         return gettext("syntax error")
     return gettext("syntax error (%(detail)s)") % {"detail": detail}
+
+
+_PLAIN_INTEGER = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+
+
+def _first_odd_integer(node: Node | None) -> ScalarNode | None:
+    """The first unquoted integer not written in plain decimal (``010``, ``0x1f``, ``1_000``, ``1:30``)."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop(0)
+        if isinstance(current, ScalarNode):
+            if (
+                current.style in (None, "")  # plain: None in PyYAML, "" in libyaml
+                and current.tag == "tag:yaml.org,2002:int"
+                and not _PLAIN_INTEGER.fullmatch(current.value)
+            ):
+                return current
+        elif isinstance(current, MappingNode):
+            for key, value in current.value:
+                stack.extend((key, value))
+        elif isinstance(current, SequenceNode):
+            stack.extend(current.value)
+    return None
 
 
 def _first_duplicate_key(node: Node | None) -> Node | None:
@@ -275,6 +308,74 @@ def syntax_problem(file: Path, first_line: int, exc: YamlSyntaxError) -> Content
 def validation_problems(
     file: Path, first_line: int, source: YamlSource, exc: ValidationError
 ) -> list[ContentError]:
-    """One :class:`ContentError` per pydantic error, each at the node it names."""
+    """One :class:`ContentError` per pydantic error, each at the node it names.
+
+    When the value at fault is a plain (unquoted) scalar that YAML 1.1 read as something
+    other than a text (``no`` → false, ``3.10`` → 3.1, ``2024-01-01`` → a date), and the
+    field does not want a number or a boolean, the message says so and asks for quotes.
+    """
     at = locator(source, first_line)
-    return [ContentError.at(file, at(*loc), message) for loc, message in pydantic_messages(exc)]
+    kinds = [err["type"] for err in exc.errors(include_url=False)]
+    out = []
+    for (loc, message), kind in zip(pydantic_messages(exc), kinds, strict=True):
+        surprise = yaml_surprise(source.node, loc) if kind not in _WANTS_NUMBER_OR_BOOL else None
+        out.append(ContentError.at(file, at(*loc), surprise or message))
+    return out
+
+
+# pydantic error types of fields that want a number or a boolean: there, YAML reading
+# `3.10` as a number is what the author meant, and the usual message is the right one.
+_WANTS_NUMBER_OR_BOOL = frozenset(
+    {
+        "int_type", "int_parsing", "int_from_float", "float_type", "float_parsing",
+        "finite_number", "greater_than_equal", "bool_type", "bool_parsing",
+    }
+)
+# YAML 1.1 tags of plain scalars that are not texts → how the message names them.
+_SURPRISE_KINDS = {
+    "tag:yaml.org,2002:bool": N_("a boolean (%(value)s)"),
+    "tag:yaml.org,2002:int": N_("the number %(value)s"),
+    "tag:yaml.org,2002:float": N_("the number %(value)s"),
+    "tag:yaml.org,2002:timestamp": N_("a date (%(value)s)"),
+    "tag:yaml.org,2002:null": N_("empty (null)"),
+}
+
+
+def scalar_at(node: Node | None, path: tuple[int | str, ...]) -> ScalarNode | None:
+    """The scalar node reached by following all of ``path`` (keys and indexes), else ``None``."""
+    current = node
+    for step in path:
+        found = _child(current, step) if current is not None else None
+        if found is None:
+            return None
+        current = found[1]
+    return current if isinstance(current, ScalarNode) else None
+
+
+def yaml_surprise(node: Node | None, path: tuple[int | str, ...]) -> str | None:
+    """Explain a value YAML 1.1 read as a non-text, when the value at ``path`` is one.
+
+    PyYAML follows YAML 1.1: unquoted ``yes``/``no``/``on``/``off`` are booleans, ``3.10``
+    is the number 3.1, ``010`` is 8, ``1:30`` is 90, ``2024-01-01`` a date and ``~`` null.
+
+    Args:
+        node: the document's root node.
+        path: where pydantic found the problem.
+
+    Returns:
+        The message (from the catalog), or ``None`` when the value is a text, was quoted,
+        or cannot be found.
+    """
+    scalar = scalar_at(node, path)
+    if scalar is None or scalar.style not in (None, "") or scalar.tag not in _SURPRISE_KINDS:
+        return None
+    written = scalar.value
+    if not written:  # an empty value is just missing, not a surprise
+        return None
+    value = yaml.safe_load(written)
+    shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    what = gettext(_SURPRISE_KINDS[scalar.tag]) % {"value": shown}
+    return gettext(
+        "`%(field)s`: YAML read `%(written)s` as %(what)s, not as a text; write it between "
+        "quotes: `\"%(written)s\"`"
+    ) % {"field": _field_name(path), "written": written, "what": what}

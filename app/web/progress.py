@@ -129,7 +129,7 @@ def progress_public(progress: CourseProgress, walks: list[Walk]) -> ProgressPubl
     lessons = [
         LessonProgressPublic(
             slug=p.slug,
-            title=lesson.meta.title,
+            title=lesson.meta.title_text,
             status=p.status.value,
             right=p.right,
             total=p.total,
