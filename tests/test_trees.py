@@ -260,7 +260,7 @@ def test_blackwell_results_carry_the_hardware_fact_and_amd_never_reaches_trt_llm
     tree = load_course(REPO_LESSONS).trees["guia-fase17"]
     blackwell = [r for rid, r in tree.results.items() if rid.startswith("bw-")]
     amd = [r for rid, r in tree.results.items() if rid.startswith("amd-")]
-    assert len(blackwell) == 9 and len(amd) == 5
+    assert len(blackwell) == 8 and len(amd) == 5
     assert all("o TRT-LLM lidera em vazão" in r.why_html for r in blackwell)
     assert all("TensorRT-LLM" not in r.engines for r in amd)
 
