@@ -141,7 +141,7 @@ def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, setting
     assert (
         " ".join(walk.split())
         == expected
-        == "Cenário na árvore guia-fase17: Hardware: GPU AMD → vLLM."
+        == "Cenário na árvore guia-fase17: Hardware: GPU AMD; Workload: Chat geral / perguntas e respostas → vLLM."
     )
 
 

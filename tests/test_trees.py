@@ -79,11 +79,15 @@ SCENARIO = """
     - id: a
       engine: vLLM
       text: vLLM
-      explanation: Certo.
+      explanation: Certo, a árvore leva a ele.
     - id: b
       engine: llama.cpp
       text: llama.cpp
-      explanation: Errado.
+      explanation: Errado, a árvore não leva a ele.
+    - id: c
+      engine: TensorRT-LLM
+      text: TensorRT-LLM
+      explanation: Errado, ele não está na árvore.
 ```
 """
 
