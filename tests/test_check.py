@@ -27,7 +27,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def folder_with(tmp_path: Path, body: str) -> Path:
-    """A course of three lessons; ``body`` is added to the end of the first (line 33 on)."""
+    """A course of three lessons; ``body`` is added to the end of the first (line 36 on)."""
     folder = tmp_path / "lessons"
     folder.mkdir()
     (folder / "01-a.md").write_text(GOOD + "\n" + body, encoding="utf-8")
@@ -43,63 +43,63 @@ def folder_with(tmp_path: Path, body: str) -> Path:
 LINK_PROBLEMS = [
     (
         "Veja [isto](#nada).",
-        "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição",
+        "01-a.md:36:13: warning: o link `#nada` não leva a nenhum título desta lição",
     ),
     (
         "Veja [isto](/licoes/sumiu).",
-        "01-a.md:33:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso",
+        "01-a.md:36:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso",
     ),
     (
         "Veja [isto](sumiu).",
-        "01-a.md:33:13: warning: o link `sumiu` não leva a nenhuma lição do curso",
+        "01-a.md:36:13: warning: o link `sumiu` não leva a nenhuma lição do curso",
     ),
     (
         "Veja [isto](/licoes/outra#nada).",
-        "01-a.md:33:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`",
+        "01-a.md:36:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`",
     ),
     (
         "Veja [isto](/arvores/sumiu).",
-        "01-a.md:33:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso",
+        "01-a.md:36:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso",
     ),
     (
         "Veja [isto](02-b.md#duas-fases).",
-        "01-a.md:33:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`",
+        "01-a.md:36:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`",
     ),
     (
         "Veja [isto](09-nada.md).",
-        "01-a.md:33:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/",
+        "01-a.md:36:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/",
     ),
     (
         "Texto.\n\n![Gráfico](imagens/falta.png)",
-        "01-a.md:35:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)",
+        "01-a.md:38:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)",
     ),
     (
         "![Gráfico](https://exemplo.org/g.png)",
-        "01-a.md:33:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
+        "01-a.md:36:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
     ),
     (
         "![Gráfico](figura.png)",
-        "01-a.md:33:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+        "01-a.md:36:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
     ),
     (
         "![Gráfico](imagens/../../segredo.png)",
-        "01-a.md:33:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+        "01-a.md:36:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
     ),
     (
         "![Página](imagens/pagina.html)",
-        "01-a.md:33:11: warning: a imagem `imagens/pagina.html` não é PNG, JPEG, GIF, WebP, AVIF nem SVG, os únicos tipos que o site serve de lessons/imagens/",
+        "01-a.md:36:11: warning: a imagem `imagens/pagina.html` não é PNG, JPEG, GIF, WebP, AVIF nem SVG, os únicos tipos que o site serve de lessons/imagens/",
     ),
     (
         "![Logo](/static/nao-existe.svg)",
-        "01-a.md:33:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
+        "01-a.md:36:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
     ),
     (
         "| a | b |\n|---|---|\n| x | [y](#nada) |",
-        "01-a.md:35:11: warning: o link `#nada` não leva a nenhum título desta lição",
+        "01-a.md:38:11: warning: o link `#nada` não leva a nenhum título desta lição",
     ),
     (
         "Um [link](#duas-fases) e [outro](#nada).",
-        "01-a.md:33:34: warning: o link `#nada` não leva a nenhum título desta lição",
+        "01-a.md:36:34: warning: o link `#nada` não leva a nenhum título desta lição",
     ),
 ]
 
@@ -148,13 +148,13 @@ def test_output_levels_strict_and_exit_codes(tmp_path):
     warned = run("check", str(tmp_path))
     assert warned.returncode == 0, "avisos sozinhos não reprovam"
     assert warned.stdout.splitlines() == [
-        f"{tmp_path}/01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"
+        f"{tmp_path}/01-a.md:36:13: warning: o link `#nada` não leva a nenhum título desta lição"
     ]
     assert warned.stderr.strip() == "1 aviso encontrado."
     strict = run("check", str(tmp_path), "--strict")
     assert strict.returncode == 1
     assert strict.stdout.splitlines() == [
-        f"{tmp_path}/01-a.md:33:13: error: o link `#nada` não leva a nenhum título desta lição"
+        f"{tmp_path}/01-a.md:36:13: error: o link `#nada` não leva a nenhum título desta lição"
     ]
     assert strict.stderr.strip() == "1 erro encontrado."
 
@@ -173,14 +173,14 @@ def test_json_gives_the_same_data(tmp_path):
         "problems": [
             {
                 "file": f"{tmp_path}/01-a.md",
-                "line": 30,
+                "line": 33,
                 "col": 12,
                 "level": "error",
-                "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+                "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
             },
             {
                 "file": f"{tmp_path}/02-b.md",
-                "line": 33,
+                "line": 36,
                 "col": 5,
                 "level": "warning",
                 "message": "o link `/licoes/sumiu` não leva a nenhuma lição do curso",
@@ -217,17 +217,17 @@ def test_crlf_and_bom_files_check_exactly_like_lf(tmp_path):
     assert outputs[0] == [
         {
             "file": "01-a.md",
-            "line": 33,
+            "line": 36,
             "col": 13,
             "level": "warning",
             "message": "o link `#nada` não leva a nenhum título desta lição",
         },
         {
             "file": "02-b.md",
-            "line": 30,
+            "line": 33,
             "col": 12,
             "level": "error",
-            "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+            "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
         },
         {
             "file": "03-c.md",

@@ -42,7 +42,7 @@ def test_check_reports_every_problem_before_exiting(tmp_path):
     lines = [line.replace(f"{tmp_path}/", "") for line in result.stdout.splitlines()]
     assert lines == [
         "a.md:6:1: error: `minutes` deve ser um número inteiro",
-        "a.md:30:12: error: a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b",
+        "a.md:33:12: error: a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
     ]
 
 

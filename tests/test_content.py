@@ -42,6 +42,9 @@ Cuidado com o Ollama.
     - id: b
       text: Decode
       explanation: Certo, o decode acompanha a banda.
+    - id: c
+      text: Tokenização
+      explanation: Errado, a tokenização vem antes e não é uma das duas fases.
   answer: [b]
 ```
 """
@@ -110,8 +113,8 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
 
 QUIZ_AND_HEADER_PROBLEMS = [
     ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27:7: error: campo obrigatório ausente: `explanation`"),
-    ("  answer: [b]", "  answer: [z]", "licao.md:30:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"),
-    ("  answer: [b]", "  answer: [a, b]", "licao.md:30:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
+    ("  answer: [b]", "  answer: [z]", "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c"),
+    ("  answer: [b]", "  answer: [a, b]", "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
     ("  kind: single", "  kind: unica", "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple' ou 'scenario'"),
     ("    - id: b\n", "    - id: a\n", "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`"),
     ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
@@ -167,7 +170,7 @@ def test_broken_lesson_leaves_the_rest_of_the_course(tmp_path):
     write(tmp_path, GOOD.replace("  answer: [b]", "  answer: [z]").replace("order: 1", "order: 2").replace("slug: decode-prefill", "slug: quebrada"), "02-quebrada.md")
     course = load_course(tmp_path)
     assert [lesson.slug for lesson in course.lessons] == ["decode-prefill"]
-    assert [(e.file.name, e.line) for e in course.errors] == [("02-quebrada.md", 30)]
+    assert [(e.file.name, e.line) for e in course.errors] == [("02-quebrada.md", 33)]
 
 
 def test_duplicate_slug_and_order_are_reported(tmp_path):

@@ -10,7 +10,7 @@ from bs4 import BeautifulSoup
 from app.content.course import load_course
 from app.content.glossary import parse_glossary
 from app.content.lessons import load_lesson
-from app.content.text import collation_key
+from app.content.text import collation_key, text_keys
 from tests.conftest import REPO_LESSONS
 from tests.test_content import GOOD
 
@@ -23,9 +23,15 @@ SEED_TERMS = {
     "PagedAttention",
     "RadixAttention",
     "tensor parallelism",
-    "continuous batching",
+    "batching contínuo",
     "chunked prefill",
     "quantização",
+    "vazão",
+    "MoE",
+    "routing",
+    "LMCache",
+    "arquitetura desagregada",
+    "KV em camadas",
 }
 VALID = """\
 - term: kernel
@@ -44,6 +50,20 @@ def glossary_errors(tmp_path: Path, text: str) -> list[str]:
     path = tmp_path / "glossario.yml"
     _glossary, errors = parse_glossary(text, path)
     return [f"{e.file.name}:{e.line}: {e.message}" for e in errors]
+
+
+def test_the_terms_the_lessons_used_unexplained_are_defined_and_the_vague_ones_rewritten():
+    """Issue 14: MoE, routing, LMCache, disaggregated serving and tiered KV get an entry;
+    prefill, decode, quantização, batching contínuo and tensor parallelism say what they are."""
+    by_term = {t.term: t for t in COURSE.glossary.terms}
+    assert "paralelo" in by_term["prefill"].definition_html and "KV cache" in by_term["prefill"].definition_html
+    assert "um token por passo" in by_term["decode"].definition_html
+    assert "menos bits" in by_term["quantização"].definition_html
+    assert "sem esperar o lote inteiro" in by_term["batching contínuo"].definition_html
+    assert "entre várias GPUs" in by_term["tensor parallelism"].definition_html
+    for term in ("MoE", "routing", "LMCache", "arquitetura desagregada", "KV em camadas"):
+        assert "explicação do curso" in by_term[term].definition_html, term
+    assert tuple(text_keys("runtime")) in by_term["engine de inferência"].forms
 
 
 def test_the_course_glossary_is_valid_and_seeded_with_the_course_terms():

@@ -141,7 +141,7 @@ def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, setting
     assert (
         " ".join(walk.split())
         == expected
-        == "Cenário na árvore guia-fase17: Hardware: GPU AMD → vLLM."
+        == "Cenário na árvore guia-fase17: Hardware: GPU AMD; Workload: Chat geral / perguntas e respostas → vLLM."
     )
 
 
@@ -168,14 +168,14 @@ def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_proble
     teacher = instructor(new_browser(learner), settings)
     assert not soup(learner.get("/licoes/decode-prefill")).select(".check-panel")
     assert panel_lines(teacher.get("/licoes/decode-prefill")) == [
-        "01-boa.md:33:13 aviso o link `#nada` não leva a nenhum título desta lição"
+        "01-boa.md:36:13 aviso o link `#nada` não leva a nenhum título desta lição"
     ]
     unavailable = learner.get("/licoes/quebrada")
     assert unavailable.status_code == 503 and not soup(unavailable).select(".check-panel")
     seen = teacher.get("/licoes/quebrada")
     assert seen.status_code == 503
     assert panel_lines(seen) == [
-        "02-quebrada.md:30:12 erro a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b"
+        "02-quebrada.md:33:12 erro a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c"
     ]
     preview = teacher.get("/instrutor/licoes/quebrada")
     assert preview.status_code == 200 and panel_lines(preview) == panel_lines(seen)

@@ -99,7 +99,7 @@ def test_a_broken_edit_keeps_the_last_good_version_until_it_is_fixed(tmp_path):
     assert broken.get("decode-prefill") == good, "os alunos continuam com a última versão boa"
     assert broken.stale == {folder / "01-a.md"} and broken.unavailable == {}
     assert messages(broken) == [
-        "01-a.md:30:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b"
+        "01-a.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c"
     ]
     assert broken.get("outra").meta.title == "Outra lição"
     save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Consertada"))
@@ -168,7 +168,7 @@ def test_warnings_leave_the_lesson_served(tmp_path):
     course = LiveCourse(folder, interval_s=0).current()
     assert course.get("decode-prefill") is not None and course.errors == ()
     assert messages(course) == [
-        "01-a.md:33:13: warning: o link `#nada` não leva a nenhum título desta lição"
+        "01-a.md:36:13: warning: o link `#nada` não leva a nenhum título desta lição"
     ]
 
 
@@ -271,7 +271,7 @@ def test_hot_reload_on_a_live_server_good_broken_good(tmp_path, monkeypatch):
         assert look(teacher) == (
             "Decode e prefill, revisada",
             [
-                "01-a.md:30:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b",
+                "01-a.md:33:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
                 "O arquivo atual tem erros: os alunos continuam vendo a última versão boa desta lição, que é a que aparece abaixo.",
             ],
         )

@@ -79,11 +79,15 @@ SCENARIO = """
     - id: a
       engine: vLLM
       text: vLLM
-      explanation: Certo.
+      explanation: Certo, a árvore leva a ele.
     - id: b
       engine: llama.cpp
       text: llama.cpp
-      explanation: Errado.
+      explanation: Errado, a árvore não leva a ele.
+    - id: c
+      engine: TensorRT-LLM
+      text: TensorRT-LLM
+      explanation: Errado, ele não está na árvore.
 ```
 """
 
@@ -206,12 +210,39 @@ def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
 
 
 @pytest.mark.parametrize(
+    ("goal", "engine"), [("general-production", "vLLM"), ("long-context", "SGLang"), ("cluster", "NVIDIA Dynamo")]
+)
+def test_osman_guide_takes_amd_through_the_catch_all_to_the_goal(goal, engine):
+    tree = load_course(REPO_LESSONS).trees["guia-osman"]
+    walk = walk_facts(tree, {"hardware": "amd", "goal": goal})
+    assert walk.steps[0].option.label == "Nenhuma das anteriores"
+    assert walk.result.title == engine
+
+
+@pytest.mark.parametrize(
     ("facts", "engines"),
     [
         ({"hardware": "cpu"}, ("llama.cpp",)),
-        ({"hardware": "amd"}, ("vLLM", "SGLang")),
         ({"hardware": "apple"}, ("llama.cpp",)),
-        ({"hardware": "blackwell"}, ("TensorRT-LLM", "vLLM", "SGLang")),
+        ({"hardware": "amd", "workload": "chat"}, ("vLLM",)),
+        ({"hardware": "amd", "workload": "agents"}, ("SGLang", "vLLM")),
+        ({"hardware": "amd", "workload": "rag"}, ("SGLang", "vLLM")),
+        ({"hardware": "amd", "workload": "code"}, ("vLLM", "SGLang")),
+        ({"hardware": "amd", "workload": "long-context"}, ("vLLM", "SGLang")),
+        ({"hardware": "blackwell", "scale": "one-user"}, ("Ollama",)),
+        ({"hardware": "blackwell", "scale": "team"}, ("vLLM",)),
+        ({"hardware": "blackwell", "scale": "enterprise"}, ("vLLM", "TensorRT-LLM")),
+        ({"hardware": "blackwell", "scale": "production", "workload": "chat"}, ("vLLM", "TensorRT-LLM")),
+        ({"hardware": "blackwell", "scale": "production", "workload": "agents"}, ("SGLang", "TensorRT-LLM")),
+        ({"hardware": "blackwell", "scale": "production", "workload": "rag"}, ("SGLang", "TensorRT-LLM")),
+        (
+            {"hardware": "blackwell", "scale": "production", "workload": "code"},
+            ("vLLM", "SGLang", "TensorRT-LLM"),
+        ),
+        (
+            {"hardware": "blackwell", "scale": "production", "workload": "long-context"},
+            ("vLLM", "SGLang", "TensorRT-LLM"),
+        ),
         ({"hardware": "hopper", "scale": "one-user"}, ("Ollama",)),
         ({"hardware": "hopper", "scale": "team"}, ("vLLM",)),
         ({"hardware": "hopper", "scale": "enterprise"}, ("vLLM",)),
@@ -225,6 +256,26 @@ def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
 def test_phase17_guide_hardware_then_scale_then_workload(facts, engines):
     tree = load_course(REPO_LESSONS).trees["guia-fase17"]
     assert walk_facts(tree, facts).result.engines == engines
+
+
+def test_blackwell_results_carry_the_hardware_fact_and_amd_never_reaches_trt_llm():
+    """Seed 004: "NVIDIA Blackwell (B200 / GB200) → TRT-LLM é o líder em throughput";
+    "AMD / não-NVIDIA → apenas vLLM (TRT-LLM é restrito a NVIDIA)"."""
+    tree = load_course(REPO_LESSONS).trees["guia-fase17"]
+    blackwell = [r for rid, r in tree.results.items() if rid.startswith("bw-")]
+    amd = [r for rid, r in tree.results.items() if rid.startswith("amd-")]
+    assert len(blackwell) == 8 and len(amd) == 5
+    assert all("o TRT-LLM lidera em vazão" in r.why_html for r in blackwell)
+    assert all("TensorRT-LLM" not in r.engines for r in amd)
+
+
+def test_both_long_context_results_name_the_other_texts_view():
+    course = load_course(REPO_LESSONS)
+    osman = course.trees["guia-osman"].results["sglang"]
+    assert "vLLM + chunked prefill" in osman.note_html and "Lição 28 da Fase 17" in osman.note_html
+    fase17 = course.trees["guia-fase17"]
+    for rid in ("long-context", "bw-long-context", "amd-long-context"):
+        assert "só para o SGLang" in fase17.results[rid].note_html, rid
 
 
 def test_layout_of_the_course_trees_has_no_overlap():

@@ -145,6 +145,22 @@ def test_compare_asks_for_missing_facets_and_names_uncovered_cases(client):
     assert text(overlap.select_one(".compare-agreement")).startswith("Os guias se sobrepõem: os dois incluem SGLang")
 
 
+def test_compare_shows_the_long_context_disagreement_and_walks_amd_and_blackwell(client):
+    url = "/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context"
+    cards = soup(client.get(url).text).select(".compare-card")
+    notes = [text(card.select_one("aside")) for card in cards]
+    assert "a Lição 28 da Fase 17 (base da Lição 2) aceita vLLM + chunked prefill" in notes[0]
+    assert "O guia de Ahmad Osman (citado na base da Lição 1) manda contexto longo só para o SGLang" in notes[1]
+    amd = soup(client.get("/arvores/comparar?hardware=amd&goal=general-production&workload=chat").text)
+    assert [text(c.select_one(".tree-result-engines")) for c in amd.select(".compare-card")] == ["vLLM", "vLLM"]
+    blackwell = soup(
+        client.get("/arvores/comparar?hardware=blackwell&goal=cluster&scale=production&workload=agents").text
+    )
+    cards = blackwell.select(".compare-card")
+    assert [text(c.select_one(".tree-result-engines")) for c in cards] == ["NVIDIA Dynamo", "SGLang"]
+    assert "Na Blackwell, o TRT-LLM lidera em vazão" in text(cards[1])
+
+
 def test_json_api_lists_and_returns_trees(client):
     listed = client.get("/api/arvores").json()
     assert listed == [
@@ -154,7 +170,8 @@ def test_json_api_lists_and_returns_trees(client):
     tree = client.get("/api/arvores/guia-fase17").json()
     assert tree["start"] == "hardware"
     assert [o["values"] for o in tree["questions"][0]["options"]][:2] == [["cpu"], ["amd"]]
-    assert {r["id"]: r["engines"] for r in tree["results"]}["amd"] == ["vLLM", "SGLang"]
+    engines = {r["id"]: r["engines"] for r in tree["results"]}
+    assert engines["amd-agents"] == ["SGLang", "vLLM"] and engines["bw-chat"] == ["vLLM", "TensorRT-LLM"]
     assert client.get("/api/arvores/nada").json() == {"detail": "Árvore de decisão não encontrada."}
     schema = client.get("/api/openapi.json").json()
     assert {"TreePublic", "TreeSummary", "ResultPublic"} <= set(schema["components"]["schemas"])

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
 from app.content.glossary import Glossary, load_glossary
+from app.content.item_checks import check_items
 from app.content.lessons import Lesson, load_lesson, normalize_source
 from app.content.links import check_links
 from app.content.markdown import slugify
@@ -158,6 +159,7 @@ def build_course(
     problems.update(
         p for p in check_links(lessons, folder, trees, static_dir) if p.file not in stale
     )
+    problems.update(p for p in check_items(lessons) if p.file not in stale)
     served = {lesson.path for lesson in lessons}
     unavailable = _unavailable(loads, chosen, served, {lesson.slug for lesson in lessons})
     return Course(

@@ -45,6 +45,9 @@ Uma caixa de destaque: os tipos são `tip`, `warning` e `danger`.
     - id: b
       text: A opção certa.
       explanation: Certo. Diga por que esta é a resposta.
+    - id: c
+      text: Outra opção errada.
+      explanation: Errado. Pelo menos três opções, para o chute não ficar fácil.
   answer: [b]
 ```
 """

@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from app import dashboard_cache
+from app.content.item_checks import warnings_by_question
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.deps import CourseDep, InstructorDep, SessionDep
@@ -157,6 +158,7 @@ def preview(request: Request, slug: str, course: CourseDep, instructor: Instruct
         "path": path,
         "problems": course.problems_of(path),
         "stale": path in course.stale,
+        "item_warnings": warnings_by_question(lesson) if lesson else {},
     }
     return render(request, "instructor_preview.html", context)
 

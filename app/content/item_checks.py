@@ -1,0 +1,264 @@
+"""Item-writing checks: the quiz flaws that item-writing guides list, as ``warning`` problems.
+
+The rules follow Haladyna, Downing and Rodriguez's taxonomy of multiple-choice
+item-writing guidelines ("A Review of Multiple-Choice Item-Writing Guidelines for
+Classroom Assessment", *Applied Measurement in Education* 15(3), 2002), which Moodle's
+question-writing documentation cites as well. Each rule and its threshold is in
+``lessons/README.md`` ("Boas práticas nas perguntas").
+
+An empty explanation is not here: it is already an ``error`` of the quiz model
+(:mod:`app.content.quiz`, ``explanation`` has ``min_length=1``).
+
+The checks read what the learner sees: the rendered HTML with its tags stripped
+(``markupsafe.Markup.striptags``), so Markdown marks do not count as length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from markupsafe import Markup
+
+from app.content.errors import ContentError
+from app.content.lessons import Lesson
+from app.content.quiz import Question
+from app.content.text import fold
+from app.i18n import gettext
+
+LONGEST_RATIO = 1.5
+"""The key is "visibly longest" when it is at least this many times the mean of the others."""
+MIN_OPTIONS = 3
+"""Fewer options than this leaves guessing too easy."""
+NEAR_DUPLICATE = 0.9
+"""Two options whose folded texts are this similar (``difflib`` ratio) are near-duplicates."""
+NEAR_MIN_CHARS = 20
+"""Near-duplicates are judged on texts this long; short names ("MLX-LM", "MLX-VLM") only when equal.
+Options that differ in their numbers ("50 tokens/s", "500 tokens/s") are never near-duplicates."""
+MIN_QUESTIONS_FOR_PATTERNS = 3
+"""Lesson-wide patterns (longest key, key position) are judged from this many questions on."""
+MIN_MULTIPLE_FOR_SPREAD = 2
+"""The spread of right options is judged from this many multiple-answer questions on."""
+
+_ALL_OR_NONE = re.compile(
+    r"^(todas|todos|nenhuma|nenhum)\s+(as\s+|os\s+|das\s+|dos\s+)?"
+    r"(anteriores|acima|alternativas|opcoes|respostas)\b"
+)
+_NEGATIVE = re.compile(r"\b(n[aã]o|exceto|incorret[ao]s?|fals[ao]s?)\b", re.I)
+_EMPHASIS = re.compile(r"<(strong|em)>.*?</\1>", re.S)
+_VERDICT = re.compile(
+    r"^\s*(certo|correto|correta|errado|errada|incorreto|incorreta)\b[.:!,]?", re.I
+)
+_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class ItemWarning:
+    """One item-writing warning about a question.
+
+    Attributes:
+        question_id: the question it is about.
+        line: 1-based line of the question in its file.
+        message: what to fix, in Portuguese (from the gettext catalog).
+    """
+
+    question_id: str
+    line: int
+    message: str
+
+
+def plain(html: str) -> str:
+    """The text a learner reads in ``html``: tags stripped, entities decoded, spaces collapsed."""
+    return Markup(html).striptags()
+
+
+def _folded(html: str) -> str:
+    return " ".join(_WORD.findall(fold(plain(html))))
+
+
+def question_warnings(question: Question) -> list[ItemWarning]:
+    """The item-writing warnings about one question, in the order of the rules.
+
+    Rules: the right option visibly longest (single and scenario questions only);
+    "todas/nenhuma das anteriores"; a negative word in the prompt not in bold;
+    fewer than three options; duplicate options; an explanation that only repeats
+    its option.
+
+    Args:
+        question: a rendered question; for a scenario, its key already resolved.
+
+    Returns:
+        The warnings, possibly none.
+    """
+    out: list[str] = []
+    texts = {o.id: plain(o.text_html) for o in question.options}
+    if question.kind != "multiple" and len(question.answer) == 1:
+        out.extend(_longest_key(question, texts))
+    for option in question.options:
+        if _ALL_OR_NONE.match(_folded(option.text_html)):
+            out.append(
+                gettext(
+                    "question `%(question)s`: the option `%(option)s` is “%(text)s”; "
+                    "“all/none of the above” options test reading, not knowledge"
+                )
+                % {"question": question.id, "option": option.id, "text": texts[option.id]}
+            )
+    stem = _EMPHASIS.sub(" ", question.legend_html + " " + question.prompt_rest_html)
+    negative = _NEGATIVE.search(plain(stem))
+    if negative:
+        out.append(
+            gettext(
+                "question `%(question)s`: the prompt says “%(word)s” without bold; "
+                "write a negative word as **%(word)s** so nobody misses it"
+            )
+            % {"question": question.id, "word": negative.group(1)}
+        )
+    if len(question.options) < MIN_OPTIONS:
+        out.append(
+            gettext(
+                "question `%(question)s` has %(num)s options; give it at least %(min)s, "
+                "or guessing is too easy"
+            )
+            % {"question": question.id, "num": len(question.options), "min": MIN_OPTIONS}
+        )
+    out.extend(_duplicates(question))
+    for option in question.options:
+        if _echoes(option.explanation_html, option.text_html):
+            out.append(
+                gettext(
+                    "question `%(question)s`: the explanation of `%(option)s` only repeats "
+                    "the option; say why it is right or wrong"
+                )
+                % {"question": question.id, "option": option.id}
+            )
+    return [ItemWarning(question.id, question.line, message) for message in out]
+
+
+def _longest_key(question: Question, texts: dict[str, str]) -> list[str]:
+    (key,) = question.answer
+    others = [len(t) for oid, t in texts.items() if oid != key]
+    if key not in texts or not others:
+        return []
+    mean = sum(others) / len(others)
+    if len(texts[key]) < LONGEST_RATIO * mean:
+        return []
+    return [
+        gettext(
+            "question `%(question)s`: the right option is the longest, %(key)s characters "
+            "against a mean of %(mean)s in the others (1.5× or more gives the answer away)"
+        )
+        % {"question": question.id, "key": len(texts[key]), "mean": round(mean)}
+    ]
+
+
+def _duplicates(question: Question) -> list[str]:
+    out = []
+    folded = [(o.id, _folded(o.text_html)) for o in question.options]
+    for i, (first_id, first) in enumerate(folded):
+        for second_id, second in folded[i + 1 :]:
+            near = (
+                min(len(first), len(second)) >= NEAR_MIN_CHARS
+                and _NUMBER.findall(first) == _NUMBER.findall(second)
+                and SequenceMatcher(None, first, second).ratio() >= NEAR_DUPLICATE
+            )
+            if first == second or near:
+                out.append(
+                    gettext(
+                        "question `%(question)s`: the options `%(first)s` and `%(second)s` "
+                        "are the same or almost the same (ignoring case and accents)"
+                    )
+                    % {"question": question.id, "first": first_id, "second": second_id}
+                )
+    return out
+
+
+def _echoes(explanation_html: str, option_html: str) -> bool:
+    """True when the explanation adds no word to its option's text (besides "Certo."/"Errado.")."""
+    rest = _VERDICT.sub("", plain(explanation_html))
+    words = set(_WORD.findall(fold(rest)))
+    return words <= set(_WORD.findall(fold(plain(option_html))))
+
+
+def lesson_warnings(lesson: Lesson) -> list[ContentError]:
+    """Every item-writing warning of a lesson: each question's, then the lesson-wide patterns.
+
+    Lesson-wide rules: the key is the longest option in most single-answer questions;
+    one position holds the key in most single-answer questions (shuffling hides it from
+    learners, not from a printed copy); every multiple-answer question has the same
+    number of right options.
+
+    Args:
+        lesson: a lesson whose scenario keys are resolved.
+
+    Returns:
+        ``warning`` problems located at the question concerned (lesson-wide ones at the
+        first question they count).
+    """
+    questions = list(lesson.questions.values())
+    out = [
+        ContentError(lesson.path, w.line, w.message, level="warning")
+        for question in questions
+        for w in question_warnings(question)
+    ]
+    single = [q for q in questions if q.kind != "multiple" and len(q.answer) == 1]
+    if len(single) >= MIN_QUESTIONS_FOR_PATTERNS:
+        longest = [q for q in single if _key_is_longest(q)]
+        if 2 * len(longest) > len(single):
+            msg = gettext(
+                "the right option is the longest in %(num)s of %(total)s single-answer "
+                "questions of this lesson; learners can pick the longest and score"
+            ) % {"num": len(longest), "total": len(single)}
+            out.append(ContentError(lesson.path, single[0].line, msg, level="warning"))
+        positions = Counter(_key_position(q) for q in single)
+        position, count = positions.most_common(1)[0]
+        if 2 * count > len(single):
+            msg = gettext(
+                "the key is option number %(position)s in %(num)s of %(total)s single-answer "
+                "questions; the page shuffles options, but a printed copy shows the pattern"
+            ) % {"position": position, "num": count, "total": len(single)}
+            out.append(ContentError(lesson.path, single[0].line, msg, level="warning"))
+    multiple = [q for q in questions if q.kind == "multiple"]
+    if len(multiple) >= MIN_MULTIPLE_FOR_SPREAD and len({len(q.answer) for q in multiple}) == 1:
+        msg = gettext(
+            "all %(total)s multiple-answer questions have %(num)s right options; vary the "
+            "number so that counting gives nothing away"
+        ) % {"total": len(multiple), "num": len(multiple[0].answer)}
+        out.append(ContentError(lesson.path, multiple[0].line, msg, level="warning"))
+    return out
+
+
+def _key_is_longest(question: Question) -> bool:
+    (key,) = question.answer
+    lengths = {o.id: len(plain(o.text_html)) for o in question.options}
+    return all(lengths[key] > n for oid, n in lengths.items() if oid != key)
+
+
+def _key_position(question: Question) -> int:
+    (key,) = question.answer
+    return next(i for i, o in enumerate(question.options, 1) if o.id == key)
+
+
+def warnings_by_question(lesson: Lesson) -> dict[str, list[str]]:
+    """Each question's own item-writing warnings (messages), for the instructor preview.
+
+    Args:
+        lesson: a lesson whose scenario keys are resolved.
+
+    Returns:
+        question id → messages; questions without warnings are left out.
+    """
+    out: dict[str, list[str]] = {}
+    for question in lesson.questions.values():
+        messages = [w.message for w in question_warnings(question)]
+        if messages:
+            out[question.id] = messages
+    return out
+
+
+def check_items(lessons: Iterable[Lesson]) -> list[ContentError]:
+    """The item-writing warnings of every lesson (``curso check`` and the instructor pages)."""
+    return [problem for lesson in lessons for problem in lesson_warnings(lesson)]

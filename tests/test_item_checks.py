@@ -1,0 +1,317 @@
+"""Item-writing checks in `curso check` (app/content/item_checks.py): each rule on a small
+lesson that triggers it and one that does not, the real course under --strict, and the
+instructor preview showing a question's warnings next to it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.content.course import load_course
+from app.settings import PROJECT_ROOT
+from tests.conftest import REPO_LESSONS
+
+HEADER = """\
+---
+title: Itens
+slug: itens
+order: 1
+summary: Perguntas para o check de redação.
+minutes: 5
+objectives:
+  - Testar as regras.
+---
+
+## Seção
+
+Texto.
+
+"""
+
+FINE = [
+    ("Prefill", "Errado: o prefill processa o prompt."),
+    ("Decode", "Certo: gera um token por passo."),
+    ("Tokenização", "Errado: vem antes das duas fases."),
+]
+
+
+def question(
+    qid: str,
+    options: list[tuple[str, str]] = FINE,
+    answer: list[int] | None = None,
+    kind: str = "single",
+    prompt: str = "Qual fase gera um token por passo?",
+) -> dict:
+    """A quiz question; ``answer`` holds 0-based option indexes (option ids are a, b, c...)."""
+    ids = "abcdefgh"
+    return {
+        "id": qid,
+        "kind": kind,
+        "prompt": prompt,
+        "options": [
+            {"id": ids[i], "text": t, "explanation": e} for i, (t, e) in enumerate(options)
+        ],
+        "answer": [ids[i] for i in (answer if answer is not None else [1])],
+    }
+
+
+def warnings_of(tmp_path: Path, *questions: dict) -> list[str]:
+    """The item-writing problems of a one-lesson course, as `file:line: level: message`."""
+    folder = tmp_path / "lessons"
+    folder.mkdir(exist_ok=True)
+    quiz = yaml.safe_dump(list(questions), allow_unicode=True, sort_keys=False)
+    (folder / "01-itens.md").write_text(HEADER + "```quiz\n" + quiz + "```\n", encoding="utf-8")
+    course = load_course(folder)
+    return [f"{p.file.name}:{p.line}: {p.level}: {p.message}" for p in course.problems]
+
+
+def balanced(qid: str, key: int) -> dict:
+    """A clean single question whose key sits at ``key`` (0-based)."""
+    options = [
+        ("Opção um", "Explica a um."),
+        ("Opção dois", "Explica a dois."),
+        ("Opção três", "Explica a três."),
+    ]
+    return question(qid, options, [key])
+
+
+def test_a_clean_question_says_nothing(tmp_path):
+    assert warnings_of(tmp_path, question("limpa")) == []
+
+
+def test_right_option_visibly_longest_warns_per_question(tmp_path):
+    options = [
+        ("Curta um", "Errado, é outra."),
+        ("A resposta certa, bem mais longa que as outras", "Certo, por isso."),
+        ("Curta dois", "Errado, é outra."),
+    ]
+    assert warnings_of(tmp_path, question("longa", options)) == [
+        "01-itens.md:16: warning: pergunta `longa`: a opção certa é a mais longa, com 46 caracteres "
+        "contra uma média de 9 nas outras (1,5× ou mais entrega a resposta)"
+    ]
+
+
+def test_right_option_a_little_longer_does_not_warn(tmp_path):
+    options = [
+        ("Uma opção errada curta", "Errado, é outra."),
+        ("Opção certa um pouco maior", "Certo, por isso."),
+        ("Outra opção errada aqui", "Errado, é outra."),
+    ]
+    assert warnings_of(tmp_path, question("quase", options)) == []
+
+
+def test_key_longest_in_most_questions_is_summarised_per_lesson(tmp_path):
+    def slightly(qid: str, key: int) -> dict:
+        options = [
+            ("Opção um", "Explica a um."),
+            ("Opção dois", "Explica a dois."),
+            ("Opção três", "Explica a três."),
+        ]
+        options[key] = ("Opção certa", "Explica a certa.")
+        return question(qid, options, [key])
+
+    found = warnings_of(tmp_path, slightly("p1", 0), slightly("p2", 1), balanced("p3", 2))
+    assert found == [
+        "01-itens.md:16: warning: a opção certa é a mais longa em 2 de 3 perguntas de uma resposta "
+        "desta lição; quem escolhe a mais longa acerta"
+    ]
+    tmp = tmp_path / "outra"
+    tmp.mkdir()
+    assert warnings_of(tmp, slightly("p1", 0), balanced("p2", 1), balanced("p3", 2)) == []
+
+
+def test_all_or_none_of_the_above_warns(tmp_path):
+    options = [*FINE[:2], ("Nenhuma das anteriores", "Errado: o decode é uma delas.")]
+    assert warnings_of(tmp_path, question("nenhuma", options)) == [
+        "01-itens.md:16: warning: pergunta `nenhuma`: a opção `c` é “Nenhuma das anteriores”; opções do "
+        "tipo “todas/nenhuma das anteriores” medem leitura, não conhecimento"
+    ]
+
+
+def test_an_option_that_only_starts_with_nenhuma_does_not_warn(tmp_path):
+    options = [*FINE[:2], ("Nenhuma das duas fases", "Errado: o decode é uma delas.")]
+    assert warnings_of(tmp_path, question("nenhuma", options)) == []
+
+
+def test_negative_stem_not_in_bold_warns(tmp_path):
+    prompt = "Qual fase não gera um token por passo?"
+    assert warnings_of(tmp_path, question("negativa", prompt=prompt, answer=[0])) == [
+        "01-itens.md:16: warning: pergunta `negativa`: o enunciado diz “não” sem negrito; escreva a "
+        "palavra negativa como **não** para ninguém deixar passar"
+    ]
+
+
+def test_negative_stem_in_bold_does_not_warn(tmp_path):
+    for i, prompt in enumerate(
+        ["Qual fase **não** gera um token por passo?", "Todas as fases, **exceto** uma?"]
+    ):
+        tmp = tmp_path / str(i)
+        tmp.mkdir()
+        assert warnings_of(tmp, question("negativa", prompt=prompt, answer=[0])) == [], prompt
+
+
+def test_fewer_than_three_options_warns(tmp_path):
+    assert warnings_of(tmp_path, question("duas", FINE[:2])) == [
+        "01-itens.md:16: warning: a pergunta `duas` tem 2 opções; dê a ela pelo menos 3, ou o chute "
+        "fica fácil demais"
+    ]
+
+
+def test_duplicate_options_after_folding_case_and_accents_warn(tmp_path):
+    options = [
+        ("Tokenização", "Errado: vem antes."),
+        ("Decode", "Certo: um token por passo."),
+        ("TOKENIZACAO", "Errado: repetida."),
+    ]
+    assert warnings_of(tmp_path, question("repetidas", options)) == [
+        "01-itens.md:16: warning: pergunta `repetidas`: as opções `a` e `c` são iguais ou quase iguais "
+        "(ignorando maiúsculas e acentos)"
+    ]
+
+
+def test_near_duplicate_options_warn(tmp_path):
+    options = [
+        ("O decode acompanha a banda de memória.", "Certo: um token por passo."),
+        ("O decode acompanha a banda da memória.", "Errado: parece, mas é a mesma."),
+        ("O prefill acompanha o cálculo.", "Errado: é outra fase."),
+    ]
+    assert warnings_of(tmp_path, question("quase", options, [0])) == [
+        "01-itens.md:16: warning: pergunta `quase`: as opções `a` e `b` são iguais ou quase iguais "
+        "(ignorando maiúsculas e acentos)"
+    ]
+
+
+def test_short_names_and_different_numbers_are_not_duplicates(tmp_path):
+    names = [
+        ("MLX-LM", "Errado: nível mais baixo."),
+        ("MLX-VLM", "Errado: visão."),
+        ("vMLX", "Certo: aplicativo."),
+    ]
+    numbers = [
+        ("Cerca de 50 tokens/s", "Certo: 500 ÷ 10."),
+        ("Cerca de 500 tokens/s", "Errado: lote."),
+        ("Cerca de 5.000 tokens/s", "Errado: multiplicou."),
+    ]
+    assert (
+        warnings_of(tmp_path, question("nomes", names, [2]), question("numeros", numbers, [0]))
+        == []
+    )
+
+
+def test_every_multiple_answer_question_with_the_same_number_of_right_options_warns(tmp_path):
+    four = [*FINE, ("Amostragem", "Errado: não é fase.")]
+    found = warnings_of(
+        tmp_path, question("m1", four, [0, 1], "multiple"), question("m2", four, [1, 3], "multiple")
+    )
+    assert found == [
+        "01-itens.md:16: warning: as 2 perguntas de várias respostas têm 2 opções certas cada; varie "
+        "esse número para que contar não entregue nada"
+    ]
+
+
+def test_varied_number_of_right_options_does_not_warn(tmp_path):
+    four = [*FINE, ("Amostragem", "Errado: não é fase.")]
+    found = warnings_of(
+        tmp_path,
+        question("m1", four, [0, 1], "multiple"),
+        question("m2", four, [0, 1, 3], "multiple"),
+    )
+    assert found == []
+
+
+def test_explanation_that_only_repeats_its_option_warns(tmp_path):
+    options = [FINE[0], ("Decode", "Certo. Decode."), FINE[2]]
+    assert warnings_of(tmp_path, question("eco", options)) == [
+        "01-itens.md:16: warning: pergunta `eco`: a explicação de `b` só repete a opção; diga por que "
+        "ela está certa ou errada"
+    ]
+
+
+def test_explanation_that_adds_a_reason_does_not_warn(tmp_path):
+    options = [FINE[0], ("Decode", "Certo. O decode gera um token por passo."), FINE[2]]
+    assert warnings_of(tmp_path, question("eco", options)) == []
+
+
+def test_empty_explanation_is_still_an_error_and_the_lesson_is_not_served(tmp_path):
+    options = [FINE[0], ("Decode", ""), FINE[2]]
+    folder_problems = warnings_of(tmp_path, question("vazia", options))
+    assert [p.split(": ", 2)[1] for p in folder_problems] == ["error"]
+    assert load_course(tmp_path / "lessons").lessons == ()
+
+
+def test_key_position_skew_in_single_answer_questions_warns(tmp_path):
+    found = warnings_of(tmp_path, balanced("p1", 0), balanced("p2", 0), balanced("p3", 1))
+    assert found == [
+        "01-itens.md:16: warning: a resposta é a opção número 1 em 2 de 3 perguntas de uma resposta; "
+        "a página embaralha as opções, mas uma cópia impressa mostra o padrão"
+    ]
+
+
+def test_keys_spread_over_positions_do_not_warn(tmp_path):
+    assert warnings_of(tmp_path, balanced("p1", 0), balanced("p2", 1), balanced("p3", 2)) == []
+
+
+def test_the_course_passes_curso_check_strict_with_the_item_checks():
+    assert load_course(REPO_LESSONS).problems == ()
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "check", "--strict", "lessons/"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PROJECT_ROOT,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "3 lições válidas, nenhum problema.")
+
+
+def test_strict_fails_on_an_item_warning(tmp_path):
+    warnings_of(tmp_path, question("duas", FINE[:2]))
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "check", "--strict", str(tmp_path / "lessons")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PROJECT_ROOT,
+    )
+    assert done.returncode == 1
+    assert "a pergunta `duas` tem 2 opções" in done.stdout
+
+
+@pytest.fixture
+def flawed_course(tmp_path: Path, database_url: str):
+    """A lesson with one clean question and one with two item-writing flaws."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.conftest import make_settings
+
+    warnings_of(
+        tmp_path, question("limpa"), question("falha", FINE[:2], prompt="Qual fase não é lenta?")
+    )
+    settings = make_settings(tmp_path, tmp_path / "lessons", database_url)
+    return settings, TestClient(create_app(settings))
+
+
+def test_the_preview_shows_each_questions_warnings_next_to_it(flawed_course):
+    from tests.test_http import soup, text
+    from tests.test_instructor import instructor
+
+    settings, client = flawed_course
+    page = soup(instructor(client, settings).get("/instrutor/licoes/itens"))
+    flawed = page.select_one("#pergunta-falha")
+    box = flawed.select_one(".item-warnings")
+    assert box["aria-label"] == "Avisos de redação desta pergunta"
+    assert text(box.select_one(".item-warnings-title")) == "2 avisos de redação"
+    assert [text(li.select_one(".check-message")) for li in box.select("li")] == [
+        "pergunta `falha`: o enunciado diz “não” sem negrito; escreva a palavra negativa como **não** "
+        "para ninguém deixar passar",
+        "a pergunta `falha` tem 2 opções; dê a ela pelo menos 3, ou o chute fica fácil demais",
+    ]
+    assert page.select_one("#pergunta-limpa .item-warnings") is None
+    listed = [text(li) for li in page.select(".check-panel .check-list li")]
+    assert len(listed) == 2 and all(" aviso " in line for line in listed), (
+        "o painel do topo lista os mesmos"
+    )
