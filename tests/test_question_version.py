@@ -78,7 +78,8 @@ def test_an_edit_between_get_and_post_stores_nothing_and_shows_the_new_version(l
     assert text(question.select_one(".form-error")) == NOTICE
     assert question.select_one('input[name="versao"]')["value"] == new_hash
     labels = [text(label) for label in question.select(".option label")]
-    assert sorted(labels) == sorted(["Prefill", "Decode (geração token a token)" if edit == "option text" else "Decode"])
+    decode = "Decode (geração token a token)" if edit == "option text" else "Decode"
+    assert sorted(labels) == sorted(["Prefill", decode, "Tokenização"])
     assert not question.select_one(".verdict"), "nada foi corrigido"
     assert attempts(live_client) == []
 
