@@ -157,7 +157,10 @@ def parse_number(text: str, unit: str | None = None) -> Decimal:
         ) % {"text": text.strip()[:MAX_NUMBER_CHARS]})
     if value and not -MAX_MAGNITUDE <= value.adjusted() <= MAX_MAGNITUDE:
         raise AnswerError(
-            gettext("That number is out of range: no answer in this course is that large or that small.")
+            gettext(
+                "That number is out of range: "
+                "no answer in this course is that large or that small."
+            )
         )
     return value
 
@@ -170,7 +173,8 @@ def plain_number(value: Decimal) -> str:
 def format_number(value: Decimal) -> str:
     """A number as pt-BR writes it ("4,41", "1.000"), with every decimal it has."""
     places = min(MAX_MAGNITUDE, max(0, -int(value.normalize().as_tuple().exponent)))
-    return format_decimal(value, format="#,##0." + "#" * places if places else "#,##0", locale="pt_BR")
+    pattern = "#,##0." + "#" * places if places else "#,##0"
+    return format_decimal(value, format=pattern, locale="pt_BR")
 
 
 def grade_numeric(question: Question, value: Decimal) -> Grade:
@@ -264,7 +268,9 @@ def regrade_stored(question: Question, chosen: str, correct: bool) -> Grade:
     return stored_grade(question, frozenset(filter(None, chosen.split(","))), correct)
 
 
-def stable_shuffle(things: Sequence[T], learner_id: str, lesson_slug: str, question_id: str) -> list[T]:
+def stable_shuffle(
+    things: Sequence[T], learner_id: str, lesson_slug: str, question_id: str
+) -> list[T]:
     """Shuffle ``things`` in this learner's own, stable order for one question.
 
     Seeded by learner, lesson and question: the same on every visit, different between

@@ -152,6 +152,8 @@
       var form = list.closest("form");
       var hint = form && form.querySelector(".ordering-js-hint");
       if (hint) hint.hidden = false;
+      var selectHint = form && form.querySelector(".ordering-nojs-hint");
+      if (selectHint) selectHint.hidden = true;
       var dragged = null;
       Array.prototype.forEach.call(list.children, function (item) {
         item.querySelector(".ordering-moves").hidden = false;

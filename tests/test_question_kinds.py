@@ -5,10 +5,11 @@ without htmx (what the learner reads and what is stored)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from app.content.course import load_course
 from app.content.lessons import load_lesson

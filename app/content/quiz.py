@@ -295,7 +295,9 @@ def _misplaced(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError
     return errors
 
 
-def _missing(spec: QuestionSpec, file: Path, at: Locator, fields: tuple[str, ...]) -> list[ContentError]:
+def _missing(
+    spec: QuestionSpec, file: Path, at: Locator, fields: tuple[str, ...]
+) -> list[ContentError]:
     errors = []
     for field in fields:
         if getattr(spec, field) is None:
@@ -390,7 +392,8 @@ def parse_tolerance(raw: float | str) -> tuple[Decimal, bool]:
         amount = Decimal(text.removesuffix("%").strip().replace(",", "."))
     except ArithmeticError as exc:
         raise ValueError(gettext(
-            "`tolerance` must be a number (absolute, e.g. `0.05`) or a percentage (relative, e.g. `2%`)"
+            "`tolerance` must be a number (absolute, e.g. `0.05`) "
+            "or a percentage (relative, e.g. `2%`)"
         )) from exc
     if not amount.is_finite() or amount < 0:
         raise ValueError(gettext("`tolerance` cannot be negative"))
