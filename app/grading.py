@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
+from typing import TypeVar
 
-from app.content.quiz import Option, Question
+from babel.numbers import NumberFormatError, format_decimal, parse_decimal
+
+from app.content.quiz import Item, Option, Question
 from app.i18n import N_, gettext
+
+T = TypeVar("T")
 
 
 class AnswerError(ValueError):
@@ -21,14 +28,29 @@ class Grade:
     """The result of grading one answer.
 
     Attributes:
-        correct: True when the chosen set equals the key.
+        correct: True when the chosen set equals the key (``numeric``: the value is within
+            the tolerance; ``ordering``: every item is in its place).
         chosen: the option ids the learner chose (those still in the question).
         answer: the ids of the correct options.
+        value: ``numeric``: the learner's value.
+        wrong_html: ``numeric``: the explanation of the wrong value the learner typed, if
+            the author foresaw it ("você subtraiu em vez de dividir"), else "".
+        order: ``ordering``: the learner's order of item ids.
+        in_place: ``ordering``: how many items are in their right position.
     """
 
     correct: bool
     chosen: frozenset[str]
     answer: frozenset[str]
+    value: Decimal | None = None
+    wrong_html: str = ""
+    order: tuple[str, ...] = ()
+    in_place: int = 0
+
+    @property
+    def credit(self) -> float | None:
+        """``ordering``: the share of items in their right position (0 to 1); else ``None``."""
+        return self.in_place / len(self.order) if self.order else None
 
 
 def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]:
@@ -87,6 +109,197 @@ def stored_grade(question: Question, chosen: frozenset[str], correct: bool) -> G
     return Grade(correct, chosen & known, question.answer)
 
 
+MAX_NUMBER_CHARS = 40
+MAX_MAGNITUDE = 12  # powers of ten either way: no course figure comes close
+_PREFIX = re.compile(r"^(?:≈|~|=|cerca de|aprox\.?|aproximadamente)\s*", re.IGNORECASE)
+_SUFFIX = re.compile(r"\s*(?:×|x|vezes)$", re.IGNORECASE)
+_SPACES = re.compile(r"(?<=\d)[\s\u00a0\u202f](?=\d{3}\b)")
+
+
+def parse_number(text: str, unit: str | None = None) -> Decimal:
+    """Read a number as a Brazilian learner types it, with Babel's ``parse_decimal`` (pt_BR).
+
+    Accepts a decimal comma or point ("4,4", "4.4"), thousands separators ("1.000",
+    "1 000", "1.000,5"), a leading "≈" or "~", and a trailing "×" or the question's unit
+    ("4,41×", "64 tok/s"). A point followed by exactly three digits and no comma is a
+    thousands separator ("1.000" is one thousand), as in pt-BR.
+
+    Args:
+        text: what the learner typed.
+        unit: the question's unit, also accepted after the number.
+
+    Returns:
+        The number, finite.
+
+    Raises:
+        AnswerError: empty, too long, or not a number; the message is in Portuguese.
+    """
+    raw = (text or "").strip()
+    if not raw:
+        raise AnswerError(gettext("Type a number before sending your answer."))
+    if len(raw) > MAX_NUMBER_CHARS:
+        raise AnswerError(gettext("That answer is too long for a number."))
+    raw = _PREFIX.sub("", raw)
+    if unit and raw.lower().endswith(unit.lower()):
+        raw = raw[: -len(unit)].rstrip()
+    raw = _SPACES.sub("", _SUFFIX.sub("", raw)).strip()
+    value = None
+    # pt_BR first (comma decimal, point thousands), then en (point decimal): "4.4" is 4,4.
+    for locale in ("pt_BR", "en_US"):
+        try:
+            value = parse_decimal(raw, locale=locale, strict=True)
+            break
+        except (NumberFormatError, ValueError, ArithmeticError):
+            continue
+    if value is None or not value.is_finite():
+        raise AnswerError(gettext(
+            "“%(text)s” is not a number. Type only digits, with a comma for decimals (e.g. 4,4)."
+        ) % {"text": text.strip()[:MAX_NUMBER_CHARS]})
+    if value and not -MAX_MAGNITUDE <= value.adjusted() <= MAX_MAGNITUDE:
+        raise AnswerError(
+            gettext(
+                "That number is out of range: "
+                "no answer in this course is that large or that small."
+            )
+        )
+    return value
+
+
+def plain_number(value: Decimal) -> str:
+    """A number as stored: no exponent, no trailing zeros ("4.4", "1000", "-0.25")."""
+    return format(value.normalize(), "f") if value else "0"
+
+
+def format_number(value: Decimal) -> str:
+    """A number as pt-BR writes it ("4,41", "1.000"), with every decimal it has."""
+    places = min(MAX_MAGNITUDE, max(0, -int(value.normalize().as_tuple().exponent)))
+    pattern = "#,##0." + "#" * places if places else "#,##0"
+    return format_decimal(value, format=pattern, locale="pt_BR")
+
+
+def grade_numeric(question: Question, value: Decimal) -> Grade:
+    """Grade a ``numeric`` answer: right within the question's tolerance.
+
+    Args:
+        question: a ``numeric`` question.
+        value: the learner's number (see :func:`parse_number`).
+
+    Returns:
+        The grade, with the explanation of the foreseen wrong value that matches, if any.
+    """
+    key = question.numeric
+    assert key is not None, "grade_numeric needs a numeric question"
+    correct = key.accepts(value)
+    wrong_html = ""
+    if not correct:
+        wrong_html = next((html for target, html in key.wrong if key.accepts(value, target)), "")
+    return Grade(correct, frozenset(), frozenset(), value=value, wrong_html=wrong_html)
+
+
+def validate_order(question: Question, positions: Iterable[str]) -> tuple[str, ...]:
+    """Read the positions an ``ordering`` form sends, ``"<item id>=<position>"`` each.
+
+    Args:
+        question: an ``ordering`` question.
+        positions: the form's ``posicao`` values; positions are 1-based.
+
+    Returns:
+        The item ids in the learner's order.
+
+    Raises:
+        AnswerError: an item without a position, an unknown item, or a position used twice.
+    """
+    known = {item.id for item in question.items}
+    by_item: dict[str, int] = {}
+    for entry in positions:
+        item_id, _, number = entry.partition("=")
+        if item_id not in known or item_id in by_item or not number.isdigit():
+            raise AnswerError(gettext(STALE_ORDER))
+        by_item[item_id] = int(number)
+    if set(by_item) != known:
+        raise AnswerError(gettext("Give every step a position before sending your answer."))
+    if sorted(by_item.values()) != list(range(1, len(known) + 1)):
+        raise AnswerError(gettext(
+            "Each position can hold only one step: give the steps positions 1 to %(num)s, "
+            "without repeating one."
+        ) % {"num": len(known)})
+    return tuple(sorted(by_item, key=by_item.__getitem__))
+
+
+STALE_ORDER = N_("Those steps are not part of this question. Reload the page and try again.")
+
+
+def grade_order(question: Question, order: Sequence[str]) -> Grade:
+    """Grade an order: right only when every item is in its place; partial credit counted.
+
+    Args:
+        question: an ``ordering`` question.
+        order: the learner's item ids, first to last.
+
+    Returns:
+        The grade with ``in_place`` (items in their right position) and ``order``.
+    """
+    in_place = sum(a == b for a, b in zip(order, question.order, strict=False))
+    correct = tuple(order) == question.order
+    return Grade(correct, frozenset(), frozenset(), order=tuple(order), in_place=in_place)
+
+
+def regrade_stored(question: Question, chosen: str, correct: bool) -> Grade:
+    """Show a stored answer of any kind against the current question, keeping its grade.
+
+    Args:
+        question: the question as it is now.
+        chosen: the stored ``chosen`` column: option ids, the number, or the item order.
+        correct: the grade stored with the attempt (never recomputed).
+
+    Returns:
+        The grade to show: the stored verdict with the details worked out again.
+    """
+    if question.kind == "numeric":
+        try:
+            value = Decimal(chosen)
+        except ArithmeticError:
+            value = Decimal(0)
+        shown = grade_numeric(question, value)
+        return Grade(correct, frozenset(), frozenset(), value=value, wrong_html=shown.wrong_html)
+    if question.kind == "ordering":
+        shown = grade_order(question, tuple(filter(None, chosen.split(","))))
+        return Grade(correct, frozenset(), frozenset(), order=shown.order, in_place=shown.in_place)
+    return stored_grade(question, frozenset(filter(None, chosen.split(","))), correct)
+
+
+def stable_shuffle(
+    things: Sequence[T], learner_id: str, lesson_slug: str, question_id: str
+) -> list[T]:
+    """Shuffle ``things`` in this learner's own, stable order for one question.
+
+    Seeded by learner, lesson and question: the same on every visit, different between
+    learners.
+    """
+    seed = hashlib.sha256(f"{learner_id}\0{lesson_slug}\0{question_id}".encode()).digest()
+    shuffled = list(things)
+    random.Random(seed).shuffle(shuffled)
+    return shuffled
+
+
+def shuffled_items(question: Question, learner_id: str, lesson_slug: str) -> tuple[Item, ...]:
+    """Return an ``ordering`` question's items in this learner's stable order, never the key.
+
+    Args:
+        question: an ``ordering`` question.
+        learner_id: the learner's id.
+        lesson_slug: the lesson's slug.
+
+    Returns:
+        The items shuffled; when the shuffle lands on the right order, it is turned by one
+        step, so the question never starts answered.
+    """
+    items = stable_shuffle(question.items, learner_id, lesson_slug, question.id)
+    if tuple(item.id for item in items) == question.order:
+        items = items[1:] + items[:1]
+    return tuple(items)
+
+
 def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> tuple[Option, ...]:
     """Return the question's options in this learner's own, stable order.
 
@@ -101,10 +314,7 @@ def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> t
     Returns:
         The options, shuffled.
     """
-    seed = hashlib.sha256(f"{learner_id}\0{lesson_slug}\0{question.id}".encode()).digest()
-    options = list(question.options)
-    random.Random(seed).shuffle(options)
-    return tuple(options)
+    return tuple(stable_shuffle(question.options, learner_id, lesson_slug, question.id))
 
 
 class LessonStatus(StrEnum):

@@ -40,8 +40,13 @@ class AttemptBase(SQLModel):
         question_id: the question's ``id`` inside that lesson.
         question_hash: content hash of the question version answered ("" before versions existed).
         chosen: chosen option ids, sorted, comma-separated (ids never hold commas).
+        chosen: chosen option ids, sorted, comma-separated (ids never hold commas); for a
+            ``numeric`` question the number ("4.41"), for ``ordering`` the item ids in the
+            learner's order.
         correct: the grade given when the answer was submitted; never recomputed.
         created_at: submission time, UTC.
+        credit: ``ordering``: the share of items in their right position, 0 to 1 ("right"
+            still means fully right); ``None`` for other kinds.
     """
 
     lesson_slug: str = Field(max_length=100)
@@ -50,6 +55,7 @@ class AttemptBase(SQLModel):
     chosen: str = Field(max_length=1000)
     correct: bool
     created_at: datetime = Field(default_factory=utcnow)
+    credit: float | None = None
 
 
 class Attempt(AttemptBase, table=True):

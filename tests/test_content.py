@@ -115,7 +115,7 @@ QUIZ_AND_HEADER_PROBLEMS = [
     ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27:7: error: campo obrigatório ausente: `explanation`"),
     ("  answer: [b]", "  answer: [z]", "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c"),
     ("  answer: [b]", "  answer: [a, b]", "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
-    ("  kind: single", "  kind: unica", "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple' ou 'scenario'"),
+    ("  kind: single", "  kind: unica", "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple', 'scenario', 'numeric' ou 'ordering'"),
     ("    - id: b\n", "    - id: a\n", "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`"),
     ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
     ("minutes: 10\n", "", "licao.md:2:1: error: campo obrigatório ausente: `minutes`"),

@@ -39,3 +39,16 @@ def test_the_readme_states_the_sqlite_busy_timeout_the_code_sets(tmp_path):
         milliseconds = connection.execute(text("PRAGMA busy_timeout")).scalar()
     engine.dispose()
     assert stated and {int(s) * 1000 for s in stated} == {milliseconds}
+
+
+def test_every_question_kind_beyond_single_and_multiple_has_its_section_for_instructors():
+    from typing import get_args
+
+    from app.content.quiz import QuestionSpec
+
+    guide = (PROJECT_ROOT / "lessons" / "README.md").read_text(encoding="utf-8")
+    kinds = set(get_args(QuestionSpec.model_fields["kind"].annotation)) - {"single", "multiple"}
+    assert kinds == {"scenario", "numeric", "ordering"}
+    for kind in kinds:
+        assert re.search(rf"^## .*\(`kind: {kind}`\)$", guide, re.MULTILINE), kind
+        assert f"  kind: {kind}\n" in guide, kind

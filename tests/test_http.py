@@ -45,13 +45,36 @@ def key_of(html: str, qid: str) -> str:
     return node["value"]
 
 
-def answer(client: TestClient, slug: str, qid: str, options: list[str], htmx: bool = True, token: str | None = None, key: str | None = None):
+def answer(client: TestClient, slug: str, qid: str, options: list[str] | dict, htmx: bool = True, token: str | None = None, key: str | None = None):
+    """Answer question ``qid``: ``options`` are option ids, or the form fields of another kind
+    (see :func:`right_form` and :func:`wrong_form`)."""
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
-    data = {"csrftoken": token or csrf_from(page), "opcao": options, "chave": key or key_of(page, qid),
-            "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else ""}
+    fields = options if isinstance(options, dict) else {"opcao": options}
+    data = {"csrftoken": token or csrf_from(page), "chave": key or key_of(page, qid),
+            "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else "",
+            **fields}
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
     )
+
+
+def right_form(question) -> list[str] | dict:
+    """The right answer to ``question`` of any kind, as :func:`answer` takes it."""
+    if question.kind == "numeric":
+        return {"valor": str(question.numeric.value).replace(".", ",")}
+    if question.kind == "ordering":
+        return {"posicao": [f"{item}={n}" for n, item in enumerate(question.order, start=1)]}
+    return sorted(question.answer)
+
+
+def wrong_form(question) -> list[str] | dict:
+    """A wrong answer to ``question`` of any kind, as :func:`answer` takes it."""
+    if question.kind == "numeric":
+        return {"valor": str(question.numeric.value * 1000)}
+    if question.kind == "ordering":
+        order = list(reversed(question.order))
+        return {"posicao": [f"{item}={n}" for n, item in enumerate(order, start=1)]}
+    return [wrong_option(question)]
 
 
 def wrong_option(question) -> str:

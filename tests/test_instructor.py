@@ -115,6 +115,15 @@ def test_preview_shows_every_key_and_explanation_with_the_check_results(client, 
     )
     for question in KERNELS.questions.values():
         node = page.select_one(f"#pergunta-{question.id}")
+        if question.kind == "numeric":
+            wrong = [text(li.select_one(".option-label")) for li in node.select(".preview-wrong-values > li")]
+            assert wrong == [f"Errada {format(v.normalize(), 'f').replace('.', ',')}" for v, _ in question.numeric.wrong]
+            assert question.numeric.working_html.strip() in str(node.select_one(".working"))
+            continue
+        if question.kind == "ordering":
+            shown = [li.select_one("code").get_text() for li in node.select(".right-order > li")]
+            assert tuple(shown) == question.order
+            continue
         options = node.select(".preview-options > li")
         assert len(options) == len(question.options)
         right = {o.select_one("code").get_text() for o in options if o.select_one(".tag-right")}

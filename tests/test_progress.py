@@ -19,7 +19,10 @@ from app.models import Attempt
 from app.store import record_attempt
 from tests.conftest import csrf_from, db_rows, make_settings
 from tests.test_content import GOOD, PREFILL
-from tests.test_http import COURSE, HX, KERNELS, answer, key_of, soup, stored, text, version_of, wrong_option
+from tests.test_http import (
+    COURSE, HX, KERNELS, answer, key_of, right_form, soup, stored, text, version_of, wrong_form,
+    wrong_option,
+)
 
 
 def card(client: TestClient, slug: str) -> dict[str, str]:
@@ -42,11 +45,11 @@ def home_status(client: TestClient, slug: str) -> str:
 def test_a_lesson_is_done_when_every_question_was_right_at_least_once(client):
     questions = list(KERNELS.questions.values())
     for question in questions[:-1]:
-        answer(client, "kernels", question.id, sorted(question.answer))
+        answer(client, "kernels", question.id, right_form(question))
     last = questions[-1]
-    answer(client, "kernels", last.id, [wrong_option(last)])
+    answer(client, "kernels", last.id, wrong_form(last))
     assert home_status(client, "kernels") == "Em andamento"
-    answer(client, "kernels", last.id, sorted(last.answer))
+    answer(client, "kernels", last.id, right_form(last))
     assert home_status(client, "kernels") == "Concluída"
     assert home_status(client, "escolha-self-hosted") == "Não iniciada"
     total = sum(len(lesson.questions) for lesson in COURSE.lessons)

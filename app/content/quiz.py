@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -38,18 +39,49 @@ class OptionSpec(BaseModel):
     engine: str | None = None
 
 
-class QuestionSpec(BaseModel):
-    """One question as written in YAML."""
+class WrongValueSpec(BaseModel):
+    """A likely wrong value of a ``numeric`` question, with its own explanation."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    value: float = Field(allow_inf_nan=False)
+    explanation: str = Field(min_length=1)
+
+
+class ItemSpec(BaseModel):
+    """One item of an ``ordering`` question, as written in YAML (in the right order)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
-    kind: Literal["single", "multiple", "scenario"]
+    text: str = Field(min_length=1)
+
+
+CHOICE_KINDS = ("single", "multiple", "scenario")
+
+
+class QuestionSpec(BaseModel):
+    """One question as written in YAML.
+
+    Choice kinds (``single``, ``multiple``, ``scenario``) have ``options``; ``numeric`` has
+    the right number in ``value``, ``tolerance``, ``working`` and ``explanation`` (``unit`` and
+    ``wrong`` optional); ``ordering`` has ``items`` in the right order and ``explanation``.
+    """
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    id: str = Field(pattern=ID_PATTERN)
+    kind: Literal["single", "multiple", "scenario", "numeric", "ordering"]
     prompt: str = Field(min_length=1)
     legend: str | None = Field(default=None, min_length=1)
-    options: list[OptionSpec] = Field(min_length=2)
+    options: list[OptionSpec] | None = Field(default=None, min_length=2)
     answer: list[str] | None = None
     tree: str | None = None
     facts: dict[str, str] | None = None
+    value: float | None = Field(default=None, allow_inf_nan=False)
+    tolerance: float | str | None = None
+    unit: str | None = Field(default=None, min_length=1, max_length=20)
+    working: str | None = Field(default=None, min_length=1)
+    explanation: str | None = Field(default=None, min_length=1)
+    wrong: list[WrongValueSpec] | None = None
+    items: list[ItemSpec] | None = Field(default=None, min_length=2, max_length=9)
 
 
 _QUESTIONS = TypeAdapter(list[QuestionSpec])
@@ -101,6 +133,53 @@ class Scenario:
 
 
 @dataclass(frozen=True)
+class Item:
+    """One rendered item of an ``ordering`` question.
+
+    Attributes:
+        id: item id, unique in its question.
+        text_html: the item text as inline HTML.
+    """
+
+    id: str
+    text_html: str
+
+
+@dataclass(frozen=True)
+class NumericKey:
+    """What a ``numeric`` question accepts.
+
+    Attributes:
+        value: the right value.
+        tolerance: how far an answer may be from ``value``: absolute, or a fraction of
+            ``value`` when ``relative`` (``"2%"`` in YAML is ``Decimal("0.02")``).
+        relative: the tolerance is relative.
+        unit: the unit shown after the input (e.g. ``×``, ``tok/s``), or ``None``.
+        working_html: how the right value is worked out, as HTML ("64 ÷ 14,5 ≈ 4,41").
+        wrong: ``(value, explanation HTML)`` for likely wrong values, matched with the
+            same tolerance.
+    """
+
+    value: Decimal
+    tolerance: Decimal
+    relative: bool
+    unit: str | None
+    working_html: str
+    wrong: tuple[tuple[Decimal, str], ...] = ()
+
+    def accepts(self, answer: Decimal, target: Decimal | None = None) -> bool:
+        """True when ``answer`` is within the tolerance of ``target`` (default: the key).
+
+        Args:
+            answer: the learner's value.
+            target: the value to compare with; the right value when ``None``.
+        """
+        aim = self.value if target is None else target
+        allowed = self.tolerance * abs(aim) if self.relative else self.tolerance
+        return abs(answer - aim) <= allowed
+
+
+@dataclass(frozen=True)
 class Question:
     """A rendered, validated question.
 
@@ -115,6 +194,10 @@ class Question:
         line: 1-based line of the question in its file.
         scenario: for ``scenario`` questions, the tree and facts that decide the key.
         content_hash: version of the question: see :func:`content_hash`.
+        numeric: for ``numeric`` questions, the key, tolerance, unit and working.
+        items: for ``ordering`` questions, the items in the right order.
+        explanation_html: for ``numeric`` and ``ordering``, the explanation shown after
+            an answer (HTML).
     """
 
     id: str
@@ -126,6 +209,11 @@ class Question:
     line: int
     scenario: Scenario | None = None
 
+    content_hash: str = ""
+    numeric: NumericKey | None = None
+    items: tuple[Item, ...] = ()
+    explanation_html: str = ""
+
     @property
     def legend_text(self) -> str:
         """The legend's plain text, from its rendered HTML (labels, lists of questions)."""
@@ -135,7 +223,15 @@ class Question:
     def input_type(self) -> str:
         """``checkbox`` for ``multiple``, else ``radio``."""
         return "checkbox" if self.kind == "multiple" else "radio"
-    content_hash: str = ""
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The item ids of an ``ordering`` question in the right order (empty otherwise)."""
+        return tuple(item.id for item in self.items)
+
+    def item(self, item_id: str) -> Item | None:
+        """Return the ``ordering`` item with ``item_id``, or ``None``."""
+        return next((i for i in self.items if i.id == item_id), None)
 
     def option(self, option_id: str) -> Option | None:
         """Return the option with ``option_id``, or ``None``."""
@@ -210,7 +306,7 @@ def split_prompt(prompt: str, legend: str | None = None) -> tuple[str, str] | No
     return legend_html, rest_html
 
 
-def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+def _legend_errors(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = []
     if split_prompt(spec.prompt, spec.legend) is None:
         msg = gettext(
@@ -219,6 +315,61 @@ def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
             "`legend:` with the question in one line"
         ) % {"question": spec.id}
         errors.append(ContentError.at(file, at("prompt"), msg))
+    return errors
+
+
+NUMERIC_FIELDS = ("value", "tolerance", "unit", "working", "wrong")
+KIND_FIELDS = {
+    "numeric": {"value", "tolerance", "unit", "working", "wrong", "explanation"},
+    "ordering": {"items", "explanation"},
+    "scenario": {"options", "tree", "facts", "answer"},  # `answer` gets its own message there
+    "single": {"options", "answer"},
+    "multiple": {"options", "answer"},
+}
+_PER_KIND = ("options", "answer", "tree", "facts", *NUMERIC_FIELDS, "explanation", "items")
+
+
+def _misplaced(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+    """A field that the question's kind does not take (``items`` on a ``single``…)."""
+    errors = []
+    for field in _PER_KIND:
+        if getattr(spec, field) is not None and field not in KIND_FIELDS[spec.kind]:
+            kinds = sorted(kind for kind, fields in KIND_FIELDS.items() if field in fields)
+            msg = gettext(
+                "`%(field)s` is only for questions of kind %(kinds)s "
+                "(the question `%(question)s` is `%(kind)s`)"
+            ) % {
+                "field": field,
+                "kinds": ", ".join(f"`{kind}`" for kind in kinds),
+                "question": spec.id,
+                "kind": spec.kind,
+            }
+            errors.append(ContentError.at(file, at(field), msg))
+    return errors
+
+
+def _missing(
+    spec: QuestionSpec, file: Path, at: Locator, fields: tuple[str, ...]
+) -> list[ContentError]:
+    errors = []
+    for field in fields:
+        if getattr(spec, field) is None:
+            msg = gettext(
+                "missing required field: `%(field)s` (question `%(question)s`, `kind: %(kind)s`)"
+            ) % {"field": field, "question": spec.id, "kind": spec.kind}
+            errors.append(ContentError.at(file, at(), msg))
+    return errors
+
+
+def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+    errors = _legend_errors(spec, file, at)
+    if spec.kind == "numeric":
+        return errors + _check_numeric(spec, file, at)
+    if spec.kind == "ordering":
+        return errors + _check_ordering(spec, file, at)
+    errors += _misplaced(spec, file, at)
+    if spec.options is None:
+        return [*errors, *_missing(spec, file, at, ("options",))]
     seen: set[str] = set()
     for i, option in enumerate(spec.options):
         if option.id in seen:
@@ -230,13 +381,6 @@ def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
         seen.add(option.id)
     if spec.kind == "scenario":
         return errors + _check_scenario(spec, file, at)
-    for field in ("tree", "facts"):
-        if getattr(spec, field) is not None:
-            msg = gettext(
-                "`%(field)s` is only for `kind: scenario` questions "
-                "(the question `%(question)s` is `%(kind)s`)"
-            ) % {"field": field, "question": spec.id, "kind": spec.kind}
-            errors.append(ContentError.at(file, at(field), msg))
     if not spec.answer:
         msg = gettext("missing required field: `answer` (question `%(question)s`)") % {
             "question": spec.id
@@ -284,12 +428,86 @@ def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
     return errors
 
 
+def parse_tolerance(raw: float | str) -> tuple[Decimal, bool]:
+    """Read a ``tolerance``: a number (absolute) or a percentage such as ``"2%"`` (relative).
+
+    Args:
+        raw: the YAML value.
+
+    Returns:
+        ``(tolerance, relative)``; a relative tolerance is a fraction (``"2%"`` → ``0.02``).
+
+    Raises:
+        ValueError: not a number or percentage, or negative; the message is from the catalog.
+    """
+    text = str(raw).strip()
+    relative = text.endswith("%")
+    try:
+        amount = Decimal(text.removesuffix("%").strip().replace(",", "."))
+    except ArithmeticError as exc:
+        raise ValueError(gettext(
+            "`tolerance` must be a number (absolute, e.g. `0.05`) "
+            "or a percentage (relative, e.g. `2%`)"
+        )) from exc
+    if not amount.is_finite() or amount < 0:
+        raise ValueError(gettext("`tolerance` cannot be negative"))
+    return (amount / 100 if relative else amount), relative
+
+
+def _check_numeric(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+    errors = _misplaced(spec, file, at)
+    errors += _missing(spec, file, at, ("value", "tolerance", "working", "explanation"))
+    if spec.tolerance is not None:
+        try:
+            tolerance, relative = parse_tolerance(spec.tolerance)
+        except ValueError as exc:
+            return [*errors, ContentError.at(file, at("tolerance"), str(exc))]
+        if errors or spec.value is None:
+            return errors
+        key = NumericKey(_decimal(spec.value), tolerance, relative, spec.unit, "")
+        for i, wrong in enumerate(spec.wrong or ()):
+            if key.accepts(_decimal(wrong.value)):
+                msg = gettext(
+                    "the wrong value %(wrong)s of the question `%(question)s` is within the "
+                    "tolerance of the right value %(value)s: a learner who types it is graded right"
+                ) % {"wrong": wrong.value, "question": spec.id, "value": spec.value}
+                errors.append(ContentError.at(file, at("wrong", i, "value"), msg))
+    return errors
+
+
+def _check_ordering(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+    errors = _misplaced(spec, file, at) + _missing(spec, file, at, ("items", "explanation"))
+    seen: set[str] = set()
+    for i, item in enumerate(spec.items or ()):
+        if item.id in seen:
+            msg = gettext("the question `%(question)s` repeats the item id `%(item)s`") % {
+                "question": spec.id,
+                "item": item.id,
+            }
+            errors.append(ContentError.at(file, at("items", i, "id"), msg))
+        seen.add(item.id)
+    return errors
+
+
+def _decimal(number: float) -> Decimal:
+    """A YAML float as the decimal its author wrote (``4.41`` → ``Decimal("4.41")``)."""
+    return Decimal(repr(number))
+
+
 def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question:
     legend_html, rest_html = split_prompt(spec.prompt, spec.legend) or ("", "")
     scenario = None
     if spec.kind == "scenario":
         facts = tuple((spec.facts or {}).items())
         scenario = Scenario(spec.tree or "", facts, tree_at[0], col=tree_at[1], base_hash=content_hash(spec))
+    numeric = None
+    if spec.kind == "numeric" and spec.value is not None and spec.tolerance is not None:
+        tolerance, relative = parse_tolerance(spec.tolerance)
+        numeric = NumericKey(
+            _decimal(spec.value), tolerance, relative, spec.unit,
+            render_block(spec.working or ""),
+            tuple((_decimal(w.value), render_block(w.explanation)) for w in spec.wrong or ()),
+        )
     return Question(
         id=spec.id,
         kind=spec.kind,
@@ -297,17 +515,23 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
         prompt_rest_html=rest_html,
         options=tuple(
             Option(o.id, render_inline(o.text), render_block(o.explanation), o.engine)
-            for o in spec.options
+            for o in spec.options or ()
         ),
         answer=frozenset(spec.answer or ()),
         line=line,
         scenario=scenario,
         content_hash=content_hash(spec),
+        numeric=numeric,
+        items=tuple(Item(item.id, render_inline(item.text)) for item in spec.items or ()),
+        explanation_html=render_block(spec.explanation) if spec.explanation else "",
     )
 
 
 def content_hash(spec: QuestionSpec) -> str:
     """Return the version of a question: a hash of its prompt, options and key.
+
+    For ``numeric``, the key is the value, tolerance and unit; for ``ordering``, the items
+    in their order. The working and the explanations stay out, like option explanations.
 
     Options count by id and text, in any order (the page shuffles them anyway);
     explanations are left out, so fixing an explanation does not mark the question changed.
@@ -318,13 +542,17 @@ def content_hash(spec: QuestionSpec) -> str:
     Returns:
         16 hex characters of a SHA-256 over the canonical JSON of those fields.
     """
-    canonical = {
+    canonical: dict[str, object] = {
         "prompt": spec.prompt,
-        "options": sorted([option.id, option.text] for option in spec.options),
+        "options": sorted([option.id, option.text] for option in spec.options or ()),
         "answer": sorted(spec.answer or ()),
     }
     if spec.legend is not None:  # only when written, so older versions keep their hash
         canonical["legend"] = spec.legend
+    if spec.kind == "numeric":  # the key is the value, its tolerance and its unit
+        canonical.update(value=spec.value, tolerance=str(spec.tolerance), unit=spec.unit)
+    if spec.kind == "ordering":  # the key is the order the items are written in
+        canonical.update(items=[[item.id, item.text] for item in spec.items or ()])
     if spec.kind == "scenario":  # the key comes later, from the tree: see with_key()
         canonical.update(tree=spec.tree, facts=spec.facts, engines=sorted(str(o.engine) for o in spec.options))
     encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")

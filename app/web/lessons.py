@@ -56,13 +56,14 @@ async def lesson_page(
         await run_in_threadpool(_remember_lesson, request, learner_id, lesson.slug)
         place = None  # read it again below: it is stored now
     flash = request.session.pop(FLASH_KEY, None)
-    errors = None
+    errors = typed = None
     if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
         errors = {flash.get("question"): flash.get("message")}
+        typed = {flash.get("question"): str(flash.get("typed") or "")}
     with read_session(request) as db:
         context = lesson_context(
             request, course, lesson, db, learner_id, retry=refazer, errors=errors,
-            query=dict(request.query_params), place=place,
+            query=dict(request.query_params), place=place, typed=typed,
         )
     return render(request, "lesson.html", {**context, "panel": panel})
 
@@ -103,7 +104,7 @@ def attempts_by_question(attempts: list[Attempt]) -> dict[str, list[Attempt]]:
 def lesson_context(
     request: Request, course: Course, lesson: Lesson, session, learner_id: str,
     retry: str | None = None, errors: dict[str, str] | None = None, query: dict | None = None,
-    place: Place | None = None,
+    place: Place | None = None, typed: dict[str, str] | None = None,
 ) -> dict:
     """Build the template context of a lesson page from the learner's stored attempts.
 
@@ -117,6 +118,7 @@ def lesson_context(
         errors: messages by question id (a refused answer).
         query: the page's query string; ``arvore`` and ``c`` show that tree at that point of its walk.
         place: the learner's place, when the caller already read it.
+        typed: a refused ``numeric`` answer by question id, to show in its input again.
 
     Returns:
         The context: the lesson, a :class:`QuestionView` per question, neighbours, position,
@@ -125,9 +127,11 @@ def lesson_context(
     grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
     errors = errors or {}
     query = query or {}
+    typed = typed or {}
     views = {
         qid: question_view(
-            lesson.slug, question, learner_id, grouped.get(qid, []), qid == retry, errors.get(qid)
+            lesson.slug, question, learner_id, grouped.get(qid, []), qid == retry, errors.get(qid),
+            typed.get(qid, ""),
         )
         for qid, question in lesson.questions.items()
     }

@@ -8,14 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.content.quiz import Option, Question
+from app.content.quiz import Item, Option, Question
 from app.grading import (
     AttemptFact,
     Grade,
     QuestionRecord,
     question_records,
+    regrade_stored,
+    shuffled_items,
     shuffled_options,
-    stored_grade,
 )
 from app.models import Attempt
 
@@ -34,6 +35,8 @@ class QuestionView:
         key: a fresh idempotency key for the form.
         error: a message in Portuguese about the last submission, or ``None``.
         answered_at: when the graded attempt shown was stored (UTC), or ``None`` with the form.
+        items: ``ordering``: the items in the learner's stable shuffled order.
+        typed: ``numeric``: what the learner typed, kept in the form after a refused answer.
     """
 
     options: tuple[Option, ...]
@@ -43,6 +46,8 @@ class QuestionView:
     key: str
     error: str | None = None
     answered_at: datetime | None = None
+    items: tuple[Item, ...] = ()
+    typed: str = ""
 
 
 def new_key() -> str:
@@ -57,6 +62,7 @@ def question_view(
     attempts: Sequence[Attempt],
     retry: bool = False,
     error: str | None = None,
+    typed: str = "",
 ) -> QuestionView:
     """Decide how to show ``question`` to the learner.
 
@@ -67,6 +73,7 @@ def question_view(
         attempts: the learner's attempts on this question, oldest first.
         retry: show the form even after an answer ("Responder de novo").
         error: a message to show with the form.
+        typed: what the learner typed in a refused ``numeric`` answer.
 
     Returns:
         The graded latest attempt, or the form when there is none, when the learner asked to
@@ -81,7 +88,10 @@ def question_view(
     answered_at = None
     if attempts and not (retry or error or outdated):
         latest = attempts[-1]
-        result = stored_grade(question, latest.chosen_ids(), latest.correct)
+        result = regrade_stored(question, latest.chosen, latest.correct)
         answered_at = latest.created_at
     options = shuffled_options(question, learner_id, lesson_slug)
-    return QuestionView(options, result, record, outdated, new_key(), error, answered_at)
+    items = shuffled_items(question, learner_id, lesson_slug) if question.items else ()
+    return QuestionView(
+        options, result, record, outdated, new_key(), error, answered_at, items, typed[:100]
+    )

@@ -10,7 +10,17 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
-from app.grading import AnswerError, grade, validate_choice
+from app.grading import (
+    AnswerError,
+    Grade,
+    grade,
+    grade_numeric,
+    grade_order,
+    parse_number,
+    plain_number,
+    validate_choice,
+    validate_order,
+)
 from app.i18n import N_, gettext
 from app.models import Attempt
 from app.store import DuplicateKeyError, lesson_attempts, record_attempt
@@ -37,8 +47,13 @@ def answer(
     opcao: Annotated[list[str] | None, Form()] = None,
     chave: Annotated[str | None, Form()] = None,
     versao: Annotated[str | None, Form(max_length=64)] = None,
+    valor: Annotated[str | None, Form()] = None,
+    posicao: Annotated[list[str] | None, Form()] = None,
 ):
     """Grade and store one answer, once per form (the ``chave`` idempotency key).
+
+    The answer comes in ``opcao`` (option ids), ``valor`` (a ``numeric`` question's number,
+    as typed) or ``posicao`` (an ``ordering`` question's ``<item id>=<position>`` pairs).
 
     htmx gets the graded question fragment (plus the course navigation, out of band); a
     plain form post is redirected (303) back to the question. Sending the same form again
@@ -58,14 +73,15 @@ def answer(
         return _invalid(request, lesson, question, gettext(QUESTION_CHANGED), course, session,
                         learner_id, status_code=409)
     try:
-        chosen = validate_choice(question, opcao or [])
+        result, stored = _grade(question, opcao, valor, posicao)
     except AnswerError as exc:
-        return _invalid(request, lesson, question, str(exc), course, session, learner_id)
-    result = grade(question, chosen)
+        return _invalid(
+            request, lesson, question, str(exc), course, session, learner_id, typed=valor or ""
+        )
     attempt = Attempt(
         learner_id=learner_id, lesson_slug=lesson.slug, question_id=question.id,
-        question_hash=question.content_hash, chosen=",".join(sorted(chosen)),
-        correct=result.correct, idempotency_key=chave,
+        question_hash=question.content_hash, chosen=stored,
+        correct=result.correct, idempotency_key=chave, credit=result.credit,
     )
     try:
         record_attempt(session, attempt)
@@ -89,6 +105,20 @@ def question_fragment(
     return _back_to(request, lesson, question, retry=refazer)
 
 
+def _grade(
+    question: Question, opcao: list[str] | None, valor: str | None, posicao: list[str] | None
+) -> tuple[Grade, str]:
+    """Grade the form's answer by the question's kind; return the grade and what to store."""
+    if question.kind == "numeric":
+        value = parse_number(valor or "", question.numeric.unit if question.numeric else None)
+        return grade_numeric(question, value), plain_number(value)
+    if question.kind == "ordering":
+        order = validate_order(question, posicao or [])
+        return grade_order(question, order), ",".join(order)
+    chosen = validate_choice(question, opcao or [])
+    return grade(question, chosen), ",".join(sorted(chosen))
+
+
 def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
     lesson = find_lesson(course, slug)
     question = lesson.questions.get(question_id)
@@ -98,12 +128,14 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
 
 
 def _fragment(
-    request, lesson, question, course, session, learner_id, retry=False, answered=False, error=None,
-    status_code=422,
+    request, lesson, question, course, session, learner_id, retry=False, answered=False,
+    error=None, typed="", status_code=422,
 ):
     grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
     attempts = grouped.get(question.id, [])
-    view = question_view(lesson.slug, question, learner_id, attempts, retry=retry, error=error)
+    view = question_view(
+        lesson.slug, question, learner_id, attempts, retry=retry, error=error, typed=typed
+    )
     context = {"lesson": lesson, "question": question, "view": view}
     if answered:
         context["progress"] = course_progress(request, course, session, learner_id)
@@ -117,10 +149,17 @@ def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool =
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 
-def _invalid(request, lesson, question, message, course, session, learner_id, status_code=422):
+def _invalid(
+    request, lesson, question, message, course, session, learner_id, typed="", status_code=422
+):
     if wants_fragment(request):
-        return _fragment(request, lesson, question, course, session, learner_id, error=message,
-                         status_code=status_code)
-    # Post/redirect/get: the message rides in the session to the question on the lesson page.
-    request.session[FLASH_KEY] = {"lesson": lesson.slug, "question": question.id, "message": message}
+        return _fragment(
+            request, lesson, question, course, session, learner_id, error=message, typed=typed,
+            status_code=status_code,
+        )
+    # Post/redirect/get: the message (and a refused number) rides in the session to the
+    # question on the lesson page.
+    request.session[FLASH_KEY] = {
+        "lesson": lesson.slug, "question": question.id, "message": message, "typed": typed[:100],
+    }
     return _back_to(request, lesson, question)

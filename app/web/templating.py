@@ -24,6 +24,7 @@ from jinja2 import pass_context
 from starlette.requests import HTTPConnection
 from starsessions import SessionNotLoaded
 
+from app.grading import format_number
 from app.i18n import N_, gettext, local_datetime, translations
 from app.sessions import session_account
 from app.settings import PROJECT_ROOT
@@ -85,7 +86,7 @@ def _local_datetime(context, moment) -> str:
 
 
 QUESTION_KINDS = {"single": N_("single choice"), "multiple": N_("multiple choice"),
-                  "scenario": N_("scenario")}
+                  "scenario": N_("scenario"), "numeric": N_("numeric"), "ordering": N_("ordering")}
 
 
 def kind_label(kind: str) -> str:
@@ -105,6 +106,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
         csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
         static_url=assets.url, local_datetime=_local_datetime, account_name=account_name,
         tree_html=RenderedTrees(templates.env).html, kind_label=kind_label,
+        number=format_number,
     )
     return templates
 

@@ -1,0 +1,29 @@
+"""review and concepts: partial credit of ordering answers
+
+Adds ``attempt.credit``: for an ``ordering`` question, the share of items the learner put
+in their right position (0 to 1); empty for every other kind and for older attempts.
+
+Revision ID: 0006
+Revises: 491a9dde4b96 (0005_report_cache)
+Create Date: 2026-11-30 14:30:00
+"""
+from alembic import op
+import sqlalchemy as sa
+import sqlmodel  # noqa: F401
+
+
+revision = '0006'
+# The lead re-chains this after the other branch's 0005 lands (planned: down_revision "0005").
+down_revision = '491a9dde4b96'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('attempt', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('credit', sa.Float(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('attempt', schema=None) as batch_op:
+        batch_op.drop_column('credit')
