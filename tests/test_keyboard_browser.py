@@ -103,9 +103,7 @@ def test_every_quiz_question_and_tree_node_is_a_fieldset_with_its_question_in_th
     for fieldset in page.locator(".question fieldset, .tree-question").all():
         legend = fieldset.locator(":scope > legend")
         expect(legend).to_have_count(1)
-        # text_content: questions far below are not painted yet (content-visibility: auto),
-        # so their innerText is empty until they come near the viewport.
-        assert (legend.text_content() or "").strip(), "a legenda traz o texto da pergunta"
+        assert legend.inner_text().strip(), "a legenda traz o texto da pergunta"
     expect(page.locator(".question fieldset")).to_have_count(
         len(COURSE.get("escolha-self-hosted").questions)
     )
