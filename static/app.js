@@ -119,11 +119,13 @@
   function followSections() {
     var article = document.querySelector("article.lesson[data-licao]");
     if (!article || !window.IntersectionObserver) return;
-    var marks = article.querySelectorAll(
-      ":scope > .heading-anchor > h2[id], :scope > .heading-anchor > h3[id], .question[id]");
+    // A tree counts as a place too, so its step's address (#arvore-...) is kept while it is read.
+    var selector = ":scope > .heading-anchor > h2[id], :scope > .heading-anchor > h3[id], .question[id], .tree-widget[id]";
+    var marks = article.querySelectorAll(selector);
     if (!marks.length) return;
-    var current = null;
+    var current = null, quiet = false;
     function find() {
+      marks = article.querySelectorAll(selector);  // htmx swaps questions and trees
       var found = "", line = window.innerHeight / 3;
       for (var i = 0; i < marks.length; i++) {
         if (marks[i].getBoundingClientRect().top > line) break;
@@ -134,12 +136,19 @@
     function update() {
       var section = find();
       if (section === current) return;
-      var first = current === null;
+      var first = current === null || quiet;  // a swap (not the reader) moved things: keep the address
+      quiet = false;
       current = section;
       document.dispatchEvent(new CustomEvent("curso:secao", { detail: { id: section, first: first } }));
     }
     var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -66% 0px" });
-    Array.prototype.forEach.call(marks, function (mark) { observer.observe(mark); });
+    function observeAll() {
+      quiet = true;
+      observer.disconnect();
+      Array.prototype.forEach.call(article.querySelectorAll(selector), function (mark) { observer.observe(mark); });
+    }
+    observeAll();
+    document.body.addEventListener("htmx:afterSettle", observeAll);
     update();
   }
 
@@ -164,6 +173,14 @@
       Array.prototype.forEach.call(links, function (link) { link.removeAttribute("aria-current"); });
       if (headings[section]) headings[section].setAttribute("aria-current", "location");
       if (evt.detail.first) return;  // opening the page keeps the address it was opened with
+      // An address the reader chose (a link, a tree step) stays while its target is on screen.
+      // A tree's steps own the address (?arvore=...#arvore-...): back and forward walk them.
+      if (window.location.hash.indexOf("#arvore-") === 0) return;
+      var held = window.location.hash && document.getElementById(window.location.hash.slice(1));
+      if (held) {
+        var box = held.getBoundingClientRect();
+        if (box.bottom > 0 && box.top < window.innerHeight) return;
+      }
       var url = window.location.pathname + window.location.search + (id ? "#" + id : "");
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
         window.history.replaceState(window.history.state, "", url);
@@ -190,6 +207,7 @@
     document.addEventListener("curso:secao", function (evt) {
       window.clearTimeout(timer);
       if (evt.detail.first) { sent = evt.detail.id; return; }  // opening the lesson already stored it
+      if (evt.detail.id.indexOf("arvore-") === 0) return;  // a tree is not a place the server knows
       timer = window.setTimeout(function () { send(evt.detail.id); }, 1000);
     });
   }

@@ -30,6 +30,15 @@ def plain(html: str) -> str:
     return re.sub(r"\s+", "", normalize("NFKC", unescape(re.sub(r"<[^>]+>", "", html))))
 
 
+def wait_until(page: Page, condition: str, seconds: float = 5) -> None:
+    """Poll a JS expression (``wait_for_function`` evaluates strings, which the page's CSP forbids)."""
+    for _ in range(int(seconds * 10)):
+        if page.evaluate(condition):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"não aconteceu: {condition}")
+
+
 def focus_in(page: Page, selector: str) -> bool:
     return page.evaluate(f"!!document.activeElement.closest({selector!r})")
 
@@ -79,7 +88,7 @@ def test_contents_rail_follows_the_section_and_the_address_follows_it(
     else:
         expect(page.locator(".lesson-aside .toc")).to_be_hidden()  # in the menu on a phone
         page.mouse.wheel(0, -100)  # scrolling up brings the header (and its menu button) back
-        page.wait_for_function("document.querySelector('.site-header').getBoundingClientRect().top === 0")
+        wait_until(page, "document.querySelector('.site-header').getBoundingClientRect().top === 0")
         page.locator(".menu-button").click()
         expect(page.locator("#gaveta .toc a[aria-current='location']")).to_have_attribute(
             "href", f"#{target.anchor}"
@@ -108,7 +117,7 @@ def test_header_comes_back_and_back_to_top_by_keyboard(new_page, live_server: Li
     assert box is not None and abs(box["y"]) < 1
     top.focus()
     page.keyboard.press("Enter")
-    page.wait_for_function("window.scrollY === 0")
+    wait_until(page, "window.scrollY === 0")
     expect(page.locator("#conteudo")).to_be_focused()
     expect(top).to_be_hidden()
 
