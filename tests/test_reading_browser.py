@@ -201,6 +201,8 @@ def test_search_from_anywhere_with_the_overlay_and_marked_words(
     expect(box).to_have_attribute("aria-expanded", "true")
     options = listbox.get_by_role("option")
     expect(options.last).to_have_text("Ver todos os resultados na página de busca")
+    # Typing is slower than the debounce under load: wait for the answer to the whole word.
+    expect(page.locator("#anuncio")).to_have_text(re.compile(r"resultados? para “kernels”$"))
     count = options.count() - 1
     assert count >= 1
     expect(page.locator("#anuncio")).to_have_text(re.compile(rf"^{count} resultados? para “kernels”$"))
