@@ -33,6 +33,7 @@ from app.web import (
     progress,
     quizzes,
     search,
+    sitemap,
     trees,
 )
 from app.web.assets import Assets, FingerprintedStaticFiles
@@ -101,7 +102,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
-    for module in (lessons, quizzes, trees, search, glossary, preferences, health, account, instructor):
+    for module in (
+        lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, instructor,
+    ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
         app.include_router(module.router)

@@ -7,6 +7,7 @@ the two in step.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -35,6 +36,9 @@ class Settings(BaseSettings):
         dashboard_max_age: seconds the instructor dashboard's figures are reused before they
             are computed again (its "Recalcular agora" button does it at once); ``0``
             computes them on every visit.
+        public_url: the site's address as readers reach it (``https://curso.example.org``),
+            used for the canonical links and ``/sitemap.xml``. Empty: the address of each
+            request.
         debug: show tracebacks on failing requests (Starlette's debug page). Off by default;
             it must stay off in production, where a failure shows the plain 500 page.
     """
@@ -49,6 +53,7 @@ class Settings(BaseSettings):
     secure_cookies: bool = False
     rate_limit_storage: str = "database"
     dashboard_max_age: int = Field(default=900, ge=0)
+    public_url: str = ""
     debug: bool = False
 
     @field_validator("secret_key", mode="before")
@@ -64,6 +69,17 @@ class Settings(BaseSettings):
                 "CURSO_SECRET_KEY precisa de pelo menos 32 caracteres; gere uma com "
                 "`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` "
                 "ou não a defina, para que uma seja criada em var/."
+            )
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value and not re.fullmatch(r"https?://[^/\s?#]+(/[^\s?#]*)?", value):
+            raise ValueError(
+                f"CURSO_PUBLIC_URL inválido ({value!r}); use o endereço completo do site, "
+                "como `https://curso.example.org`, ou deixe vazio."
             )
         return value
 

@@ -107,6 +107,87 @@
     });
   }
 
+  var NARROW = "(max-width: 59.99rem)";
+
+  function calm() {
+    return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
+  // The section being read: the last heading (or question) whose top has passed the upper third
+  // of the window. An IntersectionObserver (no work on every scroll event) fires "curso:secao"
+  // when it changes; the contents rail, the address bar and "Continuar de onde parei" listen.
+  function followSections() {
+    var article = document.querySelector("article.lesson[data-licao]");
+    if (!article || !window.IntersectionObserver) return;
+    // A tree counts as a place too, so its step's address (#arvore-...) is kept while it is read.
+    var selector = ":scope > .heading-anchor > h2[id], :scope > .heading-anchor > h3[id], .question[id], .tree-widget[id]";
+    var marks = article.querySelectorAll(selector);
+    if (!marks.length) return;
+    var current = null, quiet = false;
+    function find() {
+      marks = article.querySelectorAll(selector);  // htmx swaps questions and trees
+      var found = "", line = window.innerHeight / 3;
+      for (var i = 0; i < marks.length; i++) {
+        if (marks[i].getBoundingClientRect().top > line) break;
+        found = marks[i].id;
+      }
+      return found;
+    }
+    function update() {
+      var section = find();
+      if (section === current) return;
+      var first = current === null || quiet;  // a swap (not the reader) moved things: keep the address
+      quiet = false;
+      current = section;
+      document.dispatchEvent(new CustomEvent("curso:secao", { detail: { id: section, first: first } }));
+    }
+    var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -66% 0px" });
+    function observeAll() {
+      quiet = true;
+      observer.disconnect();
+      Array.prototype.forEach.call(article.querySelectorAll(selector), function (mark) { observer.observe(mark); });
+    }
+    observeAll();
+    document.body.addEventListener("htmx:afterSettle", observeAll);
+    update();
+  }
+
+  // The contents rail marks the section being read; the address follows it (replaceState).
+  function followInRail() {
+    var links = document.querySelectorAll(".toc a[href^='#']");
+    var headings = {};
+    Array.prototype.forEach.call(links, function (link) { headings[link.getAttribute("href").slice(1)] = link; });
+    var article = document.querySelector("article.lesson");
+    document.addEventListener("curso:secao", function (evt) {
+      var id = evt.detail.id;
+      // A question belongs to the section of the heading above it.
+      var section = id;
+      if (id && !headings[id]) {
+        var el = document.getElementById(id), hs = article.querySelectorAll("h2[id], h3[id]");
+        section = "";
+        for (var i = 0; i < hs.length; i++) {
+          if (!headings[hs[i].id]) continue;
+          if (hs[i].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) section = hs[i].id; else break;
+        }
+      }
+      Array.prototype.forEach.call(links, function (link) { link.removeAttribute("aria-current"); });
+      if (headings[section]) headings[section].setAttribute("aria-current", "location");
+      if (evt.detail.first) return;  // opening the page keeps the address it was opened with
+      // An address the reader chose (a link, a tree step) stays while its target is on screen.
+      // A tree's steps own the address (?arvore=...#arvore-...): back and forward walk them.
+      if (window.location.hash.indexOf("#arvore-") === 0) return;
+      var held = window.location.hash && document.getElementById(window.location.hash.slice(1));
+      if (held) {
+        var box = held.getBoundingClientRect();
+        if (box.bottom > 0 && box.top < window.innerHeight) return;
+      }
+      var url = window.location.pathname + window.location.search + (id ? "#" + id : "");
+      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+        window.history.replaceState(window.history.state, "", url);
+      }
+    });
+  }
+
   // "Continuar de onde parei": tell the server which section of the lesson is being read,
   // once the reader has stayed a second on it (scrolling up to the menu to leave records nothing).
   function trackPlace() {
@@ -116,29 +197,323 @@
     var token = JSON.parse(headers)["x-csrftoken"];
     var lesson = article.getAttribute("data-licao");
     var sent = null, timer = null;
-    function current() {
-      // The lesson's own sections only (a tree's title is not a place the server knows).
-      var marks = article.querySelectorAll(":scope > h2[id], :scope > h3[id], .question[id]");
-      var found = "", line = window.innerHeight / 3;
-      for (var i = 0; i < marks.length; i++) {
-        if (marks[i].getBoundingClientRect().top > line) break;
-        found = marks[i].id;
-      }
-      return found;
-    }
-    function send() {
-      var section = current();
+    function send(section) {
       if (section === sent) return;
       sent = section;
       var body = new URLSearchParams({ csrftoken: token, licao: lesson, secao: section });
       fetch("/progresso/lugar", { method: "POST", body: body, credentials: "same-origin", keepalive: true })
         .catch(function () { sent = null; });
     }
-    sent = current();  // opening the lesson already stored its top
-    window.addEventListener("scroll", function () {
+    document.addEventListener("curso:secao", function (evt) {
       window.clearTimeout(timer);
-      timer = window.setTimeout(send, 1000);
+      if (evt.detail.first) { sent = evt.detail.id; return; }  // opening the lesson already stored it
+      if (evt.detail.id.indexOf("arvore-") === 0) return;  // a tree is not a place the server knows
+      timer = window.setTimeout(function () { send(evt.detail.id); }, 1000);
+    });
+  }
+
+  // On a phone the header hides while the reader scrolls down and comes back on the way up
+  // (or when focus enters it). On wide screens it is simply sticky (app.css).
+  function reachableHeader() {
+    var header = document.querySelector(".site-header");
+    if (!header) return;
+    var narrow = window.matchMedia(NARROW), last = window.scrollY, ticking = false;
+    function hide(yes) { header.classList.toggle("is-hidden", yes && narrow.matches); }
+    window.addEventListener("scroll", function () {
+      if (ticking) return;
+      ticking = true;
+      window.requestAnimationFrame(function () {
+        ticking = false;
+        var y = window.scrollY, delta = y - last;
+        last = y;
+        if (header.contains(document.activeElement) && document.activeElement !== document.body) return hide(false);
+        if (y <= header.offsetHeight) hide(false);
+        else if (delta > 4) hide(true);
+        else if (delta < -4) hide(false);
+      });
     }, { passive: true });
+    header.addEventListener("focusin", function () { hide(false); });
+    // A jump to a section lands with the heading at the top: keep it uncovered.
+    window.addEventListener("hashchange", function () { if (window.scrollY > header.offsetHeight) hide(true); });
+  }
+
+  // "Voltar ao topo" appears after one screen of scrolling.
+  function backToTop() {
+    var link = document.querySelector(".to-top");
+    if (!link) return;
+    var ticking = false;
+    function update() {
+      ticking = false;
+      link.hidden = window.scrollY < window.innerHeight;
+    }
+    window.addEventListener("scroll", function () {
+      if (!ticking) { ticking = true; window.requestAnimationFrame(update); }
+    }, { passive: true });
+    update();
+    link.addEventListener("click", function (evt) {
+      evt.preventDefault();
+      window.scrollTo({ top: 0, behavior: calm() ? "auto" : "smooth" });
+      var main = document.getElementById("conteudo");
+      if (main) main.focus({ preventScroll: true });
+    });
+  }
+
+  // The phone menu: a modal <dialog> that borrows this page's contents and the course's lessons
+  // while it is open (they go back in place when it closes), so the page keeps one copy of each.
+  function phoneMenu() {
+    var button = document.querySelector(".menu-button"), dialog = document.getElementById("gaveta");
+    if (!button || !dialog || typeof dialog.showModal !== "function") return;
+    var body = dialog.querySelector(".drawer-body");
+    var parts = [document.querySelector(".lesson-aside .toc"), document.getElementById("navegacao-curso")];
+    var homes = [];
+    button.hidden = false;
+    function bringBack() {
+      homes.forEach(function (home) {
+        home.marker.parentNode.insertBefore(home.node, home.marker);
+        home.marker.remove();
+        if (home.details) home.details.open = home.wasOpen;
+      });
+      homes = [];
+    }
+    button.addEventListener("click", function () {
+      parts.forEach(function (node) {
+        if (!node || !node.parentNode) return;
+        var marker = document.createComment("menu");
+        node.parentNode.insertBefore(marker, node);
+        var details = node.querySelector("details");
+        homes.push({ node: node, marker: marker, details: details, wasOpen: details && details.open });
+        if (details) details.open = true;
+        body.appendChild(node);
+      });
+      dialog.showModal();
+      button.setAttribute("aria-expanded", "true");
+      var current = dialog.querySelector(".toc [aria-current], .course-nav [aria-current]");
+      var target = (current && current.querySelector("a")) || current || dialog.querySelector(".drawer-close");
+      if (target && target.focus) target.focus();
+    });
+    dialog.querySelector(".drawer-close").addEventListener("click", function () { dialog.close(); });
+    // A tap on the backdrop (outside the panel) closes the menu too.
+    dialog.addEventListener("click", function (evt) { if (evt.target === dialog) dialog.close(); });
+    // A link followed inside the page closes the menu and lands on its section.
+    body.addEventListener("click", function (evt) {
+      var link = evt.target.closest && evt.target.closest("a[href^='#']");
+      if (link) dialog.close();
+    });
+    // Keep Tab inside the menu (showModal makes the page inert; this also wraps around).
+    dialog.addEventListener("keydown", function (evt) {
+      if (evt.key !== "Tab") return;
+      var items = Array.prototype.filter.call(
+        dialog.querySelectorAll("a[href], button, summary, [tabindex]:not([tabindex='-1'])"),
+        function (el) { return el.offsetParent !== null; });
+      if (!items.length) return;
+      var first = items[0], lastItem = items[items.length - 1];
+      if (evt.shiftKey && document.activeElement === first) { evt.preventDefault(); lastItem.focus(); }
+      else if (!evt.shiftKey && document.activeElement === lastItem) { evt.preventDefault(); first.focus(); }
+    });
+    // Escape (the dialog's own "cancel"), the close button, the backdrop or a link: focus goes
+    // back to the menu button.
+    dialog.addEventListener("close", function () {
+      bringBack();
+      button.setAttribute("aria-expanded", "false");
+      button.focus({ preventScroll: true });
+    });
+    button.setAttribute("aria-expanded", "false");
+  }
+
+  // Search from anywhere: "/" or "s" focus the search box (outside text fields); the header box
+  // shows results as you type in a listbox (a combobox: arrows, Enter, Escape, counts announced).
+  // Without JavaScript it is a form that opens /busca.
+  function searchFromAnywhere() {
+    document.addEventListener("keydown", function (evt) {
+      if (evt.defaultPrevented || evt.ctrlKey || evt.metaKey || evt.altKey) return;
+      if (evt.key !== "/" && evt.key !== "s" && evt.key !== "S") return;
+      var active = document.activeElement;
+      if (active && (active.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName))) return;
+      if (document.querySelector("dialog[open]")) return;
+      var box = document.querySelector("[data-search-box]") || document.getElementById("busca");
+      if (!box) return;
+      evt.preventDefault();
+      box.focus();
+      box.select();
+    });
+    var input = document.querySelector("[data-search-box]");
+    if (input && window.fetch) searchCombobox(input);
+  }
+
+  function searchCombobox(input) {
+    var form = input.form;
+    var list = document.createElement("ul");
+    list.id = input.id + "-lista";
+    list.className = "search-popup";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", input.labels && input.labels[0] ? input.labels[0].textContent : "");
+    list.hidden = true;
+    form.appendChild(list);
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-autocomplete", "list");
+    input.setAttribute("aria-expanded", "false");
+    input.setAttribute("aria-controls", list.id);
+    var timer = null, active = -1, asked = "", controller = null;
+
+    function options() { return list.querySelectorAll("[role=option]"); }
+    function open(yes) {
+      list.hidden = !yes;
+      input.setAttribute("aria-expanded", yes ? "true" : "false");
+      if (!yes) choose(-1);
+    }
+    function choose(index) {
+      var items = options();
+      active = index;
+      Array.prototype.forEach.call(items, function (item, i) { item.setAttribute("aria-selected", i === index ? "true" : "false"); });
+      if (index >= 0 && items[index]) {
+        input.setAttribute("aria-activedescendant", items[index].id);
+        items[index].scrollIntoView({ block: "nearest" });
+      } else {
+        input.removeAttribute("aria-activedescendant");
+      }
+    }
+    function go(item) { window.location.assign(item.getAttribute("data-href")); }
+    function option(index, href, title, detail) {
+      var item = document.createElement("li");
+      item.id = list.id + "-" + index;
+      item.setAttribute("role", "option");
+      item.setAttribute("aria-selected", "false");
+      item.setAttribute("data-href", href);
+      var strong = document.createElement("span");
+      strong.className = "search-popup-title";
+      strong.textContent = title;
+      item.appendChild(strong);
+      if (detail) {
+        var small = document.createElement("span");
+        small.className = "search-popup-detail";
+        small.textContent = detail;
+        item.appendChild(small);
+      }
+      item.addEventListener("mousedown", function (evt) { evt.preventDefault(); });  // keep focus in the box
+      item.addEventListener("click", function () { go(item); });
+      return item;
+    }
+    function show(query, html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      list.textContent = "";
+      var hits = doc.querySelectorAll(".search-hit");
+      Array.prototype.forEach.call(hits, function (hit, i) {
+        var link = hit.querySelector(".search-hit-title a");
+        var where = hit.querySelector(".search-hit-lesson");
+        list.appendChild(option(i, link.getAttribute("href"), link.textContent, where ? where.textContent : ""));
+      });
+      list.appendChild(option(hits.length, "/busca?" + new URLSearchParams({ q: query }), message("search-all"), ""));
+      open(true);
+      var summary = doc.querySelector("[data-announce]");
+      announce(summary ? summary.getAttribute("data-announce") : "");
+    }
+    function ask() {
+      var query = input.value.replace(/\s+/g, " ").trim();
+      if (query === asked && !list.hidden) return;
+      asked = query;
+      if (controller) controller.abort();
+      if (!query) { list.textContent = ""; open(false); return; }
+      controller = window.AbortController ? new AbortController() : null;
+      fetch("/busca?" + new URLSearchParams({ q: query }), {
+        headers: { "HX-Request": "true" }, credentials: "same-origin", signal: controller && controller.signal,
+      }).then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      }).then(function (html) {
+        if (input.value.replace(/\s+/g, " ").trim() === query) show(query, html);
+      }).catch(function (err) {
+        if (err && err.name === "AbortError") return;
+        list.textContent = "";
+        open(false);
+        announce(message("search-error"));
+      });
+    }
+    input.addEventListener("input", function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(ask, 200);
+    });
+    input.addEventListener("keydown", function (evt) {
+      var items = options();
+      if (evt.key === "ArrowDown" || evt.key === "ArrowUp") {
+        if (list.hidden) { if (items.length) open(true); else ask(); evt.preventDefault(); return; }
+        evt.preventDefault();
+        var n = items.length;
+        choose(evt.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n - 1 : active - 1));
+      } else if (evt.key === "Enter" && !list.hidden && active >= 0 && items[active]) {
+        evt.preventDefault();
+        go(items[active]);
+      } else if (evt.key === "Escape" && !list.hidden) {
+        evt.preventDefault();
+        evt.stopPropagation();
+        open(false);
+      }
+    });
+    input.addEventListener("blur", function () { window.setTimeout(function () { open(false); }, 150); });
+    input.addEventListener("focus", function () { if (list.childNodes.length && input.value.trim() === asked) open(true); });
+  }
+
+  // A page opened from a search result (?destaque=...) marks the searched words with <mark>
+  // and scrolls to the first one (after the section the result pointed at). Done here, on the
+  // client, so the page's HTML (and its cache) does not depend on the query.
+  function fold(text) {
+    var out = "";
+    for (var i = 0; i < text.length; i++) {
+      var c = text[i].normalize("NFD")[0].toLowerCase();
+      out += c.length === 1 ? c : text[i];
+    }
+    return out;
+  }
+
+  function markSearchedWords() {
+    var article = document.querySelector("article.lesson");
+    var query = new URLSearchParams(window.location.search).get("destaque");
+    if (!article || !query) return;
+    var stems = fold(query).split(/[^a-z0-9\u00c0-\uffff]+/).filter(function (w) { return w.length >= 2; })
+      .map(function (w) { return w.length > 4 ? w.replace(/(es|s)$/, "") : w; })
+      .map(function (w) { return w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); });
+    if (!stems.length) return;
+    var pattern = new RegExp("(^|[^a-z0-9\u00c0-\uffff])((?:" + stems.join("|") + ")[a-z0-9\u00c0-\uffff]*)", "g");
+    var walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) {
+        var parent = node.parentNode;
+        if (!node.nodeValue.trim() || parent.closest("script, style, svg, button, input, textarea, mark, .heading-link, form .hint")) {
+          return NodeFilter.FILTER_REJECT;
+        }
+        return NodeFilter.FILTER_ACCEPT;
+      },
+    });
+    var nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    var marks = [];
+    nodes.forEach(function (node) {
+      var text = node.nodeValue, folded = fold(text), cursor = 0, match, pieces = [];
+      pattern.lastIndex = 0;
+      while ((match = pattern.exec(folded))) {
+        var start = match.index + match[1].length, end = start + match[2].length;
+        pieces.push(document.createTextNode(text.slice(cursor, start)));
+        var mark = document.createElement("mark");
+        mark.textContent = text.slice(start, end);
+        pieces.push(mark);
+        marks.push(mark);
+        cursor = end;
+      }
+      if (!pieces.length) return;
+      pieces.push(document.createTextNode(text.slice(cursor)));
+      var frag = document.createDocumentFragment();
+      pieces.forEach(function (p) { frag.appendChild(p); });
+      node.parentNode.replaceChild(frag, node);
+    });
+    if (!marks.length) return;
+    var target = window.location.hash && document.getElementById(window.location.hash.slice(1));
+    var first = marks[0];
+    if (target) {
+      for (var i = 0; i < marks.length; i++) {
+        if (target.compareDocumentPosition(marks[i]) & (Node.DOCUMENT_POSITION_FOLLOWING | Node.DOCUMENT_POSITION_CONTAINED_BY)) { first = marks[i]; break; }
+      }
+    }
+    first.classList.add("mark-first");
+    first.scrollIntoView({ block: "center", behavior: "auto" });
+    announce(message("marked").replace("{count}", marks.length));
   }
 
   // Ordering questions: the form posts one position select per step (that is all it needs
@@ -225,6 +600,13 @@
     revealCurrent(document);
     trackPlace();
     enhanceOrdering(document);
+    followInRail();
+    followSections();
+    reachableHeader();
+    backToTop();
+    phoneMenu();
+    searchFromAnywhere();
+    markSearchedWords();
     if (!window.htmx) return;
     // After a swap: announce the new content and move focus to its heading, except while the
     // learner is typing (live search), where focus stays in the box and only the announcement plays.

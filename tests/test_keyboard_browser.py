@@ -205,8 +205,8 @@ def test_print_shows_the_lesson_without_navigation_or_forms(
     page.goto(live_server.url + "/licoes/kernels")
     page.emulate_media(media="print")
     hidden_on_paper = (
-        ".site-header", ".toc", ".course-nav", ".pager", ".site-footer", ".question form",
-        ".tree-map-frame",
+        ".site-header", ".toc", ".course-nav", ".pager", ".site-footer", ".question input",
+        ".question button", ".tree-map-frame", ".heading-link", ".menu-button",
     )
     for hidden in hidden_on_paper:
         expect(page.locator(hidden).first).to_be_hidden()

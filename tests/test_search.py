@@ -9,6 +9,7 @@ import sys
 import textwrap
 import unicodedata
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 from bs4 import BeautifulSoup
@@ -28,9 +29,15 @@ def soup(response) -> BeautifulSoup:
 
 
 def hits(client: TestClient, q: str) -> list[tuple[str, str]]:
-    """(link, section title) of every result for ``q``."""
+    """(link, section title) of every result for ``q``; each link carries the query (``?destaque=``)."""
     page = soup(client.get("/busca", params={"q": q}))
-    return [(a["href"], a.get_text()) for a in page.select(".search-hit-title a")]
+    found = []
+    for a in page.select(".search-hit-title a"):
+        address, _, fragment = a["href"].partition("#")
+        path, _, query = address.partition("?")
+        assert parse_qs(query) == {"destaque": [" ".join(q.split())]}, a["href"]
+        found.append((path + (f"#{fragment}" if fragment else ""), a.get_text()))
+    return found
 
 
 def marked(client: TestClient, q: str) -> list[str]:
@@ -147,7 +154,7 @@ def test_snippet_escapes_text_and_marks_words():
 def test_search_works_under_the_c_locale(tmp_path):
     """The same answers with ``LC_ALL=C``: nothing depends on the server's locale."""
     program = textwrap.dedent(f"""
-        import json, unicodedata
+        import json, re, unicodedata
         from pathlib import Path
         from bs4 import BeautifulSoup
         from fastapi.testclient import TestClient
@@ -157,7 +164,8 @@ def test_search_works_under_the_c_locale(tmp_path):
         out = {{}}
         for q in ["decodificacao", "DECODIFICA\\u00c7\\u00c3O", unicodedata.normalize("NFD", "decodifica\\u00e7\\u00e3o"), "kernel"]:
             page = BeautifulSoup(client.get("/busca", params={{"q": q}}).text, "html.parser")
-            out[q] = sorted(a["href"] for a in page.select(".search-hit-title a"))
+            # Without the query each link carries (?destaque=...): the sections found.
+            out[q] = sorted(re.sub(r"[?][^#]*", "", a["href"]) for a in page.select(".search-hit-title a"))
         print(json.dumps(out))
     """)
     script = tmp_path / "busca_c.py"

@@ -40,6 +40,8 @@ from app.i18n import N_, gettext
 
 # Callout kinds and their default titles (message ids; the text comes from the catalog).
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
+# The accessible name of the "#" link beside each heading.
+HEADING_LINK_LABEL = N_("Link to this section")
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 # Ids the lesson page's chrome uses (templates/base.html, lesson.html, _course_nav.html,
 # _content_problems.html); a heading may not take them. tests/test_lesson_structure.py checks
@@ -245,6 +247,31 @@ def _anchor_headings(state: StateCore) -> None:
         token.meta["text"] = text
 
 
+def _render_heading_open(self, tokens: list[Token], idx: int, options, env) -> str:
+    """Open a ``##``/``###`` heading inside a ``div.heading-anchor`` that also holds its link."""
+    token = tokens[idx]
+    html = self.renderToken(tokens, idx, options, env)
+    return f'<div class="heading-anchor">{html}' if token.attrGet("id") else html
+
+
+def _render_heading_close(self, tokens: list[Token], idx: int, options, env) -> str:
+    """Close the heading, then add its "#" link (beside the heading, not in its accessible name).
+
+    The link's name is "Link para esta seção" and its description the heading itself; the
+    "#" comes from CSS, so neither the search index nor a screen reader's heading list sees it.
+    """
+    html = self.renderToken(tokens, idx, options, env)
+    anchor = tokens[idx - 2].attrGet("id") if idx >= 2 else None
+    if not anchor:
+        return html
+    label = escapeHtml(gettext(HEADING_LINK_LABEL))
+    anchor = escapeHtml(str(anchor))
+    return (
+        f'{html}<a class="heading-link" href="#{anchor}" aria-label="{label}"'
+        f' aria-describedby="{anchor}"></a></div>\n'
+    )
+
+
 def _resolve_links(state: StateCore) -> None:
     """Send internal link fragments through :func:`slugify`, so heading text reaches the heading."""
     for token in state.tokens:
@@ -304,6 +331,8 @@ def markdown() -> MarkdownIt:
     md.add_render_rule("callout_open", _render_callout)
     md.add_render_rule("callout_close", _render_callout)
     md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("heading_open", _render_heading_open)
+    md.add_render_rule("heading_close", _render_heading_close)
     return md
 
 

@@ -16,6 +16,7 @@ import hashlib
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import Response
@@ -67,6 +68,34 @@ def current_path(request: Request | None) -> str:
     return request.url.path + (f"?{query}" if query else "")
 
 
+def site_url(request: Request | None, path: str = "/") -> str:
+    """The absolute address of ``path`` (starting with ``/``) on this site.
+
+    Uses ``CURSO_PUBLIC_URL`` when set, else the scheme and host of the request.
+    """
+    if request is None:
+        return path
+    base = getattr(request.app.state.settings, "public_url", "") or str(request.base_url).rstrip("/")
+    return base + path
+
+
+def canonical_url(request: Request | None) -> str:
+    """The page's canonical address: its path on this site, without the query string."""
+    return site_url(request, request.url.path if request is not None else "/")
+
+
+def with_highlight(url: str, query: str) -> str:
+    """``url`` with ``?destaque=<query>`` before its fragment: the page marks the query's words.
+
+    ``/licoes/kernels#fusao`` and "fusão" give ``/licoes/kernels?destaque=fus%C3%A3o#fusao``.
+    """
+    if not query:
+        return url
+    address, hash_, fragment = url.partition("#")
+    joiner = "&" if "?" in address else "?"
+    return f"{address}{joiner}{urlencode({'destaque': query})}{hash_}{fragment}"
+
+
 def account_name(request: Request | None) -> str | None:
     """The signed-in username for the page header, or ``None``.
 
@@ -107,6 +136,7 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
         static_url=assets.url, local_datetime=_local_datetime, account_name=account_name,
         tree_html=RenderedTrees(templates.env).html, kind_label=kind_label,
         number=format_number,
+        canonical_url=canonical_url, site_url=site_url, with_highlight=with_highlight,
     )
     return templates
 
