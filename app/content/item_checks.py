@@ -38,6 +38,8 @@ NEAR_DUPLICATE = 0.9
 NEAR_MIN_CHARS = 20
 """Near-duplicates are judged on texts this long; short names ("MLX-LM", "MLX-VLM") only when equal.
 Options that differ in their numbers ("50 tokens/s", "500 tokens/s") are never near-duplicates."""
+OPTION_KINDS = frozenset({"single", "multiple", "scenario"})
+"""The kinds these rules are about: ``numeric`` and ``ordering`` questions have no options."""
 MIN_QUESTIONS_FOR_PATTERNS = 3
 """Lesson-wide patterns (longest key, key position) are judged from this many questions on."""
 MIN_MULTIPLE_FOR_SPREAD = 2
@@ -92,8 +94,10 @@ def question_warnings(question: Question) -> list[ItemWarning]:
         question: a rendered question; for a scenario, its key already resolved.
 
     Returns:
-        The warnings, possibly none.
+        The warnings, possibly none (always none for a kind outside :data:`OPTION_KINDS`).
     """
+    if question.kind not in OPTION_KINDS:
+        return []
     out: list[str] = []
     texts = {o.id: plain(o.text_html) for o in question.options}
     if question.kind != "multiple" and len(question.answer) == 1:
@@ -204,7 +208,9 @@ def lesson_warnings(lesson: Lesson) -> list[ContentError]:
         for question in questions
         for w in question_warnings(question)
     ]
-    single = [q for q in questions if q.kind != "multiple" and len(q.answer) == 1]
+    single = [
+        q for q in questions if q.kind in OPTION_KINDS - {"multiple"} and len(q.answer) == 1
+    ]
     if len(single) >= MIN_QUESTIONS_FOR_PATTERNS:
         longest = [q for q in single if _key_is_longest(q)]
         if 2 * len(longest) > len(single):
