@@ -83,7 +83,7 @@ def arvore(
     walk = walk_path(tree, values)
     while walk.current is not None:
         question = walk.current
-        typer.echo(f"{tree.facet_label(question.facet)}: {plain(question.text_html)}")
+        typer.echo(f"{tree.facet_label(question.facet)}: {plain_text(question.text_html)}")
         for number, option in enumerate(question.options, start=1):
             typer.echo(f"  {number}. {option.label}")
         choice = ask_number(gettext("Your choice"), len(question.options))
@@ -102,11 +102,7 @@ def arvore(
         engines = result.main
     shown = gettext("Result: %(engines)s — %(verdict)s")
     typer.echo(shown % {"engines": engines, "verdict": result.verdict.label})
-    typer.echo(gettext("Why: %(why)s") % {"why": plain(result.why_html)})
+    typer.echo(gettext("Why: %(why)s") % {"why": plain_text(result.why_html)})
     if result.note:
-        typer.echo(gettext("Another view: %(note)s") % {"note": plain(result.note_html)})
+        typer.echo(gettext("Another view: %(note)s") % {"note": plain_text(result.note_html)})
 
-
-def plain(html: str) -> str:
-    """Rendered Markdown as terminal text: tags dropped, entities decoded, lines joined."""
-    return plain_text(html)

@@ -10,7 +10,7 @@ An empty explanation is not here: it is already an ``error`` of the quiz model
 (:mod:`app.content.quiz`, ``explanation`` has ``min_length=1``).
 
 The checks read what the learner sees: the rendered HTML with its tags stripped
-(``markupsafe.Markup.striptags``), so Markdown marks do not count as length.
+(:func:`app.content.markdown.plain_text`), so Markdown marks do not count as length.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from markupsafe import Markup
-
 from app.content.errors import ContentError
 from app.content.lessons import Lesson
+from app.content.markdown import plain_text
 from app.content.quiz import Question
 from app.content.text import fold
 from app.i18n import gettext
@@ -73,13 +72,8 @@ class ItemWarning:
     message: str
 
 
-def plain(html: str) -> str:
-    """The text a learner reads in ``html``: tags stripped, entities decoded, spaces collapsed."""
-    return Markup(html).striptags()
-
-
 def _folded(html: str) -> str:
-    return " ".join(_WORD.findall(fold(plain(html))))
+    return " ".join(_WORD.findall(fold(plain_text(html))))
 
 
 def question_warnings(question: Question) -> list[ItemWarning]:
@@ -99,7 +93,7 @@ def question_warnings(question: Question) -> list[ItemWarning]:
     if question.kind not in OPTION_KINDS:
         return []
     out: list[str] = []
-    texts = {o.id: plain(o.text_html) for o in question.options}
+    texts = {o.id: plain_text(o.text_html) for o in question.options}
     if question.kind != "multiple" and len(question.answer) == 1:
         out.extend(_longest_key(question, texts))
     for option in question.options:
@@ -112,7 +106,7 @@ def question_warnings(question: Question) -> list[ItemWarning]:
                 % {"question": question.id, "option": option.id, "text": texts[option.id]}
             )
     stem = _EMPHASIS.sub(" ", question.legend_html + " " + question.prompt_rest_html)
-    negative = _NEGATIVE.search(plain(stem))
+    negative = _NEGATIVE.search(plain_text(stem))
     if negative:
         out.append(
             gettext(
@@ -182,9 +176,9 @@ def _duplicates(question: Question) -> list[str]:
 
 def _echoes(explanation_html: str, option_html: str) -> bool:
     """True when the explanation adds no word to its option's text (besides "Certo."/"Errado.")."""
-    rest = _VERDICT.sub("", plain(explanation_html))
+    rest = _VERDICT.sub("", plain_text(explanation_html))
     words = set(_WORD.findall(fold(rest)))
-    return words <= set(_WORD.findall(fold(plain(option_html))))
+    return words <= set(_WORD.findall(fold(plain_text(option_html))))
 
 
 def lesson_warnings(lesson: Lesson) -> list[ContentError]:
@@ -239,7 +233,7 @@ def lesson_warnings(lesson: Lesson) -> list[ContentError]:
 
 def _key_is_longest(question: Question) -> bool:
     (key,) = question.answer
-    lengths = {o.id: len(plain(o.text_html)) for o in question.options}
+    lengths = {o.id: len(plain_text(o.text_html)) for o in question.options}
     return all(lengths[key] > n for oid, n in lengths.items() if oid != key)
 
 
