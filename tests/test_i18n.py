@@ -376,7 +376,7 @@ def test_curso_check_summaries_are_catalog_texts(tmp_path, marked_catalog):
 
 def tree_data(course) -> set[str]:
     """Every text `curso arvore` shows that comes from the lessons, not from the catalog."""
-    from app.cli_tree import plain
+    from app.content.markdown import plain_text as plain
 
     data = set()
     for tree in course.trees.values():

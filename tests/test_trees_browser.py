@@ -111,12 +111,12 @@ def test_walk_without_javascript(live_server: LiveServer, browser: Browser):
     page = context.new_page()
     page.goto(f"{live_server.url}/licoes/kernels")
     widget = page.locator("#arvore-guia-osman")
-    widget.get_by_role("button", name="Nenhuma dessas: servidores de produção").click()
+    widget.get_by_role("button", name="Nenhuma das anteriores").click()
     expect(page).to_have_url(re.compile(r"/licoes/kernels\?arvore=guia-osman&c=hopper#arvore-guia-osman$"))
     widget.get_by_role("button", name="Contexto longo, MoE ou routing").click()
     expect(widget.locator(".tree-result-engines")).to_have_text("SGLang")
     widget.get_by_role("link", name="← Voltar um passo").click()
-    expect(widget.locator("legend")).to_contain_text("E o que o seu caso pede?")
+    expect(widget.locator("legend")).to_contain_text("o que o seu caso pede?")
     context.close()
 
 

@@ -37,8 +37,8 @@ NEAR_DUPLICATE = 0.9
 NEAR_MIN_CHARS = 20
 """Near-duplicates are judged on texts this long; short names ("MLX-LM", "MLX-VLM") only when equal.
 Options that differ in their numbers ("50 tokens/s", "500 tokens/s") are never near-duplicates."""
+# The kinds these rules are about: numeric and ordering questions have no options.
 OPTION_KINDS = frozenset({"single", "multiple", "scenario"})
-"""The kinds these rules are about: ``numeric`` and ``ordering`` questions have no options."""
 MIN_QUESTIONS_FOR_PATTERNS = 3
 """Lesson-wide patterns (longest key, key position) are judged from this many questions on."""
 MIN_MULTIPLE_FOR_SPREAD = 2

@@ -333,7 +333,33 @@ def markdown() -> MarkdownIt:
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("heading_open", _render_heading_open)
     md.add_render_rule("heading_close", _render_heading_close)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
     return md
+
+
+def _render_table_open(self, tokens, idx, options, env) -> str:
+    # A wide table scrolls sideways inside its own box on a phone. The box is a focusable,
+    # labelled region so a keyboard user can scroll it too (axe: scrollable-region-focusable);
+    # its name comes from the column headers, numbered when two tables share them
+    # (axe: landmark-unique).
+    headers = []
+    for token in tokens[idx + 1 :]:
+        if token.type == "thead_close":
+            break
+        if token.type == "inline":
+            headers.append(plain_text(self.renderInline(token.children or [], options, env)))
+    label = gettext("Table: %(columns)s") % {"columns": ", ".join(h for h in headers if h)}
+    seen = env.setdefault("curso_table_labels", {})
+    seen[label] = seen.get(label, 0) + 1
+    if seen[label] > 1:
+        label = f"{label} ({seen[label]})"
+    opening = f'<div class="table-scroll" role="region" tabindex="0" aria-label="{escapeHtml(label)}">'
+    return opening + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(self, tokens, idx, options, env) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
 
 def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMarkdown:
