@@ -23,6 +23,7 @@ from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import (
     account,
     api,
+    editor,
     errors,
     glossary,
     health,
@@ -100,7 +101,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
-    for module in (lessons, quizzes, trees, search, glossary, preferences, health, account, instructor):
+    # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
+    for module in (
+        lessons, quizzes, trees, search, glossary, preferences, health, account, editor, instructor,
+    ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
         app.include_router(module.router)

@@ -15,6 +15,9 @@ from app.i18n import gettext
 from app.web.errors import title_of
 
 MAX_FORM_BYTES = 64 * 1024
+# The lesson editor posts a whole lesson file, percent-encoded (an accented letter is 6 bytes).
+MAX_EDITOR_FORM_BYTES = 4 * 1024 * 1024
+EDITOR_PATHS = "/instrutor/licoes/"
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
 # Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
 OTHER_SITES = (b"same-site", b"cross-site")
@@ -66,7 +69,8 @@ class RequestGuard:
     - ``HEAD`` is served as ``GET`` (the server drops the body).
     - A body that is not a URL-encoded form or JSON gets 415: the app accepts no uploads,
       and asgi-csrf's multipart parser fails on odd input.
-    - A body over :data:`MAX_FORM_BYTES` gets 413; one that is not UTF-8 gets 400.
+    - A body over :data:`MAX_FORM_BYTES` (:data:`MAX_EDITOR_FORM_BYTES` for the lesson editor,
+      which posts a whole lesson) gets 413; one that is not UTF-8 gets 400.
     - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
       its check for a ``Bearer`` header.
     - A state-changing request that the browser marks as coming from another site
@@ -99,13 +103,14 @@ class RequestGuard:
             await self._fail(scope, send, 415, gettext("Send the page's own form."))
             return
         messages, body = [], b""
+        limit = MAX_EDITOR_FORM_BYTES if scope["path"].startswith(EDITOR_PATHS) else MAX_FORM_BYTES
         while True:
             message = await receive()
             messages.append(message)
             if message["type"] != "http.request":
                 break
             body += message.get("body", b"")
-            if len(body) > MAX_FORM_BYTES:
+            if len(body) > limit:
                 await self._fail(scope, send, 413, gettext("The form sent is too large."))
                 return
             if not message.get("more_body"):

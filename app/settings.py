@@ -35,6 +35,9 @@ class Settings(BaseSettings):
         dashboard_max_age: seconds the instructor dashboard's figures are reused before they
             are computed again (its "Recalcular agora" button does it at once); ``0``
             computes them on every visit.
+        web_editor: the lesson editor in the browser (``/instrutor/licoes/<slug>/editar``).
+            With several machines, the lessons folder must be shared storage, or this must be
+            off: each machine would otherwise edit its own copy.
         debug: show tracebacks on failing requests (Starlette's debug page). Off by default;
             it must stay off in production, where a failure shows the plain 500 page.
     """
@@ -49,6 +52,7 @@ class Settings(BaseSettings):
     secure_cookies: bool = False
     rate_limit_storage: str = "database"
     dashboard_max_age: int = Field(default=900, ge=0)
+    web_editor: bool = True
     debug: bool = False
 
     @field_validator("secret_key", mode="before")

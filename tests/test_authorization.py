@@ -6,6 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from tests.conftest import csrf_from
 from tests.test_accounts import sign_up
 from tests.test_http import KERNELS, answer
 from tests.test_instructor import instructor
@@ -18,7 +19,14 @@ OPEN = [
 ]
 INSTRUCTOR_ONLY = [
     "/instrutor", "/instrutor/licoes/kernels", "/instrutor/exportar/tentativas.csv",
-    "/instrutor/exportar/progresso.csv",
+    "/instrutor/exportar/progresso.csv", "/instrutor/licoes/kernels/editar",
+    "/instrutor/licoes/kernels/historico", "/instrutor/licoes/nova",
+]
+# The editor's writes; the instructor's own are tested on a copy of the lessons (test_editor.py).
+INSTRUCTOR_POSTS = [
+    "/instrutor/licoes/kernels/editar", "/instrutor/licoes/kernels/previa",
+    "/instrutor/licoes/kernels/rascunho/descartar", "/instrutor/licoes/kernels/historico/1/restaurar",
+    "/instrutor/licoes/nova",
 ]
 EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
 
@@ -47,6 +55,18 @@ def test_the_authorization_matrix(people):
     expected |= {(who, url): EXPECTED[who] for who in people for url in INSTRUCTOR_ONLY}
     assert seen == expected
     assert people["anônimo"].get("/instrutor").headers["location"].startswith("/conta?proximo=")
+
+
+def test_only_instructors_may_post_to_the_editor(people):
+    form = {"texto": "---\n", "versao": "0" * 64, "titulo": "Nova"}
+    seen = {}
+    for who in ("anônimo", "aluno A", "aluno B"):
+        client = people[who]
+        token = csrf_from(client.get("/conta").text)
+        for url in INSTRUCTOR_POSTS:
+            seen[(who, url)] = client.post(url, data={"csrftoken": token, **form}).status_code
+    expected = {(who, url): EXPECTED[who] for who in ("anônimo", "aluno A", "aluno B") for url in INSTRUCTOR_POSTS}
+    assert seen == expected
 
 
 def test_learners_see_only_their_own_data(people):

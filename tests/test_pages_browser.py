@@ -137,6 +137,18 @@ def open_chart_table(page: Page) -> None:
     card.scroll_into_view_if_needed()
 
 
+def conflict(page: Page) -> None:
+    """Publish from the editor after the file changed on disk: the 409 page with its diff."""
+    box = page.locator("#editor-texto")
+    text = box.input_value()
+    path = CONFLICT_FILE[0]
+    path.write_text(path.read_text(encoding="utf-8") + "\nMudado no servidor.\n", encoding="utf-8")
+    box.fill(text.replace("## ", "## Editado: ", 1))
+    page.get_by_role("button", name="Publicar").click()
+    expect(page.locator(".editor-conflict")).to_be_visible()
+
+
+CONFLICT_FILE: list = []  # the lesson file the conflict page changes, set by instructor_site
 INSTRUCTOR_PAGE_TYPES = [
     PageType(  # the whole dashboard, with one question's option chart and its table open
         "instrutor-painel",
@@ -152,6 +164,12 @@ INSTRUCTOR_PAGE_TYPES = [
     ),
     PageType("instrutor-licao-aviso", "/licoes/com-aviso", instructor=True, detail=".check-panel"),
     PageType("instrutor-licao-indisponivel", "/licoes/quebrada", status=503, instructor=True),
+    PageType("editor", "/instrutor/licoes/com-aviso/editar", instructor=True, detail=".editor-result"),
+    PageType("editor-com-erro", "/instrutor/licoes/quebrada/editar", instructor=True, detail=".check-panel"),
+    PageType("editor-conflito", "/instrutor/licoes/escolha-self-hosted/editar", conflict, instructor=True,
+             detail=".editor-conflict", status=409),
+    PageType("editor-historico", "/instrutor/licoes/com-aviso/historico", instructor=True),
+    PageType("editor-nova-licao", "/instrutor/licoes/nova", instructor=True),
 ]
 INSTRUCTOR = "professora"
 
@@ -169,6 +187,7 @@ def instructor_site(tmp_path_factory, browser):
     broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 5")
     broken = broken.replace("answer: [b]", "answer: [x]")
     (lessons / "05-quebrada.md").write_text(broken, encoding="utf-8")
+    CONFLICT_FILE[:] = [lessons / "02-escolha-self-hosted.md"]
     server = LiveServer(tmp, lessons)
     server.start()
     easy, charted = KERNEL_QUESTIONS[0], CHARTED

@@ -180,3 +180,42 @@ def test_files_beside_the_lesson_images_run_nothing(hostile_server: LiveServer, 
         assert not page.evaluate("window.__pwned === 1"), name
     page.context.close()
     assert dialogs == []
+
+
+def test_no_payload_runs_in_the_editor_its_preview_or_the_history(hostile_server: LiveServer, browser: Browser):
+    """An instructor opens every hostile lesson in the editor (with its live preview), types in
+    it (the htmx preview), and reads its history (diffs of every line)."""
+    import httpx
+
+    from tests.test_live import grant_instructor, sign_up
+
+    with httpx.Client(base_url=hostile_server.url) as client:
+        sign_up(client, "revisora")
+    grant_instructor(hostile_server, "revisora")
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(hostile_server.url + "/conta")
+    page.fill("#entrar-usuario", "revisora")
+    page.fill("#entrar-senha", "senha-boa-123")
+    page.get_by_role("button", name="Entrar").click()
+    failures: dict[str, list[str]] = {}
+    for index, payload in enumerate(PAYLOADS):
+        page.goto(f"{hostile_server.url}/instrutor/licoes/xss-{index}/editar")
+        if page.locator("#editor-texto").input_value() != lesson_source(index, payload):
+            failures[f"xss-{index} editor"] = ["o texto no editor não é o do arquivo"]
+        with page.expect_response(lambda r: r.url.endswith(f"/xss-{index}/previa")):
+            page.locator("#editor-texto").press("End")
+            page.keyboard.type(f"\n{payload}\n")
+        page.wait_for_timeout(50)
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[f"xss-{index} editor"] = bad
+        page.goto(f"{hostile_server.url}/instrutor/licoes/xss-{index}/historico")
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[f"xss-{index} histórico"] = bad
+    context.close()
+    assert dialogs == []
+    assert failures == {}
