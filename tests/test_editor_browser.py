@@ -80,7 +80,7 @@ def test_edit_see_the_preview_and_an_error_at_its_line_fix_it_and_publish(reset,
     expect(box).to_be_focused()
     assert caret_line(page) == wrong_line
     page.keyboard.press("End")
-    for _ in range(3):
+    for _ in range(2):
         page.keyboard.press("Backspace")
     page.keyboard.type("b]")
     expect(page.locator("#editor-resultado .check-ok")).to_be_visible()

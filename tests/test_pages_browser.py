@@ -166,7 +166,7 @@ INSTRUCTOR_PAGE_TYPES = [
     PageType("instrutor-licao-indisponivel", "/licoes/quebrada", status=503, instructor=True),
     PageType("editor", "/instrutor/licoes/com-aviso/editar", instructor=True, detail=".editor-result"),
     PageType("editor-com-erro", "/instrutor/licoes/quebrada/editar", instructor=True, detail=".check-panel"),
-    PageType("editor-conflito", "/instrutor/licoes/escolha-self-hosted/editar", conflict, instructor=True,
+    PageType("editor-conflito", "/instrutor/licoes/conflito/editar", conflict, instructor=True,
              detail=".editor-conflict", status=409),
     PageType("editor-historico", "/instrutor/licoes/com-aviso/historico", instructor=True),
     PageType("editor-nova-licao", "/instrutor/licoes/nova", instructor=True),
@@ -187,7 +187,9 @@ def instructor_site(tmp_path_factory, browser):
     broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 5")
     broken = broken.replace("answer: [b]", "answer: [x]")
     (lessons / "05-quebrada.md").write_text(broken, encoding="utf-8")
-    CONFLICT_FILE[:] = [lessons / "02-escolha-self-hosted.md"]
+    conflicted = GOOD.replace("slug: decode-prefill", "slug: conflito").replace("order: 1", "order: 6")
+    (lessons / "06-conflito.md").write_text(conflicted, encoding="utf-8")
+    CONFLICT_FILE[:] = [lessons / "06-conflito.md"]
     server = LiveServer(tmp, lessons)
     server.start()
     easy, charted = KERNEL_QUESTIONS[0], CHARTED
