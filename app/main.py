@@ -23,6 +23,7 @@ from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import (
     account,
     api,
+    classes,
     editor,
     errors,
     glossary,
@@ -103,7 +104,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
     # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
     for module in (
-        lessons, quizzes, trees, search, glossary, preferences, health, account, editor, instructor,
+        lessons, quizzes, trees, search, glossary, preferences, health, account, editor, classes,
+        instructor,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one
