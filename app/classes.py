@@ -124,6 +124,18 @@ def class_for(db: Session, account: Account, class_id: int) -> Classroom | None:
     return classroom if staff is not None else None
 
 
+def delete_class(db: Session, classroom: Classroom) -> None:
+    """Delete a class with its staff, memberships and due dates; attempts stay. Committed.
+
+    The rows go by ``ON DELETE CASCADE`` and are also deleted explicitly, so a database
+    without foreign keys enforced keeps nothing either.
+    """
+    for table in (ClassMember, ClassStaff, ClassDue):
+        db.exec(delete(table).where(col(table.class_id) == classroom.id))
+    db.delete(classroom)
+    db.commit()
+
+
 def rotate_code(db: Session, classroom: Classroom) -> str:
     """Give the class a new join code (the old link stops working); committed."""
     classroom.join_code = new_code()

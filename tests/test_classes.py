@@ -141,3 +141,31 @@ def test_due_label_and_parse_due_round_trip():
     moment = parse_due("2026-12-12T23:59", "America/Sao_Paulo")
     assert moment == datetime(2026, 12, 13, 2, 59, tzinfo=UTC)
     assert due_label(moment, "America/Sao_Paulo") == "até 12/12, 23:59 (horário de Brasília)"
+
+
+def test_deleting_a_class_removes_memberships_and_due_dates_but_not_attempts(school, settings):
+    _, teacher, learner, class_url, code = school
+    post(learner, f"/turmas/entrar/{code}")
+    post(teacher, class_url + "/prazos", licao="kernels", prazo="2099-12-12T23:59")
+    attempts = db_rows(settings, "SELECT count(*) FROM attempt")
+    assert post(teacher, class_url + "/apagar").status_code == 303
+    assert teacher.get(class_url).status_code == 404
+    for table in ("classroom", "class_member", "class_due", "class_staff"):
+        assert db_rows(settings, f"SELECT count(*) FROM {table}") == [(0,)], table
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == attempts != [(0,)]
+
+
+def test_csv_exports_take_a_class_filter_and_keep_the_pseudonyms(school, settings):
+    app, teacher, learner, class_url, code = school
+    class_id = class_url.rsplit("/", 1)[1]
+    outsider = TestClient(app, follow_redirects=False)
+    answer(outsider, "kernels", FIRST, ["a"])
+    everyone = teacher.get("/instrutor/exportar/tentativas.csv").text.strip().splitlines()
+    assert len(everyone) == 3  # header, ana's attempt, the outsider's
+    assert teacher.get(f"/instrutor/exportar/tentativas.csv?turma={class_id}").text.strip().splitlines() == everyone[:1]
+    post(learner, f"/turmas/entrar/{code}")
+    only = teacher.get(f"/instrutor/exportar/tentativas.csv?turma={class_id}").text.strip().splitlines()
+    assert len(only) == 2 and only[1] in everyone and "ana" not in only[1]
+    progress = teacher.get(f"/instrutor/exportar/progresso.csv?turma={class_id}").text.strip().splitlines()
+    assert {line.split(",")[0] for line in progress[1:]} == {only[1].split(",")[1]}
+    assert teacher.get("/instrutor/exportar/progresso.csv?turma=999").status_code == 404

@@ -170,6 +170,9 @@ INSTRUCTOR_PAGE_TYPES = [
              detail=".editor-conflict", status=409),
     PageType("editor-historico", "/instrutor/licoes/com-aviso/historico", instructor=True),
     PageType("editor-nova-licao", "/instrutor/licoes/nova", instructor=True),
+    PageType("turmas", "/instrutor/turmas", instructor=True),
+    PageType("turma", "/instrutor/turmas/1", instructor=True),
+    PageType("turma-entrar", "/turmas/entrar/codigo-da-turma-de-teste", instructor=True),
 ]
 INSTRUCTOR = "professora"
 
@@ -211,8 +214,30 @@ def instructor_site(tmp_path_factory, browser):
     expect(page.locator(".nav-account")).to_have_text(f"Conta: {INSTRUCTOR}")
     state = context.storage_state()
     context.close()
+    _seed_class(server)
     yield server, state
     server.stop()
+
+
+def _seed_class(server: LiveServer) -> None:
+    """A class taught by the instructor, with a known join code, a learner and a due date."""
+    from sqlalchemy import text
+
+    from app.db import make_engine
+
+    engine = make_engine(server.settings.database_url)
+    with engine.begin() as db:
+        db.execute(text("INSERT INTO classroom (id, name, description, join_code, time_zone, created_at)"
+                        " VALUES (1, 'Turma da noite', 'Terças', 'codigo-da-turma-de-teste',"
+                        " 'America/Sao_Paulo', CURRENT_TIMESTAMP)"))
+        db.execute(text("INSERT INTO class_staff (class_id, account_id)"
+                        " SELECT 1, id FROM account WHERE username = :name"), {"name": INSTRUCTOR})
+        db.execute(text("INSERT INTO class_member (class_id, learner_id, joined_at)"
+                        " SELECT 1, learner_id, CURRENT_TIMESTAMP FROM account WHERE username = :name"),
+                   {"name": INSTRUCTOR})
+        db.execute(text("INSERT INTO class_due (class_id, lesson_slug, due_at)"
+                        " VALUES (1, 'kernels', '2026-01-01 12:00:00.000000')"))
+    engine.dispose()
 
 
 # Tables fit the width: a table that scrolls sideways (app.css lets it) hides columns on a phone.

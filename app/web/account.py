@@ -57,8 +57,13 @@ def sign_up(
     usuario: Field = "",
     senha: Field = "",
     confirmacao: Field = "",
+    proximo: Field = "",
 ):
-    """Create an account for this browser's learner, keeping their progress, and sign in."""
+    """Create an account for this browser's learner, keeping their progress, and sign in.
+
+    Success leads to ``proximo`` when it is a path of this site (a class join link), else
+    to the progress page.
+    """
     if account:
         return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
     try:
@@ -71,7 +76,7 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    return RedirectResponse("/progresso", status_code=303)
+    return RedirectResponse(safe_next(proximo) or "/progresso", status_code=303)
 
 
 @router.post("/conta/entrar", response_class=HTMLResponse)

@@ -84,6 +84,13 @@ def class_rotate(request: Request, class_id: int, db: SessionDep, instructor: In
     return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
 
 
+@router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
+def class_delete(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
+    """Delete the class: its memberships and due dates go, the learners' answers stay."""
+    classes.delete_class(db, _class(db, instructor, class_id))
+    return RedirectResponse("/instrutor/turmas", status_code=303)
+
+
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
 def class_due(
     request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep,

@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from app import dashboard_cache
+from app.classes import class_for
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.deps import CourseDep, InstructorDep, SessionDep
@@ -32,6 +33,7 @@ from app.item_analysis import (
 from app.web.templating import render
 
 router = APIRouter(prefix="/instrutor")
+NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
 UNKNOWN_LESSON = N_("There is no lesson or file with this address in the lessons folder.")
 
 
@@ -173,15 +175,38 @@ def _csv(request: Request, name: str, lines) -> StreamingResponse:
     )
 
 
+def _class_filter(db, instructor, turma: int | None) -> int | None:
+    """The class id of ``?turma=``, checked: 404 for a class the instructor does not teach."""
+    if turma is None:
+        return None
+    if class_for(db, instructor, turma) is None:
+        raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
+    return turma
+
+
 @router.get("/exportar/tentativas.csv", name="export_attempts")
-def export_attempts(request: Request, course: CourseDep, instructor: InstructorDep):
-    """Every attempt, one row each (columns in ``app/exports.py`` and the README)."""
-    rows = attempt_rows(request.app.state.engine, course, request.app.state.pseudonym_salt)
+def export_attempts(
+    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    turma: int | None = None,
+):
+    """Every attempt, one row each (columns in ``app/exports.py`` and the README).
+
+    ``?turma=<id>``: only the attempts of that class's learners.
+    """
+    class_id = _class_filter(db, instructor, turma)
+    rows = attempt_rows(request.app.state.engine, course, request.app.state.pseudonym_salt, class_id)
     return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
 
 
 @router.get("/exportar/progresso.csv", name="export_progress")
-def export_progress(request: Request, course: CourseDep, instructor: InstructorDep):
-    """One row per learner × lesson (columns in ``app/exports.py`` and the README)."""
-    rows = progress_rows(request.app.state.engine, course, request.app.state.pseudonym_salt)
+def export_progress(
+    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    turma: int | None = None,
+):
+    """One row per learner × lesson (columns in ``app/exports.py`` and the README).
+
+    ``?turma=<id>``: only that class's learners.
+    """
+    class_id = _class_filter(db, instructor, turma)
+    rows = progress_rows(request.app.state.engine, course, request.app.state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))
