@@ -114,7 +114,9 @@ def latest_revision(db: Session, file_name: str) -> LessonRevision | None:
     return db.exec(query.order_by(col(LessonRevision.id).desc()).limit(1)).first()
 
 
-def note_outside_change(db: Session, path: Path, slug: str, source: Source) -> LessonRevision | None:
+def note_outside_change(
+    db: Session, path: Path, slug: str, source: Source
+) -> LessonRevision | None:
     """Record the file as a revision when it differs from the last one (or none exists).
 
     A file changed on disk outside the editor becomes a revision "alterado fora do editor";
@@ -128,7 +130,10 @@ def note_outside_change(db: Session, path: Path, slug: str, source: Source) -> L
     if last is not None and last.content_hash == source.hash:
         return None
     revision = LessonRevision(
-        file_name=path.name, lesson_slug=slug, text=source.text, content_hash=source.hash,
+        file_name=path.name,
+        lesson_slug=slug,
+        text=source.text,
+        content_hash=source.hash,
         origin=INITIAL if last is None else OUTSIDE,
     )
     db.add(revision)
@@ -144,7 +149,9 @@ def get_draft(db: Session, file_name: str, account_id: int) -> LessonDraft | Non
     return db.exec(query).first()
 
 
-def keep_draft(db: Session, file_name: str, account_id: int, text: str, base_hash: str) -> LessonDraft:
+def keep_draft(
+    db: Session, file_name: str, account_id: int, text: str, base_hash: str
+) -> LessonDraft:
     """Store (or replace) the instructor's draft of a file; the caller commits."""
     draft = get_draft(db, file_name, account_id) or LessonDraft(
         file_name=file_name, account_id=account_id, text="", base_hash=""
@@ -232,8 +239,13 @@ def save(
         live.refresh()
         slug = _slug_in(candidate, path) or slug_now
         revision = LessonRevision(
-            file_name=path.name, lesson_slug=slug, text=to_lf(text), content_hash=content_hash(raw),
-            origin=origin, restored_from=restored_from, account_id=account.id,
+            file_name=path.name,
+            lesson_slug=slug,
+            text=to_lf(text),
+            content_hash=content_hash(raw),
+            origin=origin,
+            restored_from=restored_from,
+            account_id=account.id,
         )
         db.add(revision)
         discard_draft(db, path.name, account.id)
@@ -281,4 +293,3 @@ def create_lesson(live: LiveCourse, title: str) -> Path:
 def new_lesson_slug(path: Path) -> str:
     """The slug of a file made by :func:`create_lesson` (``NN-slug.md``)."""
     return path.stem.split("-", 1)[1]
-

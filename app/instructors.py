@@ -34,7 +34,8 @@ def set_instructor(
     if account is None:
         raise AccountNotFound(username)
     wanted_admin = admin and value
-    if account.is_instructor == value and (account.is_admin == wanted_admin or (value and not admin)):
+    same_admin = account.is_admin == wanted_admin or (value and not admin)
+    if account.is_instructor == value and same_admin:
         return account, False
     account.is_instructor = value
     if wanted_admin or not value:

@@ -112,7 +112,8 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
 
     Returns:
         The learner row, the account (without the password hash), every attempt, every walk,
-        the classes joined and the sessions' expiry; empty parts for a learner who stored nothing yet.
+        the classes joined and the sessions' expiry; empty parts for a learner who stored
+        nothing yet.
     """
     learner = db.get(Learner, learner_id)
     account = account_of(db, learner_id)

@@ -310,7 +310,7 @@ class LessonRevision(SQLModel, table=True):
 
 
 class LessonDraft(SQLModel, table=True):
-    """A text saved in the editor that has errors, so it was not published; one per file and instructor.
+    """A text saved in the editor with errors, so not published; one per file and instructor.
 
     Attributes:
         file_name: the lesson file's name in the lessons folder.

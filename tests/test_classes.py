@@ -17,7 +17,9 @@ from tests.test_http import COURSE, KERNELS, answer, soup, text
 from tests.test_instructor import curso, instructor
 
 FIRST = next(iter(KERNELS.questions))
-CHOICE = next(q.id for q in COURSE.get("escolha-self-hosted").questions.values() if q.scenario is None)
+CHOICE = next(
+    q.id for q in COURSE.get("escolha-self-hosted").questions.values() if q.scenario is None
+)
 
 
 def post(client: TestClient, url: str, **fields):
@@ -76,7 +78,9 @@ def test_instructors_see_only_their_classes_and_admins_see_all(school, settings)
     done = curso(settings, "instrutor", "adicionar", "outra", "--admin")
     assert done.returncode == 0 and "vê todas as turmas" in done.stdout
     assert other.get(class_url).status_code == 200
-    assert [text(a) for a in soup(other.get("/instrutor/turmas").text).select(".class-list a")] == ["Turma A"]
+    assert [text(a) for a in soup(other.get("/instrutor/turmas").text).select(".class-list a")] == [
+        "Turma A"
+    ]
 
 
 def test_staff_can_be_added_and_then_see_the_class(school, settings):
@@ -85,12 +89,19 @@ def test_staff_can_be_added_and_then_see_the_class(school, settings):
     class_id = class_url.rsplit("/", 1)[1]
     bad = post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="ninguem")
     assert bad.status_code == 422
-    assert text(soup(bad.text).select_one(".form-error")) == "Não há instrutor com o usuário `ninguem`."
-    assert post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="colega").status_code == 303
+    assert (
+        text(soup(bad.text).select_one(".form-error"))
+        == "Não há instrutor com o usuário `ninguem`."
+    )
+    assert (
+        post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="colega").status_code == 303
+    )
     assert other.get(class_url).status_code == 200
 
 
-def test_due_dates_are_entered_in_the_class_zone_and_late_answers_are_accepted_and_counted(school, settings):
+def test_due_dates_are_entered_in_the_class_zone_and_late_answers_are_accepted_and_counted(
+    school, settings
+):
     _, teacher, learner, class_url, code = school
     class_id = class_url.rsplit("/", 1)[1]
     post(learner, f"/turmas/entrar/{code}")
@@ -105,8 +116,13 @@ def test_due_dates_are_entered_in_the_class_zone_and_late_answers_are_accepted_a
     assert answer(learner, "escolha-self-hosted", CHOICE, ["a"]).status_code == 200
     page = soup(teacher.get(class_url).text)
     row = page.select_one('tr[data-licao="kernels"]')
-    assert text(row.select_one("td")) == f"até {past.strftime('%d/%m, %H:%M')} (horário de Brasília)"
-    assert (text(row.select_one(".on-time")), text(row.select_one(".late"))) == ("0", "2 1 aluno atrasado")
+    assert (
+        text(row.select_one("td")) == f"até {past.strftime('%d/%m, %H:%M')} (horário de Brasília)"
+    )
+    assert (text(row.select_one(".on-time")), text(row.select_one(".late"))) == (
+        "0",
+        "2 1 aluno atrasado",
+    )
     row = page.select_one('tr[data-licao="escolha-self-hosted"]')
     assert (text(row.select_one(".on-time")), text(row.select_one(".late"))) == ("1", "0")
     bad = post(teacher, f"/instrutor/turmas/{class_id}/prazos", licao="kernels", prazo="amanhã")
@@ -119,7 +135,9 @@ def test_the_learner_home_shows_what_is_due_next(school):
     post(learner, f"/turmas/entrar/{code}")
     post(teacher, f"/instrutor/turmas/{class_id}/prazos", licao="kernels", prazo="2099-12-12T23:59")
     item = soup(learner.get("/").text).select_one(".due-next li")
-    assert text(item) == f"{KERNELS.meta.title} até 12/12, 23:59 (horário de Brasília) turma Turma A"
+    assert (
+        text(item) == f"{KERNELS.meta.title} até 12/12, 23:59 (horário de Brasília) turma Turma A"
+    )
 
 
 def test_leaving_and_lgpd_export_and_delete_include_memberships(school, settings):
@@ -162,10 +180,21 @@ def test_csv_exports_take_a_class_filter_and_keep_the_pseudonyms(school, setting
     answer(outsider, "kernels", FIRST, ["a"])
     everyone = teacher.get("/instrutor/exportar/tentativas.csv").text.strip().splitlines()
     assert len(everyone) == 3  # header, ana's attempt, the outsider's
-    assert teacher.get(f"/instrutor/exportar/tentativas.csv?turma={class_id}").text.strip().splitlines() == everyone[:1]
+    assert (
+        teacher.get(f"/instrutor/exportar/tentativas.csv?turma={class_id}")
+        .text.strip()
+        .splitlines()
+        == everyone[:1]
+    )
     post(learner, f"/turmas/entrar/{code}")
-    only = teacher.get(f"/instrutor/exportar/tentativas.csv?turma={class_id}").text.strip().splitlines()
+    only = (
+        teacher.get(f"/instrutor/exportar/tentativas.csv?turma={class_id}")
+        .text.strip()
+        .splitlines()
+    )
     assert len(only) == 2 and only[1] in everyone and "ana" not in only[1]
-    progress = teacher.get(f"/instrutor/exportar/progresso.csv?turma={class_id}").text.strip().splitlines()
+    progress = (
+        teacher.get(f"/instrutor/exportar/progresso.csv?turma={class_id}").text.strip().splitlines()
+    )
     assert {line.split(",")[0] for line in progress[1:]} == {only[1].split(",")[1]}
     assert teacher.get("/instrutor/exportar/progresso.csv?turma=999").status_code == 404

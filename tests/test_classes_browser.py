@@ -30,8 +30,12 @@ def server(tmp_path_factory):
     live.stop()
 
 
-def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(server, browser: Browser, artifacts):
-    teacher = browser.new_context(viewport={"width": 1280, "height": 900}, locale="pt-BR").new_page()
+def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(
+    server, browser: Browser, artifacts
+):
+    teacher = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="pt-BR"
+    ).new_page()
     watch = ConsoleWatch(teacher)
     teacher.goto(server.url + "/instrutor/turmas")
     teacher.fill("#entrar-usuario", INSTRUCTOR)
@@ -44,7 +48,9 @@ def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(serve
 
     learner = browser.new_context(viewport={"width": 360, "height": 800}, locale="pt-BR").new_page()
     learner.goto(link)
-    expect(learner).to_have_url(server.url + "/conta?proximo=" + link.split(server.url)[1].replace("/", "%2F"))
+    expect(learner).to_have_url(
+        server.url + "/conta?proximo=" + link.split(server.url)[1].replace("/", "%2F")
+    )
     learner.fill("#criar-usuario", "aluna")
     learner.fill("#criar-senha", "senha-boa-123")
     learner.fill("#criar-confirmacao", "senha-boa-123")
@@ -60,7 +66,9 @@ def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(serve
     teacher.fill("#prazo-data", past.strftime("%Y-%m-%dT%H:%M"))
     teacher.get_by_role("button", name="Definir o prazo").click()
     row = teacher.locator('tr[data-licao="kernels"]')
-    expect(row.locator("td").first).to_have_text(f"até {past.strftime('%d/%m, %H:%M')} (horário de Brasília)")
+    expect(row.locator("td").first).to_have_text(
+        f"até {past.strftime('%d/%m, %H:%M')} (horário de Brasília)"
+    )
 
     learner.goto(server.url + "/licoes/kernels")
     question = learner.locator(f"#pergunta-{FIRST_QUESTION.id}")

@@ -42,7 +42,9 @@ def lessons(tmp_path: Path) -> Path:
     folder = tmp_path / "lessons"
     shutil.copytree(REPO_LESSONS, folder)
     lesson = GOOD.replace("order: 1", "order: 9")
-    (folder / "09-decode-prefill.md").write_bytes(encode_source(lesson, SourceFormat(bom=True, crlf=True)))
+    (folder / "09-decode-prefill.md").write_bytes(
+        encode_source(lesson, SourceFormat(bom=True, crlf=True))
+    )
     return folder
 
 
@@ -72,7 +74,12 @@ def test_the_editor_shows_the_file_its_check_and_its_preview(site):
     assert page.select_one('input[name="versao"]')["value"] == content_hash(path.read_bytes())
     assert text(page.select_one(".check-ok")) == "Nenhum problema: o curso check aceita este texto."
     assert text(page.select_one("#editor-resultado #titulo-licao")) == "Decode e prefill"
-    assert page.select_one('#editor-resultado #pergunta-fase-banda .graded-option.right code').get_text() == "b"
+    assert (
+        page.select_one(
+            "#editor-resultado #pergunta-fase-banda .graded-option.right code"
+        ).get_text()
+        == "b"
+    )
 
 
 def test_the_live_check_gives_each_error_its_line_and_the_preview_is_an_htmx_fragment(site):
@@ -87,7 +94,10 @@ def test_the_live_check_gives_each_error_its_line_and_the_preview_is_an_htmx_fra
     assert goto["data-line"] == str(BROKEN_LINE)
     assert text(goto) == f"linha {BROKEN_LINE}, coluna 12"
     assert "`x`" in text(fragment.select_one(".check-error .check-message"))
-    assert text(fragment.select_one(".editor-preview p")) == "A prévia volta quando os erros forem corrigidos."
+    assert (
+        text(fragment.select_one(".editor-preview p"))
+        == "A prévia volta quando os erros forem corrigidos."
+    )
     assert path.read_bytes() == before
 
 
@@ -105,19 +115,28 @@ def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(site):
     teacher, settings, path = site
     os.chmod(path, 0o640)
     form = editor_form(teacher)
-    changed = form["texto"].replace("O **prefill** processa o prompt.", "O **prefill** lê o prompt todo.")
+    changed = form["texto"].replace(
+        "O **prefill** processa o prompt.", "O **prefill** lê o prompt todo."
+    )
     response = teacher.post(EDITOR, data={**form, "texto": changed.replace("\n", "\r\n")})
     assert response.status_code == 303
     assert response.headers["location"].startswith(EDITOR + "?publicada=")
     raw = path.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf---\r\ntitle: Decode e prefill\r\n")
-    assert b"O **prefill** l\xc3\xaa o prompt todo.\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"")
+    assert b"O **prefill** l\xc3\xaa o prompt todo.\r\n" in raw and b"\n" not in raw.replace(
+        b"\r\n", b""
+    )
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
-    rows = db_rows(settings, "SELECT origin, content_hash, account_id IS NOT NULL FROM lesson_revision ORDER BY id")
+    rows = db_rows(
+        settings,
+        "SELECT origin, content_hash, account_id IS NOT NULL FROM lesson_revision ORDER BY id",
+    )
     assert rows == [("initial", form["versao"], 0), ("editor", content_hash(raw), 1)]
     shown = soup(teacher.get(response.headers["location"]).text)
-    assert text(shown.select_one(".editor-ok")).startswith("Publicado: a revisão 2 é a lição agora.")
+    assert text(shown.select_one(".editor-ok")).startswith(
+        "Publicado: a revisão 2 é a lição agora."
+    )
     assert "O **prefill** lê o prompt todo." in shown.select_one("#editor-texto").get_text()
     assert "lê o prompt todo" in teacher.get("/licoes/decode-prefill").text
 
@@ -135,14 +154,18 @@ def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
     page = soup(response.text)
     assert text(page.select_one("#editor-conflito-t")) == "O arquivo mudou desde que você o abriu"
     assert "-## Fases do primeiro" in [text(s) for s in page.select(".diff-del")]
-    assert {"+## Duas fases", "+Cuidado com o segundo."} <= {text(s) for s in page.select(".diff-add")}
+    assert {"+## Duas fases", "+Cuidado com o segundo."} <= {
+        text(s) for s in page.select(".diff-add")
+    }
     assert page.select_one("#editor-texto").get_text() == theirs
     assert page.select_one('input[name="versao"]')["value"] == content_hash(on_disk)
     assert db_rows(settings, "SELECT text FROM lesson_draft") == [(theirs,)]
     merged = theirs.replace("## Duas fases", "## Fases do primeiro")
     again = {**second, "versao": content_hash(on_disk), "texto": merged}
     assert teacher.post(EDITOR, data=again).status_code == 303
-    assert "Fases do primeiro" in path.read_text("utf-8-sig") and "segundo." in path.read_text("utf-8-sig")
+    assert "Fases do primeiro" in path.read_text("utf-8-sig") and "segundo." in path.read_text(
+        "utf-8-sig"
+    )
     assert db_rows(settings, "SELECT count(*) FROM lesson_draft") == [(0,)]
 
 
@@ -156,14 +179,23 @@ def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(site):
     page = soup(response.text)
     assert text(page.select_one(".editor-bad strong")) == "Não publicado: o texto tem erros."
     assert page.select_one(".check-error .check-goto")["data-line"] == str(BROKEN_LINE)
-    assert db_rows(settings, "SELECT text, base_hash FROM lesson_draft") == [(BROKEN, form["versao"])]
+    assert db_rows(settings, "SELECT text, base_hash FROM lesson_draft") == [
+        (BROKEN, form["versao"])
+    ]
     reopened = soup(teacher.get(EDITOR).text)
     assert reopened.select_one("#editor-texto").get_text() == BROKEN
-    assert text(reopened.select_one(".editor-notice p")).startswith("Este é o seu rascunho não publicado")
+    assert text(reopened.select_one(".editor-notice p")).startswith(
+        "Este é o seu rascunho não publicado"
+    )
     token = csrf_from(teacher.get(EDITOR).text)
-    discard = teacher.post("/instrutor/licoes/decode-prefill/rascunho/descartar", data={"csrftoken": token})
+    discard = teacher.post(
+        "/instrutor/licoes/decode-prefill/rascunho/descartar", data={"csrftoken": token}
+    )
     assert discard.status_code == 303
-    assert soup(teacher.get(EDITOR).text).select_one("#editor-texto").get_text() == parse_source(before).text
+    assert (
+        soup(teacher.get(EDITOR).text).select_one("#editor-texto").get_text()
+        == parse_source(before).text
+    )
 
 
 def test_a_warning_does_not_block_publishing(site):
@@ -184,7 +216,9 @@ def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
     page = soup(teacher.get(HISTORY).text)
     revisions = page.select(".revision")
     assert [text(r.select_one(".revision-origin")) for r in revisions] == [
-        "alterado fora do editor", "salva no editor", "o arquivo como o editor o encontrou",
+        "alterado fora do editor",
+        "salva no editor",
+        "o arquivo como o editor o encontrou",
     ]
     assert text(revisions[1]).count("por prof") == 1
     assert "+Cuidado, mudado no servidor." in [text(s) for s in revisions[0].select(".diff-add")]
@@ -206,7 +240,9 @@ def test_restoring_from_a_stale_history_page_is_refused_with_409(site):
     teacher, _, path = site
     editor_form(teacher)
     form = editor_form(teacher)
-    assert teacher.post(EDITOR, data={**form, "texto": form["texto"] + "\nMais.\n"}).status_code == 303
+    assert (
+        teacher.post(EDITOR, data={**form, "texto": form["texto"] + "\nMais.\n"}).status_code == 303
+    )
     page = soup(teacher.get(HISTORY).text)
     restore = page.select(".revision")[1].select_one("form")
     fields = {i["name"]: i["value"] for i in restore.select("input")}
@@ -214,28 +250,42 @@ def test_restoring_from_a_stale_history_page_is_refused_with_409(site):
     before = path.read_bytes()
     assert teacher.post(restore["action"], data=fields).status_code == 409
     assert path.read_bytes() == before
-    assert teacher.post("/instrutor/licoes/decode-prefill/historico/999/restaurar", data=fields).status_code == 404
+    assert (
+        teacher.post(
+            "/instrutor/licoes/decode-prefill/historico/999/restaurar", data=fields
+        ).status_code
+        == 404
+    )
 
 
 def test_new_lesson_from_the_browser_does_what_curso_nova_does(site):
     teacher, _, path = site
     token = csrf_from(teacher.get("/instrutor/licoes/nova").text)
-    response = teacher.post("/instrutor/licoes/nova", data={"csrftoken": token, "titulo": "Decodificação especulativa"})
+    response = teacher.post(
+        "/instrutor/licoes/nova", data={"csrftoken": token, "titulo": "Decodificação especulativa"}
+    )
     assert response.status_code == 303
     assert response.headers["location"] == "/instrutor/licoes/decodificacao-especulativa/editar"
     created = path.parent / "10-decodificacao-especulativa.md"
     assert created.exists()
     course = load_course(path.parent)
-    assert course.problems_of(created) == () and course.get("decodificacao-especulativa") is not None
+    assert (
+        course.problems_of(created) == () and course.get("decodificacao-especulativa") is not None
+    )
     assert teacher.get(response.headers["location"]).status_code == 200
     bad = teacher.post("/instrutor/licoes/nova", data={"csrftoken": token, "titulo": "?!"})
     assert bad.status_code == 422
-    assert text(soup(bad.text).select_one(".form-error")) == "O título precisa ter pelo menos uma letra ou um número."
+    assert (
+        text(soup(bad.text).select_one(".form-error"))
+        == "O título precisa ter pelo menos uma letra ou um número."
+    )
 
 
 def test_a_lesson_that_never_loaded_can_be_fixed_in_the_editor(site):
     teacher, _, path = site
-    broken = BROKEN.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 10")
+    broken = BROKEN.replace("slug: decode-prefill", "slug: quebrada").replace(
+        "order: 1", "order: 10"
+    )
     (path.parent / "10-quebrada.md").write_text(broken, encoding="utf-8")
     assert teacher.get("/licoes/quebrada").status_code == 503
     form = editor_form(teacher, "/instrutor/licoes/quebrada/editar")
@@ -249,7 +299,7 @@ def test_a_lesson_that_never_loaded_can_be_fixed_in_the_editor(site):
 def test_unknown_lessons_and_files_not_in_utf8_get_4xx_in_portuguese(site):
     teacher, _, path = site
     assert teacher.get("/instrutor/licoes/nao-existe/editar").status_code == 404
-    path.write_bytes(path.read_bytes().replace("prefill".encode(), "pr\xe9fill".encode("latin-1")))
+    path.write_bytes(path.read_bytes().replace(b"prefill", "pr\xe9fill".encode("latin-1")))
     response = teacher.get(EDITOR)
     assert response.status_code == 422
     assert "O arquivo 09-decode-prefill.md não está em UTF-8" in text(soup(response.text))
@@ -261,8 +311,15 @@ def test_learners_cannot_post_to_the_editor(site, lessons):
     with TestClient(create_app(settings), follow_redirects=False) as learner:
         sign_up(learner, "ana")
         token = csrf_from(learner.get("/conta").text)
-        for url in (EDITOR, PREVIEW, "/instrutor/licoes/nova", "/instrutor/licoes/decode-prefill/historico/1/restaurar"):
-            response = learner.post(url, data={"csrftoken": token, "texto": "x", "versao": "x", "titulo": "x"})
+        for url in (
+            EDITOR,
+            PREVIEW,
+            "/instrutor/licoes/nova",
+            "/instrutor/licoes/decode-prefill/historico/1/restaurar",
+        ):
+            response = learner.post(
+                url, data={"csrftoken": token, "texto": "x", "versao": "x", "titulo": "x"}
+            )
             assert response.status_code == 403, url
     assert path.read_bytes() == before
     assert sorted(p.name for p in lessons.iterdir() if p.suffix == ".md")[-1] == "README.md"
@@ -272,19 +329,32 @@ def test_the_editor_can_be_switched_off_and_healthz_says_so(tmp_path, lessons):
     settings = make_settings(tmp_path, lessons)
     with TestClient(create_app(settings)) as client:
         assert client.get("/healthz").json()["web_editor"] == "ligado"
-    off = Settings(database_url=settings.database_url, lessons_dir=lessons, var_dir=tmp_path / "var",
-                   secret_key=TEST_SECRET, reload_interval=0, web_editor=False)
+    off = Settings(
+        database_url=settings.database_url,
+        lessons_dir=lessons,
+        var_dir=tmp_path / "var",
+        secret_key=TEST_SECRET,
+        reload_interval=0,
+        web_editor=False,
+    )
     with TestClient(create_app(off), follow_redirects=False) as client:
         instructor(client, off, "prof2")
         response = client.get(EDITOR)
         assert response.status_code == 404
-        assert "O editor de lições no navegador está desligado neste servidor" in text(soup(response.text))
+        assert "O editor de lições no navegador está desligado neste servidor" in text(
+            soup(response.text)
+        )
         assert client.get("/healthz").json()["web_editor"] == "desligado"
         assert client.get("/instrutor/licoes/decode-prefill").status_code == 200
 
 
 def test_encode_and_parse_keep_the_format():
-    for fmt in (SourceFormat(), SourceFormat(bom=True), SourceFormat(crlf=True), SourceFormat(True, True)):
+    for fmt in (
+        SourceFormat(),
+        SourceFormat(bom=True),
+        SourceFormat(crlf=True),
+        SourceFormat(True, True),
+    ):
         raw = encode_source("a\nb ç\n", fmt)
         source = parse_source(raw)
         assert source.text == "a\nb ç\n" and source.format == fmt
@@ -303,6 +373,11 @@ def test_atomic_write_replaces_the_file_whole_and_leaves_no_temporary_file(tmp_p
 def test_diff_lines_mark_additions_and_deletions():
     diff = diff_lines("a\nb\n", "a\nc\n", "antes", "depois")
     assert [(d.kind, d.text) for d in diff] == [
-        ("head", "--- antes"), ("head", "+++ depois"), ("hunk", "@@ -1,3 +1,3 @@"),
-        ("same", " a"), ("del", "-b"), ("add", "+c"), ("same", " "),
+        ("head", "--- antes"),
+        ("head", "+++ depois"),
+        ("hunk", "@@ -1,3 +1,3 @@"),
+        ("same", " a"),
+        ("del", "-b"),
+        ("add", "+c"),
+        ("same", " "),
     ]

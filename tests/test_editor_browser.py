@@ -61,14 +61,18 @@ def caret_line(page: Page) -> int:
     )
 
 
-def test_edit_see_the_preview_and_an_error_at_its_line_fix_it_and_publish(reset, browser, artifacts):
+def test_edit_see_the_preview_and_an_error_at_its_line_fix_it_and_publish(
+    reset, browser, artifacts
+):
     server = reset
     page = signed_in(browser, server)
     watch = ConsoleWatch(page)
     box = page.locator("#editor-texto")
     expect(page.locator("#editor-resultado #titulo-licao")).to_have_text("Decode e prefill")
     box.fill(LESSON.replace("title: Decode e prefill", "title: Decode, prefill e KV cache"))
-    expect(page.locator("#editor-resultado #titulo-licao")).to_have_text("Decode, prefill e KV cache")
+    expect(page.locator("#editor-resultado #titulo-licao")).to_have_text(
+        "Decode, prefill e KV cache"
+    )
     box.fill(LESSON.replace("answer: [b]", "answer: [x]"))
     error = page.locator("#editor-resultado .check-error .check-goto")
     wrong_line = LESSON.split("\n").index("  answer: [b]") + 1
@@ -94,7 +98,9 @@ def test_edit_see_the_preview_and_an_error_at_its_line_fix_it_and_publish(reset,
     assert watch.errors == []
 
 
-def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is_lost(reset, browser):
+def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is_lost(
+    reset, browser
+):
     server = reset
     first, second = signed_in(browser, server), signed_in(browser, server)
     first.locator("#editor-texto").fill(LESSON.replace("## Duas fases", "## Fases, pela primeira"))
@@ -102,10 +108,14 @@ def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is
     expect(first.locator(".editor-ok")).to_be_visible()
     mine = LESSON.replace("Cuidado com o Ollama.", "Cuidado, disse a segunda.")
     second.locator("#editor-texto").fill(mine)
-    with second.expect_response(lambda r: r.request.method == "POST" and r.url.endswith(EDITOR)) as info:
+    with second.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(EDITOR)
+    ) as info:
         second.get_by_role("button", name="Publicar").click()
     assert info.value.status == 409
-    expect(second.locator("#editor-conflito-t")).to_have_text("O arquivo mudou desde que você o abriu")
+    expect(second.locator("#editor-conflito-t")).to_have_text(
+        "O arquivo mudou desde que você o abriu"
+    )
     expect(second.locator(".diff-del").filter(has_text="## Fases, pela primeira")).to_be_visible()
     expect(second.locator(".diff-add").filter(has_text="Cuidado, disse a segunda.")).to_be_visible()
     assert second.locator("#editor-texto").input_value() == mine
@@ -134,4 +144,6 @@ def test_restore_an_old_revision(reset, browser):
     path = server.lessons_dir / "09-editavel.md"
     assert path.read_text(encoding="utf-8") == LESSON
     page.get_by_role("link", name="Histórico").click()
-    expect(page.locator(".revision").first.locator(".revision-origin")).to_contain_text("restaurada da revisão")
+    expect(page.locator(".revision").first.locator(".revision-origin")).to_contain_text(
+        "restaurada da revisão"
+    )

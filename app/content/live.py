@@ -100,7 +100,9 @@ class LiveCourse:
         with self._lock:
             loads = {p: load for p, (_, load) in self._loaded.items()}
         loads[path] = load_file(path, course.glossary, raw)
-        return build_course(self.folder, loads, static_dir=self.static_dir, glossary=course.glossary)
+        return build_course(
+            self.folder, loads, static_dir=self.static_dir, glossary=course.glossary
+        )
 
     def _scan(self) -> dict[Path, Version] | None:
         """The version of every lesson file, plus the images folder; ``None`` without a folder."""

@@ -139,7 +139,9 @@ class DiffLine:
     text: str
 
 
-def diff_lines(old: str, new: str, old_name: str, new_name: str, context: int = 3) -> list[DiffLine]:
+def diff_lines(
+    old: str, new: str, old_name: str, new_name: str, context: int = 3
+) -> list[DiffLine]:
     """A unified diff of two texts (``difflib.unified_diff``), line by line with its kind.
 
     Args:

@@ -14,7 +14,14 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app import classes
-from app.deps import AccountNameDep, CourseDep, ExistingLearnerIdDep, InstructorDep, LearnerIdDep, SessionDep
+from app.deps import (
+    AccountNameDep,
+    CourseDep,
+    ExistingLearnerIdDep,
+    InstructorDep,
+    LearnerIdDep,
+    SessionDep,
+)
 from app.i18n import N_, gettext
 from app.instructors import instructor_account
 from app.models import Classroom
@@ -23,7 +30,8 @@ from app.web.templating import render
 router = APIRouter()
 NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
 BAD_LINK = N_(
-    "This class link does not work: it may have been replaced by a new one. Ask the instructor for the current link."
+    "This class link does not work: it may have been replaced by a new one. "
+    "Ask the instructor for the current link."
 )
 NO_NAME = N_("Give the class a name.")
 NOT_INSTRUCTOR = N_("There is no instructor with the username `%(name)s`.")
@@ -40,20 +48,31 @@ def _class(db, instructor, class_id: int) -> Classroom:
 @router.get("/instrutor/turmas", response_class=HTMLResponse, name="classes")
 def class_list(request: Request, db: SessionDep, instructor: InstructorDep):
     """The instructor's classes (every class for an admin) and the form for a new one."""
-    context = {"classes": classes.classes_of(db, instructor), "error": None, "name": "", "description": ""}
+    context = {
+        "classes": classes.classes_of(db, instructor),
+        "error": None,
+        "name": "",
+        "description": "",
+    }
     return render(request, "classes.html", context)
 
 
 @router.post("/instrutor/turmas", response_class=HTMLResponse, name="class_create")
 def class_create(
-    request: Request, db: SessionDep, instructor: InstructorDep,
+    request: Request,
+    db: SessionDep,
+    instructor: InstructorDep,
     nome: Annotated[str, Form(max_length=120)] = "",
     descricao: Annotated[str, Form(max_length=1000)] = "",
 ):
     """Create a class taught by the instructor, then open it."""
     if not nome.strip():
-        context = {"classes": classes.classes_of(db, instructor), "error": gettext(NO_NAME),
-                   "name": nome, "description": descricao}
+        context = {
+            "classes": classes.classes_of(db, instructor),
+            "error": gettext(NO_NAME),
+            "name": nome,
+            "description": descricao,
+        }
         return render(request, "classes.html", context, status_code=422)
     classroom = classes.create_class(db, instructor, nome, descricao)
     return RedirectResponse(f"/instrutor/turmas/{classroom.id}", status_code=303)
@@ -63,16 +82,23 @@ def _class_page(request, db, course, classroom, status_code: int = 200, error: s
     join_url = str(request.base_url).rstrip("/") + f"/turmas/entrar/{classroom.join_code}"
     dues = classes.due_rows(db, classroom)
     context = {
-        "classroom": classroom, "join_url": join_url, "staff": classes.staff_of(db, classroom),
-        "members": classes.members(db, classroom), "dues": dues, "course": course,
-        "due_label": classes.due_label, "error": error,
+        "classroom": classroom,
+        "join_url": join_url,
+        "staff": classes.staff_of(db, classroom),
+        "members": classes.members(db, classroom),
+        "dues": dues,
+        "course": course,
+        "due_label": classes.due_label,
+        "error": error,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
     }
     return render(request, "class.html", context, status_code=status_code)
 
 
 @router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
-def class_page(request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep):
+def class_page(
+    request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep
+):
     """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
     return _class_page(request, db, course, _class(db, instructor, class_id))
 
@@ -93,7 +119,11 @@ def class_delete(request: Request, class_id: int, db: SessionDep, instructor: In
 
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
 def class_due(
-    request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
     licao: Annotated[str, Form(max_length=100)] = "",
     prazo: Annotated[str, Form(max_length=40)] = "",
 ):
@@ -111,7 +141,11 @@ def class_due(
 
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
 def class_staff(
-    request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
     usuario: Annotated[str, Form(max_length=30)] = "",
 ):
     """Add another instructor to the class."""
@@ -132,18 +166,28 @@ def _by_code(db, code: str) -> Classroom:
 
 
 @router.get("/turmas/entrar/{code}", response_class=HTMLResponse, name="class_join_page")
-def join_page(request: Request, code: str, db: SessionDep, account: AccountNameDep, learner_id: LearnerIdDep):
+def join_page(
+    request: Request, code: str, db: SessionDep, account: AccountNameDep, learner_id: LearnerIdDep
+):
     """The join link: who is signed in confirms; anyone else is sent to sign in or sign up."""
     classroom = _by_code(db, code)
     if account is None:
         location = "/conta?" + urlencode({"proximo": f"/turmas/entrar/{code}"})
         return RedirectResponse(location, status_code=303)
     member = any(c.id == classroom.id for c, _ in classes.memberships(db, learner_id))
-    return render(request, "class_join.html", {"classroom": classroom, "code": code, "member": member})
+    return render(
+        request, "class_join.html", {"classroom": classroom, "code": code, "member": member}
+    )
 
 
 @router.post("/turmas/entrar/{code}", name="class_join")
-def join(request: Request, code: str, db: SessionDep, account: AccountNameDep, learner_id: ExistingLearnerIdDep):
+def join(
+    request: Request,
+    code: str,
+    db: SessionDep,
+    account: AccountNameDep,
+    learner_id: ExistingLearnerIdDep,
+):
     """Join the class of the link (needs an account), then go to the course home."""
     classroom = _by_code(db, code)
     if account is None:
@@ -158,4 +202,3 @@ def leave(request: Request, class_id: int, db: SessionDep, learner_id: ExistingL
     """Leave a class (answers stay); back to "Meus dados"."""
     classes.leave(db, class_id, learner_id)
     return RedirectResponse("/meus-dados", status_code=303)
-

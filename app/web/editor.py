@@ -60,27 +60,45 @@ def _read(path: Path) -> Source:
     try:
         return read_source(path)
     except NotUtf8:
-        raise HTTPException(status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}) from None
+        raise HTTPException(
+            status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
+        ) from None
     except FileNotFoundError:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON)) from None
 
 
 def _editor_page(
-    request: Request, slug: str, path: Path, text: str, base_hash: str, *, status_code: int = 200,
+    request: Request,
+    slug: str,
+    path: Path,
+    text: str,
+    base_hash: str,
+    *,
+    status_code: int = 200,
     **extra,
 ):
     """Render the editor with ``text`` in the textarea and its live check and preview."""
     lesson, problems = editor.preview(request.app.state.live_course, path, text)
     context = {
-        "slug": slug, "path": path, "text": text, "base_hash": base_hash,
-        "lesson": lesson, "problems": problems, "level": 2, **extra,
+        "slug": slug,
+        "path": path,
+        "text": text,
+        "base_hash": base_hash,
+        "lesson": lesson,
+        "problems": problems,
+        "level": 2,
+        **extra,
     }
     return render(request, "editor.html", context, status_code=status_code)
 
 
 @router.get("/licoes/{slug}/editar", response_class=HTMLResponse, name="lesson_editor")
 def edit(
-    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    request: Request,
+    slug: str,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
     publicada: int | None = None,
 ):
     """The editor: the file's text (or the instructor's unpublished draft), its check and preview.
@@ -95,15 +113,25 @@ def edit(
     draft = editor.get_draft(db, path.name, instructor.id)
     text, base = (draft.text, draft.base_hash) if draft else (source.text, source.hash)
     return _editor_page(
-        request, slug, path, text, base, draft=draft, published=publicada,
+        request,
+        slug,
+        path,
+        text,
+        base,
+        draft=draft,
+        published=publicada,
         stale_draft=bool(draft and draft.base_hash != source.hash),
     )
 
 
 @router.post("/licoes/{slug}/previa", response_class=HTMLResponse, name="lesson_editor_preview")
 def preview(
-    request: Request, slug: str, course: CourseDep, instructor: InstructorDep,
-    texto: TextField, versao: HashField = "",
+    request: Request,
+    slug: str,
+    course: CourseDep,
+    instructor: InstructorDep,
+    texto: TextField,
+    versao: HashField = "",
 ):
     """The check and preview of the text typed, without saving it.
 
@@ -120,8 +148,13 @@ def preview(
 
 @router.post("/licoes/{slug}/editar", response_class=HTMLResponse, name="lesson_editor_save")
 def save(
-    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep,
-    texto: TextField, versao: HashField,
+    request: Request,
+    slug: str,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    texto: TextField,
+    versao: HashField,
 ):
     """Publish the text: 303 back to the editor; 409 with a diff if the file changed since it
     was loaded; 422 when the text has errors (kept as a draft, not published).
@@ -131,31 +164,47 @@ def save(
 
 
 def _save(
-    request: Request, db, instructor: Account, slug: str, path: Path, text: str, base_hash: str,
-    origin: str = editor.EDITOR, restored_from: int | None = None,
+    request: Request,
+    db,
+    instructor: Account,
+    slug: str,
+    path: Path,
+    text: str,
+    base_hash: str,
+    origin: str = editor.EDITOR,
+    restored_from: int | None = None,
 ):
     live = request.app.state.live_course
     try:
         result = editor.save(db, live, path, text, base_hash, instructor, origin, restored_from)
     except editor.Conflict as conflict:
-        diff = diff_lines(
-            conflict.current.text, text, gettext("file now"), gettext("your text")
-        )
+        diff = diff_lines(conflict.current.text, text, gettext("file now"), gettext("your text"))
         return _editor_page(
-            request, slug, path, text, conflict.current.hash, status_code=409, conflict=diff,
+            request,
+            slug,
+            path,
+            text,
+            conflict.current.hash,
+            status_code=409,
+            conflict=diff,
         )
     except NotUtf8:
-        raise HTTPException(status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}) from None
+        raise HTTPException(
+            status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
+        ) from None
     if not result.published:
         return _editor_page(request, slug, path, text, base_hash, status_code=422, refused=True)
     new_slug = result.revision.lesson_slug
     return RedirectResponse(
-        f"/instrutor/licoes/{quote(new_slug)}/editar?publicada={result.revision.id}", status_code=303
+        f"/instrutor/licoes/{quote(new_slug)}/editar?publicada={result.revision.id}",
+        status_code=303,
     )
 
 
 @router.post("/licoes/{slug}/rascunho/descartar", name="lesson_draft_discard")
-def discard(request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep):
+def discard(
+    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
+):
     """Throw away the instructor's unpublished draft and show the file again."""
     path = _path(course, slug)
     editor.discard_draft(db, path.name, instructor.id)
@@ -164,7 +213,9 @@ def discard(request: Request, slug: str, course: CourseDep, db: SessionDep, inst
 
 
 @router.get("/licoes/{slug}/historico", response_class=HTMLResponse, name="lesson_history")
-def history(request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep):
+def history(
+    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
+):
     """Every revision of the lesson's file, newest first, each with its diff to the one before."""
     path = _path(course, slug)
     source = _read(path)
@@ -173,23 +224,38 @@ def history(request: Request, slug: str, course: CourseDep, db: SessionDep, inst
     rows = editor.history(db, path.name)
     diffs = {
         row.revision.id: diff_lines(
-            row.previous.text if row.previous else "", row.revision.text,
-            gettext("revision %(num)s") % {"num": row.previous.id} if row.previous else gettext("empty"),
+            row.previous.text if row.previous else "",
+            row.revision.text,
+            gettext("revision %(num)s") % {"num": row.previous.id}
+            if row.previous
+            else gettext("empty"),
             gettext("revision %(num)s") % {"num": row.revision.id},
         )
         for row in rows
     }
     context = {
-        "slug": slug, "path": path, "rows": rows, "diffs": diffs, "current_hash": source.hash,
+        "slug": slug,
+        "path": path,
+        "rows": rows,
+        "diffs": diffs,
+        "current_hash": source.hash,
     }
     return render(request, "lesson_history.html", context)
 
 
-@router.post("/licoes/{slug}/historico/{revision_id}/restaurar", response_class=HTMLResponse,
-             name="lesson_restore")
+@router.post(
+    "/licoes/{slug}/historico/{revision_id}/restaurar",
+    response_class=HTMLResponse,
+    name="lesson_restore",
+)
 def restore(
-    request: Request, slug: str, revision_id: int, course: CourseDep, db: SessionDep,
-    instructor: InstructorDep, versao: HashField,
+    request: Request,
+    slug: str,
+    revision_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    versao: HashField,
 ):
     """Publish an old revision again, as a new revision (409 if the file changed meanwhile)."""
     path = _path(course, slug)
@@ -207,13 +273,16 @@ def new_form(request: Request, instructor: InstructorDep):
 
 @router.post("/licoes/nova", response_class=HTMLResponse, name="lesson_create")
 def create(
-    request: Request, instructor: InstructorDep,
+    request: Request,
+    instructor: InstructorDep,
     titulo: Annotated[str, Form(max_length=MAX_TITLE)] = "",
 ):
     """Create a lesson from the template, as ``curso nova`` does, and open it in the editor."""
     try:
         path = editor.create_lesson(request.app.state.live_course, titulo)
     except TitleError as exc:
-        return render(request, "lesson_new.html", {"title": titulo, "error": str(exc)}, status_code=422)
+        return render(
+            request, "lesson_new.html", {"title": titulo, "error": str(exc)}, status_code=422
+        )
     slug = editor.new_lesson_slug(path)
     return RedirectResponse(f"/instrutor/licoes/{quote(slug)}/editar", status_code=303)

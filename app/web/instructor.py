@@ -194,7 +194,8 @@ def export_attempts(
     ``?turma=<id>``: only the attempts of that class's learners.
     """
     class_id = _class_filter(db, instructor, turma)
-    rows = attempt_rows(request.app.state.engine, course, request.app.state.pseudonym_salt, class_id)
+    state = request.app.state
+    rows = attempt_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
 
 
@@ -208,5 +209,6 @@ def export_progress(
     ``?turma=<id>``: only that class's learners.
     """
     class_id = _class_filter(db, instructor, turma)
-    rows = progress_rows(request.app.state.engine, course, request.app.state.pseudonym_salt, class_id)
+    state = request.app.state
+    rows = progress_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))

@@ -74,5 +74,7 @@ def delete(
 def _page(request, db, learner_id, account, deleted=False, error=None, status=200):
     data = export_learner(db, learner_id)
     joined = [classroom for classroom, _ in memberships(db, learner_id)]
-    context = {"data": data, "account": account, "deleted": deleted, "error": error, "joined": joined}
+    context = {
+        "data": data, "account": account, "deleted": deleted, "error": error, "joined": joined,
+    }
     return render(request, "mydata.html", context, status_code=status)

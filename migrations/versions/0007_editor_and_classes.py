@@ -8,10 +8,9 @@ Revision ID: 0007
 Revises: 491a9dde4b96 (0005_report_cache; the lead re-chains it after 0006)
 Create Date: 2026-11-30 14:20:00
 """
-from alembic import op
 import sqlalchemy as sa
 import sqlmodel
-
+from alembic import op
 
 revision = '0007'
 down_revision = '491a9dde4b96'
