@@ -22,10 +22,20 @@ cli.add_typer(instrutor, name="instrutor")
 @cli.command(help=gettext("Applies the database migrations up to the latest version."))
 def migrate() -> None:
     """Apply the database migrations up to the latest version."""
-    from app.migrate import upgrade
+    from app.backup import BackupError
+    from app.migrate import backup_before_upgrade, upgrade
 
     settings = load_settings()
-    upgrade(settings.resolved_database_url())
+    url = settings.resolved_database_url()
+    try:
+        copy = backup_before_upgrade(url, settings.var_dir / "backups")
+    except BackupError as exc:
+        failed = gettext("Migration not run: the backup failed: %(why)s")
+        typer.echo(failed % {"why": exc}, err=True)
+        raise typer.Exit(1) from None
+    if copy is not None:
+        typer.echo(gettext("Backup of the database before migrating: %(path)s") % {"path": copy})
+    upgrade(url)
     typer.echo(gettext("Database up to date."))
 
 

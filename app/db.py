@@ -6,7 +6,7 @@ connection; other databases are used as configured.
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 from sqlmodel import Session, create_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 15000
@@ -31,6 +31,54 @@ def make_engine(url: str, **options) -> Engine:
     # for the pool while another holds a connection.
     pool = {"pool_size": THREADS, "max_overflow": 0, **options}
     return _sqlite_events(create_engine(url, connect_args=SQLITE_ARGS, **pool))
+
+
+def make_migration_engine(url: str) -> Engine:
+    """Create the engine Alembic migrates through: SQLite with foreign keys *off*.
+
+    Alembic's batch mode rebuilds a SQLite table (create, copy, ``DROP TABLE``, rename).
+    With ``PRAGMA foreign_keys=ON`` the ``DROP TABLE`` of a parent runs an implicit
+    ``DELETE`` that cascades into every child table, so rebuilding ``learner`` would empty
+    ``attempt``. SQLite's documented procedure for schema changes ("Making Other Kinds Of
+    Table Schema Changes", sqlite.org/lang_altertable.html) turns foreign keys off for the
+    change and runs ``PRAGMA foreign_key_check`` before committing: see
+    :func:`check_foreign_keys`. The pragma is set when the connection opens because it is a
+    no-op inside a transaction.
+
+    Args:
+        url: the SQLAlchemy URL to migrate.
+
+    Returns:
+        A single-connection engine (other databases: as :func:`make_engine`).
+    """
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args=SQLITE_ARGS, pool_size=1, max_overflow=0)
+    event.listen(engine, "connect", _sqlite_migration_pragmas)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+class ForeignKeyViolation(RuntimeError):
+    """A migration left rows whose foreign key points at nothing; the change is rolled back."""
+
+
+def check_foreign_keys(connection: Connection) -> None:
+    """Run ``PRAGMA foreign_key_check`` on a SQLite connection (elsewhere do nothing).
+
+    Args:
+        connection: the open connection, inside the migration's transaction.
+
+    Raises:
+        ForeignKeyViolation: one or more rows break a foreign key; the message names the
+            table, the rowid and the parent table of the first ten.
+    """
+    if connection.dialect.name != "sqlite":
+        return
+    rows = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+    if rows:
+        shown = "; ".join(f"{row[0]} rowid {row[1]} -> {row[2]}" for row in rows[:10])
+        raise ForeignKeyViolation(f"{len(rows)} foreign key violation(s): {shown}")
 
 
 def make_loop_engine(url: str) -> Engine:
@@ -83,12 +131,16 @@ def begin_write(session: Session) -> None:
     session.connection(execution_options={IMMEDIATE: True})
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection, _record, foreign_keys: bool = True) -> None:
     dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (_sqlite_begin)
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     # NORMAL is durable in WAL mode across application crashes.
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _sqlite_migration_pragmas(dbapi_connection, record) -> None:
+    _sqlite_pragmas(dbapi_connection, record, foreign_keys=False)

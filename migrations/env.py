@@ -6,7 +6,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers the tables on SQLModel.metadata)
-from app.db import make_engine
+from app.db import check_foreign_keys, make_migration_engine
 from app.settings import Settings
 
 config = context.config
@@ -35,11 +35,16 @@ def run_offline() -> None:
 
 
 def run_online() -> None:
-    engine = make_engine(_url())
+    # Foreign keys off while the schema changes (see make_migration_engine), one transaction
+    # for the whole run (SQLite's DDL is transactional), and a foreign key check before the
+    # commit: a run that would orphan rows rolls back and changes nothing.
+    url = _url()
+    engine = make_migration_engine(url)
     with engine.connect() as connection:
-        _configure(connection=connection)
+        _configure(connection=connection, transactional_ddl=True)
         with context.begin_transaction():
             context.run_migrations()
+            check_foreign_keys(connection)
     engine.dispose()
 
 
