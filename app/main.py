@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cookie_same_site="lax",
         cookie_https_only=settings.secure_cookies,
     )
-    app.add_middleware(RequestGuard, templates=app.state.templates)
+    app.add_middleware(RequestGuard, templates=app.state.templates, signing_secret=secret)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")

@@ -20,7 +20,7 @@ OPEN = [
 INSTRUCTOR_ONLY = [
     "/instrutor", "/instrutor/licoes/kernels", "/instrutor/exportar/tentativas.csv",
     "/instrutor/exportar/progresso.csv", "/instrutor/licoes/kernels/editar",
-    "/instrutor/licoes/kernels/historico", "/instrutor/licoes/nova", "/instrutor/turmas",
+    "/instrutor/licoes/kernels/historico", "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/imagens",
 ]
 # The editor's writes; the instructor's own are tested on a copy of the lessons (test_editor.py).
 INSTRUCTOR_POSTS = [
@@ -28,6 +28,7 @@ INSTRUCTOR_POSTS = [
     "/instrutor/licoes/kernels/rascunho/descartar", "/instrutor/licoes/kernels/historico/1/restaurar",
     "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/turmas/1/codigo",
     "/instrutor/turmas/1/prazos", "/instrutor/turmas/1/equipe", "/instrutor/turmas/1/apagar",
+    "/instrutor/imagens",
 ]
 EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
 
@@ -66,7 +67,11 @@ def test_only_instructors_may_post_to_the_editor(people):
         token = csrf_from(client.get("/conta").text)
         for url in INSTRUCTOR_POSTS:
             seen[(who, url)] = client.post(url, data={"csrftoken": token, **form}).status_code
-    expected = {(who, url): EXPECTED[who] for who in ("anônimo", "aluno A", "aluno B") for url in INSTRUCTOR_POSTS}
+        # The image upload, as the page's own multipart form sends it.
+        png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+        files = {"imagem": ("a.png", png, "image/png")}
+        seen[(who, "upload")] = client.post("/instrutor/imagens", data={"csrftoken": token}, files=files).status_code
+    expected = {(who, url): EXPECTED[who] for who in ("anônimo", "aluno A", "aluno B") for url in [*INSTRUCTOR_POSTS, "upload"]}
     assert seen == expected
 
 

@@ -381,3 +381,133 @@ def test_diff_lines_mark_additions_and_deletions():
         ("add", "+c"),
         ("same", " "),
     ]
+
+
+IMAGES = "/instrutor/imagens"
+
+
+def png_bytes(width: int = 2, height: int = 1) -> bytes:
+    """A real PNG (RGB, one red row), built by hand as in the PNG spec (RFC 2083)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def upload(client: TestClient, name: str, data: bytes, media_type: str = "image/png", token=True):
+    form = {"csrftoken": csrf_from(client.get(IMAGES).text)} if token else {}
+    return client.post(IMAGES, data=form, files={"imagem": (name, data, media_type)})
+
+
+def images_in(lessons_dir: Path) -> list[str]:
+    folder = lessons_dir / "imagens"
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def test_an_uploaded_png_is_kept_under_a_new_name_and_its_markdown_is_shown(site):
+    teacher, settings, _ = site
+    before = images_in(settings.lessons_dir)
+    data = png_bytes()
+    response = upload(teacher, "Diagrama do KV Cache.PNG", data)
+    assert response.status_code == 201
+    (name,) = sorted(set(images_in(settings.lessons_dir)) - set(before))
+    assert name.startswith("diagrama-do-kv-cache-") and name.endswith(".png")
+    assert (settings.lessons_dir / "imagens" / name).read_bytes() == data
+    page = soup(response.text)
+    assert (
+        text(page.select_one("#imagem-markdown")) == f"![descreva a imagem](/licoes/imagens/{name})"
+    )
+    served = teacher.get(f"/licoes/imagens/{name}")
+    assert served.status_code == 200 and served.content == data
+    assert served.headers["content-type"] == "image/png"
+    # The editor links to the upload page.
+    assert soup(teacher.get(EDITOR).text).select_one(f'a[href="{IMAGES}"]') is not None
+
+
+def test_a_path_in_the_file_name_cannot_leave_the_images_folder(site):
+    teacher, settings, _ = site
+    before = images_in(settings.lessons_dir)
+    assert upload(teacher, "../../app/main.png", png_bytes()).status_code == 201
+    (name,) = sorted(set(images_in(settings.lessons_dir)) - set(before))
+    assert name.startswith("main-") and name.endswith(".png")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "media_type"),
+    [
+        (
+            "desenho.png",
+            b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+            "image/png",
+        ),
+        (
+            "desenho.svg",
+            b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>',
+            "image/svg+xml",
+        ),
+        ("pagina.png", b"<!doctype html><html><script>alert(1)</script></html>", "image/png"),
+        ("binario.gif", b"\x7fELF" + bytes(100), "image/gif"),
+    ],
+)
+def test_files_that_are_not_png_jpeg_webp_or_gif_are_refused_whatever_their_name(
+    site, name, data, media_type
+):
+    teacher, settings, _ = site
+    before = images_in(settings.lessons_dir)
+    response = upload(teacher, name, data, media_type)
+    assert response.status_code == 415
+    assert text(soup(response.text).select_one("#imagem-erro")) == (
+        "Este arquivo não é uma imagem PNG, JPEG, WebP ou GIF (foi verificado o conteúdo, "
+        "não o nome). SVG e outros tipos não são aceitos."
+    )
+    assert images_in(settings.lessons_dir) == before
+
+
+def test_an_image_over_2_mb_is_refused(site):
+    teacher, settings, _ = site
+    before = images_in(settings.lessons_dir)
+    just_over = png_bytes() + bytes(2 * 1024 * 1024 + 1 - len(png_bytes()))
+    response = upload(teacher, "grande.png", just_over)
+    assert response.status_code == 413
+    assert text(soup(response.text).select_one("#imagem-erro")) == (
+        "A imagem tem mais de 2 MB. Reduza-a e envie de novo."
+    )
+    # A much larger body is refused by the request guard before it is read in full.
+    huge = upload(teacher, "enorme.png", png_bytes() + bytes(3 * 1024 * 1024))
+    assert huge.status_code == 413
+    assert "O formulário enviado é grande demais." in huge.text
+    assert images_in(settings.lessons_dir) == before
+
+
+def test_an_upload_without_the_csrf_token_is_refused(site):
+    teacher, settings, _ = site
+    before = images_in(settings.lessons_dir)
+    assert upload(teacher, "foto.png", png_bytes(), token=False).status_code == 403
+    token = csrf_from(teacher.get(IMAGES).text)
+    wrong = teacher.post(
+        IMAGES,
+        data={"csrftoken": token + "x"},
+        files={"imagem": ("f.png", png_bytes(), "image/png")},
+    )
+    assert wrong.status_code == 403
+    assert images_in(settings.lessons_dir) == before
+
+
+def test_multipart_bodies_are_still_refused_everywhere_else(site):
+    teacher, _, _ = site
+    token = csrf_from(teacher.get(IMAGES).text)
+    response = teacher.post(
+        PREVIEW, data={"csrftoken": token, "texto": "x"}, files={"f": ("a.png", png_bytes())}
+    )
+    assert response.status_code == 415

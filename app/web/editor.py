@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app import editor
+from app import editor, image_upload
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
 from app.deps import CourseDep, InstructorDep, SessionDep
@@ -286,3 +286,34 @@ def create(
         )
     slug = editor.new_lesson_slug(path)
     return RedirectResponse(f"/instrutor/licoes/{quote(slug)}/editar", status_code=303)
+
+
+@router.get("/imagens", response_class=HTMLResponse, name="image_upload")
+def image_form(request: Request, instructor: InstructorDep):
+    """The form to send an image to the lessons' ``imagens/`` folder."""
+    return render(request, "image_upload.html", {"saved": None, "error": None})
+
+
+@router.post("/imagens", response_class=HTMLResponse, name="image_upload_save")
+def image_save(
+    request: Request,
+    instructor: InstructorDep,
+    imagem: Annotated[UploadFile | None, File()] = None,
+):
+    """Keep an uploaded PNG, JPEG, WebP or GIF image and show the Markdown to paste.
+
+    The body was already capped by :class:`app.security.RequestGuard`; the type is read from
+    the bytes (:func:`app.image_upload.save_image`). A refused file gets the form again with
+    the reason: 413 (over 2 MB), 415 (not one of the four types) or 422 (no file).
+    """
+    data = b""
+    name = ""
+    if imagem is not None:
+        data = imagem.file.read(image_upload.MAX_IMAGE_BYTES + 1)
+        name = imagem.filename or ""
+    try:
+        saved = image_upload.save_image(request.app.state.settings.lessons_dir, name, data)
+    except image_upload.ImageRefused as refused:
+        context = {"saved": None, "error": str(refused)}
+        return render(request, "image_upload.html", context, status_code=refused.status)
+    return render(request, "image_upload.html", {"saved": saved, "error": None}, status_code=201)
