@@ -38,7 +38,7 @@ from sqlalchemy import Engine, and_, case, func, literal, select, true, tuple_, 
 from sqlmodel import Session
 
 from app.content.course import Course
-from app.dashboard import ATTEMPT, LEARNER, current_versions
+from app.dashboard import ATTEMPT, LEARNER, class_learners, current_versions
 from app.grading import LessonStatus
 
 ATTEMPT_COLUMNS = (
@@ -94,13 +94,6 @@ def csv_lines(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
             buffer.seek(0)
             buffer.truncate()
     yield buffer.getvalue()
-
-
-def class_learners(class_id: int):
-    """The ids of a class's learners, as a subquery for ``IN``."""
-    from app.models import ClassMember
-
-    return select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
 
 
 def attempt_rows(

@@ -198,3 +198,71 @@ def test_csv_exports_take_a_class_filter_and_keep_the_pseudonyms(school, setting
     )
     assert {line.split(",")[0] for line in progress[1:]} == {only[1].split(",")[1]}
     assert teacher.get("/instrutor/exportar/progresso.csv?turma=999").status_code == 404
+
+
+def _funnel(page) -> dict[str, tuple[str, str]]:
+    return {
+        tr["data-licao"]: (text(tr.select_one(".started")), text(tr.select_one(".completed")))
+        for tr in page.select("#funil table.funnel tbody tr")
+    }
+
+
+def _item(page, slug: str, qid: str) -> tuple[str, ...]:
+    card = page.select_one(f"#q-{slug}-{qid}")
+    return tuple(
+        text(card.select_one(s)) for s in (".fig-attempts", ".fig-learners", ".fig-facility")
+    )
+
+
+def test_the_dashboard_shows_one_class_picked_in_a_get_form(school, settings):
+    app, teacher, learner, class_url, code = school
+    class_id = class_url.rsplit("/", 1)[1]
+    post(learner, f"/turmas/entrar/{code}")  # ana: right on the first try, in the class
+    outsider = TestClient(app, follow_redirects=False)
+    answer(outsider, "kernels", FIRST, ["a"])  # wrong, twice, not in the class
+    answer(outsider, "kernels", FIRST, ["c"])
+    post(teacher, "/instrutor/turmas", nome="Turma B")
+    past = datetime.now(ZoneInfo("America/Sao_Paulo")) - timedelta(hours=1)
+    form = {"licao": "kernels", "prazo": past.strftime("%Y-%m-%dT%H:%M")}
+    assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form).status_code == 303
+    answer(learner, "kernels", FIRST, ["b"])  # both of ana's answers came after the due date
+
+    everyone = soup(teacher.get("/instrutor").text)
+    picker = everyone.select_one("form.class-filter")
+    assert (picker["method"], picker["action"]) == ("get", "/instrutor")
+    options = [(o["value"], text(o)) for o in picker.select("select[name=turma] option")]
+    assert options[0] == ("", "Todos os alunos")
+    assert sorted(name for _, name in options[1:]) == ["Turma A", "Turma B"]
+    assert _funnel(everyone)["kernels"][0] == "2"
+    assert _item(everyone, "kernels", FIRST) == ("4", "2", "50%")
+    assert everyone.select_one("#prazos") is None
+
+    response = teacher.get(f"/instrutor?turma={class_id}")
+    assert response.status_code == 200
+    page = soup(response.text)
+    assert page.select_one(f'select[name=turma] option[value="{class_id}"]').has_attr("selected")
+    scope = page.select_one(".class-scope")
+    assert scope.get_text().startswith("Só os alunos da turma Turma A; números calculados agora.")
+    assert scope.select_one("a")["href"] == class_url
+    assert _funnel(page)["kernels"][0] == "1"
+    assert _item(page, "kernels", FIRST) == ("2", "1", "100%")
+    assert text(page.select_one(".fig-total")) == "1"
+    due = page.select_one('#prazos tr[data-licao="kernels"]')
+    assert (text(due.select_one(".on-time")), text(due.select_one(".late"))) == (
+        "0",
+        "2 1 aluno atrasado",
+    )
+    export = page.select_one("#exportar a[href^='/instrutor/exportar/tentativas.csv']")
+    assert export["href"] == f"/instrutor/exportar/tentativas.csv?turma={class_id}"
+
+
+def test_the_dashboard_class_filter_is_limited_to_the_instructors_classes(school, settings):
+    app, _, _, class_url, _ = school
+    class_id = class_url.rsplit("/", 1)[1]
+    other = instructor(TestClient(app, follow_redirects=False), settings, "outra")
+    assert other.get(f"/instrutor?turma={class_id}").status_code == 404
+    assert soup(other.get("/instrutor").text).select_one("form.class-filter") is None
+    assert other.get("/instrutor?turma=abc").status_code == 422
+    assert other.get("/instrutor?turma=").status_code == 200
+    curso(settings, "instrutor", "adicionar", "outra", "--admin")
+    assert other.get(f"/instrutor?turma={class_id}").status_code == 200
