@@ -10,7 +10,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
 
 from babel.dates import format_datetime, get_timezone_name
 from sqlalchemy import delete, func
@@ -22,6 +23,11 @@ from app.models import Account, Attempt, ClassDue, ClassMember, Classroom, Class
 DEFAULT_ZONE = "America/Sao_Paulo"
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
 DUE_FORMAT = "dd/MM, HH:mm"
+BAD_ZONE = N_("Choose one of the time zones in the list.")
+LAST_STAFF = N_(
+    "A class needs at least one instructor: add another before removing `%(name)s`."
+)
+NOT_STAFF = N_("`%(name)s` is not an instructor of this class.")
 BAD_DATE = N_("Write the due date as day, month, year and time, for example 12/12/2026 23:59.")
 
 
@@ -149,6 +155,57 @@ def add_staff(db: Session, classroom: Classroom, account: Account) -> None:
     if db.get(ClassStaff, (classroom.id, account.id)) is None:
         db.add(ClassStaff(class_id=classroom.id, account_id=account.id))
         db.commit()
+
+
+class StaffError(ValueError):
+    """A staff change refused; ``str(exc)`` is the pt-BR message."""
+
+
+class BadTimeZone(ValueError):
+    """A time zone that is not an IANA zone known to ``zoneinfo``; ``str(exc)`` is pt-BR."""
+
+
+@cache
+def time_zones() -> list[str]:
+    """Every IANA time zone ``zoneinfo`` knows (from the ``tzdata`` package), sorted."""
+    return sorted(available_timezones())
+
+
+def set_time_zone(db: Session, classroom: Classroom, zone: str) -> None:
+    """Change the zone in which the class's due dates are entered and shown; committed.
+
+    Due dates stay the same instants (they are stored in UTC); only their display changes.
+
+    Raises:
+        BadTimeZone: ``zone`` is not in :func:`time_zones`.
+    """
+    if zone not in time_zones():
+        raise BadTimeZone(gettext(BAD_ZONE))
+    classroom.time_zone = zone
+    db.add(classroom)
+    db.commit()
+
+
+def remove_staff(db: Session, classroom: Classroom, username: str) -> None:
+    """Take ``username`` off the class's instructors; committed.
+
+    Raises:
+        StaffError: they are not one of its instructors, or they are the last one.
+    """
+    row = db.exec(
+        select(ClassStaff)
+        .join(Account, col(Account.id) == col(ClassStaff.account_id))
+        .where(ClassStaff.class_id == classroom.id, Account.username == username)
+    ).first()
+    if row is None:
+        raise StaffError(gettext(NOT_STAFF) % {"name": username})
+    count = db.exec(
+        select(func.count()).select_from(ClassStaff).where(ClassStaff.class_id == classroom.id)
+    ).one()
+    if count <= 1:
+        raise StaffError(gettext(LAST_STAFF) % {"name": username})
+    db.delete(row)
+    db.commit()
 
 
 def staff_of(db: Session, classroom: Classroom) -> list[str]:

@@ -28,7 +28,7 @@ INSTRUCTOR_POSTS = [
     "/instrutor/licoes/kernels/rascunho/descartar", "/instrutor/licoes/kernels/historico/1/restaurar",
     "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/turmas/1/codigo",
     "/instrutor/turmas/1/prazos", "/instrutor/turmas/1/equipe", "/instrutor/turmas/1/apagar",
-    "/instrutor/imagens",
+    "/instrutor/imagens", "/instrutor/turmas/1/fuso", "/instrutor/turmas/1/equipe/remover",
 ]
 EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
 

@@ -266,3 +266,56 @@ def test_the_dashboard_class_filter_is_limited_to_the_instructors_classes(school
     assert other.get("/instrutor?turma=").status_code == 200
     curso(settings, "instrutor", "adicionar", "outra", "--admin")
     assert other.get(f"/instrutor?turma={class_id}").status_code == 200
+
+
+def test_the_class_time_zone_is_chosen_from_a_select_and_changes_how_due_dates_read(
+    school, settings
+):
+    _, teacher, _, class_url, _ = school
+    class_id = class_url.rsplit("/", 1)[1]
+    form = {"licao": "kernels", "prazo": "2099-01-01T12:00"}
+    assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form).status_code == 303
+    page = soup(teacher.get(class_url).text)
+    select = page.select_one("form.zone-form select[name=fuso]")
+    assert select.select_one("option[selected]")["value"] == "America/Sao_Paulo"
+    assert "America/Manaus" in [o["value"] for o in select.select("option")]
+    assert (
+        post(teacher, f"/instrutor/turmas/{class_id}/fuso", fuso="America/Manaus").status_code
+        == 303
+    )
+    assert db_rows(settings, "SELECT time_zone FROM classroom") == [("America/Manaus",)]
+    row = soup(teacher.get(class_url).text).select_one('tr[data-licao="kernels"]')
+    # The same instant (15:00 UTC), now read in Manaus (UTC-4).
+    assert text(row.select_one("td")) == "até 01/01, 11:00 (horário do Amazonas)"
+    bad = post(teacher, f"/instrutor/turmas/{class_id}/fuso", fuso="Marte/Olimpo")
+    assert bad.status_code == 422
+    assert "Escolha um dos fusos horários da lista." in bad.text
+    assert db_rows(settings, "SELECT time_zone FROM classroom") == [("America/Manaus",)]
+
+
+def test_an_instructor_can_be_removed_but_never_the_last_one(school, settings):
+    app, teacher, _, class_url, _ = school
+    class_id = class_url.rsplit("/", 1)[1]
+    other = instructor(TestClient(app, follow_redirects=False), settings, "outra")
+    alone = soup(teacher.get(class_url).text)
+    assert alone.select("form[action$='/equipe/remover']") == []
+    last = post(teacher, f"/instrutor/turmas/{class_id}/equipe/remover", usuario="prof")
+    assert last.status_code == 422
+    assert (
+        "Uma turma precisa de pelo menos um instrutor: adicione outro antes de remover `prof`."
+        in text(soup(last.text).select_one("main"))
+    )
+    assert post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="outra").status_code == 303
+    page = soup(teacher.get(class_url).text)
+    assert [text(s) for s in page.select(".class-staff .staff-name")] == ["outra", "prof"]
+    assert len(page.select("form[action$='/equipe/remover']")) == 2
+    nobody = post(teacher, f"/instrutor/turmas/{class_id}/equipe/remover", usuario="ninguem")
+    assert nobody.status_code == 422
+    removed = post(teacher, f"/instrutor/turmas/{class_id}/equipe/remover", usuario="outra")
+    assert (removed.status_code, removed.headers["location"]) == (303, class_url)
+    assert other.get(class_url).status_code == 404
+    assert post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="outra").status_code == 303
+    itself = post(teacher, f"/instrutor/turmas/{class_id}/equipe/remover", usuario="prof")
+    assert (itself.status_code, itself.headers["location"]) == (303, "/instrutor/turmas")
+    assert teacher.get(class_url).status_code == 404
+    assert other.get(class_url).status_code == 200

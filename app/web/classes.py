@@ -91,6 +91,7 @@ def _class_page(request, db, course, classroom, status_code: int = 200, error: s
         "due_label": classes.due_label,
         "error": error,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
+        "zones": classes.time_zones(),
     }
     return render(request, "class.html", context, status_code=status_code)
 
@@ -155,6 +156,49 @@ def class_staff(
         message = gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()}
         return _class_page(request, db, course, classroom, 422, message)
     classes.add_staff(db, classroom, other)
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+@router.post(
+    "/instrutor/turmas/{class_id}/equipe/remover", response_class=HTMLResponse, name="class_unstaff"
+)
+def class_unstaff(
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    usuario: Annotated[str, Form(max_length=30)] = "",
+):
+    """Remove an instructor from the class (never the last one: 422).
+
+    Removing oneself goes back to the list of one's classes, where this one no longer is.
+    """
+    classroom = _class(db, instructor, class_id)
+    try:
+        classes.remove_staff(db, classroom, usuario.strip().lower())
+    except classes.StaffError as exc:
+        return _class_page(request, db, course, classroom, 422, str(exc))
+    if classes.class_for(db, instructor, class_id) is None:
+        return RedirectResponse("/instrutor/turmas", status_code=303)
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+@router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
+def class_zone(
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    fuso: Annotated[str, Form(max_length=64)] = "",
+):
+    """Set the class's time zone (from the select of IANA zones); 422 for any other value."""
+    classroom = _class(db, instructor, class_id)
+    try:
+        classes.set_time_zone(db, classroom, fuso)
+    except classes.BadTimeZone as exc:
+        return _class_page(request, db, course, classroom, 422, str(exc))
     return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
 
 
