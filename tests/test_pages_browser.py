@@ -172,6 +172,8 @@ INSTRUCTOR_PAGE_TYPES = [
     PageType("editor-nova-licao", "/instrutor/licoes/nova", instructor=True),
     PageType("turmas", "/instrutor/turmas", instructor=True),
     PageType("turma", "/instrutor/turmas/1", instructor=True),
+    PageType("instrutor-painel-turma", "/instrutor?turma=1", instructor=True),
+    PageType("editor-imagens", "/instrutor/imagens", instructor=True),
     PageType("turma-entrar", "/turmas/entrar/codigo-da-turma-de-teste", instructor=True),
 ]
 INSTRUCTOR = "professora"
