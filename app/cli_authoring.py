@@ -133,7 +133,7 @@ def nova(
     typer.echo(created % {"path": path, "slug": slug})
 
 
-def _set_role(usuario: str, value: bool) -> None:
+def _set_role(usuario: str, value: bool, admin: bool = False) -> None:
     from sqlalchemy.exc import SQLAlchemyError
     from sqlmodel import Session
 
@@ -143,7 +143,7 @@ def _set_role(usuario: str, value: bool) -> None:
     engine = make_engine(load_settings().resolved_database_url())
     try:
         with Session(engine) as db:
-            account, changed = set_instructor(db, usuario, value)
+            account, changed = set_instructor(db, usuario, value, admin)
     except AccountNotFound:
         message = gettext(
             "There is no account with the username `%(name)s`. "
@@ -157,7 +157,9 @@ def _set_role(usuario: str, value: bool) -> None:
         raise typer.Exit(code=1) from None
     finally:
         engine.dispose()
-    if value:
+    if value and admin:
+        said = gettext("`%(name)s` is now an instructor and an admin, who sees every class.")
+    elif value:
         said = (
             gettext("`%(name)s` is now an instructor.")
             if changed
@@ -177,9 +179,12 @@ def _set_role(usuario: str, value: bool) -> None:
 )
 def adicionar(
     usuario: Annotated[str, typer.Argument(help=gettext("The username of an existing account."))],
+    admin: Annotated[
+        bool, typer.Option("--admin", help=gettext("Also lets the instructor see every class."))
+    ] = False,
 ) -> None:
-    """Give the instructor role to an existing account."""
-    _set_role(usuario, True)
+    """Give the instructor role to an existing account (``--admin``: who sees every class)."""
+    _set_role(usuario, True, admin)
 
 
 @instrutor.command("remover", help=gettext("Takes the instructor role from an account."))

@@ -13,12 +13,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, case, func, select, tuple_, union_all
+from sqlalchemy import Select, case, func, select, true, tuple_, union_all
 from sqlmodel import SQLModel, Session
 
 from app.content.course import Course
 from app.item_analysis import ItemStats, OptionCounts
-from app.models import Attempt, Learner, Walk
+from app.models import Attempt, ClassMember, Learner, Walk
 
 ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
 WALK = SQLModel.metadata.tables[Walk.__tablename__]
@@ -55,6 +55,16 @@ class FunnelStep:
     completed: int
 
 
+def class_learners(class_id: int):
+    """The ids of a class's learners, as a subquery for ``IN``."""
+    return select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
+
+
+def _in_class(learner_column, class_id: int | None):
+    """A filter keeping the rows of one class's learners (all rows when ``class_id`` is None)."""
+    return true() if class_id is None else learner_column.in_(class_learners(class_id))
+
+
 def current_versions(course: Course) -> list[tuple[str, str, str]]:
     """``(lesson slug, question id, version)`` of every question as it is now."""
     return [
@@ -64,11 +74,16 @@ def current_versions(course: Course) -> list[tuple[str, str, str]]:
     ]
 
 
-def activity(db: Session, now: datetime) -> Activity:
-    """Count the learners active in the last 7 and 30 days (one query)."""
+def activity(db: Session, now: datetime, class_id: int | None = None) -> Activity:
+    """Count the learners active in the last 7 and 30 days (one query).
+
+    ``class_id``: only that class's learners.
+    """
     events = union_all(
-        select(ATTEMPT.c.learner_id, ATTEMPT.c.created_at),
-        select(WALK.c.learner_id, WALK.c.created_at),
+        select(ATTEMPT.c.learner_id, ATTEMPT.c.created_at).where(
+            _in_class(ATTEMPT.c.learner_id, class_id)
+        ),
+        select(WALK.c.learner_id, WALK.c.created_at).where(_in_class(WALK.c.learner_id, class_id)),
     ).subquery("events")
 
     def since(days: int):
@@ -82,11 +97,11 @@ def activity(db: Session, now: datetime) -> Activity:
     return Activity(*row)
 
 
-def funnel(db: Session, course: Course) -> list[FunnelStep]:
+def funnel(db: Session, course: Course, class_id: int | None = None) -> list[FunnelStep]:
     """Per lesson, in course order: learners who started it and learners who completed it.
 
     Completion follows the learner's own rule: every current question answered right at
-    least once, in any version (one query).
+    least once, in any version (one query). ``class_id``: only that class's learners.
     """
     totals = {lesson.slug: len(lesson.questions) for lesson in course.lessons if lesson.questions}
     if not totals:
@@ -100,6 +115,7 @@ def funnel(db: Session, course: Course) -> list[FunnelStep]:
             ),
         )
         .where(tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id).in_(ids))
+        .where(_in_class(ATTEMPT.c.learner_id, class_id))
         .group_by(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug)
         .subquery("per_learner")
     )
@@ -115,12 +131,13 @@ def funnel(db: Session, course: Course) -> list[FunnelStep]:
     return [FunnelStep(slug, *found.get(slug, (0, 0))) for slug in totals]
 
 
-def first_tries(versions: list[tuple[str, str, str]]):
+def first_tries(versions: list[tuple[str, str, str]], class_id: int | None = None):
     """A subquery: each learner's first attempt at each question's current version, with the
     learner's course score (how many current questions they got right on the first try).
 
     "First" is the oldest (by time, then id), as in the learner's own progress. The score
     is a window over the same rows, so no join is needed (the plan stays a few sorts).
+    ``class_id``: only that class's learners.
     """
     order = func.row_number().over(
         partition_by=(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id),
@@ -137,6 +154,7 @@ def first_tries(versions: list[tuple[str, str, str]]):
             order.label("try_number"),
         )
         .where(current.in_(versions))
+        .where(_in_class(ATTEMPT.c.learner_id, class_id))
         .subquery("tries")
     )
     score = func.sum(case((tries.c.correct, 1), else_=0)).over(partition_by=tries.c.learner_id)
@@ -154,9 +172,11 @@ def first_tries(versions: list[tuple[str, str, str]]):
     )
 
 
-def _grouped_first_tries(versions: list[tuple[str, str, str]]) -> Select:
+def _grouped_first_tries(
+    versions: list[tuple[str, str, str]], class_id: int | None = None
+) -> Select:
     """First tries counted by question, chosen options and group (top, middle, bottom 27%)."""
-    first = first_tries(versions)
+    first = first_tries(versions, class_id)
     question = (first.c.lesson_slug, first.c.question_id)
     rank = func.row_number().over(
         partition_by=question, order_by=(first.c.score.desc(), first.c.learner_id)
@@ -185,8 +205,12 @@ def _grouped_first_tries(versions: list[tuple[str, str, str]]) -> Select:
     ).group_by(ranked.c.lesson_slug, ranked.c.question_id, ranked.c.chosen, group)
 
 
-def item_stats(db: Session, course: Course) -> dict[tuple[str, str], ItemStats]:
+def item_stats(
+    db: Session, course: Course, class_id: int | None = None
+) -> dict[tuple[str, str], ItemStats]:
     """Every current question's item analysis, by ``(lesson slug, question id)`` (two queries).
+
+    ``class_id``: only that class's learners (the top and bottom groups are then the class's).
 
     Returns:
         The figures of each question; a question nobody answered has zeros.
@@ -201,11 +225,12 @@ def item_stats(db: Session, course: Course) -> dict[tuple[str, str], ItemStats]:
                 versions
             )
         )
+        .where(_in_class(ATTEMPT.c.learner_id, class_id))
         .group_by(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id)
     )
     attempts = {(slug, qid): count for slug, qid, count in totals}
     cells: dict[tuple[str, str], list[tuple[str, str, int, int]]] = defaultdict(list)
-    for slug, qid, chosen, grp, count, right in db.exec(_grouped_first_tries(versions)):
+    for slug, qid, chosen, grp, count, right in db.exec(_grouped_first_tries(versions, class_id)):
         cells[(slug, qid)].append((chosen, grp, count, right or 0))
     out = {}
     for lesson in course.lessons:
@@ -240,12 +265,15 @@ def _fold(attempts: int, cells, options, answer: frozenset[str]) -> ItemStats:
     return ItemStats(attempts, learners, first_right, by_group["upper"], by_group["lower"], counts)
 
 
-def tree_walks(db: Session) -> dict[str, dict[str, int]]:
-    """Finished walks: tree id → result id → how many (one query)."""
+def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, int]]:
+    """Finished walks: tree id → result id → how many (one query).
+
+    ``class_id``: only the walks of that class's learners.
+    """
     rows = db.exec(
-        select(WALK.c.tree_id, WALK.c.result_id, func.count()).group_by(
-            WALK.c.tree_id, WALK.c.result_id
-        )
+        select(WALK.c.tree_id, WALK.c.result_id, func.count())
+        .where(_in_class(WALK.c.learner_id, class_id))
+        .group_by(WALK.c.tree_id, WALK.c.result_id)
     )
     out: dict[str, dict[str, int]] = defaultdict(dict)
     for tree_id, result_id, count in rows:

@@ -47,10 +47,18 @@ class Figures:
     computed_at: datetime
 
 
-def compute(db: Session, course: Course, now: datetime) -> Figures:
-    """Compute every figure now (five aggregate queries; see ``app/dashboard.py``)."""
+def compute(db: Session, course: Course, now: datetime, class_id: int | None = None) -> Figures:
+    """Compute every figure now (five aggregate queries; see ``app/dashboard.py``).
+
+    ``class_id``: only that class's learners. Class figures are not stored: a class is a
+    small part of the learners, and its figures change as soon as someone joins or leaves.
+    """
     return Figures(
-        activity(db, now), tuple(funnel(db, course)), item_stats(db, course), tree_walks(db), now
+        activity(db, now, class_id),
+        tuple(funnel(db, course, class_id)),
+        item_stats(db, course, class_id),
+        tree_walks(db, class_id),
+        now,
     )
 
 

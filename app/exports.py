@@ -38,7 +38,7 @@ from sqlalchemy import Engine, and_, case, func, literal, select, true, tuple_, 
 from sqlmodel import Session
 
 from app.content.course import Course
-from app.dashboard import ATTEMPT, LEARNER, current_versions
+from app.dashboard import ATTEMPT, LEARNER, class_learners, current_versions
 from app.grading import LessonStatus
 
 ATTEMPT_COLUMNS = (
@@ -96,8 +96,13 @@ def csv_lines(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-def attempt_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple]:
-    """Every attempt, oldest first, as the columns of :data:`ATTEMPT_COLUMNS`."""
+def attempt_rows(
+    engine: Engine, course: Course, salt: bytes, class_id: int | None = None
+) -> Iterator[tuple]:
+    """Every attempt, oldest first, as the columns of :data:`ATTEMPT_COLUMNS`.
+
+    ``class_id`` keeps only the attempts of that class's learners.
+    """
     versions = current_versions(course)
     first = func.row_number().over(
         partition_by=(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id),
@@ -120,6 +125,8 @@ def attempt_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple]
         first == 1,
         ATTEMPT.c.created_at,
     ).order_by(ATTEMPT.c.created_at, ATTEMPT.c.id)
+    if class_id is not None:
+        query = query.where(ATTEMPT.c.learner_id.in_(class_learners(class_id)))
     with Session(engine) as db:
         for row in db.exec(query.execution_options(yield_per=BATCH)):
             number, learner, slug, qid, version, current, chosen, correct, first_try, created = row
@@ -137,8 +144,13 @@ def attempt_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple]
             )
 
 
-def progress_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple]:
-    """One row per learner × current lesson, as the columns of :data:`PROGRESS_COLUMNS`."""
+def progress_rows(
+    engine: Engine, course: Course, salt: bytes, class_id: int | None = None
+) -> Iterator[tuple]:
+    """One row per learner × current lesson, as the columns of :data:`PROGRESS_COLUMNS`.
+
+    ``class_id`` keeps only that class's learners.
+    """
     lessons = [(lesson.slug, len(lesson.questions), n) for n, lesson in enumerate(course.lessons)]
     if not lessons:
         return
@@ -200,6 +212,8 @@ def progress_rows(engine: Engine, course: Course, salt: bytes) -> Iterator[tuple
         )
         .order_by(LEARNER.c.created_at, LEARNER.c.id, catalog.c.position)
     )
+    if class_id is not None:
+        query = query.where(LEARNER.c.id.in_(class_learners(class_id)))
     with Session(engine) as db:
         for row in db.exec(query.execution_options(yield_per=BATCH)):
             learner, slug, situation, right_n, total, first_right, tries_n, latest = row

@@ -12,9 +12,12 @@ from app.models import (
     AccountPublic,
     Attempt,
     AttemptPublic,
+    ClassMember,
+    Classroom,
     Learner,
     LearnerExport,
     LearnerPublic,
+    MembershipPublic,
     SessionPublic,
     Walk,
     WalkPublic,
@@ -122,8 +125,9 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
     """Gather everything stored about ``learner_id`` (LGPD access request).
 
     Returns:
-        The learner row, the account (without the password hash), every attempt, every walk
-        and the sessions' expiry; empty parts for a learner who stored nothing yet.
+        The learner row, the account (without the password hash), every attempt, every walk,
+        the classes joined and the sessions' expiry; empty parts for a learner who stored
+        nothing yet.
     """
     learner = db.get(Learner, learner_id)
     account = account_of(db, learner_id)
@@ -136,6 +140,12 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
         select(Walk).where(Walk.learner_id == learner_id).order_by(col(Walk.created_at))
     )
     sessions = db.exec(select(WebSession).where(WebSession.learner_id == learner_id))
+    joined = db.exec(
+        select(Classroom.name, ClassMember.joined_at)
+        .join(ClassMember, col(ClassMember.class_id) == col(Classroom.id))
+        .where(ClassMember.learner_id == learner_id)
+        .order_by(col(ClassMember.joined_at))
+    )
     return LearnerExport(
         exported_at=utcnow(),
         learner=LearnerPublic.model_validate(learner, from_attributes=True) if learner else None,
@@ -145,16 +155,18 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
         attempts=[AttemptPublic.model_validate(a, from_attributes=True) for a in attempts],
         walks=[WalkPublic.from_walk(walk) for walk in walks],
         sessions=[SessionPublic(expires_at=s.expires_at) for s in sessions],
+        classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in joined],
     )
 
 
 def delete_learner(db: Session, learner_id: str) -> None:
-    """Delete the learner, their attempts, walks and account, and end all their sessions.
+    """Delete the learner, their attempts, walks, class memberships and account, and end all
+    their sessions.
 
-    Attempts, walks and the account go by ``ON DELETE CASCADE``; they are also deleted
+    Attempts, walks, memberships and the account go by ``ON DELETE CASCADE``; they are also deleted
     explicitly, so a database without foreign keys enforced keeps nothing either.
     """
-    for table in (Attempt, Walk, Account):
+    for table in (Attempt, Walk, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     db.exec(delete(Learner).where(col(Learner.id) == learner_id))
     end_sessions_of(db, learner_id)

@@ -23,6 +23,8 @@ from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import (
     account,
     api,
+    classes,
+    editor,
     errors,
     glossary,
     health,
@@ -97,13 +99,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cookie_same_site="lax",
         cookie_https_only=settings.secure_cookies,
     )
-    app.add_middleware(RequestGuard, templates=app.state.templates)
+    app.add_middleware(RequestGuard, templates=app.state.templates, signing_secret=secret)
     app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
+    # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
     for module in (
-        lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, instructor,
+        lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, editor,
+        classes, instructor,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one

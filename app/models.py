@@ -107,6 +107,8 @@ class Account(SQLModel, table=True):
         password_hash: an argon2 hash (PHC string), never the password.
         created_at: sign-up time, UTC.
         is_instructor: may open the instructor pages (granted with ``curso instrutor``).
+        is_admin: an instructor who sees every class, not only their own
+            (``curso instrutor adicionar --admin``).
     """
 
     id: int | None = Field(default=None, primary_key=True)
@@ -117,6 +119,7 @@ class Account(SQLModel, table=True):
     password_hash: str = Field(max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
     is_instructor: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    is_admin: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
 class WebSession(SQLModel, table=True):
@@ -229,6 +232,13 @@ class SessionPublic(SQLModel):
     expires_at: datetime
 
 
+class MembershipPublic(SQLModel):
+    """A class the learner is in, as "Meus dados" exports it."""
+
+    class_name: str
+    joined_at: datetime
+
+
 class LearnerExport(SQLModel):
     """Everything stored about one learner ("Meus dados", LGPD access)."""
 
@@ -238,6 +248,7 @@ class LearnerExport(SQLModel):
     attempts: list[AttemptPublic]
     walks: list[WalkPublic]
     sessions: list[SessionPublic]
+    classes: list[MembershipPublic] = []
 
 
 class RateLimit(SQLModel, table=True):
@@ -270,3 +281,115 @@ class ReportCache(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=80)
     computed_at: datetime
     payload: str
+
+
+class LessonRevision(SQLModel, table=True):
+    """One published version of a lesson file (the editor's history).
+
+    Attributes:
+        id: increasing number.
+        file_name: the file's name in the lessons folder (the history follows the file,
+            whose slug may change).
+        lesson_slug: the lesson's slug when the revision was recorded.
+        text: the whole text, LF line endings, no BOM (as the editor shows it).
+        content_hash: SHA-256 (hex) of the file's bytes after the save.
+        origin: ``editor`` (saved in the browser), ``restored`` (an old revision published
+            again), ``outside`` (the file changed on disk outside the editor) or ``initial``
+            (the file as the editor first found it).
+        restored_from: for ``restored``, the revision published again.
+        account_id: the instructor who saved it (``None`` for changes made outside the
+            editor, or once the account is deleted).
+        created_at: when it was recorded, UTC.
+    """
+
+    __tablename__ = "lesson_revision"
+
+    id: int | None = Field(default=None, primary_key=True)
+    file_name: str = Field(max_length=255, index=True)
+    lesson_slug: str = Field(max_length=100)
+    text: str = Field(sa_type=sa.Text)
+    content_hash: str = Field(max_length=64)
+    origin: str = Field(max_length=20)
+    restored_from: int | None = None
+    account_id: int | None = Field(default=None, foreign_key="account.id", ondelete="SET NULL")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class LessonDraft(SQLModel, table=True):
+    """A text saved in the editor with errors, so not published; one per file and instructor.
+
+    Attributes:
+        file_name: the lesson file's name in the lessons folder.
+        account_id: the instructor whose draft it is.
+        text: the text as typed (LF line endings).
+        base_hash: the hash of the file the instructor started from.
+        updated_at: last save, UTC.
+    """
+
+    __tablename__ = "lesson_draft"
+    __table_args__ = (UniqueConstraint("file_name", "account_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    file_name: str = Field(max_length=255)
+    account_id: int = Field(foreign_key="account.id", ondelete="CASCADE")
+    text: str = Field(sa_type=sa.Text)
+    base_hash: str = Field(max_length=64)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Classroom(SQLModel, table=True):
+    """A class (turma): learners who join by a link, its instructors and its due dates.
+
+    Attributes:
+        name / description: as the instructor wrote them.
+        join_code: the unguessable code of the join link (``secrets.token_urlsafe``);
+            rotating it makes the old link stop working.
+        time_zone: IANA zone in which due dates are entered and shown.
+        created_at: UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=120)
+    description: str = Field(default="", max_length=1000)
+    join_code: str = Field(max_length=64, unique=True)
+    time_zone: str = Field(default="America/Sao_Paulo", max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ClassStaff(SQLModel, table=True):
+    """An instructor of a class."""
+
+    __tablename__ = "class_staff"
+
+    class_id: int = Field(foreign_key="classroom.id", ondelete="CASCADE", primary_key=True)
+    account_id: int = Field(foreign_key="account.id", ondelete="CASCADE", primary_key=True)
+
+
+class ClassMember(SQLModel, table=True):
+    """A learner in a class (joined by the link, with an account).
+
+    Attributes:
+        joined_at: UTC.
+    """
+
+    __tablename__ = "class_member"
+
+    class_id: int = Field(foreign_key="classroom.id", ondelete="CASCADE", primary_key=True)
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
+    joined_at: datetime = Field(default_factory=utcnow)
+
+
+class ClassDue(SQLModel, table=True):
+    """A lesson's due date in a class, stored in UTC.
+
+    Answers after it are accepted and counted as late.
+    """
+
+    __tablename__ = "class_due"
+
+    class_id: int = Field(foreign_key="classroom.id", ondelete="CASCADE", primary_key=True)
+    lesson_slug: str = Field(max_length=100, primary_key=True)
+    due_at: datetime
+

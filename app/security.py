@@ -7,9 +7,13 @@ asgi-csrf checks every non-GET request: the ``x-csrftoken`` header (htmx) or the
 from __future__ import annotations
 
 import re
+import secrets
 
-from asgi_csrf import asgi_csrf
-from starlette.requests import HTTPConnection
+from asgi_csrf import DEFAULT_COOKIE_NAME, DEFAULT_FORM_INPUT, DEFAULT_SIGNING_NAMESPACE, asgi_csrf
+from itsdangerous import BadSignature, URLSafeSerializer
+from starlette.datastructures import Headers
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import HTTPConnection, cookie_parser
 
 from app.deps import EXPIRED_MESSAGE
 from app.i18n import gettext
@@ -17,6 +21,13 @@ from app.web.errors import title_of
 from app.web.templating import VARY, wants_fragment
 
 MAX_FORM_BYTES = 64 * 1024
+# The lesson editor posts a whole lesson file, percent-encoded (an accented letter is 6 bytes).
+MAX_EDITOR_FORM_BYTES = 4 * 1024 * 1024
+EDITOR_PATHS = "/instrutor/licoes/"
+# The only route that takes a multipart body: the editor's image upload. Its limit is the
+# image's (app.image_upload.MAX_IMAGE_BYTES) plus room for the token and the part headers.
+UPLOAD_PATH = "/instrutor/imagens"
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024 + 16 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
 # Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
 OTHER_SITES = (b"same-site", b"cross-site")
@@ -65,9 +76,16 @@ class RequestGuard:
       stay. asgi-csrf fails on a ``Cookie`` header that is not UTF-8, and Python's cookie
       parser turns a quoted ``"\\000"`` into a NUL byte, which PostgreSQL refuses.
     - ``HEAD`` is served as ``GET`` (the server drops the body).
-    - A body that is not a URL-encoded form or JSON gets 415: the app accepts no uploads,
-      and asgi-csrf's multipart parser fails on odd input.
-    - A body over :data:`MAX_FORM_BYTES` gets 413; one that is not UTF-8 gets 400.
+    - A body that is not a URL-encoded form or JSON gets 415, except a ``multipart/form-data``
+      POST to :data:`UPLOAD_PATH` (the image upload), which must name its boundary as
+      asgi-csrf parses it (``; boundary=``, else 400) and whose ``Content-Length``, when sent,
+      is checked before any of it is read. asgi-csrf 0.11's own multipart parser no longer
+      works with python-multipart (``FormParser`` lost its ``FileClass`` argument), so the
+      guard reads the ``csrftoken`` field with Starlette's parser, refuses with the CSRF 403
+      unless it equals the signed ``csrftoken`` cookie (itsdangerous, as asgi-csrf signs it),
+      and hands it to asgi-csrf as the ``x-csrftoken`` header, which asgi-csrf then checks.
+    - A body over :data:`MAX_FORM_BYTES` (:data:`MAX_EDITOR_FORM_BYTES` for the lesson editor,
+      which posts a whole lesson) gets 413; one that is not UTF-8 gets 400.
     - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
       its check for a ``Bearer`` header.
     - A state-changing request that the browser marks as coming from another site
@@ -76,9 +94,10 @@ class RequestGuard:
       plant a valid pair of its own; and asgi-csrf lets requests without cookies through.
     """
 
-    def __init__(self, app, templates):
+    def __init__(self, app, templates, signing_secret: str = ""):
         self.app = app
         self.templates = templates
+        self.signer = URLSafeSerializer(signing_secret)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -95,32 +114,84 @@ class RequestGuard:
         if dict(headers).get(b"sec-fetch-site") in OTHER_SITES:
             await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
             return
-        content_type = dict(headers).get(b"content-type", b"").split(b";")[0].strip().lower()
-        if content_type not in ACCEPTED_BODIES:
+        raw_type = dict(headers).get(b"content-type", b"")
+        content_type = raw_type.split(b";")[0].strip().lower()
+        upload = (
+            scope["path"] == UPLOAD_PATH
+            and scope["method"] == "POST"
+            and content_type == b"multipart/form-data"
+        )
+        if content_type not in ACCEPTED_BODIES and not upload:
             await self._fail(scope, send, 415, gettext("Send the page's own form."))
             return
-        messages, body = [], b""
+        if upload and (raw_type.count(b"; boundary=") != 1 or raw_type.endswith(b"boundary=")):
+            await self._fail(scope, send, 400, gettext("Send the page's own form."))
+            return
+        if upload:
+            limit = MAX_UPLOAD_BYTES
+        elif scope["path"].startswith(EDITOR_PATHS):
+            limit = MAX_EDITOR_FORM_BYTES
+        else:
+            limit = MAX_FORM_BYTES
+        declared = dict(headers).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await self._fail(scope, send, 413, gettext("The form sent is too large."))
+            return
+        messages, size = [], 0
         while True:
             message = await receive()
             messages.append(message)
             if message["type"] != "http.request":
                 break
-            body += message.get("body", b"")
-            if len(body) > MAX_FORM_BYTES:
+            size += len(message.get("body", b""))
+            if size > limit:
                 await self._fail(scope, send, 413, gettext("The form sent is too large."))
                 return
             if not message.get("more_body"):
                 break
         try:
-            body.decode("utf-8")
+            if not upload:
+                b"".join(m.get("body", b"") for m in messages).decode("utf-8")
         except UnicodeDecodeError:
             await self._fail(scope, send, 400, gettext("The form is not in UTF-8."))
             return
+
+        if upload:
+            token = await self._upload_token(scope, messages)
+            if token is None:
+                await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+                return
+            headers = [(k, v) for k, v in headers if k != b"x-csrftoken"]
+            scope = {**scope, "headers": [*headers, (b"x-csrftoken", token.encode("ascii"))]}
 
         async def replay():
             return messages.pop(0) if messages else await receive()
 
         await self.app(scope, replay, send)
+
+    async def _upload_token(self, scope, messages) -> str | None:
+        """The upload's ``csrftoken`` field when it matches the signed cookie, else ``None``."""
+
+        async def chunks():
+            for message in messages:
+                yield message.get("body", b"")
+
+        try:
+            form = await MultiPartParser(Headers(scope=scope), chunks(), max_files=1).parse()
+        except MultiPartException:
+            return None
+        try:
+            token = form.get(DEFAULT_FORM_INPUT)
+        finally:
+            await form.close()
+        cookie = cookie_parser(Headers(scope=scope).get("cookie", "")).get(DEFAULT_COOKIE_NAME, "")
+        if not isinstance(token, str) or not token.isascii() or not cookie:
+            return None
+        try:
+            self.signer.loads(cookie, DEFAULT_SIGNING_NAMESPACE)
+        except BadSignature:
+            return None
+        return token if secrets.compare_digest(token, cookie) else None
 
     async def _fail(self, scope, send, status: int, message: str) -> None:
         await send_html(send, status, render_error(self.templates, scope, status, title_of(status), message))

@@ -39,6 +39,9 @@ class Settings(BaseSettings):
         public_url: the site's address as readers reach it (``https://curso.example.org``),
             used for the canonical links and ``/sitemap.xml``. Empty: the address of each
             request.
+        web_editor: the lesson editor in the browser (``/instrutor/licoes/<slug>/editar``).
+            With several machines, the lessons folder must be shared storage, or this must be
+            off: each machine would otherwise edit its own copy.
         debug: show tracebacks on failing requests (Starlette's debug page). Off by default;
             it must stay off in production, where a failure shows the plain 500 page.
     """
@@ -54,6 +57,7 @@ class Settings(BaseSettings):
     rate_limit_storage: str = "database"
     dashboard_max_age: int = Field(default=900, ge=0)
     public_url: str = ""
+    web_editor: bool = True
     debug: bool = False
 
     @field_validator("secret_key", mode="before")

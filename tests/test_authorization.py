@@ -6,6 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from tests.conftest import csrf_from
 from tests.test_accounts import sign_up
 from tests.test_http import KERNELS, answer
 from tests.test_instructor import instructor
@@ -18,7 +19,16 @@ OPEN = [
 ]
 INSTRUCTOR_ONLY = [
     "/instrutor", "/instrutor/licoes/kernels", "/instrutor/exportar/tentativas.csv",
-    "/instrutor/exportar/progresso.csv",
+    "/instrutor/exportar/progresso.csv", "/instrutor/licoes/kernels/editar",
+    "/instrutor/licoes/kernels/historico", "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/imagens",
+]
+# The editor's writes; the instructor's own are tested on a copy of the lessons (test_editor.py).
+INSTRUCTOR_POSTS = [
+    "/instrutor/licoes/kernels/editar", "/instrutor/licoes/kernels/previa",
+    "/instrutor/licoes/kernels/rascunho/descartar", "/instrutor/licoes/kernels/historico/1/restaurar",
+    "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/turmas/1/codigo",
+    "/instrutor/turmas/1/prazos", "/instrutor/turmas/1/equipe", "/instrutor/turmas/1/apagar",
+    "/instrutor/imagens", "/instrutor/turmas/1/fuso", "/instrutor/turmas/1/equipe/remover",
 ]
 EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
 
@@ -47,6 +57,41 @@ def test_the_authorization_matrix(people):
     expected |= {(who, url): EXPECTED[who] for who in people for url in INSTRUCTOR_ONLY}
     assert seen == expected
     assert people["anônimo"].get("/instrutor").headers["location"].startswith("/conta?proximo=")
+
+
+def test_only_instructors_may_post_to_the_editor(people):
+    form = {"texto": "---\n", "versao": "0" * 64, "titulo": "Nova"}
+    seen = {}
+    for who in ("anônimo", "aluno A", "aluno B"):
+        client = people[who]
+        token = csrf_from(client.get("/conta").text)
+        for url in INSTRUCTOR_POSTS:
+            seen[(who, url)] = client.post(url, data={"csrftoken": token, **form}).status_code
+        # The image upload, as the page's own multipart form sends it.
+        png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+        files = {"imagem": ("a.png", png, "image/png")}
+        seen[(who, "upload")] = client.post("/instrutor/imagens", data={"csrftoken": token}, files=files).status_code
+    expected = {(who, url): EXPECTED[who] for who in ("anônimo", "aluno A", "aluno B") for url in [*INSTRUCTOR_POSTS, "upload"]}
+    assert seen == expected
+
+
+def test_classes_are_seen_by_their_instructors_and_joined_only_with_an_account(people, settings):
+    from tests.test_instructor import instructor as make_instructor
+
+    teacher = people["instrutor"]
+    token = csrf_from(teacher.get("/conta").text)
+    created = teacher.post("/instrutor/turmas", data={"csrftoken": token, "nome": "T"})
+    class_url = created.headers["location"]
+    code = teacher.get(class_url).text.split("/turmas/entrar/")[1].split("<")[0]
+    other = make_instructor(TestClient(teacher.app, follow_redirects=False), settings, "outro")
+    seen = {who: client.get(class_url).status_code for who, client in {**people, "outro instrutor": other}.items()}
+    assert seen == {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200, "outro instrutor": 404}
+    joined = {who: client.get(f"/turmas/entrar/{code}").status_code for who, client in people.items()}
+    assert joined == {"anônimo": 303, "aluno A": 200, "aluno B": 200, "instrutor": 200}
+    assert people["aluno A"].get("/turmas/entrar/codigo-errado").status_code == 404
+    anonymous = people["anônimo"]
+    token = csrf_from(anonymous.get("/conta").text)
+    assert anonymous.post(f"/turmas/entrar/{code}", data={"csrftoken": token}).status_code == 303
 
 
 def test_learners_see_only_their_own_data(people):

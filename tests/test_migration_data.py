@@ -65,8 +65,11 @@ def seed_every_table(url: str) -> dict[str, int]:
             for index in range(count):
                 row = {}
                 for column in table.columns:
-                    if column.primary_key and column.autoincrement is True or (
-                        column.primary_key and isinstance(column.type, sa.Integer)
+                    # An integer primary key is the database's to number, unless it is also
+                    # a foreign key (a link table's composite key, such as class_member).
+                    if not column.foreign_keys and (
+                        column.primary_key and column.autoincrement is True
+                        or (column.primary_key and isinstance(column.type, sa.Integer))
                     ):
                         continue
                     foreign = next(iter(column.foreign_keys), None)

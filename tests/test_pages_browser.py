@@ -137,6 +137,18 @@ def open_chart_table(page: Page) -> None:
     card.scroll_into_view_if_needed()
 
 
+def conflict(page: Page) -> None:
+    """Publish from the editor after the file changed on disk: the 409 page with its diff."""
+    box = page.locator("#editor-texto")
+    text = box.input_value()
+    path = CONFLICT_FILE[0]
+    path.write_text(path.read_text(encoding="utf-8") + "\nMudado no servidor.\n", encoding="utf-8")
+    box.fill(text.replace("## ", "## Editado: ", 1))
+    page.get_by_role("button", name="Publicar").click()
+    expect(page.locator(".editor-conflict")).to_be_visible()
+
+
+CONFLICT_FILE: list = []  # the lesson file the conflict page changes, set by instructor_site
 INSTRUCTOR_PAGE_TYPES = [
     PageType(  # the whole dashboard, with one question's option chart and its table open
         "instrutor-painel",
@@ -152,6 +164,17 @@ INSTRUCTOR_PAGE_TYPES = [
     ),
     PageType("instrutor-licao-aviso", "/licoes/com-aviso", instructor=True, detail=".check-panel"),
     PageType("instrutor-licao-indisponivel", "/licoes/quebrada", status=503, instructor=True),
+    PageType("editor", "/instrutor/licoes/com-aviso/editar", instructor=True, detail=".editor-result"),
+    PageType("editor-com-erro", "/instrutor/licoes/quebrada/editar", instructor=True, detail=".check-panel"),
+    PageType("editor-conflito", "/instrutor/licoes/conflito/editar", conflict, instructor=True,
+             detail=".editor-conflict", status=409),
+    PageType("editor-historico", "/instrutor/licoes/com-aviso/historico", instructor=True),
+    PageType("editor-nova-licao", "/instrutor/licoes/nova", instructor=True),
+    PageType("turmas", "/instrutor/turmas", instructor=True),
+    PageType("turma", "/instrutor/turmas/1", instructor=True),
+    PageType("instrutor-painel-turma", "/instrutor?turma=1", instructor=True),
+    PageType("editor-imagens", "/instrutor/imagens", instructor=True),
+    PageType("turma-entrar", "/turmas/entrar/codigo-da-turma-de-teste", instructor=True),
 ]
 INSTRUCTOR = "professora"
 
@@ -169,6 +192,9 @@ def instructor_site(tmp_path_factory, browser):
     broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 5")
     broken = broken.replace("answer: [b]", "answer: [x]")
     (lessons / "05-quebrada.md").write_text(broken, encoding="utf-8")
+    conflicted = GOOD.replace("slug: decode-prefill", "slug: conflito").replace("order: 1", "order: 6")
+    (lessons / "06-conflito.md").write_text(conflicted, encoding="utf-8")
+    CONFLICT_FILE[:] = [lessons / "06-conflito.md"]
     server = LiveServer(tmp, lessons)
     server.start()
     easy, charted = KERNEL_QUESTIONS[0], CHARTED
@@ -190,8 +216,30 @@ def instructor_site(tmp_path_factory, browser):
     expect(page.locator(".nav-account")).to_have_text(f"Conta: {INSTRUCTOR}")
     state = context.storage_state()
     context.close()
+    _seed_class(server)
     yield server, state
     server.stop()
+
+
+def _seed_class(server: LiveServer) -> None:
+    """A class taught by the instructor, with a known join code, a learner and a due date."""
+    from sqlalchemy import text
+
+    from app.db import make_engine
+
+    engine = make_engine(server.settings.database_url)
+    with engine.begin() as db:
+        db.execute(text("INSERT INTO classroom (id, name, description, join_code, time_zone, created_at)"
+                        " VALUES (1, 'Turma da noite', 'Terças', 'codigo-da-turma-de-teste',"
+                        " 'America/Sao_Paulo', CURRENT_TIMESTAMP)"))
+        db.execute(text("INSERT INTO class_staff (class_id, account_id)"
+                        " SELECT 1, id FROM account WHERE username = :name"), {"name": INSTRUCTOR})
+        db.execute(text("INSERT INTO class_member (class_id, learner_id, joined_at)"
+                        " SELECT 1, learner_id, CURRENT_TIMESTAMP FROM account WHERE username = :name"),
+                   {"name": INSTRUCTOR})
+        db.execute(text("INSERT INTO class_due (class_id, lesson_slug, due_at)"
+                        " VALUES (1, 'kernels', '2026-01-01 12:00:00.000000')"))
+    engine.dispose()
 
 
 # Tables fit the width: a table that scrolls sideways (app.css lets it) hides columns on a phone.

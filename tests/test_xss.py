@@ -180,3 +180,101 @@ def test_files_beside_the_lesson_images_run_nothing(hostile_server: LiveServer, 
         assert not page.evaluate("window.__pwned === 1"), name
     page.context.close()
     assert dialogs == []
+
+
+def test_no_payload_runs_in_the_editor_its_preview_or_the_history(hostile_server: LiveServer, browser: Browser):
+    """An instructor opens every hostile lesson in the editor (with its live preview), types in
+    it (the htmx preview), and reads its history (diffs of every line)."""
+    import httpx
+
+    from tests.test_live import grant_instructor, sign_up
+
+    with httpx.Client(base_url=hostile_server.url) as client:
+        sign_up(client, "revisora")
+    grant_instructor(hostile_server, "revisora")
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(hostile_server.url + "/conta")
+    page.fill("#entrar-usuario", "revisora")
+    page.fill("#entrar-senha", "senha-boa-123")
+    page.get_by_role("button", name="Entrar").click()
+    failures: dict[str, list[str]] = {}
+    for index, payload in enumerate(PAYLOADS):
+        page.goto(f"{hostile_server.url}/instrutor/licoes/xss-{index}/editar")
+        if page.locator("#editor-texto").input_value() != lesson_source(index, payload):
+            failures[f"xss-{index} editor"] = ["o texto no editor não é o do arquivo"]
+        with page.expect_response(lambda r: r.url.endswith(f"/xss-{index}/previa")):
+            page.locator("#editor-texto").press("End")
+            page.keyboard.type(f"\n{payload}\n")
+        page.wait_for_timeout(50)
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[f"xss-{index} editor"] = bad
+        page.goto(f"{hostile_server.url}/instrutor/licoes/xss-{index}/historico")
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[f"xss-{index} histórico"] = bad
+    context.close()
+    assert dialogs == []
+    assert failures == {}
+
+
+def test_no_payload_runs_in_the_class_pages(hostile_server: LiveServer, browser: Browser):
+    """Classes named and described with every payload, with due dates on the hostile lessons:
+    the instructor's list and class pages, the join page, the learner's home and "Meus dados"."""
+    import re
+
+    import httpx
+
+    from tests.conftest import csrf_from
+    from tests.test_live import grant_instructor, sign_up
+
+    with httpx.Client(base_url=hostile_server.url) as teacher, httpx.Client(base_url=hostile_server.url) as learner:
+        sign_up(teacher, "turmeira")
+        grant_instructor(hostile_server, "turmeira")
+        sign_up(learner, "aluna-xss")
+        token = csrf_from(teacher.get("/conta").text)
+        learner_token = csrf_from(learner.get("/conta").text)
+        ids = []
+        for index, payload in enumerate(PAYLOADS):
+            created = teacher.post("/instrutor/turmas", data={"csrftoken": token, "nome": payload[:120], "descricao": payload})
+            assert created.status_code == 303, payload
+            class_url = created.headers["location"]
+            ids.append(class_url)
+            due = {"csrftoken": token, "licao": f"xss-{index}", "prazo": "2099-12-12T23:59"}
+            assert teacher.post(class_url + "/prazos", data=due).status_code == 303
+            code = re.search(r"/turmas/entrar/([\w-]+)", teacher.get(class_url).text).group(1)
+            assert learner.post(f"/turmas/entrar/{code}", data={"csrftoken": learner_token}).status_code == 303
+        codes = [re.search(r"/turmas/entrar/([\w-]+)", teacher.get(url).text).group(1) for url in ids[:5]]
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    failures: dict[str, list[str]] = {}
+
+    def sign_in(username: str) -> None:
+        page.goto(hostile_server.url + "/conta")
+        if page.locator("#entrar-usuario").count():
+            page.fill("#entrar-usuario", username)
+            page.fill("#entrar-senha", "senha-boa-123")
+            page.get_by_role("button", name="Entrar").click()
+
+    def check(url: str) -> None:
+        page.goto(hostile_server.url + url)
+        bad = page.evaluate(SCAN)
+        if bad:
+            failures[url] = bad
+
+    sign_in("turmeira")
+    check("/instrutor/turmas")
+    for url in ids:
+        check(url)
+    context.clear_cookies()
+    sign_in("aluna-xss")
+    for url in ("/", "/meus-dados", *(f"/turmas/entrar/{code}" for code in codes)):
+        check(url)
+    context.close()
+    assert dialogs == []
+    assert failures == {}

@@ -86,10 +86,13 @@ def lesson_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.md") if p.name not in IGNORED_FILES)
 
 
-def load_file(path: Path, glossary: Glossary | None = None) -> LessonLoad:
-    """Load one file: the lesson, or the :class:`ContentErrors` that keep it from loading."""
+def load_file(path: Path, glossary: Glossary | None = None, raw: bytes | None = None) -> LessonLoad:
+    """Load one file: the lesson, or the :class:`ContentErrors` that keep it from loading.
+
+    ``raw`` gives the file's bytes instead of reading them (a text not saved yet).
+    """
     try:
-        return load_lesson(path, glossary)
+        return load_lesson(path, glossary, raw)
     except ContentErrors as exc:
         return exc
 

@@ -139,12 +139,14 @@ def normalize_source(raw: bytes | str) -> str:
     return nfc(text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
+def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | None = None) -> Lesson:
     """Read and validate one lesson file.
 
     Args:
         path: a ``.md`` file.
         glossary: the course glossary; each term's first use in the body gets its definition.
+        raw: the file's bytes, when they are not (yet) on disk: the web editor checks a text
+            before it is saved. ``None`` reads ``path``.
 
     Returns:
         The lesson.
@@ -153,7 +155,7 @@ def load_lesson(path: Path, glossary: TermFinder | None = None) -> Lesson:
         ContentErrors: every problem found, each with its file and line.
     """
     try:
-        text = normalize_source(path.read_bytes())
+        text = normalize_source(path.read_bytes() if raw is None else raw)
     except UnicodeDecodeError as exc:
         msg = gettext("the file is not in UTF-8 (%(reason)s)") % {"reason": exc.reason}
         raise ContentErrors([ContentError(path, 1, msg)]) from exc

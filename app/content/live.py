@@ -77,6 +77,33 @@ class LiveCourse:
                 self._checked_at = self._clock()
             return self._course
 
+    def refresh(self) -> None:
+        """Look at the files again on the next :meth:`current` (a file was just saved here)."""
+        self._checked_at = float("-inf")
+
+    def candidate(self, path: Path, raw: bytes) -> Course:
+        """The course as it would be if ``path`` held ``raw``: the web editor's live check.
+
+        Nothing is written and nothing served changes. The other files are taken as they are
+        loaded now, and no file falls back to its last good version, so the problems reported
+        for ``path`` are exactly those ``curso check`` would print after the save.
+
+        Args:
+            path: a lesson file of the folder (it may not exist yet).
+            raw: the bytes the file would hold.
+
+        Returns:
+            The candidate course; its problems for ``path`` and ``get``/``unavailable`` tell
+            whether the text would be published.
+        """
+        course = self.current()
+        with self._lock:
+            loads = {p: load for p, (_, load) in self._loaded.items()}
+        loads[path] = load_file(path, course.glossary, raw)
+        return build_course(
+            self.folder, loads, static_dir=self.static_dir, glossary=course.glossary
+        )
+
     def _scan(self) -> dict[Path, Version] | None:
         """The version of every lesson file, plus the images folder; ``None`` without a folder."""
         if not self.folder.is_dir():

@@ -67,11 +67,14 @@ def sign_up(
     usuario: Field = "",
     senha: Field = "",
     confirmacao: Field = "",
+    proximo: Field = "",
 ):
     """Create an account for this browser's learner, keeping their progress, and sign in.
 
     Sign-ups are limited per client (IPv4 address or IPv6 /64): past the limit, 429 with a
     message in Portuguese and ``Retry-After``. The browser becomes a known device of the account.
+    Success leads to ``proximo`` when it is a path of this site (a class join link), else
+    to the progress page.
     """
     if account:
         return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
@@ -90,7 +93,7 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    response = RedirectResponse("/progresso", status_code=303)
+    response = RedirectResponse(safe_next(proximo) or "/progresso", status_code=303)
     return _known_device(request, devices, username, response)
 
 

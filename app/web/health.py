@@ -46,6 +46,7 @@ async def healthz(request: Request) -> JSONResponse:
         "database": "ok" if reachable else "inacessível",
         "migrations": "ok" if revision == head else f"pendentes (banco em {revision}, código em {head})",
         "lessons": {"loaded": len(course.lessons), "errors": len(course.errors)},
+        "web_editor": "ligado" if state.settings.web_editor else "desligado",
     }
     healthy = reachable and revision == head and bool(course.lessons)
     body["status"] = "ok" if healthy else "indisponível"

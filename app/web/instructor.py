@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from app import dashboard_cache
+from app.classes import class_for, classes_of, due_label, due_rows
 from app.content.item_checks import warnings_by_question
 from app.content.lessons import Lesson
 from app.content.quiz import Question
@@ -33,6 +34,7 @@ from app.item_analysis import (
 from app.web.templating import render
 
 router = APIRouter(prefix="/instrutor")
+NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
 UNKNOWN_LESSON = N_("There is no lesson or file with this address in the lessons folder.")
 
 
@@ -103,14 +105,34 @@ def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> Que
 
 
 @router.get("", response_class=HTMLResponse, name="instructor_dashboard")
-def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
+def dashboard(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    turma: str = "",
+):
     """Learners, completion funnel, item analysis per question, walks per tree, file problems.
 
     The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds (``app/dashboard_cache.py``);
-    the page says when they were computed.
+    the page says when they were computed. ``?turma=<id>`` (the select on the page, a GET
+    form): the same figures for one class the instructor teaches (any class for an admin),
+    computed on each visit, with its due dates and the answers on time and late; 404 for
+    another class, 422 for an id that is not a number; empty means every learner.
     """
     max_age = request.app.state.settings.dashboard_max_age
-    found = dashboard_cache.figures(db, course, datetime.now(UTC), max_age)
+    classroom = None
+    if turma.strip():
+        if not turma.strip().isdigit():
+            raise HTTPException(status_code=422, detail=gettext(NO_CLASS))
+        classroom = class_for(db, instructor, int(turma))
+        if classroom is None:
+            raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
+    now = datetime.now(UTC)
+    if classroom is None:
+        found = dashboard_cache.figures(db, course, now, max_age)
+    else:
+        found = dashboard_cache.compute(db, course, now, classroom.id)
     reports = [
         question_report(lesson, question, found.items[(lesson.slug, question.id)])
         for lesson in course.lessons
@@ -132,6 +154,11 @@ def dashboard(request: Request, course: CourseDep, db: SessionDep, instructor: I
         "easy_above": EASY_ABOVE,
         "hard_below": HARD_BELOW,
         "group_percent": GROUP_PERCENT,
+        "classes": classes_of(db, instructor),
+        "classroom": classroom,
+        "dues": due_rows(db, classroom) if classroom else [],
+        "due_label": due_label,
+        "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
     }
     return render(request, "instructor.html", context)
 
@@ -175,15 +202,40 @@ def _csv(request: Request, name: str, lines) -> StreamingResponse:
     )
 
 
+def _class_filter(db, instructor, turma: int | None) -> int | None:
+    """The class id of ``?turma=``, checked: 404 for a class the instructor does not teach."""
+    if turma is None:
+        return None
+    if class_for(db, instructor, turma) is None:
+        raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
+    return turma
+
+
 @router.get("/exportar/tentativas.csv", name="export_attempts")
-def export_attempts(request: Request, course: CourseDep, instructor: InstructorDep):
-    """Every attempt, one row each (columns in ``app/exports.py`` and the README)."""
-    rows = attempt_rows(request.app.state.engine, course, request.app.state.pseudonym_salt)
+def export_attempts(
+    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    turma: int | None = None,
+):
+    """Every attempt, one row each (columns in ``app/exports.py`` and the README).
+
+    ``?turma=<id>``: only the attempts of that class's learners.
+    """
+    class_id = _class_filter(db, instructor, turma)
+    state = request.app.state
+    rows = attempt_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
 
 
 @router.get("/exportar/progresso.csv", name="export_progress")
-def export_progress(request: Request, course: CourseDep, instructor: InstructorDep):
-    """One row per learner × lesson (columns in ``app/exports.py`` and the README)."""
-    rows = progress_rows(request.app.state.engine, course, request.app.state.pseudonym_salt)
+def export_progress(
+    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    turma: int | None = None,
+):
+    """One row per learner × lesson (columns in ``app/exports.py`` and the README).
+
+    ``?turma=<id>``: only that class's learners.
+    """
+    class_id = _class_filter(db, instructor, turma)
+    state = request.app.state
+    rows = progress_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))

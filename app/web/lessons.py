@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.classes import upcoming
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session, write_session
@@ -28,10 +31,15 @@ UNAVAILABLE = N_(
 
 @router.get("/", response_class=HTMLResponse, name="home")
 async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
-    """The course home: every lesson with its summary, minutes and status; overall percentage."""
+    """The course home: every lesson with its summary, minutes and status; overall percentage;
+    the next due dates of the learner's classes."""
     with read_session(request) as db:
         progress = course_progress(request, course, db, learner_id)
-    return render(request, "home.html", {"rows": progress.rows, "progress": progress})
+        due = upcoming(db, learner_id, datetime.now(UTC))
+    titles = {lesson.slug: lesson.meta.title for lesson in course.lessons}
+    due = [{**item, "title": titles[item["slug"]]} for item in due if item["slug"] in titles]
+    context = {"rows": progress.rows, "progress": progress, "due": due}
+    return render(request, "home.html", context)
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")

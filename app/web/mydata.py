@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
+from app.classes import memberships
 from app.deps import AccountNameDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
 from app.headers import PERSONAL
 from app.i18n import N_, gettext
@@ -72,5 +73,8 @@ def delete(
 
 def _page(request, db, learner_id, account, deleted=False, error=None, status=200):
     data = export_learner(db, learner_id)
-    context = {"data": data, "account": account, "deleted": deleted, "error": error}
+    joined = [classroom for classroom, _ in memberships(db, learner_id)]
+    context = {
+        "data": data, "account": account, "deleted": deleted, "error": error, "joined": joined,
+    }
     return render(request, "mydata.html", context, status_code=status)

@@ -1,0 +1,248 @@
+"""Classes (turmas): the instructor's pages and the learner's join link.
+
+The rules live in :mod:`app.classes`. An instructor opening a class they do not teach gets
+404, as for a class that does not exist. Joining needs an account: an anonymous learner is
+sent to ``/conta`` (sign-up merges their progress, as usual) and comes back to the link.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from app import classes
+from app.deps import (
+    AccountNameDep,
+    CourseDep,
+    ExistingLearnerIdDep,
+    InstructorDep,
+    LearnerIdDep,
+    SessionDep,
+)
+from app.i18n import N_, gettext
+from app.instructors import instructor_account
+from app.models import Classroom
+from app.web.templating import render
+
+router = APIRouter()
+NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
+BAD_LINK = N_(
+    "This class link does not work: it may have been replaced by a new one. "
+    "Ask the instructor for the current link."
+)
+NO_NAME = N_("Give the class a name.")
+NOT_INSTRUCTOR = N_("There is no instructor with the username `%(name)s`.")
+UNKNOWN_LESSON = N_("Choose one of the course's lessons.")
+
+
+def _class(db, instructor, class_id: int) -> Classroom:
+    classroom = classes.class_for(db, instructor, class_id)
+    if classroom is None:
+        raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
+    return classroom
+
+
+@router.get("/instrutor/turmas", response_class=HTMLResponse, name="classes")
+def class_list(request: Request, db: SessionDep, instructor: InstructorDep):
+    """The instructor's classes (every class for an admin) and the form for a new one."""
+    context = {
+        "classes": classes.classes_of(db, instructor),
+        "error": None,
+        "name": "",
+        "description": "",
+    }
+    return render(request, "classes.html", context)
+
+
+@router.post("/instrutor/turmas", response_class=HTMLResponse, name="class_create")
+def class_create(
+    request: Request,
+    db: SessionDep,
+    instructor: InstructorDep,
+    nome: Annotated[str, Form(max_length=120)] = "",
+    descricao: Annotated[str, Form(max_length=1000)] = "",
+):
+    """Create a class taught by the instructor, then open it."""
+    if not nome.strip():
+        context = {
+            "classes": classes.classes_of(db, instructor),
+            "error": gettext(NO_NAME),
+            "name": nome,
+            "description": descricao,
+        }
+        return render(request, "classes.html", context, status_code=422)
+    classroom = classes.create_class(db, instructor, nome, descricao)
+    return RedirectResponse(f"/instrutor/turmas/{classroom.id}", status_code=303)
+
+
+def _class_page(request, db, course, classroom, status_code: int = 200, error: str | None = None):
+    join_url = str(request.base_url).rstrip("/") + f"/turmas/entrar/{classroom.join_code}"
+    dues = classes.due_rows(db, classroom)
+    context = {
+        "classroom": classroom,
+        "join_url": join_url,
+        "staff": classes.staff_of(db, classroom),
+        "members": classes.members(db, classroom),
+        "dues": dues,
+        "course": course,
+        "due_label": classes.due_label,
+        "error": error,
+        "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
+        "zones": classes.time_zones(),
+    }
+    return render(request, "class.html", context, status_code=status_code)
+
+
+@router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
+def class_page(
+    request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep
+):
+    """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
+    return _class_page(request, db, course, _class(db, instructor, class_id))
+
+
+@router.post("/instrutor/turmas/{class_id}/codigo", name="class_rotate")
+def class_rotate(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
+    """Replace the join link; the old one stops working."""
+    classes.rotate_code(db, _class(db, instructor, class_id))
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+@router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
+def class_delete(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
+    """Delete the class: its memberships and due dates go, the learners' answers stay."""
+    classes.delete_class(db, _class(db, instructor, class_id))
+    return RedirectResponse("/instrutor/turmas", status_code=303)
+
+
+@router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
+def class_due(
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    licao: Annotated[str, Form(max_length=100)] = "",
+    prazo: Annotated[str, Form(max_length=40)] = "",
+):
+    """Set a lesson's due date, entered in the class's time zone."""
+    classroom = _class(db, instructor, class_id)
+    if course.get(licao) is None:
+        return _class_page(request, db, course, classroom, 422, gettext(UNKNOWN_LESSON))
+    try:
+        due_at = classes.parse_due(prazo, classroom.time_zone)
+    except classes.BadDueDate as exc:
+        return _class_page(request, db, course, classroom, 422, str(exc))
+    classes.set_due(db, classroom, licao, due_at)
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+@router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
+def class_staff(
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    usuario: Annotated[str, Form(max_length=30)] = "",
+):
+    """Add another instructor to the class."""
+    classroom = _class(db, instructor, class_id)
+    other = instructor_account(db, usuario.strip().lower())
+    if other is None:
+        message = gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()}
+        return _class_page(request, db, course, classroom, 422, message)
+    classes.add_staff(db, classroom, other)
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+@router.post(
+    "/instrutor/turmas/{class_id}/equipe/remover", response_class=HTMLResponse, name="class_unstaff"
+)
+def class_unstaff(
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    usuario: Annotated[str, Form(max_length=30)] = "",
+):
+    """Remove an instructor from the class (never the last one: 422).
+
+    Removing oneself goes back to the list of one's classes, where this one no longer is.
+    """
+    classroom = _class(db, instructor, class_id)
+    try:
+        classes.remove_staff(db, classroom, usuario.strip().lower())
+    except classes.StaffError as exc:
+        return _class_page(request, db, course, classroom, 422, str(exc))
+    if classes.class_for(db, instructor, class_id) is None:
+        return RedirectResponse("/instrutor/turmas", status_code=303)
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+@router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
+def class_zone(
+    request: Request,
+    class_id: int,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    fuso: Annotated[str, Form(max_length=64)] = "",
+):
+    """Set the class's time zone (from the select of IANA zones); 422 for any other value."""
+    classroom = _class(db, instructor, class_id)
+    try:
+        classes.set_time_zone(db, classroom, fuso)
+    except classes.BadTimeZone as exc:
+        return _class_page(request, db, course, classroom, 422, str(exc))
+    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+
+
+def _by_code(db, code: str) -> Classroom:
+    classroom = classes.by_code(db, code) if len(code) <= 64 else None
+    if classroom is None:
+        raise HTTPException(status_code=404, detail=gettext(BAD_LINK))
+    return classroom
+
+
+@router.get("/turmas/entrar/{code}", response_class=HTMLResponse, name="class_join_page")
+def join_page(
+    request: Request, code: str, db: SessionDep, account: AccountNameDep, learner_id: LearnerIdDep
+):
+    """The join link: who is signed in confirms; anyone else is sent to sign in or sign up."""
+    classroom = _by_code(db, code)
+    if account is None:
+        location = "/conta?" + urlencode({"proximo": f"/turmas/entrar/{code}"})
+        return RedirectResponse(location, status_code=303)
+    member = any(c.id == classroom.id for c, _ in classes.memberships(db, learner_id))
+    return render(
+        request, "class_join.html", {"classroom": classroom, "code": code, "member": member}
+    )
+
+
+@router.post("/turmas/entrar/{code}", name="class_join")
+def join(
+    request: Request,
+    code: str,
+    db: SessionDep,
+    account: AccountNameDep,
+    learner_id: ExistingLearnerIdDep,
+):
+    """Join the class of the link (needs an account), then go to the course home."""
+    classroom = _by_code(db, code)
+    if account is None:
+        location = "/conta?" + urlencode({"proximo": f"/turmas/entrar/{quote(code)}"})
+        return RedirectResponse(location, status_code=303)
+    classes.join(db, classroom, learner_id)
+    return RedirectResponse("/", status_code=303)
+
+
+@router.post("/turmas/{class_id}/sair", name="class_leave")
+def leave(request: Request, class_id: int, db: SessionDep, learner_id: ExistingLearnerIdDep):
+    """Leave a class (answers stay); back to "Meus dados"."""
+    classes.leave(db, class_id, learner_id)
+    return RedirectResponse("/meus-dados", status_code=303)

@@ -1,0 +1,83 @@
+"""Classes in Chromium: an instructor creates a class, a learner joins it from a second
+browser (creating an account on the way), the instructor sets a due date, the learner
+answers late, and the class page shows the late answer."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.conftest import REPO_LESSONS, LiveServer
+from tests.test_browser import ConsoleWatch
+from tests.test_live import grant_instructor, sign_up
+from tests.test_pages_browser import FIRST_QUESTION
+
+INSTRUCTOR = "professora"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    live = LiveServer(tmp_path_factory.mktemp("turmas"), REPO_LESSONS)
+    live.start()
+    with httpx.Client(base_url=live.url) as client:
+        sign_up(client, INSTRUCTOR)
+    grant_instructor(live, INSTRUCTOR)
+    yield live
+    live.stop()
+
+
+def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(
+    server, browser: Browser, artifacts
+):
+    teacher = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="pt-BR"
+    ).new_page()
+    watch = ConsoleWatch(teacher)
+    teacher.goto(server.url + "/instrutor/turmas")
+    teacher.fill("#entrar-usuario", INSTRUCTOR)
+    teacher.fill("#entrar-senha", "senha-boa-123")
+    teacher.get_by_role("button", name="Entrar").click()
+    teacher.fill("#turma-nome", "Turma da noite")
+    teacher.get_by_role("button", name="Criar a turma").click()
+    expect(teacher.locator("h1")).to_have_text("Turma Turma da noite")
+    link = teacher.locator(".join-link").inner_text()
+
+    learner = browser.new_context(viewport={"width": 360, "height": 800}, locale="pt-BR").new_page()
+    learner.goto(link)
+    expect(learner).to_have_url(
+        server.url + "/conta?proximo=" + link.split(server.url)[1].replace("/", "%2F")
+    )
+    learner.fill("#criar-usuario", "aluna")
+    learner.fill("#criar-senha", "senha-boa-123")
+    learner.fill("#criar-confirmacao", "senha-boa-123")
+    learner.get_by_role("button", name="Criar conta").click()
+    expect(learner.locator("h1")).to_have_text("Entrar na turma Turma da noite")
+    learner.get_by_role("button", name="Entrar na turma").click()
+    expect(learner).to_have_url(server.url + "/")
+
+    past = datetime.now(ZoneInfo("America/Sao_Paulo")) - timedelta(hours=2)
+    teacher.reload()
+    expect(teacher.locator(".member-name")).to_have_text(["aluna"])
+    teacher.select_option("#prazo-licao", "kernels")
+    teacher.fill("#prazo-data", past.strftime("%Y-%m-%dT%H:%M"))
+    teacher.get_by_role("button", name="Definir o prazo").click()
+    row = teacher.locator('tr[data-licao="kernels"]')
+    expect(row.locator("td").first).to_have_text(
+        f"até {past.strftime('%d/%m, %H:%M')} (horário de Brasília)"
+    )
+
+    learner.goto(server.url + "/licoes/kernels")
+    question = learner.locator(f"#pergunta-{FIRST_QUESTION.id}")
+    question.locator(f"#op-{FIRST_QUESTION.id}-b").check()
+    question.get_by_role("button", name="Responder").click()
+    expect(question.locator(".verdict")).to_be_visible()
+
+    teacher.reload()
+    expect(row.locator(".late")).to_contain_text("1 aluno atrasado")
+    expect(row.locator(".on-time")).to_have_text("0")
+    teacher.screenshot(path=artifacts / "turma-1280.png", full_page=True)
+    assert watch.errors == []
