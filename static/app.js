@@ -563,14 +563,12 @@
     searchFromAnywhere();
     markSearchedWords();
     // These measure the laid-out page (forced layout) or only matter once the reader scrolls.
-    later(function () {
-      addCopyButtons(document);
-      revealCurrent(document);
-      trackPlace();
-      followInRail();
-      followSections();
-      prefetchLessons();
-    });
+    // One idle task each, so none of them blocks the main thread for long; the section listeners
+    // are set up before followSections fires its first event.
+    later(function () { trackPlace(); followInRail(); followSections(); });
+    later(function () { revealCurrent(document); });
+    later(function () { addCopyButtons(document); });
+    later(prefetchLessons);
     if (!window.htmx) return;
     // After a swap: announce the new content and move focus to its heading, except while the
     // learner is typing (live search), where focus stays in the box and only the announcement plays.
