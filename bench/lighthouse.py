@@ -1,4 +1,6 @@
-"""`make lighthouse` (also run by `make bench`): Lighthouse 12 on the "kernels" lesson under a real uvicorn.
+"""`make lighthouse` (also run by `make bench`): Lighthouse 12 on the "kernels" lesson.
+
+The lesson is served by a real uvicorn on a throw-away SQLite database.
 
 Targets (issue 18): accessibility 100, SEO 100, mobile Total Blocking Time ≤ 50 ms and
 mobile Largest Contentful Paint ≤ 1.2 s. Each figure is the median of ``LIGHTHOUSE_RUNS``
@@ -32,7 +34,7 @@ CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 
 @dataclass
 class Figure:
-    """One Lighthouse figure: its median over the runs, every run's value, the target and whether it is met."""
+    """One Lighthouse figure: its median, every run's value, the target and whether it is met."""
 
     name: str
     median: float
@@ -43,7 +45,7 @@ class Figure:
 
 
 def lighthouse_bin() -> Path:
-    """The ``lighthouse`` executable, installed with ``npm install lighthouse@12`` into :data:`FOLDER` if missing.
+    """The ``lighthouse`` executable; ``npm install lighthouse@12`` into :data:`FOLDER` if missing.
 
     Raises:
         RuntimeError: npm is not installed, or the install failed.
@@ -52,33 +54,60 @@ def lighthouse_bin() -> Path:
     if binary.exists():
         return binary
     if not shutil.which("npm"):
-        raise RuntimeError("npm não encontrado: instale o Node.js (apt-get install npm) para medir com o Lighthouse.")
+        raise RuntimeError(
+            "npm não encontrado: instale o Node.js (apt-get install npm) "
+            "para medir com o Lighthouse."
+        )
     FOLDER.mkdir(parents=True, exist_ok=True)
     print(f"Instalando o Lighthouse 12 em {FOLDER} (npm)...", flush=True)
-    subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(FOLDER), "lighthouse@12"],
-                   check=True)
+    subprocess.run(
+        [
+            "npm",
+            "install",
+            "--silent",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(FOLDER),
+            "lighthouse@12",
+        ],
+        check=True,
+    )
     if not binary.exists():
         raise RuntimeError(f"npm não instalou {binary}")
     return binary
 
 
 def run_once(binary: Path, url: str, desktop: bool = False) -> dict:
-    """One Lighthouse run on ``url`` (mobile emulation unless ``desktop``); the JSON report as a dict.
+    """One Lighthouse run on ``url`` (a phone unless ``desktop``); the JSON report as a dict.
 
     Raises:
         subprocess.CalledProcessError: Lighthouse failed.
     """
-    command = [str(binary), url, "--chrome-flags=--headless=new --no-sandbox", "--output=json", "--quiet",
-               "--only-categories=accessibility,seo,performance,best-practices"]
+    command = [
+        str(binary),
+        url,
+        "--chrome-flags=--headless=new --no-sandbox",
+        "--output=json",
+        "--quiet",
+        "--only-categories=accessibility,seo,performance,best-practices",
+    ]
     if desktop:
         command.append("--preset=desktop")
-    out = subprocess.run(command, check=True, capture_output=True, text=True, timeout=180,
-                         env={**os.environ, "CHROME_PATH": CHROME})
+    out = subprocess.run(
+        command,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "CHROME_PATH": CHROME},
+    )
     return json.loads(out.stdout)
 
 
 def figures(reports: list[dict]) -> list[Figure]:
     """Medians of the mobile reports' scores and timings, with the issue's targets."""
+
     def score(category: str) -> list[float]:
         return [round(r["categories"][category]["score"] * 100) for r in reports]
 
@@ -86,26 +115,60 @@ def figures(reports: list[dict]) -> list[Figure]:
         return [round(r["audits"][name]["numericValue"]) for r in reports]
 
     accessibility, seo = score("accessibility"), score("seo")
-    tbt, lcp, fcp = audit("total-blocking-time"), audit("largest-contentful-paint"), audit("first-contentful-paint")
+    tbt, lcp, fcp = (
+        audit("total-blocking-time"),
+        audit("largest-contentful-paint"),
+        audit("first-contentful-paint"),
+    )
     return [
-        Figure("Acessibilidade", statistics.median(accessibility), accessibility, "", "= 100",
-               statistics.median(accessibility) == 100),
+        Figure(
+            "Acessibilidade",
+            statistics.median(accessibility),
+            accessibility,
+            "",
+            "= 100",
+            statistics.median(accessibility) == 100,
+        ),
         Figure("SEO", statistics.median(seo), seo, "", "= 100", statistics.median(seo) == 100),
-        Figure("Total Blocking Time (celular)", statistics.median(tbt), tbt, "ms", "≤ 50 ms",
-               statistics.median(tbt) <= 50),
-        Figure("Largest Contentful Paint (celular)", statistics.median(lcp), lcp, "ms", "≤ 1200 ms",
-               statistics.median(lcp) <= 1200),
-        Figure("First Contentful Paint (celular)", statistics.median(fcp), fcp, "ms", "(informativo)", True),
+        Figure(
+            "Total Blocking Time (celular)",
+            statistics.median(tbt),
+            tbt,
+            "ms",
+            "≤ 50 ms",
+            statistics.median(tbt) <= 50,
+        ),
+        Figure(
+            "Largest Contentful Paint (celular)",
+            statistics.median(lcp),
+            lcp,
+            "ms",
+            "≤ 1200 ms",
+            statistics.median(lcp) <= 1200,
+        ),
+        Figure(
+            "First Contentful Paint (celular)",
+            statistics.median(fcp),
+            fcp,
+            "ms",
+            "(informativo)",
+            True,
+        ),
     ]
 
 
 def table(rows: list[Figure]) -> str:
     """The figures as a plain-text table, one line each, with 'sim'/'NÃO' for the target."""
-    lines = [f"Lighthouse 12 em {LESSON} (mediana de {RUNS} execuções)",
-             f"{'Medida':<38}{'Mediana':>10}  {'Execuções':<22}{'Alvo':<14}Atingido"]
+    lines = [
+        f"Lighthouse 12 em {LESSON} (mediana de {RUNS} execuções)",
+        f"{'Medida':<38}{'Mediana':>10}  {'Execuções':<22}{'Alvo':<14}Atingido",
+    ]
     for f in rows:
         runs = ", ".join(f"{v:g}" for v in f.runs)
-        lines.append(f"{f.name:<38}{f.median:>8g}{f.unit:>2}  {runs:<22}{f.target:<14}{'sim' if f.met else 'NÃO'}")
+        lines.append(
+            f"{f.name:<38}{f.median:>8g}{f.unit:>2}  {runs:<22}{f.target:<14}"
+            + ("sim" if f.met else "NÃO")
+        )
     return "\n".join(lines)
 
 
@@ -122,7 +185,9 @@ def main() -> int:
         app = App(work, ROOT / "lessons", workers=1)
         try:
             url = app.base + LESSON
-            run_once(binary, url)  # warm-up: templates, caches, Chromium's disk cache of the profile
+            run_once(
+                binary, url
+            )  # warm-up: templates, caches, Chromium's disk cache of the profile
             reports = []
             for n in range(RUNS):
                 print(f"Lighthouse, execução {n + 1} de {RUNS}...", flush=True)
@@ -132,12 +197,24 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = figures(reports)
+    load = os.getloadavg()[0]  # other work on the machine inflates every main-thread task
     print(table(rows))
+    print(f"Carga da máquina (média de 1 min): {load:.1f} em {os.cpu_count()} núcleos")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "lighthouse.json").write_text(json.dumps({
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "url": LESSON, "runs": RUNS,
-        "figures": [asdict(f) for f in rows],
-    }, ensure_ascii=False, indent=2), encoding="utf-8")
+    (RESULTS / "lighthouse.json").write_text(
+        json.dumps(
+            {
+                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "url": LESSON,
+                "runs": RUNS,
+                "load_average": load,
+                "figures": [asdict(f) for f in rows],
+            },
+            ensure_ascii=False,
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
     return 0
 
 

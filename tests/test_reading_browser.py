@@ -284,11 +284,16 @@ def test_next_lesson_is_prefetched_when_idle_and_opens_from_the_cache(
     page = new_page(width, 800)
     first, following = COURSE.lessons[0], COURSE.lessons[1]
     page.goto(f"{live_server.url}/licoes/{first.slug}", wait_until="load")
-    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='/licoes/{following.slug}']\")")
-    wait_until(page, f"performance.getEntriesByType('resource').some(e => e.name.endsWith('/licoes/{following.slug}')"
-                     " && e.responseEnd > 0)")
+    ahead = f"/licoes/{following.slug}"
+    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='{ahead}']\")")
+    wait_until(
+        page,
+        "performance.getEntriesByType('resource')"
+        f".some(e => e.name.endsWith('{ahead}') && e.responseEnd > 0)",
+    )
     total = page.evaluate(
-        """() => [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+        """() => [...performance.getEntriesByType("navigation"),
+                  ...performance.getEntriesByType("resource")]
               .reduce((sum, e) => sum + e.transferSize, 0)"""
     )
     assert total <= BUDGET_BYTES, f"{total} bytes transferidos com a próxima lição buscada antes"
@@ -309,7 +314,8 @@ def test_a_lesson_link_is_prefetched_on_hover(new_page, live_server: LiveServer)
     page.wait_for_timeout(300)
     assert page.locator("link[rel=prefetch]").count() == 0, "a última lição não tem próxima"
     page.locator(".pager-prev").hover()
-    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='/licoes/{previous.slug}']\")")
+    behind = f"/licoes/{previous.slug}"
+    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='{behind}']\")")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
