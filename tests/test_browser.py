@@ -78,7 +78,7 @@ def test_answer_right_and_wrong_with_htmx_then_reload(live_server: LiveServer, p
     )
     # The address may gain the section being read (#quiz, issue 18's contents rail), nothing else.
     assert page_js.url.split("#")[0] == url_before, "htmx troca só a pergunta, sem mudar de página"
-    assert page_js.evaluate("window.mesmaPagina === true"), "htmx troca só a pergunta, sem recarregar"
+    assert page_js.evaluate("window.mesmaPagina === true"), "htmx troca só a pergunta"
     graded2.screenshot(path=artifacts / "quiz-respondido-1280.png")
 
     page_js.reload()
