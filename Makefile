@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test bench install install-dev chromium icu migrate check lint fmt messages clean
+.PHONY: run test bench lighthouse install install-dev chromium icu migrate check lint fmt messages clean
 
 run: install ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -46,6 +46,10 @@ bench: install-dev ## benchmark against nginx (installs wrk and nginx from Debia
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
 	$(PY) -m bench.run
+	$(PY) -m bench.lighthouse
+
+lighthouse: install-dev chromium ## Lighthouse 12 on the "kernels" lesson (installs it with npm into ~/.cache/curso-lighthouse)
+	$(PY) -m bench.lighthouse
 
 migrate: install
 	$(VENV)/bin/curso migrate

@@ -17,7 +17,7 @@ from pypdf import PdfReader
 from app.content.course import load_course
 from tests.conftest import REPO_LESSONS, LiveServer
 from tests.test_browser import ConsoleWatch
-from tests.test_keyboard_browser import focused, tab_until
+from tests.test_keyboard_browser import BUDGET_BYTES, focused, tab_until
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
@@ -275,6 +275,47 @@ def test_previous_and_next_lesson_by_keyboard(new_page, live_server: LiveServer,
     page.keyboard.press("Enter")
     expect(page).to_have_url(f"{live_server.url}/licoes/{following.slug}")
     expect(page.locator("h1")).to_have_text(following.meta.title)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_next_lesson_is_prefetched_when_idle_and_opens_from_the_cache(
+    new_page, live_server: LiveServer, width: int
+):
+    page = new_page(width, 800)
+    first, following = COURSE.lessons[0], COURSE.lessons[1]
+    page.goto(f"{live_server.url}/licoes/{first.slug}", wait_until="load")
+    ahead = f"/licoes/{following.slug}"
+    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='{ahead}']\")")
+    wait_until(
+        page,
+        "performance.getEntriesByType('resource')"
+        f".some(e => e.name.endsWith('{ahead}') && e.responseEnd > 0)",
+    )
+    total = page.evaluate(
+        """() => [...performance.getEntriesByType("navigation"),
+                  ...performance.getEntriesByType("resource")]
+              .reduce((sum, e) => sum + e.transferSize, 0)"""
+    )
+    assert total <= BUDGET_BYTES, f"{total} bytes transferidos com a próxima lição buscada antes"
+    tab_until(page, "e.classList.contains('pager-next')")
+    page.keyboard.press("Enter")
+    expect(page.locator("h1")).to_have_text(following.meta.title)
+    # Opened from what was fetched ahead: the page is "private, no-cache", so Chromium revalidates
+    # it (a 304 of a few hundred bytes of headers) and the body comes from the prefetch.
+    entry = page.evaluate("(e => ({transfer: e.transferSize, body: e.encodedBodySize}))"
+                          "(performance.getEntriesByType('navigation')[0])")
+    assert 0 <= entry["transfer"] < entry["body"], entry
+
+
+def test_a_lesson_link_is_prefetched_on_hover(new_page, live_server: LiveServer):
+    page = new_page(1280, 800)
+    last, previous = COURSE.lessons[-1], COURSE.lessons[-2]
+    page.goto(f"{live_server.url}/licoes/{last.slug}", wait_until="load")
+    page.wait_for_timeout(300)
+    assert page.locator("link[rel=prefetch]").count() == 0, "a última lição não tem próxima"
+    page.locator(".pager-prev").hover()
+    behind = f"/licoes/{previous.slug}"
+    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='{behind}']\")")
 
 
 @pytest.mark.parametrize("width", WIDTHS)
