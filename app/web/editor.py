@@ -22,7 +22,7 @@ from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
 from app.deps import CourseDep, InstructorDep, SessionDep
 from app.i18n import N_, gettext
 from app.models import Account, LessonRevision
-from app.web.templating import is_htmx, render
+from app.web.templating import render, wants_fragment
 
 EDITOR_OFF = N_(
     "The lesson editor in the browser is off on this server (CURSO_WEB_EDITOR). "
@@ -139,7 +139,7 @@ def preview(
     "Pré-visualizar" button), the whole editor with the text kept in the textarea.
     """
     path = _path(course, slug)
-    if is_htmx(request):
+    if wants_fragment(request):
         lesson, problems = editor.preview(request.app.state.live_course, path, texto)
         context = {"slug": slug, "path": path, "lesson": lesson, "problems": problems, "level": 2}
         return render(request, "_editor_preview.html", context)
