@@ -61,7 +61,8 @@ async def learner(base_url: str, course: Course, deadline: float, report: LoadRe
             return
         token = TOKEN_RE.search(page.text).group(1)
         headers = {"HX-Request": "true", "x-csrftoken": token}
-        questions = list(lesson.questions.values())
+        # Questions answered by picking options (numeric and ordering ones have none).
+        questions = [q for q in lesson.questions.values() if q.options]
         while time.monotonic() < deadline and not stop.is_set():
             question = random.choice(questions)
             data = {"opcao": random.choice(question.options).id, "chave": secrets.token_urlsafe(16),
@@ -79,9 +80,12 @@ async def learner(base_url: str, course: Course, deadline: float, report: LoadRe
                 report.acknowledged_keys.append(data["chave"])
 
 
-async def run_load(base_url: str, course: Course, learners: int, seconds: float, stop: asyncio.Event | None = None) -> LoadReport:
-    """Run ``learners`` simulated learners for ``seconds`` and return what they saw."""
-    report = LoadReport()
+async def run_load(base_url: str, course: Course, learners: int, seconds: float, stop: asyncio.Event | None = None,
+                   report: LoadReport | None = None) -> LoadReport:
+    """Run ``learners`` simulated learners for ``seconds`` and return what they saw.
+
+    ``report``, when given, is filled as answers come in (a caller can watch it)."""
+    report = report if report is not None else LoadReport()
     deadline = time.monotonic() + seconds
     stop = stop or asyncio.Event()
     await asyncio.gather(*(learner(base_url, course, deadline, report, stop) for _ in range(learners)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 import httpx
@@ -15,7 +16,7 @@ import pytest
 
 from app.content.course import load_course
 from tests.conftest import ARTIFACTS, BACKENDS, REPO_LESSONS, LiveServer, create_postgres_database, db_rows, drop_postgres_database
-from tests.load.simulate import TOKEN_RE, run_load
+from tests.load.simulate import TOKEN_RE, LoadReport, run_load
 
 COURSE = load_course(REPO_LESSONS)
 LEARNERS = 200
@@ -58,8 +59,14 @@ def test_200_learners_for_30_seconds_lose_nothing(server: LiveServer):
 def test_kill_9_in_the_middle_keeps_every_acknowledged_answer(server: LiveServer):
     async def load_then_crash():
         stop = asyncio.Event()
-        task = asyncio.create_task(run_load(server.url, COURSE, 50, 12, stop))
-        await asyncio.sleep(4)
+        report = LoadReport()
+        task = asyncio.create_task(run_load(server.url, COURSE, 50, 30, stop, report))
+        # Crash in the middle of answering: once answers are being acknowledged (bounded wait;
+        # on a busy machine the 50 first page loads alone can take seconds), then 2 s more.
+        deadline = time.monotonic() + 20
+        while report.acknowledged == 0 and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(2)
         server.kill()
         stop.set()
         return await task
