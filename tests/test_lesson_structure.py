@@ -141,7 +141,7 @@ def test_nested_boxes_close_where_the_author_meant(tmp_path, body):
     inner = outer.select_one("aside.callout-tip")
     assert [p.get_text() for p in outer.find_all("p", recursive=False)] == ["Fora", "A", "C"]
     assert [p.get_text() for p in inner.find_all("p", recursive=False)] == ["Dentro", "B"]
-    assert html.select_one("article > h2#depois") is not None
+    assert html.select_one("article > .heading-anchor > h2#depois") is not None
 
 
 def test_fence_of_four_backticks_holding_three_and_colons_stays_one_block(tmp_path):
@@ -150,7 +150,7 @@ def test_fence_of_four_backticks_holding_three_and_colons_stays_one_block(tmp_pa
     assert problems(folder) == []
     html = page(tmp_path, folder)
     assert html.select_one("aside.callout-tip pre code").get_text() == "```\n:::\n```\n"
-    assert html.select_one("article > h2#depois") is not None
+    assert html.select_one("article > .heading-anchor > h2#depois") is not None
 
 
 def test_a_box_whose_fence_is_never_closed_is_an_error_with_file_and_line(tmp_path):

@@ -48,9 +48,9 @@ def loads(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = course_module.load_lesson
 
-    def counting(path: Path, glossary=None):
+    def counting(path: Path, glossary=None, raw=None):
         seen.append(path.name)
-        return real(path, glossary)
+        return real(path, glossary, raw)
 
     monkeypatch.setattr(course_module, "load_lesson", counting)
     return seen

@@ -22,7 +22,7 @@ def test_healthz_ok_and_503(settings, tmp_path):
     with TestClient(create_app(settings)) as client:
         response = client.get("/healthz")
         assert response.status_code == 200
-        assert response.json() == {"database": "ok", "migrations": "ok", "lessons": {"loaded": 3, "errors": 0}, "status": "ok"}
+        assert response.json() == {"database": "ok", "migrations": "ok", "lessons": {"loaded": 3, "errors": 0}, "web_editor": "ligado", "status": "ok"}
     downgrade(settings.database_url, "base")
     with TestClient(create_app(settings)) as client:
         response = client.get("/healthz")

@@ -25,7 +25,7 @@ from app.grading import (
 from tests.conftest import REPO_LESSONS, csrf_from, query
 from tests.test_check import folder_with, run
 from tests.test_content import GOOD
-from tests.test_http import HX, key_of, soup, text
+from tests.test_http import HX, key_of, soup, text, version_of
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
@@ -186,39 +186,39 @@ NUMERIC = """```quiz
     [
         (
             NUMERIC.replace("  value: 4.41\n", ""),
-            "01-a.md:34:3: error: falta o campo obrigatório: `value` (pergunta `ganho`, `kind: numeric`)",
+            "01-a.md:37:3: error: falta o campo obrigatório: `value` (pergunta `ganho`, `kind: numeric`)",
         ),
         (
             NUMERIC.replace("tolerance: 0.1", "tolerance: muito"),
-            "01-a.md:38:3: error: `tolerance` deve ser um número (absoluta, ex.: `0.05`) ou uma porcentagem (relativa, ex.: `2%`)",
+            "01-a.md:41:3: error: `tolerance` deve ser um número (absoluta, ex.: `0.05`) ou uma porcentagem (relativa, ex.: `2%`)",
         ),
         (
             NUMERIC.replace("value: 49.5", "value: 4.45"),
-            "01-a.md:43:7: error: o valor errado 4.45 da pergunta `ganho` está dentro da tolerância do valor certo 4.41: quem digitá-lo recebe a resposta como certa",
+            "01-a.md:46:7: error: o valor errado 4.45 da pergunta `ganho` está dentro da tolerância do valor certo 4.41: quem digitá-lo recebe a resposta como certa",
         ),
         (
             NUMERIC.replace("  unit:", "  items: [{id: a, text: A}, {id: b, text: B}]\n  unit:"),
-            "01-a.md:39:3: error: `items` só vale para perguntas do tipo `ordering` (a pergunta `ganho` é `numeric`)",
+            "01-a.md:42:3: error: `items` só vale para perguntas do tipo `ordering` (a pergunta `ganho` é `numeric`)",
         ),
         (
             "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  explanation: Porque sim.\n"
             "  items:\n    - {id: a, text: A}\n    - {id: a, text: B}\n```\n",
-            "01-a.md:40:8: error: a pergunta `ordem` repete o id de etapa `a`",
+            "01-a.md:43:8: error: a pergunta `ordem` repete o id de etapa `a`",
         ),
         (
             "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  items:\n    - {id: a, text: A}\n"
             "    - {id: b, text: B}\n```\n",
-            "01-a.md:34:3: error: falta o campo obrigatório: `explanation` (pergunta `ordem`, `kind: ordering`)",
+            "01-a.md:37:3: error: falta o campo obrigatório: `explanation` (pergunta `ordem`, `kind: ordering`)",
         ),
         (
             "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  explanation: Porque.\n"
             "  items:\n    - {id: a, text: A}\n```\n",
-            "01-a.md:38:3: error: `items` precisa de pelo menos 2 itens",
+            "01-a.md:41:3: error: `items` precisa de pelo menos 2 itens",
         ),
         (
             "```quiz\n- id: escolha\n  kind: single\n  prompt: Qual?\n  answer: [a]\n  value: 3\n"
             "  options:\n    - {id: a, text: A, explanation: E}\n    - {id: b, text: B, explanation: E}\n```\n",
-            "01-a.md:38:3: error: `value` só vale para perguntas do tipo `numeric` (a pergunta `escolha` é `single`)",
+            "01-a.md:41:3: error: `value` só vale para perguntas do tipo `numeric` (a pergunta `escolha` é `single`)",
         ),
     ],
 )
@@ -252,7 +252,7 @@ def stored(settings, qid: str) -> list[tuple]:
 
 def post(client, slug: str, qid: str, data: dict, htmx: bool = True):
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
-    form = {"csrftoken": csrf_from(page), "chave": key_of(page, qid), **data}
+    form = {"csrftoken": csrf_from(page), "chave": key_of(page, qid), "versao": version_of(page, qid), **data}
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}", data=form, headers=HX if htmx else {}, follow_redirects=False
     )

@@ -142,12 +142,17 @@ def test_every_question_of_the_course_refuses_another_version(client, settings):
         for question in lesson.questions.values():
             form = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id)}
             assert version_of(page, question.id) == question.content_hash
-            option = question.options[0].id
+            if question.numeric:
+                answer = {"valor": str(question.numeric.value)}
+            elif question.items:
+                answer = {"posicao": [f"{item.id}={n}" for n, item in enumerate(question.items, 1)]}
+            else:
+                answer = {"opcao": question.options[0].id}
             url = f"/licoes/{lesson.slug}/perguntas/{question.id}"
-            stale = client.post(url, data={**form, "opcao": option, "versao": "0" * 16}, headers=HX)
+            stale = client.post(url, data={**form, **answer, "versao": "0" * 16}, headers=HX)
             assert stale.status_code == 409, url
             assert text(soup(stale).select_one(".form-error")) == NOTICE
-            live = client.post(url, data={**form, "opcao": option, "versao": question.content_hash}, headers=HX)
+            live = client.post(url, data={**form, **answer, "versao": question.content_hash}, headers=HX)
             assert live.status_code == 200, url
             checked += 1
     stored = db_rows(settings, "SELECT lesson_slug, question_id, question_hash FROM attempt ORDER BY id")

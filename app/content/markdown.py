@@ -49,6 +49,8 @@ SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
 RESERVED_IDS = frozenset(
     {
         "conteudo",
+        "gaveta",
+        "gaveta-titulo",
         "objetivos",
         "anuncio",
         "aviso-erro",
