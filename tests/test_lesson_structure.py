@@ -210,7 +210,10 @@ def fence(draw) -> list[str]:
             char * (size - 1),
         ]
     )
-    closes = lambda line: bool(line) and set(line) == {char} and len(line) >= size  # noqa: E731
+
+    def closes(line: str) -> bool:  # a line that would end the fence early
+        return bool(line) and set(line) == {char} and len(line) >= size
+
     body = [line for line in draw(st.lists(noise, max_size=4)) if not closes(line)]
     return [char * size + draw(st.sampled_from(["", "text", "sh"])), *body, char * size]
 
