@@ -136,19 +136,21 @@
     function update() {
       var section = find();
       if (section === current) return;
-      var first = current === null || quiet;  // a swap (not the reader) moved things: keep the address
+      // A swap (not the reader) moved things, or the page has just opened: keep the address.
+      // The setup runs in an idle task; a reader who scrolled before it ran has chosen a place.
+      var opened = current === null && (window.location.hash !== "" || window.scrollY === 0);
+      var first = opened || quiet;
       quiet = false;
       current = section;
       document.dispatchEvent(new CustomEvent("curso:secao", { detail: { id: section, first: first } }));
     }
     var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -66% 0px" });
     function observeAll() {
-      quiet = true;
       observer.disconnect();
       Array.prototype.forEach.call(article.querySelectorAll(selector), function (mark) { observer.observe(mark); });
     }
     observeAll();
-    document.body.addEventListener("htmx:afterSettle", observeAll);
+    document.body.addEventListener("htmx:afterSettle", function () { quiet = true; observeAll(); });
     update();
   }
 

@@ -249,8 +249,12 @@ TABLES_THAT_SCROLL = """[...document.querySelectorAll("table")]
 
 
 def settle(page: Page) -> None:
-    """Wait for running CSS animations (the tree's fade-in) to end, so colours are final."""
-    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+    """Wait for running CSS animations (the tree's fade-in) to end, so colours are final.
+
+    An animation whose element an htmx swap removes is cancelled, and its ``finished`` promise
+    rejects with AbortError; a cancelled animation has nothing left to settle, so it counts as done.
+    """
+    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))")
 
 
 def axe_violations(page: Page) -> list[str]:

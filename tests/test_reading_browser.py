@@ -68,6 +68,23 @@ def test_heading_link_is_reached_by_keyboard_shown_on_focus_and_keeps_headings_c
     expect(page.locator(f"[id='{first.anchor}']")).to_be_in_viewport()
 
 
+def test_address_follows_a_reader_who_scrolled_before_the_page_finished_setting_up(
+    new_page, live_server: LiveServer
+):
+    # On a busy phone the idle task that sets up the rail can run after the reader has scrolled.
+    page = new_page(360, 800)
+    page.add_init_script(
+        "window.requestIdleCallback = (work) => setTimeout(work, 1500);"
+    )
+    page.goto(live_server.url + "/licoes/kernels")
+    target = KERNELS.headings[3]
+    page.evaluate(f"document.getElementById('{target.anchor}').scrollIntoView()")
+    expect(page).to_have_url(re.compile(f"#{target.anchor}$"))
+    expect(page.locator(".toc a[aria-current='location']").first).to_have_attribute(
+        "href", f"#{target.anchor}"
+    )
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_contents_rail_follows_the_section_and_the_address_follows_it(
     new_page, live_server: LiveServer, width: int
