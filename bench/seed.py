@@ -24,6 +24,7 @@ def seed(database: Path, course: Course, learners: int, attempts: int, rng: rand
     questions = [
         (lesson.slug, question.id, question.content_hash, [o.id for o in question.options], question.answer)
         for lesson in course.lessons for question in lesson.questions.values()
+        if question.options  # numeric and ordering questions have no option to pick
     ]
     ids = [secrets.token_hex(16) for _ in range(learners)]
     start = datetime.now(UTC) - timedelta(days=60)
