@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ from app.search import SearchIndex
 from app.sessions import LEARNER_KEY, session_account
 
 SESSION_KEY = LEARNER_KEY
+CSRF_COOKIE = "csrftoken"  # asgi-csrf's cookie (app/security.py)
 EXPIRED_MESSAGE = N_("Session expired, reload the page.")
 SIGN_IN_FIRST = "Entre com uma conta de instrutor para ver esta página."
 INSTRUCTORS_ONLY = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
@@ -72,28 +75,51 @@ async def get_search_index(request: Request) -> SearchIndex:
     return request.app.state.search
 
 
-async def current_learner_id(request: Request) -> str:
-    """Return the learner id from the server-side session, assigning a new one on a first visit.
+async def current_learner_id(request: Request) -> str | None:
+    """Return the learner id from the server-side session, or ``None`` for a visitor.
 
-    The learner row itself is stored on the first answer, so browsing writes no learner.
+    Reading writes nothing: a visitor without a session stays without one (their pages come
+    from the cache and cost no database work). The learner is born on their first POST
+    (:func:`learner_for_write`).
     """
     learner_id = request.session.get(SESSION_KEY)
-    if not isinstance(learner_id, str) or len(learner_id) != 32:
-        learner_id = secrets.token_hex(16)
+    return learner_id if isinstance(learner_id, str) and len(learner_id) == 32 else None
+
+
+async def learner_for_write(request: Request) -> str:
+    """Return the learner id of a POST, giving the visitor one on their first POST.
+
+    Every POST has passed the CSRF check (asgi-csrf) before it gets here, so a new learner
+    is only born from a form of this site. The session (and its cookie) is stored with the
+    response; the learner row with the first thing stored for them.
+
+    The new id is derived from the visitor's CSRF cookie (:func:`visitor_learner_id`): two
+    first answers sent at once from one browser (a double click) make one learner, and the
+    form's idempotency key keeps them one attempt. Signing out and deleting one's data drop
+    that cookie, so the next person at the same browser is a new learner.
+    """
+    learner_id = await current_learner_id(request)
+    if learner_id is None:
+        token = request.cookies.get(CSRF_COOKIE)
+        secret = request.app.state.settings.resolved_secret_key()
+        learner_id = visitor_learner_id(secret, token) if token else secrets.token_hex(16)
         request.session[SESSION_KEY] = learner_id
+        request.state.learner_born = True
     return learner_id
 
 
-async def existing_learner_id(request: Request) -> str:
-    """Return the learner id of a request that must already have a session (every POST).
+def visitor_learner_id(secret: str, csrf_cookie: str) -> str:
+    """The learner id of a visitor born on a POST: 32 hex characters of an HMAC-SHA-256.
 
-    Raises:
-        HTTPException: 403 with :data:`EXPIRED_MESSAGE` (in Portuguese) when the session is missing.
+    Keyed by the app's secret, so the CSRF cookie (which pages also carry) does not reveal it.
     """
-    learner_id = request.session.get(SESSION_KEY)
-    if not isinstance(learner_id, str) or len(learner_id) != 32:
-        raise HTTPException(status_code=403, detail=gettext(EXPIRED_MESSAGE))
-    return learner_id
+    digest = hmac.new(secret.encode(), b"learner:" + csrf_cookie.encode(), hashlib.sha256)
+    return digest.hexdigest()[:32]
+
+
+def born_in_this_request(request: Request) -> bool:
+    """True when :func:`learner_for_write` gave the visitor their learner id in this request."""
+    return getattr(request.state, "learner_born", False)
 
 
 async def signed_in_as(request: Request) -> str | None:
@@ -121,8 +147,8 @@ async def get_known_devices(request: Request) -> KnownDevices:
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 CourseDep = Annotated[Course, Depends(get_course)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
-LearnerIdDep = Annotated[str, Depends(current_learner_id)]
-ExistingLearnerIdDep = Annotated[str, Depends(existing_learner_id)]
+LearnerIdDep = Annotated[str | None, Depends(current_learner_id)]
+LearnerForWriteDep = Annotated[str, Depends(learner_for_write)]
 AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
 SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]

@@ -30,29 +30,3 @@ PERSONAL = "private, no-store"
 def security_headers(hsts: bool = False) -> list[tuple[bytes, bytes]]:
     """The headers every response carries: :data:`HEADERS`, plus HSTS when served over HTTPS."""
     return [*HEADERS, *([HSTS] if hsts else [])]
-
-
-class SecurityHeaders:
-    """ASGI middleware adding :func:`security_headers` (HSTS when cookies are ``Secure``).
-
-    Starlette answers an unhandled exception outside every middleware, so the 500 handler
-    (``app/web/errors.py``) adds the same headers itself.
-    """
-
-    def __init__(self, app, hsts: bool = False):
-        self.app = app
-        self.extra = security_headers(hsts)
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def add_headers(message):
-            if message["type"] == "http.response.start":
-                present = {k.lower() for k, _ in message.get("headers") or []}
-                extra = [(k, v) for k, v in self.extra if k not in present]
-                message = {**message, "headers": [*(message.get("headers") or []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, add_headers)

@@ -14,7 +14,6 @@ from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.links import IMAGES_URL
 from app.content.live import LiveCourse
 from app.db import make_engine, make_loop_engine
-from app.headers import SecurityHeaders
 from app.logs import RequestLog, configure_logging
 from app.search import SearchIndex
 from app.security import RequestGuard, csrf_middleware
@@ -40,7 +39,9 @@ from app.web import (
 )
 from app.web.assets import Assets, FingerprintedStaticFiles
 from app.web.images import LessonImages
-from app.web.templating import make_templates
+from app.web.lessons import VISITOR_HEADERS
+from app.web.page_cache import PageCache, VisitorPages
+from app.web.templating import make_templates, theme
 
 SESSION_COOKIE = "curso_sessao"
 SESSION_MAX_AGE_S = 365 * 24 * 3600
@@ -81,12 +82,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     # Built on the first search, rebuilt when the course changes.
     app.state.search = SearchIndex(app.state.live_course.current)
+    app.state.page_cache = PageCache()  # visitors' lesson pages (app/web/page_cache.py)
     app.state.passwords = Passwords()
     app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
 
     secret = settings.resolved_secret_key()
     app.state.known_devices = KnownDevices(secret)
     app.state.pseudonym_salt = secret.encode()  # learners in CSV exports, as in the request logs
+    # Inside asgi-csrf (it hands out the token), before any routing: cached visitor pages.
+    app.add_middleware(VisitorPages, state=app.state, theme=theme, response_headers=VISITOR_HEADERS)
     app.add_middleware(csrf_middleware(app.state.templates, secret, settings.secure_cookies))
     app.add_middleware(RequestLog, salt=secret)
     app.add_middleware(SessionLoader)
@@ -99,8 +103,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cookie_same_site="lax",
         cookie_https_only=settings.secure_cookies,
     )
-    app.add_middleware(RequestGuard, templates=app.state.templates, signing_secret=secret)
-    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
+    app.add_middleware(
+        RequestGuard, templates=app.state.templates, signing_secret=secret, hsts=settings.secure_cookies
+    )
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")

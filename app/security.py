@@ -16,6 +16,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import HTTPConnection, cookie_parser
 
 from app.deps import EXPIRED_MESSAGE
+from app.headers import security_headers
 from app.i18n import gettext
 from app.web.errors import title_of
 from app.web.templating import VARY, wants_fragment
@@ -70,7 +71,8 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
 
 
 class RequestGuard:
-    """Turn requests the stack below would mishandle into clear 4xx answers.
+    """Turn requests the stack below would mishandle into clear 4xx answers, and add the
+    security headers (:func:`app.headers.security_headers`, HSTS with ``hsts``) to every response.
 
     - Cookies that break RFC 6265 are dropped (see :func:`well_formed_cookies`); the others
       stay. asgi-csrf fails on a ``Cookie`` header that is not UTF-8, and Python's cookie
@@ -94,15 +96,17 @@ class RequestGuard:
       plant a valid pair of its own; and asgi-csrf lets requests without cookies through.
     """
 
-    def __init__(self, app, templates, signing_secret: str = ""):
+    def __init__(self, app, templates, signing_secret: str = "", hsts: bool = False):
         self.app = app
         self.templates = templates
         self.signer = URLSafeSerializer(signing_secret)
+        self.extra_headers = security_headers(hsts)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = with_headers(send, self.extra_headers)
         scope = well_formed_cookies(scope)
         if scope["method"] == "HEAD":
             scope = {**scope, "method": "GET"}
@@ -195,6 +199,24 @@ class RequestGuard:
 
     async def _fail(self, scope, send, status: int, message: str) -> None:
         await send_html(send, status, render_error(self.templates, scope, status, title_of(status), message))
+
+
+def with_headers(send, extra: list[tuple[bytes, bytes]]):
+    """Wrap an ASGI ``send`` so every response carries ``extra`` (unless it set them itself).
+
+    The guard is the outermost of our layers, so its own refusals get them too. Starlette
+    answers an unhandled exception outside every middleware, so the 500 handler
+    (``app/web/errors.py``) adds the same headers itself.
+    """
+
+    async def send_with_headers(message):
+        if message["type"] == "http.response.start":
+            headers = message.get("headers") or []
+            present = {k.lower() for k, _ in headers}
+            message = {**message, "headers": [*headers, *(h for h in extra if h[0] not in present)]}
+        await send(message)
+
+    return send_with_headers
 
 
 def well_formed_cookies(scope):

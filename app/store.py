@@ -2,23 +2,76 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from sqlalchemy import update
+from sqlalchemy import Boolean, Float, Integer, String, bindparam, literal_column, null, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.grading import AttemptFact
 from app.db import begin_write
+from app.grading import AttemptFact
+from app.learning.state import AttemptRow, LearnerState, Place, WalkRow
 from app.models import Attempt, Learner, Walk, utcnow
 
+__all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
+_LEARNER = bindparam("learner")
 
-@dataclass(frozen=True)
-class Place:
-    """Where a learner was: a lesson and, optionally, a section anchor inside it."""
 
-    lesson_slug: str
-    section: str | None = None
+def _state_statement():
+    """One statement for a learner's whole state: the learner row, attempts and walks.
+
+    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk); the columns a kind does
+    not have are NULL. Built once (see :data:`_STATE`).
+    """
+    def nothing(kind):
+        return null().cast(kind)
+
+    learner = select(
+        literal_column("0", Integer).label("kind"), col(Learner.place_lesson).label("a"),
+        col(Learner.place_section).label("b"), nothing(String).label("c"),
+        nothing(String).label("d"), nothing(Boolean).label("e"), nothing(Float).label("f"),
+        col(Learner.place_at).label("at"), literal_column("0", Integer).label("row_id"),
+    ).where(col(Learner.id) == _LEARNER)
+    attempts = select(
+        literal_column("1", Integer), col(Attempt.lesson_slug), col(Attempt.question_id), col(Attempt.question_hash),
+        col(Attempt.chosen), col(Attempt.correct), col(Attempt.credit), col(Attempt.created_at),
+        col(Attempt.id),
+    ).where(col(Attempt.learner_id) == _LEARNER)
+    walks = select(
+        literal_column("2", Integer), col(Walk.tree_id), col(Walk.path), col(Walk.result_id), nothing(String),
+        nothing(Boolean), nothing(Float), col(Walk.created_at), col(Walk.id),
+    ).where(col(Walk.learner_id) == _LEARNER)
+    union = union_all(learner, attempts, walks).subquery()
+    return select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
+
+
+_STATE = _state_statement()
+
+
+def read_state(session: Session, learner_id: str | None) -> LearnerState:
+    """Read everything the learner's pages show in one statement (none for a visitor).
+
+    Args:
+        session: an open session.
+        learner_id: the learner, or ``None`` for a visitor who has stored nothing.
+
+    Returns:
+        The state: place, attempts oldest first, walks newest first; empty when the learner
+        has no row yet.
+    """
+    if learner_id is None:
+        return LearnerState(None)
+    place, stored, attempts, walks = None, False, [], []
+    for row in session.execute(_STATE, {"learner": learner_id}):
+        if row.kind == 0:
+            stored = True
+            place = Place(row.a, row.b) if row.a is not None else None
+        elif row.kind == 1:
+            attempts.append(AttemptRow(row.a, row.b, row.c, row.d, bool(row.e), row.f, row.at, row.row_id))
+        else:
+            walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
+    walks.reverse()
+    return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks))
+
+
 
 
 class DuplicateKeyError(ValueError):
@@ -153,12 +206,112 @@ def set_place(session: Session, learner_id: str, place: Place) -> bool:
     return result.rowcount > 0
 
 
-def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str) -> Walk:
-    """Store a finished decision-tree walk in one transaction and return it."""
+def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str) -> None:
+    """Store a finished decision-tree walk in one transaction (two statements).
+
+    The learner row is created if missing (``ON CONFLICT DO NOTHING``), then the walk inserted.
+    """
+    insert = _insert_for(session)
+    now = utcnow()
     begin_write(session)
-    ensure_learner(session, learner_id)
-    walk = Walk(learner_id=learner_id, tree_id=tree_id, path=",".join(path), result_id=result_id)
-    session.add(walk)
+    session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
+    session.execute(insert(Walk).values(
+        learner_id=learner_id, tree_id=tree_id, path=",".join(path), result_id=result_id,
+        created_at=now,
+    ))
     session.commit()
-    session.refresh(walk)
-    return walk
+
+
+def _insert_for(session: Session):
+    """The dialect's ``insert`` (SQLite or PostgreSQL), which knows ``ON CONFLICT``."""
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert
+
+
+def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
+    """Store one graded answer once per idempotency key, in three statements.
+
+    The learner row is created if missing and its place moved to the question (one upsert);
+    the attempt is inserted unless its key is already stored (``ON CONFLICT DO NOTHING``).
+    Only a repeated key costs a further read, to return what was stored the first time.
+
+    Args:
+        session: an open session with no transaction in progress; this function commits it.
+        attempt: the new attempt, with ``learner_id`` and ``idempotency_key`` set.
+
+    Returns:
+        The stored attempt and True, or the attempt already stored with the same key and False.
+
+    Raises:
+        DuplicateKeyError: the key was already used for another question.
+    """
+    insert = _insert_for(session)
+    now = utcnow()
+    begin_write(session)
+    place = {"place_lesson": attempt.lesson_slug, "place_section": f"pergunta-{attempt.question_id}",
+             "place_at": now}
+    session.execute(
+        insert(Learner).values(id=attempt.learner_id, created_at=now, **place)
+        .on_conflict_do_update(index_elements=["id"], set_=place)
+    )
+    values = {
+        "learner_id": attempt.learner_id, "lesson_slug": attempt.lesson_slug,
+        "question_id": attempt.question_id, "question_hash": attempt.question_hash,
+        "chosen": attempt.chosen, "correct": attempt.correct, "credit": attempt.credit,
+        "idempotency_key": attempt.idempotency_key, "created_at": now,
+    }
+    new_id = session.execute(
+        insert(Attempt).values(**values)
+        .on_conflict_do_nothing(index_elements=["learner_id", "idempotency_key"])
+        .returning(col(Attempt.id))
+    ).scalar()
+    if new_id is not None:
+        session.commit()
+        return AttemptRow(values["lesson_slug"], values["question_id"], values["question_hash"],
+                          values["chosen"], values["correct"], values["credit"], now, new_id), True
+    session.rollback()  # the place stays where the first answer put it
+    existing = find_attempt(session, attempt.learner_id, attempt.idempotency_key or "")
+    if existing is None or (existing.lesson_slug, existing.question_id) != (
+        attempt.lesson_slug, attempt.question_id
+    ):
+        raise DuplicateKeyError(attempt.idempotency_key)
+    return AttemptRow(existing.lesson_slug, existing.question_id, existing.question_hash,
+                      existing.chosen, existing.correct, existing.credit, existing.created_at,
+                      existing.id or 0), False
+
+
+class SqlLearnerStore:
+    """The storage of :mod:`app.learning.usecases` (:class:`~app.learning.usecases.LearnerStore`).
+
+    Args:
+        session: the session reads go through (the event loop's, inside ``async`` routes).
+        writer: the session writes go through (the threadpool's); ``session`` when ``None``.
+    """
+
+    def __init__(self, session: Session, writer: Session | None = None) -> None:
+        self.session = session
+        self.writer = writer or session
+
+    def read_state(self, learner_id: str | None) -> LearnerState:
+        """See :func:`read_state`."""
+        return read_state(self.session, learner_id)
+
+    def save_place(self, learner_id: str, place: Place) -> bool:
+        """Keep ``place`` on the learner row (one UPDATE); False when there is no row."""
+        begin_write(self.writer)
+        updated = set_place(self.writer, learner_id, place)
+        self.writer.commit()
+        return updated
+
+    def record_answer(self, learner_id: str, lesson_slug: str, question, chosen: str, grade,
+                      key: str) -> tuple[AttemptRow, bool]:
+        """Store a graded answer once per ``key`` (:func:`store_answer`)."""
+        attempt = Attempt(
+            learner_id=learner_id, lesson_slug=lesson_slug, question_id=question.id,
+            question_hash=question.content_hash, chosen=chosen, correct=grade.correct,
+            idempotency_key=key, credit=grade.credit,
+        )
+        return store_answer(self.writer, attempt)

@@ -107,13 +107,17 @@ def test_retry_keeps_every_attempt_the_first_try_and_the_current_state(client, s
 
 
 def test_options_are_shuffled_per_learner_stable_and_graded_by_id_over_50_learners(client):
-    question = list(KERNELS.questions.values())[1]
+    opener, question = list(KERNELS.questions.values())[:2]
     authored = [option.id for option in question.options]
     (right,) = question.answer
     url = f"/licoes/kernels/perguntas/{question.id}"
     orders = set()
     for _ in range(50):
         learner = TestClient(client.app)
+        # A visitor becomes a learner with their first answer; from then on the order is theirs.
+        page = learner.get("/licoes/kernels").text
+        answer(learner, "kernels", opener.id, sorted(opener.answer), token=csrf_from(page),
+               key=key_of(page, opener.id))
         first = learner.get(url, headers=HX).text
         order = [node["value"] for node in soup(first).select('input[name="opcao"]')]
         again = soup(learner.get(url, headers=HX)).select('input[name="opcao"]')
@@ -135,6 +139,24 @@ def test_options_are_shuffled_per_learner_stable_and_graded_by_id_over_50_learne
         )
     ]
     assert page == order, "a página e o fragmento mostram a mesma ordem"
+
+
+def test_visitors_share_one_order_and_their_first_answer_keeps_it(client):
+    question = list(KERNELS.questions.values())[1]
+    seen = set()
+    for _ in range(5):
+        visitor = TestClient(client.app)
+        page = soup(visitor.get("/licoes/kernels"))
+        seen.add(tuple(n["value"] for n in page.select(f'#pergunta-{question.id} input[name="opcao"]')))
+    assert len(seen) == 1, "quem ainda não guardou nada vê a mesma ordem (a página vem do cache)"
+    (order,) = seen
+    html = str(page)
+    graded = soup(answer(visitor, "kernels", question.id, sorted(question.answer),
+                         token=csrf_from(html), key=key_of(html, question.id)))
+    # The graded fragment explains the other options in the order the visitor saw them.
+    texts = {option.id: text(soup(option.text_html)) for option in question.options}
+    others = [texts[oid] for oid in order if oid not in question.answer]
+    assert [text(n) for n in graded.select(".other-options .option-label")] == others
 
 
 def test_the_same_form_sent_twice_stores_one_attempt(client, settings):

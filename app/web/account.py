@@ -13,8 +13,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.auth import CredentialsError, check_new_password, clean_username, is_username
 from app.deps import (
+    CSRF_COOKIE,
     AccountNameDep,
-    ExistingLearnerIdDep,
+    LearnerForWriteDep,
     KnownDevicesDep,
     LearnerIdDep,
     PasswordsDep,
@@ -31,7 +32,8 @@ from app.learners import (
     replace_password_hash,
 )
 from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
-from app.web.progress import current_place
+from app.store import stored_place
+from app.web.places import session_place
 from app.web.templating import render
 
 router = APIRouter()
@@ -59,7 +61,7 @@ def account_page(
 def sign_up(
     request: Request,
     db: SessionDep,
-    learner_id: ExistingLearnerIdDep,
+    learner_id: LearnerForWriteDep,
     account: AccountNameDep,
     passwords: PasswordsDep,
     limiter: SignInLimiterDep,
@@ -101,7 +103,7 @@ def sign_up(
 def sign_in(
     request: Request,
     db: SessionDep,
-    learner_id: ExistingLearnerIdDep,
+    learner_id: LearnerForWriteDep,
     account: AccountNameDep,
     passwords: PasswordsDep,
     limiter: SignInLimiterDep,
@@ -145,7 +147,9 @@ def sign_in(
     limiter.succeeded(found.username, ip, device)
     if checked.new_hash:  # a hash from before NFKC normalisation, now of the normalised form
         replace_password_hash(db, found, checked.new_hash)
-    merge_learner(db, learner_id, found.learner_id, current_place(request, db, learner_id))
+    merge_learner(
+        db, learner_id, found.learner_id, stored_place(db, learner_id) or session_place(request)
+    )
     _sign_in(request, found.learner_id, found.username)
     response = RedirectResponse(next_page or "/progresso", status_code=303)
     return _known_device(request, devices, found.username, response)
@@ -162,10 +166,16 @@ def safe_next(path: str) -> str:
 
 
 @router.post("/conta/sair")
-def sign_out(request: Request, _learner: ExistingLearnerIdDep):
-    """End the session (it is deleted from the store); the next visit is a new anonymous learner."""
+def sign_out(request: Request):
+    """End the session (it is deleted from the store); the next visit is a new anonymous learner.
+
+    The CSRF cookie goes too: a visitor's learner id is derived from it
+    (:func:`app.deps.learner_for_write`).
+    """
     request.session.clear()
-    return RedirectResponse("/", status_code=303)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(CSRF_COOKIE, path="/")
+    return response
 
 
 def _client_ip(request: Request) -> str:

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from app.content.trees import Tree, Verdict
 from app.deps import CourseDep
-from app.web.trees import find_tree
+from app.web.lookups import find_tree
 
 router = APIRouter(prefix="/api", tags=["árvores"])
 

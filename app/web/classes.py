@@ -17,7 +17,7 @@ from app import classes
 from app.deps import (
     AccountNameDep,
     CourseDep,
-    ExistingLearnerIdDep,
+    LearnerForWriteDep,
     InstructorDep,
     LearnerIdDep,
     SessionDep,
@@ -230,7 +230,7 @@ def join(
     code: str,
     db: SessionDep,
     account: AccountNameDep,
-    learner_id: ExistingLearnerIdDep,
+    learner_id: LearnerForWriteDep,
 ):
     """Join the class of the link (needs an account), then go to the course home."""
     classroom = _by_code(db, code)
@@ -242,7 +242,7 @@ def join(
 
 
 @router.post("/turmas/{class_id}/sair", name="class_leave")
-def leave(request: Request, class_id: int, db: SessionDep, learner_id: ExistingLearnerIdDep):
+def leave(request: Request, class_id: int, db: SessionDep, learner_id: LearnerForWriteDep):
     """Leave a class (answers stay); back to "Meus dados"."""
     classes.leave(db, class_id, learner_id)
     return RedirectResponse("/meus-dados", status_code=303)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
 from app.classes import memberships
-from app.deps import AccountNameDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
+from app.deps import CSRF_COOKIE, AccountNameDep, LearnerForWriteDep, LearnerIdDep, SessionDep
 from app.headers import PERSONAL
 from app.i18n import N_, gettext
 from app.learners import delete_learner, export_learner
@@ -56,7 +56,7 @@ def export(db: SessionDep, learner_id: LearnerIdDep):
 def delete(
     request: Request,
     db: SessionDep,
-    learner_id: ExistingLearnerIdDep,
+    learner_id: LearnerForWriteDep,
     account: AccountNameDep,
     confirmo: Annotated[str, Form(max_length=10)] = "",
 ):
@@ -68,7 +68,9 @@ def delete(
         return _page(request, db, learner_id, account, error=gettext(CONFIRM_FIRST), status=422)
     delete_learner(db, learner_id)
     request.session.clear()
-    return RedirectResponse("/meus-dados?apagado=1", status_code=303)
+    response = RedirectResponse("/meus-dados?apagado=1", status_code=303)
+    response.delete_cookie(CSRF_COOKIE, path="/")  # the next learner here is a new one
+    return response
 
 
 def _page(request, db, learner_id, account, deleted=False, error=None, status=200):

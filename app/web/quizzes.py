@@ -9,24 +9,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
-from app.grading import (
-    AnswerError,
-    Grade,
-    grade,
-    grade_numeric,
-    grade_order,
-    parse_number,
-    plain_number,
-    validate_choice,
-    validate_order,
-)
+from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, born_in_this_request
+from app.grading import AnswerError
 from app.i18n import N_, gettext
-from app.models import Attempt
-from app.store import DuplicateKeyError, lesson_attempts, record_attempt
-from app.web.lessons import FLASH_KEY, attempts_by_question, find_lesson
-from app.web.progress import course_progress
-from app.web.question_view import KEY_RE, question_view
+from app.learning.usecases import Answer, QuestionPage, answer_question, show_question
+from app.learning.views import KEY_RE, VISITOR_ORDER
+from app.store import DuplicateKeyError, SqlLearnerStore
+from app.web.flash import FLASH_KEY
+from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
 
 router = APIRouter()
@@ -43,7 +33,7 @@ def answer(
     question_id: str,
     course: CourseDep,
     session: SessionDep,
-    learner_id: ExistingLearnerIdDep,
+    learner_id: LearnerForWriteDep,
     opcao: Annotated[list[str] | None, Form()] = None,
     chave: Annotated[str | None, Form()] = None,
     versao: Annotated[str | None, Form(max_length=64)] = None,
@@ -54,6 +44,7 @@ def answer(
 
     The answer comes in ``opcao`` (option ids), ``valor`` (a ``numeric`` question's number,
     as typed) or ``posicao`` (an ``ordering`` question's ``<item id>=<position>`` pairs).
+    A visitor's first answer gives them their learner id (and session).
 
     htmx gets the graded question fragment (plus the course navigation, out of band); a
     plain form post is redirected (303) back to the question. Sending the same form again
@@ -67,28 +58,23 @@ def answer(
     form post is redirected (303) back to the question, with the same notice.
     """
     lesson, question = _find(course, slug, question_id)
+    store = SqlLearnerStore(session)
     if not chave or not KEY_RE.match(chave):
-        return _invalid(request, lesson, question, gettext(STALE_FORM), course, session, learner_id)
+        return _invalid(request, store, lesson, question, gettext(STALE_FORM), learner_id)
     if versao != question.content_hash:
-        return _invalid(request, lesson, question, gettext(QUESTION_CHANGED), course, session,
-                        learner_id, status_code=409)
+        return _invalid(request, store, lesson, question, gettext(QUESTION_CHANGED), learner_id,
+                        status_code=409)
+    sent = Answer(chave, versao, opcao or [], valor, posicao or [])
+    # A visitor answering for the first time saw the visitors' option order: keep showing it.
+    order_of = VISITOR_ORDER if born_in_this_request(request) else None
     try:
-        result, stored = _grade(question, opcao, valor, posicao)
+        page = answer_question(store, course, lesson, question, learner_id, sent, order_of)
     except AnswerError as exc:
-        return _invalid(
-            request, lesson, question, str(exc), course, session, learner_id, typed=valor or ""
-        )
-    attempt = Attempt(
-        learner_id=learner_id, lesson_slug=lesson.slug, question_id=question.id,
-        question_hash=question.content_hash, chosen=stored,
-        correct=result.correct, idempotency_key=chave, credit=result.credit,
-    )
-    try:
-        record_attempt(session, attempt)
+        return _invalid(request, store, lesson, question, str(exc), learner_id, typed=valor or "")
     except DuplicateKeyError:
-        return _invalid(request, lesson, question, gettext(REUSED_FORM), course, session, learner_id)
+        return _invalid(request, store, lesson, question, gettext(REUSED_FORM), learner_id)
     if wants_fragment(request):
-        return _fragment(request, lesson, question, course, session, learner_id, answered=True)
+        return _render(request, lesson, question, page)
     return _back_to(request, lesson, question)
 
 
@@ -101,22 +87,9 @@ def question_fragment(
     a plain request is redirected to the question on the lesson page."""
     lesson, question = _find(course, slug, question_id)
     if wants_fragment(request):
-        return _fragment(request, lesson, question, course, session, learner_id, retry=refazer)
+        page = show_question(SqlLearnerStore(session), lesson, question, learner_id, retry=refazer)
+        return _render(request, lesson, question, page)
     return _back_to(request, lesson, question, retry=refazer)
-
-
-def _grade(
-    question: Question, opcao: list[str] | None, valor: str | None, posicao: list[str] | None
-) -> tuple[Grade, str]:
-    """Grade the form's answer by the question's kind; return the grade and what to store."""
-    if question.kind == "numeric":
-        value = parse_number(valor or "", question.numeric.unit if question.numeric else None)
-        return grade_numeric(question, value), plain_number(value)
-    if question.kind == "ordering":
-        order = validate_order(question, posicao or [])
-        return grade_order(question, order), ",".join(order)
-    chosen = validate_choice(question, opcao or [])
-    return grade(question, chosen), ",".join(sorted(chosen))
 
 
 def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
@@ -127,20 +100,12 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
     return lesson, question
 
 
-def _fragment(
-    request, lesson, question, course, session, learner_id, retry=False, answered=False,
-    error=None, typed="", status_code=422,
-):
-    grouped = attempts_by_question(lesson_attempts(session, learner_id, lesson.slug))
-    attempts = grouped.get(question.id, [])
-    view = question_view(
-        lesson.slug, question, learner_id, attempts, retry=retry, error=error, typed=typed
-    )
-    context = {"lesson": lesson, "question": question, "view": view}
-    if answered:
-        context["progress"] = course_progress(request, course, session, learner_id)
+def _render(request, lesson, question, page: QuestionPage, status_code: int = 422):
+    context = {"lesson": lesson, "question": question, "view": page.view}
+    if page.progress is not None:
+        context["progress"] = page.progress
         return render(request, "_answer.html", context)
-    return render(request, "_question.html", context, status_code=status_code if error else 200)
+    return render(request, "_question.html", context, status_code=status_code if page.error else 200)
 
 
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
@@ -149,14 +114,10 @@ def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool =
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 
-def _invalid(
-    request, lesson, question, message, course, session, learner_id, typed="", status_code=422
-):
+def _invalid(request, store, lesson, question, message, learner_id, typed="", status_code=422):
     if wants_fragment(request):
-        return _fragment(
-            request, lesson, question, course, session, learner_id, error=message, typed=typed,
-            status_code=status_code,
-        )
+        page = show_question(store, lesson, question, learner_id, error=message, typed=typed)
+        return _render(request, lesson, question, page, status_code=status_code)
     # Post/redirect/get: the message (and a refused number) rides in the session to the
     # question on the lesson page.
     request.session[FLASH_KEY] = {

@@ -1,4 +1,8 @@
-"""What ``_question.html`` shows for one learner: their option order, grade and history."""
+"""What ``_question.html`` shows for one learner: their option order, grade and history.
+
+A visitor who has stored nothing yet (no learner id) sees the options in the order of
+:data:`VISITOR_ORDER`: the same for every visitor, so their page can be served from cache.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ from datetime import datetime
 
 from app.content.quiz import Item, Option, Question
 from app.grading import (
-    AttemptFact,
     Grade,
     QuestionRecord,
     question_records,
@@ -18,9 +21,12 @@ from app.grading import (
     shuffled_items,
     shuffled_options,
 )
-from app.models import Attempt
+from app.learning.state import AttemptRow, facts_of
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+# The shuffle seed of visitors without a learner id (still a shuffle: the right option is not
+# always where the author wrote it).
+VISITOR_ORDER = "visitante"
 
 
 @dataclass(frozen=True)
@@ -58,8 +64,8 @@ def new_key() -> str:
 def question_view(
     lesson_slug: str,
     question: Question,
-    learner_id: str,
-    attempts: Sequence[Attempt],
+    learner_id: str | None,
+    attempts: Sequence[AttemptRow],
     retry: bool = False,
     error: str | None = None,
     typed: str = "",
@@ -69,7 +75,8 @@ def question_view(
     Args:
         lesson_slug: the lesson's slug.
         question: the question as it is now.
-        learner_id: the learner (seeds the option order).
+        learner_id: the learner (seeds the option order); ``None`` for a visitor, who gets
+            :data:`VISITOR_ORDER`.
         attempts: the learner's attempts on this question, oldest first.
         retry: show the form even after an answer ("Responder de novo").
         error: a message to show with the form.
@@ -79,10 +86,7 @@ def question_view(
         The graded latest attempt, or the form when there is none, when the learner asked to
         retry, when there is an error, or when the question changed since their latest answer.
     """
-    facts = [
-        AttemptFact(a.lesson_slug, a.question_id, a.question_hash, a.correct) for a in attempts
-    ]
-    record = question_records(facts).get((lesson_slug, question.id))
+    record = question_records(facts_of(attempts)).get((lesson_slug, question.id))
     outdated = record is not None and record.is_outdated(question)
     result = None
     answered_at = None
@@ -90,8 +94,9 @@ def question_view(
         latest = attempts[-1]
         result = regrade_stored(question, latest.chosen, latest.correct)
         answered_at = latest.created_at
-    options = shuffled_options(question, learner_id, lesson_slug)
-    items = shuffled_items(question, learner_id, lesson_slug) if question.items else ()
+    seed = learner_id or VISITOR_ORDER
+    options = shuffled_options(question, seed, lesson_slug)
+    items = shuffled_items(question, seed, lesson_slug) if question.items else ()
     return QuestionView(
         options, result, record, outdated, new_key(), error, answered_at, items, typed[:100]
     )

@@ -1,0 +1,43 @@
+"""Grading one answer as a form sent it, by the question's kind (no HTTP, no storage)."""
+
+from __future__ import annotations
+
+from app.content.quiz import Question
+from app.grading import (
+    Grade,
+    grade,
+    grade_numeric,
+    grade_order,
+    parse_number,
+    plain_number,
+    validate_choice,
+    validate_order,
+)
+
+
+def graded_answer(
+    question: Question, options: list[str] | None, value: str | None, positions: list[str] | None
+) -> tuple[Grade, str]:
+    """Grade the form's answer by the question's kind; return the grade and what to store.
+
+    Args:
+        question: the question (its live version).
+        options: the option ids chosen (single, multiple, scenario).
+        value: a ``numeric`` answer as typed (pt-BR or plain decimals).
+        positions: an ``ordering`` answer's ``<item id>=<position>`` pairs.
+
+    Returns:
+        The grade, and the answer as stored: option ids sorted and comma-joined, the number
+        in plain form, or the item ids in the learner's order, comma-joined.
+
+    Raises:
+        AnswerError: the answer is not valid for the question (message in Portuguese).
+    """
+    if question.kind == "numeric":
+        number = parse_number(value or "", question.numeric.unit if question.numeric else None)
+        return grade_numeric(question, number), plain_number(number)
+    if question.kind == "ordering":
+        order = validate_order(question, positions or [])
+        return grade_order(question, order), ",".join(order)
+    chosen = validate_choice(question, options or [])
+    return grade(question, chosen), ",".join(sorted(chosen))

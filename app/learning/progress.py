@@ -1,0 +1,117 @@
+"""Where a learner stands in the course: progress per lesson, overall share, place to resume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.content.course import Course
+from app.content.lessons import Lesson
+from app.grading import LessonProgress, course_percent, lesson_progress, question_records
+from app.i18n import gettext
+from app.learning.state import LearnerState, Place
+from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, WalkPublic
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A place the learner can go back to.
+
+    Attributes:
+        lesson: the lesson.
+        section: the anchor inside it, or ``None``.
+        section_title: what the learner reads for that section.
+    """
+
+    lesson: Lesson
+    section: str | None
+    section_title: str | None
+
+    @property
+    def url(self) -> str:
+        """The link to the lesson, at the section."""
+        return f"/licoes/{self.lesson.slug}" + (f"#{self.section}" if self.section else "")
+
+
+@dataclass(frozen=True)
+class CourseProgress:
+    """A learner's progress over the whole course.
+
+    Attributes:
+        rows: every lesson with its progress, in course order.
+        percent: questions answered right at least once, as a share of all, 0 to 100.
+        resume: where to continue, or ``None`` when the learner has no place yet.
+    """
+
+    rows: tuple[tuple[Lesson, LessonProgress], ...]
+    percent: int
+    resume: Resume | None
+
+    def of(self, slug: str) -> LessonProgress | None:
+        """Return the progress of the lesson ``slug``."""
+        return next((progress for lesson, progress in self.rows if lesson.slug == slug), None)
+
+
+def course_progress(course: Course, state: LearnerState, place: Place | None = None) -> CourseProgress:
+    """Count the learner's progress in every current lesson and find where to resume.
+
+    Args:
+        course: the course as it is now.
+        state: the learner's stored state (attempts oldest first).
+        place: where to resume; the state's own place when ``None``.
+
+    Returns:
+        The progress; attempts on removed lessons or questions are not counted.
+    """
+    records = question_records(state.facts())
+    rows = tuple(
+        (lesson, lesson_progress(lesson.slug, lesson.questions, records))
+        for lesson in course.lessons
+    )
+    return CourseProgress(
+        rows, course_percent([p for _, p in rows]), resume_at(course, place or state.place)
+    )
+
+
+def section_titles(lesson: Lesson) -> dict[str, str]:
+    """Return every place a learner can be in ``lesson``: anchor → what the learner reads."""
+    titles = {heading.anchor: heading.text for heading in lesson.headings}
+    if lesson.questions:
+        titles["quiz"] = gettext("Quiz")
+    for number, qid in enumerate(lesson.questions, start=1):
+        titles[f"pergunta-{qid}"] = gettext("Quiz, question %(num)s") % {"num": number}
+    return titles
+
+
+def resume_at(course: Course, place: Place | None) -> Resume | None:
+    """Turn a stored place into a link, dropping a lesson or section that no longer exists."""
+    lesson = course.get(place.lesson_slug) if place else None
+    if lesson is None or place is None:
+        return None
+    titles = section_titles(lesson)
+    section = place.section if place.section in titles else None
+    return Resume(lesson, section, titles.get(section) if section else None)
+
+
+def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPublic:
+    """Build the JSON shape of a learner's progress (lessons, finished walks, place)."""
+    lessons = [
+        LessonProgressPublic(
+            slug=p.slug,
+            title=lesson.meta.title_text,
+            status=p.status.value,
+            right=p.right,
+            total=p.total,
+            first_try_right=p.first_try_right,
+            attempts=p.attempts,
+        )
+        for lesson, p in progress.rows
+    ]
+    resume = progress.resume
+    return ProgressPublic(
+        percent=progress.percent,
+        lessons=lessons,
+        walks=[WalkPublic.from_walk(walk) for walk in state.walks],
+        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume.url)
+        if resume
+        else None,
+    )

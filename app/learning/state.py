@@ -1,0 +1,103 @@
+"""A learner's stored state, as one request reads it: place, attempts and finished walks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from app.grading import AttemptFact
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a learner was: a lesson and, optionally, a section anchor inside it."""
+
+    lesson_slug: str
+    section: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRow:
+    """One stored answer, as the pages need it (the ``attempt`` table's columns).
+
+    Attributes:
+        lesson_slug: the lesson.
+        question_id: the question.
+        question_hash: the question's ``content_hash`` when it was answered.
+        chosen: what was stored (option ids, a number or an order, comma-joined).
+        correct: the stored grade.
+        credit: ``ordering``: the share of items in place (0 to 1), else ``None``.
+        created_at: when it was stored (UTC).
+        id: the row id (orders attempts stored in the same instant).
+    """
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    chosen: str
+    correct: bool
+    credit: float | None
+    created_at: datetime
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class WalkRow:
+    """A finished decision-tree walk (the ``walk`` table's columns a learner sees).
+
+    Attributes:
+        tree_id: the tree.
+        path: the option values chosen, comma-joined.
+        result_id: the result reached.
+        created_at: when it was finished (UTC).
+        id: the row id.
+    """
+
+    tree_id: str
+    path: str
+    result_id: str
+    created_at: datetime
+    id: int
+
+
+@dataclass(frozen=True)
+class LearnerState:
+    """Everything stored about one learner that their pages show, read in one statement.
+
+    Attributes:
+        learner_id: the learner, or ``None`` for a visitor who has stored nothing yet.
+        stored: a learner row exists (they answered, walked a tree or signed up).
+        place: the place kept on the learner row, or ``None``.
+        attempts: every attempt, oldest first.
+        walks: every finished walk, newest first.
+    """
+
+    learner_id: str | None
+    stored: bool = False
+    place: Place | None = None
+    attempts: tuple[AttemptRow, ...] = ()
+    walks: tuple[WalkRow, ...] = field(default=())
+
+    def in_lesson(self, slug: str) -> dict[str, list[AttemptRow]]:
+        """The attempts in lesson ``slug``, oldest first, grouped by question id."""
+        grouped: dict[str, list[AttemptRow]] = {}
+        for attempt in self.attempts:
+            if attempt.lesson_slug == slug:
+                grouped.setdefault(attempt.question_id, []).append(attempt)
+        return grouped
+
+    def facts(self) -> list[AttemptFact]:
+        """What progress needs from every attempt, oldest first."""
+        return facts_of(self.attempts)
+
+    def with_attempt(self, attempt: AttemptRow, place: Place) -> LearnerState:
+        """This state after ``attempt`` was stored and the place moved to ``place``."""
+        return LearnerState(
+            self.learner_id, True, place, (*self.attempts, attempt), self.walks
+        )
+
+
+def facts_of(attempts: Iterable[AttemptRow]) -> list[AttemptFact]:
+    """The :class:`AttemptFact` of each attempt, in the same order."""
+    return [AttemptFact(a.lesson_slug, a.question_id, a.question_hash, a.correct) for a in attempts]

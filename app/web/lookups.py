@@ -1,0 +1,48 @@
+"""Finding a lesson or a tree named in a URL, or answering 404/503 in Portuguese.
+
+Shared by the routers, so that no router imports another.
+"""
+
+from __future__ import annotations
+
+from fastapi import HTTPException
+
+from app.content.course import Course
+from app.content.lessons import Lesson
+from app.content.trees import Tree
+from app.i18n import N_, gettext
+from app.learning import trees as learning_trees
+from app.learning.trees import TREE_NOT_FOUND
+
+LESSON_NOT_FOUND = N_(
+    "Lesson not found. Its address may have changed: go back to the start of the course."
+)
+UNAVAILABLE = N_(
+    "This lesson is unavailable right now. Continue with the other lessons and come back later."
+)
+
+
+def find_lesson(course: Course, slug: str) -> Lesson:
+    """Return the lesson.
+
+    Raises:
+        HTTPException: 503 for a lesson whose file has errors, 404 for anything else.
+    """
+    lesson = course.get(slug)
+    if lesson is None and slug in course.unavailable:
+        raise HTTPException(status_code=503, detail=gettext(UNAVAILABLE))
+    if lesson is None:
+        raise HTTPException(status_code=404, detail=gettext(LESSON_NOT_FOUND))
+    return lesson
+
+
+def find_tree(course: Course, tree_id: str) -> Tree:
+    """Return the tree.
+
+    Raises:
+        HTTPException: 404 with a message in Portuguese when the course has no such tree.
+    """
+    try:
+        return learning_trees.find_tree(course, tree_id)
+    except learning_trees.TreeNotFound:
+        raise HTTPException(status_code=404, detail=gettext(TREE_NOT_FOUND)) from None

@@ -1,0 +1,267 @@
+"""Lesson pages for visitors, rendered and compressed once, with each visitor's CSRF token spliced in.
+
+A visitor who has stored nothing (no learner id, not signed in) sees the same lesson page as
+every other visitor except for one thing: the CSRF token that their forms and htmx headers
+carry (asgi-csrf's double-submit token, one per browser). So the page is rendered once per
+course version, lesson and theme with a placeholder where the token goes, split there, and
+each part compressed once. A request joins the parts around its own token:
+
+- ``deflate`` (RFC 1950, the zlib format): each part is an independent run of deflate blocks
+  ending on a byte boundary (``Z_SYNC_FLUSH``); the token goes between them as a *stored*
+  block (RFC 1951 §3.2.4, five bytes of header); the Adler-32 of the whole page is combined
+  from the parts' checksums in constant time (zlib's ``adler32_combine``). The work per
+  request is proportional to the token, not to the page.
+- ``gzip`` (RFC 1952), for clients that do not take ``deflate``: the same blocks; its CRC-32 is
+  computed over the page (zlib's C code, tens of microseconds for a lesson).
+- no encoding: the parts joined around the token.
+
+The ``ETag`` is the page version plus a digest of the token, so a browser revalidating with the
+same CSRF cookie gets ``304 Not Modified`` and keeps a page whose token still matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import threading
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+# Where the token goes while the page is rendered once: URL-safe characters (like a real
+# token), so no template filter escapes or changes it, and never found in lesson text.
+PLACEHOLDER = "csrf-cache-placeholder-9b1e6c0f2d7a4e58"
+ADLER_BASE = 65521
+ZLIB_HEADER = b"\x78\xda"  # deflate, 32 KiB window, best compression (RFC 1950 §2.2)
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no name, no time, unknown OS
+COMPRESS_LEVEL = 9  # once per page version: the smallest bytes are worth the one-off time
+
+
+def adler32_combine(adler1: int, adler2: int, len2: int) -> int:
+    """The Adler-32 of ``A + B`` from the Adler-32 of ``A``, of ``B`` and ``len(B)``.
+
+    A port of zlib's ``adler32_combine`` (adler32.c), which Python's ``zlib`` does not expose.
+
+    Args:
+        adler1: the checksum of the first bytes.
+        adler2: the checksum of the second bytes.
+        len2: how many second bytes there are.
+
+    Returns:
+        The checksum of both, as ``zlib.adler32`` would compute it.
+    """
+    rem = len2 % ADLER_BASE
+    sum1 = adler1 & 0xFFFF
+    sum2 = (rem * sum1) % ADLER_BASE
+    sum1 += (adler2 & 0xFFFF) + ADLER_BASE - 1
+    sum2 += ((adler1 >> 16) & 0xFFFF) + ((adler2 >> 16) & 0xFFFF) + ADLER_BASE - rem
+    if sum1 >= ADLER_BASE:
+        sum1 -= ADLER_BASE
+    if sum1 >= ADLER_BASE:
+        sum1 -= ADLER_BASE
+    if sum2 >= ADLER_BASE << 1:
+        sum2 -= ADLER_BASE << 1
+    if sum2 >= ADLER_BASE:
+        sum2 -= ADLER_BASE
+    return sum1 | (sum2 << 16)
+
+
+def stored_block(data: bytes) -> bytes:
+    """``data`` as non-final stored deflate blocks (each at most 65,535 bytes), byte-aligned."""
+    out = []
+    for start in range(0, len(data), 0xFFFF):
+        chunk = data[start:start + 0xFFFF]
+        out.append(b"\x00" + struct.pack("<HH", len(chunk), len(chunk) ^ 0xFFFF) + chunk)
+    return b"".join(out)
+
+
+def _deflate(part: bytes, last: bool) -> bytes:
+    compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
+    return compressor.compress(part) + compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+
+
+class SplicedPage:
+    """One rendered page, split where the token goes, each part compressed once.
+
+    Args:
+        html: the page as rendered with :data:`PLACEHOLDER` for the token (UTF-8 bytes).
+    """
+
+    def __init__(self, html: bytes) -> None:
+        self.parts = html.split(PLACEHOLDER.encode())
+        last = len(self.parts) - 1
+        self.deflated = [_deflate(part, i == last) for i, part in enumerate(self.parts)]
+        self.adlers = [zlib.adler32(part) for part in self.parts]
+        self.version = hashlib.blake2b(html, digest_size=12).hexdigest()
+
+    def identity(self, token: bytes) -> bytes:
+        """The page with ``token`` in every place, uncompressed."""
+        return token.join(self.parts)
+
+    def deflate(self, token: bytes) -> bytes:
+        """The page with ``token`` in every place, in the zlib format (``Content-Encoding: deflate``)."""
+        block = stored_block(token)
+        token_adler = zlib.adler32(token)
+        out = [ZLIB_HEADER, self.deflated[0]]
+        adler = self.adlers[0]
+        for deflated, part, part_adler in zip(self.deflated[1:], self.parts[1:], self.adlers[1:],
+                                              strict=True):
+            out += [block, deflated]
+            adler = adler32_combine(adler, token_adler, len(token))
+            adler = adler32_combine(adler, part_adler, len(part))
+        out.append(struct.pack(">I", adler))
+        return b"".join(out)
+
+    def gzip(self, token: bytes) -> bytes:
+        """The page with ``token`` in every place, in the gzip format (``Content-Encoding: gzip``)."""
+        block = stored_block(token)
+        out = [GZIP_HEADER, self.deflated[0]]
+        crc = zlib.crc32(self.parts[0])
+        size = len(self.parts[0])
+        for deflated, part in zip(self.deflated[1:], self.parts[1:], strict=True):
+            out += [block, deflated]
+            crc = zlib.crc32(part, zlib.crc32(token, crc))
+            size += len(token) + len(part)
+        out.append(struct.pack("<II", crc, size & 0xFFFFFFFF))
+        return b"".join(out)
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A response encoding: its ``Content-Encoding`` value (``""`` for none) and its builder."""
+
+    name: str
+    build: Callable[[SplicedPage, bytes], bytes]
+
+
+ENCODINGS = {
+    "deflate": Encoding("deflate", SplicedPage.deflate),
+    "gzip": Encoding("gzip", SplicedPage.gzip),
+    "": Encoding("", SplicedPage.identity),
+}
+
+
+def chosen_encoding(accept_encoding: str) -> Encoding:
+    """``deflate`` when the client takes it, else ``gzip``, else none (``q=0`` refuses one)."""
+    accepted = set()
+    for item in accept_encoding.lower().split(","):
+        name, _, params = item.strip().partition(";")
+        if params.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000"):
+            continue
+        accepted.add(name.strip())
+    for name in ("deflate", "gzip"):
+        if name in accepted:
+            return ENCODINGS[name]
+    return ENCODINGS[""]
+
+
+class PageCache:
+    """Visitor pages by (lesson, theme) for one course version; emptied when the course changes.
+
+    Rendering happens at most once per key even when many requests miss at once (a lock per
+    cache; a class of 200 opening the same lesson renders it once).
+    """
+
+    def __init__(self) -> None:
+        self.course: object | None = None
+        self.pages: dict[tuple[str, str], SplicedPage] = {}
+        self.lock = threading.Lock()
+
+    def peek(self, course: object, key: tuple[str, str]) -> SplicedPage | None:
+        """The cached page for ``key`` built from ``course``, or ``None``."""
+        return self.pages.get(key) if self.course is course else None
+
+    def get(self, course: object, key: tuple[str, str], render: Callable[[], bytes]) -> SplicedPage:
+        """The cached page for ``key``, rendering it with ``render()`` on a miss.
+
+        Args:
+            course: the course the page was built from (identity: a reload makes a new one).
+            key: the lesson slug and the theme.
+            render: builds the page's HTML with :data:`PLACEHOLDER` as the token.
+
+        Returns:
+            The page.
+        """
+        page = self.pages.get(key) if self.course is course else None
+        if page is not None:
+            return page
+        with self.lock:
+            if self.course is not course:
+                self.pages, self.course = {}, course
+            page = self.pages.get(key)
+            if page is None:
+                page = self.pages[key] = SplicedPage(render())
+        return page
+
+
+def respond(request: Request, page: SplicedPage, headers: dict[str, str]) -> Response:
+    """The visitor's response: their token spliced in, or ``304`` when their copy is current.
+
+    Args:
+        request: the request; its ``csrftoken`` (asgi-csrf) is the visitor's token, and taking
+            it makes asgi-csrf set the cookie for a visitor who has none.
+        page: the cached page.
+        headers: ``Vary``, ``Cache-Control`` and the like, for both answers.
+    """
+    token = request.scope["csrftoken"]().encode()
+    etag = f'W/"{page.version}-{hashlib.blake2b(token, digest_size=6).hexdigest()}"'
+    headers = {**headers, "ETag": etag}
+    if etag in {tag.strip() for tag in request.headers.get("if-none-match", "").split(",")}:
+        return Response(status_code=304, headers=headers)
+    encoding = chosen_encoding(request.headers.get("accept-encoding", ""))
+    if encoding.name:
+        headers["Content-Encoding"] = encoding.name
+    return Response(encoding.build(page, token), headers=headers, media_type="text/html")
+
+
+LESSON_PREFIX = "/licoes/"
+SESSION_COOKIE_NAME = b"curso_sessao"
+
+
+class VisitorPages:
+    """ASGI middleware: a visitor's lesson page straight from the cache, before any routing.
+
+    It sits just inside asgi-csrf (which gives the request its token) and answers
+    ``GET /licoes/<slug>`` without a query string from a browser with no session cookie, when
+    that page is cached for the current course version. Anything else, and every first
+    request for a page, goes on to the lesson route, which renders and caches it.
+
+    Args:
+        app: the ASGI app inside.
+        state: the app's ``state`` (``live_course``, ``page_cache``).
+        headers: ``theme`` reads the chosen theme from a request; ``response_headers`` are
+            the ones the lesson route sends with a cached page.
+    """
+
+    def __init__(self, app, state, theme: Callable[[Request], str], response_headers: dict[str, str]):
+        self.app = app
+        self.state = state
+        self.theme = theme
+        self.response_headers = response_headers
+
+    async def __call__(self, scope, receive, send) -> None:
+        """Answer from the cache when the request allows it, else pass it on."""
+        if self._eligible(scope):
+            request = Request(scope)
+            course = self.state.live_course.current()
+            key = (scope["path"][len(LESSON_PREFIX):], self.theme(request))
+            page = self.state.page_cache.peek(course, key)
+            if page is not None:
+                await respond(request, page, self.response_headers)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _eligible(scope) -> bool:
+        if scope["type"] != "http" or scope["method"] != "GET" or scope["query_string"]:
+            return False
+        path = scope["path"]
+        if not path.startswith(LESSON_PREFIX) or "/" in path[len(LESSON_PREFIX):]:
+            return False
+        for name, value in scope["headers"]:
+            if name == b"cookie" and SESSION_COOKIE_NAME + b"=" in value:
+                return False
+        return True

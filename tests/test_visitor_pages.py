@@ -1,0 +1,76 @@
+"""Visitors' lesson pages come from the cache: revalidation, themes, edits, sign-out (issue 13)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.settings import Settings
+from tests.conftest import csrf_from, db_rows, make_settings
+from tests.test_content import GOOD
+from tests.test_http import HX, soup
+
+
+def test_a_revalidation_with_the_same_cookie_gets_304_and_another_cookie_a_new_page(client):
+    first = client.get("/licoes/kernels")
+    etag = first.headers["ETag"]
+    assert first.headers["Cache-Control"] == "private, no-cache"
+    assert "Cookie" in first.headers["Vary"]
+    again = client.get("/licoes/kernels", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    other = TestClient(client.app)
+    response = other.get("/licoes/kernels", headers={"If-None-Match": etag})
+    assert response.status_code == 200, "outro navegador, outro token: a página vem inteira"
+    assert csrf_from(response.text) == other.cookies["csrftoken"] != client.cookies["csrftoken"]
+
+
+def test_the_chosen_theme_is_a_page_of_its_own(client):
+    client.cookies.set("tema", "escuro")
+    dark = soup(client.get("/licoes/kernels").text)
+    client.cookies.set("tema", "claro")
+    light = soup(client.get("/licoes/kernels").text)
+    assert dark.select_one("link[href*='dark']")["media"] == "all"
+    assert light.select_one("link[href*='dark']")["media"] == "not all"
+
+
+def test_an_edited_lesson_reaches_visitors_at_once(tmp_path: Path):
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "01-boa.md").write_text(GOOD, encoding="utf-8")
+    settings = make_settings(tmp_path, folder)
+    settings = Settings(**{**settings.__dict__, "reload_interval": 0})
+    with TestClient(create_app(settings)) as client:
+        before = client.get("/licoes/decode-prefill").text
+        assert "Texto novo do instrutor" not in before
+        time.sleep(0.01)
+        (folder / "01-boa.md").write_text(
+            GOOD.replace("\n## ", "\nTexto novo do instrutor.\n\n## ", 1), encoding="utf-8"
+        )
+        after = client.get("/licoes/decode-prefill").text
+    assert "Texto novo do instrutor" in after
+
+
+def test_signing_out_drops_the_csrf_cookie_so_the_next_person_is_a_new_learner(client, settings):
+    page = client.get("/licoes/kernels").text
+    token = csrf_from(page)
+    question_id = soup(page).select_one("form[hx-post*='/perguntas/']")["hx-post"].rsplit("/", 1)[1]
+    form = soup(page).select_one(f"#pergunta-{question_id} form")
+    data = {node["name"]: node.get("value", "") for node in form.select("input[type=hidden]")}
+    first_option = form.select_one('input[name="opcao"]')["value"]
+    response = client.post(f"/licoes/kernels/perguntas/{question_id}",
+                           data={**data, "opcao": first_option, "csrftoken": token}, headers=HX)
+    assert response.status_code == 200
+    out = client.post("/conta/sair", data={"csrftoken": token}, follow_redirects=False)
+    assert out.status_code == 303
+    assert "csrftoken" not in client.cookies
+    progress = client.get("/api/progresso").json()
+    assert progress["percent"] == 0 and all(l["attempts"] == 0 for l in progress["lessons"])
+    # The next person at this browser answers: they are a learner of their own.
+    page = client.get("/licoes/kernels").text
+    response = client.post(f"/licoes/kernels/perguntas/{question_id}",
+                           data={**data, "opcao": first_option, "csrftoken": csrf_from(page)}, headers=HX)
+    assert response.status_code == 200
+    assert db_rows(settings, "SELECT count(*) FROM learner") == [(2,)]
