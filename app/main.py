@@ -40,7 +40,7 @@ from app.web import (
 from app.web.assets import Assets, FingerprintedStaticFiles
 from app.web.images import LessonImages
 from app.web.lessons import VISITOR_HEADERS
-from app.web.page_cache import PageCache, VisitorPages
+from app.web.page_cache import LearnerPages, PageCache, VisitorPages
 from app.web.templating import make_templates, theme
 
 SESSION_COOKIE = "curso_sessao"
@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Built on the first search, rebuilt when the course changes.
     app.state.search = SearchIndex(app.state.live_course.current)
     app.state.page_cache = PageCache()  # visitors' lesson pages (app/web/page_cache.py)
+    app.state.learner_pages = LearnerPages()  # learners' lesson pages, by state version
     app.state.passwords = Passwords()
     app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
 

@@ -311,12 +311,11 @@ def test_removed_questions_and_options_drop_out_without_errors(tmp_path: Path):
 
 def test_continue_where_i_stopped_follows_lessons_sections_and_answers(client):
     assert text(soup(client.get("/")).select_one(".resume-link")) == "Começar pela primeira lição"
-    client.get("/licoes/alem-do-ollama")
-    link = soup(client.get("/")).select_one(".resume-link")
-    assert (text(link), link["href"]) == ("Continuar de onde parei", "/licoes/alem-do-ollama")
+    token = csrf_from(client.get("/licoes/alem-do-ollama").text)
+    # Only reading stores nothing, not even a session: the place starts with the first POST.
+    assert text(soup(client.get("/")).select_one(".resume-link")) == "Começar pela primeira lição"
     lesson = COURSE.get("alem-do-ollama")
     heading = lesson.headings[1]
-    token = csrf_from(client.get("/licoes/alem-do-ollama").text)
     saved = client.post(
         "/progresso/lugar", data={"csrftoken": token, "licao": lesson.slug, "secao": heading.anchor}
     )
@@ -328,6 +327,9 @@ def test_continue_where_i_stopped_follows_lessons_sections_and_answers(client):
         "/progresso/lugar", data={"csrftoken": token, "licao": lesson.slug, "secao": "nao-existe"}
     )
     assert (bad.status_code, bad.text) == (422, "Lugar desconhecido nesta lição.")
+    client.get("/licoes/escolha-self-hosted")  # from now on, opening a lesson moves the place
+    link = soup(client.get("/")).select_one(".resume-link")
+    assert (text(link), link["href"]) == ("Continuar de onde parei", "/licoes/escolha-self-hosted")
     question = next(iter(KERNELS.questions.values()))
     answer(client, "kernels", question.id, ["b"])
     assert (

@@ -79,6 +79,13 @@ class LearnerState:
     attempts: tuple[AttemptRow, ...] = ()
     walks: tuple[WalkRow, ...] = field(default=())
 
+    @property
+    def version(self) -> tuple:
+        """What changes whenever anything shown from this state changes: counts and last ids."""
+        last_attempt = self.attempts[-1].id if self.attempts else 0
+        last_walk = self.walks[0].id if self.walks else 0
+        return (self.stored, self.place, len(self.attempts), last_attempt, len(self.walks), last_walk)
+
     def in_lesson(self, slug: str) -> dict[str, list[AttemptRow]]:
         """The attempts in lesson ``slug``, oldest first, grouped by question id."""
         grouped: dict[str, list[AttemptRow]] = {}

@@ -55,6 +55,7 @@ class LessonPage:
         progress: the learner's progress over the course.
         keep_in_session: a place to keep in the visitor's session (a learner id without a row
             yet), or ``None``.
+        version: changes whenever what the page shows from the learner's state changes.
     """
 
     lesson: Lesson
@@ -66,6 +67,7 @@ class LessonPage:
     total: int
     progress: CourseProgress
     keep_in_session: Place | None = None
+    version: tuple = ()
 
     def context(self) -> dict:
         """The template context of ``lesson.html``."""
@@ -144,6 +146,7 @@ def lesson_page(
     return LessonPage(
         lesson, views, tree_views, previous, following, course.lessons.index(lesson) + 1,
         len(course.lessons), course_progress(course, state, place), keep,
+        (state.learner_id, state.version, place),
     )
 
 

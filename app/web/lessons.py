@@ -23,7 +23,7 @@ from app.web.flash import FLASH_KEY
 from app.web.lookups import find_lesson
 from app.web.places import keep_in_session, session_place
 from app.web.page_cache import PLACEHOLDER, respond
-from app.web.templating import HTML_CACHE, VARY, render, theme
+from app.web.templating import HTML_CACHE, TIMEZONE_COOKIE, VARY, render, theme
 
 router = APIRouter()
 # Sent with every visitor page, from the route or from the cache's shortcut (app/main.py).
@@ -77,6 +77,13 @@ async def lesson_page(
     )
     if page.keep_in_session is not None:
         keep_in_session(request, page.keep_in_session)
+    if panel is None and not asked.errors and not request.query_params:
+        # Rendered again only when the learner's state moved (app/web/page_cache.py).
+        key = (lesson.slug, theme(request), request.cookies.get(TIMEZONE_COOKIE, ""), page.version)
+        cached = request.app.state.learner_pages.get(
+            course, key, lambda: _with_placeholder(request, "lesson.html", page.context())
+        )
+        return respond(request, cached, VISITOR_HEADERS)
     return render(request, "lesson.html", {**page.context(), "panel": panel})
 
 
@@ -86,13 +93,17 @@ def _visitor_page(request: Request, course: Course, lesson: Lesson):
 
     def rendered() -> bytes:
         page = build_lesson_page(course, lesson, LearnerState(None), None, LessonRequest())
-        scope = {**request.scope, "csrftoken": lambda: PLACEHOLDER}
-        templates = request.app.state.templates
-        context = {**page.context(), "panel": None}
-        return templates.TemplateResponse(Request(scope), "lesson.html", context).body
+        return _with_placeholder(request, "lesson.html", page.context())
 
     page = request.app.state.page_cache.get(course, key, rendered)
     return respond(request, page, VISITOR_HEADERS)
+
+
+def _with_placeholder(request: Request, name: str, context: dict) -> bytes:
+    """Render ``name`` with :data:`PLACEHOLDER` where the CSRF token goes (for the caches)."""
+    scope = {**request.scope, "csrftoken": lambda: PLACEHOLDER}
+    templates = request.app.state.templates
+    return templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
 
 
 def _open(engine, course, lesson, learner_id, place, asked) -> LessonPage:

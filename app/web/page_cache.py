@@ -197,6 +197,36 @@ class PageCache:
         return page
 
 
+class LearnerPages:
+    """Learners' lesson pages by (course version, lesson, theme, learner, state version).
+
+    A learner's page changes when they answer, walk a tree or move their place, and every
+    such change moves their :attr:`~app.learning.state.LearnerState.version`; so a page is
+    rendered again only then. At most :attr:`size` pages are kept (least recently used go;
+    ``cachetools``), so memory stays bounded however many learners come.
+    """
+
+    size = 256
+
+    def __init__(self) -> None:
+        from cachetools import LRUCache
+
+        self.pages: LRUCache = LRUCache(maxsize=self.size)
+        self.lock = threading.Lock()
+
+    def get(self, course: object, key: tuple, render: Callable[[], bytes]) -> SplicedPage:
+        """The cached page for ``key`` (with ``course``'s identity), rendering it on a miss."""
+        full = (id(course), *key)
+        with self.lock:
+            entry = self.pages.get(full)
+        if entry is not None and entry[0] is course:
+            return entry[1]
+        page = SplicedPage(render())
+        with self.lock:
+            self.pages[full] = (course, page)
+        return page
+
+
 def respond(request: Request, page: SplicedPage, headers: dict[str, str]) -> Response:
     """The visitor's response: their token spliced in, or ``304`` when their copy is current.
 

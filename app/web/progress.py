@@ -49,20 +49,20 @@ def save_place_route(
     request: Request,
     course: CourseDep,
     db: SessionDep,
-    learner_id: LearnerIdDep,
+    learner_id: LearnerForWriteDep,
     licao: Annotated[str, Form(max_length=100)],
     secao: Annotated[str, Form(max_length=200)] = "",
 ):
     """Remember the section the learner is reading (sent by ``app.js`` as they scroll).
 
-    Returns 204; an unknown lesson or section gives 422 with a message in Portuguese. A visitor
-    who has stored nothing yet gets 204 and nothing is kept: reading never creates a learner.
+    Returns 204; an unknown lesson or section gives 422 with a message in Portuguese. Like every
+    POST, it gives a visitor their learner id; the place stays in the session until the learner
+    has a row (their first answer).
     """
     lesson = course.get(licao)
     if lesson is None or (secao and secao not in section_titles(lesson)):
         return Response(gettext(BAD_PLACE), status_code=422, media_type="text/plain; charset=utf-8")
-    if learner_id is not None:
-        place = Place(lesson.slug, secao or None)
-        if not save_place(db, learner_id, place):
-            keep_in_session(request, place)
+    place = Place(lesson.slug, secao or None)
+    if not save_place(db, learner_id, place):
+        keep_in_session(request, place)
     return Response(status_code=204)
