@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.course import Course
-from app.i18n import N_, gettext
+from app.i18n import N_
 from app.instructors import instructor_account
 from app.models import Account
 from app.search import SearchIndex

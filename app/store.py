@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, Integer, String, bindparam, literal_column, null, union_all, update
+from sqlalchemy import (
+    Boolean,
+    Float,
+    Integer,
+    String,
+    bindparam,
+    literal_column,
+    null,
+    union_all,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import gzip
 import zlib
 
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from app.web.page_cache import (

@@ -7,7 +7,16 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 
 from app.main import SESSION_MAX_AGE_S
-from tests.conftest import db_rows
+from tests.conftest import csrf_from, db_rows
+
+
+def begin(client: TestClient) -> None:
+    """Start a session the way a reader does: reading creates none, the first POST does
+    (here the place ``app.js`` sends as the reader scrolls)."""
+    token = csrf_from(client.get("/licoes/kernels").text)
+    assert "curso_sessao" not in client.cookies
+    saved = client.post("/progresso/lugar", data={"csrftoken": token, "licao": "kernels"})
+    assert saved.status_code == 204
 
 
 def session_rows(settings) -> list[tuple]:
@@ -15,7 +24,7 @@ def session_rows(settings) -> list[tuple]:
 
 
 def test_a_session_is_stored_once_and_not_rewritten_while_unchanged(client, settings):
-    client.get("/licoes/kernels")
+    begin(client)
     ((sid, data, learner, stored_expires),) = session_rows(settings)
     expires = stored_expires
     assert sid == client.cookies.get("curso_sessao")
@@ -32,11 +41,11 @@ def test_a_session_is_stored_once_and_not_rewritten_while_unchanged(client, sett
 
 
 def test_an_expired_session_starts_over_and_is_dropped(client, settings):
-    client.get("/")
+    begin(client)
     old = client.cookies.get("curso_sessao")
     db_rows(settings, "UPDATE websession SET expires_at = '2000-01-01 00:00:00'")
-    returning = TestClient(client.app, cookies={"curso_sessao": old})
-    page = returning.get("/")
+    returning = TestClient(client.app, cookies={"curso_sessao": old, "csrftoken": client.cookies["csrftoken"]})
+    page = returning.post("/progresso/lugar", data={"csrftoken": client.cookies["csrftoken"], "licao": "kernels"})
     new_cookie = next(c for c in page.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
     assert old not in new_cookie
     assert [row[0] for row in session_rows(settings)] != [old]
@@ -44,7 +53,7 @@ def test_an_expired_session_starts_over_and_is_dropped(client, settings):
 
 
 def test_a_rolling_session_is_stored_again_once_its_expiry_is_a_day_behind(client, settings):
-    client.get("/licoes/kernels")
+    begin(client)
     ((sid, _, learner, _),) = session_rows(settings)
     behind = (datetime.now(UTC) + timedelta(seconds=SESSION_MAX_AGE_S) - timedelta(days=2)).replace(tzinfo=None)
     db_rows(settings, f"UPDATE websession SET expires_at = '{behind.isoformat(sep=' ')}'")

@@ -67,7 +67,7 @@ def test_signing_out_drops_the_csrf_cookie_so_the_next_person_is_a_new_learner(c
     assert out.status_code == 303
     assert "csrftoken" not in client.cookies
     progress = client.get("/api/progresso").json()
-    assert progress["percent"] == 0 and all(l["attempts"] == 0 for l in progress["lessons"])
+    assert progress["percent"] == 0 and all(row["attempts"] == 0 for row in progress["lessons"])
     # The next person at this browser answers: they are a learner of their own.
     page = client.get("/licoes/kernels").text
     response = client.post(f"/licoes/kernels/perguntas/{question_id}",

@@ -21,8 +21,8 @@ from app.learning.usecases import lesson_page as build_lesson_page
 from app.store import SqlLearnerStore, read_state
 from app.web.flash import FLASH_KEY
 from app.web.lookups import find_lesson
-from app.web.places import keep_in_session, session_place
 from app.web.page_cache import PLACEHOLDER, respond
+from app.web.places import keep_in_session, session_place
 from app.web.templating import HTML_CACHE, TIMEZONE_COOKIE, VARY, render, theme
 
 router = APIRouter()
