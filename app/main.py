@@ -12,6 +12,7 @@ from starsessions import SessionMiddleware
 
 from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.links import IMAGES_URL
+from app.content.lesson_cache import LessonCache
 from app.content.live import LiveCourse
 from app.db import make_engine, make_loop_engine
 from app.headers import SecurityHeaders
@@ -73,11 +74,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url())
     app.state.loop_engine = make_loop_engine(settings.resolved_database_url())
+    cache = LessonCache(settings.var_dir / "cache" / "lessons")
     assets = Assets(PROJECT_ROOT / "static")
     app.state.templates = make_templates(assets=assets)
     configure_logging()
     app.state.live_course = LiveCourse(
-        settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static"
+        settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static",
+        cache=cache,
     )
     # Built on the first search, rebuilt when the course changes.
     app.state.search = SearchIndex(app.state.live_course.current)

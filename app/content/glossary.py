@@ -132,16 +132,24 @@ def term_html(term: Term, written: str) -> str:
     )
 
 
-def load_glossary(folder: Path) -> tuple[Glossary, list[ContentError]]:
+def load_glossary(folder: Path, raw: bytes | None = None) -> tuple[Glossary, list[ContentError]]:
     """Read ``glossario.yml`` in ``folder``; a missing file is an empty glossary.
+
+    Args:
+        folder: the lessons folder.
+        raw: the file's bytes when the caller already read them (they are then the bytes
+            the lessons' cache key names); ``None`` reads the file.
 
     Returns:
         The valid terms and every problem found (an entry with a problem is left out).
     """
     path = folder / GLOSSARY_FILE
-    if not path.is_file():
-        return Glossary(), []
-    return parse_glossary(nfc(path.read_text(encoding="utf-8")), path)
+    if raw is None:
+        if not path.is_file():
+            return Glossary(), []
+        raw = path.read_bytes()
+    text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text()
+    return parse_glossary(nfc(text), path)
 
 
 def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]:
