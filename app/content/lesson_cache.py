@@ -2,8 +2,9 @@
 
 Each lesson file's load (its :class:`~app.content.lessons.Lesson`, or the
 :class:`~app.content.errors.ContentErrors` that kept it from loading) is stored in one file
-of the cache folder (``var/cache/lessons/`` by default), and so is the glossary (its terms
-and problems); each entry is named by a SHA-256 key of:
+of the cache folder (``var/cache/lessons/`` by default), and so are the glossary (its terms
+and problems) and the compiled pt-BR catalog (:func:`app.i18n.translations`); each entry is
+named by a SHA-256 key of:
 
 - the lesson file's path and bytes;
 - the glossary file's bytes (every lesson links the glossary's first uses);
@@ -209,7 +210,9 @@ class LessonCache:
 
 def _encode(load) -> bytes:
     """An entry's bytes: magic, SHA-256 of the payload, payload."""
-    if isinstance(load, ContentErrors):
+    if isinstance(load, bytes):
+        record = ("catalog", load)
+    elif isinstance(load, ContentErrors):
         record = ("errors", tuple(load.errors), load.slug)
     elif isinstance(load, tuple):
         glossary, problems = load
@@ -238,6 +241,8 @@ def _decode(blob: bytes):
     from app.content.lessons import Lesson
 
     match record:
+        case ("catalog", bytes() as compiled):
+            return compiled
         case ("lesson", Lesson() as lesson):
             return lesson
         case ("errors", tuple(errors), slug) if _all_problems(errors):
