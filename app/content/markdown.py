@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Protocol
@@ -481,6 +481,7 @@ class _TextCollector(HTMLParser):
         self.chunks.append(data)
 
 
+@lru_cache(maxsize=1 << 12)  # the item checks and labels ask for the same fragments again
 def plain_text(html: str) -> str:
     """The text a reader hears from rendered HTML: tags dropped, entities decoded, spaces joined.
 

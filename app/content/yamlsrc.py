@@ -68,8 +68,7 @@ def parse_yaml(text: str) -> YamlSource:
     try:
         try:
             # libyaml (C) parses about ten times faster than PyYAML's Python parser...
-            node = yaml.compose(text, Loader=fast_loader)
-            data = yaml.load(text, Loader=fast_loader)  # CSafeLoader: safe_load's semantics
+            node, data = _compose_and_construct(text, fast_loader)
         except yaml.YAMLError:
             # ...but only the Python parser's messages match the hints below.
             node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -97,6 +96,21 @@ def parse_yaml(text: str) -> YamlSource:
         detail = gettext("the key `%(key)s` appears twice") % {"key": duplicate.value}
         raise YamlSyntaxError(mark.line, _invalid(detail), mark.column)
     return YamlSource(data, node)
+
+
+def _compose_and_construct(text: str, loader_class) -> tuple[Node | None, Any]:
+    """Parse ``text`` once into its node tree and the Python value built from it.
+
+    The same steps as ``yaml.compose`` followed by ``yaml.load`` with ``loader_class``
+    (``CSafeLoader``: ``safe_load``'s semantics), without parsing the text twice.
+    """
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return node, data
 
 
 def _invalid(detail: str) -> str:
