@@ -9,12 +9,11 @@ import ipaddress
 import math
 import re
 import secrets
+import threading
 import time
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
-
-import threading
 
 from itsdangerous import BadData, URLSafeTimedSerializer
 

@@ -15,7 +15,9 @@ LAZY_ON_IMPORT = (
     "babel.messages",
 )
 # Not needed either to serve the home page from rendered lessons (a warm disk cache).
-LAZY_ON_WARM_START = ("limits", "markdown_it", "pygments", "yaml", "snowballstemmer", "icu", "babel.messages")
+LAZY_ON_WARM_START = (
+    "limits", "markdown_it", "pygments", "yaml", "snowballstemmer", "icu", "babel.messages",
+)
 
 # One GET / straight through ASGI: a test client would import modules of its own (httpx, rich).
 PROBE = """

@@ -1,13 +1,15 @@
-"""The disk cache of rendered lessons: same course as a fresh render, never a stale or damaged one."""
+"""The disk cache of rendered lessons: the course of a fresh render, never a stale or damaged one."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 import app.content.course as course_module
@@ -18,9 +20,23 @@ from app.main import create_app
 from app.settings import PROJECT_ROOT
 from tests.conftest import REPO_LESSONS, make_settings
 from tests.test_content import GOOD
-from tests.test_live import OTHER, lessons, loads, messages, save  # noqa: F401 (loads: fixture)
+from tests.test_live import OTHER, lessons, messages, save
 
 BROKEN = GOOD.replace("order: 1", "order: zero")
+
+
+@pytest.fixture
+def loads(monkeypatch) -> list[str]:
+    """The names of the files rendered (not read from the cache), in order."""
+    seen: list[str] = []
+    real = course_module.load_lesson
+
+    def counting(path: Path, glossary=None, raw=None):
+        seen.append(path.name)
+        return real(path, glossary, raw)
+
+    monkeypatch.setattr(course_module, "load_lesson", counting)
+    return seen
 
 
 def course_facts(course) -> list:
@@ -116,8 +132,6 @@ def damage(cache: LessonCache, how: str) -> None:
         elif how == "empty":
             entry.write_bytes(b"")
         else:  # a valid digest over bytes that are not a pickle
-            import hashlib
-
             payload = b"not a pickle"
             entry.write_bytes(MAGIC + hashlib.sha256(payload).digest() + payload)
 
@@ -170,13 +184,12 @@ def test_two_processes_writing_the_same_entry_leave_it_whole(tmp_path):
     folder = lessons(tmp_path, **{"01-a": GOOD})
     cache = LessonCache(tmp_path / "cache")
     path = folder / "01-a.md"
-    writers = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(cache.folder), str(path)], cwd=PROJECT_ROOT)
-        for _ in range(2)
-    ]
+    argv = [sys.executable, "-c", WRITER, str(cache.folder), str(path)]
+    writers = [subprocess.Popen(argv, cwd=PROJECT_ROOT) for _ in range(2)]
     assert [w.wait(timeout=120) for w in writers] == [0, 0]
-    assert [e.name for e in cache.folder.iterdir()] == [f"{cache.key(path, path.read_bytes())}.pickle"]
-    stored = cache.get(cache.key(path, path.read_bytes()))
+    key = cache.key(path, path.read_bytes())
+    assert [e.name for e in cache.folder.iterdir()] == [f"{key}.pickle"]  # no temporary left
+    stored = cache.get(key)
     assert stored is not None and stored.slug == "decode-prefill"
 
 

@@ -174,7 +174,8 @@ class LessonCache:
             temporary = None
             self.used.add(key)
         except OSError as exc:
-            log.warning({"event": "lesson_cache_unwritable", "folder": str(self.folder), "error": str(exc)})
+            event = {"event": "lesson_cache_unwritable", "folder": str(self.folder)}
+            log.warning({**event, "error": str(exc)})
         finally:
             if temporary is not None:
                 Path(temporary).unlink(missing_ok=True)

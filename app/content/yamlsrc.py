@@ -125,7 +125,7 @@ def _unknown(detail: str) -> str:
 
 
 def _kind(node: Node | None) -> str | None:
-    """``"scalar"``, ``"sequence"`` or ``"mapping"`` for a PyYAML node (``None`` for anything else)."""
+    """``"scalar"``, ``"sequence"`` or ``"mapping"`` for a PyYAML node, else ``None``."""
     return getattr(node, "id", None)
 
 
