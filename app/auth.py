@@ -9,18 +9,15 @@ import ipaddress
 import math
 import re
 import secrets
+import threading
 import time
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
 from itsdangerous import BadData, URLSafeTimedSerializer
-from limits import parse
-from limits.storage import storage_from_string
-from limits.strategies import FixedWindowRateLimiter
 
 from app.i18n import gettext, ngettext
-from app.ratelimit_store import DATABASE, DatabaseLimitStorage
 from pwdlib import PasswordHash
 
 USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{2,29}$")
@@ -282,6 +279,9 @@ class SignInLimiter:
 
     Raises:
         ValueError: the URI names no storage ``limits`` knows (or its driver is missing).
+
+    ``limits`` (and the database storage) are set up on the first sign-in or sign-up, not
+    when the app starts: most visits never sign in. Any other storage URI is checked at once.
     """
 
     def __init__(
@@ -289,16 +289,39 @@ class SignInLimiter:
         engine=None, per_username: str = FAILS_PER_USERNAME, per_device: str = FAILS_PER_DEVICE,
         sign_ups_per_ip: str = SIGN_UPS_PER_IP,
     ) -> None:
-        if storage_uri == DATABASE:
-            storage = DatabaseLimitStorage(engine)
-        else:
-            storage = storage_from_string(storage_uri)
-        self._limiter = FixedWindowRateLimiter(storage)
-        self._per_pair = parse(per_pair)
-        self._per_ip = parse(per_ip)
-        self._per_username = parse(per_username)
-        self._per_device = parse(per_device)
-        self._sign_ups = parse(sign_ups_per_ip)
+        self._storage_uri = storage_uri
+        self._engine = engine
+        self._rules = (per_pair, per_ip, per_username, per_device, sign_ups_per_ip)
+        self._setup_lock = threading.Lock()
+        self._ready = False
+        if storage_uri != "database":
+            self._set_up()
+
+    def _set_up(self) -> None:
+        """Build the limiter and parse the limits, once (thread-safe)."""
+        if self._ready:
+            return
+        with self._setup_lock:
+            if self._ready:
+                return
+            from limits import parse
+            from limits.storage import storage_from_string
+            from limits.strategies import FixedWindowRateLimiter
+
+            from app.ratelimit_store import DATABASE, DatabaseLimitStorage
+
+            if self._storage_uri == DATABASE:
+                storage = DatabaseLimitStorage(self._engine)
+            else:
+                storage = storage_from_string(self._storage_uri)
+            self._limiter = FixedWindowRateLimiter(storage)
+            per_pair, per_ip, per_username, per_device, sign_ups = self._rules
+            self._per_pair = parse(per_pair)
+            self._per_ip = parse(per_ip)
+            self._per_username = parse(per_username)
+            self._per_device = parse(per_device)
+            self._sign_ups = parse(sign_ups)
+            self._ready = True
 
     def attempt(self, username: str | None, ip: str, device: str | None = None) -> Blocked | None:
         """Count one sign-in attempt as failed, before its password is checked.
@@ -313,11 +336,13 @@ class SignInLimiter:
             :class:`Blocked` when a limit is used up (the attempt is then taken back: it
             checks no password), else ``None``.
         """
+        self._set_up()
         keys = [(item, key) for item, key, _ in self._keys(username, ip, device)]
         return self._hit_all(keys, sign_up=False)
 
     def succeeded(self, username: str, ip: str, device: str | None = None) -> None:
         """The password was right: forget the pair's (or device's) failures, take the rest back."""
+        self._set_up()
         for item, key, forget in self._keys(username, ip, device):
             if forget:
                 self._limiter.clear(item, "entrar", key)
@@ -331,6 +356,7 @@ class SignInLimiter:
             :class:`Blocked` (``sign_up=True``) when the client's sign-ups are used up,
             else ``None``.
         """
+        self._set_up()
         return self._hit_all([(self._sign_ups, f"criar:{client_key(ip)}")], sign_up=True)
 
     def _hit_all(self, keys, sign_up: bool) -> Blocked | None:

@@ -2,38 +2,72 @@
 
 Templates and Python code write English message ids (``_("Skip to content")``); the
 Portuguese text lives only in ``app/locale/pt_BR/LC_MESSAGES/messages.po``, compiled
-in memory on first use. Dates are stored in UTC and shown in pt-BR in the learner's
-time zone.
+with Babel on first use. The app keeps the compiled ``.mo`` in its disk cache
+(:func:`keep_compiled_catalog`), so a restart reads it with the standard library's
+:mod:`gettext` instead of parsing the ``.po`` again. Dates are stored in UTC and shown
+in pt-BR in the learner's time zone.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from functools import cache
+from gettext import GNUTranslations
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from babel.dates import format_datetime
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
+if TYPE_CHECKING:
+    from app.content.lesson_cache import LessonCache
 
 LOCALE = "pt_BR"
 CATALOG = Path(__file__).resolve().parent / "locale" / LOCALE / "LC_MESSAGES" / "messages.po"
 DEFAULT_TIMEZONE = "America/Sao_Paulo"
 DATETIME_FORMAT = "d 'de' MMMM 'de' y, HH:mm"
+_compiled_catalogs: list[LessonCache] = []
+
+
+def keep_compiled_catalog(cache: LessonCache) -> None:
+    """Read and keep the compiled catalog in ``cache`` (keyed by the ``.po`` file's bytes).
+
+    Call it before the first :func:`gettext` of the process (``create_app`` does); a
+    catalog already loaded stays as it is.
+
+    Args:
+        cache: the app's disk cache (see :mod:`app.content.lesson_cache`).
+    """
+    _compiled_catalogs[:] = [cache]
 
 
 @cache
-def translations() -> Translations:
-    """The pt-BR catalog, compiled from the ``.po`` file once per process."""
-    with CATALOG.open("rb") as handle:
-        catalog = read_po(handle, locale=LOCALE)
+def translations() -> GNUTranslations:
+    """The pt-BR catalog, loaded once per process.
+
+    Returns:
+        The catalog: the compiled ``.mo`` from the disk cache when it holds one for this
+        ``.po`` file, else compiled from the ``.po`` with Babel (and stored there).
+    """
+    source = CATALOG.read_bytes()
+    cache = _compiled_catalogs[0] if _compiled_catalogs else None
+    key = cache.key(CATALOG, source) if cache else ""
+    compiled = cache.get(key) if cache else None
+    if not isinstance(compiled, bytes):
+        compiled = _compile(source)
+        if cache:
+            cache.put(key, compiled)
+    return GNUTranslations(BytesIO(compiled))
+
+
+def _compile(source: bytes) -> bytes:
+    """The ``.mo`` bytes of a ``.po`` file's bytes (Babel)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    catalog = read_po(BytesIO(source), locale=LOCALE)
     compiled = BytesIO()
     write_mo(compiled, catalog)
-    compiled.seek(0)
-    return Translations(compiled)
+    return compiled.getvalue()
 
 
 def gettext(message: str) -> str:
@@ -76,6 +110,8 @@ def local_datetime(moment: datetime, zone: str | None) -> str:
         moment: a UTC time; a naive one (as SQLite returns it) is read as UTC.
         zone: the learner's IANA time zone name.
     """
+    from babel.dates import format_datetime
+
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return format_datetime(moment, DATETIME_FORMAT, tzinfo=learner_zone(zone), locale=LOCALE)

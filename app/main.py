@@ -12,8 +12,10 @@ from starsessions import SessionMiddleware
 
 from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.links import IMAGES_URL
+from app.content.lesson_cache import LessonCache
 from app.content.live import LiveCourse
 from app.db import make_engine, make_loop_engine
+from app.i18n import keep_compiled_catalog
 from app.logs import RequestLog, configure_logging
 from app.search import SearchIndex
 from app.security import RequestGuard, csrf_middleware
@@ -61,7 +63,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         A FastAPI app with its engine, live course, templates, password hasher and sign-in
         limiter on ``app.state``; sessions are kept in the database (``app/sessions.py``).
         Lesson files are reloaded when they change (``CURSO_RELOAD_INTERVAL``); their
-        problems are logged with file, line and column; valid lessons are served.
+        problems are logged with file, line and column; valid lessons are served. Rendered
+        lessons, the glossary and the compiled catalog are kept in ``var/cache/lessons``
+        (:mod:`app.content.lesson_cache`), so a restart does not render them again.
     """
     settings = settings or load_settings()
     app = FastAPI(
@@ -74,11 +78,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url())
     app.state.loop_engine = make_loop_engine(settings.resolved_database_url())
+    cache = LessonCache(settings.var_dir / "cache" / "lessons")
+    keep_compiled_catalog(cache)
     assets = Assets(PROJECT_ROOT / "static")
     app.state.templates = make_templates(assets=assets)
     configure_logging()
     app.state.live_course = LiveCourse(
-        settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static"
+        settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static",
+        cache=cache,
     )
     # Built on the first search, rebuilt when the course changes.
     app.state.search = SearchIndex(app.state.live_course.current)

@@ -90,10 +90,10 @@ class Settings(BaseSettings):
     @field_validator("rate_limit_storage")
     @classmethod
     def _known_storage(cls, value: str) -> str:
-        from limits.storage import storage_from_string
-
         if value == "database":
             return value
+        from limits.storage import storage_from_string  # only here: limits is slow to import
+
         try:
             storage_from_string(value)
         except Exception as exc:  # limits raises ConfigurationError or a driver's ImportError

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import cache
-
-from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
+from typing import TYPE_CHECKING
 
 from app.i18n import gettext
+
+if TYPE_CHECKING:  # imported where used: a lesson read from the disk cache needs no parser
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block import StateBlock
 
 MARKER = ":"
 MIN_MARKERS = 3
@@ -35,6 +37,8 @@ PROBLEMS_KEY = "box_problems"
 @cache
 def _plain_parser() -> MarkdownIt:
     """CommonMark + tables without boxes, block rules only: finds where fences really are."""
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table")
 
 
@@ -50,6 +54,8 @@ def code_lines(src: str) -> tuple[frozenset[int], dict[int, int]]:
     """
     if "```" not in src and "~~~" not in src:  # no fence at all: nothing to skip
         return frozenset(), {}
+    from markdown_it.rules_block import StateBlock
+
     md = _plain_parser()
     inside: set[int] = set()
     unclosed: dict[int, int] = {}

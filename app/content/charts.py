@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from markdown_it.common.utils import escapeHtml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.content.errors import ContentError
-from app.content.markdown import inline_text, render_inline, slugify
+from app.content.markdown import escape_html, inline_text, render_inline, slugify
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 from app.i18n import gettext
 
@@ -86,22 +85,22 @@ def render_chart(spec: ChartSpec) -> str:
     top = max(max(b.before, b.after) for b in spec.bars)
     rows, y = [], 0
     for bar in spec.bars:
-        rows.append(f'<text class="chart-label" x="0" y="{y + 15}">{escapeHtml(inline_text(bar.label))}</text>')
+        rows.append(f'<text class="chart-label" x="0" y="{y + 15}">{escape_html(inline_text(bar.label))}</text>')
         y += LABEL_H
         for kind, value, name in (("before", bar.before, spec.before), ("after", bar.after, spec.after)):
             pct = max(value / top * MAX_BAR_PCT, 0.2)
             rows.append(
                 f'<rect class="chart-{kind}" x="0" y="{y}" width="{pct:.2f}%" height="{BAR_H}" rx="3"/>'
                 f'<text class="chart-value" x="{pct + 1.5:.2f}%" y="{y + 14}">'
-                f"{escapeHtml(number(value, bar.approx))} {escapeHtml(inline_text(spec.unit))} "
-                f"({escapeHtml(inline_text(name))})</text>"
+                f"{escape_html(number(value, bar.approx))} {escape_html(inline_text(spec.unit))} "
+                f"({escape_html(inline_text(name))})</text>"
             )
             y += BAR_H + 4
         y += GAP
     svg = (
         f'<svg class="chart-svg" width="100%" height="{y}" role="img" '
         f'aria-labelledby="{ident}-t" focusable="false">'
-        f'<title id="{ident}-t">{escapeHtml(inline_text(spec.title))}</title>{"".join(rows)}</svg>'
+        f'<title id="{ident}-t">{escape_html(inline_text(spec.title))}</title>{"".join(rows)}</svg>'
     )
     return (
         f'<figure class="chart" id="{ident}">'
@@ -117,7 +116,7 @@ def _table(spec: ChartSpec) -> str:
     unit = render_inline(spec.unit)
     before = f"{render_inline(spec.before[:1].upper() + spec.before[1:])} ({unit})"
     after = f"{render_inline(spec.after[:1].upper() + spec.after[1:])} ({unit})"
-    columns = (escapeHtml(scenario), before, after, escapeHtml(gain))
+    columns = (escape_html(scenario), before, after, escape_html(gain))
     head = "<tr>" + "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
     body = "".join(
         f"<tr><th scope=\"row\">{render_inline(b.label)}</th><td>{number(b.before, b.approx)}</td>"
@@ -126,6 +125,6 @@ def _table(spec: ChartSpec) -> str:
     )
     caption = f"<caption>{render_inline(spec.title)}</caption>"
     return (
-        f'<details class="chart-data"><summary>{escapeHtml(show)}</summary>'
+        f'<details class="chart-data"><summary>{escape_html(show)}</summary>'
         f"<table>{caption}<thead>{head}</thead><tbody>{body}</tbody></table></details>"
     )

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.content.errors import ContentError, ContentErrors
-from app.content.glossary import Glossary, load_glossary
+from app.content.glossary import GLOSSARY_FILE, Glossary, load_glossary
 from app.content.item_checks import check_items
+from app.content.lesson_cache import LessonCache
 from app.content.lessons import Lesson, load_lesson, normalize_source
 from app.content.links import check_links
 from app.content.markdown import slugify
@@ -86,31 +87,102 @@ def lesson_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.md") if p.name not in IGNORED_FILES)
 
 
-def load_file(path: Path, glossary: Glossary | None = None, raw: bytes | None = None) -> LessonLoad:
+def load_file(
+    path: Path,
+    glossary: Glossary | None = None,
+    raw: bytes | None = None,
+    cache: LessonCache | None = None,
+    glossary_raw: bytes = b"",
+) -> LessonLoad:
     """Load one file: the lesson, or the :class:`ContentErrors` that keep it from loading.
 
-    ``raw`` gives the file's bytes instead of reading them (a text not saved yet).
+    Args:
+        path: the lesson file.
+        glossary: the course glossary the lesson is rendered with.
+        raw: the file's bytes instead of reading them (a text not saved yet).
+        cache: rendered lessons on disk; an entry for these bytes (and this glossary and
+            code) is used instead of rendering, and a new render is stored. ``None``: render.
+        glossary_raw: the glossary file's bytes, part of the cache key.
+
+    Returns:
+        The lesson, or the errors (each with file and line), the same with or without cache.
     """
+    if cache is not None and raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            cache = None  # load_lesson reads it again and fails as it always did
+    if cache is None:
+        return _render_file(path, glossary, raw)
+    key = cache.key(path, raw, glossary_raw)
+    load = cache.get(key)
+    if load is None:
+        load = _render_file(path, glossary, raw)
+        cache.put(key, load)
+    return load
+
+
+def _render_file(path: Path, glossary: Glossary | None, raw: bytes | None) -> LessonLoad:
     try:
         return load_lesson(path, glossary, raw)
     except ContentErrors as exc:
         return exc
 
 
-def load_course(folder: Path, static_dir: Path | None = None) -> Course:
+def glossary_bytes(folder: Path) -> bytes | None:
+    """The glossary file's bytes, ``None`` when there is none: part of each lesson's cache key."""
+    try:
+        return (folder / GLOSSARY_FILE).read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def read_glossary(
+    folder: Path, cache: LessonCache | None = None
+) -> tuple[Glossary, list[ContentError], bytes | None]:
+    """Load the glossary of ``folder``, from the disk cache when it holds these bytes.
+
+    Args:
+        folder: the lessons folder.
+        cache: rendered lessons and glossaries on disk; ``None`` parses the file.
+
+    Returns:
+        The valid terms, the glossary's problems, and the file's bytes (``None`` without a
+        file), which the lessons' cache keys name.
+    """
+    raw = glossary_bytes(folder)
+    if cache is None or raw is None:
+        return (*load_glossary(folder, raw), raw)
+    key = cache.key(folder / GLOSSARY_FILE, raw)
+    stored = cache.get(key)
+    if stored is None:
+        stored = load_glossary(folder, raw)
+        cache.put(key, stored)
+    glossary, problems = stored
+    return glossary, problems, raw
+
+
+def load_course(
+    folder: Path, static_dir: Path | None = None, cache: LessonCache | None = None
+) -> Course:
     """Load every lesson in ``folder``.
 
     Args:
         folder: the lessons folder.
         static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
+        cache: rendered lessons on disk (see :mod:`app.content.lesson_cache`); ``None``
+            renders every file.
 
     Returns:
         The course. A missing folder gives an empty course with one error.
     """
     if not folder.is_dir():
         return Course((), (ContentError(folder, 0, gettext(NO_FOLDER)),))
-    glossary, glossary_problems = load_glossary(folder)
-    loads = {path: load_file(path, glossary) for path in lesson_files(folder)}
+    glossary, glossary_problems, glossary_raw = read_glossary(folder, cache)
+    loads = {
+        path: load_file(path, glossary, cache=cache, glossary_raw=glossary_raw or b"")
+        for path in lesson_files(folder)
+    }
     return build_course(folder, loads, static_dir=static_dir, glossary=glossary, extra=glossary_problems)
 
 

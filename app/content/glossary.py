@@ -13,11 +13,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from markdown_it.common.utils import escapeHtml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.content.errors import ContentError
-from app.content.markdown import render_inline, slugify
+from app.content.markdown import escape_html, render_inline, slugify
 from app.content.text import collation_key, nfc, term_key, words
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 from app.i18n import gettext
@@ -125,23 +124,31 @@ def term_html(term: Term, written: str) -> str:
     """The first use of ``term`` in a lesson: a ``<dfn>`` with a button that opens its definition."""
     return (
         f'<dfn class="term" id="termo-{term.slug}"><button type="button" class="term-button" '
-        f'popovertarget="def-{term.slug}">{escapeHtml(written)}</button></dfn>'
+        f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'
         f'<span class="term-popover" id="def-{term.slug}" popover>'
-        f'<a class="term-link" href="/glossario#{term.slug}">{escapeHtml(term.term)}</a>: '
+        f'<a class="term-link" href="/glossario#{term.slug}">{escape_html(term.term)}</a>: '
         f"{term.definition_html}</span>"
     )
 
 
-def load_glossary(folder: Path) -> tuple[Glossary, list[ContentError]]:
+def load_glossary(folder: Path, raw: bytes | None = None) -> tuple[Glossary, list[ContentError]]:
     """Read ``glossario.yml`` in ``folder``; a missing file is an empty glossary.
+
+    Args:
+        folder: the lessons folder.
+        raw: the file's bytes when the caller already read them (they are then the bytes
+            the lessons' cache key names); ``None`` reads the file.
 
     Returns:
         The valid terms and every problem found (an entry with a problem is left out).
     """
     path = folder / GLOSSARY_FILE
-    if not path.is_file():
-        return Glossary(), []
-    return parse_glossary(nfc(path.read_text(encoding="utf-8")), path)
+    if raw is None:
+        if not path.is_file():
+            return Glossary(), []
+        raw = path.read_bytes()
+    text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text()
+    return parse_glossary(nfc(text), path)
 
 
 def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]:

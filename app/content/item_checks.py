@@ -153,6 +153,20 @@ def _longest_key(question: Question, texts: dict[str, str]) -> list[str]:
     ]
 
 
+def _similar(first: str, second: str) -> bool:
+    """``difflib`` ratio of the two texts ≥ :data:`NEAR_DUPLICATE`.
+
+    The cheap upper bounds (``real_quick_ratio``, ``quick_ratio``) rule most pairs out
+    before the full ratio is computed; the answer is the same.
+    """
+    matcher = SequenceMatcher(None, first, second)
+    return (
+        matcher.real_quick_ratio() >= NEAR_DUPLICATE
+        and matcher.quick_ratio() >= NEAR_DUPLICATE
+        and matcher.ratio() >= NEAR_DUPLICATE
+    )
+
+
 def _duplicates(question: Question) -> list[str]:
     out = []
     folded = [(o.id, _folded(o.text_html)) for o in question.options]
@@ -161,7 +175,7 @@ def _duplicates(question: Question) -> list[str]:
             near = (
                 min(len(first), len(second)) >= NEAR_MIN_CHARS
                 and _NUMBER.findall(first) == _NUMBER.findall(second)
-                and SequenceMatcher(None, first, second).ratio() >= NEAR_DUPLICATE
+                and _similar(first, second)
             )
             if first == second or near:
                 out.append(

@@ -5,6 +5,10 @@
 ``(mtime_ns, size, inode)``, changes; unchanged files keep their rendered lesson.
 A file whose new version has errors is served in its last good version (see
 :func:`app.content.course.build_course`); the other lessons are not touched.
+
+With a :class:`~app.content.lesson_cache.LessonCache`, a file is rendered only when no
+earlier run (or other worker) has stored the render of its current bytes: a restart reads
+the rendered lessons from disk.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from app.content.course import (
     build_course,
     lesson_files,
     load_file,
+    read_glossary,
 )
 from app.content.errors import ContentError
-from app.content.glossary import GLOSSARY_FILE, load_glossary
+from app.content.glossary import GLOSSARY_FILE
+from app.content.lesson_cache import LessonCache
 from app.i18n import gettext
 
 log = logging.getLogger("curso.content")
@@ -43,6 +49,8 @@ class LiveCourse:
             (``0``: on every call).
         static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
         clock: monotonic seconds (replaceable in tests).
+        cache: rendered lessons on disk, shared by restarts and workers; ``None`` renders
+            every file this process loads.
     """
 
     def __init__(
@@ -51,10 +59,12 @@ class LiveCourse:
         interval_s: float = 1.0,
         static_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        cache: LessonCache | None = None,
     ) -> None:
         self.folder = folder
         self.interval_s = interval_s
         self.static_dir = static_dir
+        self.cache = cache
         self._clock = clock
         self._lock = threading.Lock()
         self._loaded: dict[Path, tuple[Version, LessonLoad]] = {}
@@ -122,7 +132,7 @@ class LiveCourse:
             return Course((), (ContentError(self.folder, 0, gettext(NO_FOLDER)),))
         loads: dict[Path, LessonLoad] = {}
         changed = []
-        glossary, glossary_problems = load_glossary(self.folder)
+        glossary, glossary_problems, glossary_raw = read_glossary(self.folder, self.cache)
         glossary_version = versions.get(self.folder / GLOSSARY_FILE)
         if glossary_version != self._glossary_version:
             self._loaded.clear()  # every lesson links the glossary's terms: render them all again
@@ -132,7 +142,8 @@ class LiveCourse:
                 continue
             cached = self._loaded.get(path)
             if cached is None or cached[0] != version:
-                cached = (version, load_file(path, glossary))
+                load = load_file(path, glossary, cache=self.cache, glossary_raw=glossary_raw or b"")
+                cached = (version, load)
                 self._loaded[path] = cached
                 changed.append(path)
             loads[path] = cached[1]
@@ -143,6 +154,8 @@ class LiveCourse:
             self.folder, loads, fallbacks, self.static_dir, glossary=glossary, extra=glossary_problems
         )
         _log_changes(course, changed)
+        if self.cache is not None and self._versions is None:  # at start-up: drop old renders
+            self.cache.prune(self.cache.used)
         return course
 
 

@@ -20,23 +20,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
+from html import escape
 from html.parser import HTMLParser
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.rules_core import StateCore
-from markdown_it.token import Token
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
 from slugify import slugify as _slugify
 
 from app.content.boxes import PROBLEMS_KEY, box_rule
 from app.i18n import N_, gettext
+
+# markdown-it and Pygments are imported by the functions that render: a page served from
+# rendered lessons (the disk cache, app/content/lesson_cache.py) never loads them.
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
+    from markdown_it.token import Token
 
 # Callout kinds and their default titles (message ids; the text comes from the catalog).
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
@@ -64,6 +64,20 @@ RESERVED_IDS = frozenset(
 WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-", "erro-", "op-")
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
+
+
+def escape_html(text: str) -> str:
+    """Escape ``&``, ``<``, ``>`` and ``"`` (not ``'``), as markdown-it's ``escapeHtml`` does.
+
+    Defined here so that code which only escapes text does not import markdown-it.
+
+    Args:
+        text: any text.
+
+    Returns:
+        The text, safe inside HTML content and double-quoted attributes.
+    """
+    return escape(text, quote=False).replace('"', "&quot;")
 
 
 def slugify(text: str) -> str:
@@ -190,9 +204,9 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
     if token.nesting != 1:
         return "</aside>\n"
     kind, _, title = token.info.strip().partition(" ")
-    title_html = render_inline(title.strip()) if title.strip() else escapeHtml(gettext(CALLOUTS[kind]))
+    title_html = render_inline(title.strip()) if title.strip() else escape_html(gettext(CALLOUTS[kind]))
     return (
-        f'<aside class="callout callout-{kind}" role="note" aria-label="{escapeHtml(plain_text(title_html))}">\n'
+        f'<aside class="callout callout-{kind}" role="note" aria-label="{escape_html(plain_text(title_html))}">\n'
         f'<p class="callout-title">{title_html}</p>\n'
     )
 
@@ -214,12 +228,17 @@ def highlight_code(code: str, language: str) -> str:
     An unknown or missing language is shown as plain text. The block is focusable so a
     keyboard can scroll it; ``static/app.js`` adds the copy button.
     """
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import TextLexer, get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         lexer = get_lexer_by_name(language) if language else TextLexer()
     except ClassNotFound:
         lexer = TextLexer()
     body = highlight(code, lexer, HtmlFormatter(nowrap=True))
-    label = f' data-lang="{escapeHtml(language)}"' if language else ""
+    label = f' data-lang="{escape_html(language)}"' if language else ""
     return f'<div class="code-block"{label}><pre class="highlight" tabindex="0"><code>{body}</code></pre></div>\n'
 
 
@@ -266,8 +285,8 @@ def _render_heading_close(self, tokens: list[Token], idx: int, options, env) -> 
     anchor = tokens[idx - 2].attrGet("id") if idx >= 2 else None
     if not anchor:
         return html
-    label = escapeHtml(gettext(HEADING_LINK_LABEL))
-    anchor = escapeHtml(str(anchor))
+    label = escape_html(gettext(HEADING_LINK_LABEL))
+    anchor = escape_html(str(anchor))
     return (
         f'{html}<a class="heading-link" href="#{anchor}" aria-label="{label}"'
         f' aria-describedby="{anchor}"></a></div>\n'
@@ -299,6 +318,8 @@ def _mark_terms(state: StateCore) -> None:
 
 
 def _mark_children(children: list[Token], glossary: TermFinder, used: list[str]) -> list[Token]:
+    from markdown_it.token import Token
+
     out: list[Token] = []
     in_link = 0
     for child in children:
@@ -322,6 +343,8 @@ def _mark_children(children: list[Token], glossary: TermFinder, used: list[str])
 @cache
 def markdown() -> MarkdownIt:
     """Return the shared, configured markdown-it parser (built once)."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.core.ruler.push("curso_anchors", _anchor_headings)
     md.core.ruler.push("curso_links", _resolve_links)
@@ -356,7 +379,7 @@ def _render_table_open(self, tokens, idx, options, env) -> str:
     seen[label] = seen.get(label, 0) + 1
     if seen[label] > 1:
         label = f"{label} ({seen[label]})"
-    opening = f'<div class="table-scroll" role="region" tabindex="0" aria-label="{escapeHtml(label)}">'
+    opening = f'<div class="table-scroll" role="region" tabindex="0" aria-label="{escape_html(label)}">'
     return opening + self.renderToken(tokens, idx, options, env)
 
 
@@ -458,6 +481,7 @@ class _TextCollector(HTMLParser):
         self.chunks.append(data)
 
 
+@lru_cache(maxsize=1 << 12)  # the item checks and labels ask for the same fragments again
 def plain_text(html: str) -> str:
     """The text a reader hears from rendered HTML: tags dropped, entities decoded, spaces joined.
 

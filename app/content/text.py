@@ -15,9 +15,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
-import icu
-import snowballstemmer
+if TYPE_CHECKING:  # imported on first use: a page served from the disk cache needs neither
+    import icu
 
 WORD_RE = re.compile(r"\w+")
 # Folded words lose the accents the stemmer needs to find Portuguese suffixes
@@ -60,6 +61,8 @@ def words(text: str) -> list[Word]:
 
 @cache
 def _stemmer():
+    import snowballstemmer
+
     return snowballstemmer.stemmer("portuguese")
 
 
@@ -89,6 +92,8 @@ def text_keys(text: str) -> list[str]:
 
 @cache
 def _collator() -> icu.Collator:
+    import icu
+
     collator = icu.Collator.createInstance(icu.Locale("pt_BR"))
     collator.setStrength(icu.Collator.PRIMARY)
     return collator
@@ -96,6 +101,8 @@ def _collator() -> icu.Collator:
 
 @cache
 def _tie_breaker() -> icu.Collator:
+    import icu
+
     return icu.Collator.createInstance(icu.Locale("pt_BR"))
 
 

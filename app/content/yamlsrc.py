@@ -12,14 +12,19 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import ValidationError
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from app.content.errors import ContentError
 from app.i18n import N_, gettext, ngettext
+
+# PyYAML is imported by the functions that parse: lessons served from the disk cache
+# (app/content/lesson_cache.py) need no YAML. Nodes are told apart by their ``id``
+# ("scalar", "sequence", "mapping"), PyYAML's own tag for each node class.
+if TYPE_CHECKING:
+    import yaml
+    from yaml.nodes import Node, ScalarNode
 
 
 @dataclass(frozen=True)
@@ -33,9 +38,6 @@ class YamlSource:
 
     data: Any
     node: Node | None
-
-
-FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YamlSyntaxError(Exception):
@@ -60,11 +62,13 @@ def parse_yaml(text: str) -> YamlSource:
     Raises:
         YamlSyntaxError: with the 0-based line of the problem.
     """
+    import yaml
+
+    fast_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         try:
             # libyaml (C) parses about ten times faster than PyYAML's Python parser...
-            node = yaml.compose(text, Loader=FAST_LOADER)
-            data = yaml.load(text, Loader=FAST_LOADER)  # CSafeLoader: safe_load's semantics
+            node, data = _compose_and_construct(text, fast_loader)
         except yaml.YAMLError:
             # ...but only the Python parser's messages match the hints below.
             node = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -94,6 +98,21 @@ def parse_yaml(text: str) -> YamlSource:
     return YamlSource(data, node)
 
 
+def _compose_and_construct(text: str, loader_class) -> tuple[Node | None, Any]:
+    """Parse ``text`` once into its node tree and the Python value built from it.
+
+    The same steps as ``yaml.compose`` followed by ``yaml.load`` with ``loader_class``
+    (``CSafeLoader``: ``safe_load``'s semantics), without parsing the text twice.
+    """
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return node, data
+
+
 def _invalid(detail: str) -> str:
     return gettext("invalid YAML: %(detail)s") % {"detail": detail}
 
@@ -105,6 +124,11 @@ def _unknown(detail: str) -> str:
     return gettext("syntax error (%(detail)s)") % {"detail": detail}
 
 
+def _kind(node: Node | None) -> str | None:
+    """``"scalar"``, ``"sequence"`` or ``"mapping"`` for a PyYAML node, else ``None``."""
+    return getattr(node, "id", None)
+
+
 _PLAIN_INTEGER = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 
 
@@ -113,17 +137,17 @@ def _first_odd_integer(node: Node | None) -> ScalarNode | None:
     stack = [node] if node is not None else []
     while stack:
         current = stack.pop(0)
-        if isinstance(current, ScalarNode):
+        if _kind(current) == "scalar":
             if (
                 current.style in (None, "")  # plain: None in PyYAML, "" in libyaml
                 and current.tag == "tag:yaml.org,2002:int"
                 and not _PLAIN_INTEGER.fullmatch(current.value)
             ):
                 return current
-        elif isinstance(current, MappingNode):
+        elif _kind(current) == "mapping":
             for key, value in current.value:
                 stack.extend((key, value))
-        elif isinstance(current, SequenceNode):
+        elif _kind(current) == "sequence":
             stack.extend(current.value)
     return None
 
@@ -133,7 +157,7 @@ def _first_duplicate_key(node: Node | None) -> Node | None:
     stack = [node] if node is not None else []
     while stack:
         current = stack.pop()
-        if isinstance(current, MappingNode):
+        if _kind(current) == "mapping":
             seen: set[str] = set()
             for key, value in current.value:
                 if isinstance(key.value, str):
@@ -141,7 +165,7 @@ def _first_duplicate_key(node: Node | None) -> Node | None:
                         return key
                     seen.add(key.value)
                 stack.append(value)
-        elif isinstance(current, SequenceNode):
+        elif _kind(current) == "sequence":
             stack.extend(current.value)
     return None
 
@@ -206,9 +230,9 @@ def position_of(node: Node | None, path: tuple[int | str, ...]) -> tuple[int, in
 
 
 def _child(node: Node, step: int | str) -> tuple[Node | None, Node] | None:
-    if isinstance(node, SequenceNode) and isinstance(step, int):
+    if _kind(node) == "sequence" and isinstance(step, int):
         return (None, node.value[step]) if 0 <= step < len(node.value) else None
-    if isinstance(node, MappingNode):
+    if _kind(node) == "mapping":
         for key, value in node.value:
             if key.value == str(step):
                 return key, value
@@ -349,7 +373,7 @@ def scalar_at(node: Node | None, path: tuple[int | str, ...]) -> ScalarNode | No
         if found is None:
             return None
         current = found[1]
-    return current if isinstance(current, ScalarNode) else None
+    return current if _kind(current) == "scalar" else None
 
 
 def yaml_surprise(node: Node | None, path: tuple[int | str, ...]) -> str | None:
@@ -372,6 +396,8 @@ def yaml_surprise(node: Node | None, path: tuple[int | str, ...]) -> str | None:
     written = scalar.value
     if not written:  # an empty value is just missing, not a surprise
         return None
+    import yaml
+
     value = yaml.safe_load(written)
     shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
     what = gettext(_SURPRISE_KINDS[scalar.tag]) % {"value": shown}
