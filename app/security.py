@@ -90,6 +90,8 @@ class RequestGuard:
       which posts a whole lesson) gets 413; one that is not UTF-8 gets 400.
     - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
       its check for a ``Bearer`` header.
+    - A state-changing request without the CSRF cookie gets the CSRF 403 (asgi-csrf lets a
+      request without cookies through, and a visitor's first POST now gives them a learner).
     - A state-changing request that the browser marks as coming from another site
       (``Sec-Fetch-Site: same-site`` or ``cross-site``) gets the CSRF 403. The CSRF token is
       a double-submit cookie that is not bound to the session, so a sibling subdomain could
@@ -168,6 +170,12 @@ class RequestGuard:
             headers = [(k, v) for k, v in headers if k != b"x-csrftoken"]
             scope = {**scope, "headers": [*headers, (b"x-csrftoken", token.encode("ascii"))]}
 
+        if not _has_csrf_cookie(headers):
+            # asgi-csrf checks nothing on a request without cookies; every form of the site
+            # comes from a page that set the CSRF cookie, so a POST without it is not ours.
+            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+            return
+
         async def replay():
             return messages.pop(0) if messages else await receive()
 
@@ -199,6 +207,15 @@ class RequestGuard:
 
     async def _fail(self, scope, send, status: int, message: str) -> None:
         await send_html(send, status, render_error(self.templates, scope, status, title_of(status), message))
+
+
+def _has_csrf_cookie(headers: list[tuple[bytes, bytes]]) -> bool:
+    """True when a ``Cookie`` header carries asgi-csrf's cookie (its value is checked later)."""
+    prefix = DEFAULT_COOKIE_NAME.encode() + b"="
+    return any(
+        name == b"cookie" and any(pair.strip().startswith(prefix) for pair in value.split(b";"))
+        for name, value in headers
+    )
 
 
 def with_headers(send, extra: list[tuple[bytes, bytes]]):

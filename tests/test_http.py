@@ -265,7 +265,9 @@ def test_head_and_wrong_method(client):
 
 
 def test_session_cookie_is_an_opaque_id_httponly_and_lax(client, settings):
-    response = client.get("/")
+    token = csrf_from(client.get("/").text)
+    assert "curso_sessao" not in client.cookies, "ler não cria sessão"
+    response = client.post("/progresso/lugar", data={"csrftoken": token, "licao": "kernels"})
     cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
     assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
     session_id = client.cookies.get("curso_sessao")
@@ -273,8 +275,10 @@ def test_session_cookie_is_an_opaque_id_httponly_and_lax(client, settings):
     ((data,),) = db_rows(settings, "SELECT data FROM websession WHERE id = ?", session_id)
     assert session_id not in data, "o cookie guarda só o id da sessão; os dados ficam no servidor"
     tampered = TestClient(client.app, cookies={"curso_sessao": "eyJsZWFybmVyIjogIngifQ==.forjado"})
-    fresh = tampered.get("/")
-    assert fresh.status_code == 200
+    assert tampered.get("/").status_code == 200
+    token = tampered.cookies["csrftoken"]
+    fresh = tampered.post("/progresso/lugar", data={"csrftoken": token, "licao": "kernels"})
+    assert fresh.status_code == 204
     new_cookie = next(c for c in fresh.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
     assert "forjado" not in new_cookie, "um id desconhecido ganha uma sessão nova"
 
