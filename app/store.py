@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 from app.grading import AttemptFact
 from app.db import begin_write
 from app.models import Attempt, Learner, Walk, utcnow
+from app.review import schedule_after
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ def find_attempt(session: Session, learner_id: str, key: str) -> Attempt | None:
 def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     """Store one graded answer once, however many times its form is sent.
 
-    The learner row is created if missing, and the learner's place moves to the question.
+    The learner row is created if missing, the learner's place moves to the question, and
+    the question's review card is rescheduled (in the same transaction).
 
     Args:
         session: an open session; this function commits it.
@@ -77,6 +79,7 @@ def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     session.add(attempt)
     place = Place(attempt.lesson_slug, f"pergunta-{attempt.question_id}")
     set_place(session, attempt.learner_id, place)
+    schedule_after(session, [attempt])  # spaced review: rate the question's card (app/review.py)
     session.commit()
     session.refresh(attempt)
     return attempt, True
