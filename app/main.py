@@ -34,6 +34,7 @@ from app.web import (
     preferences,
     progress,
     quizzes,
+    review,
     search,
     sitemap,
     trees,
@@ -107,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
     for module in (
         lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, editor,
-        classes, instructor,
+        classes, instructor, review,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse
 from sqlmodel import Session
 
+from app import review
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep, read_session
@@ -16,7 +17,7 @@ from app.grading import LessonProgress, course_percent, lesson_progress, questio
 from app.headers import PERSONAL
 from app.i18n import N_, gettext
 from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, Walk, WalkPublic
-from app.store import Place, attempt_facts, learner_walks, save_place, stored_place
+from app.store import Place, learner_walks, save_place, stored_place
 from app.web.templating import render
 
 router = APIRouter()
@@ -32,11 +33,13 @@ class CourseProgress:
         rows: every lesson with its progress, in course order.
         percent: questions answered right at least once, as a share of all, 0 to 100.
         resume: where to continue, or ``None`` when the learner has no place yet.
+        due: questions due for spaced review now (``/revisar``).
     """
 
     rows: tuple[tuple[Lesson, LessonProgress], ...]
     percent: int
     resume: Resume | None
+    due: int = 0
 
     def of(self, slug: str) -> LessonProgress | None:
         """Return the progress of the lesson ``slug``."""
@@ -78,13 +81,17 @@ def course_progress(
     Returns:
         The progress; attempts on removed lessons or questions are not counted.
     """
-    records = question_records(attempt_facts(db, learner_id))
+    # review (app/review.py): the count due rides on the attempts' statement, no extra query
+    facts, due = review.facts_and_due(db, learner_id, course, review.now())
+    records = question_records(facts)
     rows = tuple(
         (lesson, lesson_progress(lesson.slug, lesson.questions, records))
         for lesson in course.lessons
     )
     place = place or current_place(request, db, learner_id)
-    return CourseProgress(rows, course_percent([p for _, p in rows]), resume_at(course, place))
+    return CourseProgress(
+        rows, course_percent([p for _, p in rows]), resume_at(course, place), due
+    )
 
 
 def section_titles(lesson: Lesson) -> dict[str, str]:

@@ -13,13 +13,7 @@ from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep
 from app.grading import (
     AnswerError,
     Grade,
-    grade,
-    grade_numeric,
-    grade_order,
-    parse_number,
-    plain_number,
-    validate_choice,
-    validate_order,
+    grade_form,
 )
 from app.i18n import N_, gettext
 from app.models import Attempt
@@ -109,14 +103,7 @@ def _grade(
     question: Question, opcao: list[str] | None, valor: str | None, posicao: list[str] | None
 ) -> tuple[Grade, str]:
     """Grade the form's answer by the question's kind; return the grade and what to store."""
-    if question.kind == "numeric":
-        value = parse_number(valor or "", question.numeric.unit if question.numeric else None)
-        return grade_numeric(question, value), plain_number(value)
-    if question.kind == "ordering":
-        order = validate_order(question, posicao or [])
-        return grade_order(question, order), ",".join(order)
-    chosen = validate_choice(question, opcao or [])
-    return grade(question, chosen), ",".join(sorted(chosen))
+    return grade_form(question, opcao, valor, posicao)  # shared with /revisar (app/web/review.py)
 
 
 def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
