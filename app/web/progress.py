@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
+from babel.numbers import format_decimal
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse
 from sqlmodel import Session
 
-from app import review
+from app import mastery, review
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import CourseDep, ExistingLearnerIdDep, LearnerIdDep, SessionDep, read_session
@@ -158,11 +159,17 @@ def progress_public(progress: CourseProgress, walks: list[Walk]) -> ProgressPubl
 
 @router.get("/progresso", response_class=HTMLResponse, name="progress", include_in_schema=False)
 async def progress_page(request: Request, course: CourseDep, learner_id: LearnerIdDep):
-    """Per lesson: status, right out of total, first-try score, attempts; then finished walks."""
+    """Per lesson: status, right out of total, first-try score, attempts; mastery per concept
+    (``app/mastery.py``); then finished walks."""
     with read_session(request) as db:
         progress = course_progress(request, course, db, learner_id)
         walks = learner_walks(db, learner_id)
-    return render(request, "progress.html", {"progress": progress, "walks": walks})
+        concepts = mastery.learner_mastery(db, course, learner_id)  # mastery per concept
+    context = {
+        "progress": progress, "walks": walks, "mastery": concepts,
+        "mastery_last": mastery.LAST_N, "mastery_decay": format_decimal(mastery.DECAY, locale="pt_BR"),
+    }
+    return render(request, "progress.html", context)
 
 
 @router.get("/api/progresso", response_model=ProgressPublic, tags=["progresso"])
