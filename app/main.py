@@ -23,6 +23,7 @@ from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import (
     account,
     api,
+    calculators,
     classes,
     editor,
     errors,
@@ -108,7 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
     for module in (
         lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, editor,
-        classes, instructor, review,
+        classes, instructor, review, calculators,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.classes import upcoming
+from app.content.calculators import calculator_results
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session, write_session
@@ -157,4 +158,6 @@ def lesson_context(
         "position": course.lessons.index(lesson) + 1,
         "total": len(course.lessons),
         "progress": course_progress(request, course, session, learner_id, place),
+        # calculadora blocks (app/web/calculators.py): results from the query, no query to the db
+        "calc_results": calculator_results(lesson.calculators, query),
     }
