@@ -89,7 +89,7 @@ def _tags(found: list[Concept]):
     return union_all(*rows).subquery("tags")
 
 
-def mastery_per_learner(found: list[Concept], where=true()):
+def mastery_per_learner(found: list[Concept], where=None):
     """The rule as SQL: one row per learner × concept with ``mastery`` and ``answers``.
 
     Args:
@@ -116,7 +116,7 @@ def mastery_per_learner(found: list[Concept], where=true()):
                 tags.c.question_id == ATTEMPT.c.question_id,
             ),
         )
-        .where(where)
+        .where(true() if where is None else where)
         .subquery("ranked")
     )
     weight = case(
@@ -154,7 +154,9 @@ def learner_mastery(db: Session, course: Course, learner_id: str) -> list[Concep
     ]
 
 
-def course_mastery(db: Session, course: Course, class_id: int | None = None) -> list[ConceptMastery]:
+def course_mastery(
+    db: Session, course: Course, class_id: int | None = None
+) -> list[ConceptMastery]:
     """Every concept's mean mastery over the learners who answered its questions (one query).
 
     ``class_id``: only that class's learners.

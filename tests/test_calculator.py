@@ -69,8 +69,8 @@ def test_division_by_zero_is_a_message():
 @pytest.mark.parametrize(
     ("formula", "message"),
     [
-        ("a / c", "a fórmula `a / c` usa `c`, que não é uma entrada da calculadora (entradas: a, b)"),
-        ("__import__('os')", "a fórmula `__import__('os')` chama `__import__`; as funções permitidas são"),
+        ("a / c", "a fórmula `a / c` usa `c`, que não é uma entrada da calculadora"),
+        ("__import__('os')", "a fórmula `__import__('os')` chama `__import__`; as funções"),
         ("a.__class__", "a fórmula `a.__class__` não dá um número com os valores padrão"),
         ("a / (b - 2)", "a fórmula `a / (b - 2)` divide por zero com os valores padrão"),
         ("a +", "a fórmula `a +` não é uma expressão válida"),

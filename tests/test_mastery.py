@@ -26,6 +26,8 @@ GLOSSARY = """\
   definition: A fase que processa o prompt inteiro.
 - term: decode
   definition: A fase que gera um token por passo.
+- term: KV cache
+  definition: As chaves e valores da atenção, guardados entre passos.
 """
 
 
@@ -44,7 +46,9 @@ def test_an_unknown_concept_is_an_error_at_its_line(tmp_path):
     assert result.returncode == 1
     line = next(n for n, text in enumerate(GOOD.splitlines(), 1) if "kind: single" in text) + 1
     assert f"01-a.md:{line}:" in result.stdout
-    assert "o conceito `kv-cach` da pergunta `fase-banda` não é um termo do glossário" in result.stdout
+    unknown = "o conceito `kv-cach` da pergunta `fase-banda` não é um termo do glossário"
+    assert unknown in result.stdout
+    assert "(você quis dizer `kv-cache`?)" in result.stdout
 
 
 def test_a_glossary_term_no_question_tests_is_a_warning(tmp_path):
@@ -56,9 +60,8 @@ def test_a_glossary_term_no_question_tests_is_a_warning(tmp_path):
 
 def test_every_glossary_term_of_the_course_is_tested_and_tags_keep_versions(tmp_path):
     assert COURSE.problems == ()
-    assert {c for lesson in COURSE.lessons for q in lesson.questions.values() for c in q.concepts} == {
-        term.slug for term in COURSE.glossary.terms
-    }
+    tags = {c for lesson in COURSE.lessons for q in lesson.questions.values() for c in q.concepts}
+    assert tags == {term.slug for term in COURSE.glossary.terms}
     assert len(DECODE_QUESTIONS) == 3
     # Tagging is not a new version: without its `concepts:` lines, every version is the same.
     untagged = tmp_path / "lessons"

@@ -28,7 +28,8 @@ def miss_the_question(page: Page, server: LiveServer) -> str:
     box.locator(f"#op-{Q.id}-{wrong_option(Q)}").check()
     box.get_by_role("button", name="Responder").click()
     expect(page.locator(f"#pergunta-{Q.id} .verdict")).to_contain_text("Resposta incorreta")
-    ((learner,),) = query(server.settings, "SELECT learner_id FROM attempt ORDER BY id DESC LIMIT 1")
+    newest = "SELECT learner_id FROM attempt ORDER BY id DESC LIMIT 1"
+    ((learner,),) = query(server.settings, newest)
     return learner
 
 
@@ -38,7 +39,8 @@ def let_time_pass(server: LiveServer, learner: str) -> None:
     Naive UTC, the way SQLite stores the app's times (the server runs on a SQLite file).
     """
     past = (datetime.now(UTC) - timedelta(minutes=1)).replace(tzinfo=None)
-    query(server.settings, "UPDATE review_card SET due = :d WHERE learner_id = :l", d=past, l=learner)
+    sql = "UPDATE review_card SET due = :d WHERE learner_id = :l"
+    query(server.settings, sql, d=past, l=learner)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

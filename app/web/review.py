@@ -57,10 +57,6 @@ def _page(
         )
         context["answer_url"] = f"/revisar/{lesson.slug}/{question.id}"
         context["in_review"] = True
-        context["changed"] = any(
-            item.changed for item in due
-            if (item.lesson.slug, item.question.id) == (lesson.slug, question.id)
-        )
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
         )
