@@ -17,6 +17,7 @@ from app.store import record_attempt
 from tests.conftest import REPO_LESSONS, csrf_from, db_rows
 from tests.test_accounts import new_browser, post_form, sign_in, sign_up
 from tests.test_http import HX, answer, key_of, right_form, soup, text, version_of, wrong_form
+from tests.test_instructor import instructor, read_csv
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
@@ -205,3 +206,16 @@ def test_export_and_delete_include_the_cards(client, settings):
 
 def test_export_of_a_learner_without_cards_has_an_empty_list(db):
     assert export_learner(db, "z" * 32).review_cards == []
+
+
+def test_the_attempts_csv_tells_review_answers_apart(client, settings, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    frozen[0] += timedelta(minutes=11)
+    _, data = review_form(client, opcao=right_form(Q))
+    client.post(f"/revisar/kernels/{Q.id}", data=data)
+    teacher = instructor(new_browser(client), settings)
+    rows = read_csv(teacher.get("/instrutor/exportar/tentativas.csv"))
+    assert [(r["pergunta"], r["correta"], r["revisao"]) for r in rows] == [
+        (Q.id, "não", "não"), (Q.id, "sim", "sim"),
+    ]
