@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import Engine, event
 from sqlmodel import Session
 
 from app import review
@@ -219,3 +220,25 @@ def test_the_attempts_csv_tells_review_answers_apart(client, settings, frozen):
     assert [(r["pergunta"], r["correta"], r["revisao"]) for r in rows] == [
         (Q.id, "não", "não"), (Q.id, "sim", "sim"),
     ]
+
+
+def test_a_lesson_page_spends_no_statement_of_its_own_on_review_or_mastery(client, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    frozen[0] += timedelta(minutes=11)
+    client.get("/licoes/kernels")  # the place is stored; the next visit only reads
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split()))
+
+    event.listen(Engine, "after_cursor_execute", seen)
+    try:
+        page = soup(client.get("/licoes/kernels"))
+    finally:
+        event.remove(Engine, "after_cursor_execute", seen)
+    assert text(page.select_one("#navegacao-curso .review-due")) == "1 pergunta para revisar"
+    with_cards = [s for s in statements if "review_card" in s]
+    assert len(with_cards) == 1, "o total a revisar vem na consulta das tentativas"
+    assert "FROM attempt" in with_cards[0]
+    assert not [s for s in statements if "row_number" in s.lower()], "nada de domínio na lição"
