@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import event, insert
 from sqlmodel import Session
 
 from app.content.course import load_course
 from app.db import make_engine
 from app.mastery import DECAY, course_mastery, learner_mastery
-from app.models import Attempt
+from app.models import Attempt, Learner
 from app.store import record_attempt
 from tests.conftest import REPO_LESSONS
 from tests.test_check import run
@@ -144,3 +145,40 @@ def test_mastery_for_decode_moves_on_progresso(client):
     assert item.select_one("svg")["aria-label"] == "Domínio de decode: 56%"
     assert item.select_one(".mastery-fill")["width"] == "56"
     assert "56% · 2 respostas contadas" in text(item.select_one(".mastery-value"))
+
+
+def test_ten_thousand_learners_mastery_is_one_statement(settings):
+    """The dashboard's mastery comes from the database in one statement, a row per concept."""
+    engine = make_engine(settings.database_url)
+    now = datetime(2026, 3, 2, tzinfo=UTC)
+    first, second, _ = DECODE_QUESTIONS
+    learners = [{"id": f"{n:032x}", "created_at": now} for n in range(10_000)]
+    attempts = [
+        {
+            "learner_id": row["id"], "lesson_slug": "kernels", "question_id": question.id,
+            "question_hash": question.content_hash, "chosen": "x",
+            "correct": question is second or n % 2 == 0,  # odd learners miss, then get it
+            "created_at": now + timedelta(minutes=minute), "review": False,
+        }
+        for n, row in enumerate(learners)
+        for minute, question in enumerate((first, second))
+    ]
+    with engine.begin() as connection:
+        connection.execute(insert(Learner.__table__), learners)
+        connection.execute(insert(Attempt.__table__), attempts)
+    statements = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany):
+        if statement.split()[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
+            statements.append(statement)
+
+    with Session(engine) as db:
+        event.listen(engine, "after_cursor_execute", seen)
+        rows = by_slug(course_mastery(db, COURSE))
+        event.remove(engine, "after_cursor_execute", seen)
+    engine.dispose()
+    assert len(statements) == 1
+    decode = rows["decode"]
+    assert (decode.learners, decode.answers) == (10_000, 20_000)
+    # Even learners: right, right → 1; odd ones: wrong then right → 1 ÷ 1,8.
+    assert decode.mastery == pytest.approx((1 + 1 / (1 + DECAY)) / 2)
