@@ -14,6 +14,7 @@ same in both files and in the request logs), never by account name.
 - ``opcoes``: the chosen option ids, separated by ``;``;
 - ``correta``: ``sim`` or ``não``, the grade given then;
 - ``primeira_tentativa``: ``sim`` for the learner's first attempt at that question;
+- ``revisao``: ``sim`` for an answer given on the spaced review page (``/revisar``);
 - ``data_utc``: when it was sent, ISO 8601 in UTC.
 
 ``progresso.csv`` (one row per learner × current lesson, learners by first visit):
@@ -51,6 +52,7 @@ ATTEMPT_COLUMNS = (
     "opcoes",
     "correta",
     "primeira_tentativa",
+    "revisao",
     "data_utc",
 )
 PROGRESS_COLUMNS = (
@@ -123,13 +125,15 @@ def attempt_rows(
         ATTEMPT.c.chosen,
         ATTEMPT.c.correct,
         first == 1,
+        ATTEMPT.c.review,
         ATTEMPT.c.created_at,
     ).order_by(ATTEMPT.c.created_at, ATTEMPT.c.id)
     if class_id is not None:
         query = query.where(ATTEMPT.c.learner_id.in_(class_learners(class_id)))
     with Session(engine) as db:
         for row in db.exec(query.execution_options(yield_per=BATCH)):
-            number, learner, slug, qid, version, current, chosen, correct, first_try, created = row
+            (number, learner, slug, qid, version, current, chosen, correct, first_try, review,
+             created) = row
             yield (
                 number,
                 pseudonym(salt, learner),
@@ -140,6 +144,7 @@ def attempt_rows(
                 chosen.replace(",", ";"),
                 _yes(correct),
                 _yes(first_try),
+                _yes(review),
                 _utc(created),
             )
 

@@ -244,6 +244,34 @@ def grade_order(question: Question, order: Sequence[str]) -> Grade:
     return Grade(correct, frozenset(), frozenset(), order=tuple(order), in_place=in_place)
 
 
+def grade_form(
+    question: Question, opcao: Sequence[str] | None, valor: str | None,
+    posicao: Sequence[str] | None,
+) -> tuple[Grade, str]:
+    """Grade an answer form by the question's kind (the lesson's and the review's forms).
+
+    Args:
+        question: the question answered.
+        opcao: chosen option ids (``single``, ``multiple``, ``scenario``).
+        valor: the number as typed (``numeric``).
+        posicao: ``"<item id>=<position>"`` pairs (``ordering``).
+
+    Returns:
+        The grade and what to store in the attempt's ``chosen`` column.
+
+    Raises:
+        AnswerError: the answer cannot be graded; the message is in Portuguese.
+    """
+    if question.kind == "numeric":
+        value = parse_number(valor or "", question.numeric.unit if question.numeric else None)
+        return grade_numeric(question, value), plain_number(value)
+    if question.kind == "ordering":
+        order = validate_order(question, posicao or [])
+        return grade_order(question, order), ",".join(order)
+    chosen = validate_choice(question, opcao or [])
+    return grade(question, chosen), ",".join(sorted(chosen))
+
+
 def regrade_stored(question: Question, chosen: str, correct: bool) -> Grade:
     """Show a stored answer of any kind against the current question, keeping its grade.
 

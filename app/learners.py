@@ -18,12 +18,14 @@ from app.models import (
     LearnerExport,
     LearnerPublic,
     MembershipPublic,
+    ReviewCardPublic,
     SessionPublic,
     Walk,
     WalkPublic,
     WebSession,
     utcnow,
 )
+from app.review import delete_cards, learner_cards, merge_cards
 from app.sessions import end_sessions_of
 from app.store import Place, ensure_learner, set_place
 
@@ -90,7 +92,8 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     """Move everything of the anonymous learner ``source_id`` into ``target_id``, then drop it.
 
     Every attempt and walk is kept; since the first try is the earliest attempt, where both
-    answered the same question the earlier first try wins. An attempt whose idempotency key
+    answered the same question the earlier first try wins. Review cards move too; where both
+    have one for the same question, the most recently reviewed wins. An attempt whose idempotency key
     the target already holds is the same form sent twice, and is stored once.
 
     Args:
@@ -114,6 +117,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
         db.execute(
             update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
         )
+    merge_cards(db, source_id, target_id)
     if place is not None:
         set_place(db, target_id, place)
     db.exec(delete(Learner).where(col(Learner.id) == source_id))
@@ -126,7 +130,7 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
 
     Returns:
         The learner row, the account (without the password hash), every attempt, every walk,
-        the classes joined and the sessions' expiry; empty parts for a learner who stored
+        the review cards, the classes joined and the sessions' expiry; empty parts for a learner who stored
         nothing yet.
     """
     learner = db.get(Learner, learner_id)
@@ -156,18 +160,23 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
         walks=[WalkPublic.from_walk(walk) for walk in walks],
         sessions=[SessionPublic(expires_at=s.expires_at) for s in sessions],
         classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in joined],
+        review_cards=[
+            ReviewCardPublic.model_validate(card, from_attributes=True)
+            for card in learner_cards(db, learner_id)
+        ],
     )
 
 
 def delete_learner(db: Session, learner_id: str) -> None:
-    """Delete the learner, their attempts, walks, class memberships and account, and end all
-    their sessions.
+    """Delete the learner, their attempts, walks, review cards, class memberships and account,
+    and end all their sessions.
 
-    Attempts, walks, memberships and the account go by ``ON DELETE CASCADE``; they are also deleted
+    Attempts, walks, cards, memberships and the account go by ``ON DELETE CASCADE``; they are also deleted
     explicitly, so a database without foreign keys enforced keeps nothing either.
     """
     for table in (Attempt, Walk, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
+    delete_cards(db, learner_id)
     db.exec(delete(Learner).where(col(Learner.id) == learner_id))
     end_sessions_of(db, learner_id)
     db.commit()

@@ -24,6 +24,7 @@ from app.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import (
     account,
     api,
+    calculators,
     classes,
     editor,
     errors,
@@ -35,14 +36,14 @@ from app.web import (
     preferences,
     progress,
     quizzes,
+    review,
     search,
     sitemap,
     trees,
 )
 from app.web.assets import Assets, FingerprintedStaticFiles
 from app.web.images import LessonImages
-from app.web.lessons import VISITOR_HEADERS
-from app.web.page_cache import LearnerPages, PageCache, VisitorPages
+from app.web.page_cache import VISITOR_HEADERS, LearnerPages, PageCache, VisitorPages
 from app.web.templating import make_templates, theme
 
 SESSION_COOKIE = "curso_sessao"
@@ -120,7 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
     for module in (
         lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, editor,
-        classes, instructor,
+        classes, instructor, review, calculators,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one

@@ -47,6 +47,8 @@ class AttemptBase(SQLModel):
         created_at: submission time, UTC.
         credit: ``ordering``: the share of items in their right position, 0 to 1 ("right"
             still means fully right); ``None`` for other kinds.
+        review: the answer was given on the spaced review page (``/revisar``), not in the
+            lesson.
     """
 
     lesson_slug: str = Field(max_length=100)
@@ -56,6 +58,7 @@ class AttemptBase(SQLModel):
     correct: bool
     created_at: datetime = Field(default_factory=utcnow)
     credit: float | None = None
+    review: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
 class Attempt(AttemptBase, table=True):
@@ -120,6 +123,52 @@ class Account(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     is_instructor: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     is_admin: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+
+
+class ReviewCard(SQLModel, table=True):
+    """The spaced review state of one question for one learner (an FSRS card).
+
+    The columns are those of ``fsrs.Card``; :mod:`app.review` turns rows into cards and back.
+
+    Attributes:
+        learner_id / lesson_slug / question_id: whose card, for which question.
+        question_hash: the question version last answered; a card whose version is not the
+            live one counts as new (due at once) and starts over on its next answer.
+        state: FSRS state (1 learning, 2 review, 3 relearning).
+        step: the learning step, or ``None`` in the review state.
+        stability / difficulty: FSRS memory figures, ``None`` before the first rating.
+        due: when the question is due for review, UTC.
+        last_review: when it was last answered, UTC.
+    """
+
+    __tablename__ = "review_card"
+
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
+    lesson_slug: str = Field(max_length=100, primary_key=True)
+    question_id: str = Field(max_length=100, primary_key=True)
+    question_hash: str = Field(default="", max_length=64)
+    state: int
+    step: int | None = None
+    stability: float | None = None
+    difficulty: float | None = None
+    due: datetime
+    last_review: datetime | None = None
+
+
+class ReviewCardPublic(SQLModel):
+    """A review card as exported ("Meus dados")."""
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
 
 
 class WebSession(SQLModel, table=True):
@@ -249,6 +298,7 @@ class LearnerExport(SQLModel):
     walks: list[WalkPublic]
     sessions: list[SessionPublic]
     classes: list[MembershipPublic] = []
+    review_cards: list[ReviewCardPublic] = []
 
 
 class RateLimit(SQLModel, table=True):

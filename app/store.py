@@ -18,8 +18,9 @@ from sqlmodel import Session, col, select
 
 from app.db import begin_write
 from app.grading import AttemptFact
-from app.learning.state import AttemptRow, LearnerState, Place, WalkRow
-from app.models import Attempt, Learner, Walk, utcnow
+from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
+from app.models import Attempt, Learner, ReviewCard, Walk, utcnow
+from app.review import schedule_after
 
 __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
 _LEARNER = bindparam("learner")
@@ -28,7 +29,7 @@ _LEARNER = bindparam("learner")
 def _state_statement():
     """One statement for a learner's whole state: the learner row, attempts and walks.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk); the columns a kind does
+    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns a kind does
     not have are NULL. Built once (see :data:`_STATE`).
     """
     def nothing(kind):
@@ -49,7 +50,12 @@ def _state_statement():
         literal_column("2", Integer), col(Walk.tree_id), col(Walk.path), col(Walk.result_id), nothing(String),
         nothing(Boolean), nothing(Float), col(Walk.created_at), col(Walk.id),
     ).where(col(Walk.learner_id) == _LEARNER)
-    union = union_all(learner, attempts, walks).subquery()
+    cards = select(
+        literal_column("3", Integer), col(ReviewCard.lesson_slug), col(ReviewCard.question_id),
+        col(ReviewCard.question_hash), nothing(String), nothing(Boolean), nothing(Float),
+        col(ReviewCard.due), literal_column("0", Integer),
+    ).where(col(ReviewCard.learner_id) == _LEARNER)
+    union = union_all(learner, attempts, walks, cards).subquery()
     return select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
@@ -69,17 +75,19 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     """
     if learner_id is None:
         return LearnerState(None)
-    place, stored, attempts, walks = None, False, [], []
+    place, stored, attempts, walks, cards = None, False, [], [], []
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
             stored = True
             place = Place(row.a, row.b) if row.a is not None else None
         elif row.kind == 1:
             attempts.append(AttemptRow(row.a, row.b, row.c, row.d, bool(row.e), row.f, row.at, row.row_id))
-        else:
+        elif row.kind == 2:
             walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
+        else:
+            cards.append(CardRow(row.a, row.b, row.c, row.at))
     walks.reverse()
-    return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks))
+    return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks), tuple(cards))
 
 
 
@@ -105,7 +113,8 @@ def find_attempt(session: Session, learner_id: str, key: str) -> Attempt | None:
 def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     """Store one graded answer once, however many times its form is sent.
 
-    The learner row is created if missing, and the learner's place moves to the question.
+    The learner row is created if missing, the learner's place moves to the question, and
+    the question's review card is rescheduled (in the same transaction).
 
     Args:
         session: an open session; this function commits it.
@@ -140,6 +149,7 @@ def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     session.add(attempt)
     place = Place(attempt.lesson_slug, f"pergunta-{attempt.question_id}")
     set_place(session, attempt.learner_id, place)
+    schedule_after(session, [attempt])  # spaced review: rate the question's card (app/review.py)
     session.commit()
     session.refresh(attempt)
     return attempt, True
@@ -279,6 +289,8 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
         .returning(col(Attempt.id))
     ).scalar()
     if new_id is not None:
+        stored = Attempt(id=new_id, **values)
+        schedule_after(session, [stored])  # spaced review: rate the question's card (app/review.py)
         session.commit()
         return AttemptRow(values["lesson_slug"], values["question_id"], values["question_hash"],
                           values["chosen"], values["correct"], values["credit"], now, new_id), True

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.content.concepts import check_concepts
 from app.content.errors import ContentError, ContentErrors
 from app.content.glossary import GLOSSARY_FILE, Glossary, load_glossary
 from app.content.item_checks import check_items
@@ -235,6 +236,10 @@ def build_course(
         p for p in check_links(lessons, folder, trees, static_dir) if p.file not in stale
     )
     problems.update(p for p in check_items(lessons) if p.file not in stale)
+    problems.update(
+        p for p in check_concepts(lessons, glossary or Glossary(), folder / GLOSSARY_FILE)
+        if p.file not in stale
+    )
     served = {lesson.path for lesson in lessons}
     unavailable = _unavailable(loads, chosen, served, {lesson.slug for lesson in lessons})
     return Course(

@@ -24,6 +24,7 @@ from app.content.markdown import (
     render_document,
     render_inline,
 )
+from app.content.calculators import Calculator, parse_calculator
 from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
@@ -100,7 +101,18 @@ class TreePart:
     tree_id: str
 
 
-Part = str | QuizPart | TreePart
+@dataclass(frozen=True)
+class CalculatorPart:
+    """A place in the lesson body where a ``calculadora`` block stands.
+
+    Attributes:
+        calculator_id: the calculator's id.
+    """
+
+    calculator_id: str
+
+
+Part = str | QuizPart | TreePart | CalculatorPart
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,7 @@ class Lesson:
         trees: the decision trees written in this lesson, by id.
         links: the links and images of the body, for the course's link check.
         terms: slugs of the glossary terms the lesson defines on first use, in order.
+        calculators: the ``calculadora`` blocks, by id.
     """
 
     path: Path
@@ -126,6 +139,7 @@ class Lesson:
     trees: dict[str, Tree] = field(hash=False, default_factory=dict)
     links: tuple[Link, ...] = ()
     terms: tuple[str, ...] = ()
+    calculators: dict[str, Calculator] = field(hash=False, default_factory=dict)
 
     @property
     def slug(self) -> str:
@@ -169,6 +183,7 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
     trees: dict[str, Tree] = {}
     replacements: list[Part] = []
     charts: set[str] = set()
+    calculators: dict[str, Calculator] = {}
     for fence in rendered.fences:
         first_line = body_line + fence.line
         if fence.nested:
@@ -194,6 +209,17 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
                     problems.append(ContentError(path, first_line, msg))
                 trees[tree.id] = tree
             replacements.append(TreePart(tree.id if tree else ""))
+        elif fence.kind == "calculadora":
+            calculator, problems = parse_calculator(fence.content, path, first_line)
+            if calculator is not None:
+                if calculator.id in calculators:
+                    msg = gettext("calculator id repeated in the lesson: `%(id)s`") % {
+                        "id": calculator.id
+                    }
+                    problems.append(ContentError(path, first_line, msg))
+                calculators[calculator.id] = calculator
+                charts.add(calculator.anchor)  # its anchor, for the heading clash check
+            replacements.append(CalculatorPart(calculator.id if calculator else ""))
         else:
             html, problems = parse_chart(fence.content, path, first_line)
             chart_id = next(iter(_ID_RE.findall(html)), None)
@@ -212,7 +238,9 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
     links = extract_links(body, body_line, rendered.tokens)
-    return Lesson(path, meta, parts, rendered.headings, questions, trees, links, rendered.terms)
+    return Lesson(
+        path, meta, parts, rendered.headings, questions, trees, links, rendered.terms, calculators
+    )
 
 
 def _widget_clashes(

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 # The accessible name of the "#" link beside each heading.
 HEADING_LINK_LABEL = N_("Link to this section")
-SPECIAL_FENCES = ("quiz", "decision-tree", "chart")
+SPECIAL_FENCES = ("quiz", "decision-tree", "chart", "calculadora")
 # Ids the lesson page's chrome uses (templates/base.html, lesson.html, _course_nav.html,
 # _content_problems.html); a heading may not take them. tests/test_lesson_structure.py checks
 # that every literal id of those templates is here.

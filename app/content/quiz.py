@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
@@ -82,6 +82,7 @@ class QuestionSpec(BaseModel):
     explanation: str | None = Field(default=None, min_length=1)
     wrong: list[WrongValueSpec] | None = None
     items: list[ItemSpec] | None = Field(default=None, min_length=2, max_length=9)
+    concepts: list[str] = Field(default_factory=list, max_length=10)
 
 
 _QUESTIONS = TypeAdapter(list[QuestionSpec])
@@ -198,6 +199,9 @@ class Question:
         items: for ``ordering`` questions, the items in the right order.
         explanation_html: for ``numeric`` and ``ordering``, the explanation shown after
             an answer (HTML).
+        concepts: the glossary terms (their slugs) the question tests, from ``concepts:``;
+            not part of the version (tagging a question does not reset its answers).
+        concept_positions: ``(line, column)`` of each tag in the file, for ``curso check``.
     """
 
     id: str
@@ -213,6 +217,8 @@ class Question:
     numeric: NumericKey | None = None
     items: tuple[Item, ...] = ()
     explanation_html: str = ""
+    concepts: tuple[str, ...] = ()
+    concept_positions: tuple[tuple[int, int], ...] = ()
 
     @property
     def legend_text(self) -> str:
@@ -268,7 +274,9 @@ def parse_quiz(text: str, file: Path, first_line: int) -> tuple[list[Question], 
         problems = _check_question(spec, file, lambda *path, i=index: at(i, *path))
         errors.extend(problems)
         if not problems:
-            questions.append(_render(spec, at(index)[0], at(index, "tree")))
+            question = _render(spec, at(index)[0], at(index, "tree"))
+            positions = tuple(at(index, "concepts", k) for k in range(len(spec.concepts)))
+            questions.append(replace(question, concept_positions=positions))
     return questions, errors
 
 
@@ -524,6 +532,7 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
         numeric=numeric,
         items=tuple(Item(item.id, render_inline(item.text)) for item in spec.items or ()),
         explanation_html=render_block(spec.explanation) if spec.explanation else "",
+        concepts=tuple(spec.concepts),
     )
 
 

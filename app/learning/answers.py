@@ -1,18 +1,12 @@
-"""Grading one answer as a form sent it, by the question's kind (no HTTP, no storage)."""
+"""Grading one answer as a form sent it, by the question's kind (no HTTP, no storage).
+
+The rules live in :func:`app.grading.grade_form`, shared with the review page.
+"""
 
 from __future__ import annotations
 
 from app.content.quiz import Question
-from app.grading import (
-    Grade,
-    grade,
-    grade_numeric,
-    grade_order,
-    parse_number,
-    plain_number,
-    validate_choice,
-    validate_order,
-)
+from app.grading import Grade, grade_form
 
 
 def graded_answer(
@@ -33,11 +27,4 @@ def graded_answer(
     Raises:
         AnswerError: the answer is not valid for the question (message in Portuguese).
     """
-    if question.kind == "numeric":
-        number = parse_number(value or "", question.numeric.unit if question.numeric else None)
-        return grade_numeric(question, number), plain_number(number)
-    if question.kind == "ordering":
-        order = validate_order(question, positions or [])
-        return grade_order(question, order), ",".join(order)
-    chosen = validate_choice(question, options or [])
-    return grade(question, chosen), ",".join(sorted(chosen))
+    return grade_form(question, options, value, positions)

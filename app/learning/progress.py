@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.i18n import gettext
-from app.learning.state import LearnerState, Place
+from app.learning.state import CardRow, LearnerState, Place
 from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, WalkPublic
 
 
@@ -40,15 +41,40 @@ class CourseProgress:
         rows: every lesson with its progress, in course order.
         percent: questions answered right at least once, as a share of all, 0 to 100.
         resume: where to continue, or ``None`` when the learner has no place yet.
+        due: questions due for spaced review now (``/revisar``).
     """
 
     rows: tuple[tuple[Lesson, LessonProgress], ...]
     percent: int
     resume: Resume | None
+    due: int = 0
 
     def of(self, slug: str) -> LessonProgress | None:
         """Return the progress of the lesson ``slug``."""
         return next((progress for lesson, progress in self.rows if lesson.slug == slug), None)
+
+
+def due_in(cards: tuple[CardRow, ...], course: Course, at: datetime) -> int:
+    """How many of the course's current questions are due for review at ``at``.
+
+    A card is due when its date has come, or at once when its question was edited since it
+    was last answered; cards of removed questions do not count. The same rule as
+    :func:`app.review.due_count_column`, which counts in SQL.
+    """
+    current = {
+        (lesson.slug, qid): question.content_hash
+        for lesson in course.lessons for qid, question in lesson.questions.items()
+    }
+    moment = at.astimezone(UTC).replace(tzinfo=None) if at.tzinfo else at
+    count = 0
+    for card in cards:
+        version = current.get((card.lesson_slug, card.question_id))
+        if version is None:
+            continue
+        due = card.due.astimezone(UTC).replace(tzinfo=None) if card.due.tzinfo else card.due
+        if due <= moment or card.question_hash != version:
+            count += 1
+    return count
 
 
 def course_progress(course: Course, state: LearnerState, place: Place | None = None) -> CourseProgress:
@@ -67,8 +93,11 @@ def course_progress(course: Course, state: LearnerState, place: Place | None = N
         (lesson, lesson_progress(lesson.slug, lesson.questions, records))
         for lesson in course.lessons
     )
+    from app.review import now  # the review clock (tests freeze it)
+
     return CourseProgress(
-        rows, course_percent([p for _, p in rows]), resume_at(course, place or state.place)
+        rows, course_percent([p for _, p in rows]), resume_at(course, place or state.place),
+        due_in(state.cards, course, now()),
     )
 
 

@@ -61,6 +61,23 @@ class WalkRow:
     id: int
 
 
+@dataclass(frozen=True, slots=True)
+class CardRow:
+    """A spaced-review card as the pages need it: which question, which version, when due.
+
+    Attributes:
+        lesson_slug: the lesson.
+        question_id: the question.
+        question_hash: the version last answered (an edited question is due at once).
+        due: when it falls due (UTC).
+    """
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    due: datetime
+
+
 @dataclass(frozen=True)
 class LearnerState:
     """Everything stored about one learner that their pages show, read in one statement.
@@ -71,6 +88,7 @@ class LearnerState:
         place: the place kept on the learner row, or ``None``.
         attempts: every attempt, oldest first.
         walks: every finished walk, newest first.
+        cards: the spaced-review cards (``app/review.py``).
     """
 
     learner_id: str | None
@@ -78,13 +96,16 @@ class LearnerState:
     place: Place | None = None
     attempts: tuple[AttemptRow, ...] = ()
     walks: tuple[WalkRow, ...] = field(default=())
+    cards: tuple[CardRow, ...] = field(default=())
 
     @property
     def version(self) -> tuple:
         """What changes whenever anything shown from this state changes: counts and last ids."""
         last_attempt = self.attempts[-1].id if self.attempts else 0
         last_walk = self.walks[0].id if self.walks else 0
-        return (self.stored, self.place, len(self.attempts), last_attempt, len(self.walks), last_walk)
+        cards = tuple((c.lesson_slug, c.question_id, c.question_hash, c.due) for c in self.cards)
+        return (self.stored, self.place, len(self.attempts), last_attempt, len(self.walks),
+                last_walk, hash(cards))
 
     def in_lesson(self, slug: str) -> dict[str, list[AttemptRow]]:
         """The attempts in lesson ``slug``, oldest first, grouped by question id."""
@@ -101,7 +122,7 @@ class LearnerState:
     def with_attempt(self, attempt: AttemptRow, place: Place) -> LearnerState:
         """This state after ``attempt`` was stored and the place moved to ``place``."""
         return LearnerState(
-            self.learner_id, True, place, (*self.attempts, attempt), self.walks
+            self.learner_id, True, place, (*self.attempts, attempt), self.walks, self.cards
         )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.content.calculators import calculator_results
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
@@ -68,6 +69,7 @@ class LessonPage:
     progress: CourseProgress
     keep_in_session: Place | None = None
     version: tuple = ()
+    calc_results: object = None
 
     def context(self) -> dict:
         """The template context of ``lesson.html``."""
@@ -75,6 +77,8 @@ class LessonPage:
             "lesson": self.lesson, "views": self.views, "tree_views": self.tree_views,
             "previous": self.previous, "following": self.following, "position": self.position,
             "total": self.total, "progress": self.progress,
+            # calculadora blocks: results from the query string (app/content/calculators.py)
+            "calc_results": self.calc_results,
         }
 
 
@@ -143,10 +147,11 @@ def lesson_page(
         for tid, tree in lesson.trees.items()
     }
     previous, following = course.neighbours(lesson.slug)
+    progress = course_progress(course, state, place)
     return LessonPage(
         lesson, views, tree_views, previous, following, course.lessons.index(lesson) + 1,
-        len(course.lessons), course_progress(course, state, place), keep,
-        (state.learner_id, state.version, place),
+        len(course.lessons), progress, keep, (state.learner_id, state.version, place, progress.due),
+        calculator_results(lesson.calculators, query),
     )
 
 

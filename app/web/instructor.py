@@ -31,6 +31,7 @@ from app.item_analysis import (
     flags,
     percent,
 )
+from app.mastery import LAST_N, course_mastery
 from app.web.templating import render
 
 router = APIRouter(prefix="/instrutor")
@@ -159,6 +160,9 @@ def dashboard(
         "dues": due_rows(db, classroom) if classroom else [],
         "due_label": due_label,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
+        # mastery per concept (app/mastery.py): one aggregate query, bounded by the concepts
+        "concepts": course_mastery(db, course, classroom.id if classroom else None),
+        "mastery_last": LAST_N,
     }
     return render(request, "instructor.html", context)
 

@@ -21,13 +21,11 @@ from app.learning.usecases import lesson_page as build_lesson_page
 from app.store import SqlLearnerStore, read_state
 from app.web.flash import FLASH_KEY
 from app.web.lookups import find_lesson
-from app.web.page_cache import PLACEHOLDER, respond
+from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond
 from app.web.places import keep_in_session, session_place
-from app.web.templating import HTML_CACHE, TIMEZONE_COOKIE, VARY, render, theme
+from app.web.templating import TIMEZONE_COOKIE, render, theme
 
 router = APIRouter()
-# Sent with every visitor page, from the route or from the cache's shortcut (app/main.py).
-VISITOR_HEADERS = {"Vary": f"{VARY}, Cookie, Accept-Encoding", "Cache-Control": HTML_CACHE}
 
 
 @router.get("/", response_class=HTMLResponse, name="home")

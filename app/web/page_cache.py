@@ -248,6 +248,11 @@ def respond(request: Request, page: SplicedPage, headers: dict[str, str]) -> Res
 
 
 LESSON_PREFIX = "/licoes/"
+# Sent with every cached lesson page (private: each carries its reader's token).
+VISITOR_HEADERS = {
+    "Vary": "HX-Request, HX-History-Restore-Request, Cookie, Accept-Encoding",
+    "Cache-Control": "private, no-cache",
+}
 SESSION_COOKIE_NAME = b"curso_sessao"
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from babel.numbers import format_decimal
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse
 
+from app import mastery
 from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, read_session
 from app.headers import PERSONAL
 from app.i18n import N_, gettext
@@ -23,11 +25,22 @@ BAD_PLACE = N_("Unknown place in this lesson.")
 
 @router.get("/progresso", response_class=HTMLResponse, name="progress", include_in_schema=False)
 async def progress_page(request: Request, course: CourseDep, learner_id: LearnerIdDep):
-    """Per lesson: status, right out of total, first-try score, attempts; then finished walks."""
+    """Per lesson: status, right out of total, first-try score, attempts; mastery per concept
+    (``app/mastery.py``); then finished walks."""
     with read_session(request) as db:
         state = read_state(db, learner_id)
+        # mastery per concept (app/mastery.py)
+        concepts = (
+            mastery.learner_mastery(db, course, learner_id) if learner_id
+            else mastery.no_mastery(course)  # a visitor: every concept, nothing answered yet
+        )
     progress = course_progress(course, state, state.place or session_place(request))
-    return render(request, "progress.html", {"progress": progress, "walks": state.walks})
+    context = {
+        "progress": progress, "walks": state.walks, "mastery": concepts,
+        "mastery_last": mastery.LAST_N,
+        "mastery_decay": format_decimal(mastery.DECAY, locale="pt_BR"),
+    }
+    return render(request, "progress.html", context)
 
 
 @router.get("/api/progresso", response_model=ProgressPublic, tags=["progresso"])

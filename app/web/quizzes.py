@@ -11,19 +11,16 @@ from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, born_in_this_request
 from app.grading import AnswerError
-from app.i18n import N_, gettext
+from app.i18n import gettext
 from app.learning.usecases import Answer, QuestionPage, answer_question, show_question
 from app.learning.views import KEY_RE, VISITOR_ORDER
 from app.store import DuplicateKeyError, SqlLearnerStore
 from app.web.flash import FLASH_KEY
+from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
 from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
 
 router = APIRouter()
-QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
-STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
-REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
-QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 
 
 @router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")

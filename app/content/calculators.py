@@ -1,0 +1,313 @@
+"""``calculadora`` blocks: a small calculator an author defines in a lesson.
+
+Named inputs (unit, default, min, max) and outputs, each an expression over the inputs,
+evaluated on the server by ``simpleeval`` (never ``eval``) with a whitelist of functions.
+Every expression is checked when the lesson loads (``curso check`` reports ``file:line``);
+a division by zero or an input out of range gives a message in Portuguese, never a 500.
+Format in ``lessons/README.md``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from simpleeval import InvalidExpression, SimpleEval
+
+from app.content.errors import ContentError
+from app.content.markdown import render_inline
+from app.content.yamlsrc import (
+    YamlSyntaxError,
+    locator,
+    parse_yaml,
+    syntax_problem,
+    validation_problems,
+)
+from app.grading import AnswerError, format_number, parse_number
+from app.i18n import gettext
+
+FIELD = "calculadora"  # the query field naming the calculator a GET form sends
+ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+# The only functions an expression may call.
+FUNCTIONS = {
+    "min": min, "max": max, "abs": abs, "round": round,
+    "sqrt": math.sqrt, "log": math.log, "log2": math.log2, "log10": math.log10,
+    "ceil": math.ceil, "floor": math.floor,
+}
+
+
+class InputSpec(BaseModel):
+    """One input as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    name: str = Field(pattern=NAME_PATTERN, max_length=30)
+    label: str = Field(min_length=1)
+    unit: str = Field(default="", max_length=20)
+    default: float = Field(allow_inf_nan=False)
+    min: float = Field(allow_inf_nan=False)
+    max: float = Field(allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _range(self) -> InputSpec:
+        if not self.min <= self.default <= self.max:
+            raise ValueError(gettext("`default` must be between `min` and `max`"))
+        return self
+
+
+class OutputSpec(BaseModel):
+    """One output as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    label: str = Field(min_length=1)
+    unit: str = Field(default="", max_length=20)
+    formula: str = Field(min_length=1, max_length=300)
+    words: str = Field(min_length=1)
+
+
+class CalculatorSpec(BaseModel):
+    """A ``calculadora`` block as written in YAML."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1)
+    inputs: list[InputSpec] = Field(min_length=1, max_length=8)
+    outputs: list[OutputSpec] = Field(min_length=1, max_length=6)
+
+
+_CALCULATOR = TypeAdapter(CalculatorSpec)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A calculator input: ``name`` is its form field and its name in formulas."""
+
+    name: str
+    label_html: str
+    unit: str
+    default: Decimal
+    min: Decimal
+    max: Decimal
+
+
+@dataclass(frozen=True)
+class Output:
+    """A calculator output: the expression and the formula in words (inline HTML)."""
+
+    label_html: str
+    unit: str
+    formula: str
+    words_html: str
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """A validated calculator.
+
+    Attributes:
+        id: unique in the lesson; the anchor is ``calculadora-<id>``.
+        title_html: its title, inline HTML.
+        inputs / outputs: as the author wrote them.
+        line: 1-based line of the block in the file.
+    """
+
+    id: str
+    title_html: str
+    inputs: tuple[Input, ...]
+    outputs: tuple[Output, ...]
+    line: int
+
+    @property
+    def anchor(self) -> str:
+        """The calculator's id in the page."""
+        return f"calculadora-{self.id}"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a calculator shows for some input values.
+
+    Attributes:
+        typed: each input's value as shown in the form.
+        errors: a message in Portuguese per input that was refused, by input name.
+        values: each output's value formatted pt-BR, or ``None`` when it could not be worked out.
+        problem: why the outputs could not be worked out (division by zero...), or ``""``.
+    """
+
+    typed: dict[str, str]
+    errors: dict[str, str]
+    values: tuple[str | None, ...]
+    problem: str = ""
+
+
+def _names_and_calls(formula: str) -> tuple[set[str], set[str]]:
+    tree = ast.parse(formula, mode="eval")
+    calls = {
+        node.func.id for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - calls
+    return names, calls
+
+
+def _evaluate(formula: str, values: Mapping[str, float]) -> float:
+    result = SimpleEval(names=dict(values), functions=FUNCTIONS).eval(formula)
+    if isinstance(result, bool) or not isinstance(result, int | float):
+        raise TypeError(formula)
+    if not math.isfinite(result):
+        raise OverflowError(formula)
+    return float(result)
+
+
+def parse_calculator(
+    text: str, file: Path, first_line: int
+) -> tuple[Calculator | None, list[ContentError]]:
+    """Parse and check one ``calculadora`` block.
+
+    Each formula may use only the calculator's inputs and :data:`FUNCTIONS`, and must give
+    a number for the default inputs; otherwise an error at the formula's line.
+
+    Returns:
+        The calculator, or ``None`` with the problems found.
+    """
+    try:
+        source = parse_yaml(text)
+    except YamlSyntaxError as exc:
+        return None, [syntax_problem(file, first_line, exc)]
+    try:
+        spec = _CALCULATOR.validate_python(source.data)
+    except ValidationError as exc:
+        return None, validation_problems(file, first_line, source, exc)
+    at = locator(source, first_line)
+    errors: list[ContentError] = []
+    names = [item.name for item in spec.inputs]
+    for index, name in enumerate(names):
+        if names.index(name) != index:
+            msg = gettext("input name repeated in the calculator: `%(name)s`") % {"name": name}
+            errors.append(ContentError.at(file, at("inputs", index, "name"), msg))
+    defaults = {item.name: item.default for item in spec.inputs}
+    for index, output in enumerate(spec.outputs):
+        where = at("outputs", index, "formula")
+        problem = _formula_problem(output.formula, defaults)
+        if problem:
+            errors.append(ContentError.at(file, where, problem))
+    if errors:
+        return None, errors
+    calculator = Calculator(
+        id=spec.id,
+        title_html=render_inline(spec.title),
+        inputs=tuple(
+            Input(i.name, render_inline(i.label), i.unit, _dec(i.default), _dec(i.min), _dec(i.max))
+            for i in spec.inputs
+        ),
+        outputs=tuple(
+            Output(render_inline(o.label), o.unit, o.formula, render_inline(o.words))
+            for o in spec.outputs
+        ),
+        line=first_line - 1,
+    )
+    return calculator, []
+
+
+def _formula_problem(formula: str, defaults: Mapping[str, float]) -> str:
+    """Why ``formula`` cannot be used, in Portuguese, or ``""``."""
+    try:
+        names, calls = _names_and_calls(formula)
+    except SyntaxError:
+        return gettext("the formula `%(formula)s` is not a valid expression") % {"formula": formula}
+    unknown = sorted(names - set(defaults))
+    if unknown:
+        return gettext(
+            "the formula `%(formula)s` uses `%(name)s`, which is not an input of the "
+            "calculator (inputs: %(inputs)s)"
+        ) % {"formula": formula, "name": unknown[0], "inputs": ", ".join(sorted(defaults))}
+    banned = sorted(calls - set(FUNCTIONS))
+    if banned:
+        return gettext(
+            "the formula `%(formula)s` calls `%(name)s`; the functions allowed are %(allowed)s"
+        ) % {"formula": formula, "name": banned[0], "allowed": ", ".join(sorted(FUNCTIONS))}
+    try:
+        _evaluate(formula, defaults)
+    except ZeroDivisionError:
+        return gettext(
+            "the formula `%(formula)s` divides by zero with the default values"
+        ) % {"formula": formula}
+    except (InvalidExpression, TypeError, ValueError, OverflowError, ArithmeticError):
+        return gettext(
+            "the formula `%(formula)s` does not give a number with the default values"
+        ) % {"formula": formula}
+    return ""
+
+
+def _dec(value: float) -> Decimal:
+    return Decimal(str(value)).normalize()
+
+
+def compute(calculator: Calculator, given: Mapping[str, str]) -> Result:
+    """Work out the outputs for the values typed (pt-BR numbers); never raises.
+
+    Args:
+        calculator: the calculator.
+        given: input name → text typed; a missing input takes its default.
+
+    Returns:
+        The typed values, a message per refused input, and each output formatted pt-BR
+        (``None`` for all when an input is refused or a formula fails, with ``problem``).
+    """
+    typed: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    values: dict[str, float] = {}
+    for item in calculator.inputs:
+        raw = given.get(item.name)
+        text = (raw if raw is not None else format_number(item.default)).strip()[:40]
+        typed[item.name] = text
+        try:
+            number = parse_number(text, item.unit or None)
+        except AnswerError as exc:
+            errors[item.name] = str(exc)
+            continue
+        if not item.min <= number <= item.max:
+            errors[item.name] = gettext(
+                "Type a value from %(min)s to %(max)s."
+            ) % {"min": format_number(item.min), "max": format_number(item.max)}
+            continue
+        values[item.name] = float(number)
+    if errors:
+        return Result(typed, errors, tuple(None for _ in calculator.outputs))
+    shown: list[str | None] = []
+    for output in calculator.outputs:
+        try:
+            value = _evaluate(output.formula, values)
+        except ZeroDivisionError:
+            return Result(typed, errors, tuple(None for _ in calculator.outputs), gettext(
+                "With these values the formula divides by zero; change a value."
+            ))
+        except (InvalidExpression, TypeError, ValueError, OverflowError, ArithmeticError):
+            return Result(typed, errors, tuple(None for _ in calculator.outputs), gettext(
+                "These values give no number; change a value."
+            ))
+        shown.append(format_result(value))
+    return Result(typed, errors, tuple(shown))
+
+
+def format_result(value: float) -> str:
+    """An output as pt-BR writes it, to three significant figures ("50", "0,333", "1.230")."""
+    if value == 0:
+        return "0"
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    rounded = Decimal(str(round(value, digits)))
+    return format_number(rounded)
+
+
+def calculator_results(
+    calculators: Mapping[str, Calculator], query: Mapping[str, str]
+) -> dict[str, Result]:
+    """Every calculator's result on a lesson page: from the query for the one it names
+    (``?calculadora=<id>&<input>=<value>``), the defaults for the others."""
+    asked = query.get(FIELD)
+    return {cid: compute(calc, query if cid == asked else {}) for cid, calc in calculators.items()}

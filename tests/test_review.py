@@ -1,0 +1,244 @@
+"""Spaced review (``/revisar``): FSRS due dates with a frozen clock, review answers stored as
+attempts marked ``review`` (once per form), merge, LGPD export and delete, edited questions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine, event
+from sqlmodel import Session
+
+from app import review
+from app.content.course import load_course
+from app.db import make_engine
+from app.learners import export_learner, merge_learner
+from app.models import Attempt, ReviewCard
+from app.store import record_attempt
+from tests.conftest import REPO_LESSONS, csrf_from, db_rows
+from tests.test_accounts import new_browser, post_form, sign_in, sign_up
+from tests.test_http import HX, answer, key_of, right_form, soup, text, version_of, wrong_form
+from tests.test_instructor import instructor, read_csv
+
+COURSE = load_course(REPO_LESSONS)
+KERNELS = COURSE.get("kernels")
+Q = KERNELS.questions["qual-fase-domina"]
+NUMERIC = KERNELS.questions["ganho-3090"]
+T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def db(settings):
+    engine = make_engine(settings.database_url)
+    with Session(engine) as session:
+        yield session
+    engine.dispose()
+
+
+def store(db, learner: str, correct: bool, at: datetime, key: str, question=Q) -> Attempt:
+    attempt = Attempt(
+        learner_id=learner, lesson_slug="kernels", question_id=question.id,
+        question_hash=question.content_hash, chosen="x", correct=correct, created_at=at,
+        idempotency_key=key,
+    )
+    return record_attempt(db, attempt)[0]
+
+
+def due_ids(db, learner: str, at: datetime) -> list[str]:
+    return [item.question.id for item in review.due_reviews(db, learner, COURSE, at)]
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    """Freeze the review clock at ``T0`` (move it with ``frozen[0] = ...``)."""
+    now = [T0]
+    monkeypatch.setattr(review, "now", lambda: now[0])
+    return now
+
+
+# --- the schedule, with a frozen clock --------------------------------------------------------
+
+def test_a_first_try_miss_is_due_in_ten_minutes(db):
+    store(db, "a" * 32, False, T0, "k" * 16)
+    assert due_ids(db, "a" * 32, T0 + timedelta(minutes=9)) == []
+    assert due_ids(db, "a" * 32, T0 + timedelta(minutes=10)) == [Q.id]
+
+
+def test_a_right_first_try_moves_out_by_fsrs_intervals(db):
+    store(db, "a" * 32, True, T0, "k" * 16)
+    (card,) = db.exec(ReviewCard.__table__.select()).all()
+    assert card.due.replace(tzinfo=UTC) == T0 + timedelta(days=2)
+    assert due_ids(db, "a" * 32, T0 + timedelta(days=1, hours=23)) == []
+    store(db, "a" * 32, True, T0 + timedelta(days=2), "l" * 16)
+    db.expire_all()
+    card = db.get(ReviewCard, ("a" * 32, "kernels", Q.id))
+    assert card.due.replace(tzinfo=UTC) == T0 + timedelta(days=2 + 11)  # FSRS's next interval
+
+
+def test_ratings_follow_the_grade_and_the_retry():
+    assert review.rating_for(False, None) == review.Rating.Again
+    assert review.rating_for(True, None) == review.Rating.Good
+    assert review.rating_for(True, False) == review.Rating.Hard
+    assert review.rating_for(True, True) == review.Rating.Good
+
+
+def test_right_after_a_retry_is_rated_hard(db):
+    store(db, "a" * 32, False, T0, "k" * 16)
+    store(db, "a" * 32, True, T0 + timedelta(minutes=1), "l" * 16)
+    card = db.get(ReviewCard, ("a" * 32, "kernels", Q.id))
+    # Hard in the learning step: 1.5 × 10 minutes after the retry.
+    assert card.due.replace(tzinfo=UTC) == T0 + timedelta(minutes=1 + 15)
+
+
+def test_an_edited_question_resets_its_card_to_new(db):
+    store(db, "a" * 32, True, T0, "k" * 16)
+    db_card = db.get(ReviewCard, ("a" * 32, "kernels", Q.id))
+    db_card.question_hash = "versao-antiga"
+    db.add(db_card)
+    db.commit()
+    (item,) = review.due_reviews(db, "a" * 32, COURSE, T0 + timedelta(minutes=1))
+    assert item.changed
+    store(db, "a" * 32, True, T0 + timedelta(minutes=2), "l" * 16)
+    db.expire_all()
+    card = db.get(ReviewCard, ("a" * 32, "kernels", Q.id))
+    assert card.question_hash == Q.content_hash
+    assert card.due.replace(tzinfo=UTC) == T0 + timedelta(minutes=2, days=2)  # a new card's Good
+
+
+# --- the page, over HTTP ----------------------------------------------------------------------
+
+def review_form(client, htmx: bool = False, **fields):
+    page = client.get("/revisar").text
+    qid = soup(page).select_one("#revisao .question")["id"].removeprefix("pergunta-")
+    data = {"csrftoken": csrf_from(page), "chave": key_of(page, qid),
+            "versao": version_of(page, qid), **fields}
+    return qid, data
+
+
+def test_a_missed_question_comes_back_on_revisar_after_the_interval(client, settings, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    assert "Nada para revisar agora" in text(soup(client.get("/revisar")))
+    assert "para revisar" not in text(soup(client.get("/")).select_one(".resume"))
+    frozen[0] += timedelta(minutes=11)
+    home = soup(client.get("/"))
+    assert text(home.select_one(".review-due")) == "1 pergunta para revisar"
+    lesson = soup(client.get("/licoes/kernels"))
+    assert text(lesson.select_one("#navegacao-curso .review-due")) == "1 pergunta para revisar"
+    page = soup(client.get("/revisar"))
+    assert text(page.select_one(".review-count")) == "1 pergunta para revisar"
+    assert page.select_one("#revisao h3").get_text(" ", strip=True)  # the question itself
+    qid, data = review_form(client, opcao=right_form(Q))
+    assert qid == Q.id
+    response = client.post(f"/revisar/kernels/{Q.id}", data=data, follow_redirects=False)
+    assert response.status_code == 303
+    graded = soup(client.get(response.headers["location"]))
+    assert "Resposta correta" in text(graded.select_one("#revisao .verdict"))
+    assert "Essa era a última pergunta" in text(graded.select_one(".review-next"))
+    rows = db_rows(settings, "SELECT correct, review FROM attempt ORDER BY id")
+    assert [(bool(c), bool(r)) for c, r in rows] == [(False, False), (True, True)]
+    assert "para revisar" not in text(soup(client.get("/")).select_one(".resume"))
+
+
+def test_a_review_answered_twice_with_the_same_key_counts_once(client, settings, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    frozen[0] += timedelta(minutes=11)
+    _, data = review_form(client, opcao=right_form(Q))
+    first = client.post(f"/revisar/kernels/{Q.id}", data=data, headers=HX)
+    assert first.status_code == 200
+    assert "Resposta correta" in text(soup(first).select_one(".verdict"))
+    before = db_rows(settings, "SELECT due, last_review, stability FROM review_card")
+    again = client.post(f"/revisar/kernels/{Q.id}", data=data, headers=HX)
+    assert again.status_code == 200
+    assert db_rows(settings, "SELECT COUNT(*) FROM attempt WHERE review = true") == [(1,)]
+    assert db_rows(settings, "SELECT due, last_review, stability FROM review_card") == before
+
+
+def test_a_refused_review_answer_shows_the_message_and_stores_nothing(client, settings, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", NUMERIC.id, wrong_form(NUMERIC))
+    frozen[0] += timedelta(minutes=11)
+    _, data = review_form(client, valor="quatro")
+    response = client.post(f"/revisar/kernels/{NUMERIC.id}", data=data)
+    assert response.status_code == 422
+    assert "não é um número" in text(soup(response).select_one("#revisao .form-error"))
+    assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(1,)]
+
+
+# --- merge, export, delete --------------------------------------------------------------------
+
+def test_merge_moves_cards_and_the_most_recent_review_wins(db):
+    q2 = KERNELS.questions["teto-do-decode"]
+    store(db, "a" * 32, True, T0, "k" * 16)  # account: older review of Q
+    store(db, "b" * 32, False, T0 + timedelta(hours=1), "l" * 16)  # anonymous: newer, wrong
+    store(db, "a" * 32, False, T0 + timedelta(hours=2), "m" * 16, question=q2)  # account: newer
+    store(db, "b" * 32, True, T0, "n" * 16, question=q2)  # anonymous: older
+    merge_learner(db, "b" * 32, "a" * 32, None)
+    db.expire_all()
+    cards = {c.question_id: c for c in review.learner_cards(db, "a" * 32)}
+    assert set(cards) == {Q.id, q2.id}
+    assert cards[Q.id].last_review.replace(tzinfo=UTC) == T0 + timedelta(hours=1)
+    assert cards[q2.id].last_review.replace(tzinfo=UTC) == T0 + timedelta(hours=2)
+    assert review.learner_cards(db, "b" * 32) == []
+
+
+def test_signing_in_merges_the_anonymous_cards(client, settings):
+    sign_up(client)
+    phone = new_browser(client)
+    answer(phone, "kernels", Q.id, wrong_form(Q))
+    assert sign_in(phone).status_code == 303
+    (account_learner,) = db_rows(settings, "SELECT learner_id FROM account")
+    assert db_rows(settings, "SELECT learner_id, question_id FROM review_card") == [
+        (account_learner[0], Q.id)
+    ]
+
+
+def test_export_and_delete_include_the_cards(client, settings):
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    exported = client.get("/meus-dados/exportar").json()
+    (card,) = exported["review_cards"]
+    assert (card["lesson_slug"], card["question_id"]) == ("kernels", Q.id)
+    assert card["question_hash"] == Q.content_hash and card["due"]
+    assert text(soup(client.get("/meus-dados")).select_one(".stored-review-cards")) == "1"
+    assert post_form(client, "/meus-dados/apagar", confirmo="sim").status_code == 303
+    assert db_rows(settings, "SELECT COUNT(*) FROM review_card") == [(0,)]
+
+
+def test_export_of_a_learner_without_cards_has_an_empty_list(db):
+    assert export_learner(db, "z" * 32).review_cards == []
+
+
+def test_the_attempts_csv_tells_review_answers_apart(client, settings, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    frozen[0] += timedelta(minutes=11)
+    _, data = review_form(client, opcao=right_form(Q))
+    client.post(f"/revisar/kernels/{Q.id}", data=data)
+    teacher = instructor(new_browser(client), settings)
+    rows = read_csv(teacher.get("/instrutor/exportar/tentativas.csv"))
+    assert [(r["pergunta"], r["correta"], r["revisao"]) for r in rows] == [
+        (Q.id, "não", "não"), (Q.id, "sim", "sim"),
+    ]
+
+
+def test_a_lesson_page_spends_no_statement_of_its_own_on_review_or_mastery(client, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    frozen[0] += timedelta(minutes=11)
+    client.get("/licoes/kernels")  # the place is stored; the next visit only reads
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split()))
+
+    event.listen(Engine, "after_cursor_execute", seen)
+    try:
+        page = soup(client.get("/licoes/kernels"))
+    finally:
+        event.remove(Engine, "after_cursor_execute", seen)
+    assert text(page.select_one("#navegacao-curso .review-due")) == "1 pergunta para revisar"
+    with_cards = [s for s in statements if "review_card" in s]
+    assert len(with_cards) == 1, "o total a revisar vem na consulta das tentativas"
+    assert "FROM attempt" in with_cards[0]
+    assert not [s for s in statements if "row_number" in s.lower()], "nada de domínio na lição"
