@@ -8,9 +8,11 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.aggregates import record_in_aggregates
 from app.grading import AttemptFact
 from app.db import begin_write
 from app.models import Attempt, Learner, Walk, utcnow
+from app.rules import first_try_order
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
         return existing, False
     ensure_learner(session, attempt.learner_id)
     session.add(attempt)
+    session.flush()  # the attempt's id, which the aggregates keep
+    record_in_aggregates(session, [attempt])
     place = Place(attempt.lesson_slug, f"pergunta-{attempt.question_id}")
     set_place(session, attempt.learner_id, place)
     session.commit()
@@ -98,7 +102,7 @@ def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
     rows = session.exec(
         select(Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct)
         .where(Attempt.learner_id == learner_id)
-        .order_by(col(Attempt.created_at), col(Attempt.id))
+        .order_by(*first_try_order(Attempt.__table__))
     )
     return [AttemptFact(*row) for row in rows]
 
