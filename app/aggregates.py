@@ -411,7 +411,7 @@ def rebuild(db: Session | Connection) -> None:
         func.count().over(partition_by=version).label("attempts"),
         _count(ATTEMPT.c.correct).over(partition_by=version).label("rights"),
         func.max(ATTEMPT.c.created_at).over(partition_by=version).label("last_at"),
-    ).subquery("ranked")
+    ).where(ATTEMPT.c.learner_id.in_(select(LEARNER.c.id))).subquery("ranked")
     columns = ["learner_id", "lesson_slug", "question_id", "question_hash", "attempt_id",
                "created_at", "chosen", "correct", "attempts", "rights", "last_at"]
     connection.execute(insert(FIRST).from_select(columns, select(
