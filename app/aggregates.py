@@ -53,7 +53,6 @@ from app.models import (
     ScoreTally,
     TallyBasis,
 )
-
 from app.rules import done_sql, first_try_key, first_try_order, is_done
 
 ATTEMPT = Attempt.__table__
@@ -121,13 +120,33 @@ class Contribution:
         questions: version → ``(attempts, learners, first_right)``.
         lessons: lesson slug → ``(started, completed)``.
         scores: ``(slug, question id, score, chosen)`` → ``(learners, rights)``.
-        learner: ``(last_at, score)``, or ``None`` for a learner with no attempt.
+        learner: ``(last_at, score, answers)``, or ``None`` for a learner with no attempt.
     """
 
     questions: dict[Key, tuple[int, ...]]
     lessons: dict[str, tuple[int, ...]]
     scores: dict[tuple[str, str, int, str], tuple[int, ...]]
-    learner: tuple[datetime, int] | None
+    learner: tuple[datetime, int, str] | None
+
+
+FIELD, LINE = "\t", "\n"
+
+
+def encode_answers(answers: Iterable[tuple[str, str, str, bool]]) -> str:
+    """``learner_tally.answers``: ``(slug, question id, chosen, correct)`` as text lines."""
+    return LINE.join(
+        FIELD.join((slug, qid, chosen, "1" if correct else "0"))
+        for slug, qid, chosen, correct in sorted(answers)
+    )
+
+
+def decode_answers(text_: str | None) -> dict[tuple[str, str], tuple[str, bool]]:
+    """Read ``learner_tally.answers``: ``(slug, question id)`` → ``(chosen, correct)``."""
+    out = {}
+    for line in filter(None, (text_ or "").split(LINE)):
+        slug, qid, chosen, correct = line.split(FIELD)
+        out[(slug, qid)] = (chosen, correct == "1")
+    return out
 
 
 def utc(moment: datetime) -> datetime:
@@ -161,8 +180,9 @@ def fold(state: Mapping[Key, Try], attempts: Iterable) -> State:
             last_at=max(before.last_at, when),
         )
         if first_try_key(when, a.id) < first_try_key(before.created_at, before.attempt_id):
-            now = replace(now, attempt_id=a.id, created_at=when, chosen=a.chosen,
-                          correct=bool(a.correct))
+            now = replace(
+                now, attempt_id=a.id, created_at=when, chosen=a.chosen, correct=bool(a.correct)
+            )
         out[key] = now
     return out
 
@@ -183,9 +203,7 @@ def contributions(state: Mapping[Key, Try], basis: Basis) -> Contribution:
         The learner's share of ``question_tally``, ``lesson_tally``, ``score_tally`` and
         their ``learner_tally`` row.
     """
-    questions = {
-        key: (t.attempts, 1, int(t.correct)) for key, t in state.items()
-    }
+    questions = {key: (t.attempts, 1, int(t.correct)) for key, t in state.items()}
     answered: dict[str, set[str]] = defaultdict(set)
     right: dict[str, set[str]] = defaultdict(set)
     for (slug, qid, _), t in state.items():
@@ -198,10 +216,14 @@ def contributions(state: Mapping[Key, Try], basis: Basis) -> Contribution:
             lessons[slug] = (1, int(is_done(len(right[slug] & ids), len(ids))))
     score = course_score(state, basis)
     scores: dict[tuple[str, str, int, str], tuple[int, ...]] = {}
+    answers = []
     for (slug, qid, version), t in state.items():
         if (slug, qid, version) in basis.versions:
             scores[(slug, qid, score, t.chosen)] = (1, int(t.correct))
-    learner = (max(t.last_at for t in state.values()), score) if state else None
+            answers.append((slug, qid, t.chosen, t.correct))
+    learner = (
+        (max(t.last_at for t in state.values()), score, encode_answers(answers)) if state else None
+    )
     return Contribution(questions, lessons, scores, learner)
 
 
@@ -211,7 +233,9 @@ def _minus(new: Mapping, old: Mapping, into: dict) -> None:
         a, b = new.get(key), old.get(key)
         width = len(a or b)
         a, b = a or (0,) * width, b or (0,) * width
-        into[key] = tuple(x + y - z for x, y, z in zip(into.get(key, (0,) * width), a, b, strict=True))
+        into[key] = tuple(
+            x + y - z for x, y, z in zip(into.get(key, (0,) * width), a, b, strict=True)
+        )
 
 
 def _insert(connection: Connection, table):
@@ -219,7 +243,9 @@ def _insert(connection: Connection, table):
     return (postgresql if connection.dialect.name == "postgresql" else sqlite).insert(table)
 
 
-def _add(connection: Connection, table, keys: Sequence[str], values: Sequence[str], deltas: dict) -> None:
+def _add(
+    connection: Connection, table, keys: Sequence[str], values: Sequence[str], deltas: dict
+) -> None:
     """Add ``deltas`` (key tuple → value tuple) to ``table``'s counters, inserting missing rows.
 
     Rows go in key order so two transactions never wait for each other in a cycle.
@@ -243,7 +269,9 @@ def _lock(connection: Connection, learner_ids: Sequence[str]) -> Basis:
     transactions that write already run one at a time)."""
     if connection.dialect.name == "postgresql":
         connection.execute(
-            select(LEARNER.c.id).where(LEARNER.c.id.in_(learner_ids)).order_by(LEARNER.c.id)
+            select(LEARNER.c.id)
+            .where(LEARNER.c.id.in_(learner_ids))
+            .order_by(LEARNER.c.id)
             .with_for_update()
         )
         connection.execute(text("LOCK TABLE tally_basis IN ROW SHARE MODE"))
@@ -252,7 +280,9 @@ def _lock(connection: Connection, learner_ids: Sequence[str]) -> Basis:
 
 def read_basis(connection: Connection) -> Basis:
     """The versions the score-dependent counters count as current."""
-    rows = connection.execute(select(BASIS.c.lesson_slug, BASIS.c.question_id, BASIS.c.question_hash))
+    rows = connection.execute(
+        select(BASIS.c.lesson_slug, BASIS.c.question_id, BASIS.c.question_hash)
+    )
     return Basis(frozenset(tuple(row) for row in rows))
 
 
@@ -264,7 +294,12 @@ def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[st
     rows = connection.execute(select(FIRST).where(FIRST.c.learner_id.in_(learner_ids)))
     for r in rows:
         out[r.learner_id][(r.lesson_slug, r.question_id, r.question_hash)] = Try(
-            r.attempt_id, utc(r.created_at), r.chosen, bool(r.correct), r.attempts, r.rights,
+            r.attempt_id,
+            utc(r.created_at),
+            r.chosen,
+            bool(r.correct),
+            r.attempts,
+            r.rights,
             utc(r.last_at),
         )
     return out
@@ -311,9 +346,16 @@ def recount_learners(db: Session | Connection, learner_ids: Iterable[str]) -> No
     basis = _lock(connection, ids)
     before = stored_states(connection, ids)
     attempts = connection.execute(
-        select(ATTEMPT.c.id, ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id,
-               ATTEMPT.c.question_hash, ATTEMPT.c.chosen, ATTEMPT.c.correct, ATTEMPT.c.created_at)
-        .where(ATTEMPT.c.learner_id.in_(ids))
+        select(
+            ATTEMPT.c.id,
+            ATTEMPT.c.learner_id,
+            ATTEMPT.c.lesson_slug,
+            ATTEMPT.c.question_id,
+            ATTEMPT.c.question_hash,
+            ATTEMPT.c.chosen,
+            ATTEMPT.c.correct,
+            ATTEMPT.c.created_at,
+        ).where(ATTEMPT.c.learner_id.in_(ids))
     ).all()
     mine: dict[str, list] = defaultdict(list)
     for a in attempts:
@@ -322,8 +364,9 @@ def recount_learners(db: Session | Connection, learner_ids: Iterable[str]) -> No
     _write(connection, basis, before, after)
 
 
-def _write(connection: Connection, basis: Basis, before: Mapping[str, State],
-           after: Mapping[str, State]) -> None:
+def _write(
+    connection: Connection, basis: Basis, before: Mapping[str, State], after: Mapping[str, State]
+) -> None:
     """Store the learners' new states and add the change of their contributions."""
     questions: dict = {}
     lessons: dict = {}
@@ -339,46 +382,89 @@ def _write(connection: Connection, basis: Basis, before: Mapping[str, State],
             connection.execute(
                 delete(FIRST).where(
                     FIRST.c.learner_id == learner,
-                    tuple_(FIRST.c.lesson_slug, FIRST.c.question_id, FIRST.c.question_hash).in_(gone),
+                    tuple_(FIRST.c.lesson_slug, FIRST.c.question_id, FIRST.c.question_hash).in_(
+                        gone
+                    ),
                 )
             )
         changed = [
-            {"learner_id": learner, "lesson_slug": k[0], "question_id": k[1], "question_hash": k[2],
-             "attempt_id": t.attempt_id, "created_at": t.created_at, "chosen": t.chosen,
-             "correct": t.correct, "attempts": t.attempts, "rights": t.rights, "last_at": t.last_at}
-            for k, t in sorted(new_state.items()) if old_state.get(k) != t
+            {
+                "learner_id": learner,
+                "lesson_slug": k[0],
+                "question_id": k[1],
+                "question_hash": k[2],
+                "attempt_id": t.attempt_id,
+                "created_at": t.created_at,
+                "chosen": t.chosen,
+                "correct": t.correct,
+                "attempts": t.attempts,
+                "rights": t.rights,
+                "last_at": t.last_at,
+            }
+            for k, t in sorted(new_state.items())
+            if old_state.get(k) != t
         ]
         if changed:
             stmt = _insert(connection, FIRST)
             stmt = stmt.on_conflict_do_update(
                 index_elements=["learner_id", "lesson_slug", "question_id", "question_hash"],
-                set_={c: stmt.excluded[c] for c in
-                      ("attempt_id", "created_at", "chosen", "correct", "attempts", "rights", "last_at")},
+                set_={
+                    c: stmt.excluded[c]
+                    for c in (
+                        "attempt_id",
+                        "created_at",
+                        "chosen",
+                        "correct",
+                        "attempts",
+                        "rights",
+                        "last_at",
+                    )
+                },
             )
             connection.execute(stmt, changed)
         if new.learner is None:
             connection.execute(delete(LEARNER_TALLY).where(LEARNER_TALLY.c.learner_id == learner))
         elif new.learner != old.learner:
+            last_at, score, answers = new.learner
             stmt = _insert(connection, LEARNER_TALLY).values(
-                learner_id=learner, last_at=new.learner[0], score=new.learner[1]
+                learner_id=learner, last_at=last_at, score=score, answers=answers
             )
-            connection.execute(stmt.on_conflict_do_update(
-                index_elements=["learner_id"],
-                set_={"last_at": stmt.excluded.last_at, "score": stmt.excluded.score},
-            ))
-    _add(connection, QUESTION, ("lesson_slug", "question_id", "question_hash"),
-         ("attempts", "learners", "first_right"), questions)
-    _add(connection, LESSON, ("lesson_slug",), ("started", "completed"),
-         {(slug,): v for slug, v in lessons.items()})
-    _add(connection, SCORE, ("lesson_slug", "question_id", "score", "chosen"), ("learners", "rights"),
-         scores)
+            connection.execute(
+                stmt.on_conflict_do_update(
+                    index_elements=["learner_id"],
+                    set_={c: stmt.excluded[c] for c in ("last_at", "score", "answers")},
+                )
+            )
+    _add(
+        connection,
+        QUESTION,
+        ("lesson_slug", "question_id", "question_hash"),
+        ("attempts", "learners", "first_right"),
+        questions,
+    )
+    _add(
+        connection,
+        LESSON,
+        ("lesson_slug",),
+        ("started", "completed"),
+        {(slug,): v for slug, v in lessons.items()},
+    )
+    _add(
+        connection,
+        SCORE,
+        ("lesson_slug", "question_id", "score", "chosen"),
+        ("learners", "rights"),
+        scores,
+    )
     _drop_empty(connection, bool(questions), bool(scores))
 
 
 def _drop_empty(connection: Connection, questions: bool, scores: bool) -> None:
     """Delete counter rows that went back to zero (so a recount finds the same rows)."""
     if questions:
-        connection.execute(delete(QUESTION).where(QUESTION.c.learners == 0, QUESTION.c.attempts == 0))
+        connection.execute(
+            delete(QUESTION).where(QUESTION.c.learners == 0, QUESTION.c.attempts == 0)
+        )
     if scores:
         connection.execute(delete(SCORE).where(SCORE.c.learners == 0))
     connection.execute(delete(LESSON).where(LESSON.c.started == 0, LESSON.c.completed == 0))
@@ -403,32 +489,81 @@ def rebuild(db: Session | Connection) -> None:
         connection.execute(text("LOCK TABLE attempt, tally_basis IN EXCLUSIVE MODE"))
     for table in (SCORE, LESSON, LEARNER_TALLY, QUESTION, FIRST):
         connection.execute(delete(table))
-    version = (ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id,
-               ATTEMPT.c.question_hash)
-    ranked = select(
-        *version, ATTEMPT.c.id, ATTEMPT.c.created_at, ATTEMPT.c.chosen, ATTEMPT.c.correct,
-        func.row_number().over(partition_by=version, order_by=first_try_order(ATTEMPT)).label("n"),
-        func.count().over(partition_by=version).label("attempts"),
-        _count(ATTEMPT.c.correct).over(partition_by=version).label("rights"),
-        func.max(ATTEMPT.c.created_at).over(partition_by=version).label("last_at"),
-    ).where(ATTEMPT.c.learner_id.in_(select(LEARNER.c.id))).subquery("ranked")
-    columns = ["learner_id", "lesson_slug", "question_id", "question_hash", "attempt_id",
-               "created_at", "chosen", "correct", "attempts", "rights", "last_at"]
-    connection.execute(insert(FIRST).from_select(columns, select(
-        ranked.c.learner_id, ranked.c.lesson_slug, ranked.c.question_id, ranked.c.question_hash,
-        ranked.c.id, ranked.c.created_at, ranked.c.chosen, ranked.c.correct, ranked.c.attempts,
-        ranked.c.rights, ranked.c.last_at,
-    ).where(ranked.c.n == 1)))
-    connection.execute(insert(QUESTION).from_select(
-        ["lesson_slug", "question_id", "question_hash", "attempts", "learners", "first_right"],
-        select(FIRST.c.lesson_slug, FIRST.c.question_id, FIRST.c.question_hash,
-               func.sum(FIRST.c.attempts), func.count(), _count(FIRST.c.correct))
-        .group_by(FIRST.c.lesson_slug, FIRST.c.question_id, FIRST.c.question_hash),
-    ))
-    connection.execute(insert(LEARNER_TALLY).from_select(
-        ["learner_id", "last_at", "score"],
-        select(FIRST.c.learner_id, func.max(FIRST.c.last_at), literal(0)).group_by(FIRST.c.learner_id),
-    ))
+    version = (
+        ATTEMPT.c.learner_id,
+        ATTEMPT.c.lesson_slug,
+        ATTEMPT.c.question_id,
+        ATTEMPT.c.question_hash,
+    )
+    ranked = (
+        select(
+            *version,
+            ATTEMPT.c.id,
+            ATTEMPT.c.created_at,
+            ATTEMPT.c.chosen,
+            ATTEMPT.c.correct,
+            func.row_number()
+            .over(partition_by=version, order_by=first_try_order(ATTEMPT))
+            .label("n"),
+            func.count().over(partition_by=version).label("attempts"),
+            _count(ATTEMPT.c.correct).over(partition_by=version).label("rights"),
+            func.max(ATTEMPT.c.created_at).over(partition_by=version).label("last_at"),
+        )
+        .where(ATTEMPT.c.learner_id.in_(select(LEARNER.c.id)))
+        .subquery("ranked")
+    )
+    columns = [
+        "learner_id",
+        "lesson_slug",
+        "question_id",
+        "question_hash",
+        "attempt_id",
+        "created_at",
+        "chosen",
+        "correct",
+        "attempts",
+        "rights",
+        "last_at",
+    ]
+    connection.execute(
+        insert(FIRST).from_select(
+            columns,
+            select(
+                ranked.c.learner_id,
+                ranked.c.lesson_slug,
+                ranked.c.question_id,
+                ranked.c.question_hash,
+                ranked.c.id,
+                ranked.c.created_at,
+                ranked.c.chosen,
+                ranked.c.correct,
+                ranked.c.attempts,
+                ranked.c.rights,
+                ranked.c.last_at,
+            ).where(ranked.c.n == 1),
+        )
+    )
+    connection.execute(
+        insert(QUESTION).from_select(
+            ["lesson_slug", "question_id", "question_hash", "attempts", "learners", "first_right"],
+            select(
+                FIRST.c.lesson_slug,
+                FIRST.c.question_id,
+                FIRST.c.question_hash,
+                func.sum(FIRST.c.attempts),
+                func.count(),
+                _count(FIRST.c.correct),
+            ).group_by(FIRST.c.lesson_slug, FIRST.c.question_id, FIRST.c.question_hash),
+        )
+    )
+    connection.execute(
+        insert(LEARNER_TALLY).from_select(
+            ["learner_id", "last_at", "score", "answers"],
+            select(FIRST.c.learner_id, func.max(FIRST.c.last_at), literal(0), literal("")).group_by(
+                FIRST.c.learner_id
+            ),
+        )
+    )
     _recount_basis(connection)
 
 
@@ -451,16 +586,20 @@ def sync_basis(db: Session | Connection, versions: Iterable[Key]) -> bool:
         connection.execute(text("LOCK TABLE tally_basis IN EXCLUSIVE MODE"))
     connection.execute(delete(BASIS))
     if wanted:
-        connection.execute(insert(BASIS), [
-            {"lesson_slug": s, "question_id": q, "question_hash": h} for s, q, h in sorted(wanted)
-        ])
+        connection.execute(
+            insert(BASIS),
+            [
+                {"lesson_slug": s, "question_id": q, "question_hash": h}
+                for s, q, h in sorted(wanted)
+            ],
+        )
     _recount_basis(connection)
     return True
 
 
 def _recount_basis(connection: Connection) -> None:
-    """Recount ``learner_tally.score``, ``lesson_tally`` and ``score_tally`` in SQL from
-    ``first_try`` and the basis."""
+    """Recount ``learner_tally.score`` and ``.answers``, ``lesson_tally`` and ``score_tally``
+    in SQL, from ``first_try`` and the basis."""
     for table in (SCORE, LESSON):
         connection.execute(delete(table))
     current = and_(
@@ -474,7 +613,22 @@ def _recount_basis(connection: Connection) -> None:
         .where(FIRST.c.learner_id == LEARNER_TALLY.c.learner_id, FIRST.c.correct)
         .scalar_subquery()
     )
-    connection.execute(update(LEARNER_TALLY).values(score=score))
+    line = (
+        FIRST.c.lesson_slug
+        + FIELD
+        + FIRST.c.question_id
+        + FIELD
+        + FIRST.c.chosen
+        + FIELD
+        + case((FIRST.c.correct, "1"), else_="0")
+    )
+    answers = (
+        select(func.coalesce(func.aggregate_strings(line, LINE), ""))
+        .select_from(FIRST.join(BASIS, current))
+        .where(FIRST.c.learner_id == LEARNER_TALLY.c.learner_id)
+        .scalar_subquery()
+    )
+    connection.execute(update(LEARNER_TALLY).values(score=score, answers=answers))
     totals = (
         select(BASIS.c.lesson_slug, func.count().label("total"))
         .group_by(BASIS.c.lesson_slug)
@@ -486,24 +640,46 @@ def _recount_basis(connection: Connection) -> None:
     per_learner = (
         select(
             FIRST.c.lesson_slug,
-            func.count(func.distinct(case((FIRST.c.rights > 0, FIRST.c.question_id)))).label("right"),
+            func.count(func.distinct(case((FIRST.c.rights > 0, FIRST.c.question_id)))).label(
+                "right"
+            ),
         )
         .select_from(FIRST.join(BASIS, same_question))
         .group_by(FIRST.c.learner_id, FIRST.c.lesson_slug)
         .subquery("per_learner")
     )
-    connection.execute(insert(LESSON).from_select(
-        ["lesson_slug", "started", "completed"],
-        select(per_learner.c.lesson_slug, func.count(),
-               _count(done_sql(per_learner.c.right, totals.c.total)))
-        .select_from(per_learner.join(totals, totals.c.lesson_slug == per_learner.c.lesson_slug))
-        .group_by(per_learner.c.lesson_slug),
-    ))
-    connection.execute(insert(SCORE).from_select(
-        ["lesson_slug", "question_id", "score", "chosen", "learners", "rights"],
-        select(FIRST.c.lesson_slug, FIRST.c.question_id, LEARNER_TALLY.c.score, FIRST.c.chosen,
-               func.count(), _count(FIRST.c.correct))
-        .select_from(FIRST.join(BASIS, current).join(
-            LEARNER_TALLY, LEARNER_TALLY.c.learner_id == FIRST.c.learner_id))
-        .group_by(FIRST.c.lesson_slug, FIRST.c.question_id, LEARNER_TALLY.c.score, FIRST.c.chosen),
-    ))
+    connection.execute(
+        insert(LESSON).from_select(
+            ["lesson_slug", "started", "completed"],
+            select(
+                per_learner.c.lesson_slug,
+                func.count(),
+                _count(done_sql(per_learner.c.right, totals.c.total)),
+            )
+            .select_from(
+                per_learner.join(totals, totals.c.lesson_slug == per_learner.c.lesson_slug)
+            )
+            .group_by(per_learner.c.lesson_slug),
+        )
+    )
+    connection.execute(
+        insert(SCORE).from_select(
+            ["lesson_slug", "question_id", "score", "chosen", "learners", "rights"],
+            select(
+                FIRST.c.lesson_slug,
+                FIRST.c.question_id,
+                LEARNER_TALLY.c.score,
+                FIRST.c.chosen,
+                func.count(),
+                _count(FIRST.c.correct),
+            )
+            .select_from(
+                FIRST.join(BASIS, current).join(
+                    LEARNER_TALLY, LEARNER_TALLY.c.learner_id == FIRST.c.learner_id
+                )
+            )
+            .group_by(
+                FIRST.c.lesson_slug, FIRST.c.question_id, LEARNER_TALLY.c.score, FIRST.c.chosen
+            ),
+        )
+    )

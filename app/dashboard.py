@@ -11,16 +11,14 @@ are in ``app/rules.py``; the judgement of the figures in ``app/item_analysis.py`
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-
-from collections.abc import Mapping
 
 from sqlalchemy import case, func, select, true, tuple_, union_all
 from sqlmodel import Session, SQLModel
 
 from app.aggregates import (
-    FIRST,
     LEARNER_TALLY,
     LESSON,
     QUESTION,
@@ -29,6 +27,7 @@ from app.aggregates import (
     State,
     Try,
     course_score,
+    decode_answers,
     read_basis,
     stored_states,
     sync_basis,
@@ -177,8 +176,7 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
         ids = set(lesson.questions)
         started = completed = 0
         for state in states.values():
-            answered = {qid for (slug, qid, _), t in state.items() if slug == lesson.slug and qid in ids}
-            if not answered:
+            if not any(slug == lesson.slug and qid in ids for slug, qid, _ in state):
                 continue
             started += 1
             right = {
@@ -252,8 +250,8 @@ def item_stats(
     """Every current question's item analysis, by ``(lesson slug, question id)``.
 
     Every learner: from ``question_tally`` and ``score_tally`` (after :func:`prepare`),
-    plus, per question, the learners on the edge of each 27% group (those with the boundary
-    score, by learner id: at most two short index reads). ``class_id``: only that class's
+    plus the ``learner_tally`` rows of the learners whose score is cut by the edge of a 27%
+    group (one query; they are taken by learner id). ``class_id``: only that class's
     learners (the groups are then the class's), judged in Python.
 
     Returns:
@@ -280,26 +278,62 @@ def item_stats(
                SCORE.c.learners, SCORE.c.rights).where(SCORE.c.learners > 0)
     ):
         buckets[(slug, qid)][score].append((chosen, learners, rights))
-    out = {}
+    plans = {}
     for lesson in course.lessons:
         for question in lesson.questions.values():
             key = (lesson.slug, question.id)
             by_score = buckets.get(key, {})
+            k = group_size(sum(n for cells in by_score.values() for _, n, _ in cells))
+            plans[key] = (by_score, _plan(by_score, k, top=True), _plan(by_score, k, top=False))
+    edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
+    on_edge: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    if edges:
+        for _learner, score, answers in db.exec(
+            select(LEARNER_TALLY.c.learner_id, LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
+            .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
+            .order_by(LEARNER_TALLY.c.learner_id)
+        ):
+            on_edge[score].append(answers)
+    decoded: dict[int, dict] = {}
+
+    def edge_cells(key, edge, top: bool) -> list:
+        if edge is None:
+            return []
+        score, wanted = edge
+        rows = on_edge[score] if top else reversed(on_edge[score])
+        cells = []
+        for answers in rows:
+            if len(cells) == wanted:
+                break
+            found = decoded.setdefault(id(answers), decode_answers(answers)).get(key)
+            if found is not None:
+                cells.append((found[0], 1, int(found[1])))
+        return cells
+
+    out = {}
+    for lesson in course.lessons:
+        for question in lesson.questions.values():
+            key = (lesson.slug, question.id)
+            by_score, (upper, upper_edge), (lower, lower_edge) = plans[key]
             every = [cell for cells in by_score.values() for cell in cells]
-            k = group_size(sum(n for _, n, _ in every))
-            version = (lesson.slug, question.id, question.content_hash)
-            upper = _group(db, version, by_score, k, top=True)
-            lower = _group(db, version, by_score, k, top=False)
-            out[key] = _stats(attempts.get(key, 0), every, upper, lower, question)
+            out[key] = _stats(
+                attempts.get(key, 0),
+                every,
+                upper + edge_cells(key, upper_edge, True),
+                lower + edge_cells(key, lower_edge, False),
+                question,
+            )
     return out
 
 
-def _group(db: Session, version, by_score: dict[int, list], k: int, top: bool) -> list:
-    """The cells of the upper (``top``) or lower group of ``k`` learners.
+def _plan(by_score: dict[int, list], k: int, top: bool) -> tuple[list, tuple[int, int] | None]:
+    """The upper (``top``) or lower group of ``k`` learners, cut from the score buckets.
 
-    Whole score buckets come from ``score_tally``; in the bucket the group's edge cuts,
-    the learners are taken one by one by id (ascending for the top, descending for the
-    bottom: the ranking's tie-break, see :func:`app.rules.ranked`).
+    Returns:
+        The cells of the whole buckets in the group, and the edge: ``(score, how many)`` of
+        the bucket the group's edge cuts (``None`` when it cuts none). Those learners are
+        taken by id, ascending for the top and descending for the bottom: the ranking's
+        tie-break (see :func:`app.rules.ranked`).
     """
     cells: list = []
     taken = 0
@@ -311,19 +345,8 @@ def _group(db: Session, version, by_score: dict[int, list], k: int, top: bool) -
             cells.extend(by_score[score])
             taken += size
             continue
-        slug, qid, qhash = version
-        order = LEARNER_TALLY.c.learner_id.asc() if top else LEARNER_TALLY.c.learner_id.desc()
-        edge = db.exec(
-            select(FIRST.c.chosen, FIRST.c.correct)
-            .select_from(LEARNER_TALLY.join(FIRST, FIRST.c.learner_id == LEARNER_TALLY.c.learner_id))
-            .where(LEARNER_TALLY.c.score == score, FIRST.c.lesson_slug == slug,
-                   FIRST.c.question_id == qid, FIRST.c.question_hash == qhash)
-            .order_by(order)
-            .limit(k - taken)
-        )
-        cells.extend((chosen, 1, int(bool(correct))) for chosen, correct in edge)
-        break
-    return cells
+        return cells, (score, k - taken)
+    return cells, None
 
 
 def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, int]]:

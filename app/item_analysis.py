@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from app.i18n import gettext
 from app.rules import GROUP_PERCENT as GROUP_PERCENT
 from app.rules import group_size
+
 EASY_ABOVE = 0.90
 HARD_BELOW = 0.30
 LURE_MIN_SHARE = 0.20

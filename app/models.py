@@ -465,6 +465,10 @@ class LearnerTally(SQLModel, table=True):
     Attributes:
         last_at: the learner's latest attempt, UTC.
         score: first tries right at the basis versions (the course score that ranks learners).
+        answers: the first tries at the basis versions, one line each, ``slug``, ``question
+            id``, ``chosen`` and ``1``/``0`` (right or not) separated by tabs, in no set
+            order (``app.aggregates.decode_answers``); read for the learners on the edge of
+            a 27% group.
     """
 
     __tablename__ = "learner_tally"
@@ -475,6 +479,7 @@ class LearnerTally(SQLModel, table=True):
     )
     last_at: datetime
     score: int
+    answers: str = Field(default="", sa_type=sa.Text)
 
 
 class LessonTally(SQLModel, table=True):

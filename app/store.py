@@ -9,8 +9,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.aggregates import record_in_aggregates
-from app.grading import AttemptFact
 from app.db import begin_write
+from app.grading import AttemptFact
 from app.models import Attempt, Learner, Walk, utcnow
 from app.rules import first_try_order
 

@@ -76,6 +76,7 @@ def upgrade() -> None:
     sa.Column('learner_id', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
     sa.Column('last_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
     sa.Column('score', sa.Integer(), nullable=False),
+    sa.Column('answers', sa.Text(), nullable=False),
     sa.ForeignKeyConstraint(['learner_id'], ['learner.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('learner_id')
     )
