@@ -10,7 +10,8 @@ are in ``app/rules.py``; the judgement of the figures in ``app/item_analysis.py`
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,15 +20,16 @@ from sqlalchemy import case, func, select, true, tuple_, union_all
 from sqlmodel import Session, SQLModel
 
 from app.aggregates import (
+    FIELD,
     LEARNER_TALLY,
     LESSON,
+    LINE,
     QUESTION,
     SCORE,
     Basis,
     State,
     Try,
     course_score,
-    decode_answers,
     read_basis,
     stored_states,
     sync_basis,
@@ -119,14 +121,16 @@ def activity(db: Session, now: datetime, class_id: int | None = None) -> Activit
         select(WALK.c.learner_id, WALK.c.created_at).where(_in_class(WALK.c.learner_id, class_id)),
     ).subquery("events")
 
-    def since(days: int):
-        return func.count(
-            func.distinct(
-                case((events.c.created_at >= now - timedelta(days=days), events.c.learner_id))
-            )
-        )
+    latest = (
+        select(func.max(events.c.created_at).label("at"))
+        .group_by(events.c.learner_id)
+        .subquery("latest")
+    )
 
-    row = db.exec(select(func.count(func.distinct(events.c.learner_id)), since(7), since(30))).one()
+    def since(days: int):
+        return func.coalesce(func.sum(case((latest.c.at >= now - timedelta(days=days), 1), else_=0)), 0)
+
+    row = db.exec(select(func.count(), since(7), since(30))).one()
     return Activity(*row)
 
 
@@ -286,29 +290,31 @@ def item_stats(
             k = group_size(sum(n for cells in by_score.values() for _, n, _ in cells))
             plans[key] = (by_score, _plan(by_score, k, top=True), _plan(by_score, k, top=False))
     edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
-    on_edge: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    on_edge: dict[int, list[str]] = defaultdict(list)
     if edges:
-        for _learner, score, answers in db.exec(
-            select(LEARNER_TALLY.c.learner_id, LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
+        for score, answers in db.exec(
+            select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
             .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
             .order_by(LEARNER_TALLY.c.learner_id)
         ):
             on_edge[score].append(answers)
-    decoded: dict[int, dict] = {}
+    joined = {score: LINE + (LINE + LINE).join(rows) + LINE for score, rows in on_edge.items()}
 
     def edge_cells(key, edge, top: bool) -> list:
+        """The first learners by id (the last, for the bottom) in the edge's bucket, counted.
+
+        Each learner's answers hold at most one line per question, so the matches of the
+        question's line in the bucket's answers, in order, are its learners in id order.
+        """
         if edge is None:
             return []
         score, wanted = edge
-        rows = on_edge[score] if top else reversed(on_edge[score])
-        cells = []
-        for answers in rows:
-            if len(cells) == wanted:
-                break
-            found = decoded.setdefault(id(answers), decode_answers(answers)).get(key)
-            if found is not None:
-                cells.append((found[0], 1, int(found[1])))
-        return cells
+        line = re.compile(
+            re.escape(LINE + FIELD.join(key) + FIELD) + f"([^{FIELD}{LINE}]*){FIELD}([01]){LINE}"
+        )
+        found = line.findall(joined[score])
+        counted = Counter(found[:wanted] if top else found[-wanted:])
+        return [(chosen, n, n * int(right)) for (chosen, right), n in counted.items()]
 
     out = {}
     for lesson in course.lessons:
