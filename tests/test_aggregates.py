@@ -48,7 +48,12 @@ from app.models import (
     TallyBasis,
 )
 from app.store import record_attempt
-from tests.conftest import make_settings
+from tests.conftest import (
+    BACKENDS,
+    create_postgres_database,
+    drop_postgres_database,
+    make_settings,
+)
 from tests.test_dashboard import write_cohort_lessons
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
@@ -70,16 +75,20 @@ merge = st.tuples(
 operations = st.lists(st.one_of(answer, answer, answer, answer, forget, merge), max_size=40)
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """A migrated database and the cohort's course (three lessons, six questions)."""
+@pytest.fixture(scope="module", params=BACKENDS)
+def world(request, tmp_path_factory):
+    """A migrated database (SQLite, and PostgreSQL when one runs) and the cohort's course
+    (three lessons, six questions)."""
     tmp = tmp_path_factory.mktemp("agregados")
     folder = tmp / "lessons"
     write_cohort_lessons(folder)
     course = load_course(folder)
-    engine = make_engine(make_settings(tmp, folder).database_url)
+    url = create_postgres_database() if request.param == "postgresql" else None
+    engine = make_engine(make_settings(tmp, folder, url).database_url)
     yield course, engine
     engine.dispose()
+    if url:
+        drop_postgres_database(url)
 
 
 def _questions(course):
