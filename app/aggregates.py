@@ -65,6 +65,9 @@ SCORE = ScoreTally.__table__
 BASIS = TallyBasis.__table__
 
 Key = tuple[str, str, str]  # lesson slug, question id, question version
+FIRST_KEY = ("learner_id", "lesson_slug", "question_id", "question_hash")
+FIRST_VALUES = ("attempt_id", "created_at", "chosen", "correct", "attempts", "rights", "last_at")
+LEARNER_VALUES = ("last_at", "score", "answers")
 
 
 @dataclass(frozen=True)
@@ -238,9 +241,23 @@ def _minus(new: Mapping, old: Mapping, into: dict) -> None:
         )
 
 
-def _insert(connection: Connection, table):
-    """The dialect's ``INSERT`` that knows ``ON CONFLICT`` (SQLite and PostgreSQL)."""
-    return (postgresql if connection.dialect.name == "postgresql" else sqlite).insert(table)
+_UPSERTS: dict[tuple[str, str], object] = {}
+
+
+def _upsert(connection: Connection, table, keys: Sequence[str], values: Sequence[str], add: bool):
+    """The dialect's ``INSERT ... ON CONFLICT (keys) DO UPDATE`` for ``table``, built once.
+
+    ``add``: the conflicting row's ``values`` are increased by the new ones (counters);
+    otherwise replaced.
+    """
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    cached = _UPSERTS.get((dialect, table.name))
+    if cached is None:
+        stmt = (postgresql if dialect == "postgresql" else sqlite).insert(table)
+        change = {v: (table.c[v] + stmt.excluded[v]) if add else stmt.excluded[v] for v in values}
+        cached = stmt.on_conflict_do_update(index_elements=list(keys), set_=change)
+        _UPSERTS[(dialect, table.name)] = cached
+    return cached
 
 
 def _add(
@@ -257,11 +274,7 @@ def _add(
     ]
     if not rows:
         return
-    stmt = _insert(connection, table)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=list(keys), set_={v: table.c[v] + stmt.excluded[v] for v in values}
-    )
-    connection.execute(stmt, rows)
+    connection.execute(_upsert(connection, table, keys, values, add=True), rows)
 
 
 def _lock(connection: Connection, learner_ids: Sequence[str]) -> Basis:
@@ -405,35 +418,16 @@ def _write(
             if old_state.get(k) != t
         ]
         if changed:
-            stmt = _insert(connection, FIRST)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=["learner_id", "lesson_slug", "question_id", "question_hash"],
-                set_={
-                    c: stmt.excluded[c]
-                    for c in (
-                        "attempt_id",
-                        "created_at",
-                        "chosen",
-                        "correct",
-                        "attempts",
-                        "rights",
-                        "last_at",
-                    )
-                },
+            connection.execute(
+                _upsert(connection, FIRST, FIRST_KEY, FIRST_VALUES, add=False), changed
             )
-            connection.execute(stmt, changed)
         if new.learner is None:
             connection.execute(delete(LEARNER_TALLY).where(LEARNER_TALLY.c.learner_id == learner))
         elif new.learner != old.learner:
             last_at, score, answers = new.learner
-            stmt = _insert(connection, LEARNER_TALLY).values(
-                learner_id=learner, last_at=last_at, score=score, answers=answers
-            )
             connection.execute(
-                stmt.on_conflict_do_update(
-                    index_elements=["learner_id"],
-                    set_={c: stmt.excluded[c] for c in ("last_at", "score", "answers")},
-                )
+                _upsert(connection, LEARNER_TALLY, ("learner_id",), LEARNER_VALUES, add=False),
+                {"learner_id": learner, "last_at": last_at, "score": score, "answers": answers},
             )
     _add(
         connection,
@@ -456,18 +450,27 @@ def _write(
         ("learners", "rights"),
         scores,
     )
-    _drop_empty(connection, bool(questions), bool(scores))
+    _drop_empty(connection, questions, lessons, scores)
 
 
-def _drop_empty(connection: Connection, questions: bool, scores: bool) -> None:
-    """Delete counter rows that went back to zero (so a recount finds the same rows)."""
-    if questions:
+def _drop_empty(connection: Connection, questions: dict, lessons: dict, scores: dict) -> None:
+    """Delete counter rows that went back to zero (so a recount finds the same rows).
+
+    Only a table that was decreased can hold one: new answers alone decrease only the
+    score buckets a learner left.
+    """
+
+    def decreased(deltas: dict) -> bool:
+        return any(v < 0 for delta in deltas.values() for v in delta)
+
+    if decreased(questions):
         connection.execute(
             delete(QUESTION).where(QUESTION.c.learners == 0, QUESTION.c.attempts == 0)
         )
-    if scores:
+    if decreased(scores):
         connection.execute(delete(SCORE).where(SCORE.c.learners == 0))
-    connection.execute(delete(LESSON).where(LESSON.c.started == 0, LESSON.c.completed == 0))
+    if decreased(lessons):
+        connection.execute(delete(LESSON).where(LESSON.c.started == 0, LESSON.c.completed == 0))
 
 
 def _count(condition):
