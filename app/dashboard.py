@@ -128,7 +128,8 @@ def activity(db: Session, now: datetime, class_id: int | None = None) -> Activit
     )
 
     def since(days: int):
-        return func.coalesce(func.sum(case((latest.c.at >= now - timedelta(days=days), 1), else_=0)), 0)
+        recent = case((latest.c.at >= now - timedelta(days=days), 1), else_=0)
+        return func.coalesce(func.sum(recent), 0)
 
     row = db.exec(select(func.count(), since(7), since(30))).one()
     return Activity(*row)

@@ -16,7 +16,6 @@ from alembic import op
 
 from app.aggregates import rebuild
 
-
 revision = '0008'
 down_revision = '0007'
 branch_labels = None
