@@ -1,24 +1,44 @@
-"""The instructor dashboard's figures, each one an aggregate computed by the database.
+"""The instructor dashboard's figures, read from the aggregates kept as answers are written.
 
-No query returns one row per learner or per attempt: the rows that come back are
-bounded by the number of lessons, questions, options and tree results, so the page
-costs the same with ten learners or ten thousand. The SQL runs on SQLite (≥ 3.25, for
-window functions) and on PostgreSQL. The rules that judge the figures are in
-``app/item_analysis.py``.
+For every learner the figures come from ``app/aggregates.py``'s counters: the rows read
+are bounded by the number of lessons, questions, scores and answers, plus at most the two
+27% groups' boundary learners of each question, so the page costs about the same with ten
+learners or ten thousand. A class's figures come from its learners' ``first_try`` rows,
+judged in Python by the same rules (:func:`python_funnel`, :func:`python_items`). The rules
+are in ``app/rules.py``; the judgement of the figures in ``app/item_analysis.py``.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, case, func, select, true, tuple_, union_all
-from sqlmodel import SQLModel, Session
+from sqlalchemy import case, func, select, true, tuple_, union_all
+from sqlmodel import Session, SQLModel
 
+from app.aggregates import (
+    FIELD,
+    LEARNER_TALLY,
+    LESSON,
+    LINE,
+    QUESTION,
+    SCORE,
+    Basis,
+    State,
+    Try,
+    course_score,
+    read_basis,
+    stored_states,
+    sync_basis,
+)
 from app.content.course import Course
+from app.db import begin_write
 from app.item_analysis import ItemStats, OptionCounts
 from app.models import Attempt, ClassMember, Learner, Walk
+from app.rules import group_size, is_done, ranked
 
 ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
 WALK = SQLModel.metadata.tables[Walk.__tablename__]
@@ -74,195 +94,266 @@ def current_versions(course: Course) -> list[tuple[str, str, str]]:
     ]
 
 
+def prepare(db: Session, course: Course) -> None:
+    """Make the course's current question versions the aggregates' basis (committed).
+
+    Cheap when nothing changed; after a question is edited, added or removed, the
+    score-dependent counters are recounted once (see :func:`app.aggregates.sync_basis`).
+    """
+    versions = current_versions(course)
+    if Basis(frozenset(versions)) == read_basis(db.connection()):
+        return
+    begin_write(db)
+    sync_basis(db, versions)
+    db.commit()
+
+
 def activity(db: Session, now: datetime, class_id: int | None = None) -> Activity:
-    """Count the learners active in the last 7 and 30 days (one query).
+    """Count the learners active in the last 7 and 30 days (one query over the learners'
+    latest attempt, kept in ``learner_tally``, and their walks).
 
     ``class_id``: only that class's learners.
     """
     events = union_all(
-        select(ATTEMPT.c.learner_id, ATTEMPT.c.created_at).where(
-            _in_class(ATTEMPT.c.learner_id, class_id)
+        select(LEARNER_TALLY.c.learner_id, LEARNER_TALLY.c.last_at.label("created_at")).where(
+            _in_class(LEARNER_TALLY.c.learner_id, class_id)
         ),
         select(WALK.c.learner_id, WALK.c.created_at).where(_in_class(WALK.c.learner_id, class_id)),
     ).subquery("events")
 
-    def since(days: int):
-        return func.count(
-            func.distinct(
-                case((events.c.created_at >= now - timedelta(days=days), events.c.learner_id))
-            )
-        )
+    latest = (
+        select(func.max(events.c.created_at).label("at"))
+        .group_by(events.c.learner_id)
+        .subquery("latest")
+    )
 
-    row = db.exec(select(func.count(func.distinct(events.c.learner_id)), since(7), since(30))).one()
+    def since(days: int):
+        recent = case((latest.c.at >= now - timedelta(days=days), 1), else_=0)
+        return func.coalesce(func.sum(recent), 0)
+
+    row = db.exec(select(func.count(), since(7), since(30))).one()
     return Activity(*row)
 
 
 def funnel(db: Session, course: Course, class_id: int | None = None) -> list[FunnelStep]:
     """Per lesson, in course order: learners who started it and learners who completed it.
 
-    Completion follows the learner's own rule: every current question answered right at
-    least once, in any version (one query). ``class_id``: only that class's learners.
+    Completion follows the learner's own rule (:func:`app.rules.is_done`). Every learner:
+    read from ``lesson_tally`` (after :func:`prepare`); ``class_id``: only that class's
+    learners, judged in Python from their ``first_try`` rows.
     """
-    totals = {lesson.slug: len(lesson.questions) for lesson in course.lessons if lesson.questions}
-    if not totals:
-        return []
-    ids = [(slug, qid) for slug, qid, _ in current_versions(course)]
-    per_learner = (
-        select(
-            ATTEMPT.c.lesson_slug,
-            func.count(func.distinct(case((ATTEMPT.c.correct, ATTEMPT.c.question_id)))).label(
-                "right"
-            ),
+    if class_id is not None:
+        return python_funnel(class_states(db, class_id), course)
+    prepare(db, course)
+    found = {
+        slug: (started, completed)
+        for slug, started, completed in db.exec(
+            select(LESSON.c.lesson_slug, LESSON.c.started, LESSON.c.completed)
         )
-        .where(tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id).in_(ids))
-        .where(_in_class(ATTEMPT.c.learner_id, class_id))
-        .group_by(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug)
-        .subquery("per_learner")
-    )
-    total = case(totals, value=per_learner.c.lesson_slug, else_=0)
-    rows = db.exec(
-        select(
-            per_learner.c.lesson_slug,
-            func.count(),
-            func.sum(case((per_learner.c.right >= total, 1), else_=0)),
-        ).group_by(per_learner.c.lesson_slug)
-    )
-    found = {slug: (started, completed or 0) for slug, started, completed in rows}
-    return [FunnelStep(slug, *found.get(slug, (0, 0))) for slug in totals]
+    }
+    return [
+        FunnelStep(lesson.slug, *found.get(lesson.slug, (0, 0)))
+        for lesson in course.lessons
+        if lesson.questions
+    ]
 
 
-def first_tries(versions: list[tuple[str, str, str]], class_id: int | None = None):
-    """A subquery: each learner's first attempt at each question's current version, with the
-    learner's course score (how many current questions they got right on the first try).
+def class_states(db: Session, class_id: int) -> dict[str, State]:
+    """The ``first_try`` states of a class's learners (a learner with no answer is left out)."""
+    ids = [row[0] for row in db.exec(class_learners(class_id))]
+    return stored_states(db.connection(), ids)
 
-    "First" is the oldest (by time, then id), as in the learner's own progress. The score
-    is a window over the same rows, so no join is needed (the plan stays a few sorts).
-    ``class_id``: only that class's learners.
+
+def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelStep]:
+    """The funnel judged in Python from learners' states (the rules of ``app/rules.py``).
+
+    Args:
+        states: learner id → state (see :func:`app.aggregates.fold`).
+        course: the course as it is now.
+
+    Returns:
+        One step per lesson with questions, in course order.
     """
-    order = func.row_number().over(
-        partition_by=(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id),
-        order_by=(ATTEMPT.c.created_at, ATTEMPT.c.id),
-    )
-    current = tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, ATTEMPT.c.question_hash)
-    tries = (
-        select(
-            ATTEMPT.c.learner_id,
-            ATTEMPT.c.lesson_slug,
-            ATTEMPT.c.question_id,
-            ATTEMPT.c.chosen,
-            ATTEMPT.c.correct,
-            order.label("try_number"),
-        )
-        .where(current.in_(versions))
-        .where(_in_class(ATTEMPT.c.learner_id, class_id))
-        .subquery("tries")
-    )
-    score = func.sum(case((tries.c.correct, 1), else_=0)).over(partition_by=tries.c.learner_id)
-    return (
-        select(
-            tries.c.learner_id,
-            tries.c.lesson_slug,
-            tries.c.question_id,
-            tries.c.chosen,
-            tries.c.correct,
-            score.label("score"),
-        )
-        .where(tries.c.try_number == 1)
-        .subquery("first_try")
-    )
+    out = []
+    for lesson in course.lessons:
+        if not lesson.questions:
+            continue
+        ids = set(lesson.questions)
+        started = completed = 0
+        for state in states.values():
+            if not any(slug == lesson.slug and qid in ids for slug, qid, _ in state):
+                continue
+            started += 1
+            right = {
+                qid for (slug, qid, _), t in state.items()
+                if slug == lesson.slug and qid in ids and t.rights
+            }
+            completed += is_done(len(right), len(ids))
+        out.append(FunnelStep(lesson.slug, started, completed))
+    return out
 
 
-def _grouped_first_tries(
-    versions: list[tuple[str, str, str]], class_id: int | None = None
-) -> Select:
-    """First tries counted by question, chosen options and group (top, middle, bottom 27%)."""
-    first = first_tries(versions, class_id)
-    question = (first.c.lesson_slug, first.c.question_id)
-    rank = func.row_number().over(
-        partition_by=question, order_by=(first.c.score.desc(), first.c.learner_id)
+def python_items(
+    states: Mapping[str, State], course: Course
+) -> dict[tuple[str, str], ItemStats]:
+    """Every current question's item analysis judged in Python from learners' states.
+
+    Args:
+        states: learner id → state.
+        course: the course as it is now.
+
+    Returns:
+        The figures by ``(lesson slug, question id)``; zeros for a question nobody answered.
+    """
+    basis = Basis(frozenset(current_versions(course)))
+    scores = {learner: course_score(state, basis) for learner, state in states.items()}
+    out = {}
+    for lesson in course.lessons:
+        for question in lesson.questions.values():
+            key = (lesson.slug, question.id, question.content_hash)
+            answered = [(scores[lr], lr, st[key]) for lr, st in states.items() if key in st]
+            upper, lower = ranked(answered)
+            every = [t for _, _, t in answered]
+            out[(lesson.slug, question.id)] = _stats(
+                sum(t.attempts for t in every),
+                *(_cells(group) for group in (every, upper, lower)),
+                question,
+            )
+    return out
+
+
+def _cells(tries: list[Try]) -> list[tuple[str, int, int]]:
+    """First tries as ``(chosen, learners, rights)`` cells, one learner each."""
+    return [(t.chosen, 1, int(t.correct)) for t in tries]
+
+
+def _stats(attempts: int, every, upper, lower, question) -> ItemStats:
+    """One question's figures from ``(chosen, learners, rights)`` cells of all learners and
+    of the two groups."""
+
+    def chose(cells, option_id: str) -> int:
+        return sum(n for chosen, n, _ in cells if option_id in chosen.split(","))
+
+    counts = tuple(
+        OptionCounts(o.id, o.id in question.answer, chose(every, o.id), chose(upper, o.id),
+                     chose(lower, o.id))
+        for o in question.options
     )
-    ranked = select(
-        first.c.lesson_slug,
-        first.c.question_id,
-        first.c.chosen,
-        first.c.correct,
-        rank.label("position"),
-        func.count().over(partition_by=question).label("learners"),
-    ).subquery("ranked")
-    k = (ranked.c.learners * 27 + 50) // 100  # app.item_analysis.group_size, in SQL
-    group = case(
-        (ranked.c.position <= k, "upper"),
-        (ranked.c.position > ranked.c.learners - k, "lower"),
-        else_="middle",
+    return ItemStats(
+        attempts,
+        sum(n for _, n, _ in every),
+        sum(r for _, _, r in every),
+        sum(r for _, _, r in upper),
+        sum(r for _, _, r in lower),
+        counts,
     )
-    return select(
-        ranked.c.lesson_slug,
-        ranked.c.question_id,
-        ranked.c.chosen,
-        group.label("grp"),
-        func.count(),
-        func.sum(case((ranked.c.correct, 1), else_=0)),
-    ).group_by(ranked.c.lesson_slug, ranked.c.question_id, ranked.c.chosen, group)
 
 
 def item_stats(
     db: Session, course: Course, class_id: int | None = None
 ) -> dict[tuple[str, str], ItemStats]:
-    """Every current question's item analysis, by ``(lesson slug, question id)`` (two queries).
+    """Every current question's item analysis, by ``(lesson slug, question id)``.
 
-    ``class_id``: only that class's learners (the top and bottom groups are then the class's).
+    Every learner: from ``question_tally`` and ``score_tally`` (after :func:`prepare`),
+    plus the ``learner_tally`` rows of the learners whose score is cut by the edge of a 27%
+    group (one query; they are taken by learner id). ``class_id``: only that class's
+    learners (the groups are then the class's), judged in Python.
 
     Returns:
         The figures of each question; a question nobody answered has zeros.
     """
+    if class_id is not None:
+        return python_items(class_states(db, class_id), course)
     versions = current_versions(course)
     if not versions:
         return {}
-    totals = db.exec(
-        select(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, func.count())
-        .where(
-            tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, ATTEMPT.c.question_hash).in_(
-                versions
+    prepare(db, course)
+    attempts = {
+        (slug, qid): n
+        for slug, qid, n in db.exec(
+            select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
+                tuple_(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash)
+                .in_(versions)
             )
         )
-        .where(_in_class(ATTEMPT.c.learner_id, class_id))
-        .group_by(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id)
-    )
-    attempts = {(slug, qid): count for slug, qid, count in totals}
-    cells: dict[tuple[str, str], list[tuple[str, str, int, int]]] = defaultdict(list)
-    for slug, qid, chosen, grp, count, right in db.exec(_grouped_first_tries(versions, class_id)):
-        cells[(slug, qid)].append((chosen, grp, count, right or 0))
+    }
+    buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    for slug, qid, score, chosen, learners, rights in db.exec(
+        select(SCORE.c.lesson_slug, SCORE.c.question_id, SCORE.c.score, SCORE.c.chosen,
+               SCORE.c.learners, SCORE.c.rights).where(SCORE.c.learners > 0)
+    ):
+        buckets[(slug, qid)][score].append((chosen, learners, rights))
+    plans = {}
+    for lesson in course.lessons:
+        for question in lesson.questions.values():
+            key = (lesson.slug, question.id)
+            by_score = buckets.get(key, {})
+            k = group_size(sum(n for cells in by_score.values() for _, n, _ in cells))
+            plans[key] = (by_score, _plan(by_score, k, top=True), _plan(by_score, k, top=False))
+    edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
+    on_edge: dict[int, list[str]] = defaultdict(list)
+    if edges:
+        for score, answers in db.exec(
+            select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
+            .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
+            .order_by(LEARNER_TALLY.c.learner_id)
+        ):
+            on_edge[score].append(answers)
+    joined = {score: LINE + (LINE + LINE).join(rows) + LINE for score, rows in on_edge.items()}
+
+    def edge_cells(key, edge, top: bool) -> list:
+        """The first learners by id (the last, for the bottom) in the edge's bucket, counted.
+
+        Each learner's answers hold at most one line per question, so the matches of the
+        question's line in the bucket's answers, in order, are its learners in id order.
+        """
+        if edge is None:
+            return []
+        score, wanted = edge
+        line = re.compile(
+            re.escape(LINE + FIELD.join(key) + FIELD) + f"([^{FIELD}{LINE}]*){FIELD}([01]){LINE}"
+        )
+        found = line.findall(joined[score])
+        counted = Counter(found[:wanted] if top else found[-wanted:])
+        return [(chosen, n, n * int(right)) for (chosen, right), n in counted.items()]
+
     out = {}
     for lesson in course.lessons:
         for question in lesson.questions.values():
             key = (lesson.slug, question.id)
-            out[key] = _fold(
-                attempts.get(key, 0), cells.get(key, []), question.options, question.answer
+            by_score, (upper, upper_edge), (lower, lower_edge) = plans[key]
+            every = [cell for cells in by_score.values() for cell in cells]
+            out[key] = _stats(
+                attempts.get(key, 0),
+                every,
+                upper + edge_cells(key, upper_edge, True),
+                lower + edge_cells(key, lower_edge, False),
+                question,
             )
     return out
 
 
-def _fold(attempts: int, cells, options, answer: frozenset[str]) -> ItemStats:
-    """Add up one question's aggregated cells (a handful of rows, not one per learner)."""
-    learners = sum(count for _, _, count, _ in cells)
-    by_group: dict[str, int] = defaultdict(int)
-    chosen_by: dict[tuple[str, str], int] = defaultdict(int)
-    for chosen, grp, count, right in cells:
-        by_group[grp] += right
-        for option_id in filter(None, chosen.split(",")):
-            chosen_by[(option_id, grp)] += count
-    counts = tuple(
-        OptionCounts(
-            o.id,
-            o.id in answer,
-            sum(chosen_by[(o.id, g)] for g in ("upper", "middle", "lower")),
-            chosen_by[(o.id, "upper")],
-            chosen_by[(o.id, "lower")],
-        )
-        for o in options
-    )
-    first_right = sum(by_group.values())
-    return ItemStats(attempts, learners, first_right, by_group["upper"], by_group["lower"], counts)
+def _plan(by_score: dict[int, list], k: int, top: bool) -> tuple[list, tuple[int, int] | None]:
+    """The upper (``top``) or lower group of ``k`` learners, cut from the score buckets.
+
+    Returns:
+        The cells of the whole buckets in the group, and the edge: ``(score, how many)`` of
+        the bucket the group's edge cuts (``None`` when it cuts none). Those learners are
+        taken by id, ascending for the top and descending for the bottom: the ranking's
+        tie-break (see :func:`app.rules.ranked`).
+    """
+    cells: list = []
+    taken = 0
+    for score in sorted(by_score, reverse=top):
+        if taken >= k:
+            break
+        size = sum(n for _, n, _ in by_score[score])
+        if taken + size <= k:
+            cells.extend(by_score[score])
+            taken += size
+            continue
+        return cells, (score, k - taken)
+    return cells, None
 
 
 def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, int]]:

@@ -20,7 +20,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from app.content.course import Course
-from app.dashboard import Activity, FunnelStep, activity, current_versions, funnel, item_stats, tree_walks
+from app.dashboard import (
+    Activity,
+    FunnelStep,
+    activity,
+    current_versions,
+    funnel,
+    item_stats,
+    prepare,
+    tree_walks,
+)
 from app.db import begin_write
 from app.item_analysis import ItemStats, OptionCounts
 from app.models import ReportCache
@@ -48,11 +57,15 @@ class Figures:
 
 
 def compute(db: Session, course: Course, now: datetime, class_id: int | None = None) -> Figures:
-    """Compute every figure now (five aggregate queries; see ``app/dashboard.py``).
+    """Compute every figure now from the kept aggregates (see ``app/dashboard.py``).
 
     ``class_id``: only that class's learners. Class figures are not stored: a class is a
     small part of the learners, and its figures change as soon as someone joins or leaves.
+    May commit ``db`` (when the course's question versions changed, see
+    :func:`app.dashboard.prepare`).
     """
+    if class_id is None:
+        prepare(db, course)  # once, before the figures' reads
     return Figures(
         activity(db, now, class_id),
         tuple(funnel(db, course, class_id)),

@@ -41,6 +41,7 @@ from sqlmodel import Session
 from app.content.course import Course
 from app.dashboard import ATTEMPT, LEARNER, class_learners, current_versions
 from app.grading import LessonStatus
+from app.rules import done_sql, first_try_order
 
 ATTEMPT_COLUMNS = (
     "tentativa",
@@ -108,7 +109,7 @@ def attempt_rows(
     versions = current_versions(course)
     first = func.row_number().over(
         partition_by=(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id),
-        order_by=(ATTEMPT.c.created_at, ATTEMPT.c.id),
+        order_by=first_try_order(ATTEMPT),
     )
     is_current = (
         tuple_(ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id, ATTEMPT.c.question_hash).in_(versions)
@@ -162,7 +163,7 @@ def progress_rows(
     ids = [(slug, qid) for slug, qid, _ in current_versions(course)] or [("", "")]
     try_number = func.row_number().over(
         partition_by=(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id),
-        order_by=(ATTEMPT.c.created_at, ATTEMPT.c.id),
+        order_by=first_try_order(ATTEMPT),
     )
     tries = (
         select(ATTEMPT, try_number.label("try_number"))
@@ -196,7 +197,7 @@ def progress_rows(
     right = func.coalesce(stats.c.right, 0)
     attempts = func.coalesce(stats.c.attempts, 0)
     status = case(
-        (and_(catalog.c.total > 0, right >= catalog.c.total), LessonStatus.DONE.value),
+        (done_sql(right, catalog.c.total), LessonStatus.DONE.value),
         (attempts > 0, LessonStatus.IN_PROGRESS.value),
         else_=LessonStatus.NOT_STARTED.value,
     )

@@ -15,6 +15,7 @@ from babel.numbers import NumberFormatError, format_decimal, parse_decimal
 
 from app.content.quiz import Item, Option, Question
 from app.i18n import N_, gettext
+from app.rules import is_done
 
 T = TypeVar("T")
 
@@ -374,7 +375,7 @@ def lesson_status(question_ids: Iterable[str], answered: Iterable[str], right: I
         ``IN_PROGRESS`` when any current question was attempted; else ``NOT_STARTED``.
     """
     current = set(question_ids)
-    if current and current <= set(right):
+    if is_done(len(current & set(right)), len(current)):
         return LessonStatus.DONE
     if current & set(answered):
         return LessonStatus.IN_PROGRESS

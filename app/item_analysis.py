@@ -1,6 +1,7 @@
 """Item analysis rules: facility, discrimination and the flags they raise (plain functions).
 
-The counts come from SQL (``app/dashboard.py``); this module only divides and judges.
+The counts come from the kept aggregates (``app/dashboard.py``); this module only divides
+and judges. "First try" and the 27% groups are defined in ``app/rules.py``.
 
 - **Facility**: the share of learners whose *first try* at the question's current
   version was right.
@@ -19,20 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.i18n import gettext
+from app.rules import GROUP_PERCENT as GROUP_PERCENT
+from app.rules import group_size
 
-GROUP_PERCENT = 27
 EASY_ABOVE = 0.90
 HARD_BELOW = 0.30
 LURE_MIN_SHARE = 0.20
 MIN_LEARNERS = 10
-
-
-def group_size(learners: int) -> int:
-    """The size of the top and of the bottom group: 27% of ``learners``, rounded half up.
-
-    The same integer formula runs in SQL, ``(n * 27 + 50) / 100``.
-    """
-    return (learners * GROUP_PERCENT + 50) // 100
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.aggregates import recount_learners
 from app.db import begin_write
 from app.models import (
     Account,
@@ -120,6 +121,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     merge_cards(db, source_id, target_id)
     if place is not None:
         set_place(db, target_id, place)
+    recount_learners(db, [source_id, target_id])  # before the source row (and its counts) goes
     db.exec(delete(Learner).where(col(Learner.id) == source_id))
     end_sessions_of(db, source_id)
     db.commit()
@@ -174,9 +176,11 @@ def delete_learner(db: Session, learner_id: str) -> None:
     Attempts, walks, cards, memberships and the account go by ``ON DELETE CASCADE``; they are also deleted
     explicitly, so a database without foreign keys enforced keeps nothing either.
     """
+    begin_write(db)
     for table in (Attempt, Walk, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     delete_cards(db, learner_id)
+    recount_learners(db, [learner_id])  # takes the learner out of the dashboard's counters
     db.exec(delete(Learner).where(col(Learner.id) == learner_id))
     end_sessions_of(db, learner_id)
     db.commit()

@@ -16,11 +16,13 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.aggregates import record_in_aggregates
 from app.db import begin_write
 from app.grading import AttemptFact
 from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
 from app.models import Attempt, Learner, ReviewCard, Walk, utcnow
 from app.review import schedule_after
+from app.rules import first_try_order
 
 __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
 _LEARNER = bindparam("learner")
@@ -147,6 +149,8 @@ def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
         return existing, False
     ensure_learner(session, attempt.learner_id)
     session.add(attempt)
+    session.flush()  # the attempt's id, which the aggregates keep
+    record_in_aggregates(session, [attempt])
     place = Place(attempt.lesson_slug, f"pergunta-{attempt.question_id}")
     set_place(session, attempt.learner_id, place)
     schedule_after(session, [attempt])  # spaced review: rate the question's card (app/review.py)
@@ -171,7 +175,7 @@ def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
     rows = session.exec(
         select(Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct)
         .where(Attempt.learner_id == learner_id)
-        .order_by(col(Attempt.created_at), col(Attempt.id))
+        .order_by(*first_try_order(Attempt.__table__))
     )
     return [AttemptFact(*row) for row in rows]
 
@@ -290,6 +294,7 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
     ).scalar()
     if new_id is not None:
         stored = Attempt(id=new_id, **values)
+        record_in_aggregates(session, [stored])  # the dashboard's counters (app/aggregates.py)
         schedule_after(session, [stored])  # spaced review: rate the question's card (app/review.py)
         session.commit()
         return AttemptRow(values["lesson_slug"], values["question_id"], values["question_hash"],

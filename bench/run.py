@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -291,18 +292,21 @@ def profile_missed(app: App, todo: list[Scenario], rows: list[Row]) -> None:
         )
 
 
-def uncached_dashboard(app: App, instructor: str) -> Row:
-    """The dashboard when its stored figures are stale: "Recalcular agora" timed (and profiled)."""
-    timing: dict[str, float] = {}
+def uncached_dashboard(app: App, instructor: str, presses: int = 7) -> Row:
+    """The dashboard when its stored figures are stale: "Recalcular agora" pressed ``presses``
+    times (every figure computed again from the kept aggregates), the median timed (and
+    profiled)."""
+    timing: list[float] = []
 
     def press() -> None:
-        timing["s"] = recompute_dashboard(app.base, instructor)
+        recompute_dashboard(app.base, instructor)  # the first one may recount the basis
+        timing.extend(recompute_dashboard(app.base, instructor) for _ in range(presses))
 
     shares = profile.record(app.process.pid, PROFILE_SECONDS, press) if profile.available() else press()
-    seconds = timing["s"]
+    seconds = statistics.median(timing)
     met = seconds <= 0.3
     return Row("Painel do instrutor (10k/1M), números recalculados (sem cache)", 1 / seconds,
-               seconds * 1000, seconds * 1000, 0, 1, target="p50 ≤ 300 ms", met=met,
+               seconds * 1000, max(timing) * 1000, 0, len(timing), target="p50 ≤ 300 ms", met=met,
                profile=None if met else shares)
 
 

@@ -11,7 +11,8 @@ from sqlalchemy import event, insert
 from sqlmodel import Session
 
 from app.content.course import load_course
-from app.dashboard import Activity, activity, funnel, item_stats, tree_walks
+from app.aggregates import rebuild, record_in_aggregates
+from app.dashboard import Activity, activity, funnel, item_stats, prepare, tree_walks
 from app.db import make_engine
 from app.instructors import set_instructor
 from app.main import create_app
@@ -112,6 +113,8 @@ def seed_cohort(engine, course) -> None:
         db.add_all(learners)
         db.commit()
         db.add_all(attempts + walks)
+        db.flush()
+        record_in_aggregates(db, attempts)  # what the app's write path does
         db.commit()
 
 
@@ -290,6 +293,9 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
     with engine.begin() as connection:
         connection.execute(insert(Learner.__table__), learners)
         connection.execute(insert(Attempt.__table__), attempts)
+        rebuild(connection)  # rows inserted around the app's write path are counted again
+    with Session(engine) as db:
+        prepare(db, course)
     statements = []
 
     def count(conn, cursor, statement, parameters, context, executemany):
@@ -302,9 +308,9 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
         steps = funnel(db, course)
         active = activity(db, NOW)
         event.remove(engine, "after_cursor_execute", count)
-    assert len(statements) == 4, (
-        "duas consultas para os itens, uma para o funil, uma para a atividade"
-    )
+    # The basis read twice, two tallies and at most two boundary reads per question for the
+    # items, one query for the funnel and one for the activity: none grows with the learners.
+    assert len(statements) <= 2 + 2 + 2 * len(items) + 1 + 1, statements
     assert active == Activity(10_000, 10_000, 10_000)
     assert [(s.started, s.completed) for s in steps] == [(10_000, 0)]
     assert {qid: (s.learners, s.first_right) for (_, qid), s in stats.items() if s.learners} == {
@@ -327,8 +333,12 @@ def _new_first_try(engine, course, qid: str = "facil") -> None:
     with Session(engine) as db:
         db.add(Learner(id="n" * 32, created_at=NOW))
         db.commit()
-        db.add(Attempt(learner_id="n" * 32, lesson_slug="itens", question_id=qid,
-                       question_hash=question.content_hash, chosen="a", correct=False, created_at=NOW))
+        attempt = Attempt(learner_id="n" * 32, lesson_slug="itens", question_id=qid,
+                          question_hash=question.content_hash, chosen="a", correct=False,
+                          created_at=NOW)
+        db.add(attempt)
+        db.flush()
+        record_in_aggregates(db, [attempt])
         db.commit()
 
 
