@@ -93,12 +93,17 @@ def course_progress(course: Course, state: LearnerState, place: Place | None = N
         (lesson, lesson_progress(lesson.slug, lesson.questions, records))
         for lesson in course.lessons
     )
-    from app.review import now  # the review clock (tests freeze it)
-
     return CourseProgress(
         rows, course_percent([p for _, p in rows]), resume_at(course, place or state.place),
-        due_in(state.cards, course, now()),
+        due_in(state.cards, course, review_clock()),
     )
+
+
+def review_clock() -> datetime:
+    """The spaced review's clock (:func:`app.review.now`, which tests freeze)."""
+    from app.review import now
+
+    return now()
 
 
 def section_titles(lesson: Lesson) -> dict[str, str]:

@@ -18,7 +18,7 @@ from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.grading import AnswerError, Grade
 from app.learning.answers import graded_answer
-from app.learning.progress import CourseProgress, course_progress
+from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.state import AttemptRow, LearnerState, Place
 from app.learning.trees import TreeView, tree_view
 from app.learning.views import QuestionView, question_view
@@ -99,6 +99,42 @@ class LessonRequest:
     query: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class LessonVisit:
+    """A learner opening a lesson, before the page is built.
+
+    Attributes:
+        state: the learner's state, read once.
+        place: where the learner now is (the lesson opened).
+        keep_in_session: a place to keep in the session (a learner without a row), or ``None``.
+    """
+
+    state: LearnerState
+    place: Place | None
+    keep_in_session: Place | None
+
+    def version(self, course: Course) -> tuple:
+        """Changes whenever the page built from this visit would change (not the lesson's own
+        version, which the caller's cache keys by course)."""
+        progress_due = due_in(self.state.cards, course, review_clock())
+        return (self.state.learner_id, self.state.version, self.place, progress_due)
+
+
+def visit_lesson(
+    store: LearnerStore, lesson: Lesson, learner_id: str | None, session_place: Place | None,
+) -> LessonVisit:
+    """Read the learner's state once and move their place to ``lesson`` (stored where they
+    have a row; otherwise the caller keeps it in the session)."""
+    state = store.read_state(learner_id)
+    place = state.place or session_place
+    keep = None
+    if learner_id is not None and (place is None or place.lesson_slug != lesson.slug):
+        place = Place(lesson.slug)
+        if not (state.stored and store.save_place(learner_id, place)):
+            keep = place
+    return LessonVisit(state, place, keep)
+
+
 def open_lesson(
     store: LearnerStore, course: Course, lesson: Lesson, learner_id: str | None,
     session_place: Place | None, asked: LessonRequest | None = None,
@@ -116,15 +152,9 @@ def open_lesson(
     Returns:
         The page; its ``keep_in_session`` tells the caller to keep the new place in the session.
     """
-    asked = asked or LessonRequest()
-    state = store.read_state(learner_id)
-    place = state.place or session_place
-    keep = None
-    if learner_id is not None and (place is None or place.lesson_slug != lesson.slug):
-        place = Place(lesson.slug)
-        if not (state.stored and store.save_place(learner_id, place)):
-            keep = place
-    return lesson_page(course, lesson, state, place, asked, keep)
+    visit = visit_lesson(store, lesson, learner_id, session_place)
+    return lesson_page(course, lesson, visit.state, visit.place, asked or LessonRequest(),
+                       visit.keep_in_session)
 
 
 def lesson_page(

@@ -16,7 +16,7 @@ from app.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
 from app.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
-from app.learning.usecases import LessonPage, LessonRequest, open_lesson
+from app.learning.usecases import LessonPage, LessonRequest, LessonVisit, visit_lesson
 from app.learning.usecases import lesson_page as build_lesson_page
 from app.store import SqlLearnerStore, read_state
 from app.web.flash import FLASH_KEY
@@ -70,19 +70,24 @@ async def lesson_page(
     if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
         asked.errors[flash.get("question")] = flash.get("message")
         asked.typed[flash.get("question")] = str(flash.get("typed") or "")
-    page = await run_in_threadpool(
-        _open, request.app.state.engine, course, lesson, learner_id, session_place(request), asked
+    visit = await run_in_threadpool(
+        _visit, request.app.state.engine, lesson, learner_id, session_place(request)
     )
-    if page.keep_in_session is not None:
-        keep_in_session(request, page.keep_in_session)
+    if visit.keep_in_session is not None:
+        keep_in_session(request, visit.keep_in_session)
+
+    def built() -> LessonPage:
+        return build_lesson_page(course, lesson, visit.state, visit.place, asked)
+
     if panel is None and not asked.errors and not request.query_params:
-        # Rendered again only when the learner's state moved (app/web/page_cache.py).
-        key = (lesson.slug, theme(request), request.cookies.get(TIMEZONE_COOKIE, ""), page.version)
+        # Built and rendered again only when the learner's state moved (app/web/page_cache.py).
+        key = (lesson.slug, theme(request), request.cookies.get(TIMEZONE_COOKIE, ""),
+               visit.version(course))
         cached = request.app.state.learner_pages.get(
-            course, key, lambda: _with_placeholder(request, "lesson.html", page.context())
+            course, key, lambda: _with_placeholder(request, "lesson.html", built().context())
         )
         return respond(request, cached, VISITOR_HEADERS)
-    return render(request, "lesson.html", {**page.context(), "panel": panel})
+    return render(request, "lesson.html", {**built().context(), "panel": panel})
 
 
 def _visitor_page(request: Request, course: Course, lesson: Lesson):
@@ -104,9 +109,9 @@ def _with_placeholder(request: Request, name: str, context: dict) -> bytes:
     return templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
 
 
-def _open(engine, course, lesson, learner_id, place, asked) -> LessonPage:
+def _visit(engine, lesson, learner_id, place) -> LessonVisit:
     with Session(engine) as db:
-        return open_lesson(SqlLearnerStore(db), course, lesson, learner_id, place, asked)
+        return visit_lesson(SqlLearnerStore(db), lesson, learner_id, place)
 
 
 def instructor_panel(db, account: str | None, course: Course, slug: str) -> dict | None:
