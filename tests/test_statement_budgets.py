@@ -28,6 +28,8 @@ BUDGETS = {
     # try, three tallies) and the spaced review card (issue 16) three (previous answer, card,
     # card write). README, "Desempenho", says what would close the gap.
     "answer POST": 12,
+    # On PostgreSQL the counters also lock the learner row and the version basis (two more).
+    "answer POST, PostgreSQL": 14,
     "tree step": 3,
     "/api/progresso": 2,
 }
@@ -51,7 +53,8 @@ def counting() -> Iterator[list[str]]:
 
 
 def within(statements: list[str], budget: str) -> None:
-    limit = BUDGETS[budget]
+    on_postgres = any("%(" in statement for statement in statements)  # psycopg's placeholders
+    limit = BUDGETS.get(f"{budget}, PostgreSQL" if on_postgres else budget, BUDGETS[budget])
     assert len(statements) <= limit, f"{budget}: {len(statements)} > {limit}:\n" + "\n".join(statements)
 
 
