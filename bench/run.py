@@ -273,7 +273,11 @@ def run_all(app: App, nginx: Nginx, todo: list[Scenario], database: Path) -> lis
             row.stored = stored_answers(database) - before
             row.met = scenario.met(row)
         rows.append(row)
-        print(f"  {row.scenario}: {row.rps:,.0f} req/s, p50 {row.p50_ms:.1f} ms", flush=True)
+        # The whole line as it finishes: a run stopped later still reports it.
+        stored = f", gravadas {row.stored:,}" if row.stored is not None else ""
+        print(f"  {row.scenario}: {row.rps:,.0f} req/s, p50 {row.p50_ms:.1f} ms, p99 {row.p99_ms:.1f} ms, "
+              f"÷ nginx {row.ratio:.3f} (nginx {row.nginx_rps:,.0f} req/s), erros {row.errors}{stored}, "
+              f"meta {'atingida' if row.met else 'não atingida'}", flush=True)
     return rows
 
 
