@@ -136,6 +136,9 @@ def test_20_lessons_completed_in_parallel_by_one_learner_all_count(tmp_path, dat
 
         responses = asyncio.run(finish_all())
         assert [r.status_code for r in responses] == [200] * 20
+        # Reading made no session; the answers did (all for one learner, born from this
+        # browser's CSRF cookie). A browser keeps the last session cookie it was given.
+        client.cookies.set("curso_sessao", responses[-1].cookies["curso_sessao"])
         progress = client.get("/api/progresso").json()
         assert [lesson["status"] for lesson in progress["lessons"]] == ["concluída"] * 20
     finally:
