@@ -52,8 +52,9 @@ def test_request_logs_are_json_with_hashed_learner_and_no_answers(tmp_path_facto
     assert {"ts", "level", "request_id", "method", "path", "status", "duration_ms", "learner"} <= set(requests[0])
     first = next(e for e in requests if e["request_id"] == "pedido-123")
     assert first["path"] == "/licoes/kernels" and first["status"] == 200
+    assert first["learner"] is None, "quem só lê não é aluno ainda"
     post = next(e for e in requests if e["method"] == "POST")
-    assert post["learner"] and len(post["learner"]) == 16 and post["learner"] == first["learner"]
+    assert post["learner"] and len(post["learner"]) == 16, "a primeira resposta faz o aluno"
     text = server.log_path.read_text()
     assert "opcao" not in text and learner not in text
 
