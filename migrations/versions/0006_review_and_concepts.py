@@ -7,10 +7,8 @@ Revision ID: 0006
 Revises: 491a9dde4b96 (0005_report_cache)
 Create Date: 2026-11-30 14:30:00
 """
-from alembic import op
 import sqlalchemy as sa
-import sqlmodel  # noqa: F401
-
+from alembic import op
 
 revision = '0006'
 # The lead re-chains this after the other branch's 0005 lands (planned: down_revision "0005").
