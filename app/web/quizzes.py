@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
@@ -12,9 +11,10 @@ from app.content.quiz import Question
 from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, born_in_this_request
 from app.grading import AnswerError
 from app.i18n import gettext
-from app.learning.usecases import Answer, QuestionPage, answer_question, show_question
+from app.learning.usecases import QuestionPage, answer_question, show_question
 from app.learning.views import KEY_RE, VISITOR_ORDER
 from app.store import DuplicateKeyError, SqlLearnerStore
+from app.web.answer_form import AnswerFormDep
 from app.web.flash import FLASH_KEY
 from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
 from app.web.lookups import find_lesson
@@ -31,11 +31,7 @@ def answer(
     course: CourseDep,
     session: SessionDep,
     learner_id: LearnerForWriteDep,
-    opcao: Annotated[list[str] | None, Form()] = None,
-    chave: Annotated[str | None, Form()] = None,
-    versao: Annotated[str | None, Form(max_length=64)] = None,
-    valor: Annotated[str | None, Form()] = None,
-    posicao: Annotated[list[str] | None, Form()] = None,
+    sent: AnswerFormDep,
 ):
     """Grade and store one answer, once per form (the ``chave`` idempotency key).
 
@@ -56,18 +52,18 @@ def answer(
     """
     lesson, question = _find(course, slug, question_id)
     store = SqlLearnerStore(session)
-    if not chave or not KEY_RE.match(chave):
+    if not KEY_RE.match(sent.key):
         return _invalid(request, store, lesson, question, gettext(STALE_FORM), learner_id)
-    if versao != question.content_hash:
+    if sent.version != question.content_hash:
         return _invalid(request, store, lesson, question, gettext(QUESTION_CHANGED), learner_id,
                         status_code=409)
-    sent = Answer(chave, versao, opcao or [], valor, posicao or [])
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
     order_of = VISITOR_ORDER if born_in_this_request(request) else None
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, order_of)
     except AnswerError as exc:
-        return _invalid(request, store, lesson, question, str(exc), learner_id, typed=valor or "")
+        return _invalid(request, store, lesson, question, str(exc), learner_id,
+                        typed=sent.value or "")
     except DuplicateKeyError:
         return _invalid(request, store, lesson, question, gettext(REUSED_FORM), learner_id)
     if wants_fragment(request):

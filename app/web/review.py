@@ -8,9 +8,8 @@ to the graded question, whose "Próxima pergunta" link leads to the next card du
 
 from __future__ import annotations
 
-from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app import review
@@ -23,6 +22,7 @@ from app.learning.progress import course_progress
 from app.learning.views import KEY_RE, question_view
 from app.models import Attempt
 from app.store import DuplicateKeyError, read_state, record_attempt
+from app.web.answer_form import AnswerFormDep
 from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
 from app.web.lookups import find_lesson
 from app.web.places import session_place
@@ -92,11 +92,7 @@ def review_answer(
     course: CourseDep,
     db: SessionDep,
     learner_id: LearnerForWriteDep,
-    opcao: Annotated[list[str] | None, Form()] = None,
-    chave: Annotated[str | None, Form()] = None,
-    versao: Annotated[str | None, Form(max_length=64)] = None,
-    valor: Annotated[str | None, Form()] = None,
-    posicao: Annotated[list[str] | None, Form()] = None,
+    sent: AnswerFormDep,
 ):
     """Grade and store one review answer, once per form (``chave``), and reschedule its card.
 
@@ -110,18 +106,18 @@ def review_answer(
         return _page(request, course, db, learner_id, lesson, question, error=message,
                      typed=typed, status_code=status_code)
 
-    if not chave or not KEY_RE.match(chave):
+    if not KEY_RE.match(sent.key):
         return again(gettext(STALE_FORM))
-    if versao != question.content_hash:
+    if sent.version != question.content_hash:
         return again(gettext(QUESTION_CHANGED), status_code=409)
     try:
-        result, stored = grade_form(question, opcao, valor, posicao)
+        result, stored = grade_form(question, sent.options, sent.value, sent.positions)
     except AnswerError as exc:
-        return again(str(exc), typed=valor or "")
+        return again(str(exc), typed=sent.value or "")
     attempt = Attempt(
         learner_id=learner_id, lesson_slug=lesson.slug, question_id=question.id,
         question_hash=question.content_hash, chosen=stored, correct=result.correct,
-        idempotency_key=chave, credit=result.credit, review=True,
+        idempotency_key=sent.key, credit=result.credit, review=True,
     )
     try:
         record_attempt(db, attempt)

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0006'
-# The lead re-chains this after the other branch's 0005 lands (planned: down_revision "0005").
+# 491a9dde4b96 is revision 0005 (the report cache).
 down_revision = '491a9dde4b96'
 branch_labels = None
 depends_on = None
