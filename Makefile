@@ -64,12 +64,12 @@ check: install ## validate every lesson
 	$(VENV)/bin/curso check lessons
 
 lint: install-dev
-	$(VENV)/bin/ruff check app tests migrations
-	$(VENV)/bin/ruff format --check app tests migrations
+	$(VENV)/bin/ruff check app tests migrations bench
+	$(VENV)/bin/ruff format --check app tests migrations bench
 
 fmt: install-dev
-	$(VENV)/bin/ruff format app tests migrations
-	$(VENV)/bin/ruff check --fix app tests migrations
+	$(VENV)/bin/ruff format app tests migrations bench
+	$(VENV)/bin/ruff check --fix app tests migrations bench
 
 messages: install-dev ## collect the texts of templates and code into the pt-BR catalog (then translate the new ones)
 	mkdir -p var

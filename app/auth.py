@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from itsdangerous import BadData, URLSafeTimedSerializer
+from pwdlib import PasswordHash
 
 from app.i18n import gettext, ngettext
-from pwdlib import PasswordHash
 
 USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{2,29}$")
 PASSWORD_MIN = 8
@@ -285,8 +285,13 @@ class SignInLimiter:
     """
 
     def __init__(
-        self, storage_uri: str, per_pair: str = FAILS_PER_PAIR, per_ip: str = FAILS_PER_IP,
-        engine=None, per_username: str = FAILS_PER_USERNAME, per_device: str = FAILS_PER_DEVICE,
+        self,
+        storage_uri: str,
+        per_pair: str = FAILS_PER_PAIR,
+        per_ip: str = FAILS_PER_IP,
+        engine=None,
+        per_username: str = FAILS_PER_USERNAME,
+        per_device: str = FAILS_PER_DEVICE,
         sign_ups_per_ip: str = SIGN_UPS_PER_IP,
     ) -> None:
         self._storage_uri = storage_uri

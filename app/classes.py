@@ -24,9 +24,7 @@ DEFAULT_ZONE = "America/Sao_Paulo"
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
 DUE_FORMAT = "dd/MM, HH:mm"
 BAD_ZONE = N_("Choose one of the time zones in the list.")
-LAST_STAFF = N_(
-    "A class needs at least one instructor: add another before removing `%(name)s`."
-)
+LAST_STAFF = N_("A class needs at least one instructor: add another before removing `%(name)s`.")
 NOT_STAFF = N_("`%(name)s` is not an instructor of this class.")
 BAD_DATE = N_("Write the due date as day, month, year and time, for example 12/12/2026 23:59.")
 

@@ -105,4 +105,3 @@ def arvore(
     typer.echo(gettext("Why: %(why)s") % {"why": plain_text(result.why_html)})
     if result.note:
         typer.echo(gettext("Another view: %(note)s") % {"note": plain_text(result.note_html)})
-

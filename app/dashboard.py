@@ -185,7 +185,8 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
                 continue
             started += 1
             right = {
-                qid for (slug, qid, _), t in state.items()
+                qid
+                for (slug, qid, _), t in state.items()
                 if slug == lesson.slug and qid in ids and t.rights
             }
             completed += is_done(len(right), len(ids))
@@ -193,9 +194,7 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
     return out
 
 
-def python_items(
-    states: Mapping[str, State], course: Course
-) -> dict[tuple[str, str], ItemStats]:
+def python_items(states: Mapping[str, State], course: Course) -> dict[tuple[str, str], ItemStats]:
     """Every current question's item analysis judged in Python from learners' states.
 
     Args:
@@ -235,8 +234,13 @@ def _stats(attempts: int, every, upper, lower, question) -> ItemStats:
         return sum(n for chosen, n, _ in cells if option_id in chosen.split(","))
 
     counts = tuple(
-        OptionCounts(o.id, o.id in question.answer, chose(every, o.id), chose(upper, o.id),
-                     chose(lower, o.id))
+        OptionCounts(
+            o.id,
+            o.id in question.answer,
+            chose(every, o.id),
+            chose(upper, o.id),
+            chose(lower, o.id),
+        )
         for o in question.options
     )
     return ItemStats(
@@ -272,15 +276,22 @@ def item_stats(
         (slug, qid): n
         for slug, qid, n in db.exec(
             select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
-                tuple_(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash)
-                .in_(versions)
+                tuple_(
+                    QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash
+                ).in_(versions)
             )
         )
     }
     buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
     for slug, qid, score, chosen, learners, rights in db.exec(
-        select(SCORE.c.lesson_slug, SCORE.c.question_id, SCORE.c.score, SCORE.c.chosen,
-               SCORE.c.learners, SCORE.c.rights).where(SCORE.c.learners > 0)
+        select(
+            SCORE.c.lesson_slug,
+            SCORE.c.question_id,
+            SCORE.c.score,
+            SCORE.c.chosen,
+            SCORE.c.learners,
+            SCORE.c.rights,
+        ).where(SCORE.c.learners > 0)
     ):
         buckets[(slug, qid)][score].append((chosen, learners, rights))
     plans = {}

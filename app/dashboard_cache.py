@@ -75,7 +75,9 @@ def compute(db: Session, course: Course, now: datetime, class_id: int | None = N
     )
 
 
-def figures(db: Session, course: Course, now: datetime, max_age_s: int, refresh: bool = False) -> Figures:
+def figures(
+    db: Session, course: Course, now: datetime, max_age_s: int, refresh: bool = False
+) -> Figures:
     """Return the figures, computing and storing them when the stored copy is too old.
 
     Args:
@@ -90,7 +92,11 @@ def figures(db: Session, course: Course, now: datetime, max_age_s: int, refresh:
     """
     key = cache_key(course)
     stored = db.get(ReportCache, key)
-    if stored is not None and not refresh and (now - stored.computed_at).total_seconds() < max_age_s:
+    if (
+        stored is not None
+        and not refresh
+        and (now - stored.computed_at).total_seconds() < max_age_s
+    ):
         return from_json(stored.payload, stored.computed_at)
     fresh = compute(db, course, now)
     _store(db, key, fresh)
@@ -115,19 +121,23 @@ def _store(db: Session, key: str, fresh: Figures) -> None:
 
 def to_json(figures: Figures) -> str:
     """The figures as JSON (``computed_at`` is kept in its own column)."""
-    return json.dumps({
-        "activity": asdict(figures.activity),
-        "funnel": [asdict(step) for step in figures.funnel],
-        "items": [[slug, qid, asdict(stats)] for (slug, qid), stats in figures.items.items()],
-        "walks": figures.walks,
-    })
+    return json.dumps(
+        {
+            "activity": asdict(figures.activity),
+            "funnel": [asdict(step) for step in figures.funnel],
+            "items": [[slug, qid, asdict(stats)] for (slug, qid), stats in figures.items.items()],
+            "walks": figures.walks,
+        }
+    )
 
 
 def from_json(text: str, computed_at: datetime) -> Figures:
     """Rebuild the figures written by :func:`to_json`."""
     data = json.loads(text)
     items = {
-        (slug, qid): ItemStats(**{**stats, "options": tuple(OptionCounts(**o) for o in stats["options"])})
+        (slug, qid): ItemStats(
+            **{**stats, "options": tuple(OptionCounts(**o) for o in stats["options"])}
+        )
         for slug, qid, stats in data["items"]
     }
     return Figures(

@@ -133,8 +133,19 @@ def attempt_rows(
         query = query.where(ATTEMPT.c.learner_id.in_(class_learners(class_id)))
     with Session(engine) as db:
         for row in db.exec(query.execution_options(yield_per=BATCH)):
-            (number, learner, slug, qid, version, current, chosen, correct, first_try, review,
-             created) = row
+            (
+                number,
+                learner,
+                slug,
+                qid,
+                version,
+                current,
+                chosen,
+                correct,
+                first_try,
+                review,
+                created,
+            ) = row
             yield (
                 number,
                 pseudonym(salt, learner),

@@ -74,7 +74,9 @@ def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]
         raise AnswerError(gettext("Choose an option before sending your answer."))
     known = {option.id for option in question.options}
     if not ids <= known:
-        raise AnswerError(gettext("That option is not part of this question. Reload the page and try again."))
+        raise AnswerError(
+            gettext("That option is not part of this question. Reload the page and try again.")
+        )
     if question.kind != "multiple" and len(ids) > 1:
         raise AnswerError(gettext("This question takes only one option."))
     return ids
@@ -153,14 +155,16 @@ def parse_number(text: str, unit: str | None = None) -> Decimal:
         except (NumberFormatError, ValueError, ArithmeticError):
             continue
     if value is None or not value.is_finite():
-        raise AnswerError(gettext(
-            "“%(text)s” is not a number. Type only digits, with a comma for decimals (e.g. 4,4)."
-        ) % {"text": text.strip()[:MAX_NUMBER_CHARS]})
+        raise AnswerError(
+            gettext(
+                "“%(text)s” is not a number. Type only digits, with a comma for decimals (e.g. 4,4)."
+            )
+            % {"text": text.strip()[:MAX_NUMBER_CHARS]}
+        )
     if value and not -MAX_MAGNITUDE <= value.adjusted() <= MAX_MAGNITUDE:
         raise AnswerError(
             gettext(
-                "That number is out of range: "
-                "no answer in this course is that large or that small."
+                "That number is out of range: no answer in this course is that large or that small."
             )
         )
     return value
@@ -220,10 +224,13 @@ def validate_order(question: Question, positions: Iterable[str]) -> tuple[str, .
     if set(by_item) != known:
         raise AnswerError(gettext("Give every step a position before sending your answer."))
     if sorted(by_item.values()) != list(range(1, len(known) + 1)):
-        raise AnswerError(gettext(
-            "Each position can hold only one step: give the steps positions 1 to %(num)s, "
-            "without repeating one."
-        ) % {"num": len(known)})
+        raise AnswerError(
+            gettext(
+                "Each position can hold only one step: give the steps positions 1 to %(num)s, "
+                "without repeating one."
+            )
+            % {"num": len(known)}
+        )
     return tuple(sorted(by_item, key=by_item.__getitem__))
 
 
@@ -246,7 +253,9 @@ def grade_order(question: Question, order: Sequence[str]) -> Grade:
 
 
 def grade_form(
-    question: Question, opcao: Sequence[str] | None, valor: str | None,
+    question: Question,
+    opcao: Sequence[str] | None,
+    valor: str | None,
     posicao: Sequence[str] | None,
 ) -> tuple[Grade, str]:
     """Grade an answer form by the question's kind (the lesson's and the review's forms).
@@ -359,10 +368,16 @@ class LessonStatus(StrEnum):
         return gettext(_STATUS_LABELS[self.name])
 
 
-_STATUS_LABELS = {"NOT_STARTED": N_("Not started"), "IN_PROGRESS": N_("In progress"), "DONE": N_("Done")}
+_STATUS_LABELS = {
+    "NOT_STARTED": N_("Not started"),
+    "IN_PROGRESS": N_("In progress"),
+    "DONE": N_("Done"),
+}
 
 
-def lesson_status(question_ids: Iterable[str], answered: Iterable[str], right: Iterable[str]) -> LessonStatus:
+def lesson_status(
+    question_ids: Iterable[str], answered: Iterable[str], right: Iterable[str]
+) -> LessonStatus:
     """Return the status of a lesson for one learner.
 
     Args:

@@ -52,7 +52,9 @@ class RequestLog:
             await self.app(scope, receive, send)
             return
         incoming = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
-        request_id = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else secrets.token_hex(8)
+        request_id = (
+            incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else secrets.token_hex(8)
+        )
         started = time.perf_counter()
         status = 500
 
@@ -60,19 +62,32 @@ class RequestLog:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message = {**message, "headers": [*message.get("headers", []), (b"x-request-id", request_id.encode())]}
+                message = {
+                    **message,
+                    "headers": [
+                        *message.get("headers", []),
+                        (b"x-request-id", request_id.encode()),
+                    ],
+                }
             await send(message)
 
         try:
             await self.app(scope, receive, tagged)
         finally:
             learner = _learner_of(scope)
-            log.info({
-                "event": "request", "request_id": request_id, "method": scope["method"],
-                "path": scope["path"], "status": status,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 1),
-                "learner": hashlib.sha256(self.salt + learner.encode()).hexdigest()[:16] if isinstance(learner, str) else None,
-            })
+            log.info(
+                {
+                    "event": "request",
+                    "request_id": request_id,
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+                    "learner": hashlib.sha256(self.salt + learner.encode()).hexdigest()[:16]
+                    if isinstance(learner, str)
+                    else None,
+                }
+            )
 
 
 def _learner_of(scope) -> object:

@@ -11,8 +11,8 @@ from starlette.middleware.gzip import GZipMiddleware
 from starsessions import SessionMiddleware
 
 from app.auth import KnownDevices, Passwords, SignInLimiter
-from app.content.links import IMAGES_URL
 from app.content.lesson_cache import LessonCache
+from app.content.links import IMAGES_URL
 from app.content.live import LiveCourse
 from app.db import make_engine, make_loop_engine
 from app.i18n import keep_compiled_catalog
@@ -72,7 +72,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="curso",
         description="API do curso de engines de inferência de LLM (respostas em português).",
-        docs_url=None, redoc_url=None, openapi_url="/api/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
         debug=settings.debug,
         redirect_slashes=False,  # its redirect builds an absolute URL from the Host header
     )
@@ -85,7 +87,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.templates = make_templates(assets=assets)
     configure_logging()
     app.state.live_course = LiveCourse(
-        settings.lessons_dir, settings.reload_interval, static_dir=PROJECT_ROOT / "static",
+        settings.lessons_dir,
+        settings.reload_interval,
+        static_dir=PROJECT_ROOT / "static",
         cache=cache,
     )
     # Built on the first search, rebuilt when the course changes.
@@ -113,15 +117,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cookie_https_only=settings.secure_cookies,
     )
     app.add_middleware(
-        RequestGuard, templates=app.state.templates, signing_secret=secret, hsts=settings.secure_cookies
+        RequestGuard,
+        templates=app.state.templates,
+        signing_secret=secret,
+        hsts=settings.secure_cookies,
     )
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
     app.mount(IMAGES_URL.rstrip("/"), LessonImages(settings.lessons_dir), name="lesson_images")
     # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson slug.
     for module in (
-        lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account, editor,
-        classes, instructor, review, calculators,
+        lessons,
+        quizzes,
+        trees,
+        search,
+        glossary,
+        sitemap,
+        preferences,
+        health,
+        account,
+        editor,
+        classes,
+        instructor,
+        review,
+        calculators,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one

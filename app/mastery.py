@@ -119,9 +119,7 @@ def mastery_per_learner(found: list[Concept], where=None):
         .where(true() if where is None else where)
         .subquery("ranked")
     )
-    weight = case(
-        *[(ranked.c.rank == n, w) for n, w in enumerate(WEIGHTS, start=1)], else_=0.0
-    )
+    weight = case(*[(ranked.c.rank == n, w) for n, w in enumerate(WEIGHTS, start=1)], else_=0.0)
     right = case((ranked.c.correct, 1.0), else_=0.0)
     return (
         select(

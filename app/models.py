@@ -444,7 +444,6 @@ class ClassDue(SQLModel, table=True):
     due_at: datetime
 
 
-
 class FirstTry(SQLModel, table=True):
     """A learner's history on one question version: the first attempt and the counts since.
 

@@ -64,8 +64,11 @@ class DatabaseLimitStorage(Storage):
                     "RETURNING count"
                 ),
                 {
-                    "key": key, "amount": amount, "fresh": max(amount, 0),
-                    "expires": now + expiry, "now": now,
+                    "key": key,
+                    "amount": amount,
+                    "fresh": max(amount, 0),
+                    "expires": now + expiry,
+                    "now": now,
                 },
             ).scalar_one()
 

@@ -66,8 +66,12 @@ def _aware(value: datetime | None) -> datetime | None:
 def card_of(row: ReviewCard) -> Card:
     """Turn a stored row into an ``fsrs.Card``."""
     return Card(
-        state=State(row.state), step=row.step, stability=row.stability,
-        difficulty=row.difficulty, due=_aware(row.due), last_review=_aware(row.last_review),
+        state=State(row.state),
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        due=_aware(row.due),
+        last_review=_aware(row.last_review),
     )
 
 
@@ -120,8 +124,11 @@ def schedule_after(db: Session, attempts: Sequence[Attempt]) -> None:
         card, _ = SCHEDULER.review_card(card, rating, review_datetime=_aware(attempt.created_at))
         if row is None:
             row = ReviewCard(
-                learner_id=attempt.learner_id, lesson_slug=attempt.lesson_slug,
-                question_id=attempt.question_id, state=int(card.state), due=card.due,
+                learner_id=attempt.learner_id,
+                lesson_slug=attempt.lesson_slug,
+                question_id=attempt.question_id,
+                state=int(card.state),
+                due=card.due,
             )
             cards[key] = row
         _store(row, card, attempt.question_hash)
@@ -209,7 +216,10 @@ def facts_and_due(
     """
     rows = db.exec(
         select(
-            Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct,
+            Attempt.lesson_slug,
+            Attempt.question_id,
+            Attempt.question_hash,
+            Attempt.correct,
             due_count_column(learner_id, course, at).label("due"),
         )
         .where(col(Attempt.learner_id) == learner_id)
@@ -265,4 +275,3 @@ def learner_cards(db: Session, learner_id: str) -> list[ReviewCard]:
 def delete_cards(db: Session, learner_id: str) -> None:
     """Delete every card of the learner (no commit)."""
     db.exec(delete(ReviewCard).where(col(ReviewCard.learner_id) == learner_id))
-

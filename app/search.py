@@ -18,8 +18,8 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -145,7 +145,8 @@ def lesson_sections(lesson: Lesson) -> list[Section]:
     html = "".join(part for part in lesson.parts if isinstance(part, str))
     parser = _SectionText(lesson.meta.title_text)
     parser.sections[0][2].extend(
-        f"{line} " for line in (lesson.meta.summary_text, *map(plain_text, lesson.meta.objectives_html))
+        f"{line} "
+        for line in (lesson.meta.summary_text, *map(plain_text, lesson.meta.objectives_html))
     )
     parser.feed(html)
     parser.close()

@@ -42,7 +42,9 @@ COOKIE_PAIR = re.compile(
 def render_error(templates, scope, status: int, title: str, message: str) -> str:
     """Render the error page, or only its fragment for an htmx request."""
     name = "_error.html" if wants_fragment(HTTPConnection(scope)) else "error.html"
-    return templates.get_template(name).render(status=status, title=title, message=message, request=None)
+    return templates.get_template(name).render(
+        status=status, title=title, message=message, request=None
+    )
 
 
 def csrf_middleware(templates, signing_secret: str, secure: bool):
@@ -206,7 +208,9 @@ class RequestGuard:
         return token if secrets.compare_digest(token, cookie) else None
 
     async def _fail(self, scope, send, status: int, message: str) -> None:
-        await send_html(send, status, render_error(self.templates, scope, status, title_of(status), message))
+        await send_html(
+            send, status, render_error(self.templates, scope, status, title_of(status), message)
+        )
 
 
 def _has_csrf_cookie(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -255,9 +259,11 @@ def well_formed_cookies(scope):
 
 async def send_html(send, status: int, html: str) -> None:
     """Send a complete HTML response through a raw ASGI ``send``."""
-    await send({
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"vary", VARY.encode())],
-    })
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"vary", VARY.encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": html.encode("utf-8")})

@@ -149,6 +149,8 @@ def load_settings() -> Settings:
         lines = []
         for error in exc.errors(include_url=False):
             name = "CURSO_" + "_".join(str(p) for p in error["loc"]).upper()
-            detail = str((error.get("ctx") or {}).get("error", error["msg"])).removeprefix("Value error, ")
+            detail = str((error.get("ctx") or {}).get("error", error["msg"])).removeprefix(
+                "Value error, "
+            )
             lines.append(f"Configuração inválida em {name}: {detail}")
         raise SystemExit("\n".join(lines)) from None

@@ -34,28 +34,53 @@ def _state_statement():
     Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns a kind does
     not have are NULL. Built once (see :data:`_STATE`).
     """
+
     def nothing(kind):
         return null().cast(kind)
 
     learner = select(
-        literal_column("0", Integer).label("kind"), col(Learner.place_lesson).label("a"),
-        col(Learner.place_section).label("b"), nothing(String).label("c"),
-        nothing(String).label("d"), nothing(Boolean).label("e"), nothing(Float).label("f"),
-        col(Learner.place_at).label("at"), literal_column("0", Integer).label("row_id"),
+        literal_column("0", Integer).label("kind"),
+        col(Learner.place_lesson).label("a"),
+        col(Learner.place_section).label("b"),
+        nothing(String).label("c"),
+        nothing(String).label("d"),
+        nothing(Boolean).label("e"),
+        nothing(Float).label("f"),
+        col(Learner.place_at).label("at"),
+        literal_column("0", Integer).label("row_id"),
     ).where(col(Learner.id) == _LEARNER)
     attempts = select(
-        literal_column("1", Integer), col(Attempt.lesson_slug), col(Attempt.question_id), col(Attempt.question_hash),
-        col(Attempt.chosen), col(Attempt.correct), col(Attempt.credit), col(Attempt.created_at),
+        literal_column("1", Integer),
+        col(Attempt.lesson_slug),
+        col(Attempt.question_id),
+        col(Attempt.question_hash),
+        col(Attempt.chosen),
+        col(Attempt.correct),
+        col(Attempt.credit),
+        col(Attempt.created_at),
         col(Attempt.id),
     ).where(col(Attempt.learner_id) == _LEARNER)
     walks = select(
-        literal_column("2", Integer), col(Walk.tree_id), col(Walk.path), col(Walk.result_id), nothing(String),
-        nothing(Boolean), nothing(Float), col(Walk.created_at), col(Walk.id),
+        literal_column("2", Integer),
+        col(Walk.tree_id),
+        col(Walk.path),
+        col(Walk.result_id),
+        nothing(String),
+        nothing(Boolean),
+        nothing(Float),
+        col(Walk.created_at),
+        col(Walk.id),
     ).where(col(Walk.learner_id) == _LEARNER)
     cards = select(
-        literal_column("3", Integer), col(ReviewCard.lesson_slug), col(ReviewCard.question_id),
-        col(ReviewCard.question_hash), nothing(String), nothing(Boolean), nothing(Float),
-        col(ReviewCard.due), literal_column("0", Integer),
+        literal_column("3", Integer),
+        col(ReviewCard.lesson_slug),
+        col(ReviewCard.question_id),
+        col(ReviewCard.question_hash),
+        nothing(String),
+        nothing(Boolean),
+        nothing(Float),
+        col(ReviewCard.due),
+        literal_column("0", Integer),
     ).where(col(ReviewCard.learner_id) == _LEARNER)
     union = union_all(learner, attempts, walks, cards).subquery()
     return select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
@@ -83,15 +108,15 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
             stored = True
             place = Place(row.a, row.b) if row.a is not None else None
         elif row.kind == 1:
-            attempts.append(AttemptRow(row.a, row.b, row.c, row.d, bool(row.e), row.f, row.at, row.row_id))
+            attempts.append(
+                AttemptRow(row.a, row.b, row.c, row.d, bool(row.e), row.f, row.at, row.row_id)
+            )
         elif row.kind == 2:
             walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
         else:
             cards.append(CardRow(row.a, row.b, row.c, row.at))
     walks.reverse()
     return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks), tuple(cards))
-
-
 
 
 class DuplicateKeyError(ValueError):
@@ -230,7 +255,9 @@ def set_place(session: Session, learner_id: str, place: Place) -> bool:
     return result.rowcount > 0
 
 
-def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str) -> None:
+def record_walk(
+    session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str
+) -> None:
     """Store a finished decision-tree walk in one transaction (two statements).
 
     The learner row is created if missing (``ON CONFLICT DO NOTHING``), then the walk inserted.
@@ -239,10 +266,15 @@ def record_walk(session: Session, learner_id: str, tree_id: str, path: tuple[str
     now = utcnow()
     begin_write(session)
     session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
-    session.execute(insert(Walk).values(
-        learner_id=learner_id, tree_id=tree_id, path=",".join(path), result_id=result_id,
-        created_at=now,
-    ))
+    session.execute(
+        insert(Walk).values(
+            learner_id=learner_id,
+            tree_id=tree_id,
+            path=",".join(path),
+            result_id=result_id,
+            created_at=now,
+        )
+    )
     session.commit()
 
 
@@ -275,20 +307,30 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
     insert = _insert_for(session)
     now = utcnow()
     begin_write(session)
-    place = {"place_lesson": attempt.lesson_slug, "place_section": f"pergunta-{attempt.question_id}",
-             "place_at": now}
+    place = {
+        "place_lesson": attempt.lesson_slug,
+        "place_section": f"pergunta-{attempt.question_id}",
+        "place_at": now,
+    }
     session.execute(
-        insert(Learner).values(id=attempt.learner_id, created_at=now, **place)
+        insert(Learner)
+        .values(id=attempt.learner_id, created_at=now, **place)
         .on_conflict_do_update(index_elements=["id"], set_=place)
     )
     values = {
-        "learner_id": attempt.learner_id, "lesson_slug": attempt.lesson_slug,
-        "question_id": attempt.question_id, "question_hash": attempt.question_hash,
-        "chosen": attempt.chosen, "correct": attempt.correct, "credit": attempt.credit,
-        "idempotency_key": attempt.idempotency_key, "created_at": now,
+        "learner_id": attempt.learner_id,
+        "lesson_slug": attempt.lesson_slug,
+        "question_id": attempt.question_id,
+        "question_hash": attempt.question_hash,
+        "chosen": attempt.chosen,
+        "correct": attempt.correct,
+        "credit": attempt.credit,
+        "idempotency_key": attempt.idempotency_key,
+        "created_at": now,
     }
     new_id = session.execute(
-        insert(Attempt).values(**values)
+        insert(Attempt)
+        .values(**values)
         .on_conflict_do_nothing(index_elements=["learner_id", "idempotency_key"])
         .returning(col(Attempt.id))
     ).scalar()
@@ -297,17 +339,33 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
         record_in_aggregates(session, [stored])  # the dashboard's counters (app/aggregates.py)
         schedule_after(session, [stored])  # spaced review: rate the question's card (app/review.py)
         session.commit()
-        return AttemptRow(values["lesson_slug"], values["question_id"], values["question_hash"],
-                          values["chosen"], values["correct"], values["credit"], now, new_id), True
+        return AttemptRow(
+            values["lesson_slug"],
+            values["question_id"],
+            values["question_hash"],
+            values["chosen"],
+            values["correct"],
+            values["credit"],
+            now,
+            new_id,
+        ), True
     session.rollback()  # the place stays where the first answer put it
     existing = find_attempt(session, attempt.learner_id, attempt.idempotency_key or "")
     if existing is None or (existing.lesson_slug, existing.question_id) != (
-        attempt.lesson_slug, attempt.question_id
+        attempt.lesson_slug,
+        attempt.question_id,
     ):
         raise DuplicateKeyError(attempt.idempotency_key)
-    return AttemptRow(existing.lesson_slug, existing.question_id, existing.question_hash,
-                      existing.chosen, existing.correct, existing.credit, existing.created_at,
-                      existing.id or 0), False
+    return AttemptRow(
+        existing.lesson_slug,
+        existing.question_id,
+        existing.question_hash,
+        existing.chosen,
+        existing.correct,
+        existing.credit,
+        existing.created_at,
+        existing.id or 0,
+    ), False
 
 
 class SqlLearnerStore:
@@ -333,12 +391,18 @@ class SqlLearnerStore:
         self.writer.commit()
         return updated
 
-    def record_answer(self, learner_id: str, lesson_slug: str, question, chosen: str, grade,
-                      key: str) -> tuple[AttemptRow, bool]:
+    def record_answer(
+        self, learner_id: str, lesson_slug: str, question, chosen: str, grade, key: str
+    ) -> tuple[AttemptRow, bool]:
         """Store a graded answer once per ``key`` (:func:`store_answer`)."""
         attempt = Attempt(
-            learner_id=learner_id, lesson_slug=lesson_slug, question_id=question.id,
-            question_hash=question.content_hash, chosen=chosen, correct=grade.correct,
-            idempotency_key=key, credit=grade.credit,
+            learner_id=learner_id,
+            lesson_slug=lesson_slug,
+            question_id=question.id,
+            question_hash=question.content_hash,
+            chosen=chosen,
+            correct=grade.correct,
+            idempotency_key=key,
+            credit=grade.credit,
         )
         return store_answer(self.writer, attempt)

@@ -37,11 +37,18 @@ def reading_learner(base: str, course: Course) -> dict:
     token = TOKEN_RE.search(page).group(1)
     for question in list(course.get("kernels").questions.values())[:3]:
         page = client.get("/licoes/kernels").text
-        key = re.search(rf'id="pergunta-{question.id}".*?name="chave" value="([^"]+)"', page, re.S).group(1)
-        client.post(f"/licoes/kernels/perguntas/{question.id}",
-                    data={"opcao": next(iter(question.answer)), "chave": key,
-                          "versao": question.content_hash},
-                    headers={"HX-Request": "true", "x-csrftoken": token})
+        key = re.search(
+            rf'id="pergunta-{question.id}".*?name="chave" value="([^"]+)"', page, re.S
+        ).group(1)
+        client.post(
+            f"/licoes/kernels/perguntas/{question.id}",
+            data={
+                "opcao": next(iter(question.answer)),
+                "chave": key,
+                "versao": question.content_hash,
+            },
+            headers={"HX-Request": "true", "x-csrftoken": token},
+        )
     return {"cookie": cookie_header(client), "token": token, "client": client}
 
 
@@ -69,11 +76,22 @@ def instructor_cookie(base: str, env: dict) -> str:
     """
     client = httpx.Client(base_url=base, timeout=30)
     token = TOKEN_RE.search(client.get("/conta").text).group(1)
-    client.post("/conta/criar", data={"usuario": INSTRUCTOR, "senha": PASSWORD, "confirmacao": PASSWORD,
-                                      "csrftoken": token})
+    client.post(
+        "/conta/criar",
+        data={
+            "usuario": INSTRUCTOR,
+            "senha": PASSWORD,
+            "confirmacao": PASSWORD,
+            "csrftoken": token,
+        },
+    )
     curso = Path(sys.executable).with_name("curso")
-    subprocess.run([str(curso), "instrutor", "adicionar", INSTRUCTOR], env={**os.environ, **env},
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(curso), "instrutor", "adicionar", INSTRUCTOR],
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+    )
     if client.get("/instrutor").status_code != 200:
         raise RuntimeError("a conta de instrutora do benchmark não abriu o painel")
     return cookie_header(client)

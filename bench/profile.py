@@ -32,7 +32,13 @@ LAYERS = (
     ("FastAPI/Starlette (rotas, middlewares, threadpool)", ("fastapi/", "starlette/", "anyio/")),
     ("HTTP (uvicorn, httptools, asyncio)", ("uvicorn/", "httptools", "asyncio/", "uvloop")),
 )
-IDLE = ("Condition.wait", "EpollSelector.select", "select (selectors", "Queue.get", "_worker (concurrent")
+IDLE = (
+    "Condition.wait",
+    "EpollSelector.select",
+    "select (selectors",
+    "Queue.get",
+    "_worker (concurrent",
+)
 
 
 def _spy() -> str | None:
@@ -60,9 +66,24 @@ def record(pid: int, seconds: int, load: Callable[[], object]) -> dict[str, floa
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "perfil.txt"
         spy = subprocess.Popen(
-            [_spy() or "py-spy", "record", "--pid", str(pid), "--subprocesses", "--duration", str(seconds),
-             "--rate", "250", "--format", "raw", "--output", str(out), "--nonblocking"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                _spy() or "py-spy",
+                "record",
+                "--pid",
+                str(pid),
+                "--subprocesses",
+                "--duration",
+                str(seconds),
+                "--rate",
+                "250",
+                "--format",
+                "raw",
+                "--output",
+                str(out),
+                "--nonblocking",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         load()
         spy.wait(timeout=seconds + 60)
@@ -80,9 +101,23 @@ def command(argv: list[str], env: dict | None = None) -> dict[str, float] | None
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "perfil.txt"
         subprocess.run(
-            [_spy() or "py-spy", "record", "--rate", "250", "--format", "raw", "--output", str(out),
-             "--", *argv],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=300, check=False,
+            [
+                _spy() or "py-spy",
+                "record",
+                "--rate",
+                "250",
+                "--format",
+                "raw",
+                "--output",
+                str(out),
+                "--",
+                *argv,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            timeout=300,
+            check=False,
         )
         if not out.exists():
             return None

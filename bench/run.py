@@ -87,20 +87,43 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wrk(url: str, script: str | None = None, env: dict | None = None, seconds: int = DURATION,
-        connections: int = CONNECTIONS) -> Row:
+def wrk(
+    url: str,
+    script: str | None = None,
+    env: dict | None = None,
+    seconds: int = DURATION,
+    connections: int = CONNECTIONS,
+) -> Row:
     """Run wrk (2 threads) against ``url`` and parse req/s, p50, p99, errors and requests."""
     threads = min(2, connections)
-    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
+    cmd = [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--latency",
+        "--timeout",
+        "5s",
+    ]
     if script:
         cmd += ["-s", str(ROOT / "bench" / script)]
-    out = subprocess.run([*cmd, url], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=seconds + 30).stdout
+    out = subprocess.run(
+        [*cmd, url],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=seconds + 30,
+    ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p50 = _latency(out, "50%")
     p99 = _latency(out, "99%")
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    errors = (int(non2xx.group(1)) if non2xx else 0) + (sum(map(int, socket_errors.groups())) if socket_errors else 0)
+    socket_errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out
+    )
+    errors = (int(non2xx.group(1)) if non2xx else 0) + (
+        sum(map(int, socket_errors.groups())) if socket_errors else 0
+    )
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     return Row("", rps, p50, p99, errors, requests)
 
@@ -129,7 +152,9 @@ class Nginx:
             encoding="utf-8",
         )
         self.process = subprocess.Popen(
-            ["nginx", "-c", str(conf), "-p", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            ["nginx", "-c", str(conf), "-p", str(folder)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         wait_http(f"http://127.0.0.1:{self.port}/")
 
@@ -149,16 +174,35 @@ class App:
     def __init__(self, folder: Path, lessons: Path, workers: int = 2):
         self.port = free_port()
         self.env = {
-            **os.environ, "CURSO_DATABASE_URL": f"sqlite:///{folder / 'curso.db'}",
-            "CURSO_LESSONS_DIR": str(lessons), "CURSO_VAR_DIR": str(folder / "var"),
+            **os.environ,
+            "CURSO_DATABASE_URL": f"sqlite:///{folder / 'curso.db'}",
+            "CURSO_LESSONS_DIR": str(lessons),
+            "CURSO_VAR_DIR": str(folder / "var"),
             "CURSO_SECRET_KEY": "chave-do-benchmark-" + "x" * 40,
         }
         self.log = (folder / "app.log").open("a", encoding="utf-8")  # closed by stop()
         started = time.perf_counter()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
-             "--port", str(self.port), "--workers", str(workers), "--no-access-log", "--log-level", "warning"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "app.main:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(workers),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
             start_new_session=True,
         )
         wait_http(self.base + "/")
@@ -171,8 +215,12 @@ class App:
 
     def worker_rss_mb(self) -> list[float]:
         """Resident memory of each worker process (MB)."""
-        children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout.split()
-        pids = [p for p in children if "resource_tracker" not in Path(f"/proc/{p}/cmdline").read_text()] or children
+        children = subprocess.run(
+            ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True
+        ).stdout.split()
+        pids = [
+            p for p in children if "resource_tracker" not in Path(f"/proc/{p}/cmdline").read_text()
+        ] or children
         sizes = []
         for pid in pids:
             status = Path(f"/proc/{pid}/status").read_text()
@@ -219,7 +267,9 @@ def measure(app: App, nginx: Nginx, scenario: Scenario) -> Row:
     """nginx first, then the scenario, with the same client settings; then the target check."""
     settle(app.base)
     reference = wrk(nginx.url(), connections=scenario.connections)
-    row = wrk(app.base + scenario.path, scenario.script, scenario.env, connections=scenario.connections)
+    row = wrk(
+        app.base + scenario.path, scenario.script, scenario.env, connections=scenario.connections
+    )
     row.scenario, row.nginx_rps, row.target = scenario.name, reference.rps, scenario.target
     row.met = scenario.met(row)
     return row
@@ -233,10 +283,14 @@ def ratio_at_least(minimum: float) -> Callable[[Row], bool]:
 def stored_answers(database: Path) -> int:
     """Answers the benchmark stored (their idempotency keys start with ``bench``)."""
     with sqlite3.connect(database) as db:
-        return db.execute("SELECT count(*) FROM attempt WHERE idempotency_key LIKE 'bench%'").fetchone()[0]
+        return db.execute(
+            "SELECT count(*) FROM attempt WHERE idempotency_key LIKE 'bench%'"
+        ).fetchone()[0]
 
 
-def scenarios(reader: dict, answers_file: Path, instructor: str, question: str, version: str) -> list[Scenario]:
+def scenarios(
+    reader: dict, answers_file: Path, instructor: str, question: str, version: str
+) -> list[Scenario]:
     """The scenarios of the issue, in order (the 10k/1M runs come later).
 
     ``question`` is the id of the kernels question the answer scenario posts to, ``version`` its
@@ -244,21 +298,48 @@ def scenarios(reader: dict, answers_file: Path, instructor: str, question: str, 
     """
     reading = {"BENCH_COOKIE": reader["cookie"]}
     return [
-        Scenario("Lição, anônimo (sem cookie)", LESSON, "≥ 0,25× nginx", ratio_at_least(0.25), None),
-        Scenario("Lição, aluno com progresso", LESSON, "≥ 0,15× nginx", ratio_at_least(0.15), env=reading),
-        Scenario("Resposta do quiz (POST htmx, 50 alunos)", f"{LESSON}/perguntas/{question}",
-                 "≥ 2.000/s, p99 ≤ 50 ms, nada perdido",
-                 lambda r: r.rps >= 2000 and r.p99_ms <= 50 and r.errors == 0
-                 and (r.stored or 0) >= r.requests - r.errors,
-                 "wrk_post.lua", {"BENCH_PATH": f"{LESSON}/perguntas/{question}",
-                                  "BENCH_LEARNERS": str(answers_file), "BENCH_BODY": f"opcao=b&versao={version}"}),
-        Scenario("Passo da árvore (fragmento htmx)",
-                 "/arvores/guia-fase17/widget?c=hopper&licao=escolha-self-hosted", "≥ 0,15× nginx",
-                 ratio_at_least(0.15), env={**reading, "BENCH_HX": "1"}),
+        Scenario(
+            "Lição, anônimo (sem cookie)", LESSON, "≥ 0,25× nginx", ratio_at_least(0.25), None
+        ),
+        Scenario(
+            "Lição, aluno com progresso", LESSON, "≥ 0,15× nginx", ratio_at_least(0.15), env=reading
+        ),
+        Scenario(
+            "Resposta do quiz (POST htmx, 50 alunos)",
+            f"{LESSON}/perguntas/{question}",
+            "≥ 2.000/s, p99 ≤ 50 ms, nada perdido",
+            lambda r: (
+                r.rps >= 2000
+                and r.p99_ms <= 50
+                and r.errors == 0
+                and (r.stored or 0) >= r.requests - r.errors
+            ),
+            "wrk_post.lua",
+            {
+                "BENCH_PATH": f"{LESSON}/perguntas/{question}",
+                "BENCH_LEARNERS": str(answers_file),
+                "BENCH_BODY": f"opcao=b&versao={version}",
+            },
+        ),
+        Scenario(
+            "Passo da árvore (fragmento htmx)",
+            "/arvores/guia-fase17/widget?c=hopper&licao=escolha-self-hosted",
+            "≥ 0,15× nginx",
+            ratio_at_least(0.15),
+            env={**reading, "BENCH_HX": "1"},
+        ),
         Scenario("Busca", "/busca?q=kernel", "≥ 0,15× nginx", ratio_at_least(0.15), env=reading),
-        Scenario("/api/progresso", "/api/progresso", "≥ 0,15× nginx", ratio_at_least(0.15), env=reading),
-        Scenario("Painel do instrutor (1k/100k, 1 conexão)", "/instrutor", "p50 ≤ 300 ms",
-                 lambda r: r.p50_ms <= 300 and r.errors == 0, env={"BENCH_COOKIE": instructor}, connections=1),
+        Scenario(
+            "/api/progresso", "/api/progresso", "≥ 0,15× nginx", ratio_at_least(0.15), env=reading
+        ),
+        Scenario(
+            "Painel do instrutor (1k/100k, 1 conexão)",
+            "/instrutor",
+            "p50 ≤ 300 ms",
+            lambda r: r.p50_ms <= 300 and r.errors == 0,
+            env={"BENCH_COOKIE": instructor},
+            connections=1,
+        ),
     ]
 
 
@@ -275,24 +356,32 @@ def run_all(app: App, nginx: Nginx, todo: list[Scenario], database: Path) -> lis
         rows.append(row)
         # The whole line as it finishes: a run stopped later still reports it.
         stored = f", gravadas {row.stored:,}" if row.stored is not None else ""
-        print(f"  {row.scenario}: {row.rps:,.0f} req/s, p50 {row.p50_ms:.1f} ms, p99 {row.p99_ms:.1f} ms, "
-              f"÷ nginx {row.ratio:.3f} (nginx {row.nginx_rps:,.0f} req/s), erros {row.errors}{stored}, "
-              f"meta {'atingida' if row.met else 'não atingida'}", flush=True)
+        print(
+            f"  {row.scenario}: {row.rps:,.0f} req/s, p50 {row.p50_ms:.1f} ms, p99 {row.p99_ms:.1f} ms, "
+            f"÷ nginx {row.ratio:.3f} (nginx {row.nginx_rps:,.0f} req/s), erros {row.errors}{stored}, "
+            f"meta {'atingida' if row.met else 'não atingida'}",
+            flush=True,
+        )
     return rows
 
 
 def profile_missed(app: App, todo: list[Scenario], rows: list[Row]) -> None:
     """Sample the workers under each scenario that missed its target (py-spy), into ``row.profile``."""
     if not profile.available():
-        print("py-spy não encontrado: sem perfil (`make bench` o instala com as dependências de teste).")
+        print(
+            "py-spy não encontrado: sem perfil (`make bench` o instala com as dependências de teste)."
+        )
         return
     for scenario, row in zip(todo, rows, strict=True):
         if row.met:
             continue
         settle(app.base)
         row.profile = profile.record(
-            app.process.pid, PROFILE_SECONDS,
-            lambda s=scenario: wrk(app.base + s.path, s.script, s.env, PROFILE_SECONDS + 1, s.connections),
+            app.process.pid,
+            PROFILE_SECONDS,
+            lambda s=scenario: wrk(
+                app.base + s.path, s.script, s.env, PROFILE_SECONDS + 1, s.connections
+            ),
         )
 
 
@@ -306,39 +395,73 @@ def uncached_dashboard(app: App, instructor: str, presses: int = 7) -> Row:
         recompute_dashboard(app.base, instructor)  # the first one may recount the basis
         timing.extend(recompute_dashboard(app.base, instructor) for _ in range(presses))
 
-    shares = profile.record(app.process.pid, PROFILE_SECONDS, press) if profile.available() else press()
+    shares = (
+        profile.record(app.process.pid, PROFILE_SECONDS, press) if profile.available() else press()
+    )
     seconds = statistics.median(timing)
     met = seconds <= 0.3
-    return Row("Painel do instrutor (10k/1M), números recalculados (sem cache)", 1 / seconds,
-               seconds * 1000, max(timing) * 1000, 0, len(timing), target="p50 ≤ 300 ms", met=met,
-               profile=None if met else shares)
+    return Row(
+        "Painel do instrutor (10k/1M), números recalculados (sem cache)",
+        1 / seconds,
+        seconds * 1000,
+        max(timing) * 1000,
+        0,
+        len(timing),
+        target="p50 ≤ 300 ms",
+        met=met,
+        profile=None if met else shares,
+    )
 
 
-def scale_profiles_of(scale: dict, work: Path, generated: Path) -> dict[str, dict[str, float] | None]:
+def scale_profiles_of(
+    scale: dict, work: Path, generated: Path
+) -> dict[str, dict[str, float] | None]:
     """A py-spy profile of each missed scale target it can re-run (start-up, 300 lessons)."""
     if not profile.available():
         return {}
-    env = {**os.environ, "CURSO_DATABASE_URL": f"sqlite:///{work / 'curso.db'}", "CURSO_VAR_DIR": str(work / "var"),
-           "CURSO_LESSONS_DIR": str(ROOT / "lessons"), "CURSO_SECRET_KEY": "chave-do-benchmark-" + "x" * 40}
+    env = {
+        **os.environ,
+        "CURSO_DATABASE_URL": f"sqlite:///{work / 'curso.db'}",
+        "CURSO_VAR_DIR": str(work / "var"),
+        "CURSO_LESSONS_DIR": str(ROOT / "lessons"),
+        "CURSO_SECRET_KEY": "chave-do-benchmark-" + "x" * 40,
+    }
     commands = {
         "partida a frio até o primeiro 200 (1 worker)": [
-            sys.executable, "-c", "import uvicorn; from app.main import create_app; create_app()"],
+            sys.executable,
+            "-c",
+            "import uvicorn; from app.main import create_app; create_app()",
+        ],
         "carregar e renderizar 300 lições": [
-            sys.executable, "-c", f"from pathlib import Path; from app.content.course import load_course; "
-            f"load_course(Path({str(generated)!r}))"],
+            sys.executable,
+            "-c",
+            f"from pathlib import Path; from app.content.course import load_course; "
+            f"load_course(Path({str(generated)!r}))",
+        ],
     }
-    return {name: profile.command(argv, env) for name, argv in commands.items()
-            if scale[name]["atingida"] == "não"}
+    return {
+        name: profile.command(argv, env)
+        for name, argv in commands.items()
+        if scale[name]["atingida"] == "não"
+    }
 
 
 def table(rows: list[Row], scale: dict, scale_profiles: dict | None = None) -> str:
     """The results as Markdown tables (scenarios, then scale figures)."""
-    lines = ["| cenário | req/s | p50 (ms) | p99 (ms) | ÷ nginx | erros | meta | atingida |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| cenário | req/s | p50 (ms) | p99 (ms) | ÷ nginx | erros | meta | atingida |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        stored = f" (gravadas {r.stored:,} de {r.requests - r.errors:,} confirmadas)" if r.stored is not None else ""
-        lines.append(f"| {r.scenario}{stored} | {r.rps:,.0f} | {r.p50_ms:.1f} | {r.p99_ms:.1f} | {r.ratio:.3f} "
-                     f"| {r.errors} | {r.target} | {'sim' if r.met else 'não'} |")
+        stored = (
+            f" (gravadas {r.stored:,} de {r.requests - r.errors:,} confirmadas)"
+            if r.stored is not None
+            else ""
+        )
+        lines.append(
+            f"| {r.scenario}{stored} | {r.rps:,.0f} | {r.p50_ms:.1f} | {r.p99_ms:.1f} | {r.ratio:.3f} "
+            f"| {r.errors} | {r.target} | {'sim' if r.met else 'não'} |"
+        )
     lines += ["", "| escala | valor | meta | atingida |", "|---|---|---|---|"]
     lines += [f"| {k} | {v['valor']} | {v['meta']} | {v['atingida']} |" for k, v in scale.items()]
     profiled = [r for r in rows if r.profile]
@@ -362,9 +485,16 @@ def recompute_dashboard(base: str, cookie: str) -> float:
         return time.perf_counter() - started
 
 
-def scale_figures(cold_start: float, rss_course: list[float], rss_300: list[float], load_300: float,
-                  lesson_100k: Row, lesson_1m: Row, first_start: float | None = None,
-                  load_300_cached: float | None = None) -> dict:
+def scale_figures(
+    cold_start: float,
+    rss_course: list[float],
+    rss_300: list[float],
+    load_300: float,
+    lesson_100k: Row,
+    lesson_1m: Row,
+    first_start: float | None = None,
+    load_300_cached: float | None = None,
+) -> dict:
     """The scale figures of the issue with their targets.
 
     Args:
@@ -374,25 +504,40 @@ def scale_figures(cold_start: float, rss_course: list[float], rss_300: list[floa
         load_300: seconds to load and render 300 lessons, no disk cache.
         load_300_cached: seconds to load the same 300 lessons from a filled disk cache.
     """
+
     def figure(value: str, target: str, met: bool | None) -> dict:
-        return {"valor": value, "meta": target, "atingida": "—" if met is None else "sim" if met else "não"}
+        return {
+            "valor": value,
+            "meta": target,
+            "atingida": "—" if met is None else "sim" if met else "não",
+        }
 
     extra = {}
     if first_start is not None:
-        extra["primeira partida, var/cache vazio (1 worker)"] = figure(f"{first_start:.2f} s", "—", None)
+        extra["primeira partida, var/cache vazio (1 worker)"] = figure(
+            f"{first_start:.2f} s", "—", None
+        )
     if load_300_cached is not None:
         extra["carregar 300 lições do cache em disco"] = figure(
-            f"{load_300_cached:.2f} s", "≤ 3 s", load_300_cached <= 3)
+            f"{load_300_cached:.2f} s", "≤ 3 s", load_300_cached <= 3
+        )
     return {
-        "partida a frio até o primeiro 200 (1 worker)": figure(f"{cold_start:.2f} s", "≤ 1,5 s", cold_start <= 1.5),
+        "partida a frio até o primeiro 200 (1 worker)": figure(
+            f"{cold_start:.2f} s", "≤ 1,5 s", cold_start <= 1.5
+        ),
         **extra,
-        "memória por worker (3 lições)": figure(", ".join(f"{m:.0f} MB" for m in rss_course), "—", None),
-        "memória por worker (300 lições)": figure(", ".join(f"{m:.0f} MB" for m in rss_300), "≤ 150 MB",
-                                                  max(rss_300) <= 150),
+        "memória por worker (3 lições)": figure(
+            ", ".join(f"{m:.0f} MB" for m in rss_course), "—", None
+        ),
+        "memória por worker (300 lições)": figure(
+            ", ".join(f"{m:.0f} MB" for m in rss_300), "≤ 150 MB", max(rss_300) <= 150
+        ),
         "carregar e renderizar 300 lições": figure(f"{load_300:.2f} s", "≤ 3 s", load_300 <= 3),
         "p50 da lição (aluno com progresso): 100k → 1M tentativas": figure(
-            f"{lesson_100k.p50_ms:.1f} ms → {lesson_1m.p50_ms:.1f} ms", "não cresce",
-            lesson_1m.p50_ms <= lesson_100k.p50_ms * 1.25),
+            f"{lesson_100k.p50_ms:.1f} ms → {lesson_1m.p50_ms:.1f} ms",
+            "não cresce",
+            lesson_1m.p50_ms <= lesson_100k.p50_ms * 1.25,
+        ),
     }
 
 
@@ -445,7 +590,9 @@ def run_in(work: Path) -> int:
         reader = reading_learner(app.base, course)
         answers_file = answering_learners(app.base, CONNECTIONS, work / "alunos.tsv")
         instructor = instructor_cookie(app.base, app.env)
-        httpx.get(app.base + "/busca?q=kernel", timeout=60)  # the search index is built on first use
+        httpx.get(
+            app.base + "/busca?q=kernel", timeout=60
+        )  # the search index is built on first use
         nginx = Nginx(work, httpx.get(app.base + LESSON).text)
         question = list(course.get("kernels").questions.values())[3]
         todo = scenarios(reader, answers_file, instructor, question.id, question.content_hash)
@@ -457,11 +604,21 @@ def run_in(work: Path) -> int:
         seed(database, course, 9_000, 900_000, rng)
         uncached = uncached_dashboard(app, instructor)
         big = [
-            Scenario("Lição, aluno com progresso (1M tentativas)", LESSON, "p50 não cresce",
-                     lambda r: r.p50_ms <= rows[1].p50_ms * 1.25, env={"BENCH_COOKIE": reader["cookie"]}),
-            Scenario("Painel do instrutor (10k/1M, 1 conexão)", "/instrutor", "p50 ≤ 300 ms",
-                     lambda r: r.p50_ms <= 300 and r.errors == 0, env={"BENCH_COOKIE": instructor},
-                     connections=1),
+            Scenario(
+                "Lição, aluno com progresso (1M tentativas)",
+                LESSON,
+                "p50 não cresce",
+                lambda r: r.p50_ms <= rows[1].p50_ms * 1.25,
+                env={"BENCH_COOKIE": reader["cookie"]},
+            ),
+            Scenario(
+                "Painel do instrutor (10k/1M, 1 conexão)",
+                "/instrutor",
+                "p50 ≤ 300 ms",
+                lambda r: r.p50_ms <= 300 and r.errors == 0,
+                env={"BENCH_COOKIE": instructor},
+                connections=1,
+            ),
         ]
         big_rows = run_all(app, nginx, big, database)
         profile_missed(app, big, big_rows)
@@ -492,16 +649,23 @@ def run_in(work: Path) -> int:
     rss_300 = app300.worker_rss_mb()
     app300.stop()
 
-    scale = scale_figures(cold_start, rss_course, rss_300, load_300, rows[1], rows[-3], first_start, load_300_cached)
+    scale = scale_figures(
+        cold_start, rss_course, rss_300, load_300, rows[1], rows[-3], first_start, load_300_cached
+    )
     scale_profiles = scale_profiles_of(scale, work, generated)
     print(table(rows, scale, scale_profiles))
     RESULTS.mkdir(parents=True, exist_ok=True)
     payload = {
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds_per_run": DURATION,
-        "connections": CONNECTIONS, "scenarios": [{**asdict(r), "ratio": round(r.ratio, 4)} for r in rows],
-        "scale": scale, "scale_profiles": scale_profiles,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds_per_run": DURATION,
+        "connections": CONNECTIONS,
+        "scenarios": [{**asdict(r), "ratio": round(r.ratio, 4)} for r in rows],
+        "scale": scale,
+        "scale_profiles": scale_profiles,
     }
-    (RESULTS / "latest.json").write_text(json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8")
+    (RESULTS / "latest.json").write_text(
+        json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8"
+    )
     return 0
 
 

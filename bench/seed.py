@@ -25,20 +25,40 @@ def seed(database: Path, course: Course, learners: int, attempts: int, rng: rand
         rng: the random source (seeded, so runs compare).
     """
     questions = [
-        (lesson.slug, question.id, question.content_hash, [o.id for o in question.options], question.answer)
-        for lesson in course.lessons for question in lesson.questions.values()
+        (
+            lesson.slug,
+            question.id,
+            question.content_hash,
+            [o.id for o in question.options],
+            question.answer,
+        )
+        for lesson in course.lessons
+        for question in lesson.questions.values()
         if question.options  # numeric and ordering questions have no option to pick
     ]
     ids = [secrets.token_hex(16) for _ in range(learners)]
     start = datetime.now(UTC) - timedelta(days=60)
     with sqlite3.connect(database) as db:
-        db.executemany("INSERT INTO learner (id, created_at) VALUES (?, ?)", [(i, _stamp(start)) for i in ids])
+        db.executemany(
+            "INSERT INTO learner (id, created_at) VALUES (?, ?)", [(i, _stamp(start)) for i in ids]
+        )
         batch = []
         for n in range(attempts):
             slug, qid, qhash, options, answer = rng.choice(questions)
             chosen = rng.choice(options)
             when = start + timedelta(seconds=rng.randrange(60 * 86400))
-            batch.append((ids[n % learners], slug, qid, qhash, chosen, chosen in answer, _stamp(when), f"seed{n:012d}"))
+            batch.append(
+                (
+                    ids[n % learners],
+                    slug,
+                    qid,
+                    qhash,
+                    chosen,
+                    chosen in answer,
+                    _stamp(when),
+                    f"seed{n:012d}",
+                )
+            )
             if len(batch) == 50_000:
                 _insert(db, batch)
                 batch = []
@@ -71,7 +91,11 @@ def generated_lessons(source: Path, target: Path, count: int) -> None:
     head, _, body = text.partition("\n---\n")
     for n in range(1, count + 1):
         meta = "\n".join(
-            f"slug: gerada-{n}" if line.startswith("slug:") else f"order: {n}" if line.startswith("order:") else line
+            f"slug: gerada-{n}"
+            if line.startswith("slug:")
+            else f"order: {n}"
+            if line.startswith("order:")
+            else line
             for line in head.split("\n")
         )
         (target / f"{n:03d}.md").write_text(meta + "\n---\n" + body, encoding="utf-8")

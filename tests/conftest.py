@@ -26,8 +26,12 @@ REPO_LESSONS = PROJECT_ROOT / "lessons"
 ARTIFACTS = PROJECT_ROOT / "test-artifacts"
 TEST_SECRET = "chave-de-teste-" + "x" * 40
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 
 
@@ -65,7 +69,9 @@ def database_url(request, tmp_path: Path) -> Iterator[str]:
     drop_postgres_database(url)
 
 
-def make_settings(tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str | None = None) -> Settings:
+def make_settings(
+    tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str | None = None
+) -> Settings:
     """Settings for a migrated database (a SQLite file under ``tmp`` by default)."""
     settings = Settings(
         database_url=database_url or f"sqlite:///{tmp / 'curso.db'}",
@@ -136,8 +142,12 @@ class LiveServer:
 
     @property
     def settings(self) -> Settings:
-        return Settings(database_url=self.database_url or f"sqlite:///{self.database}",
-                        lessons_dir=self.lessons_dir, var_dir=self.tmp / "var", secret_key=TEST_SECRET)
+        return Settings(
+            database_url=self.database_url or f"sqlite:///{self.database}",
+            lessons_dir=self.lessons_dir,
+            var_dir=self.tmp / "var",
+            secret_key=TEST_SECRET,
+        )
 
     def start(self) -> None:
         make_settings(self.tmp, self.lessons_dir, database_url=self.database_url or None)
@@ -151,10 +161,24 @@ class LiveServer:
         }
         log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
-             "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(self.workers),
-             "--no-access-log"],
-            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "app.main:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(self.workers),
+                "--no-access-log",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so a test can kill -9 it whole
         )
         deadline = time.monotonic() + 60
@@ -211,8 +235,10 @@ def new_page(browser):
 
     def make(width: int = 1280, height: int = 900, javascript: bool = True, **options):
         context = browser.new_context(
-            viewport={"width": width, "height": height}, locale="pt-BR",
-            java_script_enabled=javascript, **options,
+            viewport={"width": width, "height": height},
+            locale="pt-BR",
+            java_script_enabled=javascript,
+            **options,
         )
         contexts.append(context)
         return context.new_page()

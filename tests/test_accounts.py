@@ -346,7 +346,8 @@ def test_the_csrf_token_of_the_open_page_survives_the_session_rotation_at_sign_i
     assert sign_in(client).status_code == 303
     assert session_id(client) != before, "entrar troca o id da sessão"
     response = client.post(
-        f"/licoes/kernels/perguntas/{Q1.id}", data={"csrftoken": token, "opcao": "b", "chave": key, "versao": Q1.content_hash},
+        f"/licoes/kernels/perguntas/{Q1.id}",
+        data={"csrftoken": token, "opcao": "b", "chave": key, "versao": Q1.content_hash},
         headers={"HX-Request": "true"},
     )
     assert response.status_code == 200, "a primeira resposta depois de entrar não leva 403"

@@ -136,8 +136,7 @@ def _tables(db) -> dict[str, set]:
         "first_try": rows(FIRST),
         "question_tally": rows(QUESTION),
         "learner_tally": {
-            (*row[:-1], frozenset(decode_answers(row[-1]).items()))
-            for row in rows(LEARNER_TALLY)
+            (*row[:-1], frozenset(decode_answers(row[-1]).items())) for row in rows(LEARNER_TALLY)
         },
         "lesson_tally": rows(LESSON),
         "score_tally": rows(SCORE, ("id",)),

@@ -17,7 +17,9 @@ def test_every_api_operation_answers_within_its_schema(settings):
     for operation in operations:
 
         @given(case=operation.as_strategy())
-        @hypothesis_settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+        @hypothesis_settings(
+            max_examples=30, deadline=None, suppress_health_check=list(HealthCheck)
+        )
         def check(case):
             case.call_and_validate()
 

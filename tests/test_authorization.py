@@ -12,23 +12,51 @@ from tests.test_http import KERNELS, answer
 from tests.test_instructor import instructor
 
 OPEN = [
-    "/", "/licoes/kernels", "/licoes/kernels?arvore=guia-osman&c=apple", "/arvores", "/arvores/guia-osman",
-    "/arvores/comparar?hardware=apple", "/arvores/guia-osman/widget?c=hopper", "/busca?q=kernel", "/glossario",
-    "/progresso", "/conta", "/meus-dados", "/meus-dados/exportar", "/api/arvores", "/api/arvores/guia-fase17",
-    "/api/progresso", "/api/openapi.json", "/healthz",
+    "/",
+    "/licoes/kernels",
+    "/licoes/kernels?arvore=guia-osman&c=apple",
+    "/arvores",
+    "/arvores/guia-osman",
+    "/arvores/comparar?hardware=apple",
+    "/arvores/guia-osman/widget?c=hopper",
+    "/busca?q=kernel",
+    "/glossario",
+    "/progresso",
+    "/conta",
+    "/meus-dados",
+    "/meus-dados/exportar",
+    "/api/arvores",
+    "/api/arvores/guia-fase17",
+    "/api/progresso",
+    "/api/openapi.json",
+    "/healthz",
 ]
 INSTRUCTOR_ONLY = [
-    "/instrutor", "/instrutor/licoes/kernels", "/instrutor/exportar/tentativas.csv",
-    "/instrutor/exportar/progresso.csv", "/instrutor/licoes/kernels/editar",
-    "/instrutor/licoes/kernels/historico", "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/imagens",
+    "/instrutor",
+    "/instrutor/licoes/kernels",
+    "/instrutor/exportar/tentativas.csv",
+    "/instrutor/exportar/progresso.csv",
+    "/instrutor/licoes/kernels/editar",
+    "/instrutor/licoes/kernels/historico",
+    "/instrutor/licoes/nova",
+    "/instrutor/turmas",
+    "/instrutor/imagens",
 ]
 # The editor's writes; the instructor's own are tested on a copy of the lessons (test_editor.py).
 INSTRUCTOR_POSTS = [
-    "/instrutor/licoes/kernels/editar", "/instrutor/licoes/kernels/previa",
-    "/instrutor/licoes/kernels/rascunho/descartar", "/instrutor/licoes/kernels/historico/1/restaurar",
-    "/instrutor/licoes/nova", "/instrutor/turmas", "/instrutor/turmas/1/codigo",
-    "/instrutor/turmas/1/prazos", "/instrutor/turmas/1/equipe", "/instrutor/turmas/1/apagar",
-    "/instrutor/imagens", "/instrutor/turmas/1/fuso", "/instrutor/turmas/1/equipe/remover",
+    "/instrutor/licoes/kernels/editar",
+    "/instrutor/licoes/kernels/previa",
+    "/instrutor/licoes/kernels/rascunho/descartar",
+    "/instrutor/licoes/kernels/historico/1/restaurar",
+    "/instrutor/licoes/nova",
+    "/instrutor/turmas",
+    "/instrutor/turmas/1/codigo",
+    "/instrutor/turmas/1/prazos",
+    "/instrutor/turmas/1/equipe",
+    "/instrutor/turmas/1/apagar",
+    "/instrutor/imagens",
+    "/instrutor/turmas/1/fuso",
+    "/instrutor/turmas/1/equipe/remover",
 ]
 EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
 
@@ -70,8 +98,14 @@ def test_only_instructors_may_post_to_the_editor(people):
         # The image upload, as the page's own multipart form sends it.
         png = b"\x89PNG\r\n\x1a\n" + bytes(64)
         files = {"imagem": ("a.png", png, "image/png")}
-        seen[(who, "upload")] = client.post("/instrutor/imagens", data={"csrftoken": token}, files=files).status_code
-    expected = {(who, url): EXPECTED[who] for who in ("anônimo", "aluno A", "aluno B") for url in [*INSTRUCTOR_POSTS, "upload"]}
+        seen[(who, "upload")] = client.post(
+            "/instrutor/imagens", data={"csrftoken": token}, files=files
+        ).status_code
+    expected = {
+        (who, url): EXPECTED[who]
+        for who in ("anônimo", "aluno A", "aluno B")
+        for url in [*INSTRUCTOR_POSTS, "upload"]
+    }
     assert seen == expected
 
 
@@ -84,9 +118,20 @@ def test_classes_are_seen_by_their_instructors_and_joined_only_with_an_account(p
     class_url = created.headers["location"]
     code = teacher.get(class_url).text.split("/turmas/entrar/")[1].split("<")[0]
     other = make_instructor(TestClient(teacher.app, follow_redirects=False), settings, "outro")
-    seen = {who: client.get(class_url).status_code for who, client in {**people, "outro instrutor": other}.items()}
-    assert seen == {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200, "outro instrutor": 404}
-    joined = {who: client.get(f"/turmas/entrar/{code}").status_code for who, client in people.items()}
+    seen = {
+        who: client.get(class_url).status_code
+        for who, client in {**people, "outro instrutor": other}.items()
+    }
+    assert seen == {
+        "anônimo": 303,
+        "aluno A": 403,
+        "aluno B": 403,
+        "instrutor": 200,
+        "outro instrutor": 404,
+    }
+    joined = {
+        who: client.get(f"/turmas/entrar/{code}").status_code for who, client in people.items()
+    }
     assert joined == {"anônimo": 303, "aluno A": 200, "aluno B": 200, "instrutor": 200}
     assert people["aluno A"].get("/turmas/entrar/codigo-errado").status_code == 404
     anonymous = people["anônimo"]
@@ -103,5 +148,7 @@ def test_learners_see_only_their_own_data(people):
 
 def test_a_post_without_any_cookie_is_refused(people):
     fresh = TestClient(people["anônimo"].app)
-    response = fresh.post(f"/licoes/kernels/perguntas/{next(iter(KERNELS.questions))}", data={"opcao": "b"})
+    response = fresh.post(
+        f"/licoes/kernels/perguntas/{next(iter(KERNELS.questions))}", data={"opcao": "b"}
+    )
     assert response.status_code == 403

@@ -36,10 +36,14 @@ def page_js(new_page) -> Page:
     return new_page()
 
 
-def test_home_and_every_lesson_open_without_console_errors(live_server: LiveServer, page_js: Page, artifacts):
+def test_home_and_every_lesson_open_without_console_errors(
+    live_server: LiveServer, page_js: Page, artifacts
+):
     watch = ConsoleWatch(page_js)
     page_js.goto(live_server.url + "/")
-    expect(page_js.locator(".lesson-card h2 a")).to_have_text([lesson.meta.title for lesson in COURSE.lessons])
+    expect(page_js.locator(".lesson-card h2 a")).to_have_text(
+        [lesson.meta.title for lesson in COURSE.lessons]
+    )
     page_js.screenshot(path=artifacts / "home-1280.png", full_page=True)
     for lesson in COURSE.lessons:
         page_js.goto(f"{live_server.url}/licoes/{lesson.slug}")
@@ -48,7 +52,9 @@ def test_home_and_every_lesson_open_without_console_errors(live_server: LiveServ
     assert watch.errors == []
 
 
-def test_answer_right_and_wrong_with_htmx_then_reload(live_server: LiveServer, page_js: Page, artifacts):
+def test_answer_right_and_wrong_with_htmx_then_reload(
+    live_server: LiveServer, page_js: Page, artifacts
+):
     watch = ConsoleWatch(page_js)
     first, second = list(KERNELS.questions.values())[:2]
     page_js.goto(live_server.url + "/licoes/kernels")
@@ -136,8 +142,9 @@ def test_answers_survive_a_server_restart(tmp_path_factory, browser: Browser):
         server.stop()
         server.start()  # same database file; cookies are per host, so the new port still gets them
         page.goto(server.url + "/licoes/kernels")
-        expect(page.locator(f"#pergunta-{question.id}.is-correct .verdict")).to_have_text(re.compile("Resposta correta"))
+        expect(page.locator(f"#pergunta-{question.id}.is-correct .verdict")).to_have_text(
+            re.compile("Resposta correta")
+        )
     finally:
         context.close()
         server.stop()
-

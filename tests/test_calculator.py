@@ -98,9 +98,11 @@ def test_curso_check_reports_a_bad_formula_with_file_and_line(tmp_path):
 
 
 def test_the_get_form_shows_the_result_in_the_page(client):
-    page = soup(client.get(
-        "/licoes/kernels?calculadora=teto-do-decode&parametros=70&bytes_por_parametro=0,5&banda=3350"
-    ))
+    page = soup(
+        client.get(
+            "/licoes/kernels?calculadora=teto-do-decode&parametros=70&bytes_por_parametro=0,5&banda=3350"
+        )
+    )
     box = page.select_one("#calculadora-teto-do-decode")
     form = box.select_one("form")
     assert (form["method"], form["action"]) == ("get", "/licoes/kernels#calculadora-teto-do-decode")

@@ -47,17 +47,41 @@ def test_check_reports_every_problem_before_exiting(tmp_path):
 
 
 def test_arvore_walks_like_the_web_and_prints_json():
-    walked = subprocess.run([*CURSO, "arvore", "guia-fase17"], input="4\n3\n2\n", capture_output=True, text=True, timeout=60)
+    walked = subprocess.run(
+        [*CURSO, "arvore", "guia-fase17"],
+        input="4\n3\n2\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert walked.returncode == 0, walked.stderr
-    assert "Caminho: NVIDIA Hopper (H100 / H200) → 100–10 mil usuários / produção → Agentes de vários turnos" in walked.stdout
+    assert (
+        "Caminho: NVIDIA Hopper (H100 / H200) → 100–10 mil usuários / produção → Agentes de vários turnos"
+        in walked.stdout
+    )
     assert "Resultado: SGLang — Recomendado" in walked.stdout
-    assert "Por quê: Em vários turnos de agentes, o RadixAttention do SGLang domina." in walked.stdout
-    retry = subprocess.run([*CURSO, "arvore", "guia-osman"], input="9\nx\n1\n", capture_output=True, text=True, timeout=60)
-    assert retry.stdout.count("Digite um número de 1 a 5.") == 2 and "Resultado: MLX / MLX-LM" in retry.stdout
+    assert (
+        "Por quê: Em vários turnos de agentes, o RadixAttention do SGLang domina." in walked.stdout
+    )
+    retry = subprocess.run(
+        [*CURSO, "arvore", "guia-osman"],
+        input="9\nx\n1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        retry.stdout.count("Digite um número de 1 a 5.") == 2
+        and "Resultado: MLX / MLX-LM" in retry.stdout
+    )
     import json
 
-    printed = subprocess.run([*CURSO, "arvore", "guia-osman", "--json"], capture_output=True, text=True, timeout=60)
+    printed = subprocess.run(
+        [*CURSO, "arvore", "guia-osman", "--json"], capture_output=True, text=True, timeout=60
+    )
     tree = json.loads(printed.stdout)
     assert tree["id"] == "guia-osman" and len(tree["results"]) == 9
-    missing = subprocess.run([*CURSO, "arvore", "--json"], capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        [*CURSO, "arvore", "--json"], capture_output=True, text=True, timeout=60
+    )
     assert missing.returncode == 2 and "Informe o id da árvore" in missing.stderr

@@ -65,7 +65,11 @@ def errors_of(path: Path) -> list[str]:
 def test_real_course_loads_three_lessons_with_quizzes():
     course = load_course(REPO_LESSONS)
     assert course.errors == ()
-    assert [lesson.slug for lesson in course.lessons] == ["kernels", "escolha-self-hosted", "alem-do-ollama"]
+    assert [lesson.slug for lesson in course.lessons] == [
+        "kernels",
+        "escolha-self-hosted",
+        "alem-do-ollama",
+    ]
     for lesson in course.lessons:
         assert len(lesson.questions) >= 5, lesson.slug
         for question in lesson.questions.values():
@@ -85,7 +89,9 @@ def test_first_lesson_keeps_the_texts_two_questions_and_keys():
 def test_good_lesson_renders_body_callout_toc_and_quiz(tmp_path):
     lesson = load_lesson(write(tmp_path, GOOD))
     assert lesson.meta.title == "Decode e prefill"
-    assert [(h.level, h.anchor, h.text) for h in lesson.headings] == [(2, "duas-fases", "Duas fases")]
+    assert [(h.level, h.anchor, h.text) for h in lesson.headings] == [
+        (2, "duas-fases", "Duas fases")
+    ]
     html = "".join(p for p in lesson.parts if isinstance(p, str))
     assert '<h2 id="duas-fases">Duas fases</h2>' in html
     assert '<aside class="callout callout-danger" role="note" aria-label="Não faça isso">' in html
@@ -104,7 +110,10 @@ def test_crlf_and_bom_load_like_lf(tmp_path):
 
 
 def test_raw_html_and_javascript_links_are_not_live(tmp_path):
-    body = GOOD + '\n<script>alert(1)</script>\n\n[clique](javascript:alert(1)) <img src=x onerror=alert(1)>\n'
+    body = (
+        GOOD
+        + "\n<script>alert(1)</script>\n\n[clique](javascript:alert(1)) <img src=x onerror=alert(1)>\n"
+    )
     html = "".join(p for p in load_lesson(write(tmp_path, body)).parts if isinstance(p, str))
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<img" not in html
@@ -112,16 +121,48 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
 
 
 QUIZ_AND_HEADER_PROBLEMS = [
-    ("      explanation: Certo, o decode acompanha a banda.\n", "", "licao.md:27:7: error: campo obrigatório ausente: `explanation`"),
-    ("  answer: [b]", "  answer: [z]", "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c"),
-    ("  answer: [b]", "  answer: [a, b]", "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias"),
-    ("  kind: single", "  kind: unica", "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple', 'scenario', 'numeric' ou 'ordering'"),
-    ("    - id: b\n", "    - id: a\n", "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`"),
-    ("  prompt: Qual fase", "  prompt: [Qual fase", "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
+    (
+        "      explanation: Certo, o decode acompanha a banda.\n",
+        "",
+        "licao.md:27:7: error: campo obrigatório ausente: `explanation`",
+    ),
+    (
+        "  answer: [b]",
+        "  answer: [z]",
+        "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
+    ),
+    (
+        "  answer: [b]",
+        "  answer: [a, b]",
+        "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias",
+    ),
+    (
+        "  kind: single",
+        "  kind: unica",
+        "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple', 'scenario', 'numeric' ou 'ordering'",
+    ),
+    (
+        "    - id: b\n",
+        "    - id: a\n",
+        "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`",
+    ),
+    (
+        "  prompt: Qual fase",
+        "  prompt: [Qual fase",
+        "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`",
+    ),
     ("minutes: 10\n", "", "licao.md:2:1: error: campo obrigatório ausente: `minutes`"),
     ("order: 1", "order: primeira", "licao.md:4:1: error: `order` deve ser um número inteiro"),
-    ("slug: decode-prefill", "slug: Decode Prefill", "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)"),
-    ("summary: As duas", "sumary: As duas", "licao.md:2:1: error: campo obrigatório ausente: `summary`"),
+    (
+        "slug: decode-prefill",
+        "slug: Decode Prefill",
+        "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)",
+    ),
+    (
+        "summary: As duas",
+        "sumary: As duas",
+        "licao.md:2:1: error: campo obrigatório ausente: `summary`",
+    ),
 ]
 
 
@@ -137,14 +178,42 @@ def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expecte
 
 
 MARKDOWN_AND_YAML_PROBLEMS = [
-    ("```quiz", "```Quiz", "licao.md:19:1: error: bloco `Quiz`: escreva `quiz`, em minúsculas e com hífen"),
-    ("::: danger Não faça isso", "::: note Não faça isso", "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`"),
-    ("## Duas fases", "# Duas fases", "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho"),
-    ("## Duas fases", "## Conteúdo", "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o texto do título"),
-    ("  answer: [b]\n```\n", "  answer: [b]\n", "licao.md:19:1: error: o bloco `quiz` não foi fechado (falta a linha ``` no fim)"),
-    ("minutes: 10", "minutes: [10", "licao.md:6:10: error: YAML inválido: uma lista `[...]` não foi fechada com `]`"),
+    (
+        "```quiz",
+        "```Quiz",
+        "licao.md:19:1: error: bloco `Quiz`: escreva `quiz`, em minúsculas e com hífen",
+    ),
+    (
+        "::: danger Não faça isso",
+        "::: note Não faça isso",
+        "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`",
+    ),
+    (
+        "## Duas fases",
+        "# Duas fases",
+        "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho",
+    ),
+    (
+        "## Duas fases",
+        "## Conteúdo",
+        "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o texto do título",
+    ),
+    (
+        "  answer: [b]\n```\n",
+        "  answer: [b]\n",
+        "licao.md:19:1: error: o bloco `quiz` não foi fechado (falta a linha ``` no fim)",
+    ),
+    (
+        "minutes: 10",
+        "minutes: [10",
+        "licao.md:6:10: error: YAML inválido: uma lista `[...]` não foi fechada com `]`",
+    ),
     ("minutes: 10", "minutes: true", "licao.md:6:1: error: `minutes` deve ser um número inteiro"),
-    ("      text: Prefill", "\ttext: Prefill", "licao.md:25:1: error: YAML inválido: há uma tabulação; em YAML, indente só com espaços"),
+    (
+        "      text: Prefill",
+        "\ttext: Prefill",
+        "licao.md:25:1: error: YAML inválido: há uma tabulação; em YAML, indente só com espaços",
+    ),
 ]
 
 
@@ -154,7 +223,10 @@ MARKDOWN_AND_YAML_PROBLEMS = [
 )
 def test_markdown_and_yaml_mistakes_are_reported_in_portuguese(tmp_path, old, new, expected):
     assert old in GOOD
-    reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(write(tmp_path, GOOD.replace(old, new, 1)))]
+    reported = [
+        e.replace(str(tmp_path) + "/", "")
+        for e in errors_of(write(tmp_path, GOOD.replace(old, new, 1)))
+    ]
     assert expected in reported, reported
 
 
@@ -167,7 +239,13 @@ def test_missing_front_matter_is_line_one(tmp_path):
 
 def test_broken_lesson_leaves_the_rest_of_the_course(tmp_path):
     write(tmp_path, GOOD, "01-boa.md")
-    write(tmp_path, GOOD.replace("  answer: [b]", "  answer: [z]").replace("order: 1", "order: 2").replace("slug: decode-prefill", "slug: quebrada"), "02-quebrada.md")
+    write(
+        tmp_path,
+        GOOD.replace("  answer: [b]", "  answer: [z]")
+        .replace("order: 1", "order: 2")
+        .replace("slug: decode-prefill", "slug: quebrada"),
+        "02-quebrada.md",
+    )
     course = load_course(tmp_path)
     assert [lesson.slug for lesson in course.lessons] == ["decode-prefill"]
     assert [(e.file.name, e.line) for e in course.errors] == [("02-quebrada.md", 33)]
@@ -201,11 +279,21 @@ def test_content_hash_follows_prompt_options_and_key_only(tmp_path):
 
     def edited(old: str, new: str) -> str:
         assert old in GOOD
-        return load_lesson(write(tmp_path, GOOD.replace(old, new))).questions["fase-banda"].content_hash
+        return (
+            load_lesson(write(tmp_path, GOOD.replace(old, new)))
+            .questions["fase-banda"]
+            .content_hash
+        )
 
     assert edited("Qual fase acompanha", "Que fase acompanha") != base.content_hash
     assert edited("text: Decode", "text: Decodificação") != base.content_hash
     assert edited("answer: [b]", "answer: [a]") != base.content_hash
-    assert edited("Certo, o decode acompanha a banda.", "Certo; o decode segue a banda.") == base.content_hash
+    assert (
+        edited("Certo, o decode acompanha a banda.", "Certo; o decode segue a banda.")
+        == base.content_hash
+    )
     reordered = GOOD.replace(PREFILL, "").replace("  answer: [b]", PREFILL + "  answer: [b]")
-    assert load_lesson(write(tmp_path, reordered)).questions["fase-banda"].content_hash == base.content_hash
+    assert (
+        load_lesson(write(tmp_path, reordered)).questions["fase-banda"].content_hash
+        == base.content_hash
+    )

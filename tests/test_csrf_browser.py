@@ -30,10 +30,12 @@ def test_a_cross_site_form_post_is_refused_and_stores_nothing(new_page, live_ser
         f'<form method="post" action="{target}">'
         f'<input name="csrftoken" value="{token}"><input name="opcao" value="b">'
         f'<input name="chave" value="{"k" * 22}"><input name="versao" value="{question.content_hash}">'
-        '<button>Ganhe um premio</button></form>'
+        "<button>Ganhe um premio</button></form>"
     )
     port = live_server.url.rsplit(":", 1)[1]
-    page.route(ATTACKER.format(port=port), lambda route: route.fulfill(body=evil, content_type="text/html"))
+    page.route(
+        ATTACKER.format(port=port), lambda route: route.fulfill(body=evil, content_type="text/html")
+    )
     page.goto(ATTACKER.format(port=port))
     with page.expect_response(target) as answered:
         page.get_by_role("button", name="Ganhe um premio").click()

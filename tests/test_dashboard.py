@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, insert
 from sqlmodel import Session
 
-from app.content.course import load_course
 from app.aggregates import rebuild, record_in_aggregates
+from app.content.course import load_course
 from app.dashboard import Activity, activity, funnel, item_stats, prepare, tree_walks
 from app.db import make_engine
 from app.instructors import set_instructor
@@ -333,9 +333,15 @@ def _new_first_try(engine, course, qid: str = "facil") -> None:
     with Session(engine) as db:
         db.add(Learner(id="n" * 32, created_at=NOW))
         db.commit()
-        attempt = Attempt(learner_id="n" * 32, lesson_slug="itens", question_id=qid,
-                          question_hash=question.content_hash, chosen="a", correct=False,
-                          created_at=NOW)
+        attempt = Attempt(
+            learner_id="n" * 32,
+            lesson_slug="itens",
+            question_id=qid,
+            question_hash=question.content_hash,
+            chosen="a",
+            correct=False,
+            created_at=NOW,
+        )
         db.add(attempt)
         db.flush()
         record_in_aggregates(db, [attempt])
@@ -350,7 +356,9 @@ def test_figures_are_kept_until_recalculated_and_say_when_they_were_computed(coh
     assert text(first.select_one(".computed-at p")).startswith("Números calculados em")
     _new_first_try(engine, course)
     kept = soup(client.get("/instrutor"))
-    assert text(card(kept, "facil").select_one(".fig-learners")) == "10", "os números guardados são reusados"
+    assert text(card(kept, "facil").select_one(".fig-learners")) == "10", (
+        "os números guardados são reusados"
+    )
     token = kept.select_one(".computed-at input[name=csrftoken]")["value"]
     again = client.post("/instrutor/recalcular", data={"csrftoken": token}, follow_redirects=False)
     assert (again.status_code, again.headers["location"]) == (303, "/instrutor")
@@ -380,7 +388,9 @@ def test_only_instructors_may_recalculate(cohort):
     assert refused.status_code == 403
     anonymous = TestClient(app, follow_redirects=False)
     anonymous.get("/")
-    sent = anonymous.post("/instrutor/recalcular", data={"csrftoken": anonymous.cookies.get("csrftoken")})
+    sent = anonymous.post(
+        "/instrutor/recalcular", data={"csrftoken": anonymous.cookies.get("csrftoken")}
+    )
     assert sent.status_code == 303 and sent.headers["location"].startswith("/conta?proximo=")
 
 

@@ -14,7 +14,9 @@ from app.content.lessons import load_lesson
 from tests.test_content import GOOD
 from tests.test_trees import HEADER, TREE
 
-YAMLISH = st.text(alphabet=st.sampled_from(list("abc xyz:-[]{}\"'|>#&*!%@`,?\n\t0123456789éã")), max_size=300)
+YAMLISH = st.text(
+    alphabet=st.sampled_from(list("abc xyz:-[]{}\"'|>#&*!%@`,?\n\t0123456789éã")), max_size=300
+)
 FENCES = st.sampled_from(["quiz", "decision-tree", "chart", "Quiz", ""])
 
 

@@ -56,7 +56,10 @@ def test_the_terms_the_lessons_used_unexplained_are_defined_and_the_vague_ones_r
     """Issue 14: MoE, routing, LMCache, disaggregated serving and tiered KV get an entry;
     prefill, decode, quantização, batching contínuo and tensor parallelism say what they are."""
     by_term = {t.term: t for t in COURSE.glossary.terms}
-    assert "paralelo" in by_term["prefill"].definition_html and "KV cache" in by_term["prefill"].definition_html
+    assert (
+        "paralelo" in by_term["prefill"].definition_html
+        and "KV cache" in by_term["prefill"].definition_html
+    )
     assert "um token por passo" in by_term["decode"].definition_html
     assert "menos bits" in by_term["quantização"].definition_html
     assert "sem esperar o lote inteiro" in by_term["batching contínuo"].definition_html

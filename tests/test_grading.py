@@ -52,7 +52,11 @@ def test_removed_options_are_ignored_when_grading_again():
     ("kind", "chosen", "message"),
     [
         ("single", [], "Escolha uma opção antes de enviar a resposta."),
-        ("single", ["z"], "Essa opção não existe nesta pergunta. Recarregue a página e tente de novo."),
+        (
+            "single",
+            ["z"],
+            "Essa opção não existe nesta pergunta. Recarregue a página e tente de novo.",
+        ),
         ("single", ["a", "b"], "Esta pergunta aceita só uma opção."),
     ],
 )
@@ -85,13 +89,17 @@ def fact(qid: str, correct: bool, version: str = "v1", slug: str = "l") -> Attem
 
 
 def test_records_keep_the_first_try_and_the_latest_state():
-    records = question_records([fact("q1", False), fact("q1", True), fact("q2", True), fact("q2", False)])
+    records = question_records(
+        [fact("q1", False), fact("q1", True), fact("q2", True), fact("q2", False)]
+    )
     assert records[("l", "q1")] == QuestionRecord(2, False, True, True, "v1")
     assert records[("l", "q2")] == QuestionRecord(2, True, True, False, "v1")
 
 
 def test_lesson_progress_counts_current_questions_only():
-    records = question_records([fact("q1", False), fact("q1", True), fact("gone", True), fact("q2", False)])
+    records = question_records(
+        [fact("q1", False), fact("q1", True), fact("gone", True), fact("q2", False)]
+    )
     progress = lesson_progress("l", ["q1", "q2", "q3"], records)
     assert progress == LessonProgress("l", LessonStatus.IN_PROGRESS, 1, 3, 0, 3)
     done = lesson_progress("l", ["q1"], records)
@@ -102,9 +110,17 @@ def test_lesson_progress_counts_current_questions_only():
 
 def test_an_edited_question_is_outdated_but_keeps_its_grade():
     q = question("single", {"a"})
-    edited = Question("q", "single", "Pergunta?", "", q.options, frozenset({"c"}), 1, content_hash="v2")
+    edited = Question(
+        "q", "single", "Pergunta?", "", q.options, frozenset({"c"}), 1, content_hash="v2"
+    )
     record = question_records([fact("q", True, "v1")])[("l", "q")]
     assert record.is_outdated(edited)
-    assert not record.is_outdated(Question("q", "single", "P", "", q.options, frozenset({"a"}), 1, content_hash="v1"))
-    assert not question_records([fact("q", True, "")])[("l", "q")].is_outdated(edited), "versão desconhecida"
-    assert stored_grade(edited, frozenset({"a", "removida"}), True) == Grade(True, frozenset({"a"}), frozenset({"c"}))
+    assert not record.is_outdated(
+        Question("q", "single", "P", "", q.options, frozenset({"a"}), 1, content_hash="v1")
+    )
+    assert not question_records([fact("q", True, "")])[("l", "q")].is_outdated(edited), (
+        "versão desconhecida"
+    )
+    assert stored_grade(edited, frozenset({"a", "removida"}), True) == Grade(
+        True, frozenset({"a"}), frozenset({"c"})
+    )

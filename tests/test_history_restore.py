@@ -65,8 +65,13 @@ def pushed_urls(client) -> set[str]:
         for depth in range(len(path)):
             page = client.get(f"/arvores/{TREE}").text
             version = soup(page).select_one('form.tree-step input[name="versao"]')["value"]
-            data = {"csrftoken": csrf_from(page), "c": ",".join(path[:depth]), "escolha": path[depth],
-                    "licao": lesson, "versao": version}
+            data = {
+                "csrftoken": csrf_from(page),
+                "c": ",".join(path[:depth]),
+                "escolha": path[depth],
+                "licao": lesson,
+                "versao": version,
+            }
             response = client.post(f"/arvores/{TREE}/passo", data=data, headers=HX)
             assert response.status_code == 200
             for header in ("HX-Push-Url", "HX-Replace-Url"):
@@ -79,7 +84,11 @@ def pushed_urls(client) -> set[str]:
             if value == "true":
                 form = element if element.name == "form" else element.find_parent("form")
                 field = element.get("name") or "q"
-                value = element["hx-get"] + "?" + urlencode({field: "prefill"}) if form else element["hx-get"]
+                value = (
+                    element["hx-get"] + "?" + urlencode({field: "prefill"})
+                    if form
+                    else element["hx-get"]
+                )
             urls.add(urljoin(url, value))
     return {url.split("#")[0] for url in urls}
 
@@ -87,7 +96,9 @@ def pushed_urls(client) -> set[str]:
 def test_search_restore_reproducer_gets_the_full_page(client):
     url = "/busca?q=prefill"
     fragment = client.get(url, headers=HX)
-    assert soup(fragment.text).select_one("header.site-header") is None  # typing still swaps a fragment
+    assert (
+        soup(fragment.text).select_one("header.site-header") is None
+    )  # typing still swaps a fragment
     restored = client.get(url, headers=RESTORE)
     assert restored.status_code == 200
     assert "HX-History-Restore-Request" in restored.headers["vary"]
@@ -151,13 +162,16 @@ def test_back_on_a_tree_walk_after_a_cache_miss(live_server: LiveServer, page: P
     labels = []
     # Two steps that each lead to another question (so the second step still shows a form).
     first = next(
-        o for o in tree.questions[node].options
+        o
+        for o in tree.questions[node].options
         if o.next in tree.questions
         and any(p.next in tree.questions for p in tree.questions[o.next].options)
     )
     for _ in range(2):
-        option = first if not labels else next(
-            o for o in tree.questions[node].options if o.next in tree.questions
+        option = (
+            first
+            if not labels
+            else next(o for o in tree.questions[node].options if o.next in tree.questions)
         )
         widget.get_by_role("button", name=option.label, exact=True).click()
         labels.append(option.value)

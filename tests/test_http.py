@@ -27,7 +27,9 @@ def text(node) -> str:
 
 
 def stored(settings) -> list[tuple]:
-    rows = query(settings, "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id")
+    rows = query(
+        settings, "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id"
+    )
     return [(slug, qid, chosen, int(correct)) for slug, qid, chosen, correct in rows]
 
 
@@ -45,16 +47,30 @@ def key_of(html: str, qid: str) -> str:
     return node["value"]
 
 
-def answer(client: TestClient, slug: str, qid: str, options: list[str] | dict, htmx: bool = True, token: str | None = None, key: str | None = None):
+def answer(
+    client: TestClient,
+    slug: str,
+    qid: str,
+    options: list[str] | dict,
+    htmx: bool = True,
+    token: str | None = None,
+    key: str | None = None,
+):
     """Answer question ``qid``: ``options`` are option ids, or the form fields of another kind
     (see :func:`right_form` and :func:`wrong_form`)."""
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
     fields = options if isinstance(options, dict) else {"opcao": options}
-    data = {"csrftoken": token or csrf_from(page), "chave": key or key_of(page, qid),
-            "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else "",
-            **fields}
+    data = {
+        "csrftoken": token or csrf_from(page),
+        "chave": key or key_of(page, qid),
+        "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else "",
+        **fields,
+    }
     return client.post(
-        f"/licoes/{slug}/perguntas/{qid}", data=data, headers=HX if htmx else {}, follow_redirects=False
+        f"/licoes/{slug}/perguntas/{qid}",
+        data=data,
+        headers=HX if htmx else {},
+        follow_redirects=False,
     )
 
 
@@ -85,7 +101,9 @@ def test_home_lists_the_lessons_in_order_with_status(client):
     page = soup(client.get("/"))
     assert page.html["lang"] == "pt-BR"
     cards = page.select(".lesson-card")
-    assert [c.h2.a["href"] for c in cards] == [f"/licoes/{lesson.slug}" for lesson in COURSE.lessons]
+    assert [c.h2.a["href"] for c in cards] == [
+        f"/licoes/{lesson.slug}" for lesson in COURSE.lessons
+    ]
     first = cards[0]
     assert text(first.h2) == KERNELS.meta.title
     assert KERNELS.meta.summary in first.get_text()
@@ -110,7 +128,11 @@ def test_no_key_and_no_explanation_reach_the_page_before_answering(client):
         html = client.get(f"/licoes/{lesson.slug}").text
         for question in lesson.questions.values():
             for option in question.options:
-                assert option.explanation_html.strip() not in html, (lesson.slug, question.id, option.id)
+                assert option.explanation_html.strip() not in html, (
+                    lesson.slug,
+                    question.id,
+                    option.id,
+                )
         page = soup(html)
         for node in page.select(".question"):
             seen = node.get_text()
@@ -118,7 +140,11 @@ def test_no_key_and_no_explanation_reach_the_page_before_answering(client):
 
 
 def test_right_answer_is_graded_explained_and_stored(client, settings):
-    question = KERNELS.questions["troca-de-engine"] if "troca-de-engine" in KERNELS.questions else next(iter(KERNELS.questions.values()))
+    question = (
+        KERNELS.questions["troca-de-engine"]
+        if "troca-de-engine" in KERNELS.questions
+        else next(iter(KERNELS.questions.values()))
+    )
     response = answer(client, "kernels", question.id, ["b"])
     assert response.status_code == 200
     assert response.headers["vary"].startswith("HX-Request")
@@ -183,7 +209,9 @@ def test_post_without_csrf_token_is_refused_and_stores_nothing(client, settings)
     response = client.post(f"/licoes/kernels/perguntas/{question.id}", data={"opcao": "b"})
     assert response.status_code == 403
     assert "Sessão expirada, recarregue a página." in response.text
-    forged = client.post(f"/licoes/kernels/perguntas/{question.id}", data={"opcao": "b", "csrftoken": "forjado"})
+    forged = client.post(
+        f"/licoes/kernels/perguntas/{question.id}", data={"opcao": "b", "csrftoken": "forjado"}
+    )
     assert forged.status_code == 403
     assert stored(settings) == []
 
@@ -201,15 +229,25 @@ def test_empty_or_unknown_choice_gets_422_in_portuguese(client, settings):
     question = next(iter(KERNELS.questions.values()))
     empty = answer(client, "kernels", question.id, [])
     assert empty.status_code == 422
-    assert text(soup(empty).select_one(".form-error")) == "Escolha uma opção antes de enviar a resposta."
-    multiple = next(q for q in COURSE.get("escolha-self-hosted").questions.values() if q.kind == "multiple")
+    assert (
+        text(soup(empty).select_one(".form-error"))
+        == "Escolha uma opção antes de enviar a resposta."
+    )
+    multiple = next(
+        q for q in COURSE.get("escolha-self-hosted").questions.values() if q.kind == "multiple"
+    )
     none_marked = answer(client, "escolha-self-hosted", multiple.id, [])
-    assert text(soup(none_marked).select_one(".form-error")) == "Marque pelo menos uma opção antes de enviar a resposta."
+    assert (
+        text(soup(none_marked).select_one(".form-error"))
+        == "Marque pelo menos uma opção antes de enviar a resposta."
+    )
     plain = answer(client, "kernels", question.id, ["zzz"], htmx=False)
     assert plain.status_code == 303, "sem JS: volta para a pergunta na página da lição"
     assert plain.headers["location"] == f"/licoes/kernels#pergunta-{question.id}"
     page = soup(client.get(plain.headers["location"]))
-    assert text(page.select_one(f"#pergunta-{question.id} .form-error")).startswith("Essa opção não existe")
+    assert text(page.select_one(f"#pergunta-{question.id} .form-error")).startswith(
+        "Essa opção não existe"
+    )
     again = soup(client.get("/licoes/kernels"))
     assert not again.select_one(".form-error"), "o aviso aparece uma vez só"
     assert stored(settings) == []
@@ -228,7 +266,9 @@ def test_malformed_bodies_get_4xx_not_5xx(client, settings):
     token = csrf_from(client.get("/licoes/kernels").text)
     url = "/licoes/kernels/perguntas/" + next(iter(KERNELS.questions))
     form = {"content-type": "application/x-www-form-urlencoded"}
-    bad_utf8 = client.post(url, content=b"csrftoken=" + token.encode() + b"&opcao=\xff", headers=form)
+    bad_utf8 = client.post(
+        url, content=b"csrftoken=" + token.encode() + b"&opcao=\xff", headers=form
+    )
     assert bad_utf8.status_code == 400 and "não está em UTF-8" in bad_utf8.text
     for content_type in ("multipart/form-data", "multipart/form-data;boundary=XX", "text/plain"):
         refused = client.post(url, content=b"x", headers={"content-type": content_type})
@@ -238,10 +278,14 @@ def test_malformed_bodies_get_4xx_not_5xx(client, settings):
     assert upload.status_code == 415
     huge = client.post(url, content=b"opcao=" + b"a" * 70_000, headers=form)
     assert huge.status_code == 413
-    many = client.post(url, content=("&".join(["opcao=a"] * 1500) + f"&csrftoken={token}").encode(), headers=form)
+    many = client.post(
+        url, content=("&".join(["opcao=a"] * 1500) + f"&csrftoken={token}").encode(), headers=form
+    )
     assert many.status_code == 400
     assert "O formulário enviado está incompleto ou malformado" in many.text
-    json_body = client.post(url, content=b"{}", headers={"content-type": "application/json", "x-csrftoken": token, **HX})
+    json_body = client.post(
+        url, content=b"{}", headers={"content-type": "application/json", "x-csrftoken": token, **HX}
+    )
     assert json_body.status_code == 422
     bearer = client.post(url, data={"opcao": "b"}, headers={"Authorization": "Bearer x"})
     assert bearer.status_code == 403, "um cabeçalho Bearer não pula a verificação de CSRF"
@@ -268,7 +312,9 @@ def test_session_cookie_is_an_opaque_id_httponly_and_lax(client, settings):
     token = csrf_from(client.get("/").text)
     assert "curso_sessao" not in client.cookies, "ler não cria sessão"
     response = client.post("/progresso/lugar", data={"csrftoken": token, "licao": "kernels"})
-    cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    cookie = next(
+        c for c in response.headers.get_list("set-cookie") if c.startswith("curso_sessao=")
+    )
     assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
     session_id = client.cookies.get("curso_sessao")
     assert len(session_id) == 32 and learner_ids(settings) == []
@@ -279,7 +325,9 @@ def test_session_cookie_is_an_opaque_id_httponly_and_lax(client, settings):
     token = tampered.cookies["csrftoken"]
     fresh = tampered.post("/progresso/lugar", data={"csrftoken": token, "licao": "kernels"})
     assert fresh.status_code == 204
-    new_cookie = next(c for c in fresh.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    new_cookie = next(
+        c for c in fresh.headers.get_list("set-cookie") if c.startswith("curso_sessao=")
+    )
     assert "forjado" not in new_cookie, "um id desconhecido ganha uma sessão nova"
 
 
@@ -291,10 +339,14 @@ def test_broken_lesson_does_not_stop_the_course(tmp_path: Path):
     (tmp_path / "lessons").mkdir()
     (tmp_path / "lessons" / "01-boa.md").write_text(GOOD, encoding="utf-8")
     broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 2")
-    (tmp_path / "lessons" / "02-quebrada.md").write_text(broken.replace("answer: [b]", "answer: [x]"), encoding="utf-8")
+    (tmp_path / "lessons" / "02-quebrada.md").write_text(
+        broken.replace("answer: [b]", "answer: [x]"), encoding="utf-8"
+    )
     settings = make_settings(tmp_path, tmp_path / "lessons")
     with TestClient(create_app(settings)) as client:
-        assert [a["href"] for a in soup(client.get("/")).select(".lesson-card h2 a")] == ["/licoes/decode-prefill"]
+        assert [a["href"] for a in soup(client.get("/")).select(".lesson-card h2 a")] == [
+            "/licoes/decode-prefill"
+        ]
         assert client.get("/licoes/decode-prefill").status_code == 200
         unavailable = client.get("/licoes/quebrada")
         assert unavailable.status_code == 503, "a lição que nunca carregou fica indisponível"

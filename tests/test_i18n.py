@@ -388,7 +388,6 @@ def tree_data(course) -> set[str]:
     return {d for d in data if d}
 
 
-
 def bare_lines(runs, data) -> list[str]:
     """Lines the commands printed that hold words from outside the marked catalog."""
     return [
@@ -397,6 +396,7 @@ def bare_lines(runs, data) -> list[str]:
         for line in (run.stdout + run.stderr).splitlines()
         if has_words(outside_the_catalog(line, data))
     ]
+
 
 def test_curso_arvore_speaks_from_the_catalog(marked_catalog):
     from app.content.course import load_course

@@ -116,8 +116,14 @@ def test_preview_shows_every_key_and_explanation_with_the_check_results(client, 
     for question in KERNELS.questions.values():
         node = page.select_one(f"#pergunta-{question.id}")
         if question.kind == "numeric":
-            wrong = [text(li.select_one(".option-label")) for li in node.select(".preview-wrong-values > li")]
-            assert wrong == [f"Errada {format(v.normalize(), 'f').replace('.', ',')}" for v, _ in question.numeric.wrong]
+            wrong = [
+                text(li.select_one(".option-label"))
+                for li in node.select(".preview-wrong-values > li")
+            ]
+            assert wrong == [
+                f"Errada {format(v.normalize(), 'f').replace('.', ',')}"
+                for v, _ in question.numeric.wrong
+            ]
             assert question.numeric.working_html.strip() in str(node.select_one(".working"))
             continue
         if question.kind == "ordering":
@@ -193,7 +199,10 @@ def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_proble
     )
     assert teacher.get("/instrutor/licoes/nada").status_code == 404
     files = text(soup(teacher.get("/instrutor")).select_one("#arquivos"))
-    assert "Nos arquivos: 1 erro e 1 aviso" in files and "indisponível: nunca carregou sem erros" in files
+    assert (
+        "Nos arquivos: 1 erro e 1 aviso" in files
+        and "indisponível: nunca carregou sem erros" in files
+    )
 
 
 def read_csv(response) -> list[dict[str, str]]:

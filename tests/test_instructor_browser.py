@@ -33,7 +33,12 @@ def server(tmp_path_factory):
 def answer(client: httpx.Client, option: str) -> None:
     page = client.get("/licoes/kernels").text
     key = soup(page).select_one(f'#pergunta-{FIRST.id} input[name="chave"]')["value"]
-    form = {"csrftoken": csrf_from(page), "opcao": option, "chave": key, "versao": FIRST.content_hash}
+    form = {
+        "csrftoken": csrf_from(page),
+        "opcao": option,
+        "chave": key,
+        "versao": FIRST.content_hash,
+    }
     assert client.post(f"/licoes/kernels/perguntas/{FIRST.id}", data=form).status_code == 303
 
 

@@ -318,11 +318,24 @@ def test_the_preview_shows_each_questions_warnings_next_to_it(flawed_course):
 
 
 def test_numeric_and_ordering_questions_have_no_options_to_warn_about(tmp_path):
-    numeric = {"id": "ganho", "kind": "numeric", "prompt": "Quantas vezes mais rápido?",
-               "value": 4.41, "tolerance": 0.1, "working": "64 ÷ 14,5 ≈ 4,41",
-               "explanation": "A razão do depois pelo antes."}
-    ordering = {"id": "ordem", "kind": "ordering", "prompt": "Ponha as etapas em ordem.",
-                "items": [{"id": "a", "text": "dev"}, {"id": "b", "text": "staging"},
-                          {"id": "c", "text": "prod"}],
-                "explanation": "Do laptop ao cluster."}
+    numeric = {
+        "id": "ganho",
+        "kind": "numeric",
+        "prompt": "Quantas vezes mais rápido?",
+        "value": 4.41,
+        "tolerance": 0.1,
+        "working": "64 ÷ 14,5 ≈ 4,41",
+        "explanation": "A razão do depois pelo antes.",
+    }
+    ordering = {
+        "id": "ordem",
+        "kind": "ordering",
+        "prompt": "Ponha as etapas em ordem.",
+        "items": [
+            {"id": "a", "text": "dev"},
+            {"id": "b", "text": "staging"},
+            {"id": "c", "text": "prod"},
+        ],
+        "explanation": "Do laptop ao cluster.",
+    }
     assert warnings_of(tmp_path, numeric, ordering, balanced("q1", 0), balanced("q2", 1)) == []

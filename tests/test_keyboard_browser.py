@@ -205,8 +205,16 @@ def test_print_shows_the_lesson_without_navigation_or_forms(
     page.goto(live_server.url + "/licoes/kernels")
     page.emulate_media(media="print")
     hidden_on_paper = (
-        ".site-header", ".toc", ".course-nav", ".pager", ".site-footer", ".question input",
-        ".question button", ".tree-map-frame", ".heading-link", ".menu-button",
+        ".site-header",
+        ".toc",
+        ".course-nav",
+        ".pager",
+        ".site-footer",
+        ".question input",
+        ".question button",
+        ".tree-map-frame",
+        ".heading-link",
+        ".menu-button",
     )
     for hidden in hidden_on_paper:
         expect(page.locator(hidden).first).to_be_hidden()
@@ -227,7 +235,9 @@ def test_answer_time_is_shown_in_the_learners_zone(browser: Browser, live_server
     node.get_by_role("button", name="Responder").click()
     shown = node.locator(".answered-at")
     expect(shown).to_have_text(re.compile(r"^Respondida em \d+ de \w+ de \d{4}, \d\d:\d\d$"))
-    [(stored,)] = query(live_server.settings, "SELECT created_at FROM attempt ORDER BY id DESC LIMIT 1")
+    [(stored,)] = query(
+        live_server.settings, "SELECT created_at FROM attempt ORDER BY id DESC LIMIT 1"
+    )
     stored = stored if isinstance(stored, datetime) else datetime.fromisoformat(stored)
     expected = local_datetime(stored, "America/Manaus")
     expect(shown).to_have_text(f"Respondida em {expected}")

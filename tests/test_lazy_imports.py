@@ -11,12 +11,24 @@ from tests.conftest import REPO_LESSONS, TEST_SECRET, make_settings
 
 # Imported by the code that uses them, never by `import app.main`.
 LAZY_ON_IMPORT = (
-    "limits", "app.ratelimit_store", "markdown_it", "pygments", "yaml", "snowballstemmer", "icu",
+    "limits",
+    "app.ratelimit_store",
+    "markdown_it",
+    "pygments",
+    "yaml",
+    "snowballstemmer",
+    "icu",
     "babel.messages",
 )
 # Not needed either to serve the home page from rendered lessons (a warm disk cache).
 LAZY_ON_WARM_START = (
-    "limits", "markdown_it", "pygments", "yaml", "snowballstemmer", "icu", "babel.messages",
+    "limits",
+    "markdown_it",
+    "pygments",
+    "yaml",
+    "snowballstemmer",
+    "icu",
+    "babel.messages",
 )
 
 # One GET / straight through ASGI: a test client would import modules of its own (httpx, rich).
@@ -54,8 +66,13 @@ print(json.dumps({"import": sorted(imported), "start": sorted(sys.modules)}))
 
 def modules(what: str, env: dict | None = None) -> dict[str, set[str]]:
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, what], cwd=PROJECT_ROOT, env=env, capture_output=True,
-        text=True, check=True, timeout=300,
+        [sys.executable, "-c", PROBE, what],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
     ).stdout
     loaded = json.loads(out.strip().splitlines()[-1])
     return {phase: set(names) for phase, names in loaded.items()}
@@ -74,8 +91,10 @@ def test_a_warm_start_serves_the_home_page_without_rendering_libraries(tmp_path)
 
     settings = make_settings(tmp_path, REPO_LESSONS)
     env = {
-        **os.environ, "CURSO_DATABASE_URL": settings.database_url,
-        "CURSO_LESSONS_DIR": str(REPO_LESSONS), "CURSO_VAR_DIR": str(settings.var_dir),
+        **os.environ,
+        "CURSO_DATABASE_URL": settings.database_url,
+        "CURSO_LESSONS_DIR": str(REPO_LESSONS),
+        "CURSO_VAR_DIR": str(settings.var_dir),
         "CURSO_SECRET_KEY": TEST_SECRET,
     }
     cold = modules("start", env)["start"]

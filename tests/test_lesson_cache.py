@@ -45,9 +45,15 @@ def course_facts(course) -> list:
     for lesson in course.lessons:
         facts.append(
             (
-                lesson.path, lesson.meta.model_dump(), lesson.meta.title_html,
-                lesson.meta.objectives_html, lesson.parts, lesson.headings, lesson.questions,
-                lesson.links, lesson.terms,
+                lesson.path,
+                lesson.meta.model_dump(),
+                lesson.meta.title_html,
+                lesson.meta.objectives_html,
+                lesson.parts,
+                lesson.headings,
+                lesson.questions,
+                lesson.links,
+                lesson.terms,
                 {tid: dataclasses.asdict(tree) for tid, tree in lesson.trees.items()},
             )
         )
@@ -216,7 +222,9 @@ def test_the_key_follows_the_bytes_the_path_and_the_glossary(tmp_path):
     cache = LessonCache(tmp_path)
     a, b = Path("/x/01-a.md"), Path("/x/02-b.md")
     keys = {
-        cache.key(a, b"texto"), cache.key(a, b"texto!"), cache.key(b, b"texto"),
+        cache.key(a, b"texto"),
+        cache.key(a, b"texto!"),
+        cache.key(b, b"texto"),
         cache.key(a, b"texto", b"- termo: x"),
     }
     assert len(keys) == 4

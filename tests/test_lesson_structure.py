@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.content.course import load_course
-from app.content.item_checks import check_items
 from app.content.errors import ContentErrors
+from app.content.item_checks import check_items
 from app.content.lessons import load_lesson
 from app.main import create_app
 from tests.conftest import make_settings

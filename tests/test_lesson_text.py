@@ -156,8 +156,13 @@ def test_tree_announcements_keep_the_comparison_and_drop_the_markdown(client):
     assert found["[data-announce]"] == f"Pergunta 1: {LATENCY}"
     token = csrf_from(page)
     version = BeautifulSoup(page, "html.parser").select_one('form.tree-step input[name="versao"]')
-    data = {"csrftoken": token, "c": "", "escolha": "sim", "licao": "latencia",
-            "versao": version["value"]}
+    data = {
+        "csrftoken": token,
+        "c": "",
+        "escolha": "sim",
+        "licao": "latencia",
+        "versao": version["value"],
+    }
     step = client.post("/arvores/metas/passo", data=data, headers={"HX-Request": "true"})
     assert step.status_code == 200
     announced = [

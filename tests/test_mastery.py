@@ -88,11 +88,19 @@ def db(settings):
 
 def store(db, learner: str, question, correct: bool, minutes: int) -> None:
     at = datetime(2026, 3, 2, tzinfo=UTC) + timedelta(minutes=minutes)
-    record_attempt(db, Attempt(
-        learner_id=learner, lesson_slug="kernels", question_id=question.id,
-        question_hash=question.content_hash, chosen="x", correct=correct, created_at=at,
-        idempotency_key=f"{learner[:4]}-{question.id}-{minutes}".ljust(16, "x"),
-    ))
+    record_attempt(
+        db,
+        Attempt(
+            learner_id=learner,
+            lesson_slug="kernels",
+            question_id=question.id,
+            question_hash=question.content_hash,
+            chosen="x",
+            correct=correct,
+            created_at=at,
+            idempotency_key=f"{learner[:4]}-{question.id}-{minutes}".ljust(16, "x"),
+        ),
+    )
 
 
 def by_slug(rows):
@@ -155,10 +163,14 @@ def test_ten_thousand_learners_mastery_is_one_statement(settings):
     learners = [{"id": f"{n:032x}", "created_at": now} for n in range(10_000)]
     attempts = [
         {
-            "learner_id": row["id"], "lesson_slug": "kernels", "question_id": question.id,
-            "question_hash": question.content_hash, "chosen": "x",
+            "learner_id": row["id"],
+            "lesson_slug": "kernels",
+            "question_id": question.id,
+            "question_hash": question.content_hash,
+            "chosen": "x",
             "correct": question is second or n % 2 == 0,  # odd learners miss, then get it
-            "created_at": now + timedelta(minutes=minute), "review": False,
+            "created_at": now + timedelta(minutes=minute),
+            "review": False,
         }
         for n, row in enumerate(learners)
         for minute, question in enumerate((first, second))

@@ -68,7 +68,8 @@ def seed_every_table(url: str) -> dict[str, int]:
                     # An integer primary key is the database's to number, unless it is also
                     # a foreign key (a link table's composite key, such as class_member).
                     if not column.foreign_keys and (
-                        column.primary_key and column.autoincrement is True
+                        column.primary_key
+                        and column.autoincrement is True
                         or (column.primary_key and isinstance(column.type, sa.Integer))
                     ):
                         continue
@@ -206,10 +207,20 @@ def test_the_app_engine_keeps_foreign_keys_on_and_migrations_turn_them_off(tmp_p
 
 
 def _curso_migrate(tmp_path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CURSO_DATABASE_URL": f"sqlite:///{tmp_path / 'curso.db'}",
-           "CURSO_VAR_DIR": str(tmp_path / "var"), "CURSO_SECRET_KEY": "k" * 48}
-    return subprocess.run([sys.executable, "-m", "app.cli", "migrate"], capture_output=True,
-                          text=True, timeout=60, env=env, cwd=PROJECT_ROOT)
+    env = {
+        **os.environ,
+        "CURSO_DATABASE_URL": f"sqlite:///{tmp_path / 'curso.db'}",
+        "CURSO_VAR_DIR": str(tmp_path / "var"),
+        "CURSO_SECRET_KEY": "k" * 48,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "migrate"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=PROJECT_ROOT,
+    )
 
 
 def test_curso_migrate_backs_up_a_database_with_data_before_changing_its_schema(tmp_path):

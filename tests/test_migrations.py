@@ -45,18 +45,35 @@ def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
 def test_downgrading_the_editor_and_classes_and_upgrading_again_keeps_the_learners_data(settings):
     from tests.conftest import query
 
-    query(settings, "INSERT INTO learner (id, created_at) VALUES (:id, CURRENT_TIMESTAMP)", id="a" * 32)
-    query(settings, "INSERT INTO account (learner_id, username, password_hash, created_at, is_instructor, is_admin)"
-          " VALUES (:id, 'prof', 'x', CURRENT_TIMESTAMP, true, true)", id="a" * 32)
-    query(settings, "INSERT INTO attempt (learner_id, lesson_slug, question_id, question_hash, chosen, correct,"
-          " created_at) VALUES (:id, 'kernels', 'q', '', 'b', true, CURRENT_TIMESTAMP)", id="a" * 32)
-    query(settings, "INSERT INTO lesson_revision (file_name, lesson_slug, text, content_hash, origin, account_id,"
-          " created_at) VALUES ('01.md', 'kernels', 'texto', 'h', 'editor', 1, CURRENT_TIMESTAMP)")
+    query(
+        settings,
+        "INSERT INTO learner (id, created_at) VALUES (:id, CURRENT_TIMESTAMP)",
+        id="a" * 32,
+    )
+    query(
+        settings,
+        "INSERT INTO account (learner_id, username, password_hash, created_at, is_instructor, is_admin)"
+        " VALUES (:id, 'prof', 'x', CURRENT_TIMESTAMP, true, true)",
+        id="a" * 32,
+    )
+    query(
+        settings,
+        "INSERT INTO attempt (learner_id, lesson_slug, question_id, question_hash, chosen, correct,"
+        " created_at) VALUES (:id, 'kernels', 'q', '', 'b', true, CURRENT_TIMESTAMP)",
+        id="a" * 32,
+    )
+    query(
+        settings,
+        "INSERT INTO lesson_revision (file_name, lesson_slug, text, content_hash, origin, account_id,"
+        " created_at) VALUES ('01.md', 'kernels', 'texto', 'h', 'editor', 1, CURRENT_TIMESTAMP)",
+    )
     downgrade(settings.database_url, "491a9dde4b96")
     engine = make_engine(settings.database_url)
     assert "lesson_revision" not in inspect(engine).get_table_names()
     engine.dispose()
     upgrade(settings.database_url)
-    assert query(settings, "SELECT username, is_instructor, is_admin FROM account") == [("prof", True, False)]
+    assert query(settings, "SELECT username, is_instructor, is_admin FROM account") == [
+        ("prof", True, False)
+    ]
     assert query(settings, "SELECT count(*) FROM attempt") == [(1,)]
     assert query(settings, "SELECT count(*) FROM lesson_revision") == [(0,)]

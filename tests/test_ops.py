@@ -22,7 +22,13 @@ def test_healthz_ok_and_503(settings, tmp_path):
     with TestClient(create_app(settings)) as client:
         response = client.get("/healthz")
         assert response.status_code == 200
-        assert response.json() == {"database": "ok", "migrations": "ok", "lessons": {"loaded": 3, "errors": 0}, "web_editor": "ligado", "status": "ok"}
+        assert response.json() == {
+            "database": "ok",
+            "migrations": "ok",
+            "lessons": {"loaded": 3, "errors": 0},
+            "web_editor": "ligado",
+            "status": "ok",
+        }
     downgrade(settings.database_url, "base")
     with TestClient(create_app(settings)) as client:
         response = client.get("/healthz")
@@ -43,13 +49,29 @@ def test_request_logs_are_json_with_hashed_learner_and_no_answers(tmp_path_facto
             page = client.get("/licoes/kernels", headers={"X-Request-ID": "pedido-123"})
             assert page.headers["x-request-id"] == "pedido-123"
             question = next(iter(KERNELS.questions))
-            client.post(f"/licoes/kernels/perguntas/{question}", data={"csrftoken": csrf_from(page.text), "opcao": "b"})
+            client.post(
+                f"/licoes/kernels/perguntas/{question}",
+                data={"csrftoken": csrf_from(page.text), "opcao": "b"},
+            )
             learner = client.cookies.get("curso_sessao")
     finally:
         server.stop()
-    lines = [json.loads(line) for line in server.log_path.read_text().splitlines() if line.startswith("{")]
+    lines = [
+        json.loads(line)
+        for line in server.log_path.read_text().splitlines()
+        if line.startswith("{")
+    ]
     requests = [entry for entry in lines if entry.get("event") == "request"]
-    assert {"ts", "level", "request_id", "method", "path", "status", "duration_ms", "learner"} <= set(requests[0])
+    assert {
+        "ts",
+        "level",
+        "request_id",
+        "method",
+        "path",
+        "status",
+        "duration_ms",
+        "learner",
+    } <= set(requests[0])
     first = next(e for e in requests if e["request_id"] == "pedido-123")
     assert first["path"] == "/licoes/kernels" and first["status"] == 200
     assert first["learner"] is None, "quem só lê não é aluno ainda"
@@ -66,22 +88,35 @@ def test_backup_of_a_live_database_and_restore(tmp_path):
 
     def writer():
         db = sqlite3.connect(path, timeout=10)
-        db.execute("INSERT INTO learner (id, created_at) VALUES ('a' || hex(randomblob(15)), CURRENT_TIMESTAMP)")
+        db.execute(
+            "INSERT INTO learner (id, created_at) VALUES ('a' || hex(randomblob(15)), CURRENT_TIMESTAMP)"
+        )
         db.commit()
         learner = db.execute("SELECT id FROM learner").fetchone()[0]
         while not stop.is_set():
             db.execute(
                 "INSERT INTO attempt (learner_id, lesson_slug, question_id, chosen, correct, created_at) "
-                "VALUES (?, 'kernels', 'troca-de-engine', 'b', 1, CURRENT_TIMESTAMP)", (learner,))
+                "VALUES (?, 'kernels', 'troca-de-engine', 'b', 1, CURRENT_TIMESTAMP)",
+                (learner,),
+            )
             db.commit()
         db.close()
 
     thread = threading.Thread(target=writer)
     thread.start()
-    env = {**os.environ, "CURSO_DATABASE_URL": settings.database_url, "CURSO_VAR_DIR": str(tmp_path / "var")}
+    env = {
+        **os.environ,
+        "CURSO_DATABASE_URL": settings.database_url,
+        "CURSO_VAR_DIR": str(tmp_path / "var"),
+    }
     try:
-        result = subprocess.run([sys.executable, "-m", "app.cli", "backup", str(tmp_path / "copia.db")],
-                                capture_output=True, text=True, env=env, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "app.cli", "backup", str(tmp_path / "copia.db")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
     finally:
         stop.set()
         thread.join()
@@ -92,8 +127,13 @@ def test_backup_of_a_live_database_and_restore(tmp_path):
     copied = copy.execute("SELECT count(*) FROM attempt").fetchone()[0]
     assert copied > 0
     copy.close()
-    again = subprocess.run([sys.executable, "-m", "app.cli", "backup", str(tmp_path / "copia.db")],
-                           capture_output=True, text=True, env=env, timeout=60)
+    again = subprocess.run(
+        [sys.executable, "-m", "app.cli", "backup", str(tmp_path / "copia.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert again.returncode == 1 and "já existe" in again.stderr
 
     # Restore, as the README says: stop the server, put the copy in place of the database file.

@@ -27,8 +27,10 @@ def test_adler32_combine_agrees_with_zlib(first: bytes, second: bytes):
 
 
 @hsettings(max_examples=60, deadline=None)
-@given(st.lists(TEXT.filter(lambda b: PLACEHOLDER.encode() not in b), min_size=1, max_size=6),
-       st.binary(min_size=0, max_size=200))
+@given(
+    st.lists(TEXT.filter(lambda b: PLACEHOLDER.encode() not in b), min_size=1, max_size=6),
+    st.binary(min_size=0, max_size=200),
+)
 def test_every_encoding_decodes_to_the_page_with_the_token(parts: list[bytes], token: bytes):
     page = SplicedPage(PLACEHOLDER.encode().join(parts))
     expected = token.join(parts)

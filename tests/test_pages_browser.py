@@ -164,10 +164,23 @@ INSTRUCTOR_PAGE_TYPES = [
     ),
     PageType("instrutor-licao-aviso", "/licoes/com-aviso", instructor=True, detail=".check-panel"),
     PageType("instrutor-licao-indisponivel", "/licoes/quebrada", status=503, instructor=True),
-    PageType("editor", "/instrutor/licoes/com-aviso/editar", instructor=True, detail=".editor-result"),
-    PageType("editor-com-erro", "/instrutor/licoes/quebrada/editar", instructor=True, detail=".check-panel"),
-    PageType("editor-conflito", "/instrutor/licoes/conflito/editar", conflict, instructor=True,
-             detail=".editor-conflict", status=409),
+    PageType(
+        "editor", "/instrutor/licoes/com-aviso/editar", instructor=True, detail=".editor-result"
+    ),
+    PageType(
+        "editor-com-erro",
+        "/instrutor/licoes/quebrada/editar",
+        instructor=True,
+        detail=".check-panel",
+    ),
+    PageType(
+        "editor-conflito",
+        "/instrutor/licoes/conflito/editar",
+        conflict,
+        instructor=True,
+        detail=".editor-conflict",
+        status=409,
+    ),
     PageType("editor-historico", "/instrutor/licoes/com-aviso/historico", instructor=True),
     PageType("editor-nova-licao", "/instrutor/licoes/nova", instructor=True),
     PageType("turmas", "/instrutor/turmas", instructor=True),
@@ -192,7 +205,9 @@ def instructor_site(tmp_path_factory, browser):
     broken = GOOD.replace("slug: decode-prefill", "slug: quebrada").replace("order: 1", "order: 5")
     broken = broken.replace("answer: [b]", "answer: [x]")
     (lessons / "05-quebrada.md").write_text(broken, encoding="utf-8")
-    conflicted = GOOD.replace("slug: decode-prefill", "slug: conflito").replace("order: 1", "order: 6")
+    conflicted = GOOD.replace("slug: decode-prefill", "slug: conflito").replace(
+        "order: 1", "order: 6"
+    )
     (lessons / "06-conflito.md").write_text(conflicted, encoding="utf-8")
     CONFLICT_FILE[:] = [lessons / "06-conflito.md"]
     server = LiveServer(tmp, lessons)
@@ -229,16 +244,33 @@ def _seed_class(server: LiveServer) -> None:
 
     engine = make_engine(server.settings.database_url)
     with engine.begin() as db:
-        db.execute(text("INSERT INTO classroom (id, name, description, join_code, time_zone, created_at)"
-                        " VALUES (1, 'Turma da noite', 'Terças', 'codigo-da-turma-de-teste',"
-                        " 'America/Sao_Paulo', CURRENT_TIMESTAMP)"))
-        db.execute(text("INSERT INTO class_staff (class_id, account_id)"
-                        " SELECT 1, id FROM account WHERE username = :name"), {"name": INSTRUCTOR})
-        db.execute(text("INSERT INTO class_member (class_id, learner_id, joined_at)"
-                        " SELECT 1, learner_id, CURRENT_TIMESTAMP FROM account WHERE username = :name"),
-                   {"name": INSTRUCTOR})
-        db.execute(text("INSERT INTO class_due (class_id, lesson_slug, due_at)"
-                        " VALUES (1, 'kernels', '2026-01-01 12:00:00.000000')"))
+        db.execute(
+            text(
+                "INSERT INTO classroom (id, name, description, join_code, time_zone, created_at)"
+                " VALUES (1, 'Turma da noite', 'Terças', 'codigo-da-turma-de-teste',"
+                " 'America/Sao_Paulo', CURRENT_TIMESTAMP)"
+            )
+        )
+        db.execute(
+            text(
+                "INSERT INTO class_staff (class_id, account_id)"
+                " SELECT 1, id FROM account WHERE username = :name"
+            ),
+            {"name": INSTRUCTOR},
+        )
+        db.execute(
+            text(
+                "INSERT INTO class_member (class_id, learner_id, joined_at)"
+                " SELECT 1, learner_id, CURRENT_TIMESTAMP FROM account WHERE username = :name"
+            ),
+            {"name": INSTRUCTOR},
+        )
+        db.execute(
+            text(
+                "INSERT INTO class_due (class_id, lesson_slug, due_at)"
+                " VALUES (1, 'kernels', '2026-01-01 12:00:00.000000')"
+            )
+        )
     engine.dispose()
 
 

@@ -84,8 +84,11 @@ PASSWORDS = Passwords()
 
 
 @hypothesis_settings(max_examples=15, deadline=None)
-@given(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20),
-       st.sampled_from(FORMS), st.sampled_from(FORMS))
+@given(
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20),
+    st.sampled_from(FORMS),
+    st.sampled_from(FORMS),
+)
 def test_any_text_hashed_in_one_form_verifies_in_another(password: str, hashed: str, typed: str):
     password_hash = PASSWORDS.hash(form(hashed, password))
     assert PASSWORDS.check(form(typed, password), password_hash).matched

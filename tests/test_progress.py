@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-from sqlalchemy.exc import IntegrityError
-
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app import store
@@ -20,7 +19,17 @@ from app.store import record_attempt
 from tests.conftest import csrf_from, db_rows, make_settings
 from tests.test_content import GOOD, PREFILL
 from tests.test_http import (
-    COURSE, HX, KERNELS, answer, key_of, right_form, soup, stored, text, version_of, wrong_form,
+    COURSE,
+    HX,
+    KERNELS,
+    answer,
+    key_of,
+    right_form,
+    soup,
+    stored,
+    text,
+    version_of,
+    wrong_form,
     wrong_option,
 )
 
@@ -116,16 +125,26 @@ def test_options_are_shuffled_per_learner_stable_and_graded_by_id_over_50_learne
         learner = TestClient(client.app)
         # A visitor becomes a learner with their first answer; from then on the order is theirs.
         page = learner.get("/licoes/kernels").text
-        answer(learner, "kernels", opener.id, sorted(opener.answer), token=csrf_from(page),
-               key=key_of(page, opener.id))
+        answer(
+            learner,
+            "kernels",
+            opener.id,
+            sorted(opener.answer),
+            token=csrf_from(page),
+            key=key_of(page, opener.id),
+        )
         first = learner.get(url, headers=HX).text
         order = [node["value"] for node in soup(first).select('input[name="opcao"]')]
         again = soup(learner.get(url, headers=HX)).select('input[name="opcao"]')
         assert [node["value"] for node in again] == order, "a ordem não muda entre visitas"
         assert sorted(order) == sorted(authored)
         orders.add(tuple(order))
-        data = {"csrftoken": csrf_from(first), "chave": key_of(first, question.id), "opcao": right,
-                "versao": version_of(first, question.id)}
+        data = {
+            "csrftoken": csrf_from(first),
+            "chave": key_of(first, question.id),
+            "opcao": right,
+            "versao": version_of(first, question.id),
+        }
         graded = soup(learner.post(url, data=data, headers=HX))
         assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
         assert [n["class"] for n in graded.select(".graded-option")] == [
@@ -147,12 +166,22 @@ def test_visitors_share_one_order_and_their_first_answer_keeps_it(client):
     for _ in range(5):
         visitor = TestClient(client.app)
         page = soup(visitor.get("/licoes/kernels"))
-        seen.add(tuple(n["value"] for n in page.select(f'#pergunta-{question.id} input[name="opcao"]')))
+        seen.add(
+            tuple(n["value"] for n in page.select(f'#pergunta-{question.id} input[name="opcao"]'))
+        )
     assert len(seen) == 1, "quem ainda não guardou nada vê a mesma ordem (a página vem do cache)"
     (order,) = seen
     html = str(page)
-    graded = soup(answer(visitor, "kernels", question.id, sorted(question.answer),
-                         token=csrf_from(html), key=key_of(html, question.id)))
+    graded = soup(
+        answer(
+            visitor,
+            "kernels",
+            question.id,
+            sorted(question.answer),
+            token=csrf_from(html),
+            key=key_of(html, question.id),
+        )
+    )
     # The graded fragment explains the other options in the order the visitor saw them.
     texts = {option.id: text(soup(option.text_html)) for option in question.options}
     others = [texts[oid] for oid in order if oid not in question.answer]
@@ -176,8 +205,12 @@ def test_the_same_form_sent_twice_stores_one_attempt(client, settings):
 def test_the_same_form_sent_at_once_from_many_threads_stores_one_attempt(client, settings):
     question = next(iter(KERNELS.questions.values()))
     page = client.get("/licoes/kernels").text
-    data = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id), "opcao": "b",
-            "versao": version_of(page, question.id)}
+    data = {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, question.id),
+        "opcao": "b",
+        "versao": version_of(page, question.id),
+    }
     url = f"/licoes/kernels/perguntas/{question.id}"
     with ThreadPoolExecutor(max_workers=8) as pool:
         responses = list(pool.map(lambda _: client.post(url, data=data, headers=HX), range(8)))
@@ -190,7 +223,11 @@ def test_a_race_lost_at_insert_returns_the_attempt_the_other_request_stored(sett
 
     def attempt() -> Attempt:
         return Attempt(
-            learner_id="a" * 32, lesson_slug="kernels", question_id="q", chosen="b", correct=True,
+            learner_id="a" * 32,
+            lesson_slug="kernels",
+            question_id="q",
+            chosen="b",
+            correct=True,
             idempotency_key="k" * 22,
         )
 

@@ -38,12 +38,22 @@ PIPELINE_SLUG = next(
 
 # --- parsing numbers as a Brazilian learner types them -------------------------------------
 
+
 @pytest.mark.parametrize(
     ("typed", "value"),
     [
-        ("4,4", "4.4"), ("4.4", "4.4"), ("4,41×", "4.41"), ("4,41 ×", "4.41"), ("≈ 4,4", "4.4"),
-        ("1.000", "1000"), ("1 000", "1000"), ("1\u00a0000", "1000"), ("1.000,5", "1000.5"),
-        ("-3", "-3"), ("0,23", "0.23"), ("64 tok/s", "64"),
+        ("4,4", "4.4"),
+        ("4.4", "4.4"),
+        ("4,41×", "4.41"),
+        ("4,41 ×", "4.41"),
+        ("≈ 4,4", "4.4"),
+        ("1.000", "1000"),
+        ("1 000", "1000"),
+        ("1\u00a0000", "1000"),
+        ("1.000,5", "1000.5"),
+        ("-3", "-3"),
+        ("0,23", "0.23"),
+        ("64 tok/s", "64"),
     ],
 )
 def test_pt_br_numbers_are_read(typed, value):
@@ -55,11 +65,26 @@ def test_pt_br_numbers_are_read(typed, value):
     [
         ("", "Digite um número antes de enviar a resposta."),
         ("   ", "Digite um número antes de enviar a resposta."),
-        ("quatro", "“quatro” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4)."),
-        ("4,4,4", "“4,4,4” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4)."),
-        ("NaN", "“NaN” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4)."),
-        ("Infinity", "“Infinity” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4)."),
-        ("1e999", "Esse número está fora do alcance: nenhuma resposta deste curso é tão grande ou tão pequena."),
+        (
+            "quatro",
+            "“quatro” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+        ),
+        (
+            "4,4,4",
+            "“4,4,4” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+        ),
+        (
+            "NaN",
+            "“NaN” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+        ),
+        (
+            "Infinity",
+            "“Infinity” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+        ),
+        (
+            "1e999",
+            "Esse número está fora do alcance: nenhuma resposta deste curso é tão grande ou tão pequena.",
+        ),
         ("9" * 41, "Essa resposta é longa demais para um número."),
     ],
 )
@@ -83,18 +108,29 @@ def test_fuzz_the_parser_returns_a_finite_number_or_a_clear_message(typed):
 
 
 @hsettings(max_examples=300, deadline=None)
-@given(st.decimals(min_value=Decimal("-999999"), max_value=Decimal("999999"), places=3,
-                   allow_nan=False, allow_infinity=False))
+@given(
+    st.decimals(
+        min_value=Decimal("-999999"),
+        max_value=Decimal("999999"),
+        places=3,
+        allow_nan=False,
+        allow_infinity=False,
+    )
+)
 def test_fuzz_a_number_written_the_pt_br_way_reads_back_the_same(number):
     assert parse_number(format_number(number)) == number
 
 
 # --- grading ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("typed", "correct", "specific"),
     [
-        ("4,4", True, ""), ("4.41", True, ""), ("4,5", True, ""), ("4,3", False, ""),
+        ("4,4", True, ""),
+        ("4.41", True, ""),
+        ("4,5", True, ""),
+        ("4,3", False, ""),
         ("49,5", False, "Você subtraiu em vez de dividir"),
         ("0,23", False, "Você dividiu ao contrário"),
     ],
@@ -125,12 +161,22 @@ def test_ordering_partial_credit_but_right_means_fully_right():
     ("positions", "message"),
     [
         ([], "Dê uma posição a cada etapa antes de enviar a resposta."),
-        (["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"],
-         "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir nenhuma."),
-        (["mac=1", "borda=2", "uma-rtx=3", "varias-gpus=4", "producao=9"],
-         "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir nenhuma."),
-        (["mac=1", "intrusa=2"], "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo."),
-        (["mac=um"], "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo."),
+        (
+            ["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"],
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir nenhuma.",
+        ),
+        (
+            ["mac=1", "borda=2", "uma-rtx=3", "varias-gpus=4", "producao=9"],
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir nenhuma.",
+        ),
+        (
+            ["mac=1", "intrusa=2"],
+            "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo.",
+        ),
+        (
+            ["mac=um"],
+            "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo.",
+        ),
     ],
 )
 def test_bad_positions_are_refused_in_portuguese(positions, message):
@@ -140,14 +186,18 @@ def test_bad_positions_are_refused_in_portuguese(positions, message):
 
 
 def test_items_shuffle_is_stable_per_learner_never_the_key_and_differs_between_learners():
-    orders = {tuple(i.id for i in shuffled_items(TREE_ORDER, f"learner{n}", "kernels")) for n in range(30)}
+    orders = {
+        tuple(i.id for i in shuffled_items(TREE_ORDER, f"learner{n}", "kernels")) for n in range(30)
+    }
     assert TREE_ORDER.order not in orders
     assert len(orders) > 5
     once = shuffled_items(TREE_ORDER, "learner1", "kernels")
     assert shuffled_items(TREE_ORDER, "learner1", "kernels") == once
     pipeline = COURSE.get(PIPELINE_SLUG).questions["ordem-do-pipeline"]
     for n in range(30):  # three items: the rotation still keeps the key away
-        assert tuple(i.id for i in shuffled_items(pipeline, f"l{n}", PIPELINE_SLUG)) != pipeline.order
+        assert (
+            tuple(i.id for i in shuffled_items(pipeline, f"l{n}", PIPELINE_SLUG)) != pipeline.order
+        )
 
 
 def test_versions_follow_the_key_not_the_explanations(tmp_path):
@@ -235,7 +285,9 @@ def test_the_course_lessons_check_clean_with_the_new_kinds():
     kinds = {q.kind for lesson in COURSE.lessons for q in lesson.questions.values()}
     assert {"numeric", "ordering"} <= kinds
     count = sum(
-        q.kind == kind for lesson in COURSE.lessons for q in lesson.questions.values()
+        q.kind == kind
+        for lesson in COURSE.lessons
+        for q in lesson.questions.values()
         for kind in ("numeric", "ordering")
     )
     assert count >= 4
@@ -243,18 +295,29 @@ def test_the_course_lessons_check_clean_with_the_new_kinds():
 
 # --- over HTTP ----------------------------------------------------------------------------
 
+
 def stored(settings, qid: str) -> list[tuple]:
     rows = query(
-        settings, "SELECT chosen, correct, credit FROM attempt WHERE question_id = :q ORDER BY id", q=qid
+        settings,
+        "SELECT chosen, correct, credit FROM attempt WHERE question_id = :q ORDER BY id",
+        q=qid,
     )
     return [(chosen, int(correct), credit) for chosen, correct, credit in rows]
 
 
 def post(client, slug: str, qid: str, data: dict, htmx: bool = True):
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
-    form = {"csrftoken": csrf_from(page), "chave": key_of(page, qid), "versao": version_of(page, qid), **data}
+    form = {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, qid),
+        "versao": version_of(page, qid),
+        **data,
+    }
     return client.post(
-        f"/licoes/{slug}/perguntas/{qid}", data=form, headers=HX if htmx else {}, follow_redirects=False
+        f"/licoes/{slug}/perguntas/{qid}",
+        data=form,
+        headers=HX if htmx else {},
+        follow_redirects=False,
     )
 
 
@@ -265,7 +328,9 @@ def test_numeric_form_shows_an_input_with_its_unit_and_no_key(client):
     assert field["inputmode"] == "decimal"
     assert box.select_one(f'label[for="{field["id"]}"]')
     assert text(box.select_one(".unit")) == "×"
-    assert "64 ÷ 14,5" not in str(box) and "subtraiu" not in str(box), "nada do gabarito antes de responder"
+    assert "64 ÷ 14,5" not in str(box) and "subtraiu" not in str(box), (
+        "nada do gabarito antes de responder"
+    )
 
 
 def test_numeric_right_answer_shows_the_working_and_is_stored(client, settings):
@@ -333,8 +398,12 @@ def test_ordering_partial_answer_shows_credit_and_right_order_and_stores_credit(
     assert [text(li) for li in box.select(".right-order li")][0].startswith("Mac em primeiro lugar")
     assert text(box.select(".graded-step")[0]).startswith("Vai na posição 2")
     assert stored(settings, "ordem-da-arvore") == [(",".join(swapped), 0, 0.6)]
-    response = post(client, "kernels", "ordem-da-arvore",
-                    {"posicao": [f"{item}={n}" for n, item in enumerate(order, start=1)]})
+    response = post(
+        client,
+        "kernels",
+        "ordem-da-arvore",
+        {"posicao": [f"{item}={n}" for n, item in enumerate(order, start=1)]},
+    )
     box = soup(response).select_one("#pergunta-ordem-da-arvore")
     assert text(box.select_one(".verdict")) == "✓ Resposta correta"
     assert text(box.select_one(".ordering-credit")) == "5 de 5 na posição certa"
@@ -347,7 +416,9 @@ def test_ordering_repeated_position_is_422_without_js_a_flash(client, settings):
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions}, htmx=False)
     assert response.status_code == 303
     page = soup(client.get(response.headers["location"]))
-    assert text(page.select_one("#pergunta-ordem-da-arvore .form-error")).startswith("Cada posição só cabe uma etapa")
+    assert text(page.select_one("#pergunta-ordem-da-arvore .form-error")).startswith(
+        "Cada posição só cabe uma etapa"
+    )
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions})
     assert response.status_code == 422
     assert stored(settings, "ordem-da-arvore") == []

@@ -13,7 +13,9 @@ from tests.test_browser import ConsoleWatch
 from tests.test_pages_browser import axe_violations
 
 COURSE = load_course(REPO_LESSONS)
-PIPELINE_SLUG = next(lesson.slug for lesson in COURSE.lessons if "ordem-do-pipeline" in lesson.questions)
+PIPELINE_SLUG = next(
+    lesson.slug for lesson in COURSE.lessons if "ordem-do-pipeline" in lesson.questions
+)
 PIPELINE = COURSE.get(PIPELINE_SLUG).questions["ordem-do-pipeline"]
 TREE_ORDER = COURSE.get("kernels").questions["ordem-da-arvore"]
 MAX_TABS = 300
@@ -55,7 +57,9 @@ def test_numeric_right_and_foreseen_wrong_with_htmx(new_page, live_server: LiveS
     box.get_by_role("button", name="Responder").click()
     expect(box.locator(".form-error")).to_contain_text("“quatro” não é um número.")
     expect(box.get_by_label("Sua resposta")).to_have_value("quatro")
-    assert [e for e in watch.errors if "status of 422" not in e] == [], "só o 422 da resposta recusada"
+    assert [e for e in watch.errors if "status of 422" not in e] == [], (
+        "só o 422 da resposta recusada"
+    )
 
 
 def test_numeric_without_javascript(new_page, live_server: LiveServer):
@@ -87,7 +91,9 @@ def test_ordering_with_the_keyboard_alone(new_page, live_server: LiveServer):
             page.keyboard.press("Enter")
         name = page.locator(f'#pergunta-{qid} [data-item="{item}"] .ordering-text').inner_text()
         expect(page.locator("#anuncio")).to_have_text(f"{name}: posição {index + 1} de 3.")
-        assert page.evaluate("() => document.activeElement.dataset.move") == "-1", "o foco fica no botão"
+        assert page.evaluate("() => document.activeElement.dataset.move") == "-1", (
+            "o foco fica no botão"
+        )
     assert shown_order(page, qid) == list(PIPELINE.order)
     tab_to(page, f'#pergunta-{qid} button[type="submit"]')
     page.keyboard.press("Enter")
@@ -124,7 +130,9 @@ def test_ordering_without_javascript_by_position_selects(new_page, live_server: 
     shown = shown_order(page, qid)
     wanted = [PIPELINE.order[1], PIPELINE.order[0], PIPELINE.order[2]]  # one pair swapped
     for item in shown:
-        box.locator(f'[data-item="{item}"] select').select_option(f"{item}={wanted.index(item) + 1}")
+        box.locator(f'[data-item="{item}"] select').select_option(
+            f"{item}={wanted.index(item) + 1}"
+        )
     box.get_by_role("button", name="Responder").click()
     expect(box.locator(".verdict")).to_have_text("✗ Resposta incorreta")
     expect(box.locator(".ordering-credit")).to_have_text("1 de 3 na posição certa")
@@ -145,7 +153,9 @@ def test_new_kinds_are_accessible_at_360_before_and_after_answering(
     page.goto(live_server.url + f"/licoes/{PIPELINE_SLUG}#pergunta-{PIPELINE.id}")
     assert axe_violations(page) == []
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    page.locator(f"#pergunta-{PIPELINE.id}").screenshot(path=str(artifacts / f"ordenacao-form-{theme}-360.png"))
+    page.locator(f"#pergunta-{PIPELINE.id}").screenshot(
+        path=str(artifacts / f"ordenacao-form-{theme}-360.png")
+    )
     page.locator(f"#pergunta-{PIPELINE.id}").get_by_role("button", name="Responder").click()
     expect(page.locator(f"#pergunta-{PIPELINE.id} .ordering-credit")).to_be_visible()
     page.goto(live_server.url + "/licoes/kernels#pergunta-ganho-3090")
@@ -156,6 +166,8 @@ def test_new_kinds_are_accessible_at_360_before_and_after_answering(
     box.screenshot(path=str(artifacts / f"numerica-{theme}-360.png"))
     assert axe_violations(page) == []
     page.goto(live_server.url + f"/licoes/{PIPELINE_SLUG}#pergunta-{PIPELINE.id}")
-    page.locator(f"#pergunta-{PIPELINE.id}").screenshot(path=str(artifacts / f"ordenacao-{theme}-360.png"))
+    page.locator(f"#pergunta-{PIPELINE.id}").screenshot(
+        path=str(artifacts / f"ordenacao-{theme}-360.png")
+    )
     assert axe_violations(page) == []
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

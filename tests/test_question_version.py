@@ -46,16 +46,26 @@ def live_client(tmp_path: Path, lesson_file: Path):
 def open_form(client: TestClient, slug: str = SLUG, qid: str = QID) -> dict:
     """GET the lesson and return what its answer form for ``qid`` would send."""
     page = client.get(f"/licoes/{slug}").text
-    return {"csrftoken": csrf_from(page), "chave": key_of(page, qid), "versao": version_of(page, qid)}
+    return {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, qid),
+        "versao": version_of(page, qid),
+    }
 
 
 def send(client: TestClient, form: dict, option: str, htmx: bool, slug: str = SLUG, qid: str = QID):
-    return client.post(f"/licoes/{slug}/perguntas/{qid}", data={**form, "opcao": option},
-                       headers=HX if htmx else {}, follow_redirects=False)
+    return client.post(
+        f"/licoes/{slug}/perguntas/{qid}",
+        data={**form, "opcao": option},
+        headers=HX if htmx else {},
+        follow_redirects=False,
+    )
 
 
 def attempts(client: TestClient) -> list[tuple]:
-    return db_rows(client.settings, "SELECT question_id, question_hash, chosen, correct FROM attempt")
+    return db_rows(
+        client.settings, "SELECT question_id, question_hash, chosen, correct FROM attempt"
+    )
 
 
 EDITS = {
@@ -65,7 +75,9 @@ EDITS = {
 
 
 @pytest.mark.parametrize("edit", EDITS, ids=list(EDITS))
-def test_an_edit_between_get_and_post_stores_nothing_and_shows_the_new_version(live_client, lesson_file, edit):
+def test_an_edit_between_get_and_post_stores_nothing_and_shows_the_new_version(
+    live_client, lesson_file, edit
+):
     old, new = EDITS[edit]
     form = open_form(live_client)
     save(lesson_file, GOOD.replace(old, new))
@@ -83,7 +95,12 @@ def test_an_edit_between_get_and_post_stores_nothing_and_shows_the_new_version(l
     assert not question.select_one(".verdict"), "nada foi corrigido"
     assert attempts(live_client) == []
 
-    again = send(live_client, {**form, "versao": new_hash, "chave": key_of(response.text, QID)}, "b", htmx=True)
+    again = send(
+        live_client,
+        {**form, "versao": new_hash, "chave": key_of(response.text, QID)},
+        "b",
+        htmx=True,
+    )
     assert again.status_code == 200
     assert attempts(live_client) == [(QID, new_hash, "b", int(edit == "option text"))]
 
@@ -112,9 +129,16 @@ def test_a_form_that_carries_no_version_stores_nothing(live_client):
 
 def test_an_unchanged_lesson_saved_again_still_accepts_the_form(live_client, lesson_file):
     form = open_form(live_client)
-    save(lesson_file, GOOD.replace("explanation: Certo, o decode acompanha a banda.",
-                                   "explanation: Certo: o decode acompanha a banda de memória."))
-    assert send(live_client, form, "b", htmx=True).status_code == 200, "explicações não mudam a versão"
+    save(
+        lesson_file,
+        GOOD.replace(
+            "explanation: Certo, o decode acompanha a banda.",
+            "explanation: Certo: o decode acompanha a banda de memória.",
+        ),
+    )
+    assert send(live_client, form, "b", htmx=True).status_code == 200, (
+        "explicações não mudam a versão"
+    )
     assert [row[2:] for row in attempts(live_client)] == [("b", 1)]
 
 
@@ -126,7 +150,10 @@ def test_a_scenario_question_whose_tree_changed_stores_nothing(tmp_path: Path):
     with TestClient(create_app(settings)) as client:
         client.settings = settings
         form = open_form(client, "arvore-teste", "cenario")
-        save(folder / "01-arvore.md", HEADER + TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]") + SCENARIO)
+        save(
+            folder / "01-arvore.md",
+            HEADER + TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]") + SCENARIO,
+        )
         response = send(client, form, "a", htmx=True, slug="arvore-teste", qid="cenario")
         assert response.status_code == 409
         assert text(soup(response).select_one(".form-error")) == NOTICE
@@ -152,10 +179,14 @@ def test_every_question_of_the_course_refuses_another_version(client, settings):
             stale = client.post(url, data={**form, **answer, "versao": "0" * 16}, headers=HX)
             assert stale.status_code == 409, url
             assert text(soup(stale).select_one(".form-error")) == NOTICE
-            live = client.post(url, data={**form, **answer, "versao": question.content_hash}, headers=HX)
+            live = client.post(
+                url, data={**form, **answer, "versao": question.content_hash}, headers=HX
+            )
             assert live.status_code == 200, url
             checked += 1
-    stored = db_rows(settings, "SELECT lesson_slug, question_id, question_hash FROM attempt ORDER BY id")
+    stored = db_rows(
+        settings, "SELECT lesson_slug, question_id, question_hash FROM attempt ORDER BY id"
+    )
     assert len(stored) == checked == sum(len(lesson.questions) for lesson in course.lessons)
     assert all(row[2] == course.get(row[0]).questions[row[1]].content_hash for row in stored)
 
@@ -201,8 +232,12 @@ def test_a_tree_step_from_an_older_tree_takes_no_step(tree_client, edit, htmx):
     old, new = TREE_EDITS[edit]
     assert old in TREE
     save(tree_client.folder / "01-arvore.md", HEADER + TREE.replace(old, new))
-    response = tree_client.post("/arvores/mini/passo", data={**form, "escolha": "many"},
-                                headers=HX if htmx else {}, follow_redirects=False)
+    response = tree_client.post(
+        "/arvores/mini/passo",
+        data={**form, "escolha": "many"},
+        headers=HX if htmx else {},
+        follow_redirects=False,
+    )
     if htmx:
         assert response.status_code == 409
         widget = soup(response)
@@ -212,7 +247,9 @@ def test_a_tree_step_from_an_older_tree_takes_no_step(tree_client, edit, htmx):
         widget = soup(tree_client.get(response.headers["location"]))
     assert text(widget.select_one(".form-error")) == NOTICE
     assert widget.select_one("form.tree-step input[name=versao]")["value"] != form["versao"]
-    assert [text(li) for li in widget.select(".tree-path li")] == ["hardware: GPU"], "o passo não foi dado"
+    assert [text(li) for li in widget.select(".tree-path li")] == ["hardware: GPU"], (
+        "o passo não foi dado"
+    )
     assert walks(tree_client) == []
     fresh = open_step(tree_client, "gpu")
     done = tree_client.post("/arvores/mini/passo", data={**fresh, "escolha": "many"}, headers=HX)
@@ -222,13 +259,18 @@ def test_a_tree_step_from_an_older_tree_takes_no_step(tree_client, edit, htmx):
 
 def test_a_tree_saved_with_only_a_new_reason_keeps_the_form(tree_client):
     form = open_step(tree_client, "gpu")
-    save(tree_client.folder / "01-arvore.md", HEADER + TREE.replace("why: Produção.", "why: Produção, muitos usuários."))
+    save(
+        tree_client.folder / "01-arvore.md",
+        HEADER + TREE.replace("why: Produção.", "why: Produção, muitos usuários."),
+    )
     response = tree_client.post("/arvores/mini/passo", data={**form, "escolha": "many"}, headers=HX)
     assert response.status_code == 200
     assert walks(tree_client) == [("mini", "gpu,many", "r-vllm")]
 
 
-def test_in_chromium_the_stale_answer_shows_the_new_version_with_the_notice(tmp_path: Path, monkeypatch, new_page):
+def test_in_chromium_the_stale_answer_shows_the_new_version_with_the_notice(
+    tmp_path: Path, monkeypatch, new_page
+):
     """htmx swaps the 409 fragment in place: the notice, the new option text, nothing graded."""
     monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
     folder = tmp_path / "lessons"

@@ -59,7 +59,10 @@ def test_heading_link_is_reached_by_keyboard_shown_on_focus_and_keeps_headings_c
     assert page.locator("a.heading-link").count() == len(KERNELS.headings)
     if width == 1280:  # a mouse: hidden until the heading is hovered
         assert link.evaluate("e => getComputedStyle(e).opacity") == "0"
-    tab_until(page, f"e.getAttribute('href') === '#{first.anchor}' && e.classList.contains('heading-link')")
+    tab_until(
+        page,
+        f"e.getAttribute('href') === '#{first.anchor}' && e.classList.contains('heading-link')",
+    )
     assert link.evaluate("e => getComputedStyle(e).opacity") == "1"
     assert focused(page)["outline"] != "none"
     assert link.evaluate("e => getComputedStyle(e, '::before').content") == '"#"'
@@ -73,9 +76,7 @@ def test_address_follows_a_reader_who_scrolled_before_the_page_finished_setting_
 ):
     # On a busy phone the idle task that sets up the rail can run after the reader has scrolled.
     page = new_page(360, 800)
-    page.add_init_script(
-        "window.requestIdleCallback = (work) => setTimeout(work, 1500);"
-    )
+    page.add_init_script("window.requestIdleCallback = (work) => setTimeout(work, 1500);")
     page.goto(live_server.url + "/licoes/kernels")
     target = KERNELS.headings[3]
     page.evaluate(f"document.getElementById('{target.anchor}').scrollIntoView()")
@@ -118,7 +119,9 @@ def test_contents_rail_follows_the_section_and_the_address_follows_it(
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_header_comes_back_and_back_to_top_by_keyboard(new_page, live_server: LiveServer, width: int):
+def test_header_comes_back_and_back_to_top_by_keyboard(
+    new_page, live_server: LiveServer, width: int
+):
     page = new_page(width, 800, reduced_motion="reduce")
     page.goto(live_server.url + "/licoes/kernels")
     header, top = page.locator(".site-header"), page.locator(".to-top")
@@ -139,7 +142,9 @@ def test_header_comes_back_and_back_to_top_by_keyboard(new_page, live_server: Li
     expect(top).to_be_hidden()
 
 
-def test_phone_menu_traps_focus_closes_on_escape_and_returns_focus(new_page, live_server: LiveServer):
+def test_phone_menu_traps_focus_closes_on_escape_and_returns_focus(
+    new_page, live_server: LiveServer
+):
     page = new_page(360, 800)
     watch = ConsoleWatch(page)
     page.goto(live_server.url + "/licoes/kernels")
@@ -222,7 +227,9 @@ def test_search_from_anywhere_with_the_overlay_and_marked_words(
     expect(page.locator("#anuncio")).to_have_text(re.compile(r"resultados? para “kernels”$"))
     count = options.count() - 1
     assert count >= 1
-    expect(page.locator("#anuncio")).to_have_text(re.compile(rf"^{count} resultados? para “kernels”$"))
+    expect(page.locator("#anuncio")).to_have_text(
+        re.compile(rf"^{count} resultados? para “kernels”$")
+    )
     page.keyboard.press("ArrowDown")
     first = options.first
     expect(first).to_have_attribute("aria-selected", "true")
@@ -242,7 +249,9 @@ def test_search_from_anywhere_with_the_overlay_and_marked_words(
     expect(marks.first).to_be_attached()
     assert all(re.match(r"kernel", m.lower()) for m in marks.all_inner_texts() if m)
     expect(page.locator("mark.mark-first")).to_be_in_viewport()
-    expect(page.locator("#anuncio")).to_have_text(re.compile(r"Palavras da busca marcadas na página: \d+\."))
+    expect(page.locator("#anuncio")).to_have_text(
+        re.compile(r"Palavras da busca marcadas na página: \d+\.")
+    )
     # A text field keeps its letters: "s" in the search box is typed, not a shortcut.
     box.focus()
     page.keyboard.press("s")
@@ -319,8 +328,10 @@ def test_next_lesson_is_prefetched_when_idle_and_opens_from_the_cache(
     expect(page.locator("h1")).to_have_text(following.meta.title)
     # Opened from what was fetched ahead: the page is "private, no-cache", so Chromium revalidates
     # it (a 304 of a few hundred bytes of headers) and the body comes from the prefetch.
-    entry = page.evaluate("(e => ({transfer: e.transferSize, body: e.encodedBodySize}))"
-                          "(performance.getEntriesByType('navigation')[0])")
+    entry = page.evaluate(
+        "(e => ({transfer: e.transferSize, body: e.encodedBodySize}))"
+        "(performance.getEntriesByType('navigation')[0])"
+    )
     assert 0 <= entry["transfer"] < entry["body"], entry
 
 
@@ -336,7 +347,9 @@ def test_a_lesson_link_is_prefetched_on_hover(new_page, live_server: LiveServer)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_tree_map_waits_behind_see_the_map_on_a_phone(new_page, live_server: LiveServer, width: int):
+def test_tree_map_waits_behind_see_the_map_on_a_phone(
+    new_page, live_server: LiveServer, width: int
+):
     page = new_page(width, 800)
     page.goto(f"{live_server.url}/licoes/{TREE_LESSON.slug}")
     widget = page.locator(".tree-widget").first
@@ -370,7 +383,9 @@ def test_printed_lesson_keeps_every_question_the_answer_and_the_tree_outline(
     expect(page.locator(".question button").first).to_be_hidden()
     pdf = page.pdf(format="A4")
     (artifacts / f"licao-impressa-{lesson.slug}.pdf").write_bytes(pdf)
-    text = plain("".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages))  # NFKC: "ﬁ" is "fi"
+    text = plain(
+        "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    )  # NFKC: "ﬁ" is "fi"
     for q in lesson.questions.values():
         assert plain(q.legend_html) in text, f"a pergunta {q.id} está no PDF"
     unanswered = list(lesson.questions.values())[1]

@@ -37,8 +37,13 @@ def db(settings):
 
 def store(db, learner: str, correct: bool, at: datetime, key: str, question=Q) -> Attempt:
     attempt = Attempt(
-        learner_id=learner, lesson_slug="kernels", question_id=question.id,
-        question_hash=question.content_hash, chosen="x", correct=correct, created_at=at,
+        learner_id=learner,
+        lesson_slug="kernels",
+        question_id=question.id,
+        question_hash=question.content_hash,
+        chosen="x",
+        correct=correct,
+        created_at=at,
         idempotency_key=key,
     )
     return record_attempt(db, attempt)[0]
@@ -57,6 +62,7 @@ def frozen(monkeypatch):
 
 
 # --- the schedule, with a frozen clock --------------------------------------------------------
+
 
 def test_a_first_try_miss_is_due_in_ten_minutes(db):
     store(db, "a" * 32, False, T0, "k" * 16)
@@ -107,11 +113,16 @@ def test_an_edited_question_resets_its_card_to_new(db):
 
 # --- the page, over HTTP ----------------------------------------------------------------------
 
+
 def review_form(client, htmx: bool = False, **fields):
     page = client.get("/revisar").text
     qid = soup(page).select_one("#revisao .question")["id"].removeprefix("pergunta-")
-    data = {"csrftoken": csrf_from(page), "chave": key_of(page, qid),
-            "versao": version_of(page, qid), **fields}
+    data = {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, qid),
+        "versao": version_of(page, qid),
+        **fields,
+    }
     return qid, data
 
 
@@ -168,6 +179,7 @@ def test_a_refused_review_answer_shows_the_message_and_stores_nothing(client, se
 
 # --- merge, export, delete --------------------------------------------------------------------
 
+
 def test_merge_moves_cards_and_the_most_recent_review_wins(db):
     q2 = KERNELS.questions["teto-do-decode"]
     store(db, "a" * 32, True, T0, "k" * 16)  # account: older review of Q
@@ -218,7 +230,8 @@ def test_the_attempts_csv_tells_review_answers_apart(client, settings, frozen):
     teacher = instructor(new_browser(client), settings)
     rows = read_csv(teacher.get("/instrutor/exportar/tentativas.csv"))
     assert [(r["pergunta"], r["correta"], r["revisao"]) for r in rows] == [
-        (Q.id, "não", "não"), (Q.id, "sim", "sim"),
+        (Q.id, "não", "não"),
+        (Q.id, "sim", "sim"),
     ]
 
 

@@ -71,8 +71,11 @@ def test_a_missed_question_comes_back_and_is_answered_with_htmx(
     expect(card.locator(".review-next")).to_contain_text("Essa era a última pergunta")
     assert axe_violations(page) == []
     page.screenshot(path=str(artifacts / f"revisar-respondida-{theme}-360.png"), full_page=True)
-    rows = query(live_server.settings,
-                 "SELECT correct, review FROM attempt WHERE learner_id = :l ORDER BY id", l=learner)
+    rows = query(
+        live_server.settings,
+        "SELECT correct, review FROM attempt WHERE learner_id = :l ORDER BY id",
+        l=learner,
+    )
     assert [(bool(c), bool(r)) for c, r in rows] == [(False, False), (True, True)]
     assert watch.errors == []
 
@@ -89,8 +92,11 @@ def test_a_review_without_javascript(new_page, live_server: LiveServer):
     expect(card.locator(".verdict")).to_have_text("✗ Resposta incorreta")
     page.goto(live_server.url + "/revisar")
     expect(page.locator(".review-none")).to_be_visible()  # missed again: back in ten minutes
-    rows = query(live_server.settings,
-                 "SELECT review FROM attempt WHERE learner_id = :l ORDER BY id", l=learner)
+    rows = query(
+        live_server.settings,
+        "SELECT review FROM attempt WHERE learner_id = :l ORDER BY id",
+        l=learner,
+    )
     assert [bool(r) for (r,) in rows] == [False, True]
 
 

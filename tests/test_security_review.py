@@ -155,8 +155,12 @@ def test_a_post_from_another_site_is_refused_even_with_a_valid_token(client, set
     planted = attacker.cookies["csrftoken"]
     page = client.get(f"/licoes/kernels?refazer={QUESTION}").text
     client.cookies.set("csrftoken", planted)
-    data = {"csrftoken": planted, "opcao": "b", "chave": key_of(page, QUESTION),
-            "versao": version_of(page, QUESTION)}
+    data = {
+        "csrftoken": planted,
+        "opcao": "b",
+        "chave": key_of(page, QUESTION),
+        "versao": version_of(page, QUESTION),
+    }
     url = f"/licoes/kernels/perguntas/{QUESTION}"
     for origin in ("same-site", "cross-site"):
         for headers in ({}, HX):
@@ -165,7 +169,9 @@ def test_a_post_from_another_site_is_refused_even_with_a_valid_token(client, set
             assert "Sessão expirada, recarregue a página." in refused.text
     assert stored(settings) == []
     theme = new_browser(client).post(
-        "/tema", data={"tema": "escuro"}, headers={"sec-fetch-site": "cross-site"},
+        "/tema",
+        data={"tema": "escuro"},
+        headers={"sec-fetch-site": "cross-site"},
         follow_redirects=False,
     )
     assert theme.status_code == 403 and "set-cookie" not in theme.headers
@@ -202,8 +208,11 @@ def test_with_secure_cookies_every_cookie_is_secure_and_hsts_is_sent(settings):
         theme = browser.post("/tema", data=form, follow_redirects=False)
         first = next(iter(KERNELS.questions.values()))
         answered = answer(browser, "kernels", first.id, sorted(first.answer))  # the session is born
-    cookies = [*page.headers.get_list("set-cookie"), *theme.headers.get_list("set-cookie"),
-               *answered.headers.get_list("set-cookie")]
+    cookies = [
+        *page.headers.get_list("set-cookie"),
+        *theme.headers.get_list("set-cookie"),
+        *answered.headers.get_list("set-cookie"),
+    ]
     names = {cookie.split("=", 1)[0] for cookie in cookies}
     assert names == {"csrftoken", "curso_sessao", "tema"}
     for cookie in cookies:

@@ -34,19 +34,29 @@ def test_a_session_is_stored_once_and_not_rewritten_while_unchanged(client, sett
     assert timedelta(seconds=SESSION_MAX_AGE_S - 60) < left <= timedelta(seconds=SESSION_MAX_AGE_S)
     client.get("/progresso")
     client.get("/licoes/kernels")
-    assert session_rows(settings)[0][1:] == (data, learner, stored_expires), "last_access sozinho não regrava"
+    assert session_rows(settings)[0][1:] == (data, learner, stored_expires), (
+        "last_access sozinho não regrava"
+    )
     client.get("/licoes/alem-do-ollama")
     ((_, moved, _, _),) = session_rows(settings)
-    assert '"place": ["alem-do-ollama", null]' in moved, "o lugar de um aluno sem linha fica na sessão"
+    assert '"place": ["alem-do-ollama", null]' in moved, (
+        "o lugar de um aluno sem linha fica na sessão"
+    )
 
 
 def test_an_expired_session_starts_over_and_is_dropped(client, settings):
     begin(client)
     old = client.cookies.get("curso_sessao")
     db_rows(settings, "UPDATE websession SET expires_at = '2000-01-01 00:00:00'")
-    returning = TestClient(client.app, cookies={"curso_sessao": old, "csrftoken": client.cookies["csrftoken"]})
-    page = returning.post("/progresso/lugar", data={"csrftoken": client.cookies["csrftoken"], "licao": "kernels"})
-    new_cookie = next(c for c in page.headers.get_list("set-cookie") if c.startswith("curso_sessao="))
+    returning = TestClient(
+        client.app, cookies={"curso_sessao": old, "csrftoken": client.cookies["csrftoken"]}
+    )
+    page = returning.post(
+        "/progresso/lugar", data={"csrftoken": client.cookies["csrftoken"], "licao": "kernels"}
+    )
+    new_cookie = next(
+        c for c in page.headers.get_list("set-cookie") if c.startswith("curso_sessao=")
+    )
     assert old not in new_cookie
     assert [row[0] for row in session_rows(settings)] != [old]
     assert old not in [row[0] for row in session_rows(settings)], "a sessão vencida foi apagada"
@@ -55,7 +65,9 @@ def test_an_expired_session_starts_over_and_is_dropped(client, settings):
 def test_a_rolling_session_is_stored_again_once_its_expiry_is_a_day_behind(client, settings):
     begin(client)
     ((sid, _, learner, _),) = session_rows(settings)
-    behind = (datetime.now(UTC) + timedelta(seconds=SESSION_MAX_AGE_S) - timedelta(days=2)).replace(tzinfo=None)
+    behind = (datetime.now(UTC) + timedelta(seconds=SESSION_MAX_AGE_S) - timedelta(days=2)).replace(
+        tzinfo=None
+    )
     db_rows(settings, f"UPDATE websession SET expires_at = '{behind.isoformat(sep=' ')}'")
     client.get("/licoes/kernels")
     ((same_sid, _, same_learner, renewed),) = session_rows(settings)

@@ -13,7 +13,9 @@ from app.web.account import DEVICE_COOKIE
 from tests.conftest import PROJECT_ROOT, csrf_from
 from tests.test_accounts import PASSWORD, soup, text
 
-BLOCKED = "Muitas tentativas de entrar sem sucesso. Por segurança, espere 15 minutos e tente de novo."
+BLOCKED = (
+    "Muitas tentativas de entrar sem sucesso. Por segurança, espere 15 minutos e tente de novo."
+)
 SIGN_UP_BLOCKED = "Contas demais criadas a partir desta rede. Espere 60 minutos e tente de novo."
 
 
@@ -40,7 +42,9 @@ def sign_out(browser_: TestClient) -> None:
 
 
 def limits(client: TestClient, **rules: str) -> None:
-    client.app.state.sign_in_limiter = SignInLimiter("database", engine=client.app.state.engine, **rules)
+    client.app.state.sign_in_limiter = SignInLimiter(
+        "database", engine=client.app.state.engine, **rules
+    )
 
 
 def error(response) -> str:
@@ -63,7 +67,10 @@ def test_guesses_from_another_address_do_not_lock_the_learner_out(client):
 def test_an_ipv6_client_counts_by_its_64(client):
     sign_up(browser(client, "198.51.100.7"))
     for n in range(5):
-        assert sign_in(browser(client, f"2001:db8:0:1::{n + 1:x}"), password="errada").status_code == 401
+        assert (
+            sign_in(browser(client, f"2001:db8:0:1::{n + 1:x}"), password="errada").status_code
+            == 401
+        )
     assert sign_in(browser(client, "2001:db8:0:1::ffff")).status_code == 429, "a mesma /64"
     assert sign_in(browser(client, "2001:db8:0:2::1")).status_code == 303, "outra /64"
 
@@ -73,7 +80,9 @@ def test_the_username_ceiling_slows_unknown_devices_but_not_a_known_one(client):
     limits(client, per_username="3 per 15 minutes")
     phone = browser(client, "198.51.100.7")
     assert sign_up(phone).status_code == 303
-    assert phone.cookies.get(DEVICE_COOKIE), "entrar (ou criar a conta) marca o aparelho como conhecido"
+    assert phone.cookies.get(DEVICE_COOKIE), (
+        "entrar (ou criar a conta) marca o aparelho como conhecido"
+    )
     sign_out(phone)
     for n in range(3):  # a guessing attack spread over three addresses
         assert sign_in(browser(client, f"203.0.113.{n + 1}"), password="errada").status_code == 401
@@ -125,7 +134,9 @@ def test_sign_up_is_limited_per_address_and_per_ipv6_64(client):
     assert blocked.status_code == 429
     assert error(blocked) == SIGN_UP_BLOCKED
     assert 3000 < int(blocked.headers["retry-after"]) <= 3600
-    assert sign_up(browser(client, "198.51.100.8"), "aluno9").status_code == 303, "outro IP segue livre"
+    assert sign_up(browser(client, "198.51.100.8"), "aluno9").status_code == 303, (
+        "outro IP segue livre"
+    )
     for n in range(3):
         assert sign_up(browser(client, f"2001:db8:0:1::{n + 1}"), f"seis{n}").status_code == 303
     assert sign_up(browser(client, "2001:db8:0:1::abcd"), "seis9").status_code == 429, "a mesma /64"
@@ -149,7 +160,11 @@ def test_each_sign_in_limit_blocks_only_its_own_scope(client, rule):
     assert sign_in(known, "bia").status_code == 303
     sign_out(known)
     attacker = "203.0.113.1"
-    targets = {"per (username, IP)": ["ana", "ana"], "per IP": ["ana", "bia"], "per username": ["ana", "ana"]}[rule]
+    targets = {
+        "per (username, IP)": ["ana", "ana"],
+        "per IP": ["ana", "bia"],
+        "per username": ["ana", "ana"],
+    }[rule]
     for n, name in enumerate(targets):
         ip = attacker if rule != "per username" else f"192.0.2.{n + 1}"
         assert sign_in(browser(client, ip), name, "errada").status_code == 401
@@ -167,6 +182,11 @@ def test_each_sign_in_limit_blocks_only_its_own_scope(client, rule):
 
 def test_the_readme_states_the_limits_the_code_uses():
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    for phrase in ("5 por par (usuário, IP)", "20 por IP", "50 por usuário", "5 por aparelho conhecido",
-                   "20 contas por hora"):
+    for phrase in (
+        "5 por par (usuário, IP)",
+        "20 por IP",
+        "50 por usuário",
+        "5 por aparelho conhecido",
+        "20 contas por hora",
+    ):
         assert phrase in readme, phrase

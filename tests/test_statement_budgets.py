@@ -55,7 +55,9 @@ def counting() -> Iterator[list[str]]:
 def within(statements: list[str], budget: str) -> None:
     on_postgres = any("%(" in statement for statement in statements)  # psycopg's placeholders
     limit = BUDGETS.get(f"{budget}, PostgreSQL" if on_postgres else budget, BUDGETS[budget])
-    assert len(statements) <= limit, f"{budget}: {len(statements)} > {limit}:\n" + "\n".join(statements)
+    assert len(statements) <= limit, f"{budget}: {len(statements)} > {limit}:\n" + "\n".join(
+        statements
+    )
 
 
 @pytest.fixture
@@ -89,8 +91,12 @@ def test_a_visitor_reads_a_lesson_with_no_database_work_and_gets_no_session(clie
 def test_a_visitors_first_answer_makes_the_learner_and_the_session(client, settings):
     question = next(iter(KERNELS.questions.values()))
     page = client.get("/licoes/kernels").text
-    data = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id),
-            "versao": version_of(page, question.id), "opcao": sorted(question.answer)}
+    data = {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, question.id),
+        "versao": version_of(page, question.id),
+        "opcao": sorted(question.answer),
+    }
     response = client.post(f"/licoes/kernels/perguntas/{question.id}", data=data, headers=HX)
     assert response.status_code == 200
     assert "curso_sessao" in client.cookies
@@ -109,8 +115,12 @@ def test_a_learners_lesson_page(learner: TestClient):
 def test_an_answer(learner: TestClient, settings):
     question = list(KERNELS.questions.values())[2]
     page = learner.get(f"/licoes/kernels?refazer={question.id}").text
-    data = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id),
-            "versao": version_of(page, question.id), **_form(question)}
+    data = {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, question.id),
+        "versao": version_of(page, question.id),
+        **_form(question),
+    }
     with counting() as statements:
         response = learner.post(f"/licoes/kernels/perguntas/{question.id}", data=data, headers=HX)
     assert response.status_code == 200
@@ -133,13 +143,19 @@ def test_a_tree_step(learner: TestClient):
 def test_the_tree_step_that_reaches_a_result_and_stores_the_walk(learner: TestClient, settings):
     page = learner.get("/arvores/guia-fase17").text
     version = soup(page).select_one('form.tree-step input[name="versao"]')["value"]
-    data = {"csrftoken": csrf_from(page), "c": "hopper,production", "escolha": "agents",
-            "versao": version}
+    data = {
+        "csrftoken": csrf_from(page),
+        "c": "hopper,production",
+        "escolha": "agents",
+        "versao": version,
+    }
     with counting() as statements:
         response = learner.post("/arvores/guia-fase17/passo", data=data, headers=HX)
     assert soup(response.text).select_one(".tree-result")
     within(statements, "tree step")
-    assert db_rows(settings, "SELECT tree_id, path FROM walk") == [("guia-fase17", "hopper,production,agents")]
+    assert db_rows(settings, "SELECT tree_id, path FROM walk") == [
+        ("guia-fase17", "hopper,production,agents")
+    ]
 
 
 def test_the_progress_api(learner: TestClient):

@@ -61,7 +61,9 @@ def test_a_link_to_a_missing_heading_is_a_course_wide_warning(tmp_path):
 
     (tmp_path / "a.md").write_text(GOOD + "\nVeja [aqui](#outro-titulo).\n", encoding="utf-8")
     course = load_course(tmp_path)
-    assert [p.message for p in course.warnings] == ["o link `#outro-titulo` não leva a nenhum título desta lição"]
+    assert [p.message for p in course.warnings] == [
+        "o link `#outro-titulo` não leva a nenhum título desta lição"
+    ]
     assert course.lessons, "um aviso não tira a lição do ar"
 
 

@@ -114,19 +114,67 @@ def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
 
 
 TREE_PROBLEMS = [
-    ("        next: r-vllm", "        next: r-gpu", "licao.md:38:9: error: `next: r-gpu` não existe nesta árvore (pergunta `scale`)"),
-    ("        next: r-vllm", "        next: hw", "licao.md:38:9: error: ciclo na árvore: hw → scale → hw"),
-    ("        next: scale\n", "        next: r-cpu\n", "licao.md:29:3: error: a pergunta `scale` é inalcançável: nenhuma opção leva a ela"),
-    ("        next: r-vllm", "        next: r-cpu", "licao.md:44:3: error: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele"),
-    ("      - label: Muitos\n        value: many\n        next: r-vllm\n", "", "licao.md:32:5: error: a pergunta `scale` precisa de pelo menos duas opções (tem 1)"),
-    ("        value: many", "        value: one", "licao.md:37:9: error: o valor `one` aparece duas vezes na pergunta `scale`"),
-    ("start: hw", "start: r-cpu", "licao.md:17:1: error: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore"),
-    ("    verdict: alternative", "    verdict: talvez", "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'"),
-    ("        value: cpu", "        value: CPU Só", "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens"),
+    (
+        "        next: r-vllm",
+        "        next: r-gpu",
+        "licao.md:38:9: error: `next: r-gpu` não existe nesta árvore (pergunta `scale`)",
+    ),
+    (
+        "        next: r-vllm",
+        "        next: hw",
+        "licao.md:38:9: error: ciclo na árvore: hw → scale → hw",
+    ),
+    (
+        "        next: scale\n",
+        "        next: r-cpu\n",
+        "licao.md:29:3: error: a pergunta `scale` é inalcançável: nenhuma opção leva a ela",
+    ),
+    (
+        "        next: r-vllm",
+        "        next: r-cpu",
+        "licao.md:44:3: error: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele",
+    ),
+    (
+        "      - label: Muitos\n        value: many\n        next: r-vllm\n",
+        "",
+        "licao.md:32:5: error: a pergunta `scale` precisa de pelo menos duas opções (tem 1)",
+    ),
+    (
+        "        value: many",
+        "        value: one",
+        "licao.md:37:9: error: o valor `one` aparece duas vezes na pergunta `scale`",
+    ),
+    (
+        "start: hw",
+        "start: r-cpu",
+        "licao.md:17:1: error: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore",
+    ),
+    (
+        "    verdict: alternative",
+        "    verdict: talvez",
+        "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'",
+    ),
+    (
+        "        value: cpu",
+        "        value: CPU Só",
+        "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens",
+    ),
     ("    facet: scale\n", "", "licao.md:29:3: error: campo obrigatório ausente: `facet`"),
-    ("        next: r-vllm", "        next: scale", "licao.md:38:9: error: ciclo na árvore: scale → scale"),
-    ("        next: r-cpu\n      - label: GPU", "        next: hw\n      - label: GPU", "licao.md:25:9: error: ciclo na árvore: hw → hw"),
-    ("    facet: scale\n", "    facet: scale\n    facet: outra\n", "licao.md:31:5: error: YAML inválido: a chave `facet` aparece duas vezes"),
+    (
+        "        next: r-vllm",
+        "        next: scale",
+        "licao.md:38:9: error: ciclo na árvore: scale → scale",
+    ),
+    (
+        "        next: r-cpu\n      - label: GPU",
+        "        next: hw\n      - label: GPU",
+        "licao.md:25:9: error: ciclo na árvore: hw → hw",
+    ),
+    (
+        "    facet: scale\n",
+        "    facet: scale\n    facet: outra\n",
+        "licao.md:31:5: error: YAML inválido: a chave `facet` aparece duas vezes",
+    ),
 ]
 
 
@@ -166,11 +214,31 @@ def test_scenario_key_is_computed_from_the_tree(tmp_path):
 
 
 SCENARIO_PROBLEMS = [
-    ("    scale: many\n", "", "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`"),
-    ("    scale: many", "    scale: dezenas", "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)"),
-    ("  tree: mini", "  tree: outra", "a pergunta `cenario` cita a árvore `outra`, que não existe no curso"),
-    ("    scale: many", "    scale: many\n    workload: chat", "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: workload; apague-os ou confira a árvore"),
-    ("      engine: vLLM", "      engine: TGI", "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma"),
+    (
+        "    scale: many\n",
+        "",
+        "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`",
+    ),
+    (
+        "    scale: many",
+        "    scale: dezenas",
+        "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)",
+    ),
+    (
+        "  tree: mini",
+        "  tree: outra",
+        "a pergunta `cenario` cita a árvore `outra`, que não existe no curso",
+    ),
+    (
+        "    scale: many",
+        "    scale: many\n    workload: chat",
+        "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: workload; apague-os ou confira a árvore",
+    ),
+    (
+        "      engine: vLLM",
+        "      engine: TGI",
+        "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma",
+    ),
 ]
 
 
@@ -193,10 +261,15 @@ def test_course_trees_and_scenarios():
 
 
 OSMAN_ORDER = [
-    ("apple", None, "MLX / MLX-LM"), ("edge", None, "llama.cpp"), ("rtx-1", None, "ExLlamaV2"),
-    ("nvidia-multi", None, "ExLlamaV3"), ("hopper", "general-production", "vLLM"),
-    ("hopper", "long-context", "SGLang"), ("hopper", "max-performance", "TensorRT-LLM"),
-    ("hopper", "cluster", "NVIDIA Dynamo"), ("hopper", "convenience", "Ollama"),
+    ("apple", None, "MLX / MLX-LM"),
+    ("edge", None, "llama.cpp"),
+    ("rtx-1", None, "ExLlamaV2"),
+    ("nvidia-multi", None, "ExLlamaV3"),
+    ("hopper", "general-production", "vLLM"),
+    ("hopper", "long-context", "SGLang"),
+    ("hopper", "max-performance", "TensorRT-LLM"),
+    ("hopper", "cluster", "NVIDIA Dynamo"),
+    ("hopper", "convenience", "Ollama"),
 ]
 
 
@@ -210,7 +283,8 @@ def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
 
 
 @pytest.mark.parametrize(
-    ("goal", "engine"), [("general-production", "vLLM"), ("long-context", "SGLang"), ("cluster", "NVIDIA Dynamo")]
+    ("goal", "engine"),
+    [("general-production", "vLLM"), ("long-context", "SGLang"), ("cluster", "NVIDIA Dynamo")],
 )
 def test_osman_guide_takes_amd_through_the_catch_all_to_the_goal(goal, engine):
     tree = load_course(REPO_LESSONS).trees["guia-osman"]
@@ -232,9 +306,18 @@ def test_osman_guide_takes_amd_through_the_catch_all_to_the_goal(goal, engine):
         ({"hardware": "blackwell", "scale": "one-user"}, ("Ollama",)),
         ({"hardware": "blackwell", "scale": "team"}, ("vLLM",)),
         ({"hardware": "blackwell", "scale": "enterprise"}, ("vLLM", "TensorRT-LLM")),
-        ({"hardware": "blackwell", "scale": "production", "workload": "chat"}, ("vLLM", "TensorRT-LLM")),
-        ({"hardware": "blackwell", "scale": "production", "workload": "agents"}, ("SGLang", "TensorRT-LLM")),
-        ({"hardware": "blackwell", "scale": "production", "workload": "rag"}, ("SGLang", "TensorRT-LLM")),
+        (
+            {"hardware": "blackwell", "scale": "production", "workload": "chat"},
+            ("vLLM", "TensorRT-LLM"),
+        ),
+        (
+            {"hardware": "blackwell", "scale": "production", "workload": "agents"},
+            ("SGLang", "TensorRT-LLM"),
+        ),
+        (
+            {"hardware": "blackwell", "scale": "production", "workload": "rag"},
+            ("SGLang", "TensorRT-LLM"),
+        ),
         (
             {"hardware": "blackwell", "scale": "production", "workload": "code"},
             ("vLLM", "SGLang", "TensorRT-LLM"),
@@ -250,7 +333,10 @@ def test_osman_guide_takes_amd_through_the_catch_all_to_the_goal(goal, engine):
         ({"hardware": "hopper", "scale": "production", "workload": "agents"}, ("SGLang",)),
         ({"hardware": "hopper", "scale": "production", "workload": "rag"}, ("SGLang",)),
         ({"hardware": "hopper", "scale": "production", "workload": "code"}, ("vLLM", "SGLang")),
-        ({"hardware": "hopper", "scale": "production", "workload": "long-context"}, ("vLLM", "SGLang")),
+        (
+            {"hardware": "hopper", "scale": "production", "workload": "long-context"},
+            ("vLLM", "SGLang"),
+        ),
     ],
 )
 def test_phase17_guide_hardware_then_scale_then_workload(facts, engines):
@@ -291,9 +377,13 @@ def _assert_no_overlap(placed) -> None:
         for column, y in edge.lanes:
             for box in boxes:
                 if box.column == column:
-                    assert not (box.y - 1 <= y <= box.y + box.h + 1), (edge.source, edge.target, box.id)
+                    assert not (box.y - 1 <= y <= box.y + box.h + 1), (
+                        edge.source,
+                        edge.target,
+                        box.id,
+                    )
     for i, a in enumerate(boxes):
-        assert 0 <= a.x and a.x + a.w <= placed.width and 0 <= a.y and a.y + a.h <= placed.height
+        assert a.x >= 0 and a.x + a.w <= placed.width and a.y >= 0 and a.y + a.h <= placed.height
         for row in a.rows:
             assert a.y < row.y and row.y + row.height <= a.y + a.h
         for b in boxes[i + 1 :]:
@@ -322,7 +412,8 @@ def dags(draw) -> Tree:
             stack.extend(o.next for o in built[node].options) if node in built else None
     tree_results = {
         r: TreeResult(r, ("Engine " * draw(st.integers(1, 4)),), Verdict.RECOMMENDED, "", "", "")
-        for r in results if r in reachable
+        for r in results
+        if r in reachable
     }
     tree_questions = {q: built[q] for q in questions if q in reachable}
     return Tree("t", "T", "S", "q0", {}, tree_questions, tree_results, 1, Path("x.md"))
@@ -351,7 +442,7 @@ CHART_PROBLEMS = [
 )
 def test_chart_values_are_checked(tmp_path, old, new, expected):
     chart = (REPO_LESSONS / "01-kernels.md").read_text(encoding="utf-8")
-    block = chart[chart.index("```chart"): chart.index("```", chart.index("```chart") + 3) + 3]
+    block = chart[chart.index("```chart") : chart.index("```", chart.index("```chart") + 3) + 3]
     assert old in block
     lines = messages(tmp_path, block.replace(old, new))
     assert len(lines) == 1 and lines[0].endswith(expected), lines

@@ -62,8 +62,12 @@ def test_walk_every_result_by_keyboard_alone(live_server: LiveServer, page: Page
         result = walk_path(tree, values).result
         expect(widget.locator(".tree-result-engines")).to_be_focused()
         expect(widget.locator(".tree-result-engines")).to_have_text(result.main)
-        expect(widget.locator(f"#arvore-{tree_id}-n-{result.id}")).to_have_class(re.compile(r"\bcurrent\b"))
-        expect(page).to_have_url(re.compile(re.escape(f"/arvores/{tree_id}?c=") + re.escape("%2C".join(values)) + "$"))
+        expect(widget.locator(f"#arvore-{tree_id}-n-{result.id}")).to_have_class(
+            re.compile(r"\bcurrent\b")
+        )
+        expect(page).to_have_url(
+            re.compile(re.escape(f"/arvores/{tree_id}?c=") + re.escape("%2C".join(values)) + "$")
+        )
         expect(page.locator("#anuncio")).to_contain_text(f"Resultado: {result.main}")
     assert watch.errors == []
 
@@ -82,12 +86,16 @@ def test_back_restart_link_and_browser_history(live_server: LiveServer, page: Pa
     widget.get_by_role("button", name="NVIDIA Hopper (H100 / H200)").click()
     widget.get_by_role("button", name="100–10 mil usuários / produção").click()
     expect(widget.locator("legend")).to_contain_text("o workload decide")
-    expect(page).to_have_url(re.compile(r"\?arvore=guia-fase17&c=hopper%2Cproduction#arvore-guia-fase17$"))
+    expect(page).to_have_url(
+        re.compile(r"\?arvore=guia-fase17&c=hopper%2Cproduction#arvore-guia-fase17$")
+    )
     page.set_viewport_size({"width": 1280, "height": 900})
     widget.screenshot(path=artifacts / "arvore-meio-1280.png")
     page.set_viewport_size({"width": 360, "height": 800})
     widget.screenshot(path=artifacts / "arvore-meio-360.png")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360, "nada rola para o lado na página"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, (
+        "nada rola para o lado na página"
+    )
     page.set_viewport_size({"width": 1280, "height": 900})
 
     widget.get_by_role("link", name="← Voltar um passo").click()
@@ -100,7 +108,9 @@ def test_back_restart_link_and_browser_history(live_server: LiveServer, page: Pa
     expect(widget.locator("legend")).to_contain_text("Primeiro o hardware")
     expect(widget.locator(".tree-path")).to_have_count(0)
 
-    page.goto(f"{live_server.url}/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper%2Cproduction%2Ccode#arvore-guia-fase17")
+    page.goto(
+        f"{live_server.url}/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper%2Cproduction%2Ccode#arvore-guia-fase17"
+    )
     expect(widget.locator(".tree-result-engines")).to_have_text("vLLM")
     expect(widget.locator(".tree-also")).to_have_text("Também indicados no texto: SGLang")
     assert watch.errors == []
@@ -112,7 +122,9 @@ def test_walk_without_javascript(live_server: LiveServer, browser: Browser):
     page.goto(f"{live_server.url}/licoes/kernels")
     widget = page.locator("#arvore-guia-osman")
     widget.get_by_role("button", name="Nenhuma das anteriores").click()
-    expect(page).to_have_url(re.compile(r"/licoes/kernels\?arvore=guia-osman&c=hopper#arvore-guia-osman$"))
+    expect(page).to_have_url(
+        re.compile(r"/licoes/kernels\?arvore=guia-osman&c=hopper#arvore-guia-osman$")
+    )
     widget.get_by_role("button", name="Contexto longo, MoE ou routing").click()
     expect(widget.locator(".tree-result-engines")).to_have_text("SGLang")
     widget.get_by_role("link", name="← Voltar um passo").click()

@@ -28,8 +28,16 @@ def walks(settings) -> list[tuple]:
 def step(client, tree_id: str, path: str, choice: str, lesson: str = "", htmx: bool = True):
     page = client.get(f"/arvores/{tree_id}").text
     version = soup(page).select_one('form.tree-step input[name="versao"]')["value"]
-    data = {"csrftoken": csrf_from(page), "c": path, "escolha": choice, "licao": lesson, "versao": version}
-    return client.post(f"/arvores/{tree_id}/passo", data=data, headers=HX if htmx else {}, follow_redirects=False)
+    data = {
+        "csrftoken": csrf_from(page),
+        "c": path,
+        "escolha": choice,
+        "licao": lesson,
+        "versao": version,
+    }
+    return client.post(
+        f"/arvores/{tree_id}/passo", data=data, headers=HX if htmx else {}, follow_redirects=False
+    )
 
 
 def test_lesson_shows_the_tree_at_its_start_with_the_whole_map(client):
@@ -37,7 +45,9 @@ def test_lesson_shows_the_tree_at_its_start_with_the_whole_map(client):
     widget = page.select_one("#arvore-guia-fase17")
     tree = COURSE.trees["guia-fase17"]
     assert text(widget.select_one("legend .tree-question-text")) == tree.questions["hardware"].text
-    assert [text(b) for b in widget.select("button.tree-option")] == [o.label for o in tree.questions["hardware"].options]
+    assert [text(b) for b in widget.select("button.tree-option")] == [
+        o.label for o in tree.questions["hardware"].options
+    ]
     nodes = widget.select("g.tree-node")
     assert len(nodes) == len(tree.questions) + len(tree.results)
     assert widget.select_one("g.tree-node.current")["id"] == "arvore-guia-fase17-n-hardware"
@@ -48,25 +58,34 @@ def test_path_in_the_url_reproduces_the_walk(client):
     url = "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper,production"
     widget = soup(client.get(url).text).select_one("#arvore-guia-fase17")
     assert [text(li) for li in widget.select(".tree-path li")] == [
-        "Hardware: NVIDIA Hopper (H100 / H200)", "Escala: 100–10 mil usuários / produção",
+        "Hardware: NVIDIA Hopper (H100 / H200)",
+        "Escala: 100–10 mil usuários / produção",
     ]
     assert widget.select_one("g.tree-node.current")["id"].endswith("-n-workload")
     taken = {p["id"] for p in widget.select("path.tree-edge.taken")}
     assert taken == {"arvore-guia-fase17-e-hardware-3", "arvore-guia-fase17-e-scale-2"}
     back = widget.select_one(".tree-controls a")
-    assert back["href"] == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
+    assert (
+        back["href"] == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
+    )
 
 
 def test_a_bad_path_restarts_with_a_message(client):
     widget = soup(client.get("/arvores/guia-fase17?c=hopper,nada").text).select_one(".tree-widget")
-    assert text(widget.select_one(".form-error")) == "Esse caminho não existe nesta árvore; recomeçamos do início."
+    assert (
+        text(widget.select_one(".form-error"))
+        == "Esse caminho não existe nesta árvore; recomeçamos do início."
+    )
     assert widget.select_one("g.tree-node.current")["id"].endswith("-n-hardware")
 
 
 def test_htmx_step_returns_the_widget_and_pushes_the_url(client, settings):
     response = step(client, "guia-fase17", "", "hopper", lesson="escolha-self-hosted")
     assert response.status_code == 200
-    assert response.headers["HX-Push-Url"] == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
+    assert (
+        response.headers["HX-Push-Url"]
+        == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
+    )
     fragment = soup(response.text)
     assert fragment.html is None and fragment.select_one(".tree-widget")
     assert text(fragment.select_one("legend .tree-question-text")).startswith("Em Hopper")
@@ -103,17 +122,23 @@ def test_unknown_option_is_422_and_no_csrf_is_403(client, settings):
 
 
 def test_back_and_restart_fragments(client):
-    fragment = soup(client.get("/arvores/guia-osman/widget?c=hopper&licao=kernels", headers=HX).text)
+    fragment = soup(
+        client.get("/arvores/guia-osman/widget?c=hopper&licao=kernels", headers=HX).text
+    )
     assert fragment.select_one(".tree-widget")["id"] == "arvore-guia-osman"
     links = fragment.select(".tree-controls a")
     assert [a["hx-push-url"] for a in links] == [
-        "/licoes/kernels?arvore=guia-osman#arvore-guia-osman", "/licoes/kernels?arvore=guia-osman#arvore-guia-osman",
+        "/licoes/kernels?arvore=guia-osman#arvore-guia-osman",
+        "/licoes/kernels?arvore=guia-osman#arvore-guia-osman",
     ]
 
 
 def test_tree_pages_and_404(client):
     index = soup(client.get("/arvores").text)
-    assert [a["href"] for a in index.select(".lesson-card h2 a")] == ["/arvores/guia-osman", "/arvores/guia-fase17"]
+    assert [a["href"] for a in index.select(".lesson-card h2 a")] == [
+        "/arvores/guia-osman",
+        "/arvores/guia-fase17",
+    ]
     missing = client.get("/arvores/nao-existe")
     assert missing.status_code == 404 and "Árvore de decisão não encontrada." in missing.text
 
@@ -121,7 +146,10 @@ def test_tree_pages_and_404(client):
 def test_compare_shows_both_guides_and_where_they_differ(client):
     page = soup(client.get("/arvores/comparar?hardware=apple").text)
     cards = page.select(".compare-card")
-    assert [text(c.select_one(".tree-result-engines")) for c in cards] == ["MLX / MLX-LM", "llama.cpp"]
+    assert [text(c.select_one(".tree-result-engines")) for c in cards] == [
+        "MLX / MLX-LM",
+        "llama.cpp",
+    ]
     assert text(page.select_one(".compare-agreement")) == (
         "Os guias divergem. guia de Ahmad Osman: MLX / MLX-LM (recomendado) × Lição 28 da Fase 17: "
         "llama.cpp (recomendado). Veja o porquê de cada um e a “Outra visão”."
@@ -132,32 +160,62 @@ def test_compare_shows_both_guides_and_where_they_differ(client):
 def test_compare_asks_for_missing_facets_and_names_uncovered_cases(client):
     page = soup(client.get("/arvores/comparar?hardware=hopper").text)
     assert [text(c.select_one(".compare-missing")) for c in page.select(".compare-card")] == [
-        "Responda também: Objetivo.", "Responda também: Escala.",
+        "Responda também: Objetivo.",
+        "Responda também: Escala.",
     ]
     page = soup(client.get("/arvores/comparar?hardware=rtx-1").text)
     missing = page.select(".compare-card")[1].select_one(".compare-missing")
     assert text(missing) == "Este guia não trata o caso “Hardware: Uma RTX só (single-GPU)”."
-    same = soup(client.get("/arvores/comparar?hardware=hopper&goal=general-production&scale=production&workload=chat").text)
+    same = soup(
+        client.get(
+            "/arvores/comparar?hardware=hopper&goal=general-production&scale=production&workload=chat"
+        ).text
+    )
     assert text(same.select_one(".compare-agreement")) == "Os guias concordam: vLLM (recomendado)."
-    ollama = soup(client.get("/arvores/comparar?hardware=hopper&goal=convenience&scale=one-user").text)
-    assert text(ollama.select_one(".compare-agreement")).startswith("Os guias divergem no veredito.")
-    overlap = soup(client.get("/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context").text)
-    assert text(overlap.select_one(".compare-agreement")).startswith("Os guias se sobrepõem: os dois incluem SGLang")
+    ollama = soup(
+        client.get("/arvores/comparar?hardware=hopper&goal=convenience&scale=one-user").text
+    )
+    assert text(ollama.select_one(".compare-agreement")).startswith(
+        "Os guias divergem no veredito."
+    )
+    overlap = soup(
+        client.get(
+            "/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context"
+        ).text
+    )
+    assert text(overlap.select_one(".compare-agreement")).startswith(
+        "Os guias se sobrepõem: os dois incluem SGLang"
+    )
 
 
 def test_compare_shows_the_long_context_disagreement_and_walks_amd_and_blackwell(client):
-    url = "/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context"
+    url = (
+        "/arvores/comparar?hardware=hopper&goal=long-context&scale=production&workload=long-context"
+    )
     cards = soup(client.get(url).text).select(".compare-card")
     notes = [text(card.select_one("aside")) for card in cards]
     assert "a Lição 28 da Fase 17 (base da Lição 2) aceita vLLM + chunked prefill" in notes[0]
-    assert "O guia de Ahmad Osman (citado na base da Lição 1) manda contexto longo só para o SGLang" in notes[1]
-    amd = soup(client.get("/arvores/comparar?hardware=amd&goal=general-production&workload=chat").text)
-    assert [text(c.select_one(".tree-result-engines")) for c in amd.select(".compare-card")] == ["vLLM", "vLLM"]
+    assert (
+        "O guia de Ahmad Osman (citado na base da Lição 1) manda contexto longo só para o SGLang"
+        in notes[1]
+    )
+    amd = soup(
+        client.get("/arvores/comparar?hardware=amd&goal=general-production&workload=chat").text
+    )
+    assert [text(c.select_one(".tree-result-engines")) for c in amd.select(".compare-card")] == [
+        "vLLM",
+        "vLLM",
+    ]
     blackwell = soup(
-        client.get("/arvores/comparar?hardware=blackwell&goal=cluster&scale=production&workload=agents").text
+        client.get(
+            "/arvores/comparar?hardware=blackwell&goal=cluster&scale=production&workload=agents"
+        ).text
     )
     cards = blackwell.select(".compare-card")
-    assert [text(c.select_one(".tree-result-engines")) for c in cards] == ["NVIDIA Dynamo", "SGLang"]
+    assert [text(c.select_one(".tree-result-engines")) for c in cards] == [
+        "NVIDIA Dynamo",
+        "SGLang",
+    ]
     assert "Na Blackwell, o TRT-LLM lidera em vazão" in text(cards[1])
 
 
@@ -171,7 +229,10 @@ def test_json_api_lists_and_returns_trees(client):
     assert tree["start"] == "hardware"
     assert [o["values"] for o in tree["questions"][0]["options"]][:2] == [["cpu"], ["amd"]]
     engines = {r["id"]: r["engines"] for r in tree["results"]}
-    assert engines["amd-agents"] == ["SGLang", "vLLM"] and engines["bw-chat"] == ["vLLM", "TensorRT-LLM"]
+    assert engines["amd-agents"] == ["SGLang", "vLLM"] and engines["bw-chat"] == [
+        "vLLM",
+        "TensorRT-LLM",
+    ]
     assert client.get("/api/arvores/nada").json() == {"detail": "Árvore de decisão não encontrada."}
     schema = client.get("/api/openapi.json").json()
     assert {"TreePublic", "TreeSummary", "ResultPublic"} <= set(schema["components"]["schemas"])
@@ -184,15 +245,22 @@ def test_scenario_question_shows_the_situation_and_is_graded_from_the_tree(clien
     page = client.get("/licoes/escolha-self-hosted").text
     node = soup(page).select_one("#pergunta-rag-em-producao")
     assert [text(d) for d in node.select(".scenario-facts dd")] == [
-        "NVIDIA Hopper (H100 / H200)", "100–10 mil usuários / produção", "RAG com forte reuso de prefixo",
+        "NVIDIA Hopper (H100 / H200)",
+        "100–10 mil usuários / produção",
+        "RAG com forte reuso de prefixo",
     ]
     assert "chega a" not in text(node)
     token = csrf_from(page)
     key = node.select_one('input[name="chave"]')["value"]
     response = client.post(
         "/licoes/escolha-self-hosted/perguntas/rag-em-producao",
-        data={"csrftoken": token, "opcao": next(iter(question.answer)), "chave": key,
-              "versao": node.select_one('input[name="versao"]')["value"]}, headers=HX,
+        data={
+            "csrftoken": token,
+            "opcao": next(iter(question.answer)),
+            "chave": key,
+            "versao": node.select_one('input[name="versao"]')["value"],
+        },
+        headers=HX,
     )
     graded = soup(response.text)
     assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
@@ -208,7 +276,10 @@ def test_chart_is_an_accessible_svg_with_bars_to_scale(client):
     assert abs(after_a / before_a - 64 / 14.5) < 0.01 and abs(after_b / before_b - 110 / 32) < 0.01
     assert [r["class"] for r in svg.select("rect")] == [["chart-before"], ["chart-after"]] * 2
     rows = [[text(c) for c in tr.select("th, td")] for tr in figure.select("tbody tr")]
-    assert rows == [["2× RTX 3090 → vLLM com TP=2", "~14,5", "~64", "~4,4×"], ["RTX PRO 6000 → SGLang", "32", "110", "~3,4×"]]
+    assert rows == [
+        ["2× RTX 3090 → vLLM com TP=2", "~14,5", "~64", "~4,4×"],
+        ["RTX PRO 6000 → SGLang", "32", "110", "~3,4×"],
+    ]
     assert re.search(r"~64 tok/s \(depois\)", text(svg))
 
 

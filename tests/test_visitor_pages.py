@@ -60,8 +60,11 @@ def test_signing_out_drops_the_csrf_cookie_so_the_next_person_is_a_new_learner(c
     form = soup(page).select_one(f"#pergunta-{question_id} form")
     data = {node["name"]: node.get("value", "") for node in form.select("input[type=hidden]")}
     first_option = form.select_one('input[name="opcao"]')["value"]
-    response = client.post(f"/licoes/kernels/perguntas/{question_id}",
-                           data={**data, "opcao": first_option, "csrftoken": token}, headers=HX)
+    response = client.post(
+        f"/licoes/kernels/perguntas/{question_id}",
+        data={**data, "opcao": first_option, "csrftoken": token},
+        headers=HX,
+    )
     assert response.status_code == 200
     out = client.post("/conta/sair", data={"csrftoken": token}, follow_redirects=False)
     assert out.status_code == 303
@@ -70,7 +73,10 @@ def test_signing_out_drops_the_csrf_cookie_so_the_next_person_is_a_new_learner(c
     assert progress["percent"] == 0 and all(row["attempts"] == 0 for row in progress["lessons"])
     # The next person at this browser answers: they are a learner of their own.
     page = client.get("/licoes/kernels").text
-    response = client.post(f"/licoes/kernels/perguntas/{question_id}",
-                           data={**data, "opcao": first_option, "csrftoken": csrf_from(page)}, headers=HX)
+    response = client.post(
+        f"/licoes/kernels/perguntas/{question_id}",
+        data={**data, "opcao": first_option, "csrftoken": csrf_from(page)},
+        headers=HX,
+    )
     assert response.status_code == 200
     assert db_rows(settings, "SELECT count(*) FROM learner") == [(2,)]

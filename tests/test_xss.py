@@ -16,7 +16,10 @@ from app.content.course import load_course
 from tests.conftest import LiveServer
 
 PAYLOADS = [
-    line for line in (Path(__file__).parent / "data" / "xss_payloads.txt").read_text(encoding="utf-8").splitlines()
+    line
+    for line in (Path(__file__).parent / "data" / "xss_payloads.txt")
+    .read_text(encoding="utf-8")
+    .splitlines()
     if line.strip()
 ]
 DANGEROUS_URL = ("javascript:", "vbscript:", "data:text", "data:image/svg")
@@ -41,28 +44,53 @@ SCAN = """() => {
 
 def lesson_source(index: int, payload: str) -> str:
     front = {
-        "title": f"Lição {index} {payload}", "slug": f"xss-{index}", "order": index + 1,
-        "summary": payload, "minutes": 1, "objectives": [payload], "source": payload,
+        "title": f"Lição {index} {payload}",
+        "slug": f"xss-{index}",
+        "order": index + 1,
+        "summary": payload,
+        "minutes": 1,
+        "objectives": [payload],
+        "source": payload,
     }
-    quiz = [{
-        "id": "q", "kind": "single", "prompt": payload,
-        "options": [
-            {"id": "a", "text": payload, "explanation": payload},
-            {"id": "b", "text": f"outra {payload}", "explanation": f"também {payload}"},
-        ],
-        "answer": ["a"],
-    }]
+    quiz = [
+        {
+            "id": "q",
+            "kind": "single",
+            "prompt": payload,
+            "options": [
+                {"id": "a", "text": payload, "explanation": payload},
+                {"id": "b", "text": f"outra {payload}", "explanation": f"também {payload}"},
+            ],
+            "answer": ["a"],
+        }
+    ]
     tree = {
-        "id": f"arvore-{index}", "title": payload, "source": payload, "start": "p",
+        "id": f"arvore-{index}",
+        "title": payload,
+        "source": payload,
+        "start": "p",
         "facets": {"f": payload},
-        "questions": {"p": {"facet": "f", "text": payload, "options": [
-            {"label": payload, "value": "sim", "next": "r"},
-            {"label": f"não {payload}", "value": "nao", "next": "r"},
-        ]}},
-        "results": {"r": {"engines": [payload], "verdict": "avoid", "why": payload, "note": payload}},
+        "questions": {
+            "p": {
+                "facet": "f",
+                "text": payload,
+                "options": [
+                    {"label": payload, "value": "sim", "next": "r"},
+                    {"label": f"não {payload}", "value": "nao", "next": "r"},
+                ],
+            }
+        },
+        "results": {
+            "r": {"engines": [payload], "verdict": "avoid", "why": payload, "note": payload}
+        },
     }
-    chart = {"title": payload, "unit": payload, "before": payload, "after": payload,
-             "bars": [{"label": payload, "before": 1, "after": 2, "note": payload}]}
+    chart = {
+        "title": payload,
+        "unit": payload,
+        "before": payload,
+        "after": payload,
+        "bars": [{"label": payload, "before": 1, "after": 2, "note": payload}],
+    }
     dump = lambda data: yaml.safe_dump(data, allow_unicode=True, sort_keys=False)  # noqa: E731
     return (
         f"---\n{dump(front)}---\n\n## {payload}\n\n{payload} palavra{index}\n\n| a | b |\n|---|---|\n| {payload} | x |\n\n"
@@ -154,7 +182,10 @@ def test_csp_forbids_inline_scripts(hostile_server: LiveServer):
 
     response = httpx.get(hostile_server.url + "/licoes/xss-0")
     csp = response.headers["content-security-policy"]
-    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    assert (
+        "script-src 'self'" in csp
+        and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    )
     assert "frame-ancestors 'none'" in csp
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["referrer-policy"] == "same-origin"
@@ -182,7 +213,9 @@ def test_files_beside_the_lesson_images_run_nothing(hostile_server: LiveServer, 
     assert dialogs == []
 
 
-def test_no_payload_runs_in_the_editor_its_preview_or_the_history(hostile_server: LiveServer, browser: Browser):
+def test_no_payload_runs_in_the_editor_its_preview_or_the_history(
+    hostile_server: LiveServer, browser: Browser
+):
     """An instructor opens every hostile lesson in the editor (with its live preview), types in
     it (the htmx preview), and reads its history (diffs of every line)."""
     import httpx
@@ -231,7 +264,10 @@ def test_no_payload_runs_in_the_class_pages(hostile_server: LiveServer, browser:
     from tests.conftest import csrf_from
     from tests.test_live import grant_instructor, sign_up
 
-    with httpx.Client(base_url=hostile_server.url) as teacher, httpx.Client(base_url=hostile_server.url) as learner:
+    with (
+        httpx.Client(base_url=hostile_server.url) as teacher,
+        httpx.Client(base_url=hostile_server.url) as learner,
+    ):
         sign_up(teacher, "turmeira")
         grant_instructor(hostile_server, "turmeira")
         sign_up(learner, "aluna-xss")
@@ -239,15 +275,25 @@ def test_no_payload_runs_in_the_class_pages(hostile_server: LiveServer, browser:
         learner_token = csrf_from(learner.get("/conta").text)
         ids = []
         for index, payload in enumerate(PAYLOADS):
-            created = teacher.post("/instrutor/turmas", data={"csrftoken": token, "nome": payload[:120], "descricao": payload})
+            created = teacher.post(
+                "/instrutor/turmas",
+                data={"csrftoken": token, "nome": payload[:120], "descricao": payload},
+            )
             assert created.status_code == 303, payload
             class_url = created.headers["location"]
             ids.append(class_url)
             due = {"csrftoken": token, "licao": f"xss-{index}", "prazo": "2099-12-12T23:59"}
             assert teacher.post(class_url + "/prazos", data=due).status_code == 303
             code = re.search(r"/turmas/entrar/([\w-]+)", teacher.get(class_url).text).group(1)
-            assert learner.post(f"/turmas/entrar/{code}", data={"csrftoken": learner_token}).status_code == 303
-        codes = [re.search(r"/turmas/entrar/([\w-]+)", teacher.get(url).text).group(1) for url in ids[:5]]
+            assert (
+                learner.post(
+                    f"/turmas/entrar/{code}", data={"csrftoken": learner_token}
+                ).status_code
+                == 303
+            )
+        codes = [
+            re.search(r"/turmas/entrar/([\w-]+)", teacher.get(url).text).group(1) for url in ids[:5]
+        ]
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
     dialogs: list[str] = []

@@ -36,9 +36,16 @@ ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 # The only functions an expression may call.
 FUNCTIONS = {
-    "min": min, "max": max, "abs": abs, "round": round,
-    "sqrt": math.sqrt, "log": math.log, "log2": math.log2, "log10": math.log10,
-    "ceil": math.ceil, "floor": math.floor,
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "round": round,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log2": math.log2,
+    "log10": math.log10,
+    "ceil": math.ceil,
+    "floor": math.floor,
 }
 
 
@@ -148,7 +155,8 @@ class Result:
 def _names_and_calls(formula: str) -> tuple[set[str], set[str]]:
     tree = ast.parse(formula, mode="eval")
     calls = {
-        node.func.id for node in ast.walk(tree)
+        node.func.id
+        for node in ast.walk(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - calls
@@ -234,9 +242,9 @@ def _formula_problem(formula: str, defaults: Mapping[str, float]) -> str:
     try:
         _evaluate(formula, defaults)
     except ZeroDivisionError:
-        return gettext(
-            "the formula `%(formula)s` divides by zero with the default values"
-        ) % {"formula": formula}
+        return gettext("the formula `%(formula)s` divides by zero with the default values") % {
+            "formula": formula
+        }
     except (InvalidExpression, TypeError, ValueError, OverflowError, ArithmeticError):
         return gettext(
             "the formula `%(formula)s` does not give a number with the default values"
@@ -272,9 +280,10 @@ def compute(calculator: Calculator, given: Mapping[str, str]) -> Result:
             errors[item.name] = str(exc)
             continue
         if not item.min <= number <= item.max:
-            errors[item.name] = gettext(
-                "Type a value from %(min)s to %(max)s."
-            ) % {"min": format_number(item.min), "max": format_number(item.max)}
+            errors[item.name] = gettext("Type a value from %(min)s to %(max)s.") % {
+                "min": format_number(item.min),
+                "max": format_number(item.max),
+            }
             continue
         values[item.name] = float(number)
     if errors:
@@ -284,13 +293,19 @@ def compute(calculator: Calculator, given: Mapping[str, str]) -> Result:
         try:
             value = _evaluate(output.formula, values)
         except ZeroDivisionError:
-            return Result(typed, errors, tuple(None for _ in calculator.outputs), gettext(
-                "With these values the formula divides by zero; change a value."
-            ))
+            return Result(
+                typed,
+                errors,
+                tuple(None for _ in calculator.outputs),
+                gettext("With these values the formula divides by zero; change a value."),
+            )
         except (InvalidExpression, TypeError, ValueError, OverflowError, ArithmeticError):
-            return Result(typed, errors, tuple(None for _ in calculator.outputs), gettext(
-                "These values give no number; change a value."
-            ))
+            return Result(
+                typed,
+                errors,
+                tuple(None for _ in calculator.outputs),
+                gettext("These values give no number; change a value."),
+            )
         shown.append(format_result(value))
     return Result(typed, errors, tuple(shown))
 

@@ -85,9 +85,14 @@ def render_chart(spec: ChartSpec) -> str:
     top = max(max(b.before, b.after) for b in spec.bars)
     rows, y = [], 0
     for bar in spec.bars:
-        rows.append(f'<text class="chart-label" x="0" y="{y + 15}">{escape_html(inline_text(bar.label))}</text>')
+        rows.append(
+            f'<text class="chart-label" x="0" y="{y + 15}">{escape_html(inline_text(bar.label))}</text>'
+        )
         y += LABEL_H
-        for kind, value, name in (("before", bar.before, spec.before), ("after", bar.after, spec.after)):
+        for kind, value, name in (
+            ("before", bar.before, spec.before),
+            ("after", bar.after, spec.after),
+        ):
             pct = max(value / top * MAX_BAR_PCT, 0.2)
             rows.append(
                 f'<rect class="chart-{kind}" x="0" y="{y}" width="{pct:.2f}%" height="{BAR_H}" rx="3"/>'
@@ -104,7 +109,7 @@ def render_chart(spec: ChartSpec) -> str:
     )
     return (
         f'<figure class="chart" id="{ident}">'
-        f'<figcaption>{render_inline(spec.title)} '
+        f"<figcaption>{render_inline(spec.title)} "
         f'<span class="chart-legend"><span class="swatch chart-before"></span>{render_inline(spec.before)} '
         f'<span class="swatch chart-after"></span>{render_inline(spec.after)}</span></figcaption>'
         f"{svg}{_table(spec)}</figure>\n"
@@ -119,7 +124,7 @@ def _table(spec: ChartSpec) -> str:
     columns = (escape_html(scenario), before, after, escape_html(gain))
     head = "<tr>" + "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
     body = "".join(
-        f"<tr><th scope=\"row\">{render_inline(b.label)}</th><td>{number(b.before, b.approx)}</td>"
+        f'<tr><th scope="row">{render_inline(b.label)}</th><td>{number(b.before, b.approx)}</td>'
         f"<td>{number(b.after, b.approx)}</td><td>{render_inline(b.note or '')}</td></tr>"
         for b in spec.bars
     )

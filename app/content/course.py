@@ -68,6 +68,7 @@ class Course:
     def problems_of(self, path: Path) -> tuple[ContentError, ...]:
         """The problems found in one file."""
         return tuple(p for p in self.problems if p.file == path)
+
     glossary: Glossary = field(default_factory=Glossary, hash=False)
 
     def get(self, slug: str) -> Lesson | None:
@@ -184,7 +185,9 @@ def load_course(
         path: load_file(path, glossary, cache=cache, glossary_raw=glossary_raw or b"")
         for path in lesson_files(folder)
     }
-    return build_course(folder, loads, static_dir=static_dir, glossary=glossary, extra=glossary_problems)
+    return build_course(
+        folder, loads, static_dir=static_dir, glossary=glossary, extra=glossary_problems
+    )
 
 
 def build_course(
@@ -237,7 +240,8 @@ def build_course(
     )
     problems.update(p for p in check_items(lessons) if p.file not in stale)
     problems.update(
-        p for p in check_concepts(lessons, glossary or Glossary(), folder / GLOSSARY_FILE)
+        p
+        for p in check_concepts(lessons, glossary or Glossary(), folder / GLOSSARY_FILE)
         if p.file not in stale
     )
     served = {lesson.path for lesson in lessons}

@@ -216,9 +216,7 @@ def lesson_warnings(lesson: Lesson) -> list[ContentError]:
         for question in questions
         for w in question_warnings(question)
     ]
-    single = [
-        q for q in questions if q.kind in OPTION_KINDS - {"multiple"} and len(q.answer) == 1
-    ]
+    single = [q for q in questions if q.kind in OPTION_KINDS - {"multiple"} and len(q.answer) == 1]
     if len(single) >= MIN_QUESTIONS_FOR_PATTERNS:
         longest = [q for q in single if _key_is_longest(q)]
         if 2 * len(longest) > len(single):

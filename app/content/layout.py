@@ -62,8 +62,10 @@ class Box:
     def overlaps(self, other: Box) -> bool:
         """True when the two boxes share any area."""
         return not (
-            self.x + self.w <= other.x or other.x + other.w <= self.x
-            or self.y + self.h <= other.y or other.y + other.h <= self.y
+            self.x + self.w <= other.x
+            or other.x + other.w <= self.x
+            or self.y + self.h <= other.y
+            or other.y + other.h <= self.y
         )
 
 
@@ -119,7 +121,9 @@ def _columns(tree: Tree) -> dict[str, int]:
     return depth
 
 
-def _size(tree: Tree, node: str) -> tuple[tuple[str, ...], list[tuple[tuple[str, ...], str]], float]:
+def _size(
+    tree: Tree, node: str
+) -> tuple[tuple[str, ...], list[tuple[tuple[str, ...], str]], float]:
     if node in tree.questions:
         question = tree.questions[node]
         lines = wrap(question.text_plain, HEADER_CHARS)
@@ -154,7 +158,9 @@ def layout(tree: Tree) -> Layout:
     for node in depth:
         columns.setdefault(depth[node], []).append(("node", node))
     for node, column in depth.items():
-        for index, option in enumerate(tree.questions[node].options if node in tree.questions else ()):
+        for index, option in enumerate(
+            tree.questions[node].options if node in tree.questions else ()
+        ):
             for lane_column in range(column + 1, depth[option.next]):
                 columns.setdefault(lane_column, []).append(("lane", (node, index)))
     boxes: dict[str, Box] = {}
@@ -178,9 +184,13 @@ def layout(tree: Tree) -> Layout:
             for row in box.rows:
                 _pass_on(tree, depth, (key, row.index), column, row.port_y, wanted)
     edges = tuple(
-        Edge(box.id, row.index, row.target,
-             _path(box, row, boxes[row.target], lane_y.get((box.id, row.index), [])),
-             tuple(lane_y.get((box.id, row.index), [])))
+        Edge(
+            box.id,
+            row.index,
+            row.target,
+            _path(box, row, boxes[row.target], lane_y.get((box.id, row.index), [])),
+            tuple(lane_y.get((box.id, row.index), [])),
+        )
         for box in boxes.values()
         for row in box.rows
     )
@@ -190,7 +200,9 @@ def layout(tree: Tree) -> Layout:
     return Layout(width, height, boxes, edges)
 
 
-def _pass_on(tree: Tree, depth: dict[str, int], edge: tuple[str, int], column: int, y: float, wanted) -> None:
+def _pass_on(
+    tree: Tree, depth: dict[str, int], edge: tuple[str, int], column: int, y: float, wanted
+) -> None:
     """Record that ``edge`` leaves ``column`` at height ``y``: its next lane or its target wants it."""
     source, index = edge
     target = tree.questions[source].options[index].next

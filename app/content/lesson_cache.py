@@ -53,7 +53,12 @@ DIGEST_SIZE = hashlib.sha256().digest_size
 SUFFIX = ".pickle"
 # Libraries whose output ends up in a rendered lesson (HTML, messages, keys).
 RENDERING_LIBRARIES = (
-    "markdown-it-py", "pygments", "pyyaml", "pydantic", "python-slugify", "snowballstemmer"
+    "markdown-it-py",
+    "pygments",
+    "pyyaml",
+    "pydantic",
+    "python-slugify",
+    "snowballstemmer",
 )
 _APP_DIR = Path(__file__).resolve().parent.parent
 # FrontMatter's cached texts, computed before an entry is written, so a page served from the
@@ -238,8 +243,15 @@ def _decode(blob: bytes):
         record = pickle.loads(payload)
     # The bytes passed the SHA-256 check, so a failure here is an entry written by other code
     # (a class renamed or moved since): the errors pickle documents for that, then render again.
-    except (pickle.UnpicklingError, AttributeError, EOFError, ImportError, IndexError,
-            TypeError, ValueError):
+    except (
+        pickle.UnpicklingError,
+        AttributeError,
+        EOFError,
+        ImportError,
+        IndexError,
+        TypeError,
+        ValueError,
+    ):
         return None
     from app.content.glossary import Glossary
     from app.content.lessons import Lesson

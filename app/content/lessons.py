@@ -14,7 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app.content.calculators import Calculator, parse_calculator
+from app.content.charts import parse_chart
 from app.content.errors import ContentError, ContentErrors
+from app.content.links import Link, extract_links
 from app.content.markdown import (
     PLACEHOLDER_RE,
     Heading,
@@ -24,12 +27,9 @@ from app.content.markdown import (
     render_document,
     render_inline,
 )
-from app.content.calculators import Calculator, parse_calculator
-from app.content.charts import parse_chart
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
-from app.content.links import Link, extract_links
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 from app.i18n import gettext
 
@@ -178,7 +178,9 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
     if body_line == 0:  # no front matter at all: the body cannot be located reliably
         raise ContentErrors(errors, slug)
     rendered = render_document(body, glossary)
-    errors.extend(ContentError(path, body_line + line, message) for line, message in rendered.problems)
+    errors.extend(
+        ContentError(path, body_line + line, message) for line, message in rendered.problems
+    )
     questions: dict[str, Question] = {}
     trees: dict[str, Tree] = {}
     replacements: list[Part] = []
@@ -285,8 +287,7 @@ def _split_front_matter(
     lines = text.split("\n")
     if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
         msg = gettext(
-            "the lesson must start with the YAML header between `---` lines "
-            "(see lessons/README.md)"
+            "the lesson must start with the YAML header between `---` lines (see lessons/README.md)"
         )
         return None, text, 0, [ContentError(path, 1, msg)]
     try:

@@ -41,8 +41,13 @@ IMAGES_URL = "/licoes/imagens/"
 # The only files served from the lessons' images folder (an HTML or script file there would
 # run as the course itself): suffix -> media type.
 IMAGE_TYPES = {
-    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-    ".webp": "image/webp", ".avif": "image/avif", ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".avif": "image/avif",
+    ".svg": "image/svg+xml",
 }
 PAGE_IDS = RESERVED_IDS
 _ID_RE = re.compile(r'\bid="([^"]+)"')
@@ -216,9 +221,10 @@ def _link_problem(
                 return gettext("the link `%(link)s` leads to no heading of this lesson") % {
                     "link": written
                 }
-            return gettext(
-                "the link `%(link)s` leads to no heading of the lesson `%(lesson)s`"
-            ) % {"link": written, "lesson": parts[1]}
+            return gettext("the link `%(link)s` leads to no heading of the lesson `%(lesson)s`") % {
+                "link": written,
+                "lesson": parts[1],
+            }
     elif parts[:1] == ["arvores"] and len(parts) == 2 and parts[1] not in (*tree_ids, "comparar"):
         return gettext("the link `%(link)s` leads to no decision tree of the course") % {
             "link": written

@@ -119,7 +119,11 @@ class LiveCourse:
         if not self.folder.is_dir():
             return None
         versions = {}
-        for path in [*lesson_files(self.folder), self.folder / IMAGES_DIR, self.folder / GLOSSARY_FILE]:
+        for path in [
+            *lesson_files(self.folder),
+            self.folder / IMAGES_DIR,
+            self.folder / GLOSSARY_FILE,
+        ]:
             try:
                 stat = path.stat()
             except FileNotFoundError:  # deleted between the listing and the stat
@@ -151,7 +155,12 @@ class LiveCourse:
             del self._loaded[gone]
         fallbacks = {lesson.path: lesson for lesson in self._course.lessons}
         course = build_course(
-            self.folder, loads, fallbacks, self.static_dir, glossary=glossary, extra=glossary_problems
+            self.folder,
+            loads,
+            fallbacks,
+            self.static_dir,
+            glossary=glossary,
+            extra=glossary_problems,
         )
         _log_changes(course, changed)
         if self.cache is not None and self._versions is None:  # at start-up: drop old renders

@@ -204,7 +204,9 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
     if token.nesting != 1:
         return "</aside>\n"
     kind, _, title = token.info.strip().partition(" ")
-    title_html = render_inline(title.strip()) if title.strip() else escape_html(gettext(CALLOUTS[kind]))
+    title_html = (
+        render_inline(title.strip()) if title.strip() else escape_html(gettext(CALLOUTS[kind]))
+    )
     return (
         f'<aside class="callout callout-{kind}" role="note" aria-label="{escape_html(plain_text(title_html))}">\n'
         f'<p class="callout-title">{title_html}</p>\n'
@@ -332,9 +334,17 @@ def _mark_children(children: list[Token], glossary: TermFinder, used: list[str])
             if match.term.slug in used:
                 continue
             used.append(match.term.slug)
-            written = child.content[match.start:match.end]
-            out.append(Token("text", "", 0, content=child.content[cursor:match.start]))
-            out.append(Token("glossary_term", "", 0, content=written, meta={"html": glossary.html(match.term, written)}))
+            written = child.content[match.start : match.end]
+            out.append(Token("text", "", 0, content=child.content[cursor : match.start]))
+            out.append(
+                Token(
+                    "glossary_term",
+                    "",
+                    0,
+                    content=written,
+                    meta={"html": glossary.html(match.term, written)},
+                )
+            )
             cursor = match.end
         out.append(Token("text", "", 0, content=child.content[cursor:]) if cursor else child)
     return out
@@ -349,9 +359,14 @@ def markdown() -> MarkdownIt:
     md.core.ruler.push("curso_anchors", _anchor_headings)
     md.core.ruler.push("curso_links", _resolve_links)
     md.core.ruler.push("curso_glossary", _mark_terms)
-    md.add_render_rule("glossary_term", lambda self, tokens, idx, options, env: tokens[idx].meta["html"])
+    md.add_render_rule(
+        "glossary_term", lambda self, tokens, idx, options, env: tokens[idx].meta["html"]
+    )
     md.block.ruler.before(
-        "fence", "curso_box", box_rule(CALLOUTS), {"alt": ["paragraph", "reference", "blockquote", "list"]}
+        "fence",
+        "curso_box",
+        box_rule(CALLOUTS),
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
     )
     md.add_render_rule("callout_open", _render_callout)
     md.add_render_rule("callout_close", _render_callout)
@@ -379,7 +394,9 @@ def _render_table_open(self, tokens, idx, options, env) -> str:
     seen[label] = seen.get(label, 0) + 1
     if seen[label] > 1:
         label = f"{label} ({seen[label]})"
-    opening = f'<div class="table-scroll" role="region" tabindex="0" aria-label="{escape_html(label)}">'
+    opening = (
+        f'<div class="table-scroll" role="region" tabindex="0" aria-label="{escape_html(label)}">'
+    )
     return opening + self.renderToken(tokens, idx, options, env)
 
 
@@ -417,39 +434,64 @@ def _lint(tokens: list[Token], lines: list[str]):
         if token.type == "fence":
             yield from _lint_fence(token, line, lines)
         elif token.type == "heading_open" and token.tag == "h1":
-            yield line, gettext(
-                "use `##` and `###` in the lesson body; the title (`#`) comes from the header's "
-                "`title` field"
+            yield (
+                line,
+                gettext(
+                    "use `##` and `###` in the lesson body; the title (`#`) comes from the header's "
+                    "`title` field"
+                ),
             )
         elif token.type == "heading_open" and token.attrGet("id") in RESERVED_IDS:
-            yield line, gettext(
-                "the heading makes the anchor `#%(id)s`, which the page already uses; "
-                "change the heading's text"
-            ) % {"id": token.attrGet("id")}
-        elif token.type == "inline" and tokens[i - 1].type == "paragraph_open" and any(
-            row.lstrip().startswith(":::") for row in token.content.split("\n")
+            yield (
+                line,
+                gettext(
+                    "the heading makes the anchor `#%(id)s`, which the page already uses; "
+                    "change the heading's text"
+                )
+                % {"id": token.attrGet("id")},
+            )
+        elif (
+            token.type == "inline"
+            and tokens[i - 1].type == "paragraph_open"
+            and any(row.lstrip().startswith(":::") for row in token.content.split("\n"))
         ):
             # a `:::` line left as text: an unknown kind, or a closing line with no box open
-            offset = next(n for n, row in enumerate(token.content.split("\n")) if row.lstrip().startswith(":::"))
+            offset = next(
+                n
+                for n, row in enumerate(token.content.split("\n"))
+                if row.lstrip().startswith(":::")
+            )
             kinds = ", ".join(f"`{k}`" for k in CALLOUTS)
-            yield line + offset, gettext(
-                "unknown or malformed `:::` box; the kinds are %(kinds)s, and it closes with "
-                "a `:::` line"
-            ) % {"kinds": kinds}
+            yield (
+                line + offset,
+                gettext(
+                    "unknown or malformed `:::` box; the kinds are %(kinds)s, and it closes with "
+                    "a `:::` line"
+                )
+                % {"kinds": kinds},
+            )
 
 
 def _lint_fence(token: Token, line: int, lines: list[str]):
     kind = token.info.strip().split(" ", 1)[0]
     normalized = kind.lower().replace("_", "-")
     if normalized in SPECIAL_FENCES and kind != normalized:
-        yield line, gettext(
-            "`%(kind)s` block: write `%(normalized)s`, in lowercase and with a hyphen"
-        ) % {"kind": kind, "normalized": normalized}
+        yield (
+            line,
+            gettext("`%(kind)s` block: write `%(normalized)s`, in lowercase and with a hyphen")
+            % {"kind": kind, "normalized": normalized},
+        )
     closing = lines[token.map[1] - 1].strip() if token.map and token.map[1] - 1 < len(lines) else ""
-    if kind in SPECIAL_FENCES and (token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup)):
-        yield line, gettext(
-            "the `%(kind)s` block was not closed (the %(fence)s line at its end is missing)"
-        ) % {"kind": kind, "fence": token.markup}
+    if kind in SPECIAL_FENCES and (
+        token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup)
+    ):
+        yield (
+            line,
+            gettext(
+                "the `%(kind)s` block was not closed (the %(fence)s line at its end is missing)"
+            )
+            % {"kind": kind, "fence": token.markup},
+        )
 
 
 def render_block(text: str) -> str:
@@ -464,7 +506,9 @@ def render_inline(text: str) -> str:
 
 def _headings(tokens: list[Token]) -> tuple[Heading, ...]:
     return tuple(
-        Heading(int(token.tag[1]), str(token.attrGet("id")), token.meta["text"], (token.map or [0])[0])
+        Heading(
+            int(token.tag[1]), str(token.attrGet("id")), token.meta["text"], (token.map or [0])[0]
+        )
         for token in tokens
         if token.type == "heading_open" and token.tag in ("h2", "h3") and "text" in token.meta
     )

@@ -308,7 +308,9 @@ def split_prompt(prompt: str, legend: str | None = None) -> tuple[str, str] | No
         return None
     inline = tokens[first + 1]
     # A soft line break is a space in the legend (code spans never hold a newline).
-    legend_html = md.renderer.renderInline(inline.children or [], md.options, {}).strip().replace("\n", " ")
+    legend_html = (
+        md.renderer.renderInline(inline.children or [], md.options, {}).strip().replace("\n", " ")
+    )
     rest = tokens[:first] + tokens[first + 3 :]
     rest_html = md.renderer.render(rest, md.options, {}) if rest else ""
     return legend_html, rest_html
@@ -453,10 +455,12 @@ def parse_tolerance(raw: float | str) -> tuple[Decimal, bool]:
     try:
         amount = Decimal(text.removesuffix("%").strip().replace(",", "."))
     except ArithmeticError as exc:
-        raise ValueError(gettext(
-            "`tolerance` must be a number (absolute, e.g. `0.05`) "
-            "or a percentage (relative, e.g. `2%`)"
-        )) from exc
+        raise ValueError(
+            gettext(
+                "`tolerance` must be a number (absolute, e.g. `0.05`) "
+                "or a percentage (relative, e.g. `2%`)"
+            )
+        ) from exc
     if not amount.is_finite() or amount < 0:
         raise ValueError(gettext("`tolerance` cannot be negative"))
     return (amount / 100 if relative else amount), relative
@@ -507,12 +511,17 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
     scenario = None
     if spec.kind == "scenario":
         facts = tuple((spec.facts or {}).items())
-        scenario = Scenario(spec.tree or "", facts, tree_at[0], col=tree_at[1], base_hash=content_hash(spec))
+        scenario = Scenario(
+            spec.tree or "", facts, tree_at[0], col=tree_at[1], base_hash=content_hash(spec)
+        )
     numeric = None
     if spec.kind == "numeric" and spec.value is not None and spec.tolerance is not None:
         tolerance, relative = parse_tolerance(spec.tolerance)
         numeric = NumericKey(
-            _decimal(spec.value), tolerance, relative, spec.unit,
+            _decimal(spec.value),
+            tolerance,
+            relative,
+            spec.unit,
             render_block(spec.working or ""),
             tuple((_decimal(w.value), render_block(w.explanation)) for w in spec.wrong or ()),
         )
@@ -563,7 +572,9 @@ def content_hash(spec: QuestionSpec) -> str:
     if spec.kind == "ordering":  # the key is the order the items are written in
         canonical.update(items=[[item.id, item.text] for item in spec.items or ()])
     if spec.kind == "scenario":  # the key comes later, from the tree: see with_key()
-        canonical.update(tree=spec.tree, facts=spec.facts, engines=sorted(str(o.engine) for o in spec.options))
+        canonical.update(
+            tree=spec.tree, facts=spec.facts, engines=sorted(str(o.engine) for o in spec.options)
+        )
     encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()[:16]
 

@@ -44,7 +44,11 @@ class Verdict(StrEnum):
         return gettext(_VERDICT_LABELS[self.value])
 
 
-_VERDICT_LABELS = {"recommended": N_("Recommended"), "alternative": N_("Alternative"), "avoid": N_("Do not use")}
+_VERDICT_LABELS = {
+    "recommended": N_("Recommended"),
+    "alternative": N_("Alternative"),
+    "avoid": N_("Do not use"),
+}
 
 
 class OptionSpec(BaseModel):
@@ -343,7 +347,7 @@ def _check_cycles(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]
             nxt = option.next
             if state.get(nxt) == 1:
                 path = [*trail, node]
-                loop = " → ".join([*path[path.index(nxt):], nxt])
+                loop = " → ".join([*path[path.index(nxt) :], nxt])
                 msg = gettext("cycle in the tree: %(loop)s") % {"loop": loop}
                 where = at("questions", node, "options", i, "next")
                 errors.append(ContentError.at(file, where, msg))
@@ -360,7 +364,10 @@ def _check_cycles(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]
 def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
     questions = {
         qid: TreeQuestion(
-            qid, q.facet, render_inline(q.text), q.text,
+            qid,
+            q.facet,
+            render_inline(q.text),
+            q.text,
             tuple(
                 TreeOption(inline_text(o.label), tuple(o.value), o.next, render_inline(o.label))
                 for o in q.options
@@ -370,13 +377,27 @@ def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
     }
     results = {
         rid: TreeResult(
-            rid, tuple(r.engines), r.verdict, render_block(r.why), r.why,
-            render_block(r.note) if r.note else "", r.note or "",
+            rid,
+            tuple(r.engines),
+            r.verdict,
+            render_block(r.why),
+            r.why,
+            render_block(r.note) if r.note else "",
+            r.note or "",
         )
         for rid, r in spec.results.items()
     }
     facets = {facet: inline_text(name) for facet, name in spec.facets.items()}
     return Tree(
-        spec.id, inline_text(spec.title), inline_text(spec.source), spec.start, facets, questions,
-        results, line, file, inline_text(spec.short) if spec.short else "", render_inline(spec.title),
+        spec.id,
+        inline_text(spec.title),
+        inline_text(spec.source),
+        spec.start,
+        facets,
+        questions,
+        results,
+        line,
+        file,
+        inline_text(spec.short) if spec.short else "",
+        render_inline(spec.title),
     )

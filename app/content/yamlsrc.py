@@ -87,7 +87,7 @@ def parse_yaml(text: str) -> YamlSource:
         detail = gettext(
             "YAML reads `%(written)s` as the number %(value)s (YAML 1.1: a leading 0 is octal, "
             "`0x` hexadecimal, `_` is ignored and `1:30` counts in base 60); write %(value)s, "
-            "or `\"%(written)s\"` between quotes for a text"
+            'or `"%(written)s"` between quotes for a text'
         ) % {"written": odd.value, "value": yaml.safe_load(odd.value)}
         raise YamlSyntaxError(mark.line, _invalid(detail), mark.column)
     duplicate = _first_duplicate_key(node)
@@ -351,8 +351,15 @@ def validation_problems(
 # `3.10` as a number is what the author meant, and the usual message is the right one.
 _WANTS_NUMBER_OR_BOOL = frozenset(
     {
-        "int_type", "int_parsing", "int_from_float", "float_type", "float_parsing",
-        "finite_number", "greater_than_equal", "bool_type", "bool_parsing",
+        "int_type",
+        "int_parsing",
+        "int_from_float",
+        "float_type",
+        "float_parsing",
+        "finite_number",
+        "greater_than_equal",
+        "bool_type",
+        "bool_parsing",
     }
 )
 # YAML 1.1 tags of plain scalars that are not texts → how the message names them.
@@ -403,5 +410,5 @@ def yaml_surprise(node: Node | None, path: tuple[int | str, ...]) -> str | None:
     what = gettext(_SURPRISE_KINDS[scalar.tag]) % {"value": shown}
     return gettext(
         "`%(field)s`: YAML read `%(written)s` as %(what)s, not as a text; write it between "
-        "quotes: `\"%(written)s\"`"
+        'quotes: `"%(written)s"`'
     ) % {"field": _field_name(path), "written": written, "what": what}

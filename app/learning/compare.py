@@ -64,7 +64,11 @@ def facets_of(trees: list[Tree]) -> tuple[Facet, ...]:
                     if len(option.values) == 1:
                         exact.setdefault((question.facet, value), option.label)
     return tuple(
-        Facet(facet, names[facet], tuple((v, exact.get((facet, v), label)) for v, label in values.items()))
+        Facet(
+            facet,
+            names[facet],
+            tuple((v, exact.get((facet, v), label)) for v, label in values.items()),
+        )
         for facet, values in labels.items()
     )
 
@@ -77,7 +81,9 @@ def outcome(tree: Tree, facts: dict[str, str], facets: dict[str, Facet]) -> Guid
         question = tree.questions[exc.node]
         facet = facets[question.facet]
         if question.facet not in facts:
-            return GuideOutcome(tree, None, gettext("Also answer: %(facet)s.") % {"facet": facet.label})
+            return GuideOutcome(
+                tree, None, gettext("Also answer: %(facet)s.") % {"facet": facet.label}
+            )
         value = dict(facet.values).get(facts[question.facet], facts[question.facet])
         message = gettext("This guide does not cover the case “%(facet)s: %(value)s”.")
         return GuideOutcome(tree, None, message % {"facet": facet.label, "value": value})
@@ -96,15 +102,23 @@ def agreement(outcomes: list[GuideOutcome]) -> str:
     if len({r.main for r in results}) == 1 and len({r.verdict for r in results}) == 1:
         message = gettext("The guides agree: %(engine)s (%(verdict)s).")
         return message % {"engine": results[0].main, "verdict": results[0].verdict.label.lower()}
-    parts = " × ".join(f"{o.tree.name}: {o.result.main} ({o.result.verdict.label.lower()})" for o in reached)
+    parts = " × ".join(
+        f"{o.tree.name}: {o.result.main} ({o.result.verdict.label.lower()})" for o in reached
+    )
     if len({r.main for r in results}) == 1:
-        message = gettext("The guides disagree on the verdict. %(results)s. See “Another view” on each card.")
+        message = gettext(
+            "The guides disagree on the verdict. %(results)s. See “Another view” on each card."
+        )
         return message % {"results": parts}
     shared = set.intersection(*(set(r.engines) for r in results))
     if shared:
-        message = gettext("The guides overlap: both include %(engines)s, with different emphases. %(results)s.")
+        message = gettext(
+            "The guides overlap: both include %(engines)s, with different emphases. %(results)s."
+        )
         return message % {"engines": ", ".join(sorted(shared)), "results": parts}
-    message = gettext("The guides disagree. %(results)s. See why each one says so and “Another view”.")
+    message = gettext(
+        "The guides disagree. %(results)s. See why each one says so and “Another view”."
+    )
     return message % {"results": parts}
 
 
@@ -113,9 +127,7 @@ def compare_context(course: Course, params: dict[str, str]) -> dict:
     trees = list(course.trees.values())
     facets = facets_of(trees)
     by_id = {f.id: f for f in facets}
-    facts = {
-        f.id: params[f.id] for f in facets if params.get(f.id) in {v for v, _ in f.values}
-    }
+    facts = {f.id: params[f.id] for f in facets if params.get(f.id) in {v for v, _ in f.values}}
     outcomes = [outcome(tree, facts, by_id) for tree in trees] if facts else []
     return {
         "facets": facets,

@@ -63,7 +63,8 @@ def due_in(cards: tuple[CardRow, ...], course: Course, at: datetime) -> int:
     """
     current = {
         (lesson.slug, qid): question.content_hash
-        for lesson in course.lessons for qid, question in lesson.questions.items()
+        for lesson in course.lessons
+        for qid, question in lesson.questions.items()
     }
     moment = at.astimezone(UTC).replace(tzinfo=None) if at.tzinfo else at
     count = 0
@@ -77,7 +78,9 @@ def due_in(cards: tuple[CardRow, ...], course: Course, at: datetime) -> int:
     return count
 
 
-def course_progress(course: Course, state: LearnerState, place: Place | None = None) -> CourseProgress:
+def course_progress(
+    course: Course, state: LearnerState, place: Place | None = None
+) -> CourseProgress:
     """Count the learner's progress in every current lesson and find where to resume.
 
     Args:
@@ -94,7 +97,9 @@ def course_progress(course: Course, state: LearnerState, place: Place | None = N
         for lesson in course.lessons
     )
     return CourseProgress(
-        rows, course_percent([p for _, p in rows]), resume_at(course, place or state.place),
+        rows,
+        course_percent([p for _, p in rows]),
+        resume_at(course, place or state.place),
         due_in(state.cards, course, review_clock()),
     )
 

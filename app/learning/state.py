@@ -104,8 +104,15 @@ class LearnerState:
         last_attempt = self.attempts[-1].id if self.attempts else 0
         last_walk = self.walks[0].id if self.walks else 0
         cards = tuple((c.lesson_slug, c.question_id, c.question_hash, c.due) for c in self.cards)
-        return (self.stored, self.place, len(self.attempts), last_attempt, len(self.walks),
-                last_walk, hash(cards))
+        return (
+            self.stored,
+            self.place,
+            len(self.attempts),
+            last_attempt,
+            len(self.walks),
+            last_walk,
+            hash(cards),
+        )
 
     def in_lesson(self, slug: str) -> dict[str, list[AttemptRow]]:
         """The attempts in lesson ``slug``, oldest first, grouped by question id."""

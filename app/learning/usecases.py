@@ -33,8 +33,15 @@ class LearnerStore(Protocol):
     def save_place(self, learner_id: str, place: Place) -> bool:
         """Keep ``place`` on the learner row; False when the learner has no row."""
 
-    def record_answer(self, learner_id: str, lesson_slug: str, question: Question,
-                      chosen: str, grade: Grade, key: str) -> tuple[AttemptRow, bool]:
+    def record_answer(
+        self,
+        learner_id: str,
+        lesson_slug: str,
+        question: Question,
+        chosen: str,
+        grade: Grade,
+        key: str,
+    ) -> tuple[AttemptRow, bool]:
         """Store one graded answer once per ``key``; the stored row and whether it is new.
 
         Raises ``DuplicateKeyError`` when ``key`` was used for another question.
@@ -74,9 +81,14 @@ class LessonPage:
     def context(self) -> dict:
         """The template context of ``lesson.html``."""
         return {
-            "lesson": self.lesson, "views": self.views, "tree_views": self.tree_views,
-            "previous": self.previous, "following": self.following, "position": self.position,
-            "total": self.total, "progress": self.progress,
+            "lesson": self.lesson,
+            "views": self.views,
+            "tree_views": self.tree_views,
+            "previous": self.previous,
+            "following": self.following,
+            "position": self.position,
+            "total": self.total,
+            "progress": self.progress,
             # calculadora blocks: results from the query string (app/content/calculators.py)
             "calc_results": self.calc_results,
         }
@@ -121,7 +133,10 @@ class LessonVisit:
 
 
 def visit_lesson(
-    store: LearnerStore, lesson: Lesson, learner_id: str | None, session_place: Place | None,
+    store: LearnerStore,
+    lesson: Lesson,
+    learner_id: str | None,
+    session_place: Place | None,
 ) -> LessonVisit:
     """Read the learner's state once and move their place to ``lesson`` (stored where they
     have a row; otherwise the caller keeps it in the session)."""
@@ -136,8 +151,12 @@ def visit_lesson(
 
 
 def open_lesson(
-    store: LearnerStore, course: Course, lesson: Lesson, learner_id: str | None,
-    session_place: Place | None, asked: LessonRequest | None = None,
+    store: LearnerStore,
+    course: Course,
+    lesson: Lesson,
+    learner_id: str | None,
+    session_place: Place | None,
+    asked: LessonRequest | None = None,
 ) -> LessonPage:
     """Open a lesson: the learner's place moves to it, and the page is built from one read.
 
@@ -153,34 +172,56 @@ def open_lesson(
         The page; its ``keep_in_session`` tells the caller to keep the new place in the session.
     """
     visit = visit_lesson(store, lesson, learner_id, session_place)
-    return lesson_page(course, lesson, visit.state, visit.place, asked or LessonRequest(),
-                       visit.keep_in_session)
+    return lesson_page(
+        course, lesson, visit.state, visit.place, asked or LessonRequest(), visit.keep_in_session
+    )
 
 
 def lesson_page(
-    course: Course, lesson: Lesson, state: LearnerState, place: Place | None,
-    asked: LessonRequest, keep: Place | None = None,
+    course: Course,
+    lesson: Lesson,
+    state: LearnerState,
+    place: Place | None,
+    asked: LessonRequest,
+    keep: Place | None = None,
 ) -> LessonPage:
     """Build a lesson page from a state already read (no storage)."""
     grouped = state.in_lesson(lesson.slug)
     views = {
         qid: question_view(
-            lesson.slug, question, state.learner_id, grouped.get(qid, []), qid == asked.retry,
-            asked.errors.get(qid), asked.typed.get(qid, ""),
+            lesson.slug,
+            question,
+            state.learner_id,
+            grouped.get(qid, []),
+            qid == asked.retry,
+            asked.errors.get(qid),
+            asked.typed.get(qid, ""),
         )
         for qid, question in lesson.questions.items()
     }
     query = asked.query
     tree_views = {
-        tid: tree_view(tree, query.get("c") if query.get("arvore") == tid else None, lesson.slug,
-                       notice=query.get("aviso") if query.get("arvore") == tid else None)
+        tid: tree_view(
+            tree,
+            query.get("c") if query.get("arvore") == tid else None,
+            lesson.slug,
+            notice=query.get("aviso") if query.get("arvore") == tid else None,
+        )
         for tid, tree in lesson.trees.items()
     }
     previous, following = course.neighbours(lesson.slug)
     progress = course_progress(course, state, place)
     return LessonPage(
-        lesson, views, tree_views, previous, following, course.lessons.index(lesson) + 1,
-        len(course.lessons), progress, keep, (state.learner_id, state.version, place, progress.due),
+        lesson,
+        views,
+        tree_views,
+        previous,
+        following,
+        course.lessons.index(lesson) + 1,
+        len(course.lessons),
+        progress,
+        keep,
+        (state.learner_id, state.version, place, progress.due),
         calculator_results(lesson.calculators, query),
     )
 
@@ -203,8 +244,13 @@ class QuestionPage:
 
 
 def show_question(
-    store: LearnerStore, lesson: Lesson, question: Question, learner_id: str | None,
-    retry: bool = False, error: str | None = None, typed: str = "",
+    store: LearnerStore,
+    lesson: Lesson,
+    question: Question,
+    learner_id: str | None,
+    retry: bool = False,
+    error: str | None = None,
+    typed: str = "",
 ) -> QuestionPage:
     """One question as the learner sees it now (their latest graded answer, or the form)."""
     state = store.read_state(learner_id)
@@ -233,8 +279,13 @@ class Answer:
 
 
 def answer_question(
-    store: LearnerStore, course: Course, lesson: Lesson, question: Question, learner_id: str,
-    answer: Answer, order_of: str | None = None,
+    store: LearnerStore,
+    course: Course,
+    lesson: Lesson,
+    question: Question,
+    learner_id: str,
+    answer: Answer,
+    order_of: str | None = None,
 ) -> QuestionPage:
     """Grade an answer, store it once per key and show the stored grade with the progress.
 

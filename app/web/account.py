@@ -15,15 +15,15 @@ from app.auth import CredentialsError, check_new_password, clean_username, is_us
 from app.deps import (
     CSRF_COOKIE,
     AccountNameDep,
-    LearnerForWriteDep,
     KnownDevicesDep,
+    LearnerForWriteDep,
     LearnerIdDep,
     PasswordsDep,
     SessionDep,
     SignInLimiterDep,
 )
-from app.instructors import instructor_account
 from app.i18n import N_, gettext
+from app.instructors import instructor_account
 from app.learners import (
     UsernameTaken,
     create_account,
@@ -38,7 +38,9 @@ from app.web.templating import render
 
 router = APIRouter()
 WRONG_CREDENTIALS = N_("Wrong username or password.")
-ALREADY_IN = N_("You are already signed in. Sign out before signing in to another account or creating one.")
+ALREADY_IN = N_(
+    "You are already signed in. Sign out before signing in to another account or creating one."
+)
 DEVICE_COOKIE = "curso_dispositivo"
 TAKEN = N_("That username already exists. Choose another, or sign in with it if it is yours.")
 Field = Annotated[str, Form(max_length=300)]
@@ -46,7 +48,10 @@ Field = Annotated[str, Form(max_length=300)]
 
 @router.get("/conta", response_class=HTMLResponse, name="account")
 def account_page(
-    request: Request, db: SessionDep, account: AccountNameDep, _learner: LearnerIdDep,
+    request: Request,
+    db: SessionDep,
+    account: AccountNameDep,
+    _learner: LearnerIdDep,
     proximo: str = "",
 ):
     """The sign-in and sign-up forms, or the signed-in account with "Sair".
@@ -132,7 +137,11 @@ def sign_in(
     blocked = limiter.attempt(username, ip, device)  # counted as failed until the password is right
     if blocked:
         response = _page(
-            request, None, status=429, signin_error=blocked.message, username=usuario,
+            request,
+            None,
+            status=429,
+            signin_error=blocked.message,
+            username=usuario,
             next_page=next_page,
         )
         response.headers["Retry-After"] = str(blocked.retry_after_s)
@@ -141,7 +150,11 @@ def sign_in(
     checked = passwords.check(senha, found.password_hash if found else None)
     if not checked.matched or found is None:
         return _page(
-            request, None, status=401, signin_error=gettext(WRONG_CREDENTIALS), username=usuario,
+            request,
+            None,
+            status=401,
+            signin_error=gettext(WRONG_CREDENTIALS),
+            username=usuario,
             next_page=next_page,
         )
     limiter.succeeded(found.username, ip, device)
@@ -185,8 +198,13 @@ def _client_ip(request: Request) -> str:
 def _known_device(request: Request, devices, username: str, response):
     """Give the browser a fresh signed "known device" cookie for ``username`` (OWASP)."""
     response.set_cookie(
-        DEVICE_COOKIE, devices.issue(username), max_age=devices.max_age_s, path="/conta",
-        httponly=True, samesite="lax", secure=request.app.state.settings.secure_cookies,
+        DEVICE_COOKIE,
+        devices.issue(username),
+        max_age=devices.max_age_s,
+        path="/conta",
+        httponly=True,
+        samesite="lax",
+        secure=request.app.state.settings.secure_cookies,
     )
     return response
 

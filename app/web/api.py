@@ -60,17 +60,28 @@ class TreePublic(TreeSummary):
 def tree_public(tree: Tree, lesson_slug: str) -> TreePublic:
     """Convert a content tree into its public JSON form."""
     return TreePublic(
-        id=tree.id, title=tree.title, source=tree.source, lesson_slug=lesson_slug,
-        start=tree.start, facets=tree.facets,
+        id=tree.id,
+        title=tree.title,
+        source=tree.source,
+        lesson_slug=lesson_slug,
+        start=tree.start,
+        facets=tree.facets,
         questions=[
             QuestionPublic(
-                id=q.id, facet=q.facet, text=q.text,
-                options=[OptionPublic(label=o.label, values=list(o.values), next=o.next) for o in q.options],
+                id=q.id,
+                facet=q.facet,
+                text=q.text,
+                options=[
+                    OptionPublic(label=o.label, values=list(o.values), next=o.next)
+                    for o in q.options
+                ],
             )
             for q in tree.questions.values()
         ],
         results=[
-            ResultPublic(id=r.id, engines=list(r.engines), verdict=r.verdict, why=r.why, note=r.note or None)
+            ResultPublic(
+                id=r.id, engines=list(r.engines), verdict=r.verdict, why=r.why, note=r.note or None
+            )
             for r in tree.results.values()
         ],
     )
@@ -85,8 +96,12 @@ async def list_trees(course: CourseDep) -> list[TreeSummary]:
     ]
 
 
-@router.get("/arvores/{tree_id}", response_model=TreePublic, summary="Uma árvore inteira",
-            responses={404: {"description": "Árvore não encontrada"}})
+@router.get(
+    "/arvores/{tree_id}",
+    response_model=TreePublic,
+    summary="Uma árvore inteira",
+    responses={404: {"description": "Árvore não encontrada"}},
+)
 async def get_tree(tree_id: str, course: CourseDep) -> TreePublic:
     """The whole tree: question nodes with their options and values, and the results."""
     tree = find_tree(course, tree_id)

@@ -31,8 +31,11 @@ def announcement(calculator: Calculator, result: Result) -> str:
     if result.errors or result.problem:
         return " ".join([*result.errors.values(), result.problem]).strip()
     return " ".join(
-        gettext("%(label)s: estimate ≈ %(value)s %(unit)s.") % {
-            "label": plain_text(output.label_html), "value": value, "unit": output.unit,
+        gettext("%(label)s: estimate ≈ %(value)s %(unit)s.")
+        % {
+            "label": plain_text(output.label_html),
+            "value": value,
+            "unit": output.unit,
         }
         for output, value in zip(calculator.outputs, result.values, strict=True)
     ).replace(" .", ".")
@@ -45,7 +48,8 @@ def share_url(lesson: Lesson, calculator: Calculator, result: Result) -> str:
 
 
 @router.get(
-    "/licoes/{slug}/calculadoras/{calculator_id}", response_class=HTMLResponse,
+    "/licoes/{slug}/calculadoras/{calculator_id}",
+    response_class=HTMLResponse,
     name="calculator",
 )
 def calculator_result(request: Request, slug: str, calculator_id: str, course: CourseDep):
@@ -59,8 +63,12 @@ def calculator_result(request: Request, slug: str, calculator_id: str, course: C
     if calculator is None:
         raise HTTPException(status_code=404, detail=gettext(NOT_FOUND))
     result = compute(calculator, dict(request.query_params))
-    context = {"lesson": lesson, "calc": calculator, "result": result,
-               "announce": announcement(calculator, result)}
+    context = {
+        "lesson": lesson,
+        "calc": calculator,
+        "result": result,
+        "announce": announcement(calculator, result),
+    }
     response = render(request, "_calculator_result.html", context)
     response.headers["HX-Replace-Url"] = share_url(lesson, calculator, result)
     return response

@@ -17,8 +17,8 @@ from app import classes
 from app.deps import (
     AccountNameDep,
     CourseDep,
-    LearnerForWriteDep,
     InstructorDep,
+    LearnerForWriteDep,
     LearnerIdDep,
     SessionDep,
 )

@@ -55,10 +55,14 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
-        detail = exc.detail if isinstance(exc.detail, str) and exc.detail != _http_phrase(exc) else None
+        detail = (
+            exc.detail if isinstance(exc.detail, str) and exc.detail != _http_phrase(exc) else None
+        )
         if exc.status_code == 400:
             detail = gettext(INVALID_FORM)  # Starlette's own form-parsing messages are in English
-        response = error_response(request, exc.status_code, detail or _default_detail(exc.status_code))
+        response = error_response(
+            request, exc.status_code, detail or _default_detail(exc.status_code)
+        )
         if exc.headers:
             response.headers.update(exc.headers)
         return response

@@ -44,7 +44,9 @@ async def healthz(request: Request) -> JSONResponse:
     course = state.live_course.current()
     body = {
         "database": "ok" if reachable else "inacessível",
-        "migrations": "ok" if revision == head else f"pendentes (banco em {revision}, código em {head})",
+        "migrations": "ok"
+        if revision == head
+        else f"pendentes (banco em {revision}, código em {head})",
         "lessons": {"loaded": len(course.lessons), "errors": len(course.errors)},
         "web_editor": "ligado" if state.settings.web_editor else "desligado",
     }

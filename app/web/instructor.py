@@ -217,7 +217,10 @@ def _class_filter(db, instructor, turma: int | None) -> int | None:
 
 @router.get("/exportar/tentativas.csv", name="export_attempts")
 def export_attempts(
-    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
     turma: int | None = None,
 ):
     """Every attempt, one row each (columns in ``app/exports.py`` and the README).
@@ -232,7 +235,10 @@ def export_attempts(
 
 @router.get("/exportar/progresso.csv", name="export_progress")
 def export_progress(
-    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep,
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
     turma: int | None = None,
 ):
     """One row per learner × lesson (columns in ``app/exports.py`` and the README).

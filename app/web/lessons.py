@@ -46,8 +46,12 @@ async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="lesson")
 async def lesson_page(
-    request: Request, slug: str, course: CourseDep, learner_id: LearnerIdDep,
-    account: AccountNameDep, refazer: str | None = None,
+    request: Request,
+    slug: str,
+    course: CourseDep,
+    learner_id: LearnerIdDep,
+    account: AccountNameDep,
+    refazer: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
 
@@ -81,8 +85,12 @@ async def lesson_page(
 
     if panel is None and not asked.errors and not request.query_params:
         # Built and rendered again only when the learner's state moved (app/web/page_cache.py).
-        key = (lesson.slug, theme(request), request.cookies.get(TIMEZONE_COOKIE, ""),
-               visit.version(course))
+        key = (
+            lesson.slug,
+            theme(request),
+            request.cookies.get(TIMEZONE_COOKIE, ""),
+            visit.version(course),
+        )
         cached = request.app.state.learner_pages.get(
             course, key, lambda: _with_placeholder(request, "lesson.html", built().context())
         )

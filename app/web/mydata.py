@@ -77,6 +77,10 @@ def _page(request, db, learner_id, account, deleted=False, error=None, status=20
     data = export_learner(db, learner_id)
     joined = [classroom for classroom, _ in memberships(db, learner_id)]
     context = {
-        "data": data, "account": account, "deleted": deleted, "error": error, "joined": joined,
+        "data": data,
+        "account": account,
+        "deleted": deleted,
+        "error": error,
+        "joined": joined,
     }
     return render(request, "mydata.html", context, status_code=status)

@@ -73,14 +73,16 @@ def stored_block(data: bytes) -> bytes:
     """``data`` as non-final stored deflate blocks (each at most 65,535 bytes), byte-aligned."""
     out = []
     for start in range(0, len(data), 0xFFFF):
-        chunk = data[start:start + 0xFFFF]
+        chunk = data[start : start + 0xFFFF]
         out.append(b"\x00" + struct.pack("<HH", len(chunk), len(chunk) ^ 0xFFFF) + chunk)
     return b"".join(out)
 
 
 def _deflate(part: bytes, last: bool) -> bytes:
     compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
-    return compressor.compress(part) + compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+    return compressor.compress(part) + compressor.flush(
+        zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
+    )
 
 
 class SplicedPage:
@@ -107,8 +109,9 @@ class SplicedPage:
         token_adler = zlib.adler32(token)
         out = [ZLIB_HEADER, self.deflated[0]]
         adler = self.adlers[0]
-        for deflated, part, part_adler in zip(self.deflated[1:], self.parts[1:], self.adlers[1:],
-                                              strict=True):
+        for deflated, part, part_adler in zip(
+            self.deflated[1:], self.parts[1:], self.adlers[1:], strict=True
+        ):
             out += [block, deflated]
             adler = adler32_combine(adler, token_adler, len(token))
             adler = adler32_combine(adler, part_adler, len(part))
@@ -271,7 +274,9 @@ class VisitorPages:
             the ones the lesson route sends with a cached page.
     """
 
-    def __init__(self, app, state, theme: Callable[[Request], str], response_headers: dict[str, str]):
+    def __init__(
+        self, app, state, theme: Callable[[Request], str], response_headers: dict[str, str]
+    ):
         self.app = app
         self.state = state
         self.theme = theme
@@ -282,7 +287,7 @@ class VisitorPages:
         if self._eligible(scope):
             request = Request(scope)
             course = self.state.live_course.current()
-            key = (scope["path"][len(LESSON_PREFIX):], self.theme(request))
+            key = (scope["path"][len(LESSON_PREFIX) :], self.theme(request))
             page = self.state.page_cache.peek(course, key)
             if page is not None:
                 await respond(request, page, self.response_headers)(scope, receive, send)
@@ -294,7 +299,7 @@ class VisitorPages:
         if scope["type"] != "http" or scope["method"] != "GET" or scope["query_string"]:
             return False
         path = scope["path"]
-        if not path.startswith(LESSON_PREFIX) or "/" in path[len(LESSON_PREFIX):]:
+        if not path.startswith(LESSON_PREFIX) or "/" in path[len(LESSON_PREFIX) :]:
             return False
         for name, value in scope["headers"]:
             if name == b"cookie" and SESSION_COOKIE_NAME + b"=" in value:

@@ -37,7 +37,11 @@ def choose_theme(
     response = RedirectResponse(safe_return_path(voltar), status_code=303)
     if tema in THEMES:
         response.set_cookie(
-            THEME_COOKIE, tema, max_age=THEME_MAX_AGE_S, samesite="lax", path="/",
+            THEME_COOKIE,
+            tema,
+            max_age=THEME_MAX_AGE_S,
+            samesite="lax",
+            path="/",
             secure=request.app.state.settings.secure_cookies,
         )
     return response

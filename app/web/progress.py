@@ -31,12 +31,15 @@ async def progress_page(request: Request, course: CourseDep, learner_id: Learner
         state = read_state(db, learner_id)
         # mastery per concept (app/mastery.py)
         concepts = (
-            mastery.learner_mastery(db, course, learner_id) if learner_id
+            mastery.learner_mastery(db, course, learner_id)
+            if learner_id
             else mastery.no_mastery(course)  # a visitor: every concept, nothing answered yet
         )
     progress = course_progress(course, state, state.place or session_place(request))
     context = {
-        "progress": progress, "walks": state.walks, "mastery": concepts,
+        "progress": progress,
+        "walks": state.walks,
+        "mastery": concepts,
         "mastery_last": mastery.LAST_N,
         "mastery_decay": format_decimal(mastery.DECAY, locale="pt_BR"),
     }
@@ -54,7 +57,9 @@ async def progress_api(
     response.headers["Cache-Control"] = PERSONAL
     with read_session(request) as db:
         state = read_state(db, learner_id)
-    return progress_public(course_progress(course, state, state.place or session_place(request)), state)
+    return progress_public(
+        course_progress(course, state, state.place or session_place(request)), state
+    )
 
 
 @router.post("/progresso/lugar", status_code=204, response_class=Response, include_in_schema=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
@@ -55,15 +54,17 @@ def answer(
     if not KEY_RE.match(sent.key):
         return _invalid(request, store, lesson, question, gettext(STALE_FORM), learner_id)
     if sent.version != question.content_hash:
-        return _invalid(request, store, lesson, question, gettext(QUESTION_CHANGED), learner_id,
-                        status_code=409)
+        return _invalid(
+            request, store, lesson, question, gettext(QUESTION_CHANGED), learner_id, status_code=409
+        )
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
     order_of = VISITOR_ORDER if born_in_this_request(request) else None
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, order_of)
     except AnswerError as exc:
-        return _invalid(request, store, lesson, question, str(exc), learner_id,
-                        typed=sent.value or "")
+        return _invalid(
+            request, store, lesson, question, str(exc), learner_id, typed=sent.value or ""
+        )
     except DuplicateKeyError:
         return _invalid(request, store, lesson, question, gettext(REUSED_FORM), learner_id)
     if wants_fragment(request):
@@ -73,8 +74,13 @@ def answer(
 
 @router.get("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="question")
 def question_fragment(
-    request: Request, slug: str, question_id: str, course: CourseDep, session: SessionDep,
-    learner_id: LearnerIdDep, refazer: bool = False,
+    request: Request,
+    slug: str,
+    question_id: str,
+    course: CourseDep,
+    session: SessionDep,
+    learner_id: LearnerIdDep,
+    refazer: bool = False,
 ):
     """One question: htmx gets the fragment (``?refazer=1``: the form again, to retry);
     a plain request is redirected to the question on the lesson page."""
@@ -98,7 +104,9 @@ def _render(request, lesson, question, page: QuestionPage, status_code: int = 42
     if page.progress is not None:
         context["progress"] = page.progress
         return render(request, "_answer.html", context)
-    return render(request, "_question.html", context, status_code=status_code if page.error else 200)
+    return render(
+        request, "_question.html", context, status_code=status_code if page.error else 200
+    )
 
 
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
@@ -114,6 +122,9 @@ def _invalid(request, store, lesson, question, message, learner_id, typed="", st
     # Post/redirect/get: the message (and a refused number) rides in the session to the
     # question on the lesson page.
     request.session[FLASH_KEY] = {
-        "lesson": lesson.slug, "question": question.id, "message": message, "typed": typed[:100],
+        "lesson": lesson.slug,
+        "question": question.id,
+        "message": message,
+        "typed": typed[:100],
     }
     return _back_to(request, lesson, question)

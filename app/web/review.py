@@ -8,7 +8,6 @@ to the graded question, whose "Próxima pergunta" link leads to the next card du
 
 from __future__ import annotations
 
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
@@ -40,9 +39,16 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
 
 
 def _page(
-    request: Request, course, db, learner_id: str | None, lesson: Lesson | None = None,
-    question: Question | None = None, graded: bool = False, error: str | None = None,
-    typed: str = "", status_code: int = 200,
+    request: Request,
+    course,
+    db,
+    learner_id: str | None,
+    lesson: Lesson | None = None,
+    question: Question | None = None,
+    graded: bool = False,
+    error: str | None = None,
+    typed: str = "",
+    status_code: int = 200,
 ):
     """Render the review page (or, for htmx, the question fragment alone)."""
     state = read_state(db, learner_id)
@@ -54,8 +60,13 @@ def _page(
     if question is not None and lesson is not None:
         attempts = state.in_lesson(lesson.slug)
         context["view"] = question_view(
-            lesson.slug, question, learner_id, attempts.get(question.id, []),
-            retry=not graded, error=error, typed=typed,
+            lesson.slug,
+            question,
+            learner_id,
+            attempts.get(question.id, []),
+            retry=not graded,
+            error=error,
+            typed=typed,
         )
         context["answer_url"] = f"/revisar/{lesson.slug}/{question.id}"
         context["in_review"] = True
@@ -76,7 +87,11 @@ def review_page(request: Request, course: CourseDep, db: SessionDep, learner_id:
 
 @router.get("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answered")
 def review_answered(
-    request: Request, slug: str, question_id: str, course: CourseDep, db: SessionDep,
+    request: Request,
+    slug: str,
+    question_id: str,
+    course: CourseDep,
+    db: SessionDep,
     learner_id: LearnerIdDep,
 ):
     """A reviewed question, graded with its explanations, and the link to the next one."""
@@ -103,8 +118,17 @@ def review_answer(
     lesson, question = _find(course, slug, question_id)
 
     def again(message: str, status_code: int = 422, typed: str = ""):
-        return _page(request, course, db, learner_id, lesson, question, error=message,
-                     typed=typed, status_code=status_code)
+        return _page(
+            request,
+            course,
+            db,
+            learner_id,
+            lesson,
+            question,
+            error=message,
+            typed=typed,
+            status_code=status_code,
+        )
 
     if not KEY_RE.match(sent.key):
         return again(gettext(STALE_FORM))
@@ -115,9 +139,15 @@ def review_answer(
     except AnswerError as exc:
         return again(str(exc), typed=sent.value or "")
     attempt = Attempt(
-        learner_id=learner_id, lesson_slug=lesson.slug, question_id=question.id,
-        question_hash=question.content_hash, chosen=stored, correct=result.correct,
-        idempotency_key=sent.key, credit=result.credit, review=True,
+        learner_id=learner_id,
+        lesson_slug=lesson.slug,
+        question_id=question.id,
+        question_hash=question.content_hash,
+        chosen=stored,
+        correct=result.correct,
+        idempotency_key=sent.key,
+        credit=result.credit,
+        review=True,
     )
     try:
         record_attempt(db, attempt)
@@ -126,5 +156,6 @@ def review_answer(
     if wants_fragment(request):
         return _page(request, course, db, learner_id, lesson, question, graded=True)
     url = request.url_for("review_answered", slug=lesson.slug, question_id=question.id).path
-    return RedirectResponse(url + f"#pergunta-{question.id}", status_code=303,
-                            headers={"Vary": VARY})
+    return RedirectResponse(
+        url + f"#pergunta-{question.id}", status_code=303, headers={"Vary": VARY}
+    )

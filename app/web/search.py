@@ -42,4 +42,6 @@ async def search(
     # second with 300 lessons), which must not stall the worker's other requests.
     hits = await run_in_threadpool(index.search, query) if query else []
     context = {"query": query, "hits": hits, "summary": results_summary(query, len(hits))}
-    return render(request, "_search_results.html" if wants_fragment(request) else "search.html", context)
+    return render(
+        request, "_search_results.html" if wants_fragment(request) else "search.html", context
+    )

@@ -75,7 +75,9 @@ def site_url(request: Request | None, path: str = "/") -> str:
     """
     if request is None:
         return path
-    base = getattr(request.app.state.settings, "public_url", "") or str(request.base_url).rstrip("/")
+    base = getattr(request.app.state.settings, "public_url", "") or str(request.base_url).rstrip(
+        "/"
+    )
     return base + path
 
 
@@ -111,11 +113,18 @@ def account_name(request: Request | None) -> str | None:
 @pass_context
 def _local_datetime(context, moment) -> str:
     request = context.get("request")
-    return local_datetime(moment, request.cookies.get(TIMEZONE_COOKIE) if request is not None else None)
+    return local_datetime(
+        moment, request.cookies.get(TIMEZONE_COOKIE) if request is not None else None
+    )
 
 
-QUESTION_KINDS = {"single": N_("single choice"), "multiple": N_("multiple choice"),
-                  "scenario": N_("scenario"), "numeric": N_("numeric"), "ordering": N_("ordering")}
+QUESTION_KINDS = {
+    "single": N_("single choice"),
+    "multiple": N_("multiple choice"),
+    "scenario": N_("scenario"),
+    "numeric": N_("numeric"),
+    "ordering": N_("ordering"),
+}
 
 
 def kind_label(kind: str) -> str:
@@ -123,7 +132,9 @@ def kind_label(kind: str) -> str:
     return gettext(QUESTION_KINDS[kind]) if kind in QUESTION_KINDS else kind
 
 
-def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None) -> Jinja2Templates:
+def make_templates(
+    directory: Path = TEMPLATES_DIR, assets: Assets | None = None
+) -> Jinja2Templates:
     """Build the Jinja2 environment with the catalog and the helpers every template uses."""
     templates = Jinja2Templates(directory=str(directory))
     # Templates are code: they change with a restart, so no file is checked on each render.
@@ -132,11 +143,19 @@ def make_templates(directory: Path = TEMPLATES_DIR, assets: Assets | None = None
     templates.env.install_gettext_translations(translations(), newstyle=True)
     assets = assets or Assets(PROJECT_ROOT / "static")
     templates.env.globals.update(
-        csrf_token=csrf_token, theme=theme, dark_media=dark_media, current_path=current_path,
-        static_url=assets.url, local_datetime=_local_datetime, account_name=account_name,
-        tree_html=RenderedTrees(templates.env).html, kind_label=kind_label,
+        csrf_token=csrf_token,
+        theme=theme,
+        dark_media=dark_media,
+        current_path=current_path,
+        static_url=assets.url,
+        local_datetime=_local_datetime,
+        account_name=account_name,
+        tree_html=RenderedTrees(templates.env).html,
+        kind_label=kind_label,
         number=format_number,
-        canonical_url=canonical_url, site_url=site_url, with_highlight=with_highlight,
+        canonical_url=canonical_url,
+        site_url=site_url,
+        with_highlight=with_highlight,
     )
     return templates
 
@@ -191,4 +210,3 @@ def render(
 def _etags(header: str) -> set[str]:
     tags = {tag.strip() for tag in header.split(",") if tag.strip()}
     return tags | {f"W/{tag}" for tag in tags if not tag.startswith("W/")}
-

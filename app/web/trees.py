@@ -28,6 +28,7 @@ from app.web.templating import VARY, render, wants_fragment
 
 router = APIRouter()
 
+
 @router.get("/arvores", response_class=HTMLResponse, name="trees")
 async def trees_index(request: Request, course: CourseDep):
     """Every decision tree in the course, with links to walk or compare them."""
@@ -43,8 +44,12 @@ async def compare(request: Request, course: CourseDep):
 
 
 @router.get("/arvores/{tree_id}", response_class=HTMLResponse, name="tree")
-async def tree_page(request: Request, tree_id: str, course: CourseDep,
-              c: Annotated[str | None, Query(max_length=2000)] = None):
+async def tree_page(
+    request: Request,
+    tree_id: str,
+    course: CourseDep,
+    c: Annotated[str | None, Query(max_length=2000)] = None,
+):
     """The standalone page of one tree: walk and map at full width."""
     tree = find_tree(course, tree_id)
     lesson = course.get(course.tree_lessons[tree.id])
@@ -53,9 +58,13 @@ async def tree_page(request: Request, tree_id: str, course: CourseDep,
 
 
 @router.get("/arvores/{tree_id}/widget", response_class=HTMLResponse, name="tree_widget")
-async def tree_widget(request: Request, tree_id: str, course: CourseDep,
-                c: Annotated[str | None, Query(max_length=2000)] = None,
-                licao: Annotated[str, Query(max_length=100)] = ""):
+async def tree_widget(
+    request: Request,
+    tree_id: str,
+    course: CourseDep,
+    c: Annotated[str | None, Query(max_length=2000)] = None,
+    licao: Annotated[str, Query(max_length=100)] = "",
+):
     """The widget alone (for htmx): back one step, restart, or any path."""
     tree = find_tree(course, tree_id)
     view = tree_view(tree, c, embedding_lesson(course, tree, licao))
@@ -63,12 +72,17 @@ async def tree_widget(request: Request, tree_id: str, course: CourseDep,
 
 
 @router.post("/arvores/{tree_id}/passo", response_class=HTMLResponse, name="tree_step")
-def tree_step(request: Request, tree_id: str, course: CourseDep, session: SessionDep,
-              learner_id: LearnerForWriteDep,
-              escolha: Annotated[str, Form(max_length=100)],
-              c: Annotated[str, Form(max_length=2000)] = "",
-              licao: Annotated[str, Form(max_length=100)] = "",
-              versao: Annotated[str | None, Form(max_length=64)] = None):
+def tree_step(
+    request: Request,
+    tree_id: str,
+    course: CourseDep,
+    session: SessionDep,
+    learner_id: LearnerForWriteDep,
+    escolha: Annotated[str, Form(max_length=100)],
+    c: Annotated[str, Form(max_length=2000)] = "",
+    licao: Annotated[str, Form(max_length=100)] = "",
+    versao: Annotated[str | None, Form(max_length=64)] = None,
+):
     """Take one step: answer the current question with the option ``escolha``.
 
     Reaching a result stores the finished walk. htmx gets the widget and an
@@ -93,7 +107,9 @@ def tree_step(request: Request, tree_id: str, course: CourseDep, session: Sessio
     except WalkError:
         view = tree_view(tree, c, slug)
         if not wants_fragment(request):  # a stale page: show the current question again
-            return RedirectResponse(view.url(view.walk.values), status_code=303, headers={"Vary": VARY})
+            return RedirectResponse(
+                view.url(view.walk.values), status_code=303, headers={"Vary": VARY}
+            )
         view = TreeView(view.tree, view.walk, view.map, slug, gettext(UNKNOWN_OPTION))
         return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:

@@ -49,7 +49,9 @@ class LoadReport:
         }
 
 
-async def learner(base_url: str, course: Course, deadline: float, report: LoadReport, stop: asyncio.Event) -> None:
+async def learner(
+    base_url: str, course: Course, deadline: float, report: LoadReport, stop: asyncio.Event
+) -> None:
     """One learner: open a lesson, then answer its questions until the deadline."""
     limits = httpx.Limits(max_connections=1)
     async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
@@ -65,11 +67,16 @@ async def learner(base_url: str, course: Course, deadline: float, report: LoadRe
         questions = [q for q in lesson.questions.values() if q.options]
         while time.monotonic() < deadline and not stop.is_set():
             question = random.choice(questions)
-            data = {"opcao": random.choice(question.options).id, "chave": secrets.token_urlsafe(16),
-                    "versao": question.content_hash}
+            data = {
+                "opcao": random.choice(question.options).id,
+                "chave": secrets.token_urlsafe(16),
+                "versao": question.content_hash,
+            }
             started = time.perf_counter()
             try:
-                response = await client.post(f"/licoes/{lesson.slug}/perguntas/{question.id}", data=data, headers=headers)
+                response = await client.post(
+                    f"/licoes/{lesson.slug}/perguntas/{question.id}", data=data, headers=headers
+                )
             except httpx.HTTPError:
                 report.statuses[0] += 1
                 continue
@@ -80,13 +87,21 @@ async def learner(base_url: str, course: Course, deadline: float, report: LoadRe
                 report.acknowledged_keys.append(data["chave"])
 
 
-async def run_load(base_url: str, course: Course, learners: int, seconds: float, stop: asyncio.Event | None = None,
-                   report: LoadReport | None = None) -> LoadReport:
+async def run_load(
+    base_url: str,
+    course: Course,
+    learners: int,
+    seconds: float,
+    stop: asyncio.Event | None = None,
+    report: LoadReport | None = None,
+) -> LoadReport:
     """Run ``learners`` simulated learners for ``seconds`` and return what they saw.
 
     ``report``, when given, is filled as answers come in (a caller can watch it)."""
     report = report if report is not None else LoadReport()
     deadline = time.monotonic() + seconds
     stop = stop or asyncio.Event()
-    await asyncio.gather(*(learner(base_url, course, deadline, report, stop) for _ in range(learners)))
+    await asyncio.gather(
+        *(learner(base_url, course, deadline, report, stop) for _ in range(learners))
+    )
     return report

@@ -15,7 +15,15 @@ import httpx
 import pytest
 
 from app.content.course import load_course
-from tests.conftest import ARTIFACTS, BACKENDS, REPO_LESSONS, LiveServer, create_postgres_database, db_rows, drop_postgres_database
+from tests.conftest import (
+    ARTIFACTS,
+    BACKENDS,
+    REPO_LESSONS,
+    LiveServer,
+    create_postgres_database,
+    db_rows,
+    drop_postgres_database,
+)
 from tests.load.simulate import TOKEN_RE, LoadReport, run_load
 
 COURSE = load_course(REPO_LESSONS)
@@ -46,7 +54,13 @@ def save_report(name: str, report: dict) -> None:
 def test_200_learners_for_30_seconds_lose_nothing(server: LiveServer):
     report = asyncio.run(run_load(server.url, COURSE, LEARNERS, SECONDS))
     backend = "postgresql" if server.database_url else "sqlite"
-    summary = {"backend": backend, "learners": LEARNERS, "seconds": SECONDS, "workers": 2, **report.summary()}
+    summary = {
+        "backend": backend,
+        "learners": LEARNERS,
+        "seconds": SECONDS,
+        "workers": 2,
+        **report.summary(),
+    }
     save_report(f"carga-{backend}", summary)
     assert report.acknowledged > 0
     assert {s for s in report.statuses if s >= 500 or s == 0} == set(), report.statuses
@@ -95,10 +109,16 @@ def test_the_same_answer_sent_20_times_at_once_is_stored_once(server: LiveServer
 
     async def send_all():
         async with httpx.AsyncClient(base_url=server.url, cookies=cookies, timeout=30) as burst:
-            data = {"opcao": "b", "chave": "mesma-chave-de-teste-123", "versao": question.content_hash}
+            data = {
+                "opcao": "b",
+                "chave": "mesma-chave-de-teste-123",
+                "versao": question.content_hash,
+            }
             headers = {"HX-Request": "true", "x-csrftoken": token}
             url = f"/licoes/kernels/perguntas/{question.id}"
-            return await asyncio.gather(*(burst.post(url, data=data, headers=headers) for _ in range(20)))
+            return await asyncio.gather(
+                *(burst.post(url, data=data, headers=headers) for _ in range(20))
+            )
 
     responses = asyncio.run(send_all())
     assert [r.status_code for r in responses] == [200] * 20
@@ -119,20 +139,35 @@ def twenty_lessons(folder: Path) -> Path:
 
 
 def test_20_lessons_completed_in_parallel_by_one_learner_all_count(tmp_path, database_url):
-    server = LiveServer(tmp_path, twenty_lessons(tmp_path / "lessons"), database_url=database_url, workers=2)
+    server = LiveServer(
+        tmp_path, twenty_lessons(tmp_path / "lessons"), database_url=database_url, workers=2
+    )
     server.start()
     try:
         client, token = _session_at(server, "/licoes/licao-1")
         cookies = dict(client.cookies)
-        versions = {q.id: q.content_hash for q in load_course(server.lessons_dir).get("licao-1").questions.values()}
+        versions = {
+            q.id: q.content_hash
+            for q in load_course(server.lessons_dir).get("licao-1").questions.values()
+        }
 
         async def finish_all():
             async with httpx.AsyncClient(base_url=server.url, cookies=cookies, timeout=30) as burst:
                 headers = {"HX-Request": "true", "x-csrftoken": token}
-                return await asyncio.gather(*(
-                    burst.post(f"/licoes/licao-{n}/perguntas/q", data={"opcao": "a", "chave": f"chave-licao-{n:02d}-xyz", "versao": versions["q"]}, headers=headers)
-                    for n in range(1, 21)
-                ))
+                return await asyncio.gather(
+                    *(
+                        burst.post(
+                            f"/licoes/licao-{n}/perguntas/q",
+                            data={
+                                "opcao": "a",
+                                "chave": f"chave-licao-{n:02d}-xyz",
+                                "versao": versions["q"],
+                            },
+                            headers=headers,
+                        )
+                        for n in range(1, 21)
+                    )
+                )
 
         responses = asyncio.run(finish_all())
         assert [r.status_code for r in responses] == [200] * 20
