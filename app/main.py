@@ -10,17 +10,16 @@ from fastapi.responses import HTMLResponse
 from starlette.middleware.gzip import GZipMiddleware
 from starsessions import SessionMiddleware
 
-from app.auth import KnownDevices, Passwords, SignInLimiter
 from app.content.lesson_cache import LessonCache
 from app.content.links import IMAGES_URL
 from app.content.live import LiveCourse
-from app.db import make_engine, make_loop_engine
-from app.i18n import keep_compiled_catalog
-from app.logs import RequestLog, configure_logging
-from app.search import SearchIndex
-from app.security import RequestGuard, csrf_middleware
-from app.sessions import DatabaseStore, SessionLoader
-from app.settings import PROJECT_ROOT, Settings, load_settings
+from app.content.search import SearchIndex
+from app.platform.auth import KnownDevices, Passwords, SignInLimiter
+from app.platform.db import make_engine, make_loop_engine
+from app.platform.i18n import keep_compiled_catalog
+from app.platform.logs import RequestLog, configure_logging
+from app.platform.sessions import DatabaseStore, SessionLoader
+from app.platform.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import (
     account,
     api,
@@ -44,6 +43,7 @@ from app.web import (
 from app.web.assets import Assets, FingerprintedStaticFiles
 from app.web.images import LessonImages
 from app.web.page_cache import VISITOR_HEADERS, LearnerPages, PageCache, VisitorPages
+from app.web.security import RequestGuard, csrf_middleware
 from app.web.templating import make_templates, theme
 
 SESSION_COOKIE = "curso_sessao"
@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     Returns:
         A FastAPI app with its engine, live course, templates, password hasher and sign-in
-        limiter on ``app.state``; sessions are kept in the database (``app/sessions.py``).
+        limiter on ``app.state``; sessions are kept in the database (``app/platform/sessions.py``).
         Lesson files are reloaded when they change (``CURSO_RELOAD_INTERVAL``); their
         problems are logged with file, line and column; valid lessons are served. Rendered
         lessons, the glossary and the compiled catalog are kept in ``var/cache/lessons``

@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from app.migrate import upgrade
+from app.platform.migrate import upgrade
 from bench.run import LESSON, RESULTS, ROOT, App
 
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))

@@ -18,10 +18,10 @@ from pathlib import Path
 LAYERS = (
     ("Jinja2 (renderizar o HTML)", ("jinja2/", "markupsafe/", ".html:")),
     ("banco (SQLAlchemy, sqlite3, psycopg)", ("sqlalchemy/", "sqlmodel/", "sqlite3/", "psycopg")),
-    ("sessão (starsessions + store)", ("starsessions/", "app/sessions.py")),
+    ("sessão (starsessions + store)", ("starsessions/", "app/platform/sessions.py")),
     ("CSRF (asgi-csrf)", ("asgi_csrf",)),
     ("gzip", ("gzip.py", "zlib")),
-    ("logs JSON", ("logging/", "app/logs.py")),
+    ("logs JSON", ("logging/", "app/platform/logs.py")),
     ("formulário (python-multipart)", ("multipart/",)),
     ("validação (pydantic)", ("pydantic",)),
     ("importar módulos", ("<frozen importlib._bootstrap",)),

@@ -31,7 +31,7 @@ import httpx
 
 from app.content.course import load_course
 from app.content.lesson_cache import LessonCache
-from app.migrate import upgrade
+from app.platform.migrate import upgrade
 from bench import profile
 from bench.clients import answering_learners, instructor_cookie, reading_learner
 from bench.seed import generated_lessons, seed

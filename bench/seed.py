@@ -1,5 +1,5 @@
 """Seed a benchmark database quickly: learners and attempts in bulk SQL (SQLite), then the
-dashboard's aggregates recounted from them (``app.aggregates.rebuild``)."""
+dashboard's aggregates recounted from them (``app.learning.aggregates.rebuild``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from app.aggregates import rebuild
 from app.content.course import Course
-from app.db import make_engine
+from app.learning.aggregates import rebuild
+from app.platform.db import make_engine
 
 
 def seed(database: Path, course: Course, learners: int, attempts: int, rng: random.Random) -> None:

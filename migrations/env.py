@@ -1,13 +1,13 @@
-"""Alembic environment: the URL comes from the config (set by app.migrate) or the settings."""
+"""Alembic environment: the URL comes from the config (set by app.platform.migrate) or the settings."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401  (registers the tables on SQLModel.metadata)
-from app.db import check_foreign_keys, make_migration_engine
-from app.settings import Settings
+import app.platform.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from app.platform.db import check_foreign_keys, make_migration_engine
+from app.platform.settings import Settings
 
 config = context.config
 target_metadata = SQLModel.metadata

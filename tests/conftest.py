@@ -19,8 +19,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade
-from app.settings import PROJECT_ROOT, Settings
+from app.platform.migrate import upgrade
+from app.platform.settings import PROJECT_ROOT, Settings
 
 REPO_LESSONS = PROJECT_ROOT / "lessons"
 ARTIFACTS = PROJECT_ROOT / "test-artifacts"
@@ -259,7 +259,7 @@ def query(settings: Settings, sql: str, **params) -> list[tuple]:
     """Rows of ``sql`` run against the test database, whatever its backend."""
     from sqlalchemy import text
 
-    from app.db import make_engine
+    from app.platform.db import make_engine
 
     engine = make_engine(settings.database_url)
     try:

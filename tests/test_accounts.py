@@ -12,8 +12,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.auth import FAILS_PER_IP, SignInLimiter
 from app.main import create_app
+from app.platform.auth import FAILS_PER_IP, SignInLimiter
 from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, db_rows
 from tests.test_http import KERNELS, answer, key_of, soup, text, wrong_option
 from tests.test_progress import card

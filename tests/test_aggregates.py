@@ -4,10 +4,10 @@ Random cohorts (learners, questions, versions, answer times out of order, retrie
 a learner deleted, an anonymous learner merged into another) go through the app's own
 write paths; then three ways of getting the figures must agree:
 
-1. the aggregates as kept answer by answer (``app/aggregates.py``);
-2. the aggregates recounted from ``attempt`` in SQL (:func:`app.aggregates.rebuild`);
+1. the aggregates as kept answer by answer (``app/learning/aggregates.py``);
+2. the aggregates recounted from ``attempt`` in SQL (:func:`app.learning.aggregates.rebuild`);
 3. the rules in Python over the raw attempts: the learner's own progress rules
-   (``app/grading.py``) for the funnel, :func:`app.dashboard.python_items` for the items.
+   (``app/learning/grading.py``) for the funnel, :func:`app.analytics.dashboard.python_items` for the items.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, select
 from sqlmodel import Session
 
-from app.aggregates import (
+from app.analytics.dashboard import funnel, item_stats, prepare, python_items
+from app.content.course import load_course
+from app.learning.aggregates import (
     FIRST,
     LEARNER_TALLY,
     LESSON,
@@ -32,12 +34,11 @@ from app.aggregates import (
     rebuild,
     utc,
 )
-from app.content.course import load_course
-from app.dashboard import funnel, item_stats, prepare, python_items
-from app.db import make_engine
-from app.grading import AttemptFact, LessonStatus, lesson_progress, question_records
-from app.learners import delete_learner, merge_learner
-from app.models import (
+from app.learning.grading import AttemptFact, LessonStatus, lesson_progress, question_records
+from app.learning.learners import delete_learner, merge_learner
+from app.learning.store import record_attempt
+from app.platform.db import make_engine
+from app.platform.models import (
     Attempt,
     FirstTry,
     Learner,
@@ -47,7 +48,6 @@ from app.models import (
     ScoreTally,
     TallyBasis,
 )
-from app.store import record_attempt
 from tests.conftest import (
     BACKENDS,
     create_postgres_database,
@@ -148,7 +148,7 @@ def _figures(db, course):
 
 
 def _python_funnel(attempts, course):
-    """The funnel from the learner's own progress rules (``app/grading.py``)."""
+    """The funnel from the learner's own progress rules (``app/learning/grading.py``)."""
     by_learner: dict[str, list] = {}
     for a in sorted(attempts, key=lambda a: (utc(a.created_at), a.id)):
         by_learner.setdefault(a.learner_id, []).append(

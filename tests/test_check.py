@@ -12,7 +12,7 @@ import pytest
 
 from app.content.course import load_course
 from app.content.scaffold import TitleError, unique_slug
-from app.settings import PROJECT_ROOT
+from app.platform.settings import PROJECT_ROOT
 from tests.test_content import GOOD
 from tests.test_trees import HEADER, TREE
 
@@ -286,7 +286,7 @@ def test_unique_slug_folds_accents_and_never_collides():
 
 
 def test_the_summary_line_agrees_in_number():
-    from app.cli_authoring import summary
+    from app.cli.authoring import summary
 
     assert summary(1, 0) == "1 erro encontrado."
     assert summary(3, 0) == "3 erros encontrados."

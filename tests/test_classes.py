@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from fastapi.testclient import TestClient
 
-from app.classes import due_label, parse_due
+from app.learning.classes import due_label, parse_due
 from app.main import create_app
 from tests.conftest import csrf_from, db_rows
 from tests.test_accounts import sign_up

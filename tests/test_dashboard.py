@@ -10,13 +10,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, insert
 from sqlmodel import Session
 
-from app.aggregates import rebuild, record_in_aggregates
+from app.analytics.dashboard import Activity, activity, funnel, item_stats, prepare, tree_walks
 from app.content.course import load_course
-from app.dashboard import Activity, activity, funnel, item_stats, prepare, tree_walks
-from app.db import make_engine
-from app.instructors import set_instructor
+from app.learning.aggregates import rebuild, record_in_aggregates
+from app.learning.instructors import set_instructor
 from app.main import create_app
-from app.models import Attempt, Learner, Walk
+from app.platform.db import make_engine
+from app.platform.models import Attempt, Learner, Walk
 from tests.conftest import db_rows, make_settings
 from tests.test_accounts import sign_up
 from tests.test_content import GOOD

@@ -6,7 +6,7 @@ import re
 
 from app.content.glossary import GLOSSARY_FILE, EntrySpec
 from app.content.markdown import CALLOUTS, SPECIAL_FENCES
-from app.settings import PROJECT_ROOT, Settings
+from app.platform.settings import PROJECT_ROOT, Settings
 
 
 def test_every_setting_is_in_the_readme_table():
@@ -30,7 +30,7 @@ def test_every_block_kind_is_documented_for_instructors():
 def test_the_readme_states_the_sqlite_busy_timeout_the_code_sets(tmp_path):
     from sqlalchemy import text
 
-    from app.db import make_engine
+    from app.platform.db import make_engine
 
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     stated = re.findall(r"`busy_timeout` de (\d+) s", readme)

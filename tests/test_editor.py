@@ -22,7 +22,7 @@ from app.content.sourcefile import (
     parse_source,
 )
 from app.main import create_app
-from app.settings import Settings
+from app.platform.settings import Settings
 from tests.conftest import REPO_LESSONS, TEST_SECRET, csrf_from, db_rows, make_settings
 from tests.test_accounts import sign_up
 from tests.test_content import GOOD

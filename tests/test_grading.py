@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.content.quiz import Option, Question
-from app.grading import (
+from app.learning.grading import (
     AnswerError,
     AttemptFact,
     Grade,

@@ -13,9 +13,9 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS
+from app.analytics.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS
 from app.main import create_app
-from app.settings import PROJECT_ROOT
+from app.platform.settings import PROJECT_ROOT
 from tests.conftest import db_rows, make_settings
 from tests.test_accounts import PASSWORD, new_browser, post_form, sign_up
 from tests.test_content import GOOD

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from app.content.course import load_course
-from app.db import make_engine
+from app.platform.db import make_engine
 from tests.conftest import REPO_LESSONS, LiveServer, csrf_from
 from tests.test_browser import KERNELS, ConsoleWatch
 from tests.test_content import GOOD

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from app.content.course import load_course
-from app.settings import PROJECT_ROOT
+from app.platform.settings import PROJECT_ROOT
 from tests.conftest import REPO_LESSONS
 
 HEADER = """\

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.content.course import load_course
-from app.i18n import local_datetime
+from app.platform.i18n import local_datetime
 from tests.conftest import REPO_LESSONS, LiveServer, query
 from tests.test_browser import ConsoleWatch
 

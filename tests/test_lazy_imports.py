@@ -6,13 +6,13 @@ import json
 import subprocess
 import sys
 
-from app.settings import PROJECT_ROOT
+from app.platform.settings import PROJECT_ROOT
 from tests.conftest import REPO_LESSONS, TEST_SECRET, make_settings
 
 # Imported by the code that uses them, never by `import app.main`.
 LAZY_ON_IMPORT = (
     "limits",
-    "app.ratelimit_store",
+    "app.platform.ratelimit_store",
     "markdown_it",
     "pygments",
     "yaml",

@@ -17,7 +17,7 @@ from app.content.course import load_course
 from app.content.lesson_cache import MAGIC, LessonCache
 from app.content.live import LiveCourse
 from app.main import create_app
-from app.settings import PROJECT_ROOT
+from app.platform.settings import PROJECT_ROOT
 from tests.conftest import REPO_LESSONS, make_settings
 from tests.test_content import GOOD
 from tests.test_live import OTHER, lessons, messages, save

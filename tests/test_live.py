@@ -284,7 +284,7 @@ def test_hot_reload_on_a_live_server_good_broken_good(tmp_path, monkeypatch):
         assert look(learner) == ("Decode e prefill, terceira", [])
         assert look(teacher)[1] == ["Nenhum problema: curso check aceita este arquivo."]
     settings_url = f"sqlite:///{server.database}"
-    from app.settings import Settings
+    from app.platform.settings import Settings
 
     stored = query(
         Settings(database_url=settings_url), "SELECT lesson_slug, question_id, chosen FROM attempt"

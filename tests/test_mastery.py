@@ -10,10 +10,10 @@ from sqlalchemy import event, insert
 from sqlmodel import Session
 
 from app.content.course import load_course
-from app.db import make_engine
-from app.mastery import DECAY, course_mastery, learner_mastery
-from app.models import Attempt, Learner
-from app.store import record_attempt
+from app.learning.mastery import DECAY, course_mastery, learner_mastery
+from app.learning.store import record_attempt
+from app.platform.db import make_engine
+from app.platform.models import Attempt, Learner
 from tests.conftest import REPO_LESSONS
 from tests.test_check import run
 from tests.test_content import GOOD

@@ -20,10 +20,15 @@ from alembic.operations import Operations
 from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401  (registers the tables)
-from app.db import ForeignKeyViolation, check_foreign_keys, make_engine, make_migration_engine
-from app.migrate import alembic_config, downgrade, upgrade
-from app.settings import PROJECT_ROOT
+import app.platform.models  # noqa: F401  (registers the tables)
+from app.platform.db import (
+    ForeignKeyViolation,
+    check_foreign_keys,
+    make_engine,
+    make_migration_engine,
+)
+from app.platform.migrate import alembic_config, downgrade, upgrade
+from app.platform.settings import PROJECT_ROOT
 
 FIRST_REVISION = "a9155d2f459b"
 ROWS = {"learner": 43, "attempt": 233}  # the reproducer

@@ -7,9 +7,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401
-from app.db import make_engine
-from app.migrate import downgrade, upgrade
+import app.platform.models  # noqa: F401
+from app.platform.db import make_engine
+from app.platform.migrate import downgrade, upgrade
 from tests.conftest import make_settings
 
 

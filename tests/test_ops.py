@@ -13,7 +13,7 @@ import httpx
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import downgrade
+from app.platform.migrate import downgrade
 from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, make_settings
 from tests.test_http import KERNELS
 

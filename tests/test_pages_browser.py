@@ -240,7 +240,7 @@ def _seed_class(server: LiveServer) -> None:
     """A class taught by the instructor, with a known join code, a learner and a due date."""
     from sqlalchemy import text
 
-    from app.db import make_engine
+    from app.platform.db import make_engine
 
     engine = make_engine(server.settings.database_url)
     with engine.begin() as db:

@@ -10,7 +10,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from pwdlib import PasswordHash
 
-from app.auth import Passwords
+from app.platform.auth import Passwords
 from tests.conftest import db_rows
 from tests.test_accounts import new_browser, sign_in, sign_up, soup, text
 

@@ -10,12 +10,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app import store
 from app.content.course import load_course
-from app.db import make_engine
+from app.learning import store
+from app.learning.store import record_attempt
 from app.main import create_app
-from app.models import Attempt
-from app.store import record_attempt
+from app.platform.db import make_engine
+from app.platform.models import Attempt
 from tests.conftest import csrf_from, db_rows, make_settings
 from tests.test_content import GOOD, PREFILL
 from tests.test_http import (

@@ -13,15 +13,8 @@ from hypothesis import strategies as st
 
 from app.content.course import load_course
 from app.content.lessons import load_lesson
-from app.grading import (
-    AnswerError,
-    format_number,
-    grade_numeric,
-    grade_order,
-    parse_number,
-    shuffled_items,
-    validate_order,
-)
+from app.content.numbers import AnswerError, format_number, parse_number
+from app.learning.grading import grade_numeric, grade_order, shuffled_items, validate_order
 from tests.conftest import REPO_LESSONS, csrf_from, query
 from tests.test_check import folder_with, run
 from tests.test_content import GOOD

@@ -9,12 +9,12 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlmodel import Session
 
-from app import review
 from app.content.course import load_course
-from app.db import make_engine
-from app.learners import export_learner, merge_learner
-from app.models import Attempt, ReviewCard
-from app.store import record_attempt
+from app.learning import review
+from app.learning.learners import export_learner, merge_learner
+from app.learning.store import record_attempt
+from app.platform.db import make_engine
+from app.platform.models import Attempt, ReviewCard
 from tests.conftest import REPO_LESSONS, csrf_from, db_rows
 from tests.test_accounts import new_browser, post_form, sign_in, sign_up
 from tests.test_http import HX, answer, key_of, right_form, soup, text, version_of, wrong_form

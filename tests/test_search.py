@@ -15,8 +15,8 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from app.content.search import Query, snippet
 from app.main import create_app
-from app.search import Query, snippet
 from tests.conftest import PROJECT_ROOT, make_settings
 from tests.test_content import GOOD
 

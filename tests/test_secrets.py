@@ -7,7 +7,7 @@ import logging
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.settings import Settings
+from app.platform.settings import Settings
 from tests.conftest import TEST_SECRET
 
 
@@ -83,7 +83,7 @@ def test_the_500_page_carries_the_security_headers(settings):
 
 def test_a_session_store_failure_still_shows_the_portuguese_500_page(settings, monkeypatch):
     """The session is marked loaded before the store answers; the error page must not trip on it."""
-    from app.sessions import DatabaseStore
+    from app.platform.sessions import DatabaseStore
 
     async def broken(self, session_id, lifetime):
         raise RuntimeError("banco fora do ar")

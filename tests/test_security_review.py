@@ -13,8 +13,8 @@ import httpx
 from anyio.from_thread import start_blocking_portal
 from fastapi.testclient import TestClient
 
-from app.auth import SignInLimiter, client_key
 from app.main import create_app
+from app.platform.auth import SignInLimiter, client_key
 from tests.conftest import csrf_from
 from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
 from tests.test_http import HX, KERNELS, answer, key_of, soup, stored, text, version_of

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.auth import FAILS_PER_PAIR, FAILS_PER_USERNAME, SIGN_UPS_PER_IP, SignInLimiter
+from app.platform.auth import FAILS_PER_PAIR, FAILS_PER_USERNAME, SIGN_UPS_PER_IP, SignInLimiter
 from app.web.account import DEVICE_COOKIE
 from tests.conftest import PROJECT_ROOT, csrf_from
 from tests.test_accounts import PASSWORD, soup, text

@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.settings import Settings
+from app.platform.settings import Settings
 from tests.conftest import csrf_from, db_rows, make_settings
 from tests.test_content import GOOD
 from tests.test_http import HX, soup

@@ -21,6 +21,7 @@ from simpleeval import InvalidExpression, SimpleEval
 
 from app.content.errors import ContentError
 from app.content.markdown import render_inline
+from app.content.numbers import AnswerError, format_number, parse_number
 from app.content.yamlsrc import (
     YamlSyntaxError,
     locator,
@@ -28,8 +29,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
-from app.grading import AnswerError, format_number, parse_number
-from app.i18n import gettext
+from app.platform.i18n import gettext
 
 FIELD = "calculadora"  # the query field naming the calculator a GET form sends
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"

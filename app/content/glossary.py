@@ -19,7 +19,7 @@ from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
 from app.content.text import collation_key, nfc, term_key, words
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
-from app.i18n import gettext
+from app.platform.i18n import gettext
 
 GLOSSARY_FILE = "glossario.yml"
 MAX_DEFINITION_CHARS = 320

@@ -26,7 +26,7 @@ from app.content.lessons import Lesson
 from app.content.markdown import plain_text
 from app.content.quiz import Question
 from app.content.text import fold
-from app.i18n import gettext
+from app.platform.i18n import gettext
 
 LONGEST_RATIO = 1.5
 """The key is "visibly longest" when it is at least this many times the mean of the others."""

@@ -29,7 +29,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from app.content.errors import ContentError
 from app.content.markdown import RESERVED_IDS, Heading, markdown, slugify
-from app.i18n import gettext
+from app.platform.i18n import gettext
 
 if TYPE_CHECKING:
     from markdown_it.token import Token

@@ -31,7 +31,7 @@ from app.content.course import (
 from app.content.errors import ContentError
 from app.content.glossary import GLOSSARY_FILE
 from app.content.lesson_cache import LessonCache
-from app.i18n import gettext
+from app.platform.i18n import gettext
 
 log = logging.getLogger("curso.content")
 Version = tuple[int, int, int]

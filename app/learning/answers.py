@@ -1,12 +1,12 @@
 """Grading one answer as a form sent it, by the question's kind (no HTTP, no storage).
 
-The rules live in :func:`app.grading.grade_form`, shared with the review page.
+The rules live in :func:`app.learning.grading.grade_form`, shared with the review page.
 """
 
 from __future__ import annotations
 
 from app.content.quiz import Question
-from app.grading import Grade, grade_form
+from app.learning.grading import Grade, grade_form
 
 
 def graded_answer(

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.grading import LessonProgress, course_percent, lesson_progress, question_records
-from app.i18n import gettext
+from app.learning.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.learning.state import CardRow, LearnerState, Place
-from app.models import LessonProgressPublic, PlacePublic, ProgressPublic, WalkPublic
+from app.platform.i18n import gettext
+from app.platform.models import LessonProgressPublic, PlacePublic, ProgressPublic, WalkPublic
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def due_in(cards: tuple[CardRow, ...], course: Course, at: datetime) -> int:
 
     A card is due when its date has come, or at once when its question was edited since it
     was last answered; cards of removed questions do not count. The same rule as
-    :func:`app.review.due_count_column`, which counts in SQL.
+    :func:`app.learning.review.due_count_column`, which counts in SQL.
     """
     current = {
         (lesson.slug, qid): question.content_hash
@@ -105,8 +105,8 @@ def course_progress(
 
 
 def review_clock() -> datetime:
-    """The spaced review's clock (:func:`app.review.now`, which tests freeze)."""
-    from app.review import now
+    """The spaced review's clock (:func:`app.learning.review.now`, which tests freeze)."""
+    from app.learning.review import now
 
     return now()
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.grading import AttemptFact
+from app.learning.grading import AttemptFact
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class LearnerState:
         place: the place kept on the learner row, or ``None``.
         attempts: every attempt, oldest first.
         walks: every finished walk, newest first.
-        cards: the spaced-review cards (``app/review.py``).
+        cards: the spaced-review cards (``app/learning/review.py``).
     """
 
     learner_id: str | None

@@ -15,9 +15,10 @@ from typing import Protocol
 from app.content.calculators import calculator_results
 from app.content.course import Course
 from app.content.lessons import Lesson
+from app.content.numbers import AnswerError
 from app.content.quiz import Question
-from app.grading import AnswerError, Grade
 from app.learning.answers import graded_answer
+from app.learning.grading import Grade
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.state import AttemptRow, LearnerState, Place
 from app.learning.trees import TreeView, tree_view
@@ -25,7 +26,7 @@ from app.learning.views import QuestionView, question_view
 
 
 class LearnerStore(Protocol):
-    """What the use-cases need from storage (``app.store.SqlLearnerStore`` implements it)."""
+    """What the use-cases need from storage (``app.learning.store.SqlLearnerStore`` implements it)."""
 
     def read_state(self, learner_id: str | None) -> LearnerState:
         """The learner's state in one read; empty for ``None``."""
@@ -304,7 +305,7 @@ def answer_question(
 
     Raises:
         AnswerError: the answer is not valid for the question (message in Portuguese).
-        app.store.DuplicateKeyError: the key was already used for another question.
+        app.learning.store.DuplicateKeyError: the key was already used for another question.
     """
     grade, chosen = graded_answer(question, answer.options, answer.value, answer.positions)
     stored, _new = store.record_answer(learner_id, lesson.slug, question, chosen, grade, answer.key)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.content.quiz import Item, Option, Question
-from app.grading import (
+from app.learning.grading import (
     Grade,
     QuestionRecord,
     question_records,

@@ -11,8 +11,19 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.auth import CredentialsError, check_new_password, clean_username, is_username
-from app.deps import (
+from app.learning.instructors import instructor_account
+from app.learning.learners import (
+    UsernameTaken,
+    create_account,
+    find_account,
+    merge_learner,
+    replace_password_hash,
+)
+from app.learning.store import stored_place
+from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
+from app.platform.i18n import N_, gettext
+from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
     KnownDevicesDep,
@@ -22,17 +33,6 @@ from app.deps import (
     SessionDep,
     SignInLimiterDep,
 )
-from app.i18n import N_, gettext
-from app.instructors import instructor_account
-from app.learners import (
-    UsernameTaken,
-    create_account,
-    find_account,
-    merge_learner,
-    replace_password_hash,
-)
-from app.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
-from app.store import stored_place
 from app.web.places import session_place
 from app.web.templating import render
 
@@ -121,7 +121,7 @@ def sign_in(
 
     Failed attempts are limited per (username, client), per client and, with a higher
     ceiling, per username; from a browser that has signed in to the account before (a valid
-    "known device" cookie), per device only (:class:`app.auth.SignInLimiter`). Past a limit,
+    "known device" cookie), per device only (:class:`app.platform.auth.SignInLimiter`). Past a limit,
     429 with a message in Portuguese, and the password is not even checked. A name no
     account can have is a wrong sign-in, counted per client only. Success renews the known
     device cookie and leads to ``proximo`` when it is a path of this site, else to the
@@ -183,7 +183,7 @@ def sign_out(request: Request):
     """End the session (it is deleted from the store); the next visit is a new anonymous learner.
 
     The CSRF cookie goes too: a visitor's learner id is derived from it
-    (:func:`app.deps.learner_for_write`).
+    (:func:`app.web.deps.learner_for_write`).
     """
     request.session.clear()
     response = RedirectResponse("/", status_code=303)

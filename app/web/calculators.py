@@ -17,8 +17,8 @@ from fastapi.responses import HTMLResponse
 from app.content.calculators import FIELD, Calculator, Result, compute
 from app.content.lessons import Lesson
 from app.content.markdown import plain_text
-from app.deps import CourseDep
-from app.i18n import N_, gettext
+from app.platform.i18n import N_, gettext
+from app.web.deps import CourseDep
 from app.web.lookups import find_lesson
 from app.web.templating import render
 

@@ -1,6 +1,6 @@
 """Classes (turmas): the instructor's pages and the learner's join link.
 
-The rules live in :mod:`app.classes`. An instructor opening a class they do not teach gets
+The rules live in :mod:`app.learning.classes`. An instructor opening a class they do not teach gets
 404, as for a class that does not exist. Joining needs an account: an anonymous learner is
 sent to ``/conta`` (sign-up merges their progress, as usual) and comes back to the link.
 """
@@ -13,8 +13,11 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app import classes
-from app.deps import (
+from app.learning import classes
+from app.learning.instructors import instructor_account
+from app.platform.i18n import N_, gettext
+from app.platform.models import Classroom
+from app.web.deps import (
     AccountNameDep,
     CourseDep,
     InstructorDep,
@@ -22,9 +25,6 @@ from app.deps import (
     LearnerIdDep,
     SessionDep,
 )
-from app.i18n import N_, gettext
-from app.instructors import instructor_account
-from app.models import Classroom
 from app.web.templating import render
 
 router = APIRouter()

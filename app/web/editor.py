@@ -1,7 +1,7 @@
 """The lesson editor in the browser: edit, preview, publish, history, restore, new lesson.
 
-Every route needs an instructor (:data:`app.deps.InstructorDep`) and answers 404 when
-``CURSO_WEB_EDITOR`` is off. The rules live in :mod:`app.editor`; a route parses the form,
+Every route needs an instructor (:data:`app.web.deps.InstructorDep`) and answers 404 when
+``CURSO_WEB_EDITOR`` is off. The rules live in :mod:`app.authoring.editor`; a route parses the form,
 calls one of them and renders. Saving is a plain form POST (it works without JavaScript);
 the live preview is an htmx POST that returns the ``_editor_preview.html`` fragment, and
 the same route renders the whole editor for the "Pré-visualizar" button without JavaScript.
@@ -16,12 +16,12 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app import editor, image_upload
+from app.authoring import editor, image_upload
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
-from app.deps import CourseDep, InstructorDep, SessionDep
-from app.i18n import N_, gettext
-from app.models import Account, LessonRevision
+from app.platform.i18n import N_, gettext
+from app.platform.models import Account, LessonRevision
+from app.web.deps import CourseDep, InstructorDep, SessionDep
 from app.web.templating import render, wants_fragment
 
 EDITOR_OFF = N_(
@@ -302,8 +302,8 @@ def image_save(
 ):
     """Keep an uploaded PNG, JPEG, WebP or GIF image and show the Markdown to paste.
 
-    The body was already capped by :class:`app.security.RequestGuard`; the type is read from
-    the bytes (:func:`app.image_upload.save_image`). A refused file gets the form again with
+    The body was already capped by :class:`app.web.security.RequestGuard`; the type is read from
+    the bytes (:func:`app.authoring.image_upload.save_image`). A refused file gets the form again with
     the reason: 413 (over 2 MB), 415 (not one of the four types) or 422 (no file).
     """
     data = b""

@@ -5,10 +5,13 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
+from starlette.types import Scope
 
-from app.headers import security_headers
-from app.i18n import N_, gettext
+from app.platform.i18n import N_, gettext
+from app.web.headers import security_headers
 from app.web.templating import render, wants_fragment
 
 # Message ids; the text comes from the catalog when the page is rendered.
@@ -28,6 +31,7 @@ DEFAULT_DETAIL = {
     405: N_("This address does not accept that kind of request."),
     500: N_("Something went wrong on our side. Your earlier answers are saved; try again."),
 }
+EXPIRED_MESSAGE = N_("Session expired, reload the page.")
 INVALID_FORM = N_("The form sent is incomplete or malformed. Reload the page and try again.")
 ERROR = N_("Error")
 
@@ -45,9 +49,28 @@ def error_response(request: Request, status_code: int, detail: str | None):
     message = detail if detail and status_code != 500 else _default_detail(status_code) or detail
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message or title_of(status_code)}, status_code=status_code)
-    context = {"status": status_code, "title": title_of(status_code), "message": message}
-    name = "_error.html" if wants_fragment(request) else "error.html"
-    return render(request, name, context, status_code=status_code)
+    return render(request, _template(request), _context(status_code, message), status_code)
+
+
+def error_html(templates: Jinja2Templates, scope: Scope, status_code: int, message: str) -> str:
+    """The error page's HTML for a middleware that answers before any route runs.
+
+    Args:
+        templates: the app's templates.
+        scope: the ASGI scope (an htmx request gets only the ``_error.html`` fragment).
+        status_code: the HTTP status shown in the page.
+        message: what went wrong, already in Portuguese.
+    """
+    template = templates.get_template(_template(HTTPConnection(scope)))
+    return template.render(**_context(status_code, message), request=None)
+
+
+def _template(connection: HTTPConnection) -> str:
+    return "_error.html" if wants_fragment(connection) else "error.html"
+
+
+def _context(status_code: int, message: str | None) -> dict[str, object]:
+    return {"status": status_code, "title": title_of(status_code), "message": message}
 
 
 def install(app: FastAPI) -> None:

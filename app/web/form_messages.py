@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.i18n import N_
+from app.platform.i18n import N_
 
 QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 STALE_FORM = N_("This form is out of date. Reload the page and answer again.")

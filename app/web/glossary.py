@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import CourseDep
+from app.web.deps import CourseDep
 from app.web.templating import render
 
 router = APIRouter()

@@ -18,7 +18,7 @@ def code_head(url: str) -> str | None:
     # Alembic is imported here, not at the top: it is a third of a second of every worker's start.
     from alembic.script import ScriptDirectory
 
-    from app.migrate import alembic_config
+    from app.platform.migrate import alembic_config
 
     return ScriptDirectory.from_config(alembic_config(url)).get_current_head()
 

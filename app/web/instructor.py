@@ -1,6 +1,6 @@
 """Instructor pages: the dashboard, the lesson preview with keys, and the CSV exports.
 
-Every route needs a signed-in instructor (:data:`app.deps.InstructorDep`): an anonymous
+Every route needs a signed-in instructor (:data:`app.web.deps.InstructorDep`): an anonymous
 visitor is sent to sign in, any other account gets 403.
 """
 
@@ -12,15 +12,15 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
-from app import dashboard_cache
-from app.classes import class_for, classes_of, due_label, due_rows
-from app.content.item_checks import warnings_by_question
-from app.content.lessons import Lesson
-from app.content.quiz import Question
-from app.deps import CourseDep, InstructorDep, SessionDep
-from app.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS, attempt_rows, csv_lines, progress_rows
-from app.i18n import N_, gettext
-from app.item_analysis import (
+from app.analytics import dashboard_cache
+from app.analytics.exports import (
+    ATTEMPT_COLUMNS,
+    PROGRESS_COLUMNS,
+    attempt_rows,
+    csv_lines,
+    progress_rows,
+)
+from app.analytics.item_analysis import (
     EASY_ABOVE,
     GROUP_PERCENT,
     HARD_BELOW,
@@ -31,7 +31,13 @@ from app.item_analysis import (
     flags,
     percent,
 )
-from app.mastery import LAST_N, course_mastery
+from app.content.item_checks import warnings_by_question
+from app.content.lessons import Lesson
+from app.content.quiz import Question
+from app.learning.classes import class_for, classes_of, due_label, due_rows
+from app.learning.mastery import LAST_N, course_mastery
+from app.platform.i18n import N_, gettext
+from app.web.deps import CourseDep, InstructorDep, SessionDep
 from app.web.templating import render
 
 router = APIRouter(prefix="/instrutor")
@@ -115,7 +121,7 @@ def dashboard(
 ):
     """Learners, completion funnel, item analysis per question, walks per tree, file problems.
 
-    The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds (``app/dashboard_cache.py``);
+    The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds (``app/analytics/dashboard_cache.py``);
     the page says when they were computed. ``?turma=<id>`` (the select on the page, a GET
     form): the same figures for one class the instructor teaches (any class for an admin),
     computed on each visit, with its due dates and the answers on time and late; 404 for
@@ -160,7 +166,7 @@ def dashboard(
         "dues": due_rows(db, classroom) if classroom else [],
         "due_label": due_label,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
-        # mastery per concept (app/mastery.py): one aggregate query, bounded by the concepts
+        # mastery per concept (app/learning/mastery.py): one aggregate query, bounded by the concepts
         "concepts": course_mastery(db, course, classroom.id if classroom else None),
         "mastery_last": LAST_N,
     }
@@ -223,7 +229,7 @@ def export_attempts(
     instructor: InstructorDep,
     turma: int | None = None,
 ):
-    """Every attempt, one row each (columns in ``app/exports.py`` and the README).
+    """Every attempt, one row each (columns in ``app/analytics/exports.py`` and the README).
 
     ``?turma=<id>``: only the attempts of that class's learners.
     """
@@ -241,7 +247,7 @@ def export_progress(
     instructor: InstructorDep,
     turma: int | None = None,
 ):
-    """One row per learner × lesson (columns in ``app/exports.py`` and the README).
+    """One row per learner × lesson (columns in ``app/analytics/exports.py`` and the README).
 
     ``?turma=<id>``: only that class's learners.
     """

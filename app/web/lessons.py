@@ -9,16 +9,16 @@ from fastapi.responses import HTMLResponse
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from app.classes import upcoming
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
-from app.instructors import instructor_account
+from app.learning.classes import upcoming
+from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
+from app.learning.store import SqlLearnerStore, read_state
 from app.learning.usecases import LessonPage, LessonRequest, LessonVisit, visit_lesson
 from app.learning.usecases import lesson_page as build_lesson_page
-from app.store import SqlLearnerStore, read_state
+from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
 from app.web.flash import FLASH_KEY
 from app.web.lookups import find_lesson
 from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond

@@ -10,9 +10,9 @@ from fastapi import HTTPException
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.trees import Tree
-from app.i18n import N_, gettext
 from app.learning import trees as learning_trees
 from app.learning.trees import TREE_NOT_FOUND
+from app.platform.i18n import N_, gettext
 
 LESSON_NOT_FOUND = N_(
     "Lesson not found. Its address may have changed: go back to the start of the course."

@@ -7,12 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
-from app.classes import memberships
-from app.deps import CSRF_COOKIE, AccountNameDep, LearnerForWriteDep, LearnerIdDep, SessionDep
-from app.headers import PERSONAL
-from app.i18n import N_, gettext
-from app.learners import delete_learner, export_learner
-from app.models import LearnerExport
+from app.learning.classes import memberships
+from app.learning.learners import delete_learner, export_learner
+from app.platform.i18n import N_, gettext
+from app.platform.models import LearnerExport
+from app.web.deps import CSRF_COOKIE, AccountNameDep, LearnerForWriteDep, LearnerIdDep, SessionDep
+from app.web.headers import PERSONAL
 from app.web.templating import render
 
 router = APIRouter()

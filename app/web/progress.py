@@ -8,14 +8,14 @@ from babel.numbers import format_decimal
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse
 
-from app import mastery
-from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, read_session
-from app.headers import PERSONAL
-from app.i18n import N_, gettext
+from app.learning import mastery
 from app.learning.progress import course_progress, progress_public, section_titles
 from app.learning.state import Place
-from app.models import ProgressPublic
-from app.store import read_state, save_place
+from app.learning.store import read_state, save_place
+from app.platform.i18n import N_, gettext
+from app.platform.models import ProgressPublic
+from app.web.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, read_session
+from app.web.headers import PERSONAL
 from app.web.places import keep_in_session, session_place
 from app.web.templating import render
 
@@ -26,10 +26,10 @@ BAD_PLACE = N_("Unknown place in this lesson.")
 @router.get("/progresso", response_class=HTMLResponse, name="progress", include_in_schema=False)
 async def progress_page(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """Per lesson: status, right out of total, first-try score, attempts; mastery per concept
-    (``app/mastery.py``); then finished walks."""
+    (``app/learning/mastery.py``); then finished walks."""
     with read_session(request) as db:
         state = read_state(db, learner_id)
-        # mastery per concept (app/mastery.py)
+        # mastery per concept (app/learning/mastery.py)
         concepts = (
             mastery.learner_mastery(db, course, learner_id)
             if learner_id

@@ -6,14 +6,20 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
+from app.content.numbers import AnswerError
 from app.content.quiz import Question
-from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, born_in_this_request
-from app.grading import AnswerError
-from app.i18n import gettext
+from app.learning.store import DuplicateKeyError, SqlLearnerStore
 from app.learning.usecases import QuestionPage, answer_question, show_question
 from app.learning.views import KEY_RE, VISITOR_ORDER
-from app.store import DuplicateKeyError, SqlLearnerStore
+from app.platform.i18n import gettext
 from app.web.answer_form import AnswerFormDep
+from app.web.deps import (
+    CourseDep,
+    LearnerForWriteDep,
+    LearnerIdDep,
+    SessionDep,
+    born_in_this_request,
+)
 from app.web.flash import FLASH_KEY
 from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
 from app.web.lookups import find_lesson

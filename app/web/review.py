@@ -2,7 +2,7 @@
 
 Each question is the lesson's own fragment (same form, grading and explanations); its
 answer is stored as an attempt marked ``review`` and reschedules the card
-(:mod:`app.review`). Works without JavaScript: the form posts, the server redirects (303)
+(:mod:`app.learning.review`). Works without JavaScript: the form posts, the server redirects (303)
 to the graded question, whose "Próxima pergunta" link leads to the next card due.
 """
 
@@ -11,17 +11,18 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app import review
 from app.content.lessons import Lesson
+from app.content.numbers import AnswerError
 from app.content.quiz import Question
-from app.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep
-from app.grading import AnswerError, grade_form
-from app.i18n import gettext
+from app.learning import review
+from app.learning.grading import grade_form
 from app.learning.progress import course_progress
+from app.learning.store import DuplicateKeyError, read_state, record_attempt
 from app.learning.views import KEY_RE, question_view
-from app.models import Attempt
-from app.store import DuplicateKeyError, read_state, record_attempt
+from app.platform.i18n import gettext
+from app.platform.models import Attempt
 from app.web.answer_form import AnswerFormDep
+from app.web.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep
 from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
 from app.web.lookups import find_lesson
 from app.web.places import session_place

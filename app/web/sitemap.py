@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.deps import CourseDep
+from app.web.deps import CourseDep
 from app.web.templating import site_url
 
 router = APIRouter()

@@ -9,9 +9,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.layout import layout
 from app.content.walk import WalkError, walk_path
-from app.deps import CourseDep, LearnerForWriteDep, SessionDep
-from app.i18n import gettext
 from app.learning.compare import compare_context
+from app.learning.store import record_walk
 from app.learning.trees import (
     CHANGED_NOTICE,
     QUESTION_CHANGED,
@@ -22,7 +21,8 @@ from app.learning.trees import (
     tree_version,
     tree_view,
 )
-from app.store import record_walk
+from app.platform.i18n import gettext
+from app.web.deps import CourseDep, LearnerForWriteDep, SessionDep
 from app.web.lookups import find_tree
 from app.web.templating import VARY, render, wants_fragment
 

@@ -1,6 +1,6 @@
 """review cards: spaced review (FSRS) state per learner × question, review attempts
 
-Adds ``review_card`` (one FSRS card per learner and question, see ``app/review.py``) and
+Adds ``review_card`` (one FSRS card per learner and question, see ``app/learning/review.py``) and
 ``attempt.review`` (the answer was given on ``/revisar``; false for every older attempt).
 
 Revision ID: 0009

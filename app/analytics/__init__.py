@@ -1,0 +1,11 @@
+"""The analytics floor: what instructors read about a course and its learners.
+
+- :mod:`app.analytics.dashboard`: the funnel and per-question figures, from the tallies
+  :mod:`app.learning.aggregates` keeps with each answer;
+- :mod:`app.analytics.dashboard_cache`: the dashboard kept per course version;
+- :mod:`app.analytics.item_analysis`: how each question and option performs (difficulty,
+  discrimination, distractors);
+- :mod:`app.analytics.exports`: CSV exports of the answers.
+
+May import: content, platform, learning. Never imports web or cli.
+"""

@@ -1,0 +1,374 @@
+"""The instructor dashboard's figures, read from the aggregates kept as answers are written.
+
+For every learner the figures come from ``app/learning/aggregates.py``'s counters: the rows read
+are bounded by the number of lessons, questions, scores and answers, plus at most the two
+27% groups' boundary learners of each question, so the page costs about the same with ten
+learners or ten thousand. A class's figures come from its learners' ``first_try`` rows,
+judged in Python by the same rules (:func:`python_funnel`, :func:`python_items`). The rules
+are in ``app/learning/rules.py``; the judgement of the figures in ``app/analytics/item_analysis.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import case, func, select, tuple_, union_all
+from sqlmodel import Session, SQLModel
+
+from app.analytics.item_analysis import ItemStats, OptionCounts
+from app.content.course import Course
+from app.learning.aggregates import (
+    FIELD,
+    LEARNER_TALLY,
+    LESSON,
+    LINE,
+    QUESTION,
+    SCORE,
+    Basis,
+    State,
+    Try,
+    course_score,
+    read_basis,
+    stored_states,
+    sync_basis,
+)
+from app.learning.classes import class_learners, in_class
+from app.learning.rules import group_size, is_done, ranked
+from app.platform.db import begin_write
+from app.platform.models import Attempt, Learner, Walk
+
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
+WALK = SQLModel.metadata.tables[Walk.__tablename__]
+LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
+
+
+@dataclass(frozen=True)
+class Activity:
+    """How many learners did something (answered or finished a walk).
+
+    Attributes:
+        total: learners with anything stored.
+        last_7_days: learners active in the last 7 days.
+        last_30_days: learners active in the last 30 days.
+    """
+
+    total: int
+    last_7_days: int
+    last_30_days: int
+
+
+@dataclass(frozen=True)
+class FunnelStep:
+    """One lesson of the completion funnel.
+
+    Attributes:
+        slug: the lesson.
+        started: learners who answered at least one of its current questions.
+        completed: learners who got every current question right at least once.
+    """
+
+    slug: str
+    started: int
+    completed: int
+
+
+def current_versions(course: Course) -> list[tuple[str, str, str]]:
+    """``(lesson slug, question id, version)`` of every question as it is now."""
+    return [
+        (lesson.slug, q.id, q.content_hash)
+        for lesson in course.lessons
+        for q in lesson.questions.values()
+    ]
+
+
+def prepare(db: Session, course: Course) -> None:
+    """Make the course's current question versions the aggregates' basis (committed).
+
+    Cheap when nothing changed; after a question is edited, added or removed, the
+    score-dependent counters are recounted once (see :func:`app.learning.aggregates.sync_basis`).
+    """
+    versions = current_versions(course)
+    if Basis(frozenset(versions)) == read_basis(db.connection()):
+        return
+    begin_write(db)
+    sync_basis(db, versions)
+    db.commit()
+
+
+def activity(db: Session, now: datetime, class_id: int | None = None) -> Activity:
+    """Count the learners active in the last 7 and 30 days (one query over the learners'
+    latest attempt, kept in ``learner_tally``, and their walks).
+
+    ``class_id``: only that class's learners.
+    """
+    events = union_all(
+        select(LEARNER_TALLY.c.learner_id, LEARNER_TALLY.c.last_at.label("created_at")).where(
+            in_class(LEARNER_TALLY.c.learner_id, class_id)
+        ),
+        select(WALK.c.learner_id, WALK.c.created_at).where(in_class(WALK.c.learner_id, class_id)),
+    ).subquery("events")
+
+    latest = (
+        select(func.max(events.c.created_at).label("at"))
+        .group_by(events.c.learner_id)
+        .subquery("latest")
+    )
+
+    def since(days: int):
+        recent = case((latest.c.at >= now - timedelta(days=days), 1), else_=0)
+        return func.coalesce(func.sum(recent), 0)
+
+    row = db.exec(select(func.count(), since(7), since(30))).one()
+    return Activity(*row)
+
+
+def funnel(db: Session, course: Course, class_id: int | None = None) -> list[FunnelStep]:
+    """Per lesson, in course order: learners who started it and learners who completed it.
+
+    Completion follows the learner's own rule (:func:`app.learning.rules.is_done`). Every learner:
+    read from ``lesson_tally`` (after :func:`prepare`); ``class_id``: only that class's
+    learners, judged in Python from their ``first_try`` rows.
+    """
+    if class_id is not None:
+        return python_funnel(class_states(db, class_id), course)
+    prepare(db, course)
+    found = {
+        slug: (started, completed)
+        for slug, started, completed in db.exec(
+            select(LESSON.c.lesson_slug, LESSON.c.started, LESSON.c.completed)
+        )
+    }
+    return [
+        FunnelStep(lesson.slug, *found.get(lesson.slug, (0, 0)))
+        for lesson in course.lessons
+        if lesson.questions
+    ]
+
+
+def class_states(db: Session, class_id: int) -> dict[str, State]:
+    """The ``first_try`` states of a class's learners (a learner with no answer is left out)."""
+    ids = [row[0] for row in db.exec(class_learners(class_id))]
+    return stored_states(db.connection(), ids)
+
+
+def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelStep]:
+    """The funnel judged in Python from learners' states (the rules of ``app/learning/rules.py``).
+
+    Args:
+        states: learner id → state (see :func:`app.learning.aggregates.fold`).
+        course: the course as it is now.
+
+    Returns:
+        One step per lesson with questions, in course order.
+    """
+    out = []
+    for lesson in course.lessons:
+        if not lesson.questions:
+            continue
+        ids = set(lesson.questions)
+        started = completed = 0
+        for state in states.values():
+            if not any(slug == lesson.slug and qid in ids for slug, qid, _ in state):
+                continue
+            started += 1
+            right = {
+                qid
+                for (slug, qid, _), t in state.items()
+                if slug == lesson.slug and qid in ids and t.rights
+            }
+            completed += is_done(len(right), len(ids))
+        out.append(FunnelStep(lesson.slug, started, completed))
+    return out
+
+
+def python_items(states: Mapping[str, State], course: Course) -> dict[tuple[str, str], ItemStats]:
+    """Every current question's item analysis judged in Python from learners' states.
+
+    Args:
+        states: learner id → state.
+        course: the course as it is now.
+
+    Returns:
+        The figures by ``(lesson slug, question id)``; zeros for a question nobody answered.
+    """
+    basis = Basis(frozenset(current_versions(course)))
+    scores = {learner: course_score(state, basis) for learner, state in states.items()}
+    out = {}
+    for lesson in course.lessons:
+        for question in lesson.questions.values():
+            key = (lesson.slug, question.id, question.content_hash)
+            answered = [(scores[lr], lr, st[key]) for lr, st in states.items() if key in st]
+            upper, lower = ranked(answered)
+            every = [t for _, _, t in answered]
+            out[(lesson.slug, question.id)] = _stats(
+                sum(t.attempts for t in every),
+                *(_cells(group) for group in (every, upper, lower)),
+                question,
+            )
+    return out
+
+
+def _cells(tries: list[Try]) -> list[tuple[str, int, int]]:
+    """First tries as ``(chosen, learners, rights)`` cells, one learner each."""
+    return [(t.chosen, 1, int(t.correct)) for t in tries]
+
+
+def _stats(attempts: int, every, upper, lower, question) -> ItemStats:
+    """One question's figures from ``(chosen, learners, rights)`` cells of all learners and
+    of the two groups."""
+
+    def chose(cells, option_id: str) -> int:
+        return sum(n for chosen, n, _ in cells if option_id in chosen.split(","))
+
+    counts = tuple(
+        OptionCounts(
+            o.id,
+            o.id in question.answer,
+            chose(every, o.id),
+            chose(upper, o.id),
+            chose(lower, o.id),
+        )
+        for o in question.options
+    )
+    return ItemStats(
+        attempts,
+        sum(n for _, n, _ in every),
+        sum(r for _, _, r in every),
+        sum(r for _, _, r in upper),
+        sum(r for _, _, r in lower),
+        counts,
+    )
+
+
+def item_stats(
+    db: Session, course: Course, class_id: int | None = None
+) -> dict[tuple[str, str], ItemStats]:
+    """Every current question's item analysis, by ``(lesson slug, question id)``.
+
+    Every learner: from ``question_tally`` and ``score_tally`` (after :func:`prepare`),
+    plus the ``learner_tally`` rows of the learners whose score is cut by the edge of a 27%
+    group (one query; they are taken by learner id). ``class_id``: only that class's
+    learners (the groups are then the class's), judged in Python.
+
+    Returns:
+        The figures of each question; a question nobody answered has zeros.
+    """
+    if class_id is not None:
+        return python_items(class_states(db, class_id), course)
+    versions = current_versions(course)
+    if not versions:
+        return {}
+    prepare(db, course)
+    attempts = {
+        (slug, qid): n
+        for slug, qid, n in db.exec(
+            select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
+                tuple_(
+                    QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash
+                ).in_(versions)
+            )
+        )
+    }
+    buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    for slug, qid, score, chosen, learners, rights in db.exec(
+        select(
+            SCORE.c.lesson_slug,
+            SCORE.c.question_id,
+            SCORE.c.score,
+            SCORE.c.chosen,
+            SCORE.c.learners,
+            SCORE.c.rights,
+        ).where(SCORE.c.learners > 0)
+    ):
+        buckets[(slug, qid)][score].append((chosen, learners, rights))
+    plans = {}
+    for lesson in course.lessons:
+        for question in lesson.questions.values():
+            key = (lesson.slug, question.id)
+            by_score = buckets.get(key, {})
+            k = group_size(sum(n for cells in by_score.values() for _, n, _ in cells))
+            plans[key] = (by_score, _plan(by_score, k, top=True), _plan(by_score, k, top=False))
+    edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
+    on_edge: dict[int, list[str]] = defaultdict(list)
+    if edges:
+        for score, answers in db.exec(
+            select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
+            .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
+            .order_by(LEARNER_TALLY.c.learner_id)
+        ):
+            on_edge[score].append(answers)
+    joined = {score: LINE + (LINE + LINE).join(rows) + LINE for score, rows in on_edge.items()}
+
+    def edge_cells(key, edge, top: bool) -> list:
+        """The first learners by id (the last, for the bottom) in the edge's bucket, counted.
+
+        Each learner's answers hold at most one line per question, so the matches of the
+        question's line in the bucket's answers, in order, are its learners in id order.
+        """
+        if edge is None:
+            return []
+        score, wanted = edge
+        line = re.compile(
+            re.escape(LINE + FIELD.join(key) + FIELD) + f"([^{FIELD}{LINE}]*){FIELD}([01]){LINE}"
+        )
+        found = line.findall(joined[score])
+        counted = Counter(found[:wanted] if top else found[-wanted:])
+        return [(chosen, n, n * int(right)) for (chosen, right), n in counted.items()]
+
+    out = {}
+    for lesson in course.lessons:
+        for question in lesson.questions.values():
+            key = (lesson.slug, question.id)
+            by_score, (upper, upper_edge), (lower, lower_edge) = plans[key]
+            every = [cell for cells in by_score.values() for cell in cells]
+            out[key] = _stats(
+                attempts.get(key, 0),
+                every,
+                upper + edge_cells(key, upper_edge, True),
+                lower + edge_cells(key, lower_edge, False),
+                question,
+            )
+    return out
+
+
+def _plan(by_score: dict[int, list], k: int, top: bool) -> tuple[list, tuple[int, int] | None]:
+    """The upper (``top``) or lower group of ``k`` learners, cut from the score buckets.
+
+    Returns:
+        The cells of the whole buckets in the group, and the edge: ``(score, how many)`` of
+        the bucket the group's edge cuts (``None`` when it cuts none). Those learners are
+        taken by id, ascending for the top and descending for the bottom: the ranking's
+        tie-break (see :func:`app.learning.rules.ranked`).
+    """
+    cells: list = []
+    taken = 0
+    for score in sorted(by_score, reverse=top):
+        if taken >= k:
+            break
+        size = sum(n for _, n, _ in by_score[score])
+        if taken + size <= k:
+            cells.extend(by_score[score])
+            taken += size
+            continue
+        return cells, (score, k - taken)
+    return cells, None
+
+
+def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, int]]:
+    """Finished walks: tree id → result id → how many (one query).
+
+    ``class_id``: only the walks of that class's learners.
+    """
+    rows = db.exec(
+        select(WALK.c.tree_id, WALK.c.result_id, func.count())
+        .where(in_class(WALK.c.learner_id, class_id))
+        .group_by(WALK.c.tree_id, WALK.c.result_id)
+    )
+    out: dict[str, dict[str, int]] = defaultdict(dict)
+    for tree_id, result_id, count in rows:
+        out[tree_id][result_id] = count
+    return dict(out)

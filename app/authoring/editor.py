@@ -1,0 +1,295 @@
+"""The web lesson editor's rules: save with a version check, drafts, history, restore.
+
+The Markdown files stay the source of truth. A save starts from the hash of the file the
+instructor loaded; if the file changed since (on disk, or by another instructor), the save
+is refused with :class:`Conflict` and nothing is written. A text with ``error``-level
+problems is not published (as with a file saved by hand) but kept as a draft in the
+database. A published text is written atomically in the file's own format
+(:mod:`app.content.sourcefile`) and recorded as a :class:`~app.platform.models.LessonRevision`.
+
+Saves of one lessons folder are serialised by an ``flock`` on a lock file in that folder,
+so two workers (or two machines on shared storage with working locks) never interleave a
+check and a write.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlmodel import Session, col, select
+
+from app.content.course import Course
+from app.content.errors import ContentError
+from app.content.live import LiveCourse
+from app.content.scaffold import new_lesson
+from app.content.sourcefile import (
+    Source,
+    atomic_write,
+    content_hash,
+    encode_source,
+    read_source,
+    to_lf,
+)
+from app.platform.models import Account, LessonDraft, LessonRevision
+
+LOCK_FILE = ".curso-editor.lock"
+EDITOR = "editor"
+RESTORED = "restored"
+OUTSIDE = "outside"
+INITIAL = "initial"
+
+
+class Conflict(Exception):
+    """The file changed since the instructor loaded it; nothing was written.
+
+    Attributes:
+        current: the file as it is now.
+    """
+
+    def __init__(self, current: Source) -> None:
+        super().__init__("the lesson file changed since it was loaded")
+        self.current = current
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """What a save did.
+
+    Attributes:
+        published: the file was written; ``False`` means the text had errors and was kept
+            as a draft.
+        problems: what ``curso check`` says about the text (errors and warnings).
+        revision: the new revision, when published.
+    """
+
+    published: bool
+    problems: tuple[ContentError, ...]
+    revision: LessonRevision | None = None
+
+
+@dataclass(frozen=True)
+class RevisionRow:
+    """A revision as the history page lists it.
+
+    Attributes:
+        revision: the stored revision.
+        author: the instructor's username, or ``None`` (outside the editor, or account deleted).
+        previous: the revision before it (``None`` for the first one).
+    """
+
+    revision: LessonRevision
+    author: str | None
+    previous: LessonRevision | None
+
+
+def lesson_path(course: Course, slug: str) -> Path | None:
+    """The file of the lesson ``slug``: served, or with errors and never loaded; else ``None``."""
+    lesson = course.get(slug)
+    if lesson is not None:
+        return lesson.path
+    return course.unavailable.get(slug)
+
+
+@contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the lessons folder's lock file for the block."""
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def latest_revision(db: Session, file_name: str) -> LessonRevision | None:
+    """The newest revision of a file, or ``None``."""
+    query = select(LessonRevision).where(LessonRevision.file_name == file_name)
+    return db.exec(query.order_by(col(LessonRevision.id).desc()).limit(1)).first()
+
+
+def note_outside_change(
+    db: Session, path: Path, slug: str, source: Source
+) -> LessonRevision | None:
+    """Record the file as a revision when it differs from the last one (or none exists).
+
+    A file changed on disk outside the editor becomes a revision "alterado fora do editor";
+    the first time the editor sees a file, its text becomes the "initial" revision. The
+    caller commits.
+
+    Returns:
+        The revision added, or ``None`` when the file is as last recorded.
+    """
+    last = latest_revision(db, path.name)
+    if last is not None and last.content_hash == source.hash:
+        return None
+    revision = LessonRevision(
+        file_name=path.name,
+        lesson_slug=slug,
+        text=source.text,
+        content_hash=source.hash,
+        origin=INITIAL if last is None else OUTSIDE,
+    )
+    db.add(revision)
+    db.flush()
+    return revision
+
+
+def get_draft(db: Session, file_name: str, account_id: int) -> LessonDraft | None:
+    """The instructor's unpublished draft of a file, or ``None``."""
+    query = select(LessonDraft).where(
+        LessonDraft.file_name == file_name, LessonDraft.account_id == account_id
+    )
+    return db.exec(query).first()
+
+
+def keep_draft(
+    db: Session, file_name: str, account_id: int, text: str, base_hash: str
+) -> LessonDraft:
+    """Store (or replace) the instructor's draft of a file; the caller commits."""
+    draft = get_draft(db, file_name, account_id) or LessonDraft(
+        file_name=file_name, account_id=account_id, text="", base_hash=""
+    )
+    draft.text, draft.base_hash, draft.updated_at = to_lf(text), base_hash, datetime.now(UTC)
+    db.add(draft)
+    db.flush()
+    return draft
+
+
+def discard_draft(db: Session, file_name: str, account_id: int) -> None:
+    """Delete the instructor's draft of a file, if any; the caller commits."""
+    draft = get_draft(db, file_name, account_id)
+    if draft is not None:
+        db.delete(draft)
+
+
+def preview(live: LiveCourse, path: Path, text: str):
+    """The lesson a text would give, and its problems, for the live preview.
+
+    Args:
+        live: the app's live course.
+        path: the lesson file.
+        text: the text typed (any line endings).
+
+    Returns:
+        ``(lesson or None, problems)``: the lesson is ``None`` when the text has errors.
+    """
+    try:
+        fmt = read_source(path).format
+    except (OSError, ValueError):
+        fmt = None
+    raw = encode_source(text, fmt) if fmt else to_lf(text).encode("utf-8")
+    candidate = live.candidate(path, raw)
+    lesson = next((item for item in candidate.lessons if item.path == path), None)
+    return lesson, candidate.problems_of(path)
+
+
+def save(
+    db: Session,
+    live: LiveCourse,
+    path: Path,
+    text: str,
+    base_hash: str,
+    account: Account,
+    origin: str = EDITOR,
+    restored_from: int | None = None,
+) -> SaveResult:
+    """Publish ``text`` as the lesson file, if the file is still the one loaded and has no errors.
+
+    Args:
+        db: a database session (committed here).
+        live: the app's live course (told to look at the files again after a write).
+        path: the lesson file.
+        text: the new text (any line endings; written with the file's own).
+        base_hash: the hash of the file when the instructor loaded it.
+        account: the instructor saving.
+        origin: ``editor`` or ``restored``.
+        restored_from: the revision restored, for ``restored``.
+
+    Returns:
+        The result: published with its revision, or kept as a draft with its problems.
+
+    Raises:
+        Conflict: the file's hash is not ``base_hash`` (the text is kept as a draft).
+        NotUtf8: the file on disk is not UTF-8.
+        OSError: the file cannot be read or written.
+    """
+    with folder_lock(path.parent):
+        current = read_source(path)
+        slug_now = _slug_in(live.current(), path)
+        note_outside_change(db, path, slug_now, current)
+        if current.hash != base_hash:
+            keep_draft(db, path.name, account.id, text, current.hash)
+            db.commit()
+            raise Conflict(current)
+        raw = encode_source(text, current.format)
+        candidate = live.candidate(path, raw)
+        problems = candidate.problems_of(path)
+        if any(problem.is_error for problem in problems):
+            keep_draft(db, path.name, account.id, text, base_hash)
+            db.commit()
+            return SaveResult(False, problems)
+        atomic_write(path, raw)
+        live.refresh()
+        slug = _slug_in(candidate, path) or slug_now
+        revision = LessonRevision(
+            file_name=path.name,
+            lesson_slug=slug,
+            text=to_lf(text),
+            content_hash=content_hash(raw),
+            origin=origin,
+            restored_from=restored_from,
+            account_id=account.id,
+        )
+        db.add(revision)
+        discard_draft(db, path.name, account.id)
+        db.commit()
+        db.refresh(revision)
+        return SaveResult(True, problems, revision)
+
+
+def _slug_in(course: Course, path: Path) -> str:
+    lesson = next((item for item in course.lessons if item.path == path), None)
+    if lesson is not None:
+        return lesson.slug
+    return next((slug for slug, file in course.unavailable.items() if file == path), path.stem)
+
+
+def history(db: Session, file_name: str) -> list[RevisionRow]:
+    """Every revision of a file, newest first, each with its author and the one before it."""
+    query = (
+        select(LessonRevision, Account.username)
+        .join(Account, col(Account.id) == col(LessonRevision.account_id), isouter=True)
+        .where(LessonRevision.file_name == file_name)
+        .order_by(col(LessonRevision.id))
+    )
+    rows: list[RevisionRow] = []
+    previous = None
+    for revision, username in db.exec(query).all():
+        rows.append(RevisionRow(revision, username, previous))
+        previous = revision
+    return rows[::-1]
+
+
+def create_lesson(live: LiveCourse, title: str) -> Path:
+    """Write a new lesson from the template, as ``curso nova`` does, and return its file.
+
+    Raises:
+        TitleError: the title has no letter or digit (the message is in Portuguese).
+    """
+    folder = live.folder
+    with folder_lock(folder):
+        path = new_lesson(folder, title, live.current())
+    live.refresh()
+    return path
+
+
+def new_lesson_slug(path: Path) -> str:
+    """The slug of a file made by :func:`create_lesson` (``NN-slug.md``)."""
+    return path.stem.split("-", 1)[1]

@@ -1,0 +1,88 @@
+"""Numbers as a Brazilian learner types them and as pt-BR writes them (Babel).
+
+Shared by ``numeric`` questions (graded in :mod:`app.learning.grading`) and the calculator
+blocks of a lesson (:mod:`app.content.calculators`); pure code, no HTTP, no database.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from babel.numbers import NumberFormatError, format_decimal, parse_decimal
+
+from app.platform.i18n import gettext
+
+
+class AnswerError(ValueError):
+    """A submitted answer that cannot be graded; ``str(exc)`` is the message in Portuguese."""
+
+
+MAX_NUMBER_CHARS = 40
+MAX_MAGNITUDE = 12  # powers of ten either way: no course figure comes close
+_PREFIX = re.compile(r"^(?:≈|~|=|cerca de|aprox\.?|aproximadamente)\s*", re.IGNORECASE)
+_SUFFIX = re.compile(r"\s*(?:×|x|vezes)$", re.IGNORECASE)
+_SPACES = re.compile(r"(?<=\d)[\s\u00a0\u202f](?=\d{3}\b)")
+
+
+def parse_number(text: str, unit: str | None = None) -> Decimal:
+    """Read a number as a Brazilian learner types it, with Babel's ``parse_decimal`` (pt_BR).
+
+    Accepts a decimal comma or point ("4,4", "4.4"), thousands separators ("1.000",
+    "1 000", "1.000,5"), a leading "≈" or "~", and a trailing "×" or the question's unit
+    ("4,41×", "64 tok/s"). A point followed by exactly three digits and no comma is a
+    thousands separator ("1.000" is one thousand), as in pt-BR.
+
+    Args:
+        text: what the learner typed.
+        unit: the question's unit, also accepted after the number.
+
+    Returns:
+        The number, finite.
+
+    Raises:
+        AnswerError: empty, too long, or not a number; the message is in Portuguese.
+    """
+    raw = (text or "").strip()
+    if not raw:
+        raise AnswerError(gettext("Type a number before sending your answer."))
+    if len(raw) > MAX_NUMBER_CHARS:
+        raise AnswerError(gettext("That answer is too long for a number."))
+    raw = _PREFIX.sub("", raw)
+    if unit and raw.lower().endswith(unit.lower()):
+        raw = raw[: -len(unit)].rstrip()
+    raw = _SPACES.sub("", _SUFFIX.sub("", raw)).strip()
+    value = None
+    # pt_BR first (comma decimal, point thousands), then en (point decimal): "4.4" is 4,4.
+    for locale in ("pt_BR", "en_US"):
+        try:
+            value = parse_decimal(raw, locale=locale, strict=True)
+            break
+        except (NumberFormatError, ValueError, ArithmeticError):
+            continue
+    if value is None or not value.is_finite():
+        raise AnswerError(
+            gettext(
+                "“%(text)s” is not a number. Type only digits, with a comma for decimals (e.g. 4,4)."
+            )
+            % {"text": text.strip()[:MAX_NUMBER_CHARS]}
+        )
+    if value and not -MAX_MAGNITUDE <= value.adjusted() <= MAX_MAGNITUDE:
+        raise AnswerError(
+            gettext(
+                "That number is out of range: no answer in this course is that large or that small."
+            )
+        )
+    return value
+
+
+def plain_number(value: Decimal) -> str:
+    """A number as stored: no exponent, no trailing zeros ("4.4", "1000", "-0.25")."""
+    return format(value.normalize(), "f") if value else "0"
+
+
+def format_number(value: Decimal) -> str:
+    """A number as pt-BR writes it ("4,41", "1.000"), with every decimal it has."""
+    places = min(MAX_MAGNITUDE, max(0, -int(value.normalize().as_tuple().exponent)))
+    pattern = "#,##0." + "#" * places if places else "#,##0"
+    return format_decimal(value, format=pattern, locale="pt_BR")

@@ -1,0 +1,444 @@
+"""Grading and progress rules: plain functions, data in, data out."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from typing import TypeVar
+
+from app.content.numbers import AnswerError, parse_number, plain_number
+from app.content.quiz import Item, Option, Question
+from app.learning.rules import is_done
+from app.platform.i18n import N_, gettext
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The result of grading one answer.
+
+    Attributes:
+        correct: True when the chosen set equals the key (``numeric``: the value is within
+            the tolerance; ``ordering``: every item is in its place).
+        chosen: the option ids the learner chose (those still in the question).
+        answer: the ids of the correct options.
+        value: ``numeric``: the learner's value.
+        wrong_html: ``numeric``: the explanation of the wrong value the learner typed, if
+            the author foresaw it ("você subtraiu em vez de dividir"), else "".
+        order: ``ordering``: the learner's order of item ids.
+        in_place: ``ordering``: how many items are in their right position.
+    """
+
+    correct: bool
+    chosen: frozenset[str]
+    answer: frozenset[str]
+    value: Decimal | None = None
+    wrong_html: str = ""
+    order: tuple[str, ...] = ()
+    in_place: int = 0
+
+    @property
+    def credit(self) -> float | None:
+        """``ordering``: the share of items in their right position (0 to 1); else ``None``."""
+        return self.in_place / len(self.order) if self.order else None
+
+
+def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]:
+    """Check a submitted choice against the question's options.
+
+    Args:
+        question: the question answered.
+        chosen: option ids from the form.
+
+    Returns:
+        The chosen ids as a set.
+
+    Raises:
+        AnswerError: nothing chosen, an unknown id, or several ids for a ``single`` question.
+    """
+    ids = frozenset(chosen)
+    if not ids:
+        if question.kind == "multiple":
+            raise AnswerError(gettext("Tick at least one option before sending your answer."))
+        raise AnswerError(gettext("Choose an option before sending your answer."))
+    known = {option.id for option in question.options}
+    if not ids <= known:
+        raise AnswerError(
+            gettext("That option is not part of this question. Reload the page and try again.")
+        )
+    if question.kind != "multiple" and len(ids) > 1:
+        raise AnswerError(gettext("This question takes only one option."))
+    return ids
+
+
+def grade(question: Question, chosen: frozenset[str]) -> Grade:
+    """Grade an answer by option ids, never by position.
+
+    Args:
+        question: the question.
+        chosen: the chosen option ids (ids no longer in the question are ignored).
+
+    Returns:
+        The grade: correct when the chosen set equals the key exactly.
+    """
+    known = {option.id for option in question.options}
+    kept = chosen & known
+    return Grade(kept == question.answer, kept, question.answer)
+
+
+def stored_grade(question: Question, chosen: frozenset[str], correct: bool) -> Grade:
+    """Show a stored attempt against the current question, keeping the grade it was given.
+
+    Args:
+        question: the question as it is now.
+        chosen: the option ids stored with the attempt.
+        correct: the grade stored with the attempt (never recomputed).
+
+    Returns:
+        The stored grade, with the chosen ids that still exist and the current key.
+    """
+    known = {option.id for option in question.options}
+    return Grade(correct, chosen & known, question.answer)
+
+
+def grade_numeric(question: Question, value: Decimal) -> Grade:
+    """Grade a ``numeric`` answer: right within the question's tolerance.
+
+    Args:
+        question: a ``numeric`` question.
+        value: the learner's number (see :func:`parse_number`).
+
+    Returns:
+        The grade, with the explanation of the foreseen wrong value that matches, if any.
+    """
+    key = question.numeric
+    assert key is not None, "grade_numeric needs a numeric question"
+    correct = key.accepts(value)
+    wrong_html = ""
+    if not correct:
+        wrong_html = next((html for target, html in key.wrong if key.accepts(value, target)), "")
+    return Grade(correct, frozenset(), frozenset(), value=value, wrong_html=wrong_html)
+
+
+def validate_order(question: Question, positions: Iterable[str]) -> tuple[str, ...]:
+    """Read the positions an ``ordering`` form sends, ``"<item id>=<position>"`` each.
+
+    Args:
+        question: an ``ordering`` question.
+        positions: the form's ``posicao`` values; positions are 1-based.
+
+    Returns:
+        The item ids in the learner's order.
+
+    Raises:
+        AnswerError: an item without a position, an unknown item, or a position used twice.
+    """
+    known = {item.id for item in question.items}
+    by_item: dict[str, int] = {}
+    for entry in positions:
+        item_id, _, number = entry.partition("=")
+        if item_id not in known or item_id in by_item or not number.isdigit():
+            raise AnswerError(gettext(STALE_ORDER))
+        by_item[item_id] = int(number)
+    if set(by_item) != known:
+        raise AnswerError(gettext("Give every step a position before sending your answer."))
+    if sorted(by_item.values()) != list(range(1, len(known) + 1)):
+        raise AnswerError(
+            gettext(
+                "Each position can hold only one step: give the steps positions 1 to %(num)s, "
+                "without repeating one."
+            )
+            % {"num": len(known)}
+        )
+    return tuple(sorted(by_item, key=by_item.__getitem__))
+
+
+STALE_ORDER = N_("Those steps are not part of this question. Reload the page and try again.")
+
+
+def grade_order(question: Question, order: Sequence[str]) -> Grade:
+    """Grade an order: right only when every item is in its place; partial credit counted.
+
+    Args:
+        question: an ``ordering`` question.
+        order: the learner's item ids, first to last.
+
+    Returns:
+        The grade with ``in_place`` (items in their right position) and ``order``.
+    """
+    in_place = sum(a == b for a, b in zip(order, question.order, strict=False))
+    correct = tuple(order) == question.order
+    return Grade(correct, frozenset(), frozenset(), order=tuple(order), in_place=in_place)
+
+
+def grade_form(
+    question: Question,
+    opcao: Sequence[str] | None,
+    valor: str | None,
+    posicao: Sequence[str] | None,
+) -> tuple[Grade, str]:
+    """Grade an answer form by the question's kind (the lesson's and the review's forms).
+
+    Args:
+        question: the question answered.
+        opcao: chosen option ids (``single``, ``multiple``, ``scenario``).
+        valor: the number as typed (``numeric``).
+        posicao: ``"<item id>=<position>"`` pairs (``ordering``).
+
+    Returns:
+        The grade and what to store in the attempt's ``chosen`` column.
+
+    Raises:
+        AnswerError: the answer cannot be graded; the message is in Portuguese.
+    """
+    if question.kind == "numeric":
+        value = parse_number(valor or "", question.numeric.unit if question.numeric else None)
+        return grade_numeric(question, value), plain_number(value)
+    if question.kind == "ordering":
+        order = validate_order(question, posicao or [])
+        return grade_order(question, order), ",".join(order)
+    chosen = validate_choice(question, opcao or [])
+    return grade(question, chosen), ",".join(sorted(chosen))
+
+
+def regrade_stored(question: Question, chosen: str, correct: bool) -> Grade:
+    """Show a stored answer of any kind against the current question, keeping its grade.
+
+    Args:
+        question: the question as it is now.
+        chosen: the stored ``chosen`` column: option ids, the number, or the item order.
+        correct: the grade stored with the attempt (never recomputed).
+
+    Returns:
+        The grade to show: the stored verdict with the details worked out again.
+    """
+    if question.kind == "numeric":
+        try:
+            value = Decimal(chosen)
+        except ArithmeticError:
+            value = Decimal(0)
+        shown = grade_numeric(question, value)
+        return Grade(correct, frozenset(), frozenset(), value=value, wrong_html=shown.wrong_html)
+    if question.kind == "ordering":
+        shown = grade_order(question, tuple(filter(None, chosen.split(","))))
+        return Grade(correct, frozenset(), frozenset(), order=shown.order, in_place=shown.in_place)
+    return stored_grade(question, frozenset(filter(None, chosen.split(","))), correct)
+
+
+def stable_shuffle(
+    things: Sequence[T], learner_id: str, lesson_slug: str, question_id: str
+) -> list[T]:
+    """Shuffle ``things`` in this learner's own, stable order for one question.
+
+    Seeded by learner, lesson and question: the same on every visit, different between
+    learners.
+    """
+    seed = hashlib.sha256(f"{learner_id}\0{lesson_slug}\0{question_id}".encode()).digest()
+    shuffled = list(things)
+    random.Random(seed).shuffle(shuffled)
+    return shuffled
+
+
+def shuffled_items(question: Question, learner_id: str, lesson_slug: str) -> tuple[Item, ...]:
+    """Return an ``ordering`` question's items in this learner's stable order, never the key.
+
+    Args:
+        question: an ``ordering`` question.
+        learner_id: the learner's id.
+        lesson_slug: the lesson's slug.
+
+    Returns:
+        The items shuffled; when the shuffle lands on the right order, it is turned by one
+        step, so the question never starts answered.
+    """
+    items = stable_shuffle(question.items, learner_id, lesson_slug, question.id)
+    if tuple(item.id for item in items) == question.order:
+        items = items[1:] + items[:1]
+    return tuple(items)
+
+
+def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> tuple[Option, ...]:
+    """Return the question's options in this learner's own, stable order.
+
+    The order is seeded by learner, lesson and question, so it is the same on every
+    visit and differs between learners. Grading never looks at it: it goes by id.
+
+    Args:
+        question: the question.
+        learner_id: the learner's id.
+        lesson_slug: the lesson's slug.
+
+    Returns:
+        The options, shuffled.
+    """
+    return tuple(stable_shuffle(question.options, learner_id, lesson_slug, question.id))
+
+
+class LessonStatus(StrEnum):
+    """A learner's status in one lesson; :attr:`label` is what the learner reads."""
+
+    NOT_STARTED = "não iniciada"
+    IN_PROGRESS = "em andamento"
+    DONE = "concluída"
+
+    @property
+    def label(self) -> str:
+        """The status as the learner reads it, from the catalog ("Não iniciada")."""
+        return gettext(_STATUS_LABELS[self.name])
+
+
+_STATUS_LABELS = {
+    "NOT_STARTED": N_("Not started"),
+    "IN_PROGRESS": N_("In progress"),
+    "DONE": N_("Done"),
+}
+
+
+def lesson_status(
+    question_ids: Iterable[str], answered: Iterable[str], right: Iterable[str]
+) -> LessonStatus:
+    """Return the status of a lesson for one learner.
+
+    Args:
+        question_ids: the lesson's current question ids.
+        answered: question ids the learner has attempted at least once.
+        right: question ids the learner has answered correctly at least once.
+
+    Returns:
+        ``DONE`` when every current question was answered right at least once;
+        ``IN_PROGRESS`` when any current question was attempted; else ``NOT_STARTED``.
+    """
+    current = set(question_ids)
+    if is_done(len(current & set(right)), len(current)):
+        return LessonStatus.DONE
+    if current & set(answered):
+        return LessonStatus.IN_PROGRESS
+    return LessonStatus.NOT_STARTED
+
+
+@dataclass(frozen=True)
+class AttemptFact:
+    """What progress needs from one stored attempt.
+
+    Attributes:
+        lesson_slug: the lesson.
+        question_id: the question.
+        question_hash: the version answered ("" when unknown).
+        correct: the stored grade.
+    """
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class QuestionRecord:
+    """A learner's history on one question.
+
+    Attributes:
+        attempts: how many attempts, over every version.
+        first_correct: the grade of the first attempt.
+        ever_right: any attempt was right (progress survives content updates).
+        latest_correct: the grade of the latest attempt.
+        latest_hash: the version the latest attempt answered ("" when unknown).
+    """
+
+    attempts: int
+    first_correct: bool
+    ever_right: bool
+    latest_correct: bool
+    latest_hash: str
+
+    def is_outdated(self, question: Question) -> bool:
+        """True when the latest attempt answered an older version of ``question``."""
+        return self.latest_hash not in ("", question.content_hash)
+
+
+def question_records(facts: Iterable[AttemptFact]) -> dict[tuple[str, str], QuestionRecord]:
+    """Fold attempts, oldest first, into one record per (lesson slug, question id).
+
+    Args:
+        facts: the learner's attempts in chronological order.
+
+    Returns:
+        The records by ``(lesson_slug, question_id)``.
+    """
+    records: dict[tuple[str, str], QuestionRecord] = {}
+    for fact in facts:
+        key = (fact.lesson_slug, fact.question_id)
+        before = records.get(key)
+        records[key] = QuestionRecord(
+            attempts=(before.attempts if before else 0) + 1,
+            first_correct=before.first_correct if before else fact.correct,
+            ever_right=(before.ever_right if before else False) or fact.correct,
+            latest_correct=fact.correct,
+            latest_hash=fact.question_hash,
+        )
+    return records
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    """A learner's progress in one lesson, counted over its current questions only.
+
+    Attributes:
+        slug: the lesson.
+        status: its status.
+        right: questions answered right at least once.
+        total: questions the lesson has now.
+        first_try_right: questions whose first attempt was right.
+        attempts: attempts on the lesson's current questions.
+    """
+
+    slug: str
+    status: LessonStatus
+    right: int
+    total: int
+    first_try_right: int
+    attempts: int
+
+
+def lesson_progress(
+    slug: str, question_ids: Iterable[str], records: Mapping[tuple[str, str], QuestionRecord]
+) -> LessonProgress:
+    """Count one lesson's progress; removed questions simply drop out of the totals.
+
+    Args:
+        slug: the lesson's slug.
+        question_ids: the lesson's current question ids.
+        records: the learner's records (see :func:`question_records`).
+
+    Returns:
+        The lesson's progress.
+    """
+    ids = list(question_ids)
+    mine = {qid: records[(slug, qid)] for qid in ids if (slug, qid) in records}
+    right = [qid for qid, record in mine.items() if record.ever_right]
+    return LessonProgress(
+        slug=slug,
+        status=lesson_status(ids, mine, right),
+        right=len(right),
+        total=len(ids),
+        first_try_right=sum(record.first_correct for record in mine.values()),
+        attempts=sum(record.attempts for record in mine.values()),
+    )
+
+
+def course_percent(lessons: Sequence[LessonProgress]) -> int:
+    """Return the share of the course's questions answered right at least once, 0 to 100.
+
+    Args:
+        lessons: every lesson's progress.
+
+    Returns:
+        The percentage, rounded down (100 only when everything is done); 0 for no questions.
+    """
+    total = sum(lesson.total for lesson in lessons)
+    return 100 * sum(lesson.right for lesson in lessons) // total if total else 0

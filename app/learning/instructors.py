@@ -1,0 +1,52 @@
+"""The instructor role: who has it, granting and taking it away (no HTTP here)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from app.learning.learners import find_account
+from app.platform.models import Account
+
+
+class AccountNotFound(LookupError):
+    """No account has the username given."""
+
+
+def set_instructor(
+    db: Session, username: str, value: bool, admin: bool = False
+) -> tuple[Account, bool]:
+    """Grant (``value=True``) or take away the instructor role of an existing account.
+
+    Args:
+        db: an open session; this function commits it.
+        username: the account's username (any case, surrounding spaces ignored).
+        value: the role the account should have.
+        admin: with ``value``, also make the instructor an admin, who sees every class.
+            Taking the role away also takes the admin flag.
+
+    Returns:
+        The account and whether it changed (False when it already had that role).
+
+    Raises:
+        AccountNotFound: no account has that username.
+    """
+    account = find_account(db, username.strip().lower())
+    if account is None:
+        raise AccountNotFound(username)
+    wanted_admin = admin and value
+    same_admin = account.is_admin == wanted_admin or (value and not admin)
+    if account.is_instructor == value and same_admin:
+        return account, False
+    account.is_instructor = value
+    if wanted_admin or not value:
+        account.is_admin = wanted_admin
+    db.add(account)
+    db.commit()
+    db.refresh(account)
+    return account, True
+
+
+def instructor_account(db: Session, username: str | None) -> Account | None:
+    """Return the account of ``username`` when it has the instructor role, else ``None``."""
+    account = find_account(db, username) if username else None
+    return account if account is not None and account.is_instructor else None

@@ -1,0 +1,186 @@
+"""Accounts, merging an anonymous learner into an account, and "Meus dados" (no HTTP here)."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app.learning.aggregates import recount_learners
+from app.learning.review import delete_cards, learner_cards, merge_cards
+from app.learning.store import Place, ensure_learner, set_place
+from app.platform.db import begin_write
+from app.platform.models import (
+    Account,
+    AccountPublic,
+    Attempt,
+    AttemptPublic,
+    ClassMember,
+    Classroom,
+    Learner,
+    LearnerExport,
+    LearnerPublic,
+    MembershipPublic,
+    ReviewCardPublic,
+    SessionPublic,
+    Walk,
+    WalkPublic,
+    WebSession,
+    utcnow,
+)
+from app.platform.sessions import end_sessions_of
+
+
+class UsernameTaken(ValueError):
+    """The username already belongs to an account."""
+
+
+def find_account(db: Session, username: str) -> Account | None:
+    """Return the account with ``username`` (already lower-case), or ``None``."""
+    return db.exec(select(Account).where(Account.username == username)).first()
+
+
+def account_of(db: Session, learner_id: str) -> Account | None:
+    """Return the account of ``learner_id``, or ``None`` for an anonymous learner."""
+    return db.exec(select(Account).where(Account.learner_id == learner_id)).first()
+
+
+def create_account(db: Session, learner_id: str, username: str, password_hash: str) -> Account:
+    """Turn the (anonymous) learner into an account holder; their progress stays theirs.
+
+    Args:
+        db: an open session; this function commits it.
+        learner_id: the learner signing up (their row is created if missing).
+        username: the clean username.
+        password_hash: the argon2 hash.
+
+    Returns:
+        The new account.
+
+    Raises:
+        UsernameTaken: another account has ``username`` (checked, and enforced by the database).
+    """
+    if find_account(db, username) is not None:
+        raise UsernameTaken(username)
+    begin_write(db)
+    ensure_learner(db, learner_id)
+    account = Account(learner_id=learner_id, username=username, password_hash=password_hash)
+    db.add(account)
+    try:
+        db.commit()
+    except IntegrityError as exc:
+        db.rollback()
+        raise UsernameTaken(username) from exc
+    db.refresh(account)
+    return account
+
+
+def replace_password_hash(db: Session, account: Account, password_hash: str) -> None:
+    """Store a new hash for the same password (a rehash after a sign-in), and commit.
+
+    Args:
+        db: an open session; this function commits it.
+        account: the account, loaded in ``db``.
+        password_hash: the new argon2 hash.
+    """
+    begin_write(db)
+    account.password_hash = password_hash
+    db.add(account)
+    db.commit()
+
+
+def merge_learner(db: Session, source_id: str, target_id: str, place: Place | None) -> None:
+    """Move everything of the anonymous learner ``source_id`` into ``target_id``, then drop it.
+
+    Every attempt and walk is kept; since the first try is the earliest attempt, where both
+    answered the same question the earlier first try wins. Review cards move too; where both
+    have one for the same question, the most recently reviewed wins. An attempt whose idempotency key
+    the target already holds is the same form sent twice, and is stored once.
+
+    Args:
+        db: an open session; this function commits it (one transaction).
+        source_id: the anonymous learner of this browser.
+        target_id: the account's learner.
+        place: this browser's place, which becomes the account's place (``None`` keeps it).
+    """
+    if source_id == target_id or account_of(db, source_id) is not None:
+        return  # two accounts are never merged
+    begin_write(db)  # SQLite: a read transaction upgraded to a write may find the database locked
+    target_keys = select(Attempt.idempotency_key).where(
+        Attempt.learner_id == target_id, col(Attempt.idempotency_key).is_not(None)
+    )
+    db.exec(
+        delete(Attempt).where(
+            col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
+        )
+    )
+    for table in (Attempt, Walk):
+        db.execute(
+            update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
+        )
+    merge_cards(db, source_id, target_id)
+    if place is not None:
+        set_place(db, target_id, place)
+    recount_learners(db, [source_id, target_id])  # before the source row (and its counts) goes
+    db.exec(delete(Learner).where(col(Learner.id) == source_id))
+    end_sessions_of(db, source_id)
+    db.commit()
+
+
+def export_learner(db: Session, learner_id: str) -> LearnerExport:
+    """Gather everything stored about ``learner_id`` (LGPD access request).
+
+    Returns:
+        The learner row, the account (without the password hash), every attempt, every walk,
+        the review cards, the classes joined and the sessions' expiry; empty parts for a learner who stored
+        nothing yet.
+    """
+    learner = db.get(Learner, learner_id)
+    account = account_of(db, learner_id)
+    attempts = db.exec(
+        select(Attempt)
+        .where(Attempt.learner_id == learner_id)
+        .order_by(col(Attempt.created_at), col(Attempt.id))
+    )
+    walks = db.exec(
+        select(Walk).where(Walk.learner_id == learner_id).order_by(col(Walk.created_at))
+    )
+    sessions = db.exec(select(WebSession).where(WebSession.learner_id == learner_id))
+    joined = db.exec(
+        select(Classroom.name, ClassMember.joined_at)
+        .join(ClassMember, col(ClassMember.class_id) == col(Classroom.id))
+        .where(ClassMember.learner_id == learner_id)
+        .order_by(col(ClassMember.joined_at))
+    )
+    return LearnerExport(
+        exported_at=utcnow(),
+        learner=LearnerPublic.model_validate(learner, from_attributes=True) if learner else None,
+        account=AccountPublic(username=account.username, created_at=account.created_at)
+        if account
+        else None,
+        attempts=[AttemptPublic.model_validate(a, from_attributes=True) for a in attempts],
+        walks=[WalkPublic.from_walk(walk) for walk in walks],
+        sessions=[SessionPublic(expires_at=s.expires_at) for s in sessions],
+        classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in joined],
+        review_cards=[
+            ReviewCardPublic.model_validate(card, from_attributes=True)
+            for card in learner_cards(db, learner_id)
+        ],
+    )
+
+
+def delete_learner(db: Session, learner_id: str) -> None:
+    """Delete the learner, their attempts, walks, review cards, class memberships and account,
+    and end all their sessions.
+
+    Attempts, walks, cards, memberships and the account go by ``ON DELETE CASCADE``; they are also deleted
+    explicitly, so a database without foreign keys enforced keeps nothing either.
+    """
+    begin_write(db)
+    for table in (Attempt, Walk, ClassMember, Account):
+        db.exec(delete(table).where(col(table.learner_id) == learner_id))
+    delete_cards(db, learner_id)
+    recount_learners(db, [learner_id])  # takes the learner out of the dashboard's counters
+    db.exec(delete(Learner).where(col(Learner.id) == learner_id))
+    end_sessions_of(db, learner_id)
+    db.commit()

@@ -1,0 +1,75 @@
+"""The rules behind every progress and dashboard figure, each written once.
+
+Python code and SQL both read these constants and helpers, so the learner's own
+progress, the dashboard, the exports and the kept aggregates (``app/learning/aggregates.py``)
+cannot drift apart:
+
+- **First try**: a learner's first attempt at a question (or at one version of it) is the
+  oldest by :data:`FIRST_TRY_ORDER` (time, then id).
+- **Done**: a lesson is done when every one of its current questions was answered right
+  at least once, in any version (:func:`is_done`, :func:`done_sql`).
+- **The 27% groups**: the learners who answered a question are ranked by their course
+  score (current questions right on the first try), highest first, ties by learner id;
+  the top and the bottom :func:`group_size` learners form the upper and lower groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from sqlalchemy import ColumnElement, and_
+
+GROUP_PERCENT = 27
+FIRST_TRY_ORDER = ("created_at", "id")  # the attempt columns that say which came first
+
+T = TypeVar("T")
+
+
+def group_size(learners: int) -> int:
+    """The size of the top and of the bottom group: 27% of ``learners``, rounded half up.
+
+    Args:
+        learners: how many learners answered the question.
+
+    Returns:
+        ``k``, never more than half of ``learners`` (the groups never overlap).
+    """
+    return (learners * GROUP_PERCENT + 50) // 100
+
+
+def first_try_key(created_at, attempt_id: int) -> tuple:
+    """The sort key that puts a learner's first try first (see :data:`FIRST_TRY_ORDER`)."""
+    return (created_at, attempt_id)
+
+
+def first_try_order(table) -> list:
+    """The ``ORDER BY`` columns of :data:`FIRST_TRY_ORDER` for an attempt table or subquery."""
+    return [table.c[name] for name in FIRST_TRY_ORDER]
+
+
+def is_done(right: int, total: int) -> bool:
+    """A lesson with ``total`` current questions, ``right`` of them answered right once: done?"""
+    return total > 0 and right >= total
+
+
+def done_sql(right: ColumnElement, total) -> ColumnElement:
+    """:func:`is_done` as a SQL condition over two integer expressions."""
+    return and_(total > 0, right >= total)
+
+
+def ranked(learners: Sequence[tuple[int, str, T]]) -> tuple[list[T], list[T]]:
+    """Split the learners who answered a question into the upper and the lower group.
+
+    Args:
+        learners: ``(course score, learner id, anything)`` for each learner who answered.
+
+    Returns:
+        The ``anything`` of the upper group and of the lower group (:func:`group_size` each),
+        ranked by score (highest first), ties by learner id.
+    """
+    order = sorted(learners, key=lambda row: (-row[0], row[1]))
+    k = group_size(len(order))
+    if not k:
+        return [], []
+    return [row[2] for row in order[:k]], [row[2] for row in order[len(order) - k :]]

@@ -1,0 +1,387 @@
+"""Sign-in rules: usernames, passwords (argon2 via pwdlib), known devices and the limits.
+
+No HTTP and no database here: the web layer calls these with plain values.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+import secrets
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass
+from functools import cached_property
+
+from itsdangerous import BadData, URLSafeTimedSerializer
+from pwdlib import PasswordHash
+
+from app.platform.i18n import gettext, ngettext
+
+USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{2,29}$")
+PASSWORD_MIN = 8
+PASSWORD_MAX = 200
+FAILS_PER_PAIR = "5 per 15 minutes"
+FAILS_PER_IP = "20 per 15 minutes"
+FAILS_PER_USERNAME = "50 per 15 minutes"
+FAILS_PER_DEVICE = "5 per 15 minutes"
+SIGN_UPS_PER_IP = "20 per hour"
+DEVICE_COOKIE_MAX_AGE_S = 180 * 24 * 3600
+IPV6_CLIENT_PREFIX = 64
+
+
+class CredentialsError(ValueError):
+    """A username or password that breaks the rules; ``str(exc)`` is the message in Portuguese."""
+
+
+def clean_username(raw: str) -> str:
+    """Return the username as stored: trimmed and lower-case.
+
+    Raises:
+        CredentialsError: it is not 3 to 30 of ``a-z``, ``0-9``, ``.``, ``_``, ``-``,
+            starting with a letter or digit.
+    """
+    name = raw.strip().lower()
+    if not USERNAME_RE.match(name):
+        raise CredentialsError(
+            gettext(
+                "The username must have 3 to 30 characters: unaccented letters, digits, "
+                "dot, hyphen or underscore, starting with a letter or digit."
+            )
+        )
+    return name
+
+
+def is_username(name: str) -> bool:
+    """True when ``name`` (already trimmed and lower-case) is a username an account can have."""
+    return USERNAME_RE.match(name) is not None
+
+
+def client_key(host: str) -> str:
+    """The client a per-IP limit counts: the IPv4 address, or the IPv6 /64 network.
+
+    One IPv6 subscriber usually gets a whole /64, so counting single addresses would give
+    them billions of fresh limits. Anything that is not an IP address is used as it is.
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
+    return str(address)
+
+
+def normalize_password(password: str) -> str:
+    """Return ``password`` in Unicode NFKC, the form every password is hashed and compared in.
+
+    The same visible text can arrive as different code points: "é" precomposed (NFC) or as
+    "e" plus a combining accent (NFD, as macOS text and some keyboards and password managers
+    send it). NIST SP 800-63B, section 5.1.1.2, advises NFKC (or NFKD) normalisation of
+    Unicode secrets before hashing.
+
+    Args:
+        password: the password as typed.
+
+    Returns:
+        Its NFKC form.
+    """
+    return unicodedata.normalize("NFKC", password)
+
+
+def check_new_password(password: str, confirmation: str) -> None:
+    """Check a password chosen at sign-up (or a new one), in its NFKC form.
+
+    Raises:
+        CredentialsError: too short, too long, or different from its confirmation.
+    """
+    password, confirmation = normalize_password(password), normalize_password(confirmation)
+    if len(password) < PASSWORD_MIN:
+        message = gettext("The password needs at least %(num)s characters.")
+        raise CredentialsError(message % {"num": PASSWORD_MIN})
+    if len(password) > PASSWORD_MAX:
+        message = gettext("The password may have at most %(num)s characters.")
+        raise CredentialsError(message % {"num": PASSWORD_MAX})
+    if password != confirmation:
+        raise CredentialsError(gettext("The confirmation does not match the password."))
+
+
+@dataclass(frozen=True)
+class PasswordCheck:
+    """The outcome of checking a password against an account's hash.
+
+    Attributes:
+        matched: the password is right.
+        new_hash: a hash to store in place of the old one (the old hash was made from the
+            password before NFKC normalisation, or with outdated parameters), else ``None``.
+    """
+
+    matched: bool
+    new_hash: str | None = None
+
+
+class Passwords:
+    """Argon2 hashing with pwdlib's recommended parameters, of NFKC-normalised passwords.
+
+    :meth:`check` against a missing account still spends the same argon2 checks, so the
+    time taken does not tell whether a username exists.
+    """
+
+    def __init__(self) -> None:
+        self._hasher = PasswordHash.recommended()
+
+    @cached_property
+    def _dummy(self) -> str:
+        return self._hasher.hash("senha-que-ninguem-usa")
+
+    def hash(self, password: str) -> str:
+        """Return the argon2 hash (PHC string) of ``password`` in NFKC.
+
+        The password is normalised first (:func:`normalize_password`).
+
+        Returns:
+            The PHC string.
+        """
+        return self._hasher.hash(normalize_password(password))
+
+    def check(self, password: str, password_hash: str | None) -> PasswordCheck:
+        """Check ``password`` against ``password_hash``; never a match for ``None``.
+
+        The NFKC form is checked first. Hashes made before passwords were normalised hold the
+        raw text, so when that fails and the raw text differs, the raw text is tried once;
+        when it matches, :attr:`PasswordCheck.new_hash` holds the NFKC hash to store instead.
+
+        Args:
+            password: the password as typed (at most :data:`PASSWORD_MAX` characters are used).
+            password_hash: the account's stored hash, or ``None`` when there is no account.
+
+        Returns:
+            Whether it matched, and the hash to store when the stored one should be replaced.
+        """
+        raw = password[:PASSWORD_MAX]
+        normalized = normalize_password(raw)
+        stored = password_hash or self._dummy
+        matched, updated = self._hasher.verify_and_update(normalized, stored)
+        if matched:
+            return PasswordCheck(password_hash is not None, updated if password_hash else None)
+        if raw != normalized and self._hasher.verify(raw, stored) and password_hash is not None:
+            return PasswordCheck(True, self._hasher.hash(normalized))
+        return PasswordCheck(False)
+
+    def verify(self, password: str, password_hash: str | None) -> bool:
+        """True when ``password`` matches ``password_hash`` (:meth:`check`); never for ``None``."""
+        return self.check(password, password_hash).matched
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A sign-in or sign-up refused by a limit; ``message`` is in Portuguese.
+
+    Attributes:
+        retry_after_s: seconds until the limit's window ends (at least 1).
+        sign_up: the refused request was a sign-up (else a sign-in).
+    """
+
+    retry_after_s: int
+    sign_up: bool = False
+
+    @property
+    def message(self) -> str:
+        """What the learner reads."""
+        minutes = max(1, math.ceil(self.retry_after_s / 60))
+        if self.sign_up:
+            message = ngettext(
+                "Too many accounts created from this network. Wait %(num)s minute and try again.",
+                "Too many accounts created from this network. Wait %(num)s minutes and try again.",
+                minutes,
+            )
+        else:
+            message = ngettext(
+                "Too many failed sign-in attempts. For safety, wait %(num)s minute and try again.",
+                "Too many failed sign-in attempts. For safety, wait %(num)s minutes and try again.",
+                minutes,
+            )
+        return message % {"num": minutes}
+
+
+class KnownDevices:
+    """Signed "known device" cookies (OWASP's "device cookies" against online guessing).
+
+    Each successful sign-in gives the browser a cookie that names the account and a random
+    device id, signed with the app's secret (itsdangerous, the signer asgi-csrf uses too). A
+    sign-in that shows a valid cookie for the username it types comes from a device that has
+    signed in to that account before: it skips the per-username ceiling and the per-IP limit
+    and is limited per device instead, so nobody can lock a learner out of their own devices.
+
+    Args:
+        secret: the app's secret key.
+        max_age_s: how long a cookie stays valid, in seconds.
+    """
+
+    def __init__(self, secret: str, max_age_s: int = DEVICE_COOKIE_MAX_AGE_S) -> None:
+        self._signer = URLSafeTimedSerializer(secret, salt="curso-dispositivo-conhecido")
+        self.max_age_s = max_age_s
+
+    def issue(self, username: str) -> str:
+        """Return a new cookie value for a browser that just signed in as ``username``."""
+        return self._signer.dumps({"u": username, "d": secrets.token_urlsafe(16)})
+
+    def device(self, cookie: str | None, username: str | None) -> str | None:
+        """The device id of ``cookie`` when it is valid, unexpired and names ``username``.
+
+        Args:
+            cookie: the cookie's value as the browser sent it, or ``None``.
+            username: the clean username being signed in to, or ``None``.
+
+        Returns:
+            The device id, or ``None`` (no cookie, a forged or expired one, another account).
+        """
+        if not cookie or username is None:
+            return None
+        try:
+            data = self._signer.loads(cookie, max_age=self.max_age_s)
+        except BadData:
+            return None
+        if not isinstance(data, dict) or data.get("u") != username:
+            return None
+        if not isinstance(data.get("d"), str):
+            return None
+        return data["d"]
+
+
+class SignInLimiter:
+    """Failed sign-ins and sign-ups, limited with the ``limits`` library.
+
+    Sign-in failures count, from an unknown device, per (username, client) pair, per username
+    (a ceiling over every client, that slows a guessing attack spread over many addresses)
+    and per client; from a known device (:class:`KnownDevices`), per device only. A client is
+    an IPv4 address or an IPv6 /64 (:func:`client_key`). So guesses from elsewhere lock out
+    neither the learner's own address nor their known devices.
+
+    An attempt is counted before the password is checked, with one atomic increment per
+    limit, and taken back when it turns out right: concurrent guesses cannot all pass a
+    limit that none of them has counted yet. The storage must accept negative increments
+    (the database, ``memory://`` and Redis do).
+
+    Args:
+        storage_uri: ``database`` (counters in the app's database, shared by every worker)
+            or a ``limits`` storage URI, e.g. ``memory://`` or ``redis://host:6379``.
+        engine: the app's engine, used when ``storage_uri`` is ``database``.
+        per_pair: failures allowed per (username, client), in ``limits`` notation.
+        per_ip: failures allowed per client, in ``limits`` notation.
+        per_username: failures allowed per username over every unknown device.
+        per_device: failures allowed per known device.
+        sign_ups_per_ip: sign-up attempts allowed per client.
+
+    Raises:
+        ValueError: the URI names no storage ``limits`` knows (or its driver is missing).
+
+    ``limits`` (and the database storage) are set up on the first sign-in or sign-up, not
+    when the app starts: most visits never sign in. Any other storage URI is checked at once.
+    """
+
+    def __init__(
+        self,
+        storage_uri: str,
+        per_pair: str = FAILS_PER_PAIR,
+        per_ip: str = FAILS_PER_IP,
+        engine=None,
+        per_username: str = FAILS_PER_USERNAME,
+        per_device: str = FAILS_PER_DEVICE,
+        sign_ups_per_ip: str = SIGN_UPS_PER_IP,
+    ) -> None:
+        self._storage_uri = storage_uri
+        self._engine = engine
+        self._rules = (per_pair, per_ip, per_username, per_device, sign_ups_per_ip)
+        self._setup_lock = threading.Lock()
+        self._ready = False
+        if storage_uri != "database":
+            self._set_up()
+
+    def _set_up(self) -> None:
+        """Build the limiter and parse the limits, once (thread-safe)."""
+        if self._ready:
+            return
+        with self._setup_lock:
+            if self._ready:
+                return
+            from limits import parse
+            from limits.storage import storage_from_string
+            from limits.strategies import FixedWindowRateLimiter
+
+            from app.platform.ratelimit_store import DATABASE, DatabaseLimitStorage
+
+            if self._storage_uri == DATABASE:
+                storage = DatabaseLimitStorage(self._engine)
+            else:
+                storage = storage_from_string(self._storage_uri)
+            self._limiter = FixedWindowRateLimiter(storage)
+            per_pair, per_ip, per_username, per_device, sign_ups = self._rules
+            self._per_pair = parse(per_pair)
+            self._per_ip = parse(per_ip)
+            self._per_username = parse(per_username)
+            self._per_device = parse(per_device)
+            self._sign_ups = parse(sign_ups)
+            self._ready = True
+
+    def attempt(self, username: str | None, ip: str, device: str | None = None) -> Blocked | None:
+        """Count one sign-in attempt as failed, before its password is checked.
+
+        Args:
+            username: the clean username, or ``None`` for a name no account can have (then
+                only the client counts the attempt).
+            ip: the client's address.
+            device: the known device id (:meth:`KnownDevices.device`), or ``None``.
+
+        Returns:
+            :class:`Blocked` when a limit is used up (the attempt is then taken back: it
+            checks no password), else ``None``.
+        """
+        self._set_up()
+        keys = [(item, key) for item, key, _ in self._keys(username, ip, device)]
+        return self._hit_all(keys, sign_up=False)
+
+    def succeeded(self, username: str, ip: str, device: str | None = None) -> None:
+        """The password was right: forget the pair's (or device's) failures, take the rest back."""
+        self._set_up()
+        for item, key, forget in self._keys(username, ip, device):
+            if forget:
+                self._limiter.clear(item, "entrar", key)
+            else:
+                self._limiter.hit(item, "entrar", key, cost=-1)
+
+    def sign_up_attempt(self, ip: str) -> Blocked | None:
+        """Count one sign-up from the client of ``ip`` (IPv6: its /64).
+
+        Returns:
+            :class:`Blocked` (``sign_up=True``) when the client's sign-ups are used up,
+            else ``None``.
+        """
+        self._set_up()
+        return self._hit_all([(self._sign_ups, f"criar:{client_key(ip)}")], sign_up=True)
+
+    def _hit_all(self, keys, sign_up: bool) -> Blocked | None:
+        counted = []
+        for item, key in keys:
+            counted.append((item, key))
+            if not self._limiter.hit(item, "entrar", key):
+                for hit_item, hit_key in counted:
+                    self._limiter.hit(hit_item, "entrar", hit_key, cost=-1)
+                reset_at = self._limiter.get_window_stats(item, "entrar", key).reset_time
+                return Blocked(max(1, int(reset_at - time.time())), sign_up=sign_up)
+        return None
+
+    def _keys(self, username: str | None, ip: str, device: str | None):
+        """(limit, key, forget on success) for each counter one sign-in attempt uses."""
+        client = client_key(ip)
+        if username is not None and device is not None:
+            yield self._per_device, f"device:{username}:{device}", True
+            return
+        if username is not None:
+            yield self._per_pair, f"user-ip:{username}:{client}", True
+            yield self._per_username, f"user:{username}", False
+        yield self._per_ip, f"ip:{client}", False

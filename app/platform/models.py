@@ -1,0 +1,570 @@
+"""SQLModel tables. Only Alembic creates them (see ``migrations/``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+import sqlalchemy as sa
+from sqlmodel import Field, Index, SQLModel, UniqueConstraint
+
+
+def utcnow() -> datetime:
+    """Return the current time in UTC, timezone-aware."""
+    return datetime.now(UTC)
+
+
+class Learner(SQLModel, table=True):
+    """A person taking the course; anonymous until they sign up.
+
+    Attributes:
+        id: random hex id (32 characters), also held in the server-side session.
+        created_at: first visit that stored anything, UTC.
+        place_lesson: slug of the lesson the learner was last in (for "Continuar de onde parei").
+        place_section: anchor of the section inside that lesson, or ``None`` for its top.
+        place_at: when the place was recorded, UTC.
+    """
+
+    id: str = Field(primary_key=True, max_length=32)
+    created_at: datetime = Field(default_factory=utcnow)
+    place_lesson: str | None = Field(default=None, max_length=100)
+    place_section: str | None = Field(default=None, max_length=200)
+    place_at: datetime | None = None
+
+
+class AttemptBase(SQLModel):
+    """Fields shared by stored and public attempts.
+
+    Attributes:
+        lesson_slug: the lesson's ``slug``.
+        question_id: the question's ``id`` inside that lesson.
+        question_hash: content hash of the question version answered ("" before versions existed).
+        chosen: chosen option ids, sorted, comma-separated (ids never hold commas).
+        chosen: chosen option ids, sorted, comma-separated (ids never hold commas); for a
+            ``numeric`` question the number ("4.41"), for ``ordering`` the item ids in the
+            learner's order.
+        correct: the grade given when the answer was submitted; never recomputed.
+        created_at: submission time, UTC.
+        credit: ``ordering``: the share of items in their right position, 0 to 1 ("right"
+            still means fully right); ``None`` for other kinds.
+        review: the answer was given on the spaced review page (``/revisar``), not in the
+            lesson.
+    """
+
+    lesson_slug: str = Field(max_length=100)
+    question_id: str = Field(max_length=100)
+    question_hash: str = Field(default="", max_length=64)
+    chosen: str = Field(max_length=1000)
+    correct: bool
+    created_at: datetime = Field(default_factory=utcnow)
+    credit: float | None = None
+    review: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+
+
+class Attempt(AttemptBase, table=True):
+    """One submitted answer to one quiz question by one learner.
+
+    ``idempotency_key`` comes from the form: the same form sent twice stores one attempt
+    (unique per learner).
+    """
+
+    __table_args__ = (
+        Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),
+        UniqueConstraint("learner_id", "idempotency_key", name="uq_attempt_learner_key"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
+    idempotency_key: str | None = Field(default=None, max_length=64)
+
+    def chosen_ids(self) -> frozenset[str]:
+        """Return the chosen option ids as a set."""
+        return frozenset(filter(None, self.chosen.split(",")))
+
+
+class Walk(SQLModel, table=True):
+    """A decision-tree walk the learner finished.
+
+    Attributes:
+        learner_id: who walked it.
+        tree_id: the tree's id.
+        path: the chosen option values, joined by ``,``.
+        result_id: the id of the result reached.
+        created_at: when it was finished, UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32, index=True)
+    tree_id: str = Field(max_length=100)
+    path: str = Field(max_length=1000)
+    result_id: str = Field(max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """An optional sign-in for a learner (username and argon2 password hash).
+
+    Attributes:
+        learner_id: the learner this account signs in as (one account per learner).
+        username: lower-case, unique.
+        password_hash: an argon2 hash (PHC string), never the password.
+        created_at: sign-up time, UTC.
+        is_instructor: may open the instructor pages (granted with ``curso instrutor``).
+        is_admin: an instructor who sees every class, not only their own
+            (``curso instrutor adicionar --admin``).
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", max_length=32, unique=True
+    )
+    username: str = Field(max_length=30, unique=True)
+    password_hash: str = Field(max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)
+    is_instructor: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    is_admin: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+
+
+class ReviewCard(SQLModel, table=True):
+    """The spaced review state of one question for one learner (an FSRS card).
+
+    The columns are those of ``fsrs.Card``; :mod:`app.learning.review` turns rows into cards and back.
+
+    Attributes:
+        learner_id / lesson_slug / question_id: whose card, for which question.
+        question_hash: the question version last answered; a card whose version is not the
+            live one counts as new (due at once) and starts over on its next answer.
+        state: FSRS state (1 learning, 2 review, 3 relearning).
+        step: the learning step, or ``None`` in the review state.
+        stability / difficulty: FSRS memory figures, ``None`` before the first rating.
+        due: when the question is due for review, UTC.
+        last_review: when it was last answered, UTC.
+    """
+
+    __tablename__ = "review_card"
+
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
+    lesson_slug: str = Field(max_length=100, primary_key=True)
+    question_id: str = Field(max_length=100, primary_key=True)
+    question_hash: str = Field(default="", max_length=64)
+    state: int
+    step: int | None = None
+    stability: float | None = None
+    difficulty: float | None = None
+    due: datetime
+    last_review: datetime | None = None
+
+
+class ReviewCardPublic(SQLModel):
+    """A review card as exported ("Meus dados")."""
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+
+
+class WebSession(SQLModel, table=True):
+    """A server-side session (starsessions' store, see ``app/platform/sessions.py``).
+
+    Attributes:
+        id: the random session id held in the cookie.
+        data: the session as JSON.
+        learner_id: the learner in the session (no foreign key: anonymous learners have
+            no row until their first answer); used to end every session of a deleted learner.
+        expires_at: when the session may be dropped, UTC.
+    """
+
+    id: str = Field(primary_key=True, max_length=64)
+    data: str
+    learner_id: str | None = Field(default=None, max_length=32, index=True)
+    expires_at: datetime = Field(index=True)
+
+
+class WalkPublic(SQLModel):
+    """A finished decision-tree walk, as the API and the export show it."""
+
+    tree_id: str
+    path: list[str]
+    result_id: str
+    created_at: datetime
+
+    @classmethod
+    def from_walk(cls, walk: Walk) -> WalkPublic:
+        """Build from a stored walk, splitting its path."""
+        path = [value for value in walk.path.split(",") if value]
+        return cls(
+            tree_id=walk.tree_id, path=path, result_id=walk.result_id, created_at=walk.created_at
+        )
+
+
+class LessonProgressPublic(SQLModel):
+    """One lesson's progress for the current learner.
+
+    Attributes:
+        slug: the lesson's slug.
+        title: its title.
+        status: ``não iniciada``, ``em andamento`` or ``concluída``.
+        right: questions answered right at least once.
+        total: questions the lesson has now.
+        first_try_right: questions right on the first attempt.
+        attempts: attempts on the lesson's current questions.
+    """
+
+    slug: str
+    title: str
+    status: Literal["não iniciada", "em andamento", "concluída"]
+    right: int
+    total: int
+    first_try_right: int
+    attempts: int
+
+
+class PlacePublic(SQLModel):
+    """Where "Continuar de onde parei" leads."""
+
+    lesson_slug: str
+    section: str | None
+    url: str
+
+
+class ProgressPublic(SQLModel):
+    """The current learner's progress (``GET /api/progresso``).
+
+    Attributes:
+        percent: questions answered right at least once, as a share of the course, 0 to 100.
+        lessons: every current lesson, in course order.
+        walks: finished decision-tree walks, newest first.
+        resume: where the learner was, or ``null``.
+    """
+
+    percent: int
+    lessons: list[LessonProgressPublic]
+    walks: list[WalkPublic]
+    resume: PlacePublic | None
+
+
+class AttemptPublic(AttemptBase):
+    """An attempt as exported: every stored field but the internal ids."""
+
+    idempotency_key: str | None
+
+
+class AccountPublic(SQLModel):
+    """An account as exported: the password hash stays out (only it is never shown)."""
+
+    username: str
+    created_at: datetime
+    password: str = "guardada apenas como hash argon2, que não é exportado"
+
+
+class LearnerPublic(SQLModel):
+    """The learner row as exported."""
+
+    id: str
+    created_at: datetime
+    place_lesson: str | None
+    place_section: str | None
+    place_at: datetime | None
+
+
+class SessionPublic(SQLModel):
+    """A session as exported (its id, a secret, stays out)."""
+
+    expires_at: datetime
+
+
+class MembershipPublic(SQLModel):
+    """A class the learner is in, as "Meus dados" exports it."""
+
+    class_name: str
+    joined_at: datetime
+
+
+class LearnerExport(SQLModel):
+    """Everything stored about one learner ("Meus dados", LGPD access)."""
+
+    exported_at: datetime
+    learner: LearnerPublic | None
+    account: AccountPublic | None
+    attempts: list[AttemptPublic]
+    walks: list[WalkPublic]
+    sessions: list[SessionPublic]
+    classes: list[MembershipPublic] = []
+    review_cards: list[ReviewCardPublic] = []
+
+
+class RateLimit(SQLModel, table=True):
+    """A fixed-window counter of the ``limits`` library (see ``app/platform/ratelimit_store.py``).
+
+    Attributes:
+        key: what is counted, e.g. failed sign-ins of one username.
+        count: hits in the current window.
+        expires_at: when the window ends, in epoch seconds.
+    """
+
+    __tablename__ = "rate_limit"
+
+    key: str = Field(primary_key=True, max_length=255)
+    count: int
+    expires_at: float = Field(index=True)
+
+
+class ReportCache(SQLModel, table=True):
+    """Figures computed from every attempt, kept for a while (see ``app/analytics/dashboard_cache.py``).
+
+    Attributes:
+        key: what was computed and for which version of the course's questions.
+        computed_at: when, UTC.
+        payload: the figures as JSON.
+    """
+
+    __tablename__ = "report_cache"
+
+    key: str = Field(primary_key=True, max_length=80)
+    computed_at: datetime
+    payload: str
+
+
+class LessonRevision(SQLModel, table=True):
+    """One published version of a lesson file (the editor's history).
+
+    Attributes:
+        id: increasing number.
+        file_name: the file's name in the lessons folder (the history follows the file,
+            whose slug may change).
+        lesson_slug: the lesson's slug when the revision was recorded.
+        text: the whole text, LF line endings, no BOM (as the editor shows it).
+        content_hash: SHA-256 (hex) of the file's bytes after the save.
+        origin: ``editor`` (saved in the browser), ``restored`` (an old revision published
+            again), ``outside`` (the file changed on disk outside the editor) or ``initial``
+            (the file as the editor first found it).
+        restored_from: for ``restored``, the revision published again.
+        account_id: the instructor who saved it (``None`` for changes made outside the
+            editor, or once the account is deleted).
+        created_at: when it was recorded, UTC.
+    """
+
+    __tablename__ = "lesson_revision"
+
+    id: int | None = Field(default=None, primary_key=True)
+    file_name: str = Field(max_length=255, index=True)
+    lesson_slug: str = Field(max_length=100)
+    text: str = Field(sa_type=sa.Text)
+    content_hash: str = Field(max_length=64)
+    origin: str = Field(max_length=20)
+    restored_from: int | None = None
+    account_id: int | None = Field(default=None, foreign_key="account.id", ondelete="SET NULL")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class LessonDraft(SQLModel, table=True):
+    """A text saved in the editor with errors, so not published; one per file and instructor.
+
+    Attributes:
+        file_name: the lesson file's name in the lessons folder.
+        account_id: the instructor whose draft it is.
+        text: the text as typed (LF line endings).
+        base_hash: the hash of the file the instructor started from.
+        updated_at: last save, UTC.
+    """
+
+    __tablename__ = "lesson_draft"
+    __table_args__ = (UniqueConstraint("file_name", "account_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    file_name: str = Field(max_length=255)
+    account_id: int = Field(foreign_key="account.id", ondelete="CASCADE")
+    text: str = Field(sa_type=sa.Text)
+    base_hash: str = Field(max_length=64)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Classroom(SQLModel, table=True):
+    """A class (turma): learners who join by a link, its instructors and its due dates.
+
+    Attributes:
+        name / description: as the instructor wrote them.
+        join_code: the unguessable code of the join link (``secrets.token_urlsafe``);
+            rotating it makes the old link stop working.
+        time_zone: IANA zone in which due dates are entered and shown.
+        created_at: UTC.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=120)
+    description: str = Field(default="", max_length=1000)
+    join_code: str = Field(max_length=64, unique=True)
+    time_zone: str = Field(default="America/Sao_Paulo", max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ClassStaff(SQLModel, table=True):
+    """An instructor of a class."""
+
+    __tablename__ = "class_staff"
+
+    class_id: int = Field(foreign_key="classroom.id", ondelete="CASCADE", primary_key=True)
+    account_id: int = Field(foreign_key="account.id", ondelete="CASCADE", primary_key=True)
+
+
+class ClassMember(SQLModel, table=True):
+    """A learner in a class (joined by the link, with an account).
+
+    Attributes:
+        joined_at: UTC.
+    """
+
+    __tablename__ = "class_member"
+
+    class_id: int = Field(foreign_key="classroom.id", ondelete="CASCADE", primary_key=True)
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
+    joined_at: datetime = Field(default_factory=utcnow)
+
+
+class ClassDue(SQLModel, table=True):
+    """A lesson's due date in a class, stored in UTC.
+
+    Answers after it are accepted and counted as late.
+    """
+
+    __tablename__ = "class_due"
+
+    class_id: int = Field(foreign_key="classroom.id", ondelete="CASCADE", primary_key=True)
+    lesson_slug: str = Field(max_length=100, primary_key=True)
+    due_at: datetime
+
+
+class FirstTry(SQLModel, table=True):
+    """A learner's history on one question version: the first attempt and the counts since.
+
+    One row per learner × lesson × question × version, kept as each answer is written
+    (see ``app/learning/aggregates.py``). "First" follows :data:`app.learning.rules.FIRST_TRY_ORDER`.
+
+    Attributes:
+        attempt_id: the first attempt's id.
+        created_at: the first attempt's time, UTC.
+        chosen / correct: the first attempt's answer and grade.
+        attempts: every attempt at this version.
+        rights: attempts at this version that were right.
+        last_at: the latest attempt's time, UTC.
+    """
+
+    __tablename__ = "first_try"
+
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
+    lesson_slug: str = Field(primary_key=True, max_length=100)
+    question_id: str = Field(primary_key=True, max_length=100)
+    question_hash: str = Field(primary_key=True, max_length=64)
+    attempt_id: int
+    created_at: datetime
+    chosen: str = Field(max_length=1000)
+    correct: bool
+    attempts: int
+    rights: int
+    last_at: datetime
+
+
+class QuestionTally(SQLModel, table=True):
+    """Counters of one question version over every learner.
+
+    Attributes:
+        attempts: every attempt (retries included).
+        learners: learners who answered it (one first try each).
+        first_right: first tries that were right.
+    """
+
+    __tablename__ = "question_tally"
+
+    lesson_slug: str = Field(primary_key=True, max_length=100)
+    question_id: str = Field(primary_key=True, max_length=100)
+    question_hash: str = Field(primary_key=True, max_length=64)
+    attempts: int
+    learners: int
+    first_right: int
+
+
+class TallyBasis(SQLModel, table=True):
+    """The question versions the score-dependent counters count as current (one per question).
+
+    When the course's versions differ, those counters are recounted from ``first_try``.
+    """
+
+    __tablename__ = "tally_basis"
+
+    lesson_slug: str = Field(primary_key=True, max_length=100)
+    question_id: str = Field(primary_key=True, max_length=100)
+    question_hash: str = Field(max_length=64)
+
+
+class LearnerTally(SQLModel, table=True):
+    """One learner's figures for the dashboard.
+
+    Attributes:
+        last_at: the learner's latest attempt, UTC.
+        score: first tries right at the basis versions (the course score that ranks learners).
+        answers: the first tries at the basis versions, one line each, ``slug``, ``question
+            id``, ``chosen`` and ``1``/``0`` (right or not) separated by tabs, in no set
+            order (``app.learning.aggregates.decode_answers``); read for the learners on the edge of
+            a 27% group.
+    """
+
+    __tablename__ = "learner_tally"
+    __table_args__ = (Index("ix_learner_tally_score", "score", "learner_id"),)
+
+    learner_id: str = Field(
+        foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32
+    )
+    last_at: datetime
+    score: int
+    answers: str = Field(default="", sa_type=sa.Text)
+
+
+class LessonTally(SQLModel, table=True):
+    """One lesson's completion counters over the basis versions.
+
+    Attributes:
+        started: learners who answered at least one of its questions.
+        completed: learners who got every one of its questions right at least once.
+    """
+
+    __tablename__ = "lesson_tally"
+
+    lesson_slug: str = Field(primary_key=True, max_length=100)
+    started: int
+    completed: int
+
+
+class ScoreTally(SQLModel, table=True):
+    """First tries at a basis version, counted by the learners' course score and answer.
+
+    Attributes:
+        score: the learners' course score.
+        chosen: the first try's answer (option ids, comma-separated).
+        learners: learners with that score whose first try was ``chosen``.
+        rights: of them, first tries that were right.
+    """
+
+    __tablename__ = "score_tally"
+    __table_args__ = (
+        UniqueConstraint("lesson_slug", "question_id", "score", "chosen", name="uq_score_tally"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    lesson_slug: str = Field(max_length=100)
+    question_id: str = Field(max_length=100)
+    score: int
+    chosen: str = Field(max_length=1000)
+    learners: int
+    rights: int

@@ -1,0 +1,174 @@
+"""Shared FastAPI dependencies, as ``Annotated`` aliases."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import Depends, HTTPException, Request
+from sqlmodel import Session
+
+from app.content.course import Course
+from app.content.search import SearchIndex
+from app.learning.instructors import instructor_account
+from app.platform.auth import KnownDevices, Passwords, SignInLimiter
+from app.platform.models import Account
+from app.platform.sessions import LEARNER_KEY, session_account
+
+SESSION_KEY = LEARNER_KEY
+CSRF_COOKIE = "csrftoken"  # asgi-csrf's cookie (app/web/security.py)
+SIGN_IN_FIRST = "Entre com uma conta de instrutor para ver esta página."
+INSTRUCTORS_ONLY = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
+
+
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    """Yield a database session bound to the app's engine.
+
+    The dependencies here are ``async``: they do no blocking work (creating a session does not
+    connect), and FastAPI would otherwise run each one on the threadpool, one hop per dependency.
+    """
+    with Session(request.app.state.engine) as session:
+        yield session
+
+
+@contextmanager
+def read_session(request: Request) -> Iterator[Session]:
+    """Open a session for reads made on the event loop, inside an ``async`` route.
+
+    It uses the worker's one loop connection (:func:`app.platform.db.make_loop_engine`), so the
+    route skips the threadpool. Never ``await`` inside the ``with`` block, and never write
+    there: a write may wait for SQLite's lock, and must run on the threadpool with its own
+    session (see :func:`write_session`).
+
+    Yields:
+        A SQLModel session, closed when the block ends.
+    """
+    with Session(request.app.state.loop_engine) as session:
+        yield session
+
+
+@contextmanager
+def write_session(request: Request) -> Iterator[Session]:
+    """Open a session on the main engine, for work run with ``run_in_threadpool``.
+
+    Yields:
+        A SQLModel session, closed when the block ends; the caller commits.
+    """
+    with Session(request.app.state.engine) as session:
+        yield session
+
+
+async def get_course(request: Request) -> Course:
+    """Return the course as it is now (lesson files that changed are reloaded first)."""
+    return request.app.state.live_course.current()
+
+
+async def get_search_index(request: Request) -> SearchIndex:
+    """Return the app's lesson search index (rebuilt when the lesson files change)."""
+    return request.app.state.search
+
+
+async def current_learner_id(request: Request) -> str | None:
+    """Return the learner id from the server-side session, or ``None`` for a visitor.
+
+    Reading writes nothing: a visitor without a session stays without one (their pages come
+    from the cache and cost no database work). The learner is born on their first POST
+    (:func:`learner_for_write`).
+    """
+    learner_id = request.session.get(SESSION_KEY)
+    return learner_id if isinstance(learner_id, str) and len(learner_id) == 32 else None
+
+
+async def learner_for_write(request: Request) -> str:
+    """Return the learner id of a POST, giving the visitor one on their first POST.
+
+    Every POST has passed the CSRF check (asgi-csrf) before it gets here, so a new learner
+    is only born from a form of this site. The session (and its cookie) is stored with the
+    response; the learner row with the first thing stored for them.
+
+    The new id is derived from the visitor's CSRF cookie (:func:`visitor_learner_id`): two
+    first answers sent at once from one browser (a double click) make one learner, and the
+    form's idempotency key keeps them one attempt. Signing out and deleting one's data drop
+    that cookie, so the next person at the same browser is a new learner.
+    """
+    learner_id = await current_learner_id(request)
+    if learner_id is None:
+        token = request.cookies.get(CSRF_COOKIE)
+        secret = request.app.state.settings.resolved_secret_key()
+        learner_id = visitor_learner_id(secret, token) if token else secrets.token_hex(16)
+        request.session[SESSION_KEY] = learner_id
+        request.state.learner_born = True
+    return learner_id
+
+
+def visitor_learner_id(secret: str, csrf_cookie: str) -> str:
+    """The learner id of a visitor born on a POST: 32 hex characters of an HMAC-SHA-256.
+
+    Keyed by the app's secret, so the CSRF cookie (which pages also carry) does not reveal it.
+    """
+    digest = hmac.new(secret.encode(), b"learner:" + csrf_cookie.encode(), hashlib.sha256)
+    return digest.hexdigest()[:32]
+
+
+def born_in_this_request(request: Request) -> bool:
+    """True when :func:`learner_for_write` gave the visitor their learner id in this request."""
+    return getattr(request.state, "learner_born", False)
+
+
+async def signed_in_as(request: Request) -> str | None:
+    """Return the signed-in username, or ``None`` for an anonymous learner."""
+    return session_account(request)
+
+
+async def get_passwords(request: Request) -> Passwords:
+    """Return the app's password hasher."""
+    return request.app.state.passwords
+
+
+async def get_sign_in_limiter(request: Request) -> SignInLimiter:
+    """Return the app's failed sign-in limiter."""
+    return request.app.state.sign_in_limiter
+
+
+async def get_known_devices(request: Request) -> KnownDevices:
+    """Return the app's signer of "known device" cookies."""
+    return request.app.state.known_devices
+
+
+# "function" scope: the connection goes back to the pool before the response is sent, so the
+# session middleware writing afterwards never waits on connections held by finished requests.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+CourseDep = Annotated[Course, Depends(get_course)]
+SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
+LearnerIdDep = Annotated[str | None, Depends(current_learner_id)]
+LearnerForWriteDep = Annotated[str, Depends(learner_for_write)]
+AccountNameDep = Annotated[str | None, Depends(signed_in_as)]
+PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
+KnownDevicesDep = Annotated[KnownDevices, Depends(get_known_devices)]
+
+
+def current_instructor(request: Request, db: SessionDep) -> Account:
+    """Return the signed-in instructor's account.
+
+    Raises:
+        HTTPException: 303 to the sign-in page (coming back here after) for an anonymous
+            visitor; 403 for an account without the instructor role.
+    """
+    username = session_account(request)
+    if username is None:
+        here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        location = "/conta?" + urlencode({"proximo": here})
+        raise HTTPException(status_code=303, detail=SIGN_IN_FIRST, headers={"Location": location})
+    account = instructor_account(db, username)
+    if account is None:
+        raise HTTPException(status_code=403, detail=INSTRUCTORS_ONLY)
+    return account
+
+
+InstructorDep = Annotated[Account, Depends(current_instructor)]

@@ -1,0 +1,258 @@
+"""CSRF protection (asgi-csrf) and the request guard in front of it.
+
+asgi-csrf checks every non-GET request: the ``x-csrftoken`` header (htmx) or the
+``csrftoken`` form field (plain forms) must match the signed ``csrftoken`` cookie.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from asgi_csrf import DEFAULT_COOKIE_NAME, DEFAULT_FORM_INPUT, DEFAULT_SIGNING_NAMESPACE, asgi_csrf
+from itsdangerous import BadSignature, URLSafeSerializer
+from starlette.datastructures import Headers
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import cookie_parser
+
+from app.platform.i18n import gettext
+from app.web.errors import EXPIRED_MESSAGE, error_html
+from app.web.headers import security_headers
+from app.web.templating import VARY
+
+MAX_FORM_BYTES = 64 * 1024
+# The lesson editor posts a whole lesson file, percent-encoded (an accented letter is 6 bytes).
+MAX_EDITOR_FORM_BYTES = 4 * 1024 * 1024
+EDITOR_PATHS = "/instrutor/licoes/"
+# The only route that takes a multipart body: the editor's image upload. Its limit is the
+# image's (app.authoring.image_upload.MAX_IMAGE_BYTES) plus room for the token and the part headers.
+UPLOAD_PATH = "/instrutor/imagens"
+MAX_UPLOAD_BYTES = 2 * 1024 * 1024 + 16 * 1024
+ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
+# Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
+OTHER_SITES = (b"same-site", b"cross-site")
+# RFC 6265, section 4.1.1: cookie-name is a token; cookie-value is cookie-octets, maybe quoted.
+_COOKIE_OCTETS = rb"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
+COOKIE_PAIR = re.compile(
+    rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+=(?:" + _COOKIE_OCTETS + rb'|"' + _COOKIE_OCTETS + rb'")'
+)
+
+
+def csrf_middleware(templates, signing_secret: str, secure: bool):
+    """Return a middleware factory for ``app.add_middleware`` wrapping asgi-csrf.
+
+    Args:
+        templates: the app's Jinja2 templates, for the 403 page.
+        signing_secret: the app's secret key.
+        secure: mark the CSRF cookie ``Secure``.
+    """
+
+    async def send_failed(scope, send, _message_id):
+        html = error_html(templates, scope, 403, gettext(EXPIRED_MESSAGE))
+        await send_html(send, 403, html)
+
+    def factory(app):
+        return asgi_csrf(
+            app,
+            signing_secret=signing_secret,
+            cookie_secure=secure,
+            cookie_samesite="Lax",
+            send_csrf_failed=send_failed,
+        )
+
+    return factory
+
+
+class RequestGuard:
+    """Turn requests the stack below would mishandle into clear 4xx answers, and add the
+    security headers (:func:`app.web.headers.security_headers`, HSTS with ``hsts``) to every response.
+
+    - Cookies that break RFC 6265 are dropped (see :func:`well_formed_cookies`); the others
+      stay. asgi-csrf fails on a ``Cookie`` header that is not UTF-8, and Python's cookie
+      parser turns a quoted ``"\\000"`` into a NUL byte, which PostgreSQL refuses.
+    - ``HEAD`` is served as ``GET`` (the server drops the body).
+    - A body that is not a URL-encoded form or JSON gets 415, except a ``multipart/form-data``
+      POST to :data:`UPLOAD_PATH` (the image upload), which must name its boundary as
+      asgi-csrf parses it (``; boundary=``, else 400) and whose ``Content-Length``, when sent,
+      is checked before any of it is read. asgi-csrf 0.11's own multipart parser no longer
+      works with python-multipart (``FormParser`` lost its ``FileClass`` argument), so the
+      guard reads the ``csrftoken`` field with Starlette's parser, refuses with the CSRF 403
+      unless it equals the signed ``csrftoken`` cookie (itsdangerous, as asgi-csrf signs it),
+      and hands it to asgi-csrf as the ``x-csrftoken`` header, which asgi-csrf then checks.
+    - A body over :data:`MAX_FORM_BYTES` (:data:`MAX_EDITOR_FORM_BYTES` for the lesson editor,
+      which posts a whole lesson) gets 413; one that is not UTF-8 gets 400.
+    - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
+      its check for a ``Bearer`` header.
+    - A state-changing request without the CSRF cookie gets the CSRF 403 (asgi-csrf lets a
+      request without cookies through, and a visitor's first POST now gives them a learner).
+    - A state-changing request that the browser marks as coming from another site
+      (``Sec-Fetch-Site: same-site`` or ``cross-site``) gets the CSRF 403. The CSRF token is
+      a double-submit cookie that is not bound to the session, so a sibling subdomain could
+      plant a valid pair of its own; and asgi-csrf lets requests without cookies through.
+    """
+
+    def __init__(self, app, templates, signing_secret: str = "", hsts: bool = False):
+        self.app = app
+        self.templates = templates
+        self.signer = URLSafeSerializer(signing_secret)
+        self.extra_headers = security_headers(hsts)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        send = with_headers(send, self.extra_headers)
+        scope = well_formed_cookies(scope)
+        if scope["method"] == "HEAD":
+            scope = {**scope, "method": "GET"}
+        if scope["method"] in ("GET", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
+        scope = {**scope, "headers": headers}
+        if dict(headers).get(b"sec-fetch-site") in OTHER_SITES:
+            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+            return
+        raw_type = dict(headers).get(b"content-type", b"")
+        content_type = raw_type.split(b";")[0].strip().lower()
+        upload = (
+            scope["path"] == UPLOAD_PATH
+            and scope["method"] == "POST"
+            and content_type == b"multipart/form-data"
+        )
+        if content_type not in ACCEPTED_BODIES and not upload:
+            await self._fail(scope, send, 415, gettext("Send the page's own form."))
+            return
+        if upload and (raw_type.count(b"; boundary=") != 1 or raw_type.endswith(b"boundary=")):
+            await self._fail(scope, send, 400, gettext("Send the page's own form."))
+            return
+        if upload:
+            limit = MAX_UPLOAD_BYTES
+        elif scope["path"].startswith(EDITOR_PATHS):
+            limit = MAX_EDITOR_FORM_BYTES
+        else:
+            limit = MAX_FORM_BYTES
+        declared = dict(headers).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await self._fail(scope, send, 413, gettext("The form sent is too large."))
+            return
+        messages, size = [], 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > limit:
+                await self._fail(scope, send, 413, gettext("The form sent is too large."))
+                return
+            if not message.get("more_body"):
+                break
+        try:
+            if not upload:
+                b"".join(m.get("body", b"") for m in messages).decode("utf-8")
+        except UnicodeDecodeError:
+            await self._fail(scope, send, 400, gettext("The form is not in UTF-8."))
+            return
+
+        if upload:
+            token = await self._upload_token(scope, messages)
+            if token is None:
+                await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+                return
+            headers = [(k, v) for k, v in headers if k != b"x-csrftoken"]
+            scope = {**scope, "headers": [*headers, (b"x-csrftoken", token.encode("ascii"))]}
+
+        if not _has_csrf_cookie(headers):
+            # asgi-csrf checks nothing on a request without cookies; every form of the site
+            # comes from a page that set the CSRF cookie, so a POST without it is not ours.
+            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+            return
+
+        async def replay():
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _upload_token(self, scope, messages) -> str | None:
+        """The upload's ``csrftoken`` field when it matches the signed cookie, else ``None``."""
+
+        async def chunks():
+            for message in messages:
+                yield message.get("body", b"")
+
+        try:
+            form = await MultiPartParser(Headers(scope=scope), chunks(), max_files=1).parse()
+        except MultiPartException:
+            return None
+        try:
+            token = form.get(DEFAULT_FORM_INPUT)
+        finally:
+            await form.close()
+        cookie = cookie_parser(Headers(scope=scope).get("cookie", "")).get(DEFAULT_COOKIE_NAME, "")
+        if not isinstance(token, str) or not token.isascii() or not cookie:
+            return None
+        try:
+            self.signer.loads(cookie, DEFAULT_SIGNING_NAMESPACE)
+        except BadSignature:
+            return None
+        return token if secrets.compare_digest(token, cookie) else None
+
+    async def _fail(self, scope, send, status: int, message: str) -> None:
+        await send_html(send, status, error_html(self.templates, scope, status, message))
+
+
+def _has_csrf_cookie(headers: list[tuple[bytes, bytes]]) -> bool:
+    """True when a ``Cookie`` header carries asgi-csrf's cookie (its value is checked later)."""
+    prefix = DEFAULT_COOKIE_NAME.encode() + b"="
+    return any(
+        name == b"cookie" and any(pair.strip().startswith(prefix) for pair in value.split(b";"))
+        for name, value in headers
+    )
+
+
+def with_headers(send, extra: list[tuple[bytes, bytes]]):
+    """Wrap an ASGI ``send`` so every response carries ``extra`` (unless it set them itself).
+
+    The guard is the outermost of our layers, so its own refusals get them too. Starlette
+    answers an unhandled exception outside every middleware, so the 500 handler
+    (``app/web/errors.py``) adds the same headers itself.
+    """
+
+    async def send_with_headers(message):
+        if message["type"] == "http.response.start":
+            headers = message.get("headers") or []
+            present = {k.lower() for k, _ in headers}
+            message = {**message, "headers": [*headers, *(h for h in extra if h[0] not in present)]}
+        await send(message)
+
+    return send_with_headers
+
+
+def well_formed_cookies(scope):
+    """Return ``scope`` with only the RFC 6265 cookie pairs in its ``Cookie`` headers.
+
+    The course's own cookies always comply; a header whose pairs all comply is kept as it is.
+    """
+    headers = scope.get("headers") or []
+    cleaned, changed = [], False
+    for name, value in headers:
+        if name == b"cookie":
+            pairs = [pair.strip(b" \t") for pair in value.split(b";")]
+            kept = [pair for pair in pairs if COOKIE_PAIR.fullmatch(pair)]
+            if len(kept) != len([pair for pair in pairs if pair]):
+                value, changed = b"; ".join(kept), True
+        cleaned.append((name, value))
+    return {**scope, "headers": cleaned} if changed else scope
+
+
+async def send_html(send, status: int, html: str) -> None:
+    """Send a complete HTML response through a raw ASGI ``send``."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"vary", VARY.encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": html.encode("utf-8")})
