@@ -66,6 +66,7 @@ check: install ## validate every lesson
 lint: install-dev
 	$(VENV)/bin/ruff check app tests migrations bench
 	$(VENV)/bin/ruff format --check app tests migrations bench
+	$(VENV)/bin/lint-imports --no-cache
 
 fmt: install-dev
 	$(VENV)/bin/ruff format app tests migrations bench

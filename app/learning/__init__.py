@@ -1,11 +1,25 @@
-"""The learning floor: what a learner's actions mean, as plain functions (no HTTP, no SQL).
+"""The learning floor: what a learner's actions mean, and where they are kept.
 
-It sits above ``app/content`` (lessons, quizzes, trees) and below storage and the web layer:
+Rules and use-cases (plain functions, data in and out; no HTTP):
 
-- :mod:`app.learning.state`: a learner's stored state, read once per request (:class:`LearnerState`);
+- :mod:`app.learning.rules`, :mod:`app.learning.grading`: when an answer is right, when a
+  lesson is done;
+- :mod:`app.learning.state`: a learner's stored state, read once per request;
 - :mod:`app.learning.progress`: progress over the course and where to resume;
-- :mod:`app.learning.views`: how one question shows to one learner;
-- :mod:`app.learning.trees`: a decision tree at one point of a walk;
+- :mod:`app.learning.views`, :mod:`app.learning.answers`: how one question shows to one
+  learner, and an answer graded;
+- :mod:`app.learning.trees`, :mod:`app.learning.compare`: a decision tree at one point of a
+  walk, and engines side by side;
 - :mod:`app.learning.usecases`: one function per learner action (open a lesson, answer, read
-  progress), data in and data out; the storage they need is passed in (:class:`LearnerStore`).
+  progress); the storage they need is passed in (:class:`LearnerStore`).
+
+Storage of what learners do (SQL through SQLModel):
+
+- :mod:`app.learning.store`: attempts, places and walks; :mod:`app.learning.learners`:
+  learners and their data; :mod:`app.learning.aggregates`: the tallies kept with each answer;
+- :mod:`app.learning.review`, :mod:`app.learning.mastery`: spaced review and mastery per
+  concept; :mod:`app.learning.classes`, :mod:`app.learning.instructors`: classes and staff.
+
+May import: content and platform. Never imports analytics, authoring, web or cli, nor any web
+framework (``[tool.importlinter]`` in ``pyproject.toml``).
 """

@@ -1,0 +1,57 @@
+"""The floor plan of ``app/``: packages by purpose, imports that only look down.
+
+The contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and are checked with
+import-linter, the library, not with code of ours.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from app.platform.settings import PROJECT_ROOT
+
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+PACKAGES = {"analytics", "authoring", "cli", "content", "learning", "platform", "web"}
+
+
+def test_import_linter_contracts_are_kept() -> None:
+    done = subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken." in done.stdout
+    for contract in ("Floors only look down", "Content imports nothing", "Routers never"):
+        assert contract in done.stdout
+
+
+def test_app_root_holds_packages_and_the_app_factory_only() -> None:
+    app = PROJECT_ROOT / "app"
+    modules = {p.name for p in app.glob("*.py")}
+    packages = {p.name for p in app.iterdir() if (p / "__init__.py").exists()}
+    assert modules == {"__init__.py", "main.py"}
+    assert packages == PACKAGES
+
+
+def test_each_package_says_what_lives_there_and_what_it_may_import() -> None:
+    for name in PACKAGES:
+        doc = (PROJECT_ROOT / "app" / name / "__init__.py").read_text(encoding="utf-8")
+        assert doc.startswith('"""'), name
+        assert "import" in doc, f"app/{name}/__init__.py does not say what it may import"
+
+
+def test_the_tree_command_does_not_import_the_web_framework() -> None:
+    probe = (
+        "import sys; from app.cli import tree; "
+        "print(sorted(m for m in ('fastapi', 'starlette', 'jinja2') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
