@@ -272,8 +272,8 @@ class SearchIndex:
         with self._lock:
             rows = db.execute(
                 "SELECT lesson_slug, lesson_title, position, anchor, title, body FROM section "
-                "WHERE section MATCH ? ORDER BY bm25(section, 0, 0, 0, 0, 0, 0, 8.0, 1.0), position "
-                "LIMIT ?",
+                "WHERE section MATCH ? ORDER BY bm25(section, 0, 0, 0, 0, 0, 0, 8.0, 1.0), "
+                "position LIMIT ?",
                 (query.fts(), limit),
             ).fetchall()
         return [

@@ -77,7 +77,8 @@ def _stamp(moment: datetime) -> str:
 
 def _insert(db: sqlite3.Connection, rows: list[tuple]) -> None:
     db.executemany(
-        "INSERT INTO attempt (learner_id, lesson_slug, question_id, question_hash, chosen, correct, created_at, idempotency_key) "
+        "INSERT INTO attempt (learner_id, lesson_slug, question_id, question_hash, chosen, "
+        "correct, created_at, idempotency_key) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )

@@ -93,7 +93,8 @@ def lesson_source(index: int, payload: str) -> str:
     }
     dump = lambda data: yaml.safe_dump(data, allow_unicode=True, sort_keys=False)  # noqa: E731
     return (
-        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload} palavra{index}\n\n| a | b |\n|---|---|\n| {payload} | x |\n\n"
+        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload} palavra{index}\n\n| a | b "
+        f"|\n|---|---|\n| {payload} | x |\n\n"
         f"::: tip {payload}\n{payload}\n:::\n\n"
         f"```decision-tree\n{dump(tree)}```\n\n```chart\n{dump(chart)}```\n\n```quiz\n{dump(quiz)}```\n"
     )

@@ -208,7 +208,8 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
         render_inline(title.strip()) if title.strip() else escape_html(gettext(CALLOUTS[kind]))
     )
     return (
-        f'<aside class="callout callout-{kind}" role="note" aria-label="{escape_html(plain_text(title_html))}">\n'
+        f'<aside class="callout callout-{kind}" role="note" '
+        f'aria-label="{escape_html(plain_text(title_html))}">\n'
         f'<p class="callout-title">{title_html}</p>\n'
     )
 
@@ -241,7 +242,10 @@ def highlight_code(code: str, language: str) -> str:
         lexer = TextLexer()
     body = highlight(code, lexer, HtmlFormatter(nowrap=True))
     label = f' data-lang="{escape_html(language)}"' if language else ""
-    return f'<div class="code-block"{label}><pre class="highlight" tabindex="0"><code>{body}</code></pre></div>\n'
+    return (
+        f'<div class="code-block"{label}><pre class="highlight" '
+        f'tabindex="0"><code>{body}</code></pre></div>\n'
+    )
 
 
 def _heading_text(inline: Token) -> str:
@@ -437,8 +441,8 @@ def _lint(tokens: list[Token], lines: list[str]):
             yield (
                 line,
                 gettext(
-                    "use `##` and `###` in the lesson body; the title (`#`) comes from the header's "
-                    "`title` field"
+                    "use `##` and `###` in the lesson body; the title (`#`) comes from the "
+                    "header's `title` field"
                 ),
             )
         elif token.type == "heading_open" and token.attrGet("id") in RESERVED_IDS:
