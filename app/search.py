@@ -141,7 +141,9 @@ class _SectionText(HTMLParser):
 
 
 def lesson_sections(lesson: Lesson) -> list[Section]:
-    """Split a lesson into sections: its opening (title, summary, objectives, intro) and each heading."""
+    """Split a lesson into sections: its opening (title, summary, objectives, intro) and each
+    heading.
+    """
     html = "".join(part for part in lesson.parts if isinstance(part, str))
     parser = _SectionText(lesson.meta.title_text)
     parser.sections[0][2].extend(

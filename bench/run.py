@@ -369,7 +369,9 @@ def run_all(app: App, nginx: Nginx, todo: list[Scenario], database: Path) -> lis
 
 
 def profile_missed(app: App, todo: list[Scenario], rows: list[Row]) -> None:
-    """Sample the workers under each scenario that missed its target (py-spy), into ``row.profile``."""
+    """Sample the workers under each scenario that missed its target (py-spy), into
+    ``row.profile``.
+    """
     if not profile.available():
         print(
             "py-spy não encontrado: sem perfil (`make bench` o instala com as dependências de "
@@ -547,7 +549,9 @@ def scale_figures(
 
 
 def main() -> int:
-    """Run every scenario and scale figure, print the table, write ``latest.json``; the exit code."""
+    """Run every scenario and scale figure, print the table, write ``latest.json``;
+    the exit code.
+    """
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
             print(f"{tool} não encontrado: rode `make bench`, que o instala.", file=sys.stderr)

@@ -1,4 +1,6 @@
-"""The instructor dashboard's figures against a small cohort computed by hand, and 10,000 learners."""
+"""The instructor dashboard's figures against a small cohort computed by hand, and
+10,000 learners.
+"""
 
 from __future__ import annotations
 

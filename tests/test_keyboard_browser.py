@@ -36,7 +36,9 @@ def focused(page: Page) -> dict:
 
 
 def tab_until(page: Page, condition: str) -> list[dict]:
-    """Press Tab until the JS ``condition`` on ``document.activeElement`` holds; return every stop."""
+    """Press Tab until the JS ``condition`` on ``document.activeElement`` holds;
+    return every stop.
+    """
     stops = []
     for _ in range(MAX_TABS):
         page.keyboard.press("Tab")

@@ -74,7 +74,9 @@ def signed_in(page: Page) -> None:
 
 
 def sign_up_refused(page: Page) -> None:
-    """Send the sign-up form with a confirmation that does not match: the form comes back with its error."""
+    """Send the sign-up form with a confirmation that does not match: the form comes back with its
+    error.
+    """
     form = page.locator("form[action='/conta/criar']")
     form.get_by_label("Nome de usuário").fill(f"axe-{secrets.token_hex(4)}")
     form.get_by_label("Senha", exact=True).fill("senha-bem-longa")

@@ -29,7 +29,9 @@ def soup(response) -> BeautifulSoup:
 
 
 def hits(client: TestClient, q: str) -> list[tuple[str, str]]:
-    """(link, section title) of every result for ``q``; each link carries the query (``?destaque=``)."""
+    """(link, section title) of every result for ``q``; each link carries the query
+    (``?destaque=``).
+    """
     page = soup(client.get("/busca", params={"q": q}))
     found = []
     for a in page.select(".search-hit-title a"):

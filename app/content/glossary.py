@@ -121,7 +121,9 @@ class Glossary:
 
 
 def term_html(term: Term, written: str) -> str:
-    """The first use of ``term`` in a lesson: a ``<dfn>`` with a button that opens its definition."""
+    """The first use of ``term`` in a lesson: a ``<dfn>`` with a button that opens
+    its definition.
+    """
     return (
         f'<dfn class="term" id="termo-{term.slug}"><button type="button" class="term-button" '
         f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'

@@ -203,7 +203,9 @@ def layout(tree: Tree) -> Layout:
 def _pass_on(
     tree: Tree, depth: dict[str, int], edge: tuple[str, int], column: int, y: float, wanted
 ) -> None:
-    """Record that ``edge`` leaves ``column`` at height ``y``: its next lane or its target wants it."""
+    """Record that ``edge`` leaves ``column`` at height ``y``: its next lane or its
+    target wants it.
+    """
     source, index = edge
     target = tree.questions[source].options[index].next
     key = ("node", target) if depth[target] == column + 1 else ("lane", edge)

@@ -133,7 +133,9 @@ _PLAIN_INTEGER = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 
 
 def _first_odd_integer(node: Node | None) -> ScalarNode | None:
-    """The first unquoted integer not written in plain decimal (``010``, ``0x1f``, ``1_000``, ``1:30``)."""
+    """The first unquoted integer not written in plain decimal (``010``, ``0x1f``, ``1_000``,
+    ``1:30``).
+    """
     stack = [node] if node is not None else []
     while stack:
         current = stack.pop(0)

@@ -104,7 +104,9 @@ class SplicedPage:
         return token.join(self.parts)
 
     def deflate(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, in the zlib format (``Content-Encoding: deflate``)."""
+        """The page with ``token`` in every place, in the zlib format (``Content-Encoding:
+        deflate``).
+        """
         block = stored_block(token)
         token_adler = zlib.adler32(token)
         out = [ZLIB_HEADER, self.deflated[0]]
@@ -119,7 +121,9 @@ class SplicedPage:
         return b"".join(out)
 
     def gzip(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, in the gzip format (``Content-Encoding: gzip``)."""
+        """The page with ``token`` in every place, in the gzip format
+        (``Content-Encoding: gzip``).
+        """
         block = stored_block(token)
         out = [GZIP_HEADER, self.deflated[0]]
         crc = zlib.crc32(self.parts[0])
