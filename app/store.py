@@ -31,8 +31,8 @@ _LEARNER = bindparam("learner")
 def _state_statement():
     """One statement for a learner's whole state: the learner row, attempts and walks.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns a kind does
-    not have are NULL. Built once (see :data:`_STATE`).
+    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns
+    a kind does not have are NULL. Built once (see :data:`_STATE`).
     """
 
     def nothing(kind):

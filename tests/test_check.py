@@ -249,7 +249,9 @@ def test_crlf_and_bom_files_check_exactly_like_lf(tmp_path):
             "line": 4,
             "col": 1,
             "level": "error",
-            "message": "`order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio",
+            "message": (
+                "`order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio"
+            ),
         },
     ]
     assert outputs[1] == outputs[2] == outputs[3] == outputs[0]

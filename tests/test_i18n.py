@@ -468,7 +468,8 @@ PORTUGUESE = re.compile(
 )
 # Not messages: the lesson a new file starts from (content the author rewrites), stemmer data.
 NOT_MESSAGES = {"TEMPLATE", "_ACCENT_ENDINGS", "_ALL_OR_NONE", "_NEGATIVE", "_VERDICT", "_EMPHASIS"}
-"""Constants that hold lesson text or patterns that match it (the lesson template, item-check regexes)."""
+"""Constants that hold lesson text or patterns that match it (the lesson template, item-check
+regexes)."""
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

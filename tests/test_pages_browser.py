@@ -298,7 +298,9 @@ def axe_violations(page: Page) -> list[str]:
     found = page.evaluate(
         """async (tags) => {
             const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
-            return result.violations.flatMap(v => v.nodes.map(n => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary.split("\\n").slice(1).join(" ")}`));
+            return result.violations.flatMap(v => v.nodes.map(n =>
+                `${v.id} (${v.impact}): ${n.target.join(" ")} — `
+                + n.failureSummary.split("\\n").slice(1).join(" ")));
         }""",
         AXE_TAGS,
     )

@@ -226,7 +226,8 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
 
 
 def highlight_code(code: str, language: str) -> str:
-    """Highlight ``code`` with Pygments into ``<pre class="highlight">`` (CSS classes, no inline styles).
+    """Highlight ``code`` with Pygments into ``<pre class="highlight">`` (CSS classes, no
+    inline styles).
 
     An unknown or missing language is shown as plain text. The block is focusable so a
     keyboard can scroll it; ``static/app.js`` adds the copy button.

@@ -188,7 +188,8 @@ class Question:
         id: question id, unique in its lesson.
         kind: ``single`` or ``multiple``.
         legend_html: the question sentence, inline HTML (goes in ``<legend>``): the
-            ``legend`` field, else the prompt's first top-level paragraph (see :func:`split_prompt`).
+            ``legend`` field, else the prompt's first top-level paragraph (see
+            :func:`split_prompt`).
         prompt_rest_html: the rest of the prompt, block HTML, in the author's order (may be empty).
         options: the options in the order the instructor wrote them.
         answer: ids of the correct options (for ``scenario``, computed by walking the tree).

@@ -2,7 +2,8 @@
 
 It sits above ``app/content`` (lessons, quizzes, trees) and below storage and the web layer:
 
-- :mod:`app.learning.state`: a learner's stored state, read once per request (:class:`LearnerState`);
+- :mod:`app.learning.state`: a learner's stored state, read once per request
+  (:class:`LearnerState`);
 - :mod:`app.learning.progress`: progress over the course and where to resume;
 - :mod:`app.learning.views`: how one question shows to one learner;
 - :mod:`app.learning.trees`: a decision tree at one point of a walk;

@@ -1,4 +1,5 @@
-"""Lesson pages for visitors, rendered and compressed once, with each visitor's CSRF token spliced in.
+"""Lesson pages for visitors, rendered and compressed once, with each visitor's CSRF token
+spliced in.
 
 A visitor who has stored nothing (no learner id, not signed in) sees the same lesson page as
 every other visitor except for one thing: the CSRF token that their forms and htmx headers
