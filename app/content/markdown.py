@@ -388,7 +388,7 @@ def _render_table_open(self, tokens, idx, options, env) -> str:
     # labelled region so a keyboard user can scroll it too (axe: scrollable-region-focusable);
     # its name comes from the column headers, numbered when two tables share them
     # (axe: landmark-unique).
-    headers = []
+    headers: list[str] = []
     for token in tokens[idx + 1 :]:
         if token.type == "thead_close":
             break
@@ -487,8 +487,10 @@ def _lint_fence(token: Token, line: int, lines: list[str]):
             % {"kind": kind, "normalized": normalized},
         )
     closing = lines[token.map[1] - 1].strip() if token.map and token.map[1] - 1 < len(lines) else ""
-    if kind in SPECIAL_FENCES and (
-        token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup)
+    if (
+        kind in SPECIAL_FENCES
+        and token.map
+        and (token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup))
     ):
         yield (
             line,
@@ -501,12 +503,14 @@ def _lint_fence(token: Token, line: int, lines: list[str]):
 
 def render_block(text: str) -> str:
     """Render a Markdown fragment (a quiz prompt or explanation) to HTML."""
-    return markdown().render(text)
+    html: str = markdown().render(text)
+    return html
 
 
 def render_inline(text: str) -> str:
     """Render one line of Markdown without a wrapping ``<p>`` (an option's text)."""
-    return markdown().renderInline(text)
+    html: str = markdown().renderInline(text)
+    return html
 
 
 def _headings(tokens: list[Token]) -> tuple[Heading, ...]:

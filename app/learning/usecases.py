@@ -75,10 +75,10 @@ class LessonPage:
     total: int
     progress: CourseProgress
     keep_in_session: Place | None = None
-    version: tuple = ()
+    version: tuple[object, ...] = ()
     calc_results: object = None
 
-    def context(self) -> dict:
+    def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``."""
         return {
             "lesson": self.lesson,
@@ -125,7 +125,7 @@ class LessonVisit:
     place: Place | None
     keep_in_session: Place | None
 
-    def version(self, course: Course) -> tuple:
+    def version(self, course: Course) -> tuple[object, ...]:
         """Changes whenever the page built from this visit would change (not the lesson's own
         version, which the caller's cache keys by course)."""
         progress_due = due_in(self.state.cards, course, review_clock())
