@@ -40,9 +40,12 @@ from app.item_analysis import ItemStats, OptionCounts
 from app.models import Attempt, ClassMember, Learner, Walk
 from app.rules import group_size, is_done, ranked
 
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
-WALK = SQLModel.metadata.tables[Walk.__tablename__]
-LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
+# ``__tablename__`` is typed as a name or a function of the class; for these it is a name.
+# Session.exec() and sqlmodel's select() are typed for SQLModel statements only; they run the
+# SQLAlchemy Core selects here the same way, hence the ``type: ignore[call-overload]`` on them.
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
+WALK = SQLModel.metadata.tables[Walk.__tablename__]  # type: ignore[index]
+LEARNER = SQLModel.metadata.tables[Learner.__tablename__]  # type: ignore[index]
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,9 @@ class FunnelStep:
 
 def class_learners(class_id: int):
     """The ids of a class's learners, as a subquery for ``IN``."""
-    return select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
+    return select(ClassMember.learner_id).where(  # type: ignore[call-overload]
+        ClassMember.class_id == class_id
+    )
 
 
 def _in_class(learner_column, class_id: int | None):
@@ -131,7 +136,7 @@ def activity(db: Session, now: datetime, class_id: int | None = None) -> Activit
         recent = case((latest.c.at >= now - timedelta(days=days), 1), else_=0)
         return func.coalesce(func.sum(recent), 0)
 
-    row = db.exec(select(func.count(), since(7), since(30))).one()
+    row = db.exec(select(func.count(), since(7), since(30))).one()  # type: ignore[call-overload]
     return Activity(*row)
 
 
@@ -147,7 +152,7 @@ def funnel(db: Session, course: Course, class_id: int | None = None) -> list[Fun
     prepare(db, course)
     found = {
         slug: (started, completed)
-        for slug, started, completed in db.exec(
+        for slug, started, completed in db.exec(  # type: ignore[call-overload]
             select(LESSON.c.lesson_slug, LESSON.c.started, LESSON.c.completed)
         )
     }
@@ -215,7 +220,9 @@ def python_items(states: Mapping[str, State], course: Course) -> dict[tuple[str,
             every = [t for _, _, t in answered]
             out[(lesson.slug, question.id)] = _stats(
                 sum(t.attempts for t in every),
-                *(_cells(group) for group in (every, upper, lower)),
+                _cells(every),
+                _cells(upper),
+                _cells(lower),
                 question,
             )
     return out
@@ -274,7 +281,7 @@ def item_stats(
     prepare(db, course)
     attempts = {
         (slug, qid): n
-        for slug, qid, n in db.exec(
+        for slug, qid, n in db.exec(  # type: ignore[call-overload]
             select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
                 tuple_(
                     QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash
@@ -283,7 +290,7 @@ def item_stats(
         )
     }
     buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    for slug, qid, score, chosen, learners, rights in db.exec(
+    for slug, qid, score, chosen, learners, rights in db.exec(  # type: ignore[call-overload]
         select(
             SCORE.c.lesson_slug,
             SCORE.c.question_id,
@@ -304,7 +311,7 @@ def item_stats(
     edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
     on_edge: dict[int, list[str]] = defaultdict(list)
     if edges:
-        for score, answers in db.exec(
+        for score, answers in db.exec(  # type: ignore[call-overload]
             select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
             .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
             .order_by(LEARNER_TALLY.c.learner_id)
@@ -372,7 +379,7 @@ def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, 
 
     ``class_id``: only the walks of that class's learners.
     """
-    rows = db.exec(
+    rows = db.exec(  # type: ignore[call-overload]
         select(WALK.c.tree_id, WALK.c.result_id, func.count())
         .where(_in_class(WALK.c.learner_id, class_id))
         .group_by(WALK.c.tree_id, WALK.c.result_id)

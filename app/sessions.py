@@ -39,7 +39,7 @@ _LOADED: ContextVar[tuple[str, dict, datetime] | None] = ContextVar(
 
 
 # Built once: building the statement cost more than running it.
-_READ = select(WebSession.data, WebSession.expires_at).where(
+_READ = select(col(WebSession.data), col(WebSession.expires_at)).where(
     col(WebSession.id) == bindparam("session_id")
 )
 
