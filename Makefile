@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test bench bytecode lighthouse install install-dev chromium icu migrate check lint fmt messages clean
+.PHONY: run test bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -63,10 +63,13 @@ migrate: install
 check: install ## validate every lesson
 	$(VENV)/bin/curso check lessons
 
-lint: install-dev
+lint: install-dev ## ruff: lint and formatting
 	$(VENV)/bin/ruff check app tests migrations bench
 	$(VENV)/bin/ruff format --check app tests migrations bench
 	$(VENV)/bin/lint-imports --no-cache
+
+types: install-dev ## type-check the app (mypy; strict on app/content and app/learning)
+	$(VENV)/bin/mypy app
 
 fmt: install-dev
 	$(VENV)/bin/ruff format app tests migrations bench

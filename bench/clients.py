@@ -1,4 +1,6 @@
-"""The people the benchmark plays: a learner with progress, many answering learners, an instructor."""
+"""The people the benchmark plays: a learner with progress, many answering learners,
+an instructor.
+"""
 
 from __future__ import annotations
 

@@ -144,7 +144,8 @@ class Nginx:
         self.port = free_port()
         conf = folder / "nginx.conf"
         conf.write_text(
-            f"worker_processes 2; daemon off; pid {folder}/nginx.pid; error_log {folder}/error.log;\n"
+            f"worker_processes 2; daemon off; pid {folder}/nginx.pid; error_log "
+            f"{folder}/error.log;\n"
             "events { worker_connections 1024; }\n"
             "http { access_log off; default_type text/html;\n"
             f"  server {{ listen 127.0.0.1:{self.port}; root {folder};\n"
@@ -357,8 +358,10 @@ def run_all(app: App, nginx: Nginx, todo: list[Scenario], database: Path) -> lis
         # The whole line as it finishes: a run stopped later still reports it.
         stored = f", gravadas {row.stored:,}" if row.stored is not None else ""
         print(
-            f"  {row.scenario}: {row.rps:,.0f} req/s, p50 {row.p50_ms:.1f} ms, p99 {row.p99_ms:.1f} ms, "
-            f"÷ nginx {row.ratio:.3f} (nginx {row.nginx_rps:,.0f} req/s), erros {row.errors}{stored}, "
+            f"  {row.scenario}: {row.rps:,.0f} req/s, "
+            f"p50 {row.p50_ms:.1f} ms, p99 {row.p99_ms:.1f} ms, "
+            f"÷ nginx {row.ratio:.3f} (nginx {row.nginx_rps:,.0f} req/s), "
+            f"erros {row.errors}{stored}, "
             f"meta {'atingida' if row.met else 'não atingida'}",
             flush=True,
         )
@@ -366,10 +369,13 @@ def run_all(app: App, nginx: Nginx, todo: list[Scenario], database: Path) -> lis
 
 
 def profile_missed(app: App, todo: list[Scenario], rows: list[Row]) -> None:
-    """Sample the workers under each scenario that missed its target (py-spy), into ``row.profile``."""
+    """Sample the workers under each scenario that missed its target (py-spy), into
+    ``row.profile``.
+    """
     if not profile.available():
         print(
-            "py-spy não encontrado: sem perfil (`make bench` o instala com as dependências de teste)."
+            "py-spy não encontrado: sem perfil (`make bench` o instala com as dependências de "
+            "teste)."
         )
         return
     for scenario, row in zip(todo, rows, strict=True):
@@ -459,7 +465,8 @@ def table(rows: list[Row], scale: dict, scale_profiles: dict | None = None) -> s
             else ""
         )
         lines.append(
-            f"| {r.scenario}{stored} | {r.rps:,.0f} | {r.p50_ms:.1f} | {r.p99_ms:.1f} | {r.ratio:.3f} "
+            f"| {r.scenario}{stored} | {r.rps:,.0f} | {r.p50_ms:.1f} | {r.p99_ms:.1f} "
+            f"| {r.ratio:.3f} "
             f"| {r.errors} | {r.target} | {'sim' if r.met else 'não'} |"
         )
     lines += ["", "| escala | valor | meta | atingida |", "|---|---|---|---|"]
@@ -542,7 +549,9 @@ def scale_figures(
 
 
 def main() -> int:
-    """Run every scenario and scale figure, print the table, write ``latest.json``; the exit code."""
+    """Run every scenario and scale figure, print the table, write ``latest.json``;
+    the exit code.
+    """
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
             print(f"{tool} não encontrado: rode `make bench`, que o instala.", file=sys.stderr)

@@ -77,7 +77,8 @@ def _stamp(moment: datetime) -> str:
 
 def _insert(db: sqlite3.Connection, rows: list[tuple]) -> None:
     db.executemany(
-        "INSERT INTO attempt (learner_id, lesson_slug, question_id, question_hash, chosen, correct, created_at, idempotency_key) "
+        "INSERT INTO attempt (learner_id, lesson_slug, question_id, question_hash, chosen, "
+        "correct, created_at, idempotency_key) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
@@ -85,7 +86,9 @@ def _insert(db: sqlite3.Connection, rows: list[tuple]) -> None:
 
 
 def generated_lessons(source: Path, target: Path, count: int) -> None:
-    """Write ``count`` lessons into ``target``: copies of a tree-less course lesson with new slugs."""
+    """Write ``count`` lessons into ``target``: copies of a tree-less course lesson
+    with new slugs.
+    """
     text = source.read_text(encoding="utf-8")
     target.mkdir(parents=True, exist_ok=True)
     head, _, body = text.partition("\n---\n")

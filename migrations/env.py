@@ -1,4 +1,5 @@
-"""Alembic environment: the URL comes from the config (set by app.platform.migrate) or the settings."""
+"""Alembic environment: the URL comes from the config (set by app.platform.migrate) or the
+settings."""
 
 from __future__ import annotations
 

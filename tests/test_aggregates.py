@@ -7,7 +7,8 @@ write paths; then three ways of getting the figures must agree:
 1. the aggregates as kept answer by answer (``app/learning/aggregates.py``);
 2. the aggregates recounted from ``attempt`` in SQL (:func:`app.learning.aggregates.rebuild`);
 3. the rules in Python over the raw attempts: the learner's own progress rules
-   (``app/learning/grading.py``) for the funnel, :func:`app.analytics.dashboard.python_items` for the items.
+   (``app/learning/grading.py``) for the funnel, :func:`app.analytics.dashboard.python_items`
+   for the items.
 """
 
 from __future__ import annotations

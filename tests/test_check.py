@@ -55,43 +55,54 @@ LINK_PROBLEMS = [
     ),
     (
         "Veja [isto](/licoes/outra#nada).",
-        "01-a.md:36:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição `outra`",
+        "01-a.md:36:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição "
+        "`outra`",
     ),
     (
         "Veja [isto](/arvores/sumiu).",
-        "01-a.md:36:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do curso",
+        "01-a.md:36:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do "
+        "curso",
     ),
     (
         "Veja [isto](02-b.md#duas-fases).",
-        "01-a.md:36:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no site, use `/licoes/outra#duas-fases`",
+        "01-a.md:36:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no "
+        "site, use `/licoes/outra#duas-fases`",
     ),
     (
         "Veja [isto](09-nada.md).",
-        "01-a.md:36:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em lessons/",
+        "01-a.md:36:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em "
+        "lessons/",
     ),
     (
         "Texto.\n\n![Gráfico](imagens/falta.png)",
-        "01-a.md:38:12: warning: a imagem `imagens/falta.png` não existe (procurei em lessons/imagens/falta.png)",
+        "01-a.md:38:12: warning: a imagem `imagens/falta.png` não existe (procurei em "
+        "lessons/imagens/falta.png)",
     ),
     (
         "![Gráfico](https://exemplo.org/g.png)",
-        "01-a.md:36:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
+        "01-a.md:36:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a "
+        "política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
     ),
     (
         "![Gráfico](figura.png)",
-        "01-a.md:36:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+        "01-a.md:36:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de "
+        "imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
     ),
     (
         "![Gráfico](imagens/../../segredo.png)",
-        "01-a.md:36:12: warning: a imagem `imagens/../../segredo.png` fica fora de lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
+        "01-a.md:36:12: warning: a imagem `imagens/../../segredo.png` fica fora de "
+        "lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva "
+        "`imagens/nome.png`",
     ),
     (
         "![Página](imagens/pagina.html)",
-        "01-a.md:36:11: warning: a imagem `imagens/pagina.html` não é PNG, JPEG, GIF, WebP, AVIF nem SVG, os únicos tipos que o site serve de lessons/imagens/",
+        "01-a.md:36:11: warning: a imagem `imagens/pagina.html` não é PNG, JPEG, GIF, WebP, AVIF "
+        "nem SVG, os únicos tipos que o site serve de lessons/imagens/",
     ),
     (
         "![Logo](/static/nao-existe.svg)",
-        "01-a.md:36:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em static/nao-existe.svg)",
+        "01-a.md:36:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em "
+        "static/nao-existe.svg)",
     ),
     (
         "| a | b |\n|---|---|\n| x | [y](#nada) |",
@@ -117,8 +128,10 @@ def test_each_link_and_image_rule_with_its_message_line_and_column(tmp_path, bod
 
 def test_links_that_resolve_say_nothing(tmp_path):
     body = (
-        "[a](#duas-fases) [b](#pergunta-fase-banda) [c](/licoes/outra) [d](/licoes/outra#duas-fases)\n"
-        "[e](outra#duas-fases) [f](/arvores/mini) [g](/licoes/arvore-teste#arvore-mini) [h](/arvores/comparar)\n"
+        "[a](#duas-fases) [b](#pergunta-fase-banda) [c](/licoes/outra) "
+        "[d](/licoes/outra#duas-fases)\n"
+        "[e](outra#duas-fases) [f](/arvores/mini) [g](/licoes/arvore-teste#arvore-mini) "
+        "[h](/arvores/comparar)\n"
         "[i](https://exemplo.org) [j](mailto:a@b.c) [k](/progresso) [l](#titulo-licao)\n\n"
         "![img](imagens/grafico.png) ![logo](/static/favicon.svg) ![x](<imagens/grafico.png>)\n"
     )
@@ -176,7 +189,9 @@ def test_json_gives_the_same_data(tmp_path):
                 "line": 33,
                 "col": 12,
                 "level": "error",
-                "message": "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
+                "message": (
+                    "a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c"
+                ),
             },
             {
                 "file": f"{tmp_path}/02-b.md",
@@ -234,7 +249,9 @@ def test_crlf_and_bom_files_check_exactly_like_lf(tmp_path):
             "line": 4,
             "col": 1,
             "level": "error",
-            "message": "`order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio",
+            "message": (
+                "`order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio"
+            ),
         },
     ]
     assert outputs[1] == outputs[2] == outputs[3] == outputs[0]

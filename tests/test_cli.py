@@ -42,7 +42,8 @@ def test_check_reports_every_problem_before_exiting(tmp_path):
     lines = [line.replace(f"{tmp_path}/", "") for line in result.stdout.splitlines()]
     assert lines == [
         "a.md:6:1: error: `minutes` deve ser um número inteiro",
-        "a.md:33:12: error: a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
+        "a.md:33:12: error: a resposta `x` da pergunta `fase-banda` não é uma opção; "
+        "opções: a, b, c",
     ]
 
 
@@ -56,8 +57,8 @@ def test_arvore_walks_like_the_web_and_prints_json():
     )
     assert walked.returncode == 0, walked.stderr
     assert (
-        "Caminho: NVIDIA Hopper (H100 / H200) → 100–10 mil usuários / produção → Agentes de vários turnos"
-        in walked.stdout
+        "Caminho: NVIDIA Hopper (H100 / H200) → 100–10 mil usuários / produção → Agentes de vários "
+        "turnos" in walked.stdout
     )
     assert "Resultado: SGLang — Recomendado" in walked.stdout
     assert (

@@ -110,9 +110,9 @@ def test_crlf_and_bom_load_like_lf(tmp_path):
 
 
 def test_raw_html_and_javascript_links_are_not_live(tmp_path):
-    body = (
-        GOOD
-        + "\n<script>alert(1)</script>\n\n[clique](javascript:alert(1)) <img src=x onerror=alert(1)>\n"
+    body = GOOD + (
+        "\n<script>alert(1)</script>\n\n[clique](javascript:alert(1)) <img src=x "
+        "onerror=alert(1)>\n"
     )
     html = "".join(p for p in load_lesson(write(tmp_path, body)).parts if isinstance(p, str))
     assert "<script>" not in html and "&lt;script&gt;" in html
@@ -129,17 +129,20 @@ QUIZ_AND_HEADER_PROBLEMS = [
     (
         "  answer: [b]",
         "  answer: [z]",
-        "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
+        "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: "
+        "a, b, c",
     ),
     (
         "  answer: [b]",
         "  answer: [a, b]",
-        "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma resposta correta (tem 2); use `kind: multiple` para várias",
+        "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma "
+        "resposta correta (tem 2); use `kind: multiple` para várias",
     ),
     (
         "  kind: single",
         "  kind: unica",
-        "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple', 'scenario', 'numeric' ou 'ordering'",
+        "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple', "
+        "'scenario', 'numeric' ou 'ordering'",
     ),
     (
         "    - id: b\n",
@@ -156,7 +159,8 @@ QUIZ_AND_HEADER_PROBLEMS = [
     (
         "slug: decode-prefill",
         "slug: Decode Prefill",
-        "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens (ex.: `minha-licao`)",
+        "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens "
+        "(ex.: `minha-licao`)",
     ),
     (
         "summary: As duas",
@@ -186,17 +190,20 @@ MARKDOWN_AND_YAML_PROBLEMS = [
     (
         "::: danger Não faça isso",
         "::: note Não faça isso",
-        "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, `warning`, `danger`, e ela fecha com uma linha `:::`",
+        "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, "
+        "`warning`, `danger`, e ela fecha com uma linha `:::`",
     ),
     (
         "## Duas fases",
         "# Duas fases",
-        "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo `title` do cabeçalho",
+        "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo "
+        "`title` do cabeçalho",
     ),
     (
         "## Duas fases",
         "## Conteúdo",
-        "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o texto do título",
+        "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o "
+        "texto do título",
     ),
     (
         "  answer: [b]\n```\n",
@@ -233,7 +240,8 @@ def test_markdown_and_yaml_mistakes_are_reported_in_portuguese(tmp_path, old, ne
 def test_missing_front_matter_is_line_one(tmp_path):
     path = write(tmp_path, "# Sem cabeçalho\n")
     assert errors_of(path) == [
-        f"{path}:1:1: error: a lição deve começar com o cabeçalho YAML entre linhas `---` (veja lessons/README.md)"
+        f"{path}:1:1: error: a lição deve começar com o cabeçalho YAML entre linhas `---` (veja "
+        "lessons/README.md)"
     ]
 
 
@@ -258,8 +266,10 @@ def test_duplicate_slug_and_order_are_reported(tmp_path):
     assert [lesson.path.name for lesson in course.lessons] == ["01-a.md"]
     messages = sorted(str(e).replace(str(tmp_path) + "/", "") for e in course.errors)
     assert messages == [
-        "02-b.md:3:1: error: `slug: decode-prefill` já é usado por 01-a.md; cada lição precisa de um `slug` próprio",
-        "02-b.md:4:1: error: `order: 1` já é usado por 01-a.md; cada lição precisa de um `order` próprio",
+        "02-b.md:3:1: error: `slug: decode-prefill` já é usado por 01-a.md; cada lição precisa de "
+        "um `slug` próprio",
+        "02-b.md:4:1: error: `order: 1` já é usado por 01-a.md; cada lição precisa de um `order` "
+        "próprio",
     ]
 
 

@@ -29,7 +29,8 @@ def test_a_cross_site_form_post_is_refused_and_stores_nothing(new_page, live_ser
     evil = (
         f'<form method="post" action="{target}">'
         f'<input name="csrftoken" value="{token}"><input name="opcao" value="b">'
-        f'<input name="chave" value="{"k" * 22}"><input name="versao" value="{question.content_hash}">'
+        f'<input name="chave" value="{"k" * 22}"><input name="versao" '
+        f'value="{question.content_hash}">'
         "<button>Ganhe um premio</button></form>"
     )
     port = live_server.url.rsplit(":", 1)[1]

@@ -1,4 +1,6 @@
-"""The instructor dashboard's figures against a small cohort computed by hand, and 10,000 learners."""
+"""The instructor dashboard's figures against a small cohort computed by hand, and
+10,000 learners.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +30,14 @@ NOW = datetime.now(UTC)
 
 def question(qid: str, key: str) -> str:
     options = "".join(
-        f"    - id: {o}\n      text: Opção {o.upper()} de {qid}\n      explanation: Explicação de {o} em {qid}.\n"
+        f"    - id: {o}\n      text: Opção {o.upper()} de {qid}\n      explanation: Explicação de "
+        f"{o} em {qid}.\n"
         for o in "abc"
     )
-    return f"- id: {qid}\n  kind: single\n  prompt: Pergunta {qid}?\n  options:\n{options}  answer: [{key}]\n"
+    return (
+        f"- id: {qid}\n  kind: single\n  prompt: Pergunta {qid}?\n  options:\n{options}  "
+        f"answer: [{key}]\n"
+    )
 
 
 ITEMS = (
@@ -208,16 +214,21 @@ def test_dashboard_shows_the_figures_and_says_why_a_question_is_flagged(dashboar
     flags = {qid: [text(li) for li in card(dashboard, qid).select(".flag")] for qid in FIRST_TRIES}
     assert flags == {
         "facil": [
-            "Fácil demais: 100% acertam de primeira (acima de 90%), então ela quase não separa quem entendeu de quem não entendeu."
+            "Fácil demais: 100% acertam de primeira (acima de 90%), então ela quase não separa "
+            "quem entendeu de quem não entendeu."
         ],
         "boa": [],
         "media": [],
         "ruim": [
-            "Discrimina ao contrário (D = −0,67): o grupo de baixo acerta mais que o de cima. Costuma ser gabarito errado ou uma opção errada que convence quem sabe.",
-            "A opção `c` atrai os melhores alunos: 100% do grupo de cima a escolheram de primeira, contra 0% do grupo de baixo. Veja se ela também não está certa, ou se o enunciado deixa margem.",
+            "Discrimina ao contrário (D = −0,67): o grupo de baixo acerta mais que o de cima. "
+            "Costuma ser gabarito errado ou uma opção errada que convence quem sabe.",
+            "A opção `c` atrai os melhores alunos: 100% do grupo de cima a escolheram de primeira, "
+            "contra 0% do grupo de baixo. Veja se ela também não está certa, ou se o enunciado "
+            "deixa margem.",
         ],
         "dificil": [
-            "Difícil demais: só 20% acertam de primeira (abaixo de 30%). Confira o gabarito, o enunciado e se a lição ensina isso."
+            "Difícil demais: só 20% acertam de primeira (abaixo de 30%). Confira o gabarito, o "
+            "enunciado e se a lição ensina isso."
         ],
     }
     assert [li["data-pergunta"] for li in dashboard.select(".flagged-list > li")] == [

@@ -1,4 +1,6 @@
-"""Light pages over HTTP: fingerprinted static files, ETag on HTML, compression, the theme cookie."""
+"""Light pages over HTTP: fingerprinted static files, ETag on HTML, compression, the
+theme cookie.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Docs kept honest: every setting is in the README, every lesson block kind in lessons/README.md."""
+"""Docs kept honest: every setting is in the README, every lesson block kind in
+lessons/README.md.
+"""
 
 from __future__ import annotations
 

@@ -102,7 +102,8 @@ GLOSSARY_PROBLEMS = [
     (
         "O cache dos valores-chave do modelo.",
         "x" * 400,
-        "glossario.yml:5: a definição de `KV cache` tem 400 caracteres; o glossário guarda definições curtas (até 320)",
+        "glossario.yml:5: a definição de `KV cache` tem 400 caracteres; o glossário guarda "
+        "definições curtas (até 320)",
     ),
 ]
 
@@ -144,7 +145,8 @@ def test_first_use_of_a_term_gets_its_definition_and_later_uses_do_not(tmp_path)
     glossary, _ = parse_glossary(VALID, tmp_path / "glossario.yml")
     body = GOOD.replace(
         "O **prefill** processa o prompt.",
-        "Os kernels rodam. Um [kernel](#duas-fases-do-kernel) no link e outro kernel depois. O KV-cache cresce.",
+        "Os kernels rodam. Um [kernel](#duas-fases-do-kernel) no link e outro kernel depois. O "
+        "KV-cache cresce.",
     ).replace("## Duas fases", "## Duas fases do kernel")
     path = tmp_path / "licao.md"
     path.write_text(body, encoding="utf-8")

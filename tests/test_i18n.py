@@ -478,7 +478,8 @@ NOT_MESSAGES = {
     "_VERDICT",
     "_EMPHASIS",
 }
-"""Constants that hold lesson text or patterns that match it (the lesson template, item-check regexes)."""
+"""Constants that hold lesson text or patterns that match it (the lesson template, item-check
+regexes)."""
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

@@ -156,7 +156,10 @@ def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, setting
     assert (
         " ".join(walk.split())
         == expected
-        == "Cenário na árvore guia-fase17: Hardware: GPU AMD; Workload: Chat geral / perguntas e respostas → vLLM."
+        == (
+            "Cenário na árvore guia-fase17: Hardware: GPU AMD; Workload: Chat geral / "
+            "perguntas e respostas → vLLM."
+        )
     )
 
 
@@ -190,7 +193,8 @@ def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_proble
     seen = teacher.get("/licoes/quebrada")
     assert seen.status_code == 503
     assert panel_lines(seen) == [
-        "02-quebrada.md:33:12 erro a resposta `x` da pergunta `fase-banda` não é uma opção; opções: a, b, c"
+        "02-quebrada.md:33:12 erro a resposta `x` da pergunta `fase-banda` não é uma opção; "
+        "opções: a, b, c"
     ]
     preview = teacher.get("/instrutor/licoes/quebrada")
     assert preview.status_code == 200 and panel_lines(preview) == panel_lines(seen)

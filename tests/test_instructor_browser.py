@@ -137,7 +137,8 @@ def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(
         teacher.goto(server.url + "/licoes/decode-prefill")
         panel = teacher.locator(".check-panel")
         expect(panel.locator(".check-error")).to_have_text(
-            "01-a.md:33:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c"
+            "01-a.md:33:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: "
+            "a, b, c"
         )
         panel.screenshot(path=artifacts / "instrutor-painel-erro-1280.png")
         teacher.screenshot(path=artifacts / "instrutor-licao-quebrada-1280.png")

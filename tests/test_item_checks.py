@@ -90,7 +90,8 @@ def test_right_option_visibly_longest_warns_per_question(tmp_path):
         ("Curta dois", "Errado, é outra."),
     ]
     assert warnings_of(tmp_path, question("longa", options)) == [
-        "01-itens.md:16: warning: pergunta `longa`: a opção certa é a mais longa, com 46 caracteres "
+        "01-itens.md:16: warning: pergunta `longa`: a opção certa é a mais longa, com 46 "
+        "caracteres "
         "contra uma média de 9 nas outras (1,5× ou mais entrega a resposta)"
     ]
 
@@ -127,7 +128,8 @@ def test_key_longest_in_most_questions_is_summarised_per_lesson(tmp_path):
 def test_all_or_none_of_the_above_warns(tmp_path):
     options = [*FINE[:2], ("Nenhuma das anteriores", "Errado: o decode é uma delas.")]
     assert warnings_of(tmp_path, question("nenhuma", options)) == [
-        "01-itens.md:16: warning: pergunta `nenhuma`: a opção `c` é “Nenhuma das anteriores”; opções do "
+        "01-itens.md:16: warning: pergunta `nenhuma`: a opção `c` é “Nenhuma das anteriores”; "
+        "opções do "
         "tipo “todas/nenhuma das anteriores” medem leitura, não conhecimento"
     ]
 
@@ -140,7 +142,8 @@ def test_an_option_that_only_starts_with_nenhuma_does_not_warn(tmp_path):
 def test_negative_stem_not_in_bold_warns(tmp_path):
     prompt = "Qual fase não gera um token por passo?"
     assert warnings_of(tmp_path, question("negativa", prompt=prompt, answer=[0])) == [
-        "01-itens.md:16: warning: pergunta `negativa`: o enunciado diz “não” sem negrito; escreva a "
+        "01-itens.md:16: warning: pergunta `negativa`: o enunciado diz “não” sem negrito; escreva "
+        "a "
         "palavra negativa como **não** para ninguém deixar passar"
     ]
 
@@ -156,7 +159,8 @@ def test_negative_stem_in_bold_does_not_warn(tmp_path):
 
 def test_fewer_than_three_options_warns(tmp_path):
     assert warnings_of(tmp_path, question("duas", FINE[:2])) == [
-        "01-itens.md:16: warning: a pergunta `duas` tem 2 opções; dê a ela pelo menos 3, ou o chute "
+        "01-itens.md:16: warning: a pergunta `duas` tem 2 opções; dê a ela pelo menos 3, ou o "
+        "chute "
         "fica fácil demais"
     ]
 
@@ -168,7 +172,8 @@ def test_duplicate_options_after_folding_case_and_accents_warn(tmp_path):
         ("TOKENIZACAO", "Errado: repetida."),
     ]
     assert warnings_of(tmp_path, question("repetidas", options)) == [
-        "01-itens.md:16: warning: pergunta `repetidas`: as opções `a` e `c` são iguais ou quase iguais "
+        "01-itens.md:16: warning: pergunta `repetidas`: as opções `a` e `c` são iguais ou quase "
+        "iguais "
         "(ignorando maiúsculas e acentos)"
     ]
 
@@ -208,7 +213,8 @@ def test_every_multiple_answer_question_with_the_same_number_of_right_options_wa
         tmp_path, question("m1", four, [0, 1], "multiple"), question("m2", four, [1, 3], "multiple")
     )
     assert found == [
-        "01-itens.md:16: warning: as 2 perguntas de várias respostas têm 2 opções certas cada; varie "
+        "01-itens.md:16: warning: as 2 perguntas de várias respostas têm 2 opções certas cada; "
+        "varie "
         "esse número para que contar não entregue nada"
     ]
 
@@ -226,7 +232,8 @@ def test_varied_number_of_right_options_does_not_warn(tmp_path):
 def test_explanation_that_only_repeats_its_option_warns(tmp_path):
     options = [FINE[0], ("Decode", "Certo. Decode."), FINE[2]]
     assert warnings_of(tmp_path, question("eco", options)) == [
-        "01-itens.md:16: warning: pergunta `eco`: a explicação de `b` só repete a opção; diga por que "
+        "01-itens.md:16: warning: pergunta `eco`: a explicação de `b` só repete a opção; diga por "
+        "que "
         "ela está certa ou errada"
     ]
 
@@ -246,7 +253,8 @@ def test_empty_explanation_is_still_an_error_and_the_lesson_is_not_served(tmp_pa
 def test_key_position_skew_in_single_answer_questions_warns(tmp_path):
     found = warnings_of(tmp_path, balanced("p1", 0), balanced("p2", 0), balanced("p3", 1))
     assert found == [
-        "01-itens.md:16: warning: a resposta é a opção número 1 em 2 de 3 perguntas de uma resposta; "
+        "01-itens.md:16: warning: a resposta é a opção número 1 em 2 de 3 perguntas de uma "
+        "resposta; "
         "a página embaralha as opções, mas uma cópia impressa mostra o padrão"
     ]
 
@@ -306,7 +314,8 @@ def test_the_preview_shows_each_questions_warnings_next_to_it(flawed_course):
     assert box["aria-label"] == "Avisos de redação desta pergunta"
     assert text(box.select_one(".item-warnings-title")) == "2 avisos de redação"
     assert [text(li.select_one(".check-message")) for li in box.select("li")] == [
-        "pergunta `falha`: o enunciado diz “não” sem negrito; escreva a palavra negativa como **não** "
+        "pergunta `falha`: o enunciado diz “não” sem negrito; escreva a palavra negativa como "
+        "**não** "
         "para ninguém deixar passar",
         "a pergunta `falha` tem 2 opções; dê a ela pelo menos 3, ou o chute fica fácil demais",
     ]

@@ -30,13 +30,16 @@ def focused(page: Page) -> dict:
     """What has keyboard focus, and how its focus ring looks."""
     return page.evaluate(
         """() => { const e = document.activeElement, s = getComputedStyle(e);
-        return {tag: e.tagName, id: e.id, cls: e.className, text: (e.innerText || e.value || "").trim().slice(0, 60),
-                type: e.type || "", outline: s.outlineStyle, width: parseFloat(s.outlineWidth)}; }"""
+        return {tag: e.tagName, id: e.id, cls: e.className,
+                text: (e.innerText || e.value || "").trim().slice(0, 60), type: e.type || "",
+                outline: s.outlineStyle, width: parseFloat(s.outlineWidth)}; }"""
     )
 
 
 def tab_until(page: Page, condition: str) -> list[dict]:
-    """Press Tab until the JS ``condition`` on ``document.activeElement`` holds; return every stop."""
+    """Press Tab until the JS ``condition`` on ``document.activeElement`` holds;
+    return every stop.
+    """
     stops = []
     for _ in range(MAX_TABS):
         page.keyboard.press("Tab")
@@ -252,8 +255,10 @@ def test_a_lesson_page_weighs_at_most_100_kb_compressed(
     page = context.new_page()
     page.goto(f"{live_server.url}/licoes/{lesson}", wait_until="load")
     entries = page.evaluate(
-        """() => [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
-              .map(e => ({name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize, decoded: e.decodedBodySize}))"""
+        """() => [...performance.getEntriesByType("navigation"),
+                   ...performance.getEntriesByType("resource")]
+              .map(e => ({name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize,
+                          decoded: e.decodedBodySize}))"""
     )
     total = sum(e["transfer"] for e in entries)
     assert all(e["transfer"] > 0 for e in entries), "tudo veio da rede nesta visita"

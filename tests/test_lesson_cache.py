@@ -1,4 +1,6 @@
-"""The disk cache of rendered lessons: the course of a fresh render, never a stale or damaged one."""
+"""The disk cache of rendered lessons: the course of a fresh render, never a stale
+or damaged one.
+"""
 
 from __future__ import annotations
 

@@ -99,7 +99,8 @@ def test_a_broken_edit_keeps_the_last_good_version_until_it_is_fixed(tmp_path):
     assert broken.get("decode-prefill") == good, "os alunos continuam com a última versão boa"
     assert broken.stale == {folder / "01-a.md"} and broken.unavailable == {}
     assert messages(broken) == [
-        "01-a.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c"
+        "01-a.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, "
+        "b, c"
     ]
     assert broken.get("outra").meta.title == "Outra lição"
     save(folder / "01-a.md", GOOD.replace("title: Decode e prefill", "title: Consertada"))
@@ -128,7 +129,8 @@ def test_an_edit_that_breaks_against_the_course_also_keeps_the_last_good_version
     assert [lesson.slug for lesson in course.lessons] == ["decode-prefill", "outra"]
     assert course.stale == {folder / "02-b.md"}
     assert messages(course) == [
-        "02-b.md:3:1: error: `slug: decode-prefill` já é usado por 01-a.md; cada lição precisa de um `slug` próprio"
+        "02-b.md:3:1: error: `slug: decode-prefill` já é usado por 01-a.md; cada lição precisa de "
+        "um `slug` próprio"
     ]
 
 
@@ -271,8 +273,10 @@ def test_hot_reload_on_a_live_server_good_broken_good(tmp_path, monkeypatch):
         assert look(teacher) == (
             "Decode e prefill, revisada",
             [
-                "01-a.md:33:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; opções: a, b, c",
-                "O arquivo atual tem erros: os alunos continuam vendo a última versão boa desta lição, que é a que aparece abaixo.",
+                "01-a.md:33:12 erro a resposta `z` da pergunta `fase-banda` não é uma opção; "
+                "opções: a, b, c",
+                "O arquivo atual tem erros: os alunos continuam vendo a última versão boa desta "
+                "lição, que é a que aparece abaixo.",
             ],
         )
         assert text(soup(learner.get("/licoes/outra").text).h1) == "Outra lição"

@@ -52,7 +52,8 @@ def test_downgrading_the_editor_and_classes_and_upgrading_again_keeps_the_learne
     )
     query(
         settings,
-        "INSERT INTO account (learner_id, username, password_hash, created_at, is_instructor, is_admin)"
+        "INSERT INTO account (learner_id, username, password_hash, created_at, is_instructor, "
+        "is_admin)"
         " VALUES (:id, 'prof', 'x', CURRENT_TIMESTAMP, true, true)",
         id="a" * 32,
     )
@@ -64,7 +65,8 @@ def test_downgrading_the_editor_and_classes_and_upgrading_again_keeps_the_learne
     )
     query(
         settings,
-        "INSERT INTO lesson_revision (file_name, lesson_slug, text, content_hash, origin, account_id,"
+        "INSERT INTO lesson_revision (file_name, lesson_slug, text, content_hash, origin, "
+        "account_id,"
         " created_at) VALUES ('01.md', 'kernels', 'texto', 'h', 'editor', 1, CURRENT_TIMESTAMP)",
     )
     downgrade(settings.database_url, "491a9dde4b96")

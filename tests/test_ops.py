@@ -89,13 +89,15 @@ def test_backup_of_a_live_database_and_restore(tmp_path):
     def writer():
         db = sqlite3.connect(path, timeout=10)
         db.execute(
-            "INSERT INTO learner (id, created_at) VALUES ('a' || hex(randomblob(15)), CURRENT_TIMESTAMP)"
+            "INSERT INTO learner (id, created_at) VALUES ('a' || hex(randomblob(15)), "
+            "CURRENT_TIMESTAMP)"
         )
         db.commit()
         learner = db.execute("SELECT id FROM learner").fetchone()[0]
         while not stop.is_set():
             db.execute(
-                "INSERT INTO attempt (learner_id, lesson_slug, question_id, chosen, correct, created_at) "
+                "INSERT INTO attempt (learner_id, lesson_slug, question_id, chosen, correct, "
+                "created_at) "
                 "VALUES (?, 'kernels', 'troca-de-engine', 'b', 1, CURRENT_TIMESTAMP)",
                 (learner,),
             )

@@ -1,4 +1,6 @@
-"""The visitor page cache: spliced deflate/gzip streams decode to the page with the token in place."""
+"""The visitor page cache: spliced deflate/gzip streams decode to the page with the
+token in place.
+"""
 
 from __future__ import annotations
 

@@ -74,7 +74,9 @@ def signed_in(page: Page) -> None:
 
 
 def sign_up_refused(page: Page) -> None:
-    """Send the sign-up form with a confirmation that does not match: the form comes back with its error."""
+    """Send the sign-up form with a confirmation that does not match: the form comes back with its
+    error.
+    """
     form = page.locator("form[action='/conta/criar']")
     form.get_by_label("Nome de usuário").fill(f"axe-{secrets.token_hex(4)}")
     form.get_by_label("Senha", exact=True).fill("senha-bem-longa")
@@ -296,7 +298,9 @@ def axe_violations(page: Page) -> list[str]:
     found = page.evaluate(
         """async (tags) => {
             const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
-            return result.violations.flatMap(v => v.nodes.map(n => `${v.id} (${v.impact}): ${n.target.join(" ")} — ${n.failureSummary.split("\\n").slice(1).join(" ")}`));
+            return result.violations.flatMap(v => v.nodes.map(n =>
+                `${v.id} (${v.impact}): ${n.target.join(" ")} — `
+                + n.failureSummary.split("\\n").slice(1).join(" ")));
         }""",
         AXE_TAGS,
     )

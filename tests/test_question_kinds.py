@@ -60,23 +60,28 @@ def test_pt_br_numbers_are_read(typed, value):
         ("   ", "Digite um número antes de enviar a resposta."),
         (
             "quatro",
-            "“quatro” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+            "“quatro” não é um número. Digite só algarismos, com vírgula para as casas decimais "
+            "(ex.: 4,4).",
         ),
         (
             "4,4,4",
-            "“4,4,4” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+            "“4,4,4” não é um número. Digite só algarismos, com vírgula para as casas decimais "
+            "(ex.: 4,4).",
         ),
         (
             "NaN",
-            "“NaN” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+            "“NaN” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: "
+            "4,4).",
         ),
         (
             "Infinity",
-            "“Infinity” não é um número. Digite só algarismos, com vírgula para as casas decimais (ex.: 4,4).",
+            "“Infinity” não é um número. Digite só algarismos, com vírgula para as casas decimais "
+            "(ex.: 4,4).",
         ),
         (
             "1e999",
-            "Esse número está fora do alcance: nenhuma resposta deste curso é tão grande ou tão pequena.",
+            "Esse número está fora do alcance: nenhuma resposta deste curso é tão grande ou tão "
+            "pequena.",
         ),
         ("9" * 41, "Essa resposta é longa demais para um número."),
     ],
@@ -156,11 +161,13 @@ def test_ordering_partial_credit_but_right_means_fully_right():
         ([], "Dê uma posição a cada etapa antes de enviar a resposta."),
         (
             ["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"],
-            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir nenhuma.",
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir "
+            "nenhuma.",
         ),
         (
             ["mac=1", "borda=2", "uma-rtx=3", "varias-gpus=4", "producao=9"],
-            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir nenhuma.",
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir "
+            "nenhuma.",
         ),
         (
             ["mac=1", "intrusa=2"],
@@ -229,29 +236,36 @@ NUMERIC = """```quiz
     [
         (
             NUMERIC.replace("  value: 4.41\n", ""),
-            "01-a.md:37:3: error: falta o campo obrigatório: `value` (pergunta `ganho`, `kind: numeric`)",
+            "01-a.md:37:3: error: falta o campo obrigatório: `value` (pergunta `ganho`, `kind: "
+            "numeric`)",
         ),
         (
             NUMERIC.replace("tolerance: 0.1", "tolerance: muito"),
-            "01-a.md:41:3: error: `tolerance` deve ser um número (absoluta, ex.: `0.05`) ou uma porcentagem (relativa, ex.: `2%`)",
+            "01-a.md:41:3: error: `tolerance` deve ser um número (absoluta, ex.: `0.05`) ou uma "
+            "porcentagem (relativa, ex.: `2%`)",
         ),
         (
             NUMERIC.replace("value: 49.5", "value: 4.45"),
-            "01-a.md:46:7: error: o valor errado 4.45 da pergunta `ganho` está dentro da tolerância do valor certo 4.41: quem digitá-lo recebe a resposta como certa",
+            "01-a.md:46:7: error: o valor errado 4.45 da pergunta `ganho` está dentro da "
+            "tolerância do valor certo 4.41: quem digitá-lo recebe a resposta como certa",
         ),
         (
             NUMERIC.replace("  unit:", "  items: [{id: a, text: A}, {id: b, text: B}]\n  unit:"),
-            "01-a.md:42:3: error: `items` só vale para perguntas do tipo `ordering` (a pergunta `ganho` é `numeric`)",
+            "01-a.md:42:3: error: `items` só vale para perguntas do tipo `ordering` (a pergunta "
+            "`ganho` é `numeric`)",
         ),
         (
-            "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  explanation: Porque sim.\n"
+            "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  explanation: Porque "
+            "sim.\n"
             "  items:\n    - {id: a, text: A}\n    - {id: a, text: B}\n```\n",
             "01-a.md:43:8: error: a pergunta `ordem` repete o id de etapa `a`",
         ),
         (
-            "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  items:\n    - {id: a, text: A}\n"
+            "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  items:\n    - {id: a, "
+            "text: A}\n"
             "    - {id: b, text: B}\n```\n",
-            "01-a.md:37:3: error: falta o campo obrigatório: `explanation` (pergunta `ordem`, `kind: ordering`)",
+            "01-a.md:37:3: error: falta o campo obrigatório: `explanation` (pergunta `ordem`, "
+            "`kind: ordering`)",
         ),
         (
             "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  explanation: Porque.\n"
@@ -260,8 +274,10 @@ NUMERIC = """```quiz
         ),
         (
             "```quiz\n- id: escolha\n  kind: single\n  prompt: Qual?\n  answer: [a]\n  value: 3\n"
-            "  options:\n    - {id: a, text: A, explanation: E}\n    - {id: b, text: B, explanation: E}\n```\n",
-            "01-a.md:41:3: error: `value` só vale para perguntas do tipo `numeric` (a pergunta `escolha` é `single`)",
+            "  options:\n    - {id: a, text: A, explanation: E}\n    - {id: b, text: B, "
+            "explanation: E}\n```\n",
+            "01-a.md:41:3: error: `value` só vale para perguntas do tipo `numeric` (a pergunta "
+            "`escolha` é `single`)",
         ),
     ],
 )

@@ -193,8 +193,10 @@ def test_every_question_of_the_course_refuses_another_version(client, settings):
 
 TREE_EDITS = {
     "options swap results": (
-        "        value: one\n        next: r-cpu\n      - label: Muitos\n        value: many\n        next: r-vllm",
-        "        value: one\n        next: r-vllm\n      - label: Muitos\n        value: many\n        next: r-cpu",
+        "        value: one\n        next: r-cpu\n      - label: Muitos\n        value: many\n     "
+        "   next: r-vllm",
+        "        value: one\n        next: r-vllm\n      - label: Muitos\n        value: many\n    "
+        "    next: r-cpu",
     ),
     "option label": ("      - label: Muitos", "      - label: Milhares"),
     "question text": ("    text: Quantos usuários?", "    text: Quantos usuários ao mesmo tempo?"),

@@ -26,12 +26,16 @@ TREE_LESSON = next(lesson for lesson in COURSE.lessons if lesson.trees)
 
 
 def plain(html: str) -> str:
-    """The words of an HTML snippet, without tags or any whitespace (PDF text breaks lines anywhere)."""
+    """The words of an HTML snippet, without tags or any whitespace (PDF text breaks lines
+    anywhere).
+    """
     return re.sub(r"\s+", "", normalize("NFKC", unescape(re.sub(r"<[^>]+>", "", html))))
 
 
 def wait_until(page: Page, condition: str, seconds: float = 5) -> None:
-    """Poll a JS expression (``wait_for_function`` evaluates strings, which the page's CSP forbids)."""
+    """Poll a JS expression (``wait_for_function`` evaluates strings, which the page's
+    CSP forbids).
+    """
     for _ in range(int(seconds * 10)):
         if page.evaluate(condition):
             return

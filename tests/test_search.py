@@ -29,7 +29,9 @@ def soup(response) -> BeautifulSoup:
 
 
 def hits(client: TestClient, q: str) -> list[tuple[str, str]]:
-    """(link, section title) of every result for ``q``; each link carries the query (``?destaque=``)."""
+    """(link, section title) of every result for ``q``; each link carries the query
+    (``?destaque=``).
+    """
     page = soup(client.get("/busca", params={"q": q}))
     found = []
     for a in page.select(".search-hit-title a"):
@@ -162,10 +164,17 @@ def test_search_works_under_the_c_locale(tmp_path):
         from tests.conftest import make_settings
         client = TestClient(create_app(make_settings(Path({str(tmp_path)!r}))))
         out = {{}}
-        for q in ["decodificacao", "DECODIFICA\\u00c7\\u00c3O", unicodedata.normalize("NFD", "decodifica\\u00e7\\u00e3o"), "kernel"]:
+        for q in [
+            "decodificacao",
+            "DECODIFICA\\u00c7\\u00c3O",
+            unicodedata.normalize("NFD", "decodifica\\u00e7\\u00e3o"),
+            "kernel",
+        ]:
             page = BeautifulSoup(client.get("/busca", params={{"q": q}}).text, "html.parser")
             # Without the query each link carries (?destaque=...): the sections found.
-            out[q] = sorted(re.sub(r"[?][^#]*", "", a["href"]) for a in page.select(".search-hit-title a"))
+            out[q] = sorted(
+                re.sub(r"[?][^#]*", "", a["href"]) for a in page.select(".search-hit-title a")
+            )
         print(json.dumps(out))
     """)
     script = tmp_path / "busca_c.py"

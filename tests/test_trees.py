@@ -152,12 +152,14 @@ TREE_PROBLEMS = [
     (
         "    verdict: alternative",
         "    verdict: talvez",
-        "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' ou 'avoid'",
+        "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' "
+        "ou 'avoid'",
     ),
     (
         "        value: cpu",
         "        value: CPU Só",
-        "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, números e hífens",
+        "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, "
+        "números e hífens",
     ),
     ("    facet: scale\n", "", "licao.md:29:3: error: campo obrigatório ausente: `facet`"),
     (
@@ -217,12 +219,14 @@ SCENARIO_PROBLEMS = [
     (
         "    scale: many\n",
         "",
-        "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para responder à pergunta `scale` da árvore `mini`",
+        "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para "
+        "responder à pergunta `scale` da árvore `mini`",
     ),
     (
         "    scale: many",
         "    scale: dezenas",
-        "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)",
+        "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não "
+        "corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)",
     ),
     (
         "  tree: mini",
@@ -232,12 +236,14 @@ SCENARIO_PROBLEMS = [
     (
         "    scale: many",
         "    scale: many\n    workload: chat",
-        "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: workload; apague-os ou confira a árvore",
+        "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: "
+        "workload; apague-os ou confira a árvore",
     ),
     (
         "      engine: vLLM",
         "      engine: TGI",
-        "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção da pergunta tem `engine: vLLM`; é preciso exatamente uma",
+        "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção "
+        "da pergunta tem `engine: vLLM`; é preciso exatamente uma",
     ),
 ]
 

@@ -1,4 +1,5 @@
-"""Lesson Markdown is untrusted: every payload of the corpus, in every field, stays inert in Chromium.
+"""Lesson Markdown is untrusted: every payload of the corpus, in every field, stays inert in
+Chromium.
 
 The browser context bypasses the CSP on purpose: the escaping itself must hold.
 """
@@ -23,7 +24,8 @@ PAYLOADS = [
     if line.strip()
 ]
 DANGEROUS_URL = ("javascript:", "vbscript:", "data:text", "data:image/svg")
-SCAN = """() => {
+SCAN = (
+    """() => {
   const bad = [];
   for (const el of document.querySelectorAll('*')) {
     for (const attr of el.attributes) {
@@ -31,15 +33,20 @@ SCAN = """() => {
       const value = attr.value.replace(/[\\u0000-\\u0020]/g, '').toLowerCase();
       if (name.startsWith('on')) bad.push(el.tagName + ' ' + name);
       if (['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'srcdoc'].includes(name)
-          && %s.some(s => value.startsWith(s))) bad.push(el.tagName + ' ' + name + '=' + value);
+          && """
+    + str(list(DANGEROUS_URL))
+    + """.some(s => value.startsWith(s))) bad.push(el.tagName + ' ' + name + '=' + value);
     }
   }
-  for (const s of document.scripts) if (!s.src || !new URL(s.src).pathname.startsWith('/static/')) bad.push('script');
-  for (const tag of ['iframe', 'object', 'embed', 'base', 'frame']) if (document.querySelector(tag)) bad.push(tag);
+  for (const s of document.scripts)
+    if (!s.src || !new URL(s.src).pathname.startsWith('/static/')) bad.push('script');
+  for (const tag of ['iframe', 'object', 'embed', 'base', 'frame'])
+    if (document.querySelector(tag)) bad.push(tag);
   if (document.querySelector('meta[http-equiv]')) bad.push('meta refresh');
   if (window.__pwned) bad.push('__pwned');
   return bad;
-}""" % (list(DANGEROUS_URL),)
+}"""
+)
 
 
 def lesson_source(index: int, payload: str) -> str:
@@ -93,7 +100,8 @@ def lesson_source(index: int, payload: str) -> str:
     }
     dump = lambda data: yaml.safe_dump(data, allow_unicode=True, sort_keys=False)  # noqa: E731
     return (
-        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload} palavra{index}\n\n| a | b |\n|---|---|\n| {payload} | x |\n\n"
+        f"---\n{dump(front)}---\n\n## {payload}\n\n{payload} palavra{index}\n\n| a | b "
+        f"|\n|---|---|\n| {payload} | x |\n\n"
         f"::: tip {payload}\n{payload}\n:::\n\n"
         f"```decision-tree\n{dump(tree)}```\n\n```chart\n{dump(chart)}```\n\n```quiz\n{dump(quiz)}```\n"
     )
@@ -238,7 +246,7 @@ def test_no_payload_runs_in_the_editor_its_preview_or_the_history(
         page.goto(f"{hostile_server.url}/instrutor/licoes/xss-{index}/editar")
         if page.locator("#editor-texto").input_value() != lesson_source(index, payload):
             failures[f"xss-{index} editor"] = ["o texto no editor não é o do arquivo"]
-        with page.expect_response(lambda r: r.url.endswith(f"/xss-{index}/previa")):
+        with page.expect_response(lambda r, index=index: r.url.endswith(f"/xss-{index}/previa")):
             page.locator("#editor-texto").press("End")
             page.keyboard.type(f"\n{payload}\n")
         page.wait_for_timeout(50)

@@ -5,7 +5,8 @@ are bounded by the number of lessons, questions, scores and answers, plus at mos
 27% groups' boundary learners of each question, so the page costs about the same with ten
 learners or ten thousand. A class's figures come from its learners' ``first_try`` rows,
 judged in Python by the same rules (:func:`python_funnel`, :func:`python_items`). The rules
-are in ``app/learning/rules.py``; the judgement of the figures in ``app/analytics/item_analysis.py``.
+are in ``app/learning/rules.py``; the judgement of the figures in
+``app/analytics/item_analysis.py``.
 """
 
 from __future__ import annotations
@@ -41,9 +42,12 @@ from app.learning.rules import group_size, is_done, ranked
 from app.platform.db import begin_write
 from app.platform.models import Attempt, Learner, Walk
 
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
-WALK = SQLModel.metadata.tables[Walk.__tablename__]
-LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
+# ``__tablename__`` is typed as a name or a function of the class; for these it is a name.
+# Session.exec() and sqlmodel's select() are typed for SQLModel statements only; they run the
+# SQLAlchemy Core selects here the same way, hence the ``type: ignore[call-overload]`` on them.
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
+WALK = SQLModel.metadata.tables[Walk.__tablename__]  # type: ignore[index]
+LEARNER = SQLModel.metadata.tables[Learner.__tablename__]  # type: ignore[index]
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,7 @@ def activity(db: Session, now: datetime, class_id: int | None = None) -> Activit
         recent = case((latest.c.at >= now - timedelta(days=days), 1), else_=0)
         return func.coalesce(func.sum(recent), 0)
 
-    row = db.exec(select(func.count(), since(7), since(30))).one()
+    row = db.exec(select(func.count(), since(7), since(30))).one()  # type: ignore[call-overload]
     return Activity(*row)
 
 
@@ -138,7 +142,7 @@ def funnel(db: Session, course: Course, class_id: int | None = None) -> list[Fun
     prepare(db, course)
     found = {
         slug: (started, completed)
-        for slug, started, completed in db.exec(
+        for slug, started, completed in db.exec(  # type: ignore[call-overload]
             select(LESSON.c.lesson_slug, LESSON.c.started, LESSON.c.completed)
         )
     }
@@ -206,7 +210,9 @@ def python_items(states: Mapping[str, State], course: Course) -> dict[tuple[str,
             every = [t for _, _, t in answered]
             out[(lesson.slug, question.id)] = _stats(
                 sum(t.attempts for t in every),
-                *(_cells(group) for group in (every, upper, lower)),
+                _cells(every),
+                _cells(upper),
+                _cells(lower),
                 question,
             )
     return out
@@ -265,7 +271,7 @@ def item_stats(
     prepare(db, course)
     attempts = {
         (slug, qid): n
-        for slug, qid, n in db.exec(
+        for slug, qid, n in db.exec(  # type: ignore[call-overload]
             select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
                 tuple_(
                     QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash
@@ -274,7 +280,7 @@ def item_stats(
         )
     }
     buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    for slug, qid, score, chosen, learners, rights in db.exec(
+    for slug, qid, score, chosen, learners, rights in db.exec(  # type: ignore[call-overload]
         select(
             SCORE.c.lesson_slug,
             SCORE.c.question_id,
@@ -295,7 +301,7 @@ def item_stats(
     edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
     on_edge: dict[int, list[str]] = defaultdict(list)
     if edges:
-        for score, answers in db.exec(
+        for score, answers in db.exec(  # type: ignore[call-overload]
             select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
             .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
             .order_by(LEARNER_TALLY.c.learner_id)
@@ -363,7 +369,7 @@ def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, 
 
     ``class_id``: only the walks of that class's learners.
     """
-    rows = db.exec(
+    rows = db.exec(  # type: ignore[call-overload]
         select(WALK.c.tree_id, WALK.c.result_id, func.count())
         .where(in_class(WALK.c.learner_id, class_id))
         .group_by(WALK.c.tree_id, WALK.c.result_id)

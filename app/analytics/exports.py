@@ -44,6 +44,8 @@ from app.learning.classes import class_learners
 from app.learning.grading import LessonStatus
 from app.learning.rules import done_sql, first_try_order
 
+# Session.exec() is typed for SQLModel statements only; it runs the SQLAlchemy Core selects
+# here the same way, hence the ``type: ignore[call-overload]`` on those calls.
 ATTEMPT_COLUMNS = (
     "tentativa",
     "aluno",
@@ -133,7 +135,7 @@ def attempt_rows(
     if class_id is not None:
         query = query.where(ATTEMPT.c.learner_id.in_(class_learners(class_id)))
     with Session(engine) as db:
-        for row in db.exec(query.execution_options(yield_per=BATCH)):
+        for row in db.exec(query.execution_options(yield_per=BATCH)):  # type: ignore[call-overload]
             (
                 number,
                 learner,
@@ -233,7 +235,7 @@ def progress_rows(
     if class_id is not None:
         query = query.where(LEARNER.c.id.in_(class_learners(class_id)))
     with Session(engine) as db:
-        for row in db.exec(query.execution_options(yield_per=BATCH)):
+        for row in db.exec(query.execution_options(yield_per=BATCH)):  # type: ignore[call-overload]
             learner, slug, situation, right_n, total, first_right, tries_n, latest = row
             yield (
                 pseudonym(salt, learner),

@@ -220,6 +220,7 @@ def save(
         NotUtf8: the file on disk is not UTF-8.
         OSError: the file cannot be read or written.
     """
+    assert account.id is not None  # a stored account
     with folder_lock(path.parent):
         current = read_source(path)
         slug_now = _slug_in(live.current(), path)

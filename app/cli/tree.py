@@ -91,6 +91,7 @@ def arvore(
         walk = walk_path(tree, values)
         typer.echo("")
     result = walk.result
+    assert result is not None, "a walk with no question left is at a result"
     path = " → ".join(step.option.label for step in walk.steps)
     typer.echo(gettext("Path: %(path)s") % {"path": path})
     if result.also:

@@ -86,7 +86,8 @@ def render_chart(spec: ChartSpec) -> str:
     rows, y = [], 0
     for bar in spec.bars:
         rows.append(
-            f'<text class="chart-label" x="0" y="{y + 15}">{escape_html(inline_text(bar.label))}</text>'
+            f'<text class="chart-label" x="0" y="{y + 15}">'
+            f"{escape_html(inline_text(bar.label))}</text>"
         )
         y += LABEL_H
         for kind, value, name in (
@@ -95,7 +96,8 @@ def render_chart(spec: ChartSpec) -> str:
         ):
             pct = max(value / top * MAX_BAR_PCT, 0.2)
             rows.append(
-                f'<rect class="chart-{kind}" x="0" y="{y}" width="{pct:.2f}%" height="{BAR_H}" rx="3"/>'
+                f'<rect class="chart-{kind}" x="0" y="{y}" width="{pct:.2f}%" height="{BAR_H}" '
+                'rx="3"/>'
                 f'<text class="chart-value" x="{pct + 1.5:.2f}%" y="{y + 14}">'
                 f"{escape_html(number(value, bar.approx))} {escape_html(inline_text(spec.unit))} "
                 f"({escape_html(inline_text(name))})</text>"
@@ -110,7 +112,8 @@ def render_chart(spec: ChartSpec) -> str:
     return (
         f'<figure class="chart" id="{ident}">'
         f"<figcaption>{render_inline(spec.title)} "
-        f'<span class="chart-legend"><span class="swatch chart-before"></span>{render_inline(spec.before)} '
+        '<span class="chart-legend"><span class="swatch chart-before"></span>'
+        f"{render_inline(spec.before)} "
         f'<span class="swatch chart-after"></span>{render_inline(spec.after)}</span></figcaption>'
         f"{svg}{_table(spec)}</figure>\n"
     )

@@ -114,14 +114,15 @@ def load_file(
             raw = path.read_bytes()
         except OSError:
             cache = None  # load_lesson reads it again and fails as it always did
-    if cache is None:
+    if cache is None or raw is None:  # raw is None only when the read failed: no cache
         return _render_file(path, glossary, raw)
     key = cache.key(path, raw, glossary_raw)
     load = cache.get(key)
-    if load is None:
-        load = _render_file(path, glossary, raw)
-        cache.put(key, load)
-    return load
+    if isinstance(load, Lesson | ContentErrors):
+        return load
+    rendered = _render_file(path, glossary, raw)
+    cache.put(key, rendered)
+    return rendered
 
 
 def _render_file(path: Path, glossary: Glossary | None, raw: bytes | None) -> LessonLoad:
@@ -157,10 +158,11 @@ def read_glossary(
         return (*load_glossary(folder, raw), raw)
     key = cache.key(folder / GLOSSARY_FILE, raw)
     stored = cache.get(key)
-    if stored is None:
-        stored = load_glossary(folder, raw)
-        cache.put(key, stored)
-    glossary, problems = stored
+    if isinstance(stored, tuple):
+        glossary, problems = stored
+    else:
+        glossary, problems = load_glossary(folder, raw)
+        cache.put(key, (glossary, problems))
     return glossary, problems, raw
 
 
@@ -336,6 +338,7 @@ def _resolve(
     question: Question, trees: dict[str, Tree], path: Path
 ) -> tuple[Question, ContentError | None]:
     scenario = question.scenario
+    assert scenario is not None, "only scenario questions are resolved against a tree"
     position = (scenario.line, scenario.col)
     tree = trees.get(scenario.tree_id)
     if tree is None:
@@ -357,13 +360,15 @@ def _resolve(
             "does not use on this path: %(facts)s; delete them or check the tree"
         ) % {"question": question.id, "tree": tree.id, "facts": ", ".join(unused)}
         return question, ContentError.at(path, position, msg)
-    engine = walk.result.engines[0]
+    result = walk.result
+    assert result is not None, "walk_facts raises WalkError when no result is reached"
+    engine = result.engines[0]
     key = frozenset(o.id for o in question.options if o.engine == engine)
     if len(key) != 1:
         values = {
             "tree": tree.id,
             "question": question.id,
-            "result": walk.result.id,
+            "result": result.id,
             "engine": engine,
             "num": len(key),
         }
@@ -391,7 +396,7 @@ def _resolve(
         situation=situation,
         values=walk.values,
         tree_title=tree.title,
-        result_title=walk.result.main,
+        result_title=result.main,
     )
     version = with_key(scenario.base_hash, key)
     return replace(question, answer=key, scenario=solved, content_hash=version), None

@@ -79,7 +79,7 @@ class Glossary:
         default_factory=dict, compare=False, repr=False
     )
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for term in self.terms:
             for form in term.forms:
                 self._by_first_key.setdefault(form[0], []).append((form, term))
@@ -121,7 +121,9 @@ class Glossary:
 
 
 def term_html(term: Term, written: str) -> str:
-    """The first use of ``term`` in a lesson: a ``<dfn>`` with a button that opens its definition."""
+    """The first use of ``term`` in a lesson: a ``<dfn>`` with a button that opens
+    its definition.
+    """
     return (
         f'<dfn class="term" id="termo-{term.slug}"><button type="button" class="term-button" '
         f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'
@@ -182,9 +184,13 @@ def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]
 
 
 def _check_entry(
-    spec: EntrySpec, index: int, source, path: Path, owners: dict
-) -> tuple[list[ContentError], tuple]:
-    def at(*where) -> int:
+    spec: EntrySpec,
+    index: int,
+    source,
+    path: Path,
+    owners: dict[tuple[str, ...], str],
+) -> tuple[list[ContentError], tuple[tuple[str, ...], ...]]:
+    def at(*where: int | str) -> int:
         return 1 + line_of(source.node, (index, *where))
 
     errors: list[ContentError] = []
@@ -194,7 +200,7 @@ def _check_entry(
             "definitions (up to %(max)s)"
         ) % {"term": spec.term, "num": len(spec.definition), "max": MAX_DEFINITION_CHARS}
         errors.append(ContentError(path, at("definition"), msg))
-    forms = []
+    forms: list[tuple[str, ...]] = []
     for where, written in (
         (("term",), spec.term),
         *((("aliases", i), a) for i, a in enumerate(spec.aliases)),

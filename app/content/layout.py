@@ -154,7 +154,7 @@ def layout(tree: Tree) -> Layout:
         The layout.
     """
     depth = _columns(tree)
-    columns: dict[int, list[tuple[str, object]]] = {}
+    columns: dict[int, list[tuple[str, str | tuple[str, int]]]] = {}
     for node in depth:
         columns.setdefault(depth[node], []).append(("node", node))
     for node, column in depth.items():
@@ -170,7 +170,7 @@ def layout(tree: Tree) -> Layout:
         items = sorted(columns[column], key=lambda item: _mean(wanted.get(item), _rank(tree, item)))
         cursor = 0.0
         for kind, key in items:
-            if kind == "lane":
+            if isinstance(key, tuple):  # kind "lane": the edge (source, option index) it carries
                 top = max(cursor, _mean(wanted.get((kind, key)), 0.0) - LANE_H / 2)
                 lane_y.setdefault(key, []).append((column, top + LANE_H / 2))
                 cursor = top + LANE_H + ROW_GAP
@@ -201,9 +201,16 @@ def layout(tree: Tree) -> Layout:
 
 
 def _pass_on(
-    tree: Tree, depth: dict[str, int], edge: tuple[str, int], column: int, y: float, wanted
+    tree: Tree,
+    depth: dict[str, int],
+    edge: tuple[str, int],
+    column: int,
+    y: float,
+    wanted: dict[object, list[float]],
 ) -> None:
-    """Record that ``edge`` leaves ``column`` at height ``y``: its next lane or its target wants it."""
+    """Record that ``edge`` leaves ``column`` at height ``y``: its next lane or its
+    target wants it.
+    """
     source, index = edge
     target = tree.questions[source].options[index].next
     key = ("node", target) if depth[target] == column + 1 else ("lane", edge)
@@ -215,9 +222,9 @@ def _entry(box: Box) -> float:
     return min(box.h / 2, PAD + LINE_H)
 
 
-def _rank(tree: Tree, item: tuple[str, object]) -> float:
-    kind, key = item
-    return _stable_rank(tree, key) if kind == "node" else 0.0
+def _rank(tree: Tree, item: tuple[str, str | tuple[str, int]]) -> float:
+    _kind, key = item
+    return _stable_rank(tree, key) if isinstance(key, str) else 0.0  # a node, not a lane
 
 
 def _mean(values: list[float] | None, fallback: float) -> float:

@@ -216,6 +216,7 @@ class LessonCache:
 
 def _encode(load) -> bytes:
     """An entry's bytes: magic, SHA-256 of the payload, payload."""
+    record: tuple[object, ...]
     if isinstance(load, bytes):
         record = ("catalog", load)
     elif isinstance(load, ContentErrors):
@@ -268,5 +269,5 @@ def _decode(blob: bytes):
     return None
 
 
-def _all_problems(items: tuple) -> bool:
+def _all_problems(items: tuple[object, ...]) -> bool:
     return all(isinstance(item, ContentError) for item in items)

@@ -82,7 +82,8 @@ def extract_links(
     Args:
         body: the Markdown after the front matter (LF line endings).
         body_line: 1-based file line of the body's first line.
-        tokens: the body already parsed by :func:`app.content.markdown.markdown` (parsed here if not).
+        tokens: the body already parsed by :func:`app.content.markdown.markdown` (parsed here
+            if not).
 
     Returns:
         The links in document order; the special fences (quiz, trees, charts) hold none.

@@ -208,7 +208,8 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
         render_inline(title.strip()) if title.strip() else escape_html(gettext(CALLOUTS[kind]))
     )
     return (
-        f'<aside class="callout callout-{kind}" role="note" aria-label="{escape_html(plain_text(title_html))}">\n'
+        f'<aside class="callout callout-{kind}" role="note" '
+        f'aria-label="{escape_html(plain_text(title_html))}">\n'
         f'<p class="callout-title">{title_html}</p>\n'
     )
 
@@ -225,7 +226,8 @@ def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
 
 
 def highlight_code(code: str, language: str) -> str:
-    """Highlight ``code`` with Pygments into ``<pre class="highlight">`` (CSS classes, no inline styles).
+    """Highlight ``code`` with Pygments into ``<pre class="highlight">`` (CSS classes, no
+    inline styles).
 
     An unknown or missing language is shown as plain text. The block is focusable so a
     keyboard can scroll it; ``static/app.js`` adds the copy button.
@@ -241,7 +243,10 @@ def highlight_code(code: str, language: str) -> str:
         lexer = TextLexer()
     body = highlight(code, lexer, HtmlFormatter(nowrap=True))
     label = f' data-lang="{escape_html(language)}"' if language else ""
-    return f'<div class="code-block"{label}><pre class="highlight" tabindex="0"><code>{body}</code></pre></div>\n'
+    return (
+        f'<div class="code-block"{label}><pre class="highlight" '
+        f'tabindex="0"><code>{body}</code></pre></div>\n'
+    )
 
 
 def _heading_text(inline: Token) -> str:
@@ -383,7 +388,7 @@ def _render_table_open(self, tokens, idx, options, env) -> str:
     # labelled region so a keyboard user can scroll it too (axe: scrollable-region-focusable);
     # its name comes from the column headers, numbered when two tables share them
     # (axe: landmark-unique).
-    headers = []
+    headers: list[str] = []
     for token in tokens[idx + 1 :]:
         if token.type == "thead_close":
             break
@@ -437,8 +442,8 @@ def _lint(tokens: list[Token], lines: list[str]):
             yield (
                 line,
                 gettext(
-                    "use `##` and `###` in the lesson body; the title (`#`) comes from the header's "
-                    "`title` field"
+                    "use `##` and `###` in the lesson body; the title (`#`) comes from the "
+                    "header's `title` field"
                 ),
             )
         elif token.type == "heading_open" and token.attrGet("id") in RESERVED_IDS:
@@ -482,8 +487,10 @@ def _lint_fence(token: Token, line: int, lines: list[str]):
             % {"kind": kind, "normalized": normalized},
         )
     closing = lines[token.map[1] - 1].strip() if token.map and token.map[1] - 1 < len(lines) else ""
-    if kind in SPECIAL_FENCES and (
-        token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup)
+    if (
+        kind in SPECIAL_FENCES
+        and token.map
+        and (token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup))
     ):
         yield (
             line,
@@ -496,12 +503,14 @@ def _lint_fence(token: Token, line: int, lines: list[str]):
 
 def render_block(text: str) -> str:
     """Render a Markdown fragment (a quiz prompt or explanation) to HTML."""
-    return markdown().render(text)
+    html: str = markdown().render(text)
+    return html
 
 
 def render_inline(text: str) -> str:
     """Render one line of Markdown without a wrapping ``<p>`` (an option's text)."""
-    return markdown().renderInline(text)
+    html: str = markdown().renderInline(text)
+    return html
 
 
 def _headings(tokens: list[Token]) -> tuple[Heading, ...]:

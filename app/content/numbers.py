@@ -63,7 +63,8 @@ def parse_number(text: str, unit: str | None = None) -> Decimal:
     if value is None or not value.is_finite():
         raise AnswerError(
             gettext(
-                "“%(text)s” is not a number. Type only digits, with a comma for decimals (e.g. 4,4)."
+                "“%(text)s” is not a number. Type only digits, with a comma for decimals"
+                " (e.g. 4,4)."
             )
             % {"text": text.strip()[:MAX_NUMBER_CHARS]}
         )

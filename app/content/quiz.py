@@ -188,7 +188,8 @@ class Question:
         id: question id, unique in its lesson.
         kind: ``single`` or ``multiple``.
         legend_html: the question sentence, inline HTML (goes in ``<legend>``): the
-            ``legend`` field, else the prompt's first top-level paragraph (see :func:`split_prompt`).
+            ``legend`` field, else the prompt's first top-level paragraph (see
+            :func:`split_prompt`).
         prompt_rest_html: the rest of the prompt, block HTML, in the author's order (may be empty).
         options: the options in the order the instructor wrote them.
         answer: ids of the correct options (for ``scenario``, computed by walking the tree).
@@ -307,10 +308,11 @@ def split_prompt(prompt: str, legend: str | None = None) -> tuple[str, str] | No
     if first is None:
         return None
     inline = tokens[first + 1]
-    # A soft line break is a space in the legend (code spans never hold a newline).
-    legend_html = (
-        md.renderer.renderInline(inline.children or [], md.options, {}).strip().replace("\n", " ")
-    )
+    # A soft line break is a space in the legend (code spans never hold a newline). The
+    # renderer's render() of an inline token's children is its renderInline(): none of them
+    # is an inline token itself.
+    legend_source: str = md.renderer.render(inline.children or [], md.options, {})
+    legend_html = legend_source.strip().replace("\n", " ")
     rest = tokens[:first] + tokens[first + 3 :]
     rest_html = md.renderer.render(rest, md.options, {}) if rest else ""
     return legend_html, rest_html
@@ -429,7 +431,7 @@ def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
                 "missing required field: `%(field)s` (question `%(question)s`, `kind: scenario`)"
             ) % {"field": field, "question": spec.id}
             errors.append(ContentError.at(file, at(), msg))
-    for i, option in enumerate(spec.options):
+    for i, option in enumerate(spec.options or ()):
         if not option.engine:
             msg = gettext(
                 "every option of a `scenario` question needs `engine` (option `%(option)s`)"
@@ -573,7 +575,9 @@ def content_hash(spec: QuestionSpec) -> str:
         canonical.update(items=[[item.id, item.text] for item in spec.items or ()])
     if spec.kind == "scenario":  # the key comes later, from the tree: see with_key()
         canonical.update(
-            tree=spec.tree, facts=spec.facts, engines=sorted(str(o.engine) for o in spec.options)
+            tree=spec.tree,
+            facts=spec.facts,
+            engines=sorted(str(o.engine) for o in spec.options or ()),
         )
     encoded = json.dumps(canonical, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()[:16]

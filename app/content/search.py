@@ -141,7 +141,9 @@ class _SectionText(HTMLParser):
 
 
 def lesson_sections(lesson: Lesson) -> list[Section]:
-    """Split a lesson into sections: its opening (title, summary, objectives, intro) and each heading."""
+    """Split a lesson into sections: its opening (title, summary, objectives, intro) and each
+    heading.
+    """
     html = "".join(part for part in lesson.parts if isinstance(part, str))
     parser = _SectionText(lesson.meta.title_text)
     parser.sections[0][2].extend(
@@ -272,8 +274,8 @@ class SearchIndex:
         with self._lock:
             rows = db.execute(
                 "SELECT lesson_slug, lesson_title, position, anchor, title, body FROM section "
-                "WHERE section MATCH ? ORDER BY bm25(section, 0, 0, 0, 0, 0, 0, 8.0, 1.0), position "
-                "LIMIT ?",
+                "WHERE section MATCH ? ORDER BY bm25(section, 0, 0, 0, 0, 0, 0, 8.0, 1.0), "
+                "position LIMIT ?",
                 (query.fts(), limit),
             ).fetchall()
         return [

@@ -155,7 +155,7 @@ def diff_lines(
     lines = difflib.unified_diff(
         to_lf(old).split("\n"), to_lf(new).split("\n"), old_name, new_name, n=context, lineterm=""
     )
-    out = []
+    out: list[DiffLine] = []
     for line in lines:
         if line.startswith(("---", "+++")) and len(out) < 2:
             kind: DiffKind = "head"

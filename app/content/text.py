@@ -68,7 +68,8 @@ def _stemmer():
 
 @cache
 def term_key(word: str) -> str:
-    """The key a word is indexed and matched by: folded, accents restored on common endings, stemmed.
+    """The key a word is indexed and matched by: folded, accents restored on common endings,
+    stemmed.
 
     A final ``s`` the Portuguese stemmer keeps (loanwords: "kernels", "GPUs") is dropped,
     so singular and plural meet. The same steps run on the index and on the query, so

@@ -21,7 +21,9 @@ class TreeSummary(BaseModel):
 
 
 class OptionPublic(BaseModel):
-    """An option of a question node: its label, the facet values that choose it, and where it leads."""
+    """An option of a question node: its label, the facet values that choose it, and
+    where it leads.
+    """
 
     label: str
     values: list[str]

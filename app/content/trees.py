@@ -61,7 +61,7 @@ class OptionSpec(BaseModel):
 
     @field_validator("value", mode="before")
     @classmethod
-    def _one_or_many(cls, value):
+    def _one_or_many(cls, value: object) -> object:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = str(value)  # `value: 1` means the text "1"
         return [value] if isinstance(value, str) else value
@@ -268,7 +268,7 @@ def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, lis
 def _check_structure(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]:
     errors: list[ContentError] = []
 
-    def problem(where: tuple, message: str, **values) -> None:
+    def problem(where: tuple[int | str, ...], message: str, **values: object) -> None:
         errors.append(ContentError.at(file, at(*where), gettext(message) % values))
 
     nodes = set(spec.questions) | set(spec.results)

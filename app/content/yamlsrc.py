@@ -98,7 +98,9 @@ def parse_yaml(text: str) -> YamlSource:
     return YamlSource(data, node)
 
 
-def _compose_and_construct(text: str, loader_class) -> tuple[Node | None, Any]:
+def _compose_and_construct(
+    text: str, loader_class: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
+) -> tuple[Node | None, Any]:
     """Parse ``text`` once into its node tree and the Python value built from it.
 
     The same steps as ``yaml.compose`` followed by ``yaml.load`` with ``loader_class``
@@ -133,8 +135,11 @@ _PLAIN_INTEGER = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 
 
 def _first_odd_integer(node: Node | None) -> ScalarNode | None:
-    """The first unquoted integer not written in plain decimal (``010``, ``0x1f``, ``1_000``, ``1:30``)."""
-    stack = [node] if node is not None else []
+    """The first unquoted integer not written in plain decimal (``010``, ``0x1f``, ``1_000``,
+    ``1:30``).
+    """
+    # Any: nodes are told apart by their ``id`` (see above), which mypy cannot follow.
+    stack: list[Any] = [node] if node is not None else []
     while stack:
         current = stack.pop(0)
         if _kind(current) == "scalar":
@@ -143,7 +148,8 @@ def _first_odd_integer(node: Node | None) -> ScalarNode | None:
                 and current.tag == "tag:yaml.org,2002:int"
                 and not _PLAIN_INTEGER.fullmatch(current.value)
             ):
-                return current
+                scalar: ScalarNode = current
+                return scalar
         elif _kind(current) == "mapping":
             for key, value in current.value:
                 stack.extend((key, value))
@@ -159,6 +165,8 @@ def _first_duplicate_key(node: Node | None) -> Node | None:
         current = stack.pop()
         if _kind(current) == "mapping":
             seen: set[str] = set()
+            key: Node
+            value: Node
             for key, value in current.value:
                 if isinstance(key.value, str):
                     if key.value in seen:
@@ -374,13 +382,16 @@ _SURPRISE_KINDS = {
 
 def scalar_at(node: Node | None, path: tuple[int | str, ...]) -> ScalarNode | None:
     """The scalar node reached by following all of ``path`` (keys and indexes), else ``None``."""
-    current = node
+    current: Any = node  # Any: nodes are told apart by their ``id`` (see above)
     for step in path:
         found = _child(current, step) if current is not None else None
         if found is None:
             return None
         current = found[1]
-    return current if _kind(current) == "scalar" else None
+    if _kind(current) != "scalar":
+        return None
+    scalar: ScalarNode = current
+    return scalar
 
 
 def yaml_surprise(node: Node | None, path: tuple[int | str, ...]) -> str | None:

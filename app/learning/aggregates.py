@@ -55,14 +55,15 @@ from app.platform.models import (
     TallyBasis,
 )
 
-ATTEMPT = Attempt.__table__
-LEARNER = Learner.__table__
-FIRST = FirstTry.__table__
-QUESTION = QuestionTally.__table__
-LEARNER_TALLY = LearnerTally.__table__
-LESSON = LessonTally.__table__
-SCORE = ScoreTally.__table__
-BASIS = TallyBasis.__table__
+# SQLModel sets ``__table__`` on each table class; its types do not declare it.
+ATTEMPT = Attempt.__table__  # type: ignore[attr-defined]
+LEARNER = Learner.__table__  # type: ignore[attr-defined]
+FIRST = FirstTry.__table__  # type: ignore[attr-defined]
+QUESTION = QuestionTally.__table__  # type: ignore[attr-defined]
+LEARNER_TALLY = LearnerTally.__table__  # type: ignore[attr-defined]
+LESSON = LessonTally.__table__  # type: ignore[attr-defined]
+SCORE = ScoreTally.__table__  # type: ignore[attr-defined]
+BASIS = TallyBasis.__table__  # type: ignore[attr-defined]
 
 Key = tuple[str, str, str]  # lesson slug, question id, question version
 FIRST_KEY = ("learner_id", "lesson_slug", "question_id", "question_hash")
@@ -206,14 +207,16 @@ def contributions(state: Mapping[Key, Try], basis: Basis) -> Contribution:
         The learner's share of ``question_tally``, ``lesson_tally``, ``score_tally`` and
         their ``learner_tally`` row.
     """
-    questions = {key: (t.attempts, 1, int(t.correct)) for key, t in state.items()}
+    questions: dict[Key, tuple[int, ...]] = {
+        key: (t.attempts, 1, int(t.correct)) for key, t in state.items()
+    }
     answered: dict[str, set[str]] = defaultdict(set)
     right: dict[str, set[str]] = defaultdict(set)
     for (slug, qid, _), t in state.items():
         answered[slug].add(qid)
         if t.rights:
             right[slug].add(qid)
-    lessons = {}
+    lessons: dict[str, tuple[int, ...]] = {}
     for slug, ids in basis.questions.items():
         if answered[slug] & ids:
             lessons[slug] = (1, int(is_done(len(right[slug] & ids), len(ids))))
@@ -234,7 +237,7 @@ def _minus(new: Mapping, old: Mapping, into: dict) -> None:
     """Add ``new - old`` (tuples, cell by cell) to ``into``."""
     for key in new.keys() | old.keys():
         a, b = new.get(key), old.get(key)
-        width = len(a or b)
+        width = len(a or b or ())
         a, b = a or (0,) * width, b or (0,) * width
         into[key] = tuple(
             x + y - z for x, y, z in zip(into.get(key, (0,) * width), a, b, strict=True)

@@ -106,6 +106,7 @@ def create_class(db: Session, account: Account, name: str, description: str = ""
     classroom = Classroom(name=name.strip(), description=description.strip(), join_code=new_code())
     db.add(classroom)
     db.flush()
+    assert classroom.id is not None and account.id is not None  # both stored (flushed)
     db.add(ClassStaff(class_id=classroom.id, account_id=account.id))
     db.commit()
     db.refresh(classroom)
@@ -151,6 +152,7 @@ def rotate_code(db: Session, classroom: Classroom) -> str:
 
 def add_staff(db: Session, classroom: Classroom, account: Account) -> None:
     """Make an instructor account one of the class's instructors; committed."""
+    assert classroom.id is not None and account.id is not None  # both stored
     if db.get(ClassStaff, (classroom.id, account.id)) is None:
         db.add(ClassStaff(class_id=classroom.id, account_id=account.id))
         db.commit()
@@ -220,6 +222,7 @@ def by_code(db: Session, code: str) -> Classroom | None:
 
 def join(db: Session, classroom: Classroom, learner_id: str) -> bool:
     """Put the learner in the class; committed. Returns False if they were already in it."""
+    assert classroom.id is not None  # a stored class
     if db.get(ClassMember, (classroom.id, learner_id)) is not None:
         return False
     db.add(ClassMember(class_id=classroom.id, learner_id=learner_id))
@@ -261,6 +264,7 @@ def members(db: Session, classroom: Classroom) -> list[MemberRow]:
 
 def set_due(db: Session, classroom: Classroom, lesson_slug: str, due_at: datetime) -> None:
     """Set (or move) a lesson's due date in the class, UTC; committed."""
+    assert classroom.id is not None  # a stored class
     row = db.get(ClassDue, (classroom.id, lesson_slug)) or ClassDue(
         class_id=classroom.id, lesson_slug=lesson_slug, due_at=due_at
     )
@@ -276,12 +280,13 @@ def due_rows(db: Session, classroom: Classroom) -> list[DueRow]:
     aggregate query.
     """
     late = col(Attempt.created_at) > col(ClassDue.due_at)
+    # sqlmodel.select() is typed for at most 4 columns.
     query = (
-        select(
+        select(  # type: ignore[call-overload]
             ClassDue.lesson_slug,
             ClassDue.due_at,
-            func.count(Attempt.id).filter(~late),
-            func.count(Attempt.id).filter(late),
+            func.count(col(Attempt.id)).filter(~late),
+            func.count(col(Attempt.id)).filter(late),
             func.count(func.distinct(Attempt.learner_id)).filter(late),
         )
         .select_from(ClassDue)

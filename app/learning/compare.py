@@ -95,15 +95,15 @@ def agreement(outcomes: list[GuideOutcome]) -> str:
     They agree when the main engine and the verdict match; they overlap when an
     engine appears in every result; otherwise they diverge.
     """
-    reached = [o for o in outcomes if o.result]
+    reached = [(o.tree, o.result) for o in outcomes if o.result]
     if len(reached) < 2:
         return ""
-    results = [o.result for o in reached]
+    results = [result for _, result in reached]
     if len({r.main for r in results}) == 1 and len({r.verdict for r in results}) == 1:
         message = gettext("The guides agree: %(engine)s (%(verdict)s).")
         return message % {"engine": results[0].main, "verdict": results[0].verdict.label.lower()}
     parts = " × ".join(
-        f"{o.tree.name}: {o.result.main} ({o.result.verdict.label.lower()})" for o in reached
+        f"{tree.name}: {result.main} ({result.verdict.label.lower()})" for tree, result in reached
     )
     if len({r.main for r in results}) == 1:
         message = gettext(
@@ -122,7 +122,7 @@ def agreement(outcomes: list[GuideOutcome]) -> str:
     return message % {"results": parts}
 
 
-def compare_context(course: Course, params: dict[str, str]) -> dict:
+def compare_context(course: Course, params: dict[str, str]) -> dict[str, object]:
     """Template context for the comparison page, given the query parameters."""
     trees = list(course.trees.values())
     facets = facets_of(trees)

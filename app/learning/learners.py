@@ -94,8 +94,8 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
 
     Every attempt and walk is kept; since the first try is the earliest attempt, where both
     answered the same question the earlier first try wins. Review cards move too; where both
-    have one for the same question, the most recently reviewed wins. An attempt whose idempotency key
-    the target already holds is the same form sent twice, and is stored once.
+    have one for the same question, the most recently reviewed wins. An attempt whose
+    idempotency key the target already holds is the same form sent twice, and is stored once.
 
     Args:
         db: an open session; this function commits it (one transaction).
@@ -132,8 +132,8 @@ def export_learner(db: Session, learner_id: str) -> LearnerExport:
 
     Returns:
         The learner row, the account (without the password hash), every attempt, every walk,
-        the review cards, the classes joined and the sessions' expiry; empty parts for a learner who stored
-        nothing yet.
+        the review cards, the classes joined and the sessions' expiry; empty parts for a
+        learner who stored nothing yet.
     """
     learner = db.get(Learner, learner_id)
     account = account_of(db, learner_id)
@@ -173,8 +173,8 @@ def delete_learner(db: Session, learner_id: str) -> None:
     """Delete the learner, their attempts, walks, review cards, class memberships and account,
     and end all their sessions.
 
-    Attempts, walks, cards, memberships and the account go by ``ON DELETE CASCADE``; they are also deleted
-    explicitly, so a database without foreign keys enforced keeps nothing either.
+    Attempts, walks, cards, memberships and the account go by ``ON DELETE CASCADE``; they are
+    also deleted explicitly, so a database without foreign keys enforced keeps nothing either.
     """
     begin_write(db)
     for table in (Attempt, Walk, ClassMember, Account):

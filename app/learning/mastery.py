@@ -149,10 +149,11 @@ def learner_mastery(db: Session, course: Course, learner_id: str) -> list[Concep
             select(per.c.concept, per.c.mastery, per.c.answers)
         )
     }
-    return [
-        ConceptMastery(c, *(rows.get(c.term.slug) or (None, 0)), learners=int(c.term.slug in rows))
-        for c in found
-    ]
+    out = []
+    for c in found:
+        mastery, answers = rows.get(c.term.slug) or (None, 0)
+        out.append(ConceptMastery(c, mastery, answers, learners=int(c.term.slug in rows)))
+    return out
 
 
 def no_mastery(course: Course) -> list[ConceptMastery]:

@@ -168,6 +168,7 @@ def due_reviews(db: Session, learner_id: str, course: Course, at: datetime) -> l
             continue
         changed = row.question_hash != question.content_hash
         when = _aware(row.due)
+        assert when is not None  # ReviewCard.due is NOT NULL
         if changed or when <= at:
             due.append(DueReview(lesson, question, when, changed))
     due.sort(key=lambda item: (not item.changed, item.due, item.lesson.slug, item.question.id))
@@ -214,8 +215,9 @@ def facts_and_due(
     Returns:
         The attempt facts, oldest first, and how many questions are due for review at ``at``.
     """
+    # sqlmodel.select() is typed for at most 4 columns.
     rows = db.exec(
-        select(
+        select(  # type: ignore[call-overload]
             Attempt.lesson_slug,
             Attempt.question_id,
             Attempt.question_hash,

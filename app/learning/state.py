@@ -99,7 +99,7 @@ class LearnerState:
     cards: tuple[CardRow, ...] = field(default=())
 
     @property
-    def version(self) -> tuple:
+    def version(self) -> tuple[object, ...]:
         """What changes whenever anything shown from this state changes: counts and last ids."""
         last_attempt = self.attempts[-1].id if self.attempts else 0
         last_walk = self.walks[0].id if self.walks else 0

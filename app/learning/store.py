@@ -25,14 +25,14 @@ from app.platform.db import begin_write
 from app.platform.models import Attempt, Learner, ReviewCard, Walk, utcnow
 
 __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
-_LEARNER = bindparam("learner")
+_LEARNER = bindparam("learner", type_=String)
 
 
 def _state_statement():
     """One statement for a learner's whole state: the learner row, attempts and walks.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns a kind does
-    not have are NULL. Built once (see :data:`_STATE`).
+    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns
+    a kind does not have are NULL. Built once (see :data:`_STATE`).
     """
 
     def nothing(kind):
@@ -202,7 +202,7 @@ def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
     rows = session.exec(
         select(Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct)
         .where(Attempt.learner_id == learner_id)
-        .order_by(*first_try_order(Attempt.__table__))
+        .order_by(*first_try_order(Attempt.__table__))  # type: ignore[attr-defined]
     )
     return [AttemptFact(*row) for row in rows]
 
@@ -282,6 +282,7 @@ def record_walk(
 
 def _insert_for(session: Session):
     """The dialect's ``insert`` (SQLite or PostgreSQL), which knows ``ON CONFLICT``."""
+    insert: object  # one of two functions of the same use, typed apart
     if session.get_bind().dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
@@ -337,21 +338,17 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
         .returning(col(Attempt.id))
     ).scalar()
     if new_id is not None:
-        stored = Attempt(id=new_id, **values)
-        record_in_aggregates(
-            session, [stored]
-        )  # the dashboard's counters (app/learning/aggregates.py)
-        schedule_after(
-            session, [stored]
-        )  # spaced review: rate the question's card (app/learning/review.py)
+        stored = Attempt(id=new_id, **values)  # type: ignore[arg-type]
+        record_in_aggregates(session, [stored])  # the dashboard's counters (aggregates.py)
+        schedule_after(session, [stored])  # spaced review: rate the question's card (review.py)
         session.commit()
         return AttemptRow(
-            values["lesson_slug"],
-            values["question_id"],
-            values["question_hash"],
-            values["chosen"],
-            values["correct"],
-            values["credit"],
+            attempt.lesson_slug,
+            attempt.question_id,
+            attempt.question_hash,
+            attempt.chosen,
+            attempt.correct,
+            attempt.credit,
             now,
             new_id,
         ), True

@@ -26,7 +26,10 @@ from app.learning.views import QuestionView, question_view
 
 
 class LearnerStore(Protocol):
-    """What the use-cases need from storage (``app.learning.store.SqlLearnerStore`` implements it)."""
+    """What the use-cases need from storage.
+
+    :class:`app.learning.store.SqlLearnerStore` implements it.
+    """
 
     def read_state(self, learner_id: str | None) -> LearnerState:
         """The learner's state in one read; empty for ``None``."""
@@ -76,10 +79,10 @@ class LessonPage:
     total: int
     progress: CourseProgress
     keep_in_session: Place | None = None
-    version: tuple = ()
+    version: tuple[object, ...] = ()
     calc_results: object = None
 
-    def context(self) -> dict:
+    def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``."""
         return {
             "lesson": self.lesson,
@@ -126,7 +129,7 @@ class LessonVisit:
     place: Place | None
     keep_in_session: Place | None
 
-    def version(self, course: Course) -> tuple:
+    def version(self, course: Course) -> tuple[object, ...]:
         """Changes whenever the page built from this visit would change (not the lesson's own
         version, which the caller's cache keys by course)."""
         progress_due = due_in(self.state.cards, course, review_clock())

@@ -315,10 +315,11 @@ class SignInLimiter:
 
             from app.platform.ratelimit_store import DATABASE, DatabaseLimitStorage
 
-            if self._storage_uri == DATABASE:
-                storage = DatabaseLimitStorage(self._engine)
-            else:
-                storage = storage_from_string(self._storage_uri)
+            storage = (
+                DatabaseLimitStorage(self._engine)
+                if self._storage_uri == DATABASE
+                else storage_from_string(self._storage_uri)
+            )
             self._limiter = FixedWindowRateLimiter(storage)
             per_pair, per_ip, per_username, per_device, sign_ups = self._rules
             self._per_pair = parse(per_pair)

@@ -39,7 +39,8 @@ def backup_sqlite(database_url: str, target: Path) -> int:
         The size of the copy in bytes.
 
     Raises:
-        BackupError: not SQLite, the source is missing, the target exists, or the copy fails its integrity check.
+        BackupError: not SQLite, the source is missing, the target exists, or the copy fails
+            its integrity check.
     """
     source_path = sqlite_path(database_url)
     if not source_path.exists():

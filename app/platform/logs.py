@@ -91,7 +91,9 @@ class RequestLog:
 
 
 def _learner_of(scope) -> object:
-    """The learner id in the request's session; ``None`` where no session was loaded (``/static/``)."""
+    """The learner id in the request's session; ``None`` where no session was loaded
+    (``/static/``).
+    """
     try:
         return (scope.get("session") or {}).get("learner")
     except SessionNotLoaded:

@@ -128,7 +128,8 @@ class Account(SQLModel, table=True):
 class ReviewCard(SQLModel, table=True):
     """The spaced review state of one question for one learner (an FSRS card).
 
-    The columns are those of ``fsrs.Card``; :mod:`app.learning.review` turns rows into cards and back.
+    The columns are those of ``fsrs.Card``; :mod:`app.learning.review` turns rows into cards
+    and back.
 
     Attributes:
         learner_id / lesson_slug / question_id: whose card, for which question.
@@ -318,7 +319,9 @@ class RateLimit(SQLModel, table=True):
 
 
 class ReportCache(SQLModel, table=True):
-    """Figures computed from every attempt, kept for a while (see ``app/analytics/dashboard_cache.py``).
+    """Figures computed from every attempt, kept for a while.
+
+    See ``app/analytics/dashboard_cache.py``.
 
     Attributes:
         key: what was computed and for which version of the course's questions.
@@ -448,7 +451,8 @@ class FirstTry(SQLModel, table=True):
     """A learner's history on one question version: the first attempt and the counts since.
 
     One row per learner × lesson × question × version, kept as each answer is written
-    (see ``app/learning/aggregates.py``). "First" follows :data:`app.learning.rules.FIRST_TRY_ORDER`.
+    (see ``app/learning/aggregates.py``). "First" follows
+    :data:`app.learning.rules.FIRST_TRY_ORDER`.
 
     Attributes:
         attempt_id: the first attempt's id.

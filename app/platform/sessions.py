@@ -39,7 +39,7 @@ _LOADED: ContextVar[tuple[str, dict, datetime] | None] = ContextVar(
 
 
 # Built once: building the statement cost more than running it.
-_READ = select(WebSession.data, WebSession.expires_at).where(
+_READ = select(col(WebSession.data), col(WebSession.expires_at)).where(
     col(WebSession.id) == bindparam("session_id")
 )
 
@@ -53,7 +53,8 @@ class DatabaseStore(SessionStore):
 
     Args:
         engine: the app's engine.
-        loop_engine: the engine for reads on the event loop (:func:`app.platform.db.make_loop_engine`).
+        loop_engine: the engine for reads on the event loop
+            (:func:`app.platform.db.make_loop_engine`).
     """
 
     def __init__(self, engine: Engine, loop_engine: Engine | None = None) -> None:

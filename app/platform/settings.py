@@ -98,7 +98,8 @@ class Settings(BaseSettings):
             storage_from_string(value)
         except Exception as exc:  # limits raises ConfigurationError or a driver's ImportError
             raise ValueError(
-                f"CURSO_RATE_LIMIT_STORAGE inválido ({exc}); use `database` (o banco do curso), `memory://` (um processo) "
+                f"CURSO_RATE_LIMIT_STORAGE inválido ({exc}); use `database` (o banco do curso), "
+                "`memory://` (um processo) "
                 "ou a URI de um armazenamento da biblioteca limits, como `redis://host:6379`, "
                 "com o driver instalado."
             ) from exc

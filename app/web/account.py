@@ -121,7 +121,8 @@ def sign_in(
 
     Failed attempts are limited per (username, client), per client and, with a higher
     ceiling, per username; from a browser that has signed in to the account before (a valid
-    "known device" cookie), per device only (:class:`app.platform.auth.SignInLimiter`). Past a limit,
+    "known device" cookie), per device only (:class:`app.platform.auth.SignInLimiter`).
+    Past a limit,
     429 with a message in Portuguese, and the password is not even checked. A name no
     account can have is a wrong sign-in, counted per client only. Success renews the known
     device cookie and leads to ``proximo`` when it is a path of this site, else to the

@@ -218,7 +218,9 @@ def join_page(
     if account is None:
         location = "/conta?" + urlencode({"proximo": f"/turmas/entrar/{code}"})
         return RedirectResponse(location, status_code=303)
-    member = any(c.id == classroom.id for c, _ in classes.memberships(db, learner_id))
+    member = learner_id is not None and any(
+        c.id == classroom.id for c, _ in classes.memberships(db, learner_id)
+    )
     return render(
         request, "class_join.html", {"classroom": classroom, "code": code, "member": member}
     )

@@ -110,6 +110,7 @@ def edit(
     source = _read(path)
     editor.note_outside_change(db, path, slug, source)
     db.commit()
+    assert instructor.id is not None  # a stored account
     draft = editor.get_draft(db, path.name, instructor.id)
     text, base = (draft.text, draft.base_hash) if draft else (source.text, source.hash)
     return _editor_page(
@@ -194,9 +195,11 @@ def _save(
         ) from None
     if not result.published:
         return _editor_page(request, slug, path, text, base_hash, status_code=422, refused=True)
-    new_slug = result.revision.lesson_slug
+    revision = result.revision
+    assert revision is not None  # a published save has its revision
+    new_slug = revision.lesson_slug
     return RedirectResponse(
-        f"/instrutor/licoes/{quote(new_slug)}/editar?publicada={result.revision.id}",
+        f"/instrutor/licoes/{quote(new_slug)}/editar?publicada={revision.id}",
         status_code=303,
     )
 
@@ -207,6 +210,7 @@ def discard(
 ):
     """Throw away the instructor's unpublished draft and show the file again."""
     path = _path(course, slug)
+    assert instructor.id is not None  # a stored account
     editor.discard_draft(db, path.name, instructor.id)
     db.commit()
     return RedirectResponse(f"/instrutor/licoes/{quote(slug)}/editar", status_code=303)
@@ -303,7 +307,8 @@ def image_save(
     """Keep an uploaded PNG, JPEG, WebP or GIF image and show the Markdown to paste.
 
     The body was already capped by :class:`app.web.security.RequestGuard`; the type is read from
-    the bytes (:func:`app.authoring.image_upload.save_image`). A refused file gets the form again with
+    the bytes (:func:`app.authoring.image_upload.save_image`). A refused file gets the form
+    again with
     the reason: 413 (over 2 MB), 415 (not one of the four types) or 422 (no file).
     """
     data = b""

@@ -13,7 +13,9 @@ router = APIRouter()
 
 @router.get("/glossario", response_class=HTMLResponse, name="glossary")
 async def glossary(request: Request, course: CourseDep):
-    """The glossary page: each term, its short definition and the lessons that define it on first use."""
+    """The glossary page: each term, its short definition and the lessons that define it on first
+    use.
+    """
     rows = [
         (term, [lesson for lesson in course.lessons if term.slug in lesson.terms])
         for term in course.glossary.terms

@@ -6,7 +6,8 @@ CSP = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self'",
-        # Inline style attributes are allowed (the tree map sizes itself with one); never inline scripts.
+        # Inline style attributes are allowed (the tree map sizes itself with one); never inline
+        # scripts.
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data:",
         "font-src 'self'",

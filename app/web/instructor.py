@@ -121,7 +121,8 @@ def dashboard(
 ):
     """Learners, completion funnel, item analysis per question, walks per tree, file problems.
 
-    The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds (``app/analytics/dashboard_cache.py``);
+    The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds
+    (``app/analytics/dashboard_cache.py``);
     the page says when they were computed. ``?turma=<id>`` (the select on the page, a GET
     form): the same figures for one class the instructor teaches (any class for an admin),
     computed on each visit, with its due dates and the answers on time and late; 404 for
@@ -166,7 +167,8 @@ def dashboard(
         "dues": due_rows(db, classroom) if classroom else [],
         "due_label": due_label,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
-        # mastery per concept (app/learning/mastery.py): one aggregate query, bounded by the concepts
+        # mastery per concept (app/learning/mastery.py): one aggregate query, bounded by the
+        # concepts
         "concepts": course_mastery(db, course, classroom.id if classroom else None),
         "mastery_last": LAST_N,
     }

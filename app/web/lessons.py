@@ -72,8 +72,9 @@ async def lesson_page(
     flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
     asked = LessonRequest(retry=refazer, query=dict(request.query_params))
     if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
-        asked.errors[flash.get("question")] = flash.get("message")
-        asked.typed[flash.get("question")] = str(flash.get("typed") or "")
+        question = flash.get("question", "")
+        asked.errors[question] = flash.get("message", "")
+        asked.typed[question] = str(flash.get("typed") or "")
     visit = await run_in_threadpool(
         _visit, request.app.state.engine, lesson, learner_id, session_place(request)
     )

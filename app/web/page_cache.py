@@ -1,4 +1,5 @@
-"""Lesson pages for visitors, rendered and compressed once, with each visitor's CSRF token spliced in.
+"""Lesson pages for visitors, rendered and compressed once, with each visitor's CSRF token
+spliced in.
 
 A visitor who has stored nothing (no learner id, not signed in) sees the same lesson page as
 every other visitor except for one thing: the CSRF token that their forms and htmx headers
@@ -104,7 +105,9 @@ class SplicedPage:
         return token.join(self.parts)
 
     def deflate(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, in the zlib format (``Content-Encoding: deflate``)."""
+        """The page with ``token`` in every place, in the zlib format (``Content-Encoding:
+        deflate``).
+        """
         block = stored_block(token)
         token_adler = zlib.adler32(token)
         out = [ZLIB_HEADER, self.deflated[0]]
@@ -119,7 +122,9 @@ class SplicedPage:
         return b"".join(out)
 
     def gzip(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, in the gzip format (``Content-Encoding: gzip``)."""
+        """The page with ``token`` in every place, in the gzip format
+        (``Content-Encoding: gzip``).
+        """
         block = stored_block(token)
         out = [GZIP_HEADER, self.deflated[0]]
         crc = zlib.crc32(self.parts[0])

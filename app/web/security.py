@@ -65,7 +65,8 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
 
 class RequestGuard:
     """Turn requests the stack below would mishandle into clear 4xx answers, and add the
-    security headers (:func:`app.web.headers.security_headers`, HSTS with ``hsts``) to every response.
+    security headers (:func:`app.web.headers.security_headers`, HSTS with ``hsts``) to every
+    response.
 
     - Cookies that break RFC 6265 are dropped (see :func:`well_formed_cookies`); the others
       stay. asgi-csrf fails on a ``Cookie`` header that is not UTF-8, and Python's cookie

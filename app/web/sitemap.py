@@ -36,7 +36,9 @@ def sitemap_paths(lesson_slugs: list[str], tree_ids: list[str]) -> list[str]:
 
 @router.get("/sitemap.xml", name="sitemap")
 async def sitemap(request: Request, course: CourseDep) -> Response:
-    """The sitemap: one absolute ``<loc>`` per page (``CURSO_PUBLIC_URL``, else the request's host)."""
+    """The sitemap: one absolute ``<loc>`` per page (``CURSO_PUBLIC_URL``, else the
+    request's host).
+    """
     paths = sitemap_paths([lesson.slug for lesson in course.lessons], sorted(course.trees))
     urls = "".join(f"<url><loc>{escape(site_url(request, path))}</loc></url>" for path in paths)
     body = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">{urls}</urlset>\n'

@@ -140,7 +140,10 @@ def make_templates(
     # Templates are code: they change with a restart, so no file is checked on each render.
     templates.env.auto_reload = False
     templates.env.add_extension("jinja2.ext.i18n")
-    templates.env.install_gettext_translations(translations(), newstyle=True)
+    # The i18n extension adds this method when it is installed, so Environment's types lack it.
+    templates.env.install_gettext_translations(  # type: ignore[attr-defined]
+        translations(), newstyle=True
+    )
     assets = assets or Assets(PROJECT_ROOT / "static")
     templates.env.globals.update(
         csrf_token=csrf_token,

@@ -130,7 +130,8 @@ def twenty_lessons(folder: Path) -> Path:
     for n in range(1, 21):
         (folder / f"{n:02d}.md").write_text(
             f"---\ntitle: Lição {n}\nslug: licao-{n}\norder: {n}\nsummary: Curta.\nminutes: 1\n"
-            f"objectives:\n  - Responder.\n---\n\n## Parte\n\nTexto.\n\n```quiz\n- id: q\n  kind: single\n"
+            "objectives:\n  - Responder.\n---\n\n## Parte\n\nTexto.\n\n"
+            "```quiz\n- id: q\n  kind: single\n"
             f"  prompt: Sim?\n  options:\n    - {{id: a, text: Sim, explanation: Certo.}}\n"
             f"    - {{id: b, text: Não, explanation: Errado.}}\n  answer: [a]\n```\n",
             encoding="utf-8",
