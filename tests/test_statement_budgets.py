@@ -32,6 +32,7 @@ BUDGETS = {
     "answer POST, PostgreSQL": 14,
     "tree step": 3,
     "/api/progresso": 2,
+    "visitor my-data page": 0,
 }
 TRANSACTION_CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
 
@@ -169,3 +170,15 @@ def test_the_progress_api(learner: TestClient):
 def _form(question) -> dict:
     fields = right_form(question)
     return fields if isinstance(fields, dict) else {"opcao": fields}
+
+
+def test_a_visitors_my_data_page_asks_the_database_nothing(client: TestClient):
+    with counting() as statements:
+        response = client.get("/meus-dados")
+        exported = client.get("/meus-dados/exportar")
+    assert response.status_code == exported.status_code == 200
+    within(statements, "visitor my-data page")
+    page = soup(response.text)
+    assert page.select_one(".stored-attempts").get_text() == "0"
+    assert page.select_one(".stored-account").get_text() == "nenhuma (uso anônimo)"
+    assert exported.json()["attempts"] == [] and exported.json()["learner"] is None

@@ -127,14 +127,22 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     db.commit()
 
 
-def export_learner(db: Session, learner_id: str) -> LearnerExport:
+def export_learner(db: Session, learner_id: str | None) -> LearnerExport:
     """Gather everything stored about ``learner_id`` (LGPD access request).
+
+    Args:
+        db: an open session.
+        learner_id: the learner, or None for a visitor who stored nothing (no query runs).
 
     Returns:
         The learner row, the account (without the password hash), every attempt, every walk,
         the review cards, the classes joined and the sessions' expiry; empty parts for a
         learner who stored nothing yet.
     """
+    if not learner_id:
+        return LearnerExport(
+            exported_at=utcnow(), learner=None, account=None, attempts=[], walks=[], sessions=[]
+        )
     learner = db.get(Learner, learner_id)
     account = account_of(db, learner_id)
     attempts = db.exec(

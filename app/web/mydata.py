@@ -42,8 +42,7 @@ def my_data_page(
 )
 def export(db: SessionDep, learner_id: LearnerIdDep):
     """Download everything stored about the current learner as a JSON file."""
-    # No learner yet: an id no row has, so every part of the export is empty.
-    data = export_learner(db, learner_id or "")
+    data = export_learner(db, learner_id)  # no learner yet: every part is empty
     return JSONResponse(
         data.model_dump(mode="json"),
         headers={
@@ -76,7 +75,7 @@ def delete(
 
 def _page(request, db, learner_id, account, deleted=False, error=None, status=200):
     data = export_learner(db, learner_id)
-    joined = [classroom for classroom, _ in memberships(db, learner_id)]
+    joined = [classroom for classroom, _ in memberships(db, learner_id)] if learner_id else []
     context = {
         "data": data,
         "account": account,
