@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
+from app.content.page_ids import term_anchor
 from app.content.text import collation_key, nfc, term_key, words
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 from app.platform.i18n import gettext
@@ -123,7 +124,8 @@ class Glossary:
 def term_html(term: Term, written: str) -> str:
     """The first use of ``term`` in a lesson: a ``<dfn>`` with a button that opens its definition."""
     return (
-        f'<dfn class="term" id="termo-{term.slug}"><button type="button" class="term-button" '
+        f'<dfn class="term" id="{term_anchor(term.slug)}">'
+        f'<button type="button" class="term-button" '
         f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'
         f'<span class="term-popover" id="def-{term.slug}" popover>'
         f'<a class="term-link" href="/glossario#{term.slug}">{escape_html(term.term)}</a>: '

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 from app.content.errors import ContentError
-from app.content.markdown import RESERVED_IDS, Heading, markdown, slugify
+from app.content.markdown import Heading, markdown, slugify
+from app.content.page_ids import CHROME_IDS, question_anchor, tree_anchor
 from app.platform.i18n import gettext
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ IMAGE_TYPES = {
     ".avif": "image/avif",
     ".svg": "image/svg+xml",
 }
-PAGE_IDS = RESERVED_IDS
+PAGE_IDS = CHROME_IDS
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _EXTERNAL = ("http:", "https:", "mailto:")
 
@@ -125,8 +126,8 @@ def page_ids(lesson: Lesson) -> frozenset[str]:
     for part in lesson.parts:
         if isinstance(part, str):
             ids.update(_ID_RE.findall(part))
-    ids.update(f"pergunta-{qid}" for qid in lesson.questions)
-    ids.update(f"arvore-{tid}" for tid in lesson.trees)
+    ids.update(question_anchor(qid) for qid in lesson.questions)
+    ids.update(tree_anchor(tid) for tid in lesson.trees)
     return frozenset(ids)
 
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from app.content.course import Course
 from app.content.lessons import Lesson
+from app.content.page_ids import QUIZ_ANCHOR, question_anchor
 from app.learning.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.learning.state import CardRow, LearnerState, Place
 from app.platform.i18n import gettext
@@ -115,9 +116,9 @@ def section_titles(lesson: Lesson) -> dict[str, str]:
     """Return every place a learner can be in ``lesson``: anchor → what the learner reads."""
     titles = {heading.anchor: heading.text for heading in lesson.headings}
     if lesson.questions:
-        titles["quiz"] = gettext("Quiz")
+        titles[QUIZ_ANCHOR] = gettext("Quiz")
     for number, qid in enumerate(lesson.questions, start=1):
-        titles[f"pergunta-{qid}"] = gettext("Quiz, question %(num)s") % {"num": number}
+        titles[question_anchor(qid)] = gettext("Quiz, question %(num)s") % {"num": number}
     return titles
 
 

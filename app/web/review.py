@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
+from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.grading import grade_form
@@ -158,5 +159,5 @@ def review_answer(
         return _page(request, course, db, learner_id, lesson, question, graded=True)
     url = request.url_for("review_answered", slug=lesson.slug, question_id=question.id).path
     return RedirectResponse(
-        url + f"#pergunta-{question.id}", status_code=303, headers={"Vary": VARY}
+        url + "#" + question_anchor(question.id), status_code=303, headers={"Vary": VARY}
     )
