@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from app.content import paths
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
 from app.content.page_ids import term_anchor
@@ -128,7 +129,8 @@ def term_html(term: Term, written: str) -> str:
         f'<button type="button" class="term-button" '
         f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'
         f'<span class="term-popover" id="def-{term.slug}" popover>'
-        f'<a class="term-link" href="/glossario#{term.slug}">{escape_html(term.term)}</a>: '
+        f'<a class="term-link" href="{paths.glossary_term(term.slug)}">'
+        f"{escape_html(term.term)}</a>: "
         f"{term.definition_html}</span>"
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.page_ids import QUIZ_ANCHOR, question_anchor
@@ -31,7 +32,7 @@ class Resume:
     @property
     def url(self) -> str:
         """The link to the lesson, at the section."""
-        return f"/licoes/{self.lesson.slug}" + (f"#{self.section}" if self.section else "")
+        return paths.lesson(self.lesson.slug, self.section)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_F
 from app.web.lookups import find_lesson
 from app.web.places import session_place
 from app.web.templating import VARY, render, wants_fragment
+from app.web.urls import urls_of
 
 router = APIRouter()
 
@@ -70,7 +71,7 @@ def _page(
             error=error,
             typed=typed,
         )
-        context["answer_url"] = f"/revisar/{lesson.slug}/{question.id}"
+        context["answer_url"] = urls_of(request).review_answer(lesson.slug, question.id)
         context["in_review"] = True
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
