@@ -5,11 +5,18 @@ from __future__ import annotations
 import re
 
 import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
 
 from app.content import page_ids
 from app.content.markdown import RESERVED_IDS, render_document
 from app.content.page_ids import CHROME_IDS
-from tests.conftest import PROJECT_ROOT
+from app.learning.instructors import set_instructor
+from app.main import create_app
+from tests.conftest import PROJECT_ROOT, csrf_from, make_settings
+
+PASSWORD = "uma senha boa"
 
 # The templates that wrap a lesson: every literal id in them is one a heading may not take.
 CHROME_TEMPLATES = [
@@ -66,3 +73,136 @@ def test_widget_ids_keep_their_shapes():
         "erro-",
         "op-",
     )
+
+
+# --- every page type, rendered: no id twice ----------------------------------------------
+
+CHROME_HEADINGS = "\n\n".join(
+    f"## {i.replace('-', ' ').capitalize()}\n\nTexto." for i in CHROME_IDS
+)
+
+
+def _ids_twice(html: str) -> list[str]:
+    ids = [tag["id"] for tag in BeautifulSoup(html, "html.parser").select("[id]")]
+    return sorted({i for i in ids if ids.count(i) > 1})
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, tuple[int, str]]:
+    """Every kind of page, as a visitor, a learner with an answer, and an instructor."""
+    tmp = tmp_path_factory.mktemp("pages")
+    settings = make_settings(tmp)
+    app = create_app(settings)
+    found: dict[str, tuple[int, str]] = {}
+    with TestClient(app) as client:
+
+        def post(url: str, **fields):
+            token = csrf_from(client.get("/conta").text)
+            return client.post(url, data={"csrftoken": token, **fields}, follow_redirects=False)
+
+        def get(name: str, url: str) -> None:
+            response = client.get(url, follow_redirects=False)
+            found[name] = (response.status_code, response.text)
+
+        course = app.state.live_course.current()
+        lesson = course.lessons[0]
+        urls = app.state.urls
+        tree_id = sorted(course.trees)[0]
+        get("home", urls.home())
+        get("lesson", urls.lesson(lesson.slug))
+        get("trees", urls.trees())
+        get("tree", urls.tree(tree_id))
+        get("compare", urls.compare())
+        get("glossary", urls.glossary())
+        get("search", urls.search())
+        get("search results", urls.search("kernel"))
+        get("sign-in", urls.account())
+        get("error", "/nao-existe")
+        question = next(iter(lesson.questions.values()))
+        page = client.get(urls.lesson(lesson.slug)).text
+        key = re.search(r'name="chave" value="([^"]+)"', page)
+        assert key is not None
+        answered = post(
+            urls.question_fragment(lesson.slug, question.id),
+            chave=key.group(1),
+            opcao=question.options[0].id,
+            versao=question.content_hash,
+        )
+        assert answered.status_code == 303, answered.text
+        get("lesson answered", urls.lesson(lesson.slug))
+        get("progress", urls.progress())
+        get("review", urls.review())
+        assert post(urls.path("sign_up"), usuario="prof", senha=PASSWORD, confirmacao=PASSWORD)
+        with Session(app.state.engine) as db:
+            set_instructor(db, "prof", True)
+        get("account", urls.account())
+        get("my data", urls.my_data())
+        get("instructor dashboard", urls.instructor())
+        get("instructor preview", urls.instructor_lesson(lesson.slug))
+        get("editor", urls.lesson_editor(lesson.slug))
+        get("lesson history", urls.lesson_history(lesson.slug))
+        get("new lesson", urls.lesson_new())
+        get("image upload", urls.image_upload())
+        get("classes", urls.classes())
+        created = post(urls.path("class_create"), nome="Turma A", descricao="")
+        assert created.status_code == 303
+        get("class page", created.headers["location"])
+        text = f"---\ntitle: Ids\nslug: {lesson.slug}\n---\n\n## Busca topo\n\n{CHROME_HEADINGS}\n"
+        preview = post(urls.path("lesson_editor_preview", slug=lesson.slug), texto=text)
+        found["editor preview with the chrome's ids as headings"] = (
+            preview.status_code,
+            preview.text,
+        )
+    return found
+
+
+PAGE_TYPES = [
+    "home",
+    "lesson",
+    "trees",
+    "tree",
+    "compare",
+    "glossary",
+    "search",
+    "search results",
+    "sign-in",
+    "error",
+    "lesson answered",
+    "progress",
+    "review",
+    "account",
+    "my data",
+    "instructor dashboard",
+    "instructor preview",
+    "editor",
+    "lesson history",
+    "new lesson",
+    "image upload",
+    "classes",
+    "class page",
+    "editor preview with the chrome's ids as headings",
+]
+
+
+@pytest.mark.parametrize("name", PAGE_TYPES)
+def test_no_page_carries_an_id_twice(pages, name):
+    status, html = pages[name]
+    assert status == (404 if name == "error" else 200)
+    assert "<main" in html
+    assert _ids_twice(html) == []
+
+
+def test_every_page_type_is_rendered(pages):
+    assert sorted(pages) == sorted(PAGE_TYPES)
+
+
+def test_a_lesson_with_the_chromes_ids_as_headings_gets_its_own_ids():
+    rendered = render_document(f"## Busca topo\n\n{CHROME_HEADINGS}\n")
+    html = rendered.html
+    for reserved in CHROME_IDS:
+        assert f'id="{reserved}"' not in html
+    assert _ids_twice(html) == []
+    assert 'id="busca-topo-2"' in html and 'id="busca-topo-3"' in html
+    # Wrapped in the page's chrome, no id is there twice either.
+    chrome = "".join(f'<div id="{reserved}"></div>' for reserved in CHROME_IDS)
+    assert _ids_twice(chrome + html) == []
