@@ -45,6 +45,7 @@ from app.web.images import LessonImages
 from app.web.page_cache import VISITOR_HEADERS, LearnerPages, PageCache, VisitorPages
 from app.web.security import RequestGuard, csrf_middleware
 from app.web.templating import make_templates, theme
+from app.web.urls import Urls
 
 SESSION_COOKIE = "curso_sessao"
 SESSION_MAX_AGE_S = 365 * 24 * 3600
@@ -84,7 +85,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     cache = LessonCache(settings.var_dir / "cache" / "lessons")
     keep_compiled_catalog(cache)
     assets = Assets(PROJECT_ROOT / "static")
-    app.state.templates = make_templates(assets=assets)
+    app.state.urls = Urls(app)  # every path, from the named routes (app/web/urls.py)
+    app.state.templates = make_templates(assets=assets, urls=app.state.urls)
     configure_logging()
     app.state.live_course = LiveCourse(
         settings.lessons_dir,

@@ -7,7 +7,6 @@ is reported by ``curso check`` with file:line.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -432,25 +431,6 @@ def test_two_charts_with_one_title_and_a_heading_on_a_chart_id_are_errors(tmp_pa
         f"{path}:{second_chart}:1: error: outro gráfico desta lição tem o mesmo título, e por "
         "isso a mesma âncora `#grafico-vazao`; dê a cada gráfico um título próprio",
     ]
-
-
-def test_reserved_ids_hold_every_literal_id_of_the_lesson_page_chrome():
-    from app.content.markdown import RESERVED_IDS
-    from tests.conftest import PROJECT_ROOT
-
-    chrome = [
-        "base.html",
-        "lesson.html",
-        "_course_nav.html",
-        "_content_problems.html",
-        "_resume.html",
-    ]
-    found = set()
-    for name in chrome:
-        text = (PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
-        found.update(re.findall(r'\bid="([a-z][a-z0-9-]*)"', text))
-    assert "busca-topo" in found
-    assert found <= RESERVED_IDS, found - RESERVED_IDS
 
 
 # --- YAML 1.1 surprises -------------------------------------------------------------------

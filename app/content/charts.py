@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, inline_text, render_inline, slugify
+from app.content.page_ids import chart_anchor
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 from app.platform.i18n import gettext
 
@@ -81,7 +82,7 @@ def render_chart(spec: ChartSpec) -> str:
     """
     # Lesson texts are inline Markdown: HTML where it is shown, plain text inside the SVG
     # (``<title>`` and ``<text>`` hold no markup).
-    ident = "grafico-" + slugify(inline_text(spec.title))
+    ident = chart_anchor(slugify(inline_text(spec.title)))
     top = max(max(b.before, b.after) for b in spec.bars)
     rows, y = [], 0
     for bar in spec.bars:

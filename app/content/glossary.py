@@ -15,8 +15,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from app.content import paths
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
+from app.content.page_ids import term_anchor
 from app.content.text import collation_key, nfc, term_key, words
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 from app.platform.i18n import gettext
@@ -125,10 +127,12 @@ def term_html(term: Term, written: str) -> str:
     its definition.
     """
     return (
-        f'<dfn class="term" id="termo-{term.slug}"><button type="button" class="term-button" '
+        f'<dfn class="term" id="{term_anchor(term.slug)}">'
+        f'<button type="button" class="term-button" '
         f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'
         f'<span class="term-popover" id="def-{term.slug}" popover>'
-        f'<a class="term-link" href="/glossario#{term.slug}">{escape_html(term.term)}</a>: '
+        f'<a class="term-link" href="{paths.glossary_term(term.slug)}">'
+        f"{escape_html(term.term)}</a>: "
         f"{term.definition_html}</span>"
     )
 

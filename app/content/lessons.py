@@ -27,6 +27,7 @@ from app.content.markdown import (
     render_document,
     render_inline,
 )
+from app.content.page_ids import error_anchor, option_anchor, question_anchor, tree_anchor
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
@@ -254,12 +255,12 @@ def _widget_clashes(
     body_line: int,
 ) -> list[ContentError]:
     """Headings whose id is one a question, tree or chart of the page already carries."""
-    taken = {f"{prefix}{qid}" for qid in questions for prefix in ("pergunta-", "erro-")}
+    taken = {anchor(qid) for qid in questions for anchor in (question_anchor, error_anchor)}
     taken.update(charts)
-    taken.update(f"op-{q.id}-{o.id}" for q in questions.values() for o in q.options)
+    taken.update(option_anchor(q.id, o.id) for q in questions.values() for o in q.options)
     out = []
     for heading in headings:
-        tree = next((tid for tid in trees if heading.anchor.startswith(f"arvore-{tid}")), None)
+        tree = next((tid for tid in trees if heading.anchor.startswith(tree_anchor(tid))), None)
         if heading.anchor in taken or tree is not None:
             msg = gettext(
                 "the heading makes the anchor `#%(id)s`, which a question, tree or chart of this "

@@ -27,8 +27,10 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from app.content import paths
 from app.content.errors import ContentError
-from app.content.markdown import RESERVED_IDS, Heading, markdown, slugify
+from app.content.markdown import Heading, markdown, slugify
+from app.content.page_ids import CHROME_IDS, question_anchor, tree_anchor
 from app.platform.i18n import gettext
 
 if TYPE_CHECKING:
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from app.content.lessons import Lesson
 
 IMAGES_DIR = "imagens"
-IMAGES_URL = "/licoes/imagens/"
+IMAGES_URL = paths.LESSONS_PREFIX + "imagens/"
 # The only files served from the lessons' images folder (an HTML or script file there would
 # run as the course itself): suffix -> media type.
 IMAGE_TYPES = {
@@ -49,7 +51,10 @@ IMAGE_TYPES = {
     ".avif": "image/avif",
     ".svg": "image/svg+xml",
 }
-PAGE_IDS = RESERVED_IDS
+PAGE_IDS = CHROME_IDS
+# The first segment of a lesson's and a tree's path (app/content/paths.py).
+_LESSONS = paths.LESSONS_PREFIX.strip("/")
+_TREES = paths.TREES_PATH.strip("/")
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _EXTERNAL = ("http:", "https:", "mailto:")
 
@@ -126,8 +131,8 @@ def page_ids(lesson: Lesson) -> frozenset[str]:
     for part in lesson.parts:
         if isinstance(part, str):
             ids.update(_ID_RE.findall(part))
-    ids.update(f"pergunta-{qid}" for qid in lesson.questions)
-    ids.update(f"arvore-{tid}" for tid in lesson.trees)
+    ids.update(question_anchor(qid) for qid in lesson.questions)
+    ids.update(tree_anchor(tid) for tid in lesson.trees)
     return frozenset(ids)
 
 
@@ -174,10 +179,10 @@ def _ambiguous(link: Link, slug: str, headings: dict[str, tuple[Heading, ...]]) 
     written = link.written or link.href
     if written.startswith(_EXTERNAL) or written.startswith("//"):
         return None
-    target = urlsplit(urljoin(f"/licoes/{slug}", written))
+    target = urlsplit(urljoin(paths.lesson(slug), written))
     parts = [unquote(p) for p in target.path.split("/") if p]
     fragment = unquote(target.fragment)
-    if not fragment or parts[:1] != ["licoes"] or len(parts) != 2 or parts[1] not in headings:
+    if not fragment or parts[:1] != [_LESSONS] or len(parts) != 2 or parts[1] not in headings:
         return None
     base = slugify(fragment)
     same = [h for h in headings[parts[1]] if slugify(h.text) == base]
@@ -201,19 +206,19 @@ def _link_problem(
     if not href or href.startswith(_EXTERNAL) or href.startswith("//"):
         return None
     written = unquote(href)
-    target = urlsplit(urljoin(f"/licoes/{slug}", href))
+    target = urlsplit(urljoin(paths.lesson(slug), href))
     fragment = unquote(target.fragment)
     if target.path.endswith(".md"):
         name = PurePosixPath(unquote(target.path)).name
         if name in files:
-            where = f"/licoes/{files[name]}" + (f"#{fragment}" if fragment else "")
+            where = paths.lesson(files[name], fragment)
             return gettext(
                 "the link `%(link)s` points to the lesson's file; on the site, use `%(where)s`"
             ) % {"link": written, "where": where}
         missing = gettext("the link `%(link)s` points to a file that does not exist in %(folder)s/")
         return missing % {"link": written, "folder": folder.name}
     parts = [unquote(p) for p in target.path.split("/") if p]
-    if parts[:1] == ["licoes"] and len(parts) == 2:
+    if parts[:1] == [_LESSONS] and len(parts) == 2:
         if parts[1] not in anchors:
             nowhere = gettext("the link `%(link)s` leads to no lesson of the course")
             return nowhere % {"link": written}
@@ -226,7 +231,7 @@ def _link_problem(
                 "link": written,
                 "lesson": parts[1],
             }
-    elif parts[:1] == ["arvores"] and len(parts) == 2 and parts[1] not in (*tree_ids, "comparar"):
+    elif parts[:1] == [_TREES] and len(parts) == 2 and parts[1] not in (*tree_ids, "comparar"):
         return gettext("the link `%(link)s` leads to no decision tree of the course") % {
             "link": written
         }
@@ -242,7 +247,7 @@ def _image_problem(src: str, folder: Path, static_dir: Path | None) -> str | Non
         ) % {"image": written, "folder": f"{folder.name}/{IMAGES_DIR}"}
     if src.startswith("data:"):
         return None
-    path = unquote(urlsplit(urljoin("/licoes/licao", src)).path)
+    path = unquote(urlsplit(urljoin(paths.lesson("licao"), src)).path)
     if path.startswith(IMAGES_URL):
         if PurePosixPath(path).suffix.lower() not in IMAGE_TYPES:
             return gettext(

@@ -29,6 +29,7 @@ from urllib.parse import unquote
 from slugify import slugify as _slugify
 
 from app.content.boxes import PROBLEMS_KEY, box_rule
+from app.content.page_ids import CHROME_IDS
 from app.platform.i18n import N_, gettext
 
 # markdown-it and Pygments are imported by the functions that render: a page served from
@@ -43,25 +44,9 @@ CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 # The accessible name of the "#" link beside each heading.
 HEADING_LINK_LABEL = N_("Link to this section")
 SPECIAL_FENCES = ("quiz", "decision-tree", "chart", "calculadora")
-# Ids the lesson page's chrome uses (templates/base.html, lesson.html, _course_nav.html,
-# _content_problems.html); a heading may not take them. tests/test_lesson_structure.py checks
-# that every literal id of those templates is here.
-RESERVED_IDS = frozenset(
-    {
-        "conteudo",
-        "gaveta",
-        "gaveta-titulo",
-        "objetivos",
-        "anuncio",
-        "aviso-erro",
-        "titulo-licao",
-        "navegacao-curso",
-        "busca-topo",
-        "painel-verificacao-t",
-    }
-)
-# Ids the lesson's own widgets carry; an in-page link may point at them.
-WIDGET_ID_PREFIXES = ("arvore-", "pergunta-", "grafico-", "termo-", "erro-", "op-")
+# Ids the page's chrome uses (app/content/page_ids.py): a heading never takes one (its id gets
+# ``-2``), and the check reports the heading.
+RESERVED_IDS = CHROME_IDS
 _PLACEHOLDER = "<!--curso-part:{index}-->"
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 
@@ -262,7 +247,7 @@ def _anchor_headings(state: StateCore) -> None:
     """
     if not state.env.get("anchors"):
         return
-    slugger = Slugger()
+    slugger = Slugger(taken=set(CHROME_IDS))  # the page's own ids: "Busca topo" gets -2
     headings = [
         (token, state.tokens[i + 1])
         for i, token in enumerate(state.tokens)
@@ -432,6 +417,11 @@ def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMa
     )
 
 
+def _base_anchor(token: Token) -> str | None:
+    """The id a ``heading_open`` token would take from its text alone (before any ``-2``)."""
+    return slugify(token.meta["text"]) if "text" in token.meta else token.attrGet("id")
+
+
 def _lint(tokens: list[Token], lines: list[str]):
     # Links and #anchors are checked course-wide, as warnings, by app/content/links.py.
     for i, token in enumerate(tokens):
@@ -446,14 +436,14 @@ def _lint(tokens: list[Token], lines: list[str]):
                     "header's `title` field"
                 ),
             )
-        elif token.type == "heading_open" and token.attrGet("id") in RESERVED_IDS:
+        elif token.type == "heading_open" and _base_anchor(token) in RESERVED_IDS:
             yield (
                 line,
                 gettext(
                     "the heading makes the anchor `#%(id)s`, which the page already uses; "
                     "change the heading's text"
                 )
-                % {"id": token.attrGet("id")},
+                % {"id": _base_anchor(token)},
             )
         elif (
             token.type == "inline"

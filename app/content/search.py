@@ -25,6 +25,7 @@ from functools import lru_cache
 from html import escape
 from html.parser import HTMLParser
 
+from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.markdown import plain_text
@@ -284,7 +285,7 @@ class SearchIndex:
                 lesson_title,
                 position,
                 title,
-                f"/licoes/{slug}" + (f"#{anchor}" if anchor else ""),
+                paths.lesson(slug, anchor),
                 snippet(body, query) or escape(title, quote=False),
             )
             for slug, lesson_title, position, anchor, title, body in rows

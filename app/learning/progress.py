@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
+from app.content.page_ids import QUIZ_ANCHOR, question_anchor
 from app.learning.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.learning.state import CardRow, LearnerState, Place
 from app.platform.i18n import gettext
@@ -30,7 +32,7 @@ class Resume:
     @property
     def url(self) -> str:
         """The link to the lesson, at the section."""
-        return f"/licoes/{self.lesson.slug}" + (f"#{self.section}" if self.section else "")
+        return paths.lesson(self.lesson.slug, self.section)
 
 
 @dataclass(frozen=True)
@@ -115,9 +117,9 @@ def section_titles(lesson: Lesson) -> dict[str, str]:
     """Return every place a learner can be in ``lesson``: anchor → what the learner reads."""
     titles = {heading.anchor: heading.text for heading in lesson.headings}
     if lesson.questions:
-        titles["quiz"] = gettext("Quiz")
+        titles[QUIZ_ANCHOR] = gettext("Quiz")
     for number, qid in enumerate(lesson.questions, start=1):
-        titles[f"pergunta-{qid}"] = gettext("Quiz, question %(num)s") % {"num": number}
+        titles[question_anchor(qid)] = gettext("Quiz, question %(num)s") % {"num": number}
     return titles
 
 

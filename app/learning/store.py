@@ -16,6 +16,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.content.page_ids import question_anchor
 from app.learning.aggregates import record_in_aggregates
 from app.learning.grading import AttemptFact
 from app.learning.review import schedule_after
@@ -176,7 +177,7 @@ def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     session.add(attempt)
     session.flush()  # the attempt's id, which the aggregates keep
     record_in_aggregates(session, [attempt])
-    place = Place(attempt.lesson_slug, f"pergunta-{attempt.question_id}")
+    place = Place(attempt.lesson_slug, question_anchor(attempt.question_id))
     set_place(session, attempt.learner_id, place)
     schedule_after(
         session, [attempt]
@@ -312,7 +313,7 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
     begin_write(session)
     place = {
         "place_lesson": attempt.lesson_slug,
-        "place_section": f"pergunta-{attempt.question_id}",
+        "place_section": question_anchor(attempt.question_id),
         "place_at": now,
     }
     session.execute(

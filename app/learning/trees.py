@@ -6,8 +6,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urlencode
 
+from app.content import paths
 from app.content.course import Course
 from app.content.layout import Layout, layout
 from app.content.trees import Tree
@@ -76,14 +76,14 @@ class TreeView:
         extra = {"aviso": notice} if notice else {}
         if self.lesson_slug:
             query = {"arvore": self.tree.id, **({"c": ",".join(values)} if values else {}), **extra}
-            return f"/licoes/{self.lesson_slug}?{urlencode(query)}#arvore-{self.tree.id}"
+            return paths.tree_in_lesson(self.lesson_slug, self.tree.id, query)
         query = {**({"c": ",".join(values)} if values else {}), **extra}
-        return f"/arvores/{self.tree.id}" + (f"?{urlencode(query)}" if query else "")
+        return paths.tree(self.tree.id, query)
 
     def fragment_url(self, values: tuple[str, ...]) -> str:
         """The URL htmx fetches to swap the widget to the walk after ``values``."""
         query = {"c": ",".join(values), "licao": self.lesson_slug}
-        return f"/arvores/{self.tree.id}/widget?{urlencode(query)}"
+        return paths.tree_widget(self.tree.id, query)
 
 
 def split_path(raw: str | None) -> tuple[str, ...]:

@@ -35,6 +35,7 @@ from app.web.deps import (
 )
 from app.web.places import session_place
 from app.web.templating import render
+from app.web.urls import urls_of
 
 router = APIRouter()
 WRONG_CREDENTIALS = N_("Wrong username or password.")
@@ -100,7 +101,7 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    response = RedirectResponse(safe_next(proximo) or "/progresso", status_code=303)
+    response = RedirectResponse(safe_next(proximo) or urls_of(request).progress(), status_code=303)
     return _known_device(request, devices, username, response)
 
 
@@ -165,7 +166,7 @@ def sign_in(
         db, learner_id, found.learner_id, stored_place(db, learner_id) or session_place(request)
     )
     _sign_in(request, found.learner_id, found.username)
-    response = RedirectResponse(next_page or "/progresso", status_code=303)
+    response = RedirectResponse(next_page or urls_of(request).progress(), status_code=303)
     return _known_device(request, devices, found.username, response)
 
 
@@ -187,7 +188,7 @@ def sign_out(request: Request):
     (:func:`app.web.deps.learner_for_write`).
     """
     request.session.clear()
-    response = RedirectResponse("/", status_code=303)
+    response = RedirectResponse(urls_of(request).home(), status_code=303)
     response.delete_cookie(CSRF_COOKIE, path="/")
     return response
 

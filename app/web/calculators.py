@@ -9,8 +9,6 @@ which the live region announces; the address bar follows the same shareable URL.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
@@ -21,6 +19,7 @@ from app.platform.i18n import N_, gettext
 from app.web.deps import CourseDep
 from app.web.lookups import find_lesson
 from app.web.templating import render
+from app.web.urls import Urls, urls_of
 
 router = APIRouter()
 NOT_FOUND = N_("Calculator not found in this lesson. Reload the page.")
@@ -41,10 +40,19 @@ def announcement(calculator: Calculator, result: Result) -> str:
     ).replace(" .", ".")
 
 
-def share_url(lesson: Lesson, calculator: Calculator, result: Result) -> str:
-    """The lesson address that shows this calculator with these values."""
-    query = urlencode({FIELD: calculator.id, **result.typed})
-    return f"/licoes/{lesson.slug}?{query}#{calculator.anchor}"
+def share_url(urls: Urls, lesson: Lesson, calculator: Calculator, result: Result) -> str:
+    """The lesson address that shows this calculator with these values.
+
+    Args:
+        urls: the app's URL builder.
+        lesson: the calculator's lesson.
+        calculator: the calculator.
+        result: its result for the values typed.
+
+    Returns:
+        The lesson's path with ``?calc=<id>&<the values>`` and the calculator's anchor.
+    """
+    return urls.lesson(lesson.slug, calculator.anchor, {FIELD: calculator.id, **result.typed})
 
 
 @router.get(
@@ -70,5 +78,5 @@ def calculator_result(request: Request, slug: str, calculator_id: str, course: C
         "announce": announcement(calculator, result),
     }
     response = render(request, "_calculator_result.html", context)
-    response.headers["HX-Replace-Url"] = share_url(lesson, calculator, result)
+    response.headers["HX-Replace-Url"] = share_url(urls_of(request), lesson, calculator, result)
     return response

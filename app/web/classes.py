@@ -8,7 +8,6 @@ sent to ``/conta`` (sign-up merges their progress, as usual) and comes back to t
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -26,6 +25,7 @@ from app.web.deps import (
     SessionDep,
 )
 from app.web.templating import render
+from app.web.urls import urls_of
 
 router = APIRouter()
 NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
@@ -75,11 +75,11 @@ def class_create(
         }
         return render(request, "classes.html", context, status_code=422)
     classroom = classes.create_class(db, instructor, nome, descricao)
-    return RedirectResponse(f"/instrutor/turmas/{classroom.id}", status_code=303)
+    return RedirectResponse(urls_of(request).class_page(classroom.id), status_code=303)
 
 
 def _class_page(request, db, course, classroom, status_code: int = 200, error: str | None = None):
-    join_url = str(request.base_url).rstrip("/") + f"/turmas/entrar/{classroom.join_code}"
+    join_url = str(request.base_url).rstrip("/") + urls_of(request).class_join(classroom.join_code)
     dues = classes.due_rows(db, classroom)
     context = {
         "classroom": classroom,
@@ -108,14 +108,14 @@ def class_page(
 def class_rotate(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
     """Replace the join link; the old one stops working."""
     classes.rotate_code(db, _class(db, instructor, class_id))
-    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
 def class_delete(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
     """Delete the class: its memberships and due dates go, the learners' answers stay."""
     classes.delete_class(db, _class(db, instructor, class_id))
-    return RedirectResponse("/instrutor/turmas", status_code=303)
+    return RedirectResponse(urls_of(request).classes(), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
@@ -137,7 +137,7 @@ def class_due(
     except classes.BadDueDate as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
     classes.set_due(db, classroom, licao, due_at)
-    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
@@ -156,7 +156,7 @@ def class_staff(
         message = gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()}
         return _class_page(request, db, course, classroom, 422, message)
     classes.add_staff(db, classroom, other)
-    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
 
 @router.post(
@@ -180,8 +180,8 @@ def class_unstaff(
     except classes.StaffError as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
     if classes.class_for(db, instructor, class_id) is None:
-        return RedirectResponse("/instrutor/turmas", status_code=303)
-    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+        return RedirectResponse(urls_of(request).classes(), status_code=303)
+    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
@@ -199,7 +199,7 @@ def class_zone(
         classes.set_time_zone(db, classroom, fuso)
     except classes.BadTimeZone as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
-    return RedirectResponse(f"/instrutor/turmas/{class_id}", status_code=303)
+    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
 
 def _by_code(db, code: str) -> Classroom:
@@ -216,7 +216,7 @@ def join_page(
     """The join link: who is signed in confirms; anyone else is sent to sign in or sign up."""
     classroom = _by_code(db, code)
     if account is None:
-        location = "/conta?" + urlencode({"proximo": f"/turmas/entrar/{code}"})
+        location = urls_of(request).account(next_page=urls_of(request).class_join(code))
         return RedirectResponse(location, status_code=303)
     member = learner_id is not None and any(
         c.id == classroom.id for c, _ in classes.memberships(db, learner_id)
@@ -237,14 +237,14 @@ def join(
     """Join the class of the link (needs an account), then go to the course home."""
     classroom = _by_code(db, code)
     if account is None:
-        location = "/conta?" + urlencode({"proximo": f"/turmas/entrar/{quote(code)}"})
+        location = urls_of(request).account(next_page=urls_of(request).class_join(code))
         return RedirectResponse(location, status_code=303)
     classes.join(db, classroom, learner_id)
-    return RedirectResponse("/", status_code=303)
+    return RedirectResponse(urls_of(request).home(), status_code=303)
 
 
 @router.post("/turmas/{class_id}/sair", name="class_leave")
 def leave(request: Request, class_id: int, db: SessionDep, learner_id: LearnerForWriteDep):
     """Leave a class (answers stay); back to "Meus dados"."""
     classes.leave(db, class_id, learner_id)
-    return RedirectResponse("/meus-dados", status_code=303)
+    return RedirectResponse(urls_of(request).my_data(), status_code=303)

@@ -8,7 +8,6 @@ import secrets
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Annotated
-from urllib.parse import urlencode
 
 from fastapi import Depends, HTTPException, Request
 from sqlmodel import Session
@@ -19,6 +18,7 @@ from app.learning.instructors import instructor_account
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.models import Account
 from app.platform.sessions import LEARNER_KEY, session_account
+from app.web.urls import urls_of
 
 SESSION_KEY = LEARNER_KEY
 CSRF_COOKIE = "csrftoken"  # asgi-csrf's cookie (app/web/security.py)
@@ -163,7 +163,7 @@ def current_instructor(request: Request, db: SessionDep) -> Account:
     username = session_account(request)
     if username is None:
         here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        location = "/conta?" + urlencode({"proximo": here})
+        location = urls_of(request).account(next_page=here)
         raise HTTPException(status_code=303, detail=SIGN_IN_FIRST, headers={"Location": location})
     account = instructor_account(db, username)
     if account is None:

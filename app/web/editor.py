@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -23,6 +22,7 @@ from app.platform.i18n import N_, gettext
 from app.platform.models import Account, LessonRevision
 from app.web.deps import CourseDep, InstructorDep, SessionDep
 from app.web.templating import render, wants_fragment
+from app.web.urls import urls_of
 
 EDITOR_OFF = N_(
     "The lesson editor in the browser is off on this server (CURSO_WEB_EDITOR). "
@@ -199,7 +199,7 @@ def _save(
     assert revision is not None  # a published save has its revision
     new_slug = revision.lesson_slug
     return RedirectResponse(
-        f"/instrutor/licoes/{quote(new_slug)}/editar?publicada={revision.id}",
+        urls_of(request).lesson_editor(new_slug) + f"?publicada={revision.id}",
         status_code=303,
     )
 
@@ -213,7 +213,7 @@ def discard(
     assert instructor.id is not None  # a stored account
     editor.discard_draft(db, path.name, instructor.id)
     db.commit()
-    return RedirectResponse(f"/instrutor/licoes/{quote(slug)}/editar", status_code=303)
+    return RedirectResponse(urls_of(request).lesson_editor(slug), status_code=303)
 
 
 @router.get("/licoes/{slug}/historico", response_class=HTMLResponse, name="lesson_history")
@@ -289,7 +289,7 @@ def create(
             request, "lesson_new.html", {"title": titulo, "error": str(exc)}, status_code=422
         )
     slug = editor.new_lesson_slug(path)
-    return RedirectResponse(f"/instrutor/licoes/{quote(slug)}/editar", status_code=303)
+    return RedirectResponse(urls_of(request).lesson_editor(slug), status_code=303)
 
 
 @router.get("/imagens", response_class=HTMLResponse, name="image_upload")

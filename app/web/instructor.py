@@ -39,6 +39,7 @@ from app.learning.mastery import LAST_N, course_mastery
 from app.platform.i18n import N_, gettext
 from app.web.deps import CourseDep, InstructorDep, SessionDep
 from app.web.templating import render
+from app.web.urls import urls_of
 
 router = APIRouter(prefix="/instrutor")
 NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
@@ -179,7 +180,7 @@ def dashboard(
 def recompute(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
     """Compute the dashboard's figures now ("Recalcular agora"), then show the dashboard."""
     dashboard_cache.figures(db, course, datetime.now(UTC), 0, refresh=True)
-    return RedirectResponse("/instrutor", status_code=303)
+    return RedirectResponse(urls_of(request).instructor(), status_code=303)
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="instructor_preview")

@@ -14,6 +14,7 @@ from app.platform.models import LearnerExport
 from app.web.deps import CSRF_COOKIE, AccountNameDep, LearnerForWriteDep, LearnerIdDep, SessionDep
 from app.web.headers import PERSONAL
 from app.web.templating import render
+from app.web.urls import urls_of
 
 router = APIRouter()
 CONFIRM_FIRST = N_("To delete, tick the box confirming you understand this cannot be undone.")
@@ -52,7 +53,12 @@ def export(db: SessionDep, learner_id: LearnerIdDep):
     )
 
 
-@router.post("/meus-dados/apagar", response_class=HTMLResponse, include_in_schema=False)
+@router.post(
+    "/meus-dados/apagar",
+    response_class=HTMLResponse,
+    include_in_schema=False,
+    name="my_data_delete",
+)
 def delete(
     request: Request,
     db: SessionDep,
@@ -68,7 +74,7 @@ def delete(
         return _page(request, db, learner_id, account, error=gettext(CONFIRM_FIRST), status=422)
     delete_learner(db, learner_id)
     request.session.clear()
-    response = RedirectResponse("/meus-dados?apagado=1", status_code=303)
+    response = RedirectResponse(urls_of(request).my_data() + "?apagado=1", status_code=303)
     response.delete_cookie(CSRF_COOKIE, path="/")  # the next learner here is a new one
     return response
 

@@ -7,6 +7,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
+from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.store import DuplicateKeyError, SqlLearnerStore
 from app.learning.usecases import QuestionPage, answer_question, show_question
@@ -117,7 +118,7 @@ def _render(request, lesson, question, page: QuestionPage, status_code: int = 42
 
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
     url = request.url_for("lesson", slug=lesson.slug).path
-    url += (f"?refazer={question.id}" if retry else "") + f"#pergunta-{question.id}"
+    url += (f"?refazer={question.id}" if retry else "") + "#" + question_anchor(question.id)
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 

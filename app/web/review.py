@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
+from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.grading import grade_form
@@ -27,6 +28,7 @@ from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_F
 from app.web.lookups import find_lesson
 from app.web.places import session_place
 from app.web.templating import VARY, render, wants_fragment
+from app.web.urls import urls_of
 
 router = APIRouter()
 
@@ -69,7 +71,7 @@ def _page(
             error=error,
             typed=typed,
         )
-        context["answer_url"] = f"/revisar/{lesson.slug}/{question.id}"
+        context["answer_url"] = urls_of(request).review_answer(lesson.slug, question.id)
         context["in_review"] = True
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
@@ -158,5 +160,5 @@ def review_answer(
         return _page(request, course, db, learner_id, lesson, question, graded=True)
     url = request.url_for("review_answered", slug=lesson.slug, question_id=question.id).path
     return RedirectResponse(
-        url + f"#pergunta-{question.id}", status_code=303, headers={"Vary": VARY}
+        url + "#" + question_anchor(question.id), status_code=303, headers={"Vary": VARY}
     )

@@ -9,15 +9,17 @@ from fastapi.responses import Response
 
 from app.web.deps import CourseDep
 from app.web.templating import site_url
+from app.web.urls import Urls, urls_of
 
 router = APIRouter()
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def sitemap_paths(lesson_slugs: list[str], tree_ids: list[str]) -> list[str]:
+def sitemap_paths(urls: Urls, lesson_slugs: list[str], tree_ids: list[str]) -> list[str]:
     """The paths listed in the sitemap, in reading order.
 
     Args:
+        urls: the app's URL builder.
         lesson_slugs: the lessons served, in course order.
         tree_ids: the decision trees served.
 
@@ -25,12 +27,12 @@ def sitemap_paths(lesson_slugs: list[str], tree_ids: list[str]) -> list[str]:
         The home page, each lesson, the trees page and each tree, the glossary and the search page.
     """
     return [
-        "/",
-        *(f"/licoes/{slug}" for slug in lesson_slugs),
-        "/arvores",
-        *(f"/arvores/{tree_id}" for tree_id in tree_ids),
-        "/glossario",
-        "/busca",
+        urls.home(),
+        *(urls.lesson(slug) for slug in lesson_slugs),
+        urls.trees(),
+        *(urls.tree(tree_id) for tree_id in tree_ids),
+        urls.glossary(),
+        urls.search(),
     ]
 
 
@@ -39,7 +41,8 @@ async def sitemap(request: Request, course: CourseDep) -> Response:
     """The sitemap: one absolute ``<loc>`` per page (``CURSO_PUBLIC_URL``, else the
     request's host).
     """
-    paths = sitemap_paths([lesson.slug for lesson in course.lessons], sorted(course.trees))
+    slugs = [lesson.slug for lesson in course.lessons]
+    paths = sitemap_paths(urls_of(request), slugs, sorted(course.trees))
     urls = "".join(f"<url><loc>{escape(site_url(request, path))}</loc></url>" for path in paths)
     body = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">{urls}</urlset>\n'
     return Response(body, media_type="application/xml", headers={"Cache-Control": "no-cache"})

@@ -25,12 +25,14 @@ from jinja2 import pass_context
 from starlette.requests import HTTPConnection
 from starsessions import SessionNotLoaded
 
+from app.content import page_ids
 from app.content.numbers import format_number
 from app.platform.i18n import N_, gettext, local_datetime, translations
 from app.platform.sessions import session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
+from app.web.urls import Urls
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
 THEME_COOKIE = "tema"
@@ -133,9 +135,19 @@ def kind_label(kind: str) -> str:
 
 
 def make_templates(
-    directory: Path = TEMPLATES_DIR, assets: Assets | None = None
+    directory: Path = TEMPLATES_DIR, assets: Assets | None = None, urls: Urls | None = None
 ) -> Jinja2Templates:
-    """Build the Jinja2 environment with the catalog and the helpers every template uses."""
+    """Build the Jinja2 environment with the catalog and the helpers every template uses.
+
+    Args:
+        directory: the templates' folder.
+        assets: the fingerprinted static files (``static_url``); the project's when ``None``.
+        urls: the app's URL builder, the ``urls`` global (:class:`app.web.urls.Urls`).
+            The page's ids come from the ``ids`` global (:mod:`app.content.page_ids`).
+
+    Returns:
+        The templates, with the i18n extension and the globals installed.
+    """
     templates = Jinja2Templates(directory=str(directory))
     # Templates are code: they change with a restart, so no file is checked on each render.
     templates.env.auto_reload = False
@@ -159,6 +171,8 @@ def make_templates(
         canonical_url=canonical_url,
         site_url=site_url,
         with_highlight=with_highlight,
+        urls=urls,
+        ids=page_ids,
     )
     return templates
 

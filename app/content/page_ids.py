@@ -1,0 +1,123 @@
+"""The ids a page uses, in one place: the chrome's own ids and the prefixes of the widgets' ids.
+
+A lesson heading takes its id from its text (:func:`app.content.markdown.slugify`); it must not
+take an id the page already carries. :data:`CHROME_IDS` lists the literal ids of the templates
+that wrap a lesson (``base.html``, ``lesson.html``, ``_course_nav.html``,
+``_content_problems.html``, ``_resume.html``); tests/test_page_ids.py checks that every literal
+id of those templates is listed here, so the list cannot drift.
+
+The widgets of a lesson (questions, trees, glossary terms, charts) carry ids made of a prefix
+and their own id; the builders below are the only place those ids are spelled. An anchor built
+here is also what the database keeps as a learner's place (``pergunta-<id>``), so the shapes
+must never change.
+"""
+
+from __future__ import annotations
+
+# The page chrome's literal ids (templates/base.html, lesson.html, _course_nav.html,
+# _content_problems.html, _resume.html).
+CHROME_IDS = frozenset(
+    {
+        "conteudo",
+        "gaveta",
+        "gaveta-titulo",
+        "objetivos",
+        "anuncio",
+        "aviso-erro",
+        "titulo-licao",
+        "navegacao-curso",
+        "busca-topo",
+        "painel-verificacao-t",
+    }
+)
+
+QUESTION_PREFIX = "pergunta-"
+ERROR_PREFIX = "erro-"
+TREE_PREFIX = "arvore-"
+TERM_PREFIX = "termo-"
+CHART_PREFIX = "grafico-"
+OPTION_PREFIX = "op-"
+# Ids the lesson's own widgets carry; an in-page link may point at them.
+WIDGET_ID_PREFIXES = (
+    TREE_PREFIX,
+    QUESTION_PREFIX,
+    CHART_PREFIX,
+    TERM_PREFIX,
+    ERROR_PREFIX,
+    OPTION_PREFIX,
+)
+# The anchor of a lesson's quiz as a whole (a learner's place, before any question).
+QUIZ_ANCHOR = "quiz"
+
+
+def question_anchor(question_id: str) -> str:
+    """The id of a question's block on its lesson page.
+
+    Args:
+        question_id: the question's id, as written in the lesson's quiz.
+
+    Returns:
+        ``pergunta-<question_id>``; also the place kept for a learner who answered it.
+    """
+    return f"{QUESTION_PREFIX}{question_id}"
+
+
+def error_anchor(question_id: str) -> str:
+    """The id of a question's error message (its answer form's ``aria-describedby``).
+
+    Args:
+        question_id: the question's id.
+
+    Returns:
+        ``erro-<question_id>``.
+    """
+    return f"{ERROR_PREFIX}{question_id}"
+
+
+def option_anchor(question_id: str, option_id: str) -> str:
+    """The id of one option's input in a question's form.
+
+    Args:
+        question_id: the question's id.
+        option_id: the option's id inside that question.
+
+    Returns:
+        ``op-<question_id>-<option_id>``.
+    """
+    return f"{OPTION_PREFIX}{question_id}-{option_id}"
+
+
+def tree_anchor(tree_id: str) -> str:
+    """The id of a decision tree's widget on a lesson page.
+
+    Args:
+        tree_id: the tree's id.
+
+    Returns:
+        ``arvore-<tree_id>``.
+    """
+    return f"{TREE_PREFIX}{tree_id}"
+
+
+def term_anchor(term_slug: str) -> str:
+    """The id of a glossary term's first use (its ``<dfn>``) in a lesson.
+
+    Args:
+        term_slug: the term's slug.
+
+    Returns:
+        ``termo-<term_slug>``.
+    """
+    return f"{TERM_PREFIX}{term_slug}"
+
+
+def chart_anchor(title_slug: str) -> str:
+    """The id of a chart, from the slug of its title.
+
+    Args:
+        title_slug: the slug of the chart's title (already through ``slugify``).
+
+    Returns:
+        ``grafico-<title_slug>``.
+    """
+    return f"{CHART_PREFIX}{title_slug}"

@@ -1,0 +1,208 @@
+"""The page's ids in one place (app/content/page_ids.py): the chrome's ids and the widgets'."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.content import page_ids
+from app.content.markdown import RESERVED_IDS, render_document
+from app.content.page_ids import CHROME_IDS
+from app.learning.instructors import set_instructor
+from app.main import create_app
+from tests.conftest import PROJECT_ROOT, csrf_from, make_settings
+
+PASSWORD = "uma senha boa"
+
+# The templates that wrap a lesson: every literal id in them is one a heading may not take.
+CHROME_TEMPLATES = [
+    "base.html",
+    "lesson.html",
+    "_course_nav.html",
+    "_content_problems.html",
+    "_resume.html",
+]
+
+
+def test_every_literal_id_of_the_page_chrome_is_reserved():
+    found = set()
+    for name in CHROME_TEMPLATES:
+        text = (PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
+        found.update(re.findall(r'\bid="([a-z][a-z0-9-]*)"', text))
+    assert "busca-topo" in found
+    assert found <= CHROME_IDS, sorted(found - CHROME_IDS)
+    assert RESERVED_IDS == CHROME_IDS
+
+
+@pytest.mark.parametrize("reserved", sorted(CHROME_IDS))
+def test_a_heading_never_takes_an_id_of_the_chrome(reserved):
+    text = reserved.replace("-", " ").capitalize()
+    rendered = render_document(f"## {text}\n\nTexto.\n")
+    assert f'id="{reserved}"' not in rendered.html
+    assert f'<h2 id="{reserved}-2">' in rendered.html
+    assert rendered.problems == (
+        (
+            0,
+            f"o título gera a âncora `#{reserved}`, que a página já usa; mude o texto do título",
+        ),
+    )
+
+
+def test_busca_topo_heading_gets_its_own_id():
+    rendered = render_document("## Busca topo\n\n## Busca topo\n")
+    assert re.findall(r'<h2 id="([^"]+)"', rendered.html) == ["busca-topo-2", "busca-topo-3"]
+
+
+def test_widget_ids_keep_their_shapes():
+    # ``pergunta-<id>`` is also what the database keeps as a learner's place: never change it.
+    assert page_ids.question_anchor("q1") == "pergunta-q1"
+    assert page_ids.error_anchor("q1") == "erro-q1"
+    assert page_ids.option_anchor("q1", "b") == "op-q1-b"
+    assert page_ids.tree_anchor("roteiro") == "arvore-roteiro"
+    assert page_ids.term_anchor("kv-cache") == "termo-kv-cache"
+    assert page_ids.chart_anchor("vazao") == "grafico-vazao"
+    assert page_ids.WIDGET_ID_PREFIXES == (
+        "arvore-",
+        "pergunta-",
+        "grafico-",
+        "termo-",
+        "erro-",
+        "op-",
+    )
+
+
+# --- every page type, rendered: no id twice ----------------------------------------------
+
+CHROME_HEADINGS = "\n\n".join(
+    f"## {i.replace('-', ' ').capitalize()}\n\nTexto." for i in CHROME_IDS
+)
+
+
+def _ids_twice(html: str) -> list[str]:
+    ids = [tag["id"] for tag in BeautifulSoup(html, "html.parser").select("[id]")]
+    return sorted({i for i in ids if ids.count(i) > 1})
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> dict[str, tuple[int, str]]:
+    """Every kind of page, as a visitor, a learner with an answer, and an instructor."""
+    tmp = tmp_path_factory.mktemp("pages")
+    settings = make_settings(tmp)
+    app = create_app(settings)
+    found: dict[str, tuple[int, str]] = {}
+    with TestClient(app) as client:
+
+        def post(url: str, **fields):
+            token = csrf_from(client.get("/conta").text)
+            return client.post(url, data={"csrftoken": token, **fields}, follow_redirects=False)
+
+        def get(name: str, url: str) -> None:
+            response = client.get(url, follow_redirects=False)
+            found[name] = (response.status_code, response.text)
+
+        course = app.state.live_course.current()
+        lesson = course.lessons[0]
+        urls = app.state.urls
+        tree_id = sorted(course.trees)[0]
+        get("home", urls.home())
+        get("lesson", urls.lesson(lesson.slug))
+        get("trees", urls.trees())
+        get("tree", urls.tree(tree_id))
+        get("compare", urls.compare())
+        get("glossary", urls.glossary())
+        get("search", urls.search())
+        get("search results", urls.search("kernel"))
+        get("sign-in", urls.account())
+        get("error", "/nao-existe")
+        question = next(iter(lesson.questions.values()))
+        page = client.get(urls.lesson(lesson.slug)).text
+        key = re.search(r'name="chave" value="([^"]+)"', page)
+        assert key is not None
+        answered = post(
+            urls.question_fragment(lesson.slug, question.id),
+            chave=key.group(1),
+            opcao=question.options[0].id,
+            versao=question.content_hash,
+        )
+        assert answered.status_code == 303, answered.text
+        get("lesson answered", urls.lesson(lesson.slug))
+        get("progress", urls.progress())
+        get("review", urls.review())
+        assert post(urls.path("sign_up"), usuario="prof", senha=PASSWORD, confirmacao=PASSWORD)
+        with Session(app.state.engine) as db:
+            set_instructor(db, "prof", True)
+        get("account", urls.account())
+        get("my data", urls.my_data())
+        get("instructor dashboard", urls.instructor())
+        get("instructor preview", urls.instructor_lesson(lesson.slug))
+        get("editor", urls.lesson_editor(lesson.slug))
+        get("lesson history", urls.lesson_history(lesson.slug))
+        get("new lesson", urls.lesson_new())
+        get("image upload", urls.image_upload())
+        get("classes", urls.classes())
+        created = post(urls.path("class_create"), nome="Turma A", descricao="")
+        assert created.status_code == 303
+        get("class page", created.headers["location"])
+        text = f"---\ntitle: Ids\nslug: {lesson.slug}\n---\n\n## Busca topo\n\n{CHROME_HEADINGS}\n"
+        preview = post(urls.path("lesson_editor_preview", slug=lesson.slug), texto=text)
+        found["editor preview with the chrome's ids as headings"] = (
+            preview.status_code,
+            preview.text,
+        )
+    return found
+
+
+PAGE_TYPES = [
+    "home",
+    "lesson",
+    "trees",
+    "tree",
+    "compare",
+    "glossary",
+    "search",
+    "search results",
+    "sign-in",
+    "error",
+    "lesson answered",
+    "progress",
+    "review",
+    "account",
+    "my data",
+    "instructor dashboard",
+    "instructor preview",
+    "editor",
+    "lesson history",
+    "new lesson",
+    "image upload",
+    "classes",
+    "class page",
+    "editor preview with the chrome's ids as headings",
+]
+
+
+@pytest.mark.parametrize("name", PAGE_TYPES)
+def test_no_page_carries_an_id_twice(pages, name):
+    status, html = pages[name]
+    assert status == (404 if name == "error" else 200)
+    assert "<main" in html
+    assert _ids_twice(html) == []
+
+
+def test_every_page_type_is_rendered(pages):
+    assert sorted(pages) == sorted(PAGE_TYPES)
+
+
+def test_a_lesson_with_the_chromes_ids_as_headings_gets_its_own_ids():
+    rendered = render_document(f"## Busca topo\n\n{CHROME_HEADINGS}\n")
+    html = rendered.html
+    for reserved in CHROME_IDS:
+        assert f'id="{reserved}"' not in html
+    assert _ids_twice(html) == []
+    assert 'id="busca-topo-2"' in html and 'id="busca-topo-3"' in html
+    # Wrapped in the page's chrome, no id is there twice either.
+    chrome = "".join(f'<div id="{reserved}"></div>' for reserved in CHROME_IDS)
+    assert _ids_twice(chrome + html) == []
