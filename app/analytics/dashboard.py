@@ -39,10 +39,10 @@ from app.learning.aggregates import (
 from app.learning.classes import class_learners, in_class
 from app.learning.rules import group_size, is_done, ranked
 from app.platform.db import begin_write
-from app.platform.models import Attempt, Learner, Walk
+from app.platform.models import Attempt, Learner, WalkRecord
 
 ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
-WALK = SQLModel.metadata.tables[Walk.__tablename__]
+WALK = SQLModel.metadata.tables[WalkRecord.__tablename__]
 LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
 
 

@@ -26,6 +26,7 @@ from app.analytics.item_analysis import (
     HARD_BELOW,
     MIN_LEARNERS,
     Flag,
+    FlagKind,
     ItemStats,
     decimal,
     flags,
@@ -53,7 +54,7 @@ class OptionBar:
         option_id: the option's id.
         text_html: the option's text.
         is_key: part of the right answer.
-        is_lure: a wrong option chosen by more of the top group than of the bottom.
+        is_distractor: a wrong option chosen by more of the top group than of the bottom.
         chosen: first tries that chose it.
         all_pct / upper_pct / lower_pct: share of all first tries, of the top group and of
             the bottom group that chose it, 0 to 100.
@@ -62,7 +63,7 @@ class OptionBar:
     option_id: str
     text_html: str
     is_key: bool
-    is_lure: bool
+    is_distractor: bool
     chosen: int
     all_pct: float
     upper_pct: float
@@ -92,7 +93,7 @@ def _pct(count: int, total: int) -> float:
 def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> QuestionReport:
     """Put one question's figures together with its chart bars and flags."""
     raised = tuple(flags(stats))
-    lures = {f.option_id for f in raised if f.kind == "distrator"}
+    distractors = {f.option_id for f in raised if f.kind is FlagKind.DISTRACTOR}
     k = stats.group
     by_id = {counts.option_id: counts for counts in stats.options}
     bars = tuple(
@@ -100,7 +101,7 @@ def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> Que
             o.id,
             o.text_html,
             o.id in question.answer,
-            o.id in lures,
+            o.id in distractors,
             by_id[o.id].chosen,
             _pct(by_id[o.id].chosen, stats.learners),
             _pct(by_id[o.id].upper, k),
