@@ -18,7 +18,7 @@ from app.learning.aggregates import rebuild, record_in_aggregates
 from app.learning.instructors import set_instructor
 from app.main import create_app
 from app.platform.db import make_engine
-from app.platform.models import Attempt, Learner, Walk
+from app.platform.models import Attempt, Learner, WalkRecord
 from tests.conftest import db_rows, make_settings
 from tests.test_accounts import sign_up
 from tests.test_content import GOOD
@@ -106,7 +106,7 @@ def seed_cohort(engine, course) -> None:
         for lid, option in zip(LEARNERS[:4], "bbba", strict=True)
     ]
     walks = [
-        Walk(learner_id=lid, tree_id="mini", path=path, result_id=result, created_at=when)
+        WalkRecord(learner_id=lid, tree_id="mini", path=path, result_id=result, created_at=when)
         for lid, path, result, when in [
             (LEARNERS[0], "cpu", "r-cpu", recent),
             (LEARNERS[1], "gpu,one", "r-cpu", recent),
@@ -238,7 +238,7 @@ def test_dashboard_shows_the_figures_and_says_why_a_question_is_flagged(dashboar
     ]
 
 
-def test_option_chart_marks_the_key_and_the_distractor_that_lures_the_top_group(dashboard):
+def test_option_chart_marks_the_key_and_the_distractor_that_attracts_the_top_group(dashboard):
     options = card(dashboard, "ruim").select(".option-chart li.ic-option")
     assert [text(li.select_one(".ic-label")) for li in options] == [
         "a ✓ gabarito · Opção A de ruim · 4 escolhas (40%)",
@@ -248,7 +248,7 @@ def test_option_chart_marks_the_key_and_the_distractor_that_lures_the_top_group(
     assert [li["class"] for li in options] == [
         ["ic-option", "ic-key"],
         ["ic-option"],
-        ["ic-option", "ic-lure"],
+        ["ic-option", "ic-distractor"],
     ]
     widths = [tuple(rect["width"] for rect in li.select("svg rect")) for li in options]
     assert widths == [("0.30%", "40.00%"), ("0.30%", "20.00%"), ("60.00%", "0.30%")], (

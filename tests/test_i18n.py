@@ -88,6 +88,8 @@ def test_messages_read_in_portuguese():
     assert gettext("Skip to content") == "Pular para o conteúdo"
     assert ngettext("%(num)s question", "%(num)s questions", 1) % {"num": 1} == "1 pergunta"
     assert ngettext("%(num)s question", "%(num)s questions", 7) % {"num": 7} == "7 perguntas"
+    attempts = [ngettext("%(num)s attempt", "%(num)s attempts", n) % {"num": n} for n in (0, 1, 2)]
+    assert attempts == ["0 tentativas", "1 tentativa", "2 tentativas"], "0 reads plural in pt-BR"
 
 
 def test_dates_are_stored_in_utc_and_shown_in_the_learners_zone():

@@ -259,3 +259,21 @@ def test_export_columns_are_documented_in_the_readme():
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     for column in (*ATTEMPT_COLUMNS, *PROGRESS_COLUMNS):
         assert f"`{column}`" in readme, column
+
+
+def test_question_cards_label_attempts_and_learners_for_their_count(client, settings):
+    """In pt-BR only 1 is singular: "0 tentativas" and "0 alunos", like 2 (issue #15)."""
+    singles = [q for q in KERNELS.questions.values() if q.kind == "single"]
+    none, once, twice = singles[:3]
+    answer(client, "kernels", once.id, [wrong_option(once)])
+    answer(client, "kernels", twice.id, [wrong_option(twice)])
+    answer(new_browser(client), "kernels", twice.id, [wrong_option(twice)])
+    page = soup(instructor(new_browser(client), settings).get("/instrutor"))
+
+    def figures(question) -> list[str]:
+        card = page.select_one(f"#q-kernels-{question.id}")
+        return [text(figure) for figure in card.select("dl.figures > div")][:2]
+
+    assert figures(none) == ["Tentativas 0", "Alunos 0"]
+    assert figures(once) == ["Tentativa 1", "Aluno 1"]
+    assert figures(twice) == ["Tentativas 2", "Alunos 2"]

@@ -171,9 +171,9 @@ def test_the_dashboard_points_at_the_question_that_misleads(
         review.screenshot(path=artifacts / "instrutor-revisar-1280.png")
         review.get_by_role("link", name=re.compile("Pergunta ruim")).click()
         card = page.locator("#q-itens-ruim")
-        expect(card.locator(".ic-lure .ic-lure-mark")).to_have_text("atrai os melhores")
-        card.screenshot(path=artifacts / "instrutor-distrator-1280.png")
+        expect(card.locator(".ic-distractor .ic-distractor-mark")).to_have_text("atrai os melhores")
+        card.screenshot(path=artifacts / "instrutor-distractor-1280.png")
         page.set_viewport_size({"width": 360, "height": 800})
-        card.screenshot(path=artifacts / "instrutor-distrator-360.png")
+        card.screenshot(path=artifacts / "instrutor-distractor-360.png")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         assert watch.errors == []

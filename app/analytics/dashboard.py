@@ -40,13 +40,13 @@ from app.learning.aggregates import (
 from app.learning.classes import class_learners, in_class
 from app.learning.rules import group_size, is_done, ranked
 from app.platform.db import begin_write
-from app.platform.models import Attempt, Learner, Walk
+from app.platform.models import Attempt, Learner, WalkRecord
 
 # ``__tablename__`` is typed as a name or a function of the class; for these it is a name.
 # Session.exec() and sqlmodel's select() are typed for SQLModel statements only; they run the
 # SQLAlchemy Core selects here the same way, hence the ``type: ignore[call-overload]`` on them.
 ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
-WALK = SQLModel.metadata.tables[Walk.__tablename__]  # type: ignore[index]
+WALK = SQLModel.metadata.tables[WalkRecord.__tablename__]  # type: ignore[index]
 LEARNER = SQLModel.metadata.tables[Learner.__tablename__]  # type: ignore[index]
 
 

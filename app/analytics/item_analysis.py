@@ -18,6 +18,7 @@ and judges. "First try" and the 27% groups are defined in ``app/learning/rules.p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from app.learning.rules import GROUP_PERCENT as GROUP_PERCENT
 from app.learning.rules import group_size
@@ -25,7 +26,7 @@ from app.platform.i18n import gettext
 
 EASY_ABOVE = 0.90
 HARD_BELOW = 0.30
-LURE_MIN_SHARE = 0.20
+DISTRACTOR_MIN_SHARE = 0.20
 MIN_LEARNERS = 10
 
 
@@ -84,17 +85,26 @@ class ItemStats:
         return (self.upper_right - self.lower_right) / self.group if self.group else None
 
 
+class FlagKind(StrEnum):
+    """Why a question is flagged; the value names the flag's CSS class (``flag-<kind>``)."""
+
+    EASY = "easy"
+    HARD = "hard"
+    NEGATIVE = "negative"
+    DISTRACTOR = "distractor"
+
+
 @dataclass(frozen=True)
 class Flag:
     """A reason to look at a question again.
 
     Attributes:
-        kind: ``facil``, ``dificil``, ``negativa`` or ``distrator``.
+        kind: too easy, too hard, negative discrimination, or a distractor.
         message: why, in Portuguese (from the catalog), with the figures.
-        option_id: for ``distrator``, the option that attracts the top group.
+        option_id: for :attr:`FlagKind.DISTRACTOR`, the option that attracts the top group.
     """
 
-    kind: str
+    kind: FlagKind
     message: str
     option_id: str | None = None
 
@@ -125,13 +135,13 @@ def flags(stats: ItemStats) -> list[Flag]:
             "Too easy: %(share)s get it right on the first try (above %(limit)s), so it hardly "
             "tells those who understood from those who did not."
         )
-        out.append(Flag("facil", message % {"share": share, "limit": percent(EASY_ABOVE)}))
+        out.append(Flag(FlagKind.EASY, message % {"share": share, "limit": percent(EASY_ABOVE)}))
     if stats.facility < HARD_BELOW:
         message = gettext(
             "Too hard: only %(share)s get it right on the first try (below %(limit)s). Check "
             "the key, the prompt and whether the lesson teaches this."
         )
-        out.append(Flag("dificil", message % {"share": share, "limit": percent(HARD_BELOW)}))
+        out.append(Flag(FlagKind.HARD, message % {"share": share, "limit": percent(HARD_BELOW)}))
     d = stats.discrimination
     if d is not None and d < 0:
         message = gettext(
@@ -139,12 +149,12 @@ def flags(stats: ItemStats) -> list[Flag]:
             "than the top group. Usually a wrong key, or a wrong option that convinces those "
             "who know."
         )
-        out.append(Flag("negativa", message % {"d": decimal(d)}))
-    out.extend(_lures(stats))
+        out.append(Flag(FlagKind.NEGATIVE, message % {"d": decimal(d)}))
+    out.extend(_distractors(stats))
     return out
 
 
-def _lures(stats: ItemStats) -> list[Flag]:
+def _distractors(stats: ItemStats) -> list[Flag]:
     """A flag for each wrong option chosen by more of the top group than of the bottom one."""
     k = stats.group
     out = []
@@ -152,11 +162,11 @@ def _lures(stats: ItemStats) -> list[Flag]:
         if option.is_key or not k:
             continue
         upper, lower = option.upper / k, option.lower / k
-        if upper >= LURE_MIN_SHARE and upper > lower:
+        if upper >= DISTRACTOR_MIN_SHARE and upper > lower:
             message = gettext(
                 "Option `%(option)s` attracts the best learners: %(upper)s of the top group "
                 "chose it on the first try, against %(lower)s of the bottom group. See whether "
                 "it is not right too, or whether the prompt leaves room for it."
             ) % {"option": option.option_id, "upper": percent(upper), "lower": percent(lower)}
-            out.append(Flag("distrator", message, option.option_id))
+            out.append(Flag(FlagKind.DISTRACTOR, message, option.option_id))
     return out

@@ -23,8 +23,8 @@ from app.platform.models import (
     MembershipPublic,
     ReviewCardPublic,
     SessionPublic,
-    Walk,
     WalkPublic,
+    WalkRecord,
     WebSession,
     utcnow,
 )
@@ -114,7 +114,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
             col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
         )
     )
-    for table in (Attempt, Walk):
+    for table in (Attempt, WalkRecord):
         db.execute(
             update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
         )
@@ -151,7 +151,9 @@ def export_learner(db: Session, learner_id: str | None) -> LearnerExport:
         .order_by(col(Attempt.created_at), col(Attempt.id))
     )
     walks = db.exec(
-        select(Walk).where(Walk.learner_id == learner_id).order_by(col(Walk.created_at))
+        select(WalkRecord)
+        .where(WalkRecord.learner_id == learner_id)
+        .order_by(col(WalkRecord.created_at))
     )
     sessions = db.exec(select(WebSession).where(WebSession.learner_id == learner_id))
     joined = db.exec(
@@ -185,7 +187,7 @@ def delete_learner(db: Session, learner_id: str) -> None:
     also deleted explicitly, so a database without foreign keys enforced keeps nothing either.
     """
     begin_write(db)
-    for table in (Attempt, Walk, ClassMember, Account):
+    for table in (Attempt, WalkRecord, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     delete_cards(db, learner_id)
     recount_learners(db, [learner_id])  # takes the learner out of the dashboard's counters

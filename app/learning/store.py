@@ -23,7 +23,7 @@ from app.learning.review import schedule_after
 from app.learning.rules import first_try_order
 from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
 from app.platform.db import begin_write
-from app.platform.models import Attempt, Learner, ReviewCard, Walk, utcnow
+from app.platform.models import Attempt, Learner, ReviewCard, WalkRecord, utcnow
 
 __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
 _LEARNER = bindparam("learner", type_=String)
@@ -63,15 +63,15 @@ def _state_statement():
     ).where(col(Attempt.learner_id) == _LEARNER)
     walks = select(
         literal_column("2", Integer),
-        col(Walk.tree_id),
-        col(Walk.path),
-        col(Walk.result_id),
+        col(WalkRecord.tree_id),
+        col(WalkRecord.path),
+        col(WalkRecord.result_id),
         nothing(String),
         nothing(Boolean),
         nothing(Float),
-        col(Walk.created_at),
-        col(Walk.id),
-    ).where(col(Walk.learner_id) == _LEARNER)
+        col(WalkRecord.created_at),
+        col(WalkRecord.id),
+    ).where(col(WalkRecord.learner_id) == _LEARNER)
     cards = select(
         literal_column("3", Integer),
         col(ReviewCard.lesson_slug),
@@ -208,13 +208,13 @@ def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
     return [AttemptFact(*row) for row in rows]
 
 
-def learner_walks(session: Session, learner_id: str) -> list[Walk]:
+def learner_walks(session: Session, learner_id: str) -> list[WalkRecord]:
     """Return the decision-tree walks the learner finished, newest first."""
     return list(
         session.exec(
-            select(Walk)
-            .where(Walk.learner_id == learner_id)
-            .order_by(col(Walk.created_at).desc(), col(Walk.id).desc())
+            select(WalkRecord)
+            .where(WalkRecord.learner_id == learner_id)
+            .order_by(col(WalkRecord.created_at).desc(), col(WalkRecord.id).desc())
         )
     )
 
@@ -270,7 +270,7 @@ def record_walk(
     begin_write(session)
     session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
     session.execute(
-        insert(Walk).values(
+        insert(WalkRecord).values(
             learner_id=learner_id,
             tree_id=tree_id,
             path=",".join(path),

@@ -82,8 +82,10 @@ class Attempt(AttemptBase, table=True):
         return frozenset(filter(None, self.chosen.split(",")))
 
 
-class Walk(SQLModel, table=True):
-    """A decision-tree walk the learner finished.
+class WalkRecord(SQLModel, table=True):
+    """A decision-tree walk the learner finished, as stored (table ``walk``).
+
+    Not to be confused with :class:`app.content.walk.Walk`, a walk in progress through a tree.
 
     Attributes:
         learner_id: who walked it.
@@ -92,6 +94,8 @@ class Walk(SQLModel, table=True):
         result_id: the id of the result reached.
         created_at: when it was finished, UTC.
     """
+
+    __tablename__ = "walk"
 
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32, index=True)
@@ -198,7 +202,7 @@ class WalkPublic(SQLModel):
     created_at: datetime
 
     @classmethod
-    def from_walk(cls, walk: Walk) -> WalkPublic:
+    def from_walk(cls, walk: WalkRecord) -> WalkPublic:
         """Build from a stored walk, splitting its path."""
         path = [value for value in walk.path.split(",") if value]
         return cls(

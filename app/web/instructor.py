@@ -6,13 +6,13 @@ visitor is sent to sign in, any other account gets 403.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from app.analytics import dashboard_cache
+from app.analytics.dashboard_view import dashboard_view
 from app.analytics.exports import (
     ATTEMPT_COLUMNS,
     PROGRESS_COLUMNS,
@@ -20,20 +20,8 @@ from app.analytics.exports import (
     csv_lines,
     progress_rows,
 )
-from app.analytics.item_analysis import (
-    EASY_ABOVE,
-    GROUP_PERCENT,
-    HARD_BELOW,
-    MIN_LEARNERS,
-    Flag,
-    ItemStats,
-    decimal,
-    flags,
-    percent,
-)
+from app.analytics.item_analysis import EASY_ABOVE, GROUP_PERCENT, HARD_BELOW, MIN_LEARNERS, percent
 from app.content.item_checks import warnings_by_question
-from app.content.lessons import Lesson
-from app.content.quiz import Question
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.i18n import N_, gettext
@@ -44,72 +32,6 @@ from app.web.urls import urls_of
 router = APIRouter(prefix="/instrutor")
 NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
 UNKNOWN_LESSON = N_("There is no lesson or file with this address in the lessons folder.")
-
-
-@dataclass(frozen=True)
-class OptionBar:
-    """One option in a question's distribution chart.
-
-    Attributes:
-        option_id: the option's id.
-        text_html: the option's text.
-        is_key: part of the right answer.
-        is_lure: a wrong option chosen by more of the top group than of the bottom.
-        chosen: first tries that chose it.
-        all_pct / upper_pct / lower_pct: share of all first tries, of the top group and of
-            the bottom group that chose it, 0 to 100.
-    """
-
-    option_id: str
-    text_html: str
-    is_key: bool
-    is_lure: bool
-    chosen: int
-    all_pct: float
-    upper_pct: float
-    lower_pct: float
-
-
-@dataclass(frozen=True)
-class QuestionReport:
-    """A question on the dashboard: its figures, its flags and its chart."""
-
-    lesson: Lesson
-    question: Question
-    stats: ItemStats
-    flags: tuple[Flag, ...]
-    bars: tuple[OptionBar, ...]
-
-    @property
-    def anchor(self) -> str:
-        """The id of its card on the dashboard."""
-        return f"q-{self.lesson.slug}-{self.question.id}"
-
-
-def _pct(count: int, total: int) -> float:
-    return 100 * count / total if total else 0.0
-
-
-def question_report(lesson: Lesson, question: Question, stats: ItemStats) -> QuestionReport:
-    """Put one question's figures together with its chart bars and flags."""
-    raised = tuple(flags(stats))
-    lures = {f.option_id for f in raised if f.kind == "distrator"}
-    k = stats.group
-    by_id = {counts.option_id: counts for counts in stats.options}
-    bars = tuple(
-        OptionBar(
-            o.id,
-            o.text_html,
-            o.id in question.answer,
-            o.id in lures,
-            by_id[o.id].chosen,
-            _pct(by_id[o.id].chosen, stats.learners),
-            _pct(by_id[o.id].upper, k),
-            _pct(by_id[o.id].lower, k),
-        )
-        for o in question.options
-    )
-    return QuestionReport(lesson, question, stats, raised, bars)
 
 
 @router.get("", response_class=HTMLResponse, name="instructor_dashboard")
@@ -142,23 +64,14 @@ def dashboard(
         found = dashboard_cache.figures(db, course, now, max_age)
     else:
         found = dashboard_cache.compute(db, course, now, classroom.id)
-    reports = [
-        question_report(lesson, question, found.items[(lesson.slug, question.id)])
-        for lesson in course.lessons
-        for question in lesson.questions.values()
-    ]
     context = {
         "course": course,
+        "view": dashboard_view(course, found),
         "activity": found.activity,
         "computed_at": found.computed_at,
         "max_age_minutes": max(1, round(max_age / 60)),
-        "funnel": [(course.get(step.slug), step) for step in found.funnel],
-        "reports": reports,
-        "flagged": [report for report in reports if report.flags],
-        "walks": found.walks,
         "instructor": instructor,
         "percent": percent,
-        "decimal": decimal,
         "min_learners": MIN_LEARNERS,
         "easy_above": EASY_ABOVE,
         "hard_below": HARD_BELOW,
