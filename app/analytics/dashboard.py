@@ -155,7 +155,7 @@ def funnel(db: Session, course: Course, class_id: int | None = None) -> list[Fun
 
 def class_states(db: Session, class_id: int) -> dict[str, State]:
     """The ``first_try`` states of a class's learners (a learner with no answer is left out)."""
-    ids = [row[0] for row in db.exec(class_learners(class_id))]
+    ids = [row[0] for row in db.exec(class_learners(class_id))]  # type: ignore[call-overload]
     return stored_states(db.connection(), ids)
 
 

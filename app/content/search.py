@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from html.parser import HTMLParser
+from typing import Any
 
 from app.content import paths
 from app.content.course import Course
@@ -107,12 +108,12 @@ class _SectionText(HTMLParser):
 
     def __init__(self, title: str):
         super().__init__(convert_charrefs=True)
-        self.sections: list[list] = [["", title, []]]
+        self.sections: list[list[Any]] = [["", title, []]]  # [anchor, title, text chunks]
         self._heading: str | None = None
         self._skip_depth = 0
         self._stack: list[bool] = []
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
         skip = tag in self.SKIP or "popover" in attributes
         self._stack.append(skip)
@@ -124,7 +125,7 @@ class _SectionText(HTMLParser):
             self._heading = attributes["id"]
             self.sections.append([self._heading, "", []])
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag in ("h2", "h3"):
             self._heading = None
         elif tag in self.BLOCKS:
@@ -132,7 +133,7 @@ class _SectionText(HTMLParser):
         if self._stack and self._stack.pop():
             self._skip_depth -= 1
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self._skip_depth:
             return
         if self._heading is not None:

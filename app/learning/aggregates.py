@@ -26,9 +26,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
+    FunctionElement,
+    Insert,
+    Table,
     and_,
     case,
     delete,
@@ -66,6 +71,8 @@ SCORE = ScoreTally.__table__  # type: ignore[attr-defined]
 BASIS = TallyBasis.__table__  # type: ignore[attr-defined]
 
 Key = tuple[str, str, str]  # lesson slug, question id, question version
+K = TypeVar("K")  # a counter's key
+KeyT = TypeVar("KeyT", bound=tuple[Any, ...])  # a counter's key, as a tuple of its columns
 FIRST_KEY = ("learner_id", "lesson_slug", "question_id", "question_hash")
 FIRST_VALUES = ("attempt_id", "created_at", "chosen", "correct", "attempts", "rights", "last_at")
 LEARNER_VALUES = ("last_at", "score", "answers")
@@ -95,6 +102,25 @@ class Try:
 
 
 State = dict[Key, Try]
+
+
+class Answer(Protocol):
+    """What :func:`fold` reads of an attempt: an ``Attempt`` or a row of the ``attempt`` table."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def lesson_slug(self) -> str: ...
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def question_hash(self) -> str: ...
+    @property
+    def chosen(self) -> str: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def created_at(self) -> datetime: ...
 
 
 @dataclass(frozen=True)
@@ -158,7 +184,7 @@ def utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def fold(state: Mapping[Key, Try], attempts: Iterable) -> State:
+def fold(state: Mapping[Key, Try], attempts: Iterable[Answer]) -> State:
     """Fold attempts into a learner's state, in any order (pure).
 
     Args:
@@ -171,6 +197,7 @@ def fold(state: Mapping[Key, Try], attempts: Iterable) -> State:
     """
     out = dict(state)
     for a in attempts:
+        assert a.id is not None  # a stored attempt (see ``attempts``)
         key = (a.lesson_slug, a.question_id, a.question_hash)
         when = utc(a.created_at)
         before = out.get(key)
@@ -233,7 +260,11 @@ def contributions(state: Mapping[Key, Try], basis: Basis) -> Contribution:
     return Contribution(questions, lessons, scores, learner)
 
 
-def _minus(new: Mapping, old: Mapping, into: dict) -> None:
+def _minus(
+    new: Mapping[K, tuple[int, ...]],
+    old: Mapping[K, tuple[int, ...]],
+    into: dict[K, tuple[int, ...]],
+) -> None:
     """Add ``new - old`` (tuples, cell by cell) to ``into``."""
     for key in new.keys() | old.keys():
         a, b = new.get(key), old.get(key)
@@ -244,10 +275,12 @@ def _minus(new: Mapping, old: Mapping, into: dict) -> None:
         )
 
 
-_UPSERTS: dict[tuple[str, str], object] = {}
+_UPSERTS: dict[tuple[str, str], Insert] = {}
 
 
-def _upsert(connection: Connection, table, keys: Sequence[str], values: Sequence[str], add: bool):
+def _upsert(
+    connection: Connection, table: Table, keys: Sequence[str], values: Sequence[str], add: bool
+) -> Insert:
     """The dialect's ``INSERT ... ON CONFLICT (keys) DO UPDATE`` for ``table``, built once.
 
     ``add``: the conflicting row's ``values`` are increased by the new ones (counters);
@@ -264,7 +297,11 @@ def _upsert(connection: Connection, table, keys: Sequence[str], values: Sequence
 
 
 def _add(
-    connection: Connection, table, keys: Sequence[str], values: Sequence[str], deltas: dict
+    connection: Connection,
+    table: Table,
+    keys: Sequence[str],
+    values: Sequence[str],
+    deltas: Mapping[KeyT, tuple[int, ...]],
 ) -> None:
     """Add ``deltas`` (key tuple → value tuple) to ``table``'s counters, inserting missing rows.
 
@@ -321,7 +358,7 @@ def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[st
     return out
 
 
-def record_in_aggregates(db: Session | Connection, attempts: Sequence) -> None:
+def record_in_aggregates(db: Session | Connection, attempts: Sequence[Attempt]) -> None:
     """Count newly inserted attempts in every aggregate, inside the caller's transaction.
 
     Call it once per write, with every attempt that write inserted (a batch writer passes
@@ -337,7 +374,7 @@ def record_in_aggregates(db: Session | Connection, attempts: Sequence) -> None:
     learner_ids = sorted({a.learner_id for a in attempts})
     basis = _lock(connection, learner_ids)
     before = stored_states(connection, learner_ids)
-    mine: dict[str, list] = defaultdict(list)
+    mine: dict[str, list[Attempt]] = defaultdict(list)
     for a in attempts:
         mine[a.learner_id].append(a)
     after = {learner: fold(before.get(learner, {}), mine[learner]) for learner in learner_ids}
@@ -373,7 +410,7 @@ def recount_learners(db: Session | Connection, learner_ids: Iterable[str]) -> No
             ATTEMPT.c.created_at,
         ).where(ATTEMPT.c.learner_id.in_(ids))
     ).all()
-    mine: dict[str, list] = defaultdict(list)
+    mine: dict[str, list[Answer]] = defaultdict(list)
     for a in attempts:
         mine[a.learner_id].append(a)
     after = {learner: fold({}, mine[learner]) for learner in ids}
@@ -384,9 +421,9 @@ def _write(
     connection: Connection, basis: Basis, before: Mapping[str, State], after: Mapping[str, State]
 ) -> None:
     """Store the learners' new states and add the change of their contributions."""
-    questions: dict = {}
-    lessons: dict = {}
-    scores: dict = {}
+    questions: dict[Key, tuple[int, ...]] = {}
+    lessons: dict[str, tuple[int, ...]] = {}
+    scores: dict[tuple[str, str, int, str], tuple[int, ...]] = {}
     for learner, new_state in after.items():
         old_state = before.get(learner, {})
         old, new = contributions(old_state, basis), contributions(new_state, basis)
@@ -456,14 +493,19 @@ def _write(
     _drop_empty(connection, questions, lessons, scores)
 
 
-def _drop_empty(connection: Connection, questions: dict, lessons: dict, scores: dict) -> None:
+def _drop_empty(
+    connection: Connection,
+    questions: Mapping[Key, tuple[int, ...]],
+    lessons: Mapping[str, tuple[int, ...]],
+    scores: Mapping[tuple[str, str, int, str], tuple[int, ...]],
+) -> None:
     """Delete counter rows that went back to zero (so a recount finds the same rows).
 
     Only a table that was decreased can hold one: new answers alone decrease only the
     score buckets a learner left.
     """
 
-    def decreased(deltas: dict) -> bool:
+    def decreased(deltas: Mapping[K, tuple[int, ...]]) -> bool:
         return any(v < 0 for delta in deltas.values() for v in delta)
 
     if decreased(questions):
@@ -476,7 +518,7 @@ def _drop_empty(connection: Connection, questions: dict, lessons: dict, scores: 
         connection.execute(delete(LESSON).where(LESSON.c.started == 0, LESSON.c.completed == 0))
 
 
-def _count(condition):
+def _count(condition: ColumnElement[bool]) -> FunctionElement[int]:
     return func.sum(case((condition, 1), else_=0))
 
 

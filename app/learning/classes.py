@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 import sqlalchemy as sa
 from babel.dates import format_datetime, get_timezone_name
-from sqlalchemy import delete, func, true
+from sqlalchemy import ColumnElement, delete, func, true
 from sqlmodel import Session, col, select
 
 from app.platform.i18n import LOCALE, N_, gettext
@@ -324,14 +324,14 @@ def upcoming(db: Session, learner_id: str, now: datetime) -> list[dict[str, str]
     ]
 
 
-def class_learners(class_id: int):
+def class_learners(class_id: int) -> sa.Select[str]:
     """The ids of a class's learners, as a subquery for ``IN`` (rows of one column).
 
     SQLAlchemy's ``select``, not SQLModel's: executed alone it yields rows, not scalars.
     """
-    return sa.select(ClassMember.learner_id).where(ClassMember.class_id == class_id)
+    return sa.select(col(ClassMember.learner_id)).where(col(ClassMember.class_id) == class_id)
 
 
-def in_class(learner_column, class_id: int | None):
+def in_class(learner_column: ColumnElement[str], class_id: int | None) -> ColumnElement[bool]:
     """A filter keeping the rows of one class's learners (all rows when ``class_id`` is None)."""
     return true() if class_id is None else learner_column.in_(class_learners(class_id))

@@ -12,8 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import String, and_, case, func, literal, select, true, union_all
-from sqlmodel import Session
+from sqlalchemy import (
+    ColumnElement,
+    String,
+    Subquery,
+    and_,
+    case,
+    func,
+    literal,
+    select,
+    true,
+    union_all,
+)
+from sqlmodel import Session, SQLModel
 
 from app.content.course import Course
 from app.content.glossary import Term
@@ -26,7 +37,8 @@ LAST_N = 10
 DECAY = 0.8
 WEIGHTS = tuple(DECAY**i for i in range(LAST_N))  # newest answer first
 
-ATTEMPT = Attempt.__table__
+# ``__tablename__`` is typed as a name or a function of the class; for ``Attempt`` it is a name.
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,7 @@ def concepts(course: Course) -> list[Concept]:
     ]
 
 
-def _tags(found: list[Concept]):
+def _tags(found: list[Concept]) -> Subquery:
     """``(lesson_slug, question_id, concept)`` of every tag, as a subquery of literal rows."""
     rows = [
         select(
@@ -92,7 +104,7 @@ def _tags(found: list[Concept]):
     return union_all(*rows).subquery("tags")
 
 
-def mastery_per_learner(found: list[Concept], where=None):
+def mastery_per_learner(found: list[Concept], where: ColumnElement[bool] | None = None) -> Subquery:
     """The rule as SQL: one row per learner × concept with ``mastery`` and ``answers``.
 
     Args:

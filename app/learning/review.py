@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
-from sqlalchemy import delete, func, literal, or_, tuple_, update
+from sqlalchemy import ColumnElement, delete, func, literal, or_, tuple_, update
 from sqlmodel import Session, col, select
 
 from app.content.course import Course
@@ -175,7 +175,7 @@ def due_reviews(db: Session, learner_id: str, course: Course, at: datetime) -> l
     return due
 
 
-def due_count_column(learner_id: str, course: Course, at: datetime):
+def due_count_column(learner_id: str, course: Course, at: datetime) -> ColumnElement[int]:
     """A scalar subquery: how many of the learner's current questions are due at ``at``.
 
     Same rule as :func:`due_reviews`, in SQL, so a page can read it in a statement it runs

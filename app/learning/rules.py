@@ -16,9 +16,10 @@ cannot drift apart:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from datetime import datetime
+from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, and_
+from sqlalchemy import ColumnElement, FromClause, and_
 
 GROUP_PERCENT = 27
 FIRST_TRY_ORDER = ("created_at", "id")  # the attempt columns that say which came first
@@ -38,12 +39,12 @@ def group_size(learners: int) -> int:
     return (learners * GROUP_PERCENT + 50) // 100
 
 
-def first_try_key(created_at, attempt_id: int) -> tuple:
+def first_try_key(created_at: datetime, attempt_id: int) -> tuple[datetime, int]:
     """The sort key that puts a learner's first try first (see :data:`FIRST_TRY_ORDER`)."""
     return (created_at, attempt_id)
 
 
-def first_try_order(table) -> list:
+def first_try_order(table: FromClause) -> list[ColumnElement[Any]]:
     """The ``ORDER BY`` columns of :data:`FIRST_TRY_ORDER` for an attempt table or subquery."""
     return [table.c[name] for name in FIRST_TRY_ORDER]
 
@@ -53,7 +54,7 @@ def is_done(right: int, total: int) -> bool:
     return total > 0 and right >= total
 
 
-def done_sql(right: ColumnElement, total) -> ColumnElement:
+def done_sql(right: ColumnElement[int], total: ColumnElement[int]) -> ColumnElement[bool]:
     """:func:`is_done` as a SQL condition over two integer expressions."""
     return and_(total > 0, right >= total)
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
 from sqlalchemy import (
     Boolean,
     Float,
@@ -13,12 +17,16 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlalchemy.sql.elements import Cast
+from sqlalchemy.types import TypeEngine
+from sqlmodel import Session, SQLModel, col, select
 
 from app.content.page_ids import question_anchor
+from app.content.quiz import Question
 from app.learning.aggregates import record_in_aggregates
-from app.learning.grading import AttemptFact
+from app.learning.grading import AttemptFact, Grade
 from app.learning.review import schedule_after
 from app.learning.rules import first_try_order
 from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
@@ -29,17 +37,18 @@ __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept imp
 _LEARNER = bindparam("learner", type_=String)
 
 
-def _state_statement():
+def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     """One statement for a learner's whole state: the learner row, attempts and walks.
 
     Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns
-    a kind does not have are NULL. Built once (see :data:`_STATE`).
+    a kind does not have are NULL. Built once (see :data:`_STATE`). SQLAlchemy's ``select``,
+    not SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
 
-    def nothing(kind):
+    def nothing(kind: type[TypeEngine[Any]]) -> Cast[Any]:
         return null().cast(kind)
 
-    learner = select(
+    learner = sa.select(
         literal_column("0", Integer).label("kind"),
         col(Learner.place_lesson).label("a"),
         col(Learner.place_section).label("b"),
@@ -50,7 +59,7 @@ def _state_statement():
         col(Learner.place_at).label("at"),
         literal_column("0", Integer).label("row_id"),
     ).where(col(Learner.id) == _LEARNER)
-    attempts = select(
+    attempts = sa.select(
         literal_column("1", Integer),
         col(Attempt.lesson_slug),
         col(Attempt.question_id),
@@ -61,7 +70,7 @@ def _state_statement():
         col(Attempt.created_at),
         col(Attempt.id),
     ).where(col(Attempt.learner_id) == _LEARNER)
-    walks = select(
+    walks = sa.select(
         literal_column("2", Integer),
         col(WalkRecord.tree_id),
         col(WalkRecord.path),
@@ -72,7 +81,7 @@ def _state_statement():
         col(WalkRecord.created_at),
         col(WalkRecord.id),
     ).where(col(WalkRecord.learner_id) == _LEARNER)
-    cards = select(
+    cards = sa.select(
         literal_column("3", Integer),
         col(ReviewCard.lesson_slug),
         col(ReviewCard.question_id),
@@ -84,7 +93,7 @@ def _state_statement():
         literal_column("0", Integer),
     ).where(col(ReviewCard.learner_id) == _LEARNER)
     union = union_all(learner, attempts, walks, cards).subquery()
-    return select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
+    return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
 _STATE = _state_statement()
@@ -281,9 +290,13 @@ def record_walk(
     session.commit()
 
 
-def _insert_for(session: Session):
+# Either dialect's ``insert``: two statement classes that both know ``on_conflict_do_*``.
+InsertFor = Callable[[type[SQLModel]], postgresql.Insert | sqlite.Insert]
+
+
+def _insert_for(session: Session) -> InsertFor:
     """The dialect's ``insert`` (SQLite or PostgreSQL), which knows ``ON CONFLICT``."""
-    insert: object  # one of two functions of the same use, typed apart
+    insert: InsertFor
     if session.get_bind().dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
@@ -396,7 +409,13 @@ class SqlLearnerStore:
         return updated
 
     def record_answer(
-        self, learner_id: str, lesson_slug: str, question, chosen: str, grade, key: str
+        self,
+        learner_id: str,
+        lesson_slug: str,
+        question: Question,
+        chosen: str,
+        grade: Grade,
+        key: str,
     ) -> tuple[AttemptRow, bool]:
         """Store a graded answer once per ``key`` (:func:`store_answer`)."""
         attempt = Attempt(
