@@ -46,7 +46,7 @@ from app.platform.models import Attempt, Learner, WalkRecord
 # Session.exec() and sqlmodel's select() are typed for SQLModel statements only; they run the
 # SQLAlchemy Core selects here the same way, hence the ``type: ignore[call-overload]`` on them.
 ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
-WALK = SQLModel.metadata.tables[WalkRecord.__tablename__]  # type: ignore[index]
+WALK = SQLModel.metadata.tables[WalkRecord.__tablename__]
 LEARNER = SQLModel.metadata.tables[Learner.__tablename__]  # type: ignore[index]
 
 

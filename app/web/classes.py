@@ -75,6 +75,7 @@ def class_create(
         }
         return render(request, "classes.html", context, status_code=422)
     classroom = classes.create_class(db, instructor, nome, descricao)
+    assert classroom.id is not None  # a stored class
     return RedirectResponse(urls_of(request).class_page(classroom.id), status_code=303)
 
 
