@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.conftest import REPO_LESSONS
-from tests.test_content import GOOD
+from tests.support.app import REPO_LESSONS
+from tests.support.lessons import GOOD
 
 CURSO = [sys.executable, "-m", "app.cli"]
 

@@ -21,7 +21,7 @@ from app.content.errors import ContentErrors
 from app.content.item_checks import check_items
 from app.content.lessons import load_lesson
 from app.main import create_app
-from tests.conftest import make_settings
+from tests.support.app import make_settings
 
 HEADER = """\
 ---
@@ -436,7 +436,7 @@ def test_two_charts_with_one_title_and_a_heading_on_a_chart_id_are_errors(tmp_pa
 
 def test_reserved_ids_hold_every_literal_id_of_the_lesson_page_chrome():
     from app.content.markdown import RESERVED_IDS
-    from tests.conftest import PROJECT_ROOT
+    from app.platform.settings import PROJECT_ROOT
 
     chrome = [
         "base.html",
@@ -540,7 +540,7 @@ def test_integers_in_yaml_11_forms_are_errors(tmp_path, written, value):
 
 
 def test_the_repo_lessons_stay_clean():
-    from tests.conftest import REPO_LESSONS
+    from tests.support.app import REPO_LESSONS
 
     assert load_course(REPO_LESSONS).problems == ()
 

@@ -15,16 +15,16 @@ import httpx
 import pytest
 
 from app.content.course import load_course
-from tests.conftest import (
+from tests.load.simulate import TOKEN_RE, LoadReport, run_load
+from tests.support.app import (
     ARTIFACTS,
     BACKENDS,
     REPO_LESSONS,
-    LiveServer,
     create_postgres_database,
     db_rows,
     drop_postgres_database,
 )
-from tests.load.simulate import TOKEN_RE, LoadReport, run_load
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 LEARNERS = 200
