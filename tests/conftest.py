@@ -34,6 +34,14 @@ BROWSER_FIXTURES = {"browser", "browser_context_args", "context", "page", "new_p
 SLOW: set[str] = set()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--screenshots",
+        action="store_true",
+        help="save a screenshot of every page type of the axe sweep to test-artifacts/",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test browser, load, postgres or slow from where it lives and what it uses."""
     for item in items:

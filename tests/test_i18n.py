@@ -17,6 +17,7 @@ from babel.messages.pofile import read_po
 from app.platform.i18n import CATALOG, gettext, local_datetime, ngettext
 from app.platform.settings import PROJECT_ROOT
 from tests.support.app import REPO_LESSONS
+from tests.support.cli import cli_runner
 
 METHODS = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
 VISIBLE_ATTRIBUTES = {"aria-label", "title", "placeholder", "alt", "data-announce"}
@@ -219,15 +220,6 @@ def outside_the_catalog(text: str, data: Iterable[str] = ()) -> str:
 
 def has_words(text: str) -> bool:
     return bool(LETTER.search(text))
-
-
-def cli_runner():
-    from typer.testing import CliRunner
-
-    from app.cli.main import cli
-
-    runner = CliRunner()
-    return lambda *args, **kwargs: runner.invoke(cli, [str(a) for a in args], **kwargs)
 
 
 def broken_courses(root: Path) -> list[Path]:

@@ -1,11 +1,11 @@
 """Every page type in real Chromium, at 360 and 1280 px, light and dark.
 
 For each: axe-core finds no WCAG 2.2 A/AA violation, nothing scrolls sideways on a
-phone, no request leaves for another host, and a screenshot lands in
-``test-artifacts/`` (ignored by git). To cover a new page type, add it to
-:data:`PAGE_TYPES`; the instructor's pages (:data:`INSTRUCTOR_PAGE_TYPES`) run against
-a server of this module's own, with answers stored, a lesson with a warning and one
-that never loads, signed in as an instructor.
+phone, and no request leaves for another host. With ``--screenshots`` (``make screenshots``)
+a screenshot of each lands in ``test-artifacts/`` (ignored by git). To cover a new page
+type, add it to :data:`PAGE_TYPES`; the instructor's pages (:data:`INSTRUCTOR_PAGE_TYPES`)
+run against a server of this module's own, with answers stored, a lesson with a warning
+and one that never loads, signed in as an instructor.
 """
 
 from __future__ import annotations
@@ -313,10 +313,11 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
         if kind.instructor:  # our own tables; a lesson's wide table may scroll in its box
             cut = page.evaluate(TABLES_THAT_SCROLL)
             assert cut == [], f"{kind.name}: tabela cortada em {width} px"
-        page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
-        if kind.detail:
-            detail = page.locator(kind.detail)
-            detail.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}-detalhe.png")
+        if request.config.getoption("screenshots"):  # nothing here looks at them: on request
+            page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
+            if kind.detail:
+                detail = page.locator(kind.detail)
+                detail.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}-detalhe.png")
         violations = axe_violations(page)
         if violations:
             problems[width] = violations

@@ -3,8 +3,12 @@ database per test, and SQL straight against it."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
+import shutil
+import tempfile
+from functools import cache
 from pathlib import Path
 
 from app.platform.migrate import upgrade
@@ -55,8 +59,33 @@ def make_settings(
         secret_key=TEST_SECRET,
         reload_interval=0,
     )
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     return settings
+
+
+def migrate(database_url: str) -> None:
+    """Bring a database to the latest migration.
+
+    A SQLite file that does not exist yet becomes a copy of one migrated once per test run
+    (0.4 s of Alembic saved per test, the same schema and rows); others are upgraded.
+    """
+    path = database_url.removeprefix("sqlite:///")
+    if path == database_url or Path(path).exists():
+        upgrade(database_url)
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(migrated_sqlite(), path)
+
+
+@cache
+def migrated_sqlite() -> Path:
+    """A SQLite file at the latest migration, removed when the test run ends."""
+    folder = Path(tempfile.mkdtemp(prefix="curso-migrado-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    database = folder / "curso.db"
+    upgrade(f"sqlite:///{database}")
+    assert not database.with_name("curso.db-wal").exists(), "a conexão da migração ficou aberta"
+    return database
 
 
 def db_rows(settings: Settings, sql: str, *args) -> list[tuple]:

@@ -32,3 +32,13 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*CURSO, *args], capture_output=True, text=True, timeout=60, cwd=PROJECT_ROOT
     )
+
+
+def cli_runner():
+    """``curso`` in this process (Typer's CliRunner): ``curso("arvore", "--json").stdout``."""
+    from typer.testing import CliRunner
+
+    from app.cli.main import cli
+
+    runner = CliRunner()
+    return lambda *args, **kwargs: runner.invoke(cli, [str(a) for a in args], **kwargs)
