@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
+.PHONY: run test test-fast screenshots bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -14,6 +14,14 @@ run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 
 test: install-dev chromium ## install test dependencies and run the whole suite
 	tests/with_postgres.sh $(VENV)/bin/pytest
+
+FAST := not browser and not load and not postgres and not slow
+
+test-fast: install-dev ## the quick loop (under 2 minutes): no browser, load, PostgreSQL or slow tests
+	$(VENV)/bin/pytest -m "$(FAST)"
+
+screenshots: install-dev chromium ## every page type at 360 and 1280 px, light and dark, into test-artifacts/
+	$(VENV)/bin/pytest tests/test_pages_browser.py -k test_page_type --screenshots
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev

@@ -14,44 +14,17 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.platform.auth import FAILS_PER_IP, SignInLimiter
-from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, db_rows
-from tests.test_http import KERNELS, answer, key_of, soup, text, wrong_option
-from tests.test_progress import card
+from tests.support.accounts import PASSWORD, new_browser, post_form, sign_in, sign_up
+from tests.support.app import REPO_LESSONS, db_rows
+from tests.support.html import csrf_from, soup, text
+from tests.support.learning import KERNELS, answer, card, key_of, wrong_option
+from tests.support.server import LiveServer
 
-PASSWORD = "uma senha boa"
 Q1, Q2, Q3 = list(KERNELS.questions.values())[:3]
-
-
-def post_form(client: TestClient, url: str, **fields):
-    token = csrf_from(client.get("/conta").text)
-    return client.post(url, data={"csrftoken": token, **fields}, follow_redirects=False)
-
-
-def sign_up(
-    client: TestClient,
-    username: str = "ana",
-    password: str = PASSWORD,
-    confirmation: str | None = None,
-):
-    return post_form(
-        client,
-        "/conta/criar",
-        usuario=username,
-        senha=password,
-        confirmacao=password if confirmation is None else confirmation,
-    )
-
-
-def sign_in(client: TestClient, username: str = "ana", password: str = PASSWORD):
-    return post_form(client, "/conta/entrar", usuario=username, senha=password)
 
 
 def session_id(client: TestClient) -> str:
     return client.cookies.get("curso_sessao")
-
-
-def new_browser(client: TestClient) -> TestClient:
-    return TestClient(client.app)
 
 
 def test_sign_up_keeps_the_anonymous_progress_and_rotates_the_session(client, settings):

@@ -49,13 +49,13 @@ from app.platform.models import (
     ScoreTally,
     TallyBasis,
 )
-from tests.conftest import (
+from tests.support.app import (
     BACKENDS,
     create_postgres_database,
     drop_postgres_database,
     make_settings,
 )
-from tests.test_dashboard import write_cohort_lessons
+from tests.support.cohort import write_cohort_lessons
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 LEARNERS = [f"{n:02d}" + "a" * 30 for n in range(6)]

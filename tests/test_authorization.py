@@ -6,10 +6,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from tests.conftest import csrf_from
-from tests.test_accounts import sign_up
-from tests.test_http import KERNELS, answer
-from tests.test_instructor import instructor
+from tests.support.accounts import instructor, sign_up
+from tests.support.html import csrf_from
+from tests.support.learning import KERNELS, answer
 
 OPEN = [
     "/",
@@ -110,7 +109,7 @@ def test_only_instructors_may_post_to_the_editor(people):
 
 
 def test_classes_are_seen_by_their_instructors_and_joined_only_with_an_account(people, settings):
-    from tests.test_instructor import instructor as make_instructor
+    from tests.support.accounts import instructor as make_instructor
 
     teacher = people["instrutor"]
     token = csrf_from(teacher.get("/conta").text)

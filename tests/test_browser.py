@@ -7,28 +7,10 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, LiveServer
-
-COURSE = load_course(REPO_LESSONS)
-KERNELS = COURSE.get("kernels")
-
-
-class ConsoleWatch:
-    """Collects console errors and uncaught page errors."""
-
-    def __init__(self, page: Page):
-        self.errors: list[str] = []
-        page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
-        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-
-
-def pick(page: Page, qid: str, option_id: str) -> None:
-    page.locator(f"#op-{qid}-{option_id}").check()
-
-
-def wrong_option(question) -> str:
-    return next(o.id for o in question.options if o.id not in question.answer)
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import ConsoleWatch, pick
+from tests.support.learning import COURSE, KERNELS, wrong_option
+from tests.support.server import LiveServer
 
 
 @pytest.fixture

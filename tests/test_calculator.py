@@ -9,9 +9,10 @@ import pytest
 
 from app.content.calculators import compute, parse_calculator
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS
-from tests.test_check import folder_with, run
-from tests.test_http import HX, soup, text
+from tests.support.app import REPO_LESSONS
+from tests.support.cli import run
+from tests.support.html import HX, soup, text
+from tests.support.lessons import folder_with
 
 KERNELS = load_course(REPO_LESSONS).get("kernels")
 DECODE = KERNELS.calculators["teto-do-decode"]

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import LiveServer
-from tests.test_browser import ConsoleWatch
-from tests.test_pages_browser import axe_violations
+from tests.support.browser import ConsoleWatch, axe_violations
+from tests.support.server import LiveServer
 
 BOX = "#calculadora-teto-do-decode"
 

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,106 +11,10 @@ import pytest
 from app.content.course import load_course
 from app.content.scaffold import TitleError, unique_slug
 from app.platform.settings import PROJECT_ROOT
-from tests.test_content import GOOD
-from tests.test_trees import HEADER, TREE
-
-CURSO = [sys.executable, "-m", "app.cli"]
-OTHER = GOOD.replace("slug: decode-prefill", "slug: outra").replace("order: 1", "order: 2")
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*CURSO, *args], capture_output=True, text=True, timeout=60, cwd=PROJECT_ROOT
-    )
-
-
-def folder_with(tmp_path: Path, body: str) -> Path:
-    """A course of three lessons; ``body`` is added to the end of the first (line 36 on)."""
-    folder = tmp_path / "lessons"
-    folder.mkdir()
-    (folder / "01-a.md").write_text(GOOD + "\n" + body, encoding="utf-8")
-    (folder / "02-b.md").write_text(OTHER, encoding="utf-8")
-    (folder / "03-arvore.md").write_text(
-        HEADER.replace("order: 1", "order: 3") + TREE, encoding="utf-8"
-    )
-    (folder / "imagens").mkdir()
-    (folder / "imagens" / "grafico.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    return folder
-
-
-LINK_PROBLEMS = [
-    (
-        "Veja [isto](#nada).",
-        "01-a.md:36:13: warning: o link `#nada` não leva a nenhum título desta lição",
-    ),
-    (
-        "Veja [isto](/licoes/sumiu).",
-        "01-a.md:36:13: warning: o link `/licoes/sumiu` não leva a nenhuma lição do curso",
-    ),
-    (
-        "Veja [isto](sumiu).",
-        "01-a.md:36:13: warning: o link `sumiu` não leva a nenhuma lição do curso",
-    ),
-    (
-        "Veja [isto](/licoes/outra#nada).",
-        "01-a.md:36:13: warning: o link `/licoes/outra#nada` não leva a nenhum título da lição "
-        "`outra`",
-    ),
-    (
-        "Veja [isto](/arvores/sumiu).",
-        "01-a.md:36:13: warning: o link `/arvores/sumiu` não leva a nenhuma árvore de decisão do "
-        "curso",
-    ),
-    (
-        "Veja [isto](02-b.md#duas-fases).",
-        "01-a.md:36:13: warning: o link `02-b.md#duas-fases` aponta para o arquivo da lição; no "
-        "site, use `/licoes/outra#duas-fases`",
-    ),
-    (
-        "Veja [isto](09-nada.md).",
-        "01-a.md:36:13: warning: o link `09-nada.md` aponta para um arquivo que não existe em "
-        "lessons/",
-    ),
-    (
-        "Texto.\n\n![Gráfico](imagens/falta.png)",
-        "01-a.md:38:12: warning: a imagem `imagens/falta.png` não existe (procurei em "
-        "lessons/imagens/falta.png)",
-    ),
-    (
-        "![Gráfico](https://exemplo.org/g.png)",
-        "01-a.md:36:12: warning: a imagem `https://exemplo.org/g.png` vem de outro site, e a "
-        "política de segurança do curso bloqueia imagens externas; copie-a para lessons/imagens/",
-    ),
-    (
-        "![Gráfico](figura.png)",
-        "01-a.md:36:12: warning: a imagem `figura.png` fica fora de lessons/imagens/, a pasta de "
-        "imagens publicada com as lições; mova-a para lá e escreva `imagens/nome.png`",
-    ),
-    (
-        "![Gráfico](imagens/../../segredo.png)",
-        "01-a.md:36:12: warning: a imagem `imagens/../../segredo.png` fica fora de "
-        "lessons/imagens/, a pasta de imagens publicada com as lições; mova-a para lá e escreva "
-        "`imagens/nome.png`",
-    ),
-    (
-        "![Página](imagens/pagina.html)",
-        "01-a.md:36:11: warning: a imagem `imagens/pagina.html` não é PNG, JPEG, GIF, WebP, AVIF "
-        "nem SVG, os únicos tipos que o site serve de lessons/imagens/",
-    ),
-    (
-        "![Logo](/static/nao-existe.svg)",
-        "01-a.md:36:9: warning: a imagem `/static/nao-existe.svg` não existe (procurei em "
-        "static/nao-existe.svg)",
-    ),
-    (
-        "| a | b |\n|---|---|\n| x | [y](#nada) |",
-        "01-a.md:38:11: warning: o link `#nada` não leva a nenhum título desta lição",
-    ),
-    (
-        "Um [link](#duas-fases) e [outro](#nada).",
-        "01-a.md:36:34: warning: o link `#nada` não leva a nenhum título desta lição",
-    ),
-]
+from tests.support.cli import run
+from tests.support.lessons import GOOD, folder_with
+from tests.support.lessons import SECOND_LESSON as OTHER
+from tests.support.problems import LINK_PROBLEMS
 
 
 @pytest.mark.parametrize(
@@ -142,7 +44,7 @@ def test_images_in_lessons_imagens_are_served(tmp_path, database_url):
     from fastapi.testclient import TestClient
 
     from app.main import create_app
-    from tests.conftest import make_settings
+    from tests.support.app import make_settings
 
     folder = folder_with(tmp_path, "![Gráfico](imagens/grafico.png)")
     client = TestClient(create_app(make_settings(tmp_path, folder, database_url)))

@@ -11,10 +11,11 @@ from fastapi.testclient import TestClient
 
 from app.learning.classes import due_label, parse_due
 from app.main import create_app
-from tests.conftest import csrf_from, db_rows
-from tests.test_accounts import sign_up
-from tests.test_http import COURSE, KERNELS, answer, soup, text
-from tests.test_instructor import curso, instructor
+from tests.support.accounts import instructor, sign_up
+from tests.support.app import db_rows
+from tests.support.cli import curso
+from tests.support.html import csrf_from, soup, text
+from tests.support.learning import COURSE, KERNELS, answer
 
 FIRST = next(iter(KERNELS.questions))
 CHOICE = next(

@@ -11,10 +11,10 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.conftest import REPO_LESSONS, LiveServer
-from tests.test_browser import ConsoleWatch
-from tests.test_live import grant_instructor, sign_up
-from tests.test_pages_browser import FIRST_QUESTION
+from tests.support.accounts import sign_up
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import FIRST_QUESTION, ConsoleWatch
+from tests.support.server import LiveServer, grant_instructor
 
 INSTRUCTOR = "professora"
 
@@ -24,7 +24,7 @@ def server(tmp_path_factory):
     live = LiveServer(tmp_path_factory.mktemp("turmas"), REPO_LESSONS)
     live.start()
     with httpx.Client(base_url=live.url) as client:
-        sign_up(client, INSTRUCTOR)
+        assert sign_up(client, INSTRUCTOR).status_code == 303
     grant_instructor(live, INSTRUCTOR)
     yield live
     live.stop()

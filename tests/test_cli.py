@@ -1,18 +1,12 @@
-"""The `curso` command line, run as a real process."""
+"""The `curso` command line: checks run as a real process, the tree walk in this process too."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 
-from tests.conftest import REPO_LESSONS
-from tests.test_content import GOOD
-
-CURSO = [sys.executable, "-m", "app.cli"]
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CURSO, *args], capture_output=True, text=True, timeout=60)
+from tests.support.app import REPO_LESSONS
+from tests.support.cli import CURSO, cli_runner, run
+from tests.support.lessons import GOOD
 
 
 def test_check_passes_on_the_course():
@@ -48,14 +42,10 @@ def test_check_reports_every_problem_before_exiting(tmp_path):
 
 
 def test_arvore_walks_like_the_web_and_prints_json():
-    walked = subprocess.run(
-        [*CURSO, "arvore", "guia-fase17"],
-        input="4\n3\n2\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert walked.returncode == 0, walked.stderr
+    """In this process (Typer's CliRunner); the test below runs the same walk as a real process."""
+    curso = cli_runner()
+    walked = curso("arvore", "guia-fase17", input="4\n3\n2\n")
+    assert walked.exit_code == 0, walked.output
     assert (
         "Caminho: NVIDIA Hopper (H100 / H200) → 100–10 mil usuários / produção → Agentes de vários "
         "turnos" in walked.stdout
@@ -64,25 +54,27 @@ def test_arvore_walks_like_the_web_and_prints_json():
     assert (
         "Por quê: Em vários turnos de agentes, o RadixAttention do SGLang domina." in walked.stdout
     )
-    retry = subprocess.run(
-        [*CURSO, "arvore", "guia-osman"],
-        input="9\nx\n1\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    retry = curso("arvore", "guia-osman", input="9\nx\n1\n")
     assert (
         retry.stdout.count("Digite um número de 1 a 5.") == 2
         and "Resultado: MLX / MLX-LM" in retry.stdout
     )
     import json
 
-    printed = subprocess.run(
-        [*CURSO, "arvore", "guia-osman", "--json"], capture_output=True, text=True, timeout=60
-    )
+    printed = curso("arvore", "guia-osman", "--json")
     tree = json.loads(printed.stdout)
     assert tree["id"] == "guia-osman" and len(tree["results"]) == 9
-    missing = subprocess.run(
-        [*CURSO, "arvore", "--json"], capture_output=True, text=True, timeout=60
+    missing = curso("arvore", "--json")
+    assert missing.exit_code == 2 and "Informe o id da árvore" in missing.stderr
+
+
+def test_arvore_walks_as_a_real_process():
+    walked = subprocess.run(
+        [*CURSO, "arvore", "guia-fase17"],
+        input="4\n3\n2\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-    assert missing.returncode == 2 and "Informe o id da árvore" in missing.stderr
+    assert walked.returncode == 0, walked.stderr
+    assert "Resultado: SGLang — Recomendado" in walked.stdout

@@ -10,44 +10,9 @@ from app.content.course import load_course
 from app.content.errors import ContentErrors
 from app.content.lessons import QuizPart, load_lesson
 from app.content.markdown import slugify
-from tests.conftest import REPO_LESSONS
-
-GOOD = """\
----
-title: Decode e prefill
-slug: decode-prefill
-order: 1
-summary: As duas fases da inferência.
-minutes: 10
-objectives:
-  - Distinguir prefill de decode.
----
-
-## Duas fases
-
-O **prefill** processa o prompt.
-
-::: danger Não faça isso
-Cuidado com o Ollama.
-:::
-
-```quiz
-- id: fase-banda
-  kind: single
-  prompt: Qual fase acompanha a banda de memória?
-  options:
-    - id: a
-      text: Prefill
-      explanation: Errado, o prefill acompanha os kernels de attention.
-    - id: b
-      text: Decode
-      explanation: Certo, o decode acompanha a banda.
-    - id: c
-      text: Tokenização
-      explanation: Errado, a tokenização vem antes e não é uma das duas fases.
-  answer: [b]
-```
-"""
+from tests.support.app import REPO_LESSONS
+from tests.support.lessons import GOOD, PREFILL
+from tests.support.problems import MARKDOWN_AND_YAML_PROBLEMS, QUIZ_AND_HEADER_PROBLEMS
 
 
 def write(tmp_path: Path, text: str, name: str = "licao.md") -> Path:
@@ -120,56 +85,6 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
     assert 'href="javascript:' not in html
 
 
-QUIZ_AND_HEADER_PROBLEMS = [
-    (
-        "      explanation: Certo, o decode acompanha a banda.\n",
-        "",
-        "licao.md:27:7: error: campo obrigatório ausente: `explanation`",
-    ),
-    (
-        "  answer: [b]",
-        "  answer: [z]",
-        "licao.md:33:12: error: a resposta `z` da pergunta `fase-banda` não é uma opção; opções: "
-        "a, b, c",
-    ),
-    (
-        "  answer: [b]",
-        "  answer: [a, b]",
-        "licao.md:33:3: error: a pergunta `fase-banda` é `single` e precisa de exatamente uma "
-        "resposta correta (tem 2); use `kind: multiple` para várias",
-    ),
-    (
-        "  kind: single",
-        "  kind: unica",
-        "licao.md:21:3: error: `kind` deve ser um destes valores: 'single', 'multiple', "
-        "'scenario', 'numeric' ou 'ordering'",
-    ),
-    (
-        "    - id: b\n",
-        "    - id: a\n",
-        "licao.md:27:7: error: a pergunta `fase-banda` repete o id de opção `a`",
-    ),
-    (
-        "  prompt: Qual fase",
-        "  prompt: [Qual fase",
-        "licao.md:22:11: error: YAML inválido: uma lista `[...]` não foi fechada com `]`",
-    ),
-    ("minutes: 10\n", "", "licao.md:2:1: error: campo obrigatório ausente: `minutes`"),
-    ("order: 1", "order: primeira", "licao.md:4:1: error: `order` deve ser um número inteiro"),
-    (
-        "slug: decode-prefill",
-        "slug: Decode Prefill",
-        "licao.md:3:1: error: `slug` só aceita letras minúsculas sem acento, números e hífens "
-        "(ex.: `minha-licao`)",
-    ),
-    (
-        "summary: As duas",
-        "sumary: As duas",
-        "licao.md:2:1: error: campo obrigatório ausente: `summary`",
-    ),
-]
-
-
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     QUIZ_AND_HEADER_PROBLEMS,
@@ -179,49 +94,6 @@ def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expecte
     path = write(tmp_path, GOOD.replace(old, new, 1))
     reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(path)]
     assert expected in reported, reported
-
-
-MARKDOWN_AND_YAML_PROBLEMS = [
-    (
-        "```quiz",
-        "```Quiz",
-        "licao.md:19:1: error: bloco `Quiz`: escreva `quiz`, em minúsculas e com hífen",
-    ),
-    (
-        "::: danger Não faça isso",
-        "::: note Não faça isso",
-        "licao.md:15:1: error: caixa `:::` desconhecida ou malformada; os tipos são `tip`, "
-        "`warning`, `danger`, e ela fecha com uma linha `:::`",
-    ),
-    (
-        "## Duas fases",
-        "# Duas fases",
-        "licao.md:11:1: error: use `##` e `###` no corpo da lição; o título (`#`) vem do campo "
-        "`title` do cabeçalho",
-    ),
-    (
-        "## Duas fases",
-        "## Conteúdo",
-        "licao.md:11:1: error: o título gera a âncora `#conteudo`, que a página já usa; mude o "
-        "texto do título",
-    ),
-    (
-        "  answer: [b]\n```\n",
-        "  answer: [b]\n",
-        "licao.md:19:1: error: o bloco `quiz` não foi fechado (falta a linha ``` no fim)",
-    ),
-    (
-        "minutes: 10",
-        "minutes: [10",
-        "licao.md:6:10: error: YAML inválido: uma lista `[...]` não foi fechada com `]`",
-    ),
-    ("minutes: 10", "minutes: true", "licao.md:6:1: error: `minutes` deve ser um número inteiro"),
-    (
-        "      text: Prefill",
-        "\ttext: Prefill",
-        "licao.md:25:1: error: YAML inválido: há uma tabulação; em YAML, indente só com espaços",
-    ),
-]
 
 
 @pytest.mark.parametrize(
@@ -275,12 +147,6 @@ def test_duplicate_slug_and_order_are_reported(tmp_path):
 
 def test_slugify_drops_accents_and_ordinals():
     assert slugify("Decodificação e Codificação — 1ª Aula") == "decodificacao-e-codificacao-1a-aula"
-
-
-PREFILL = (
-    "    - id: a\n      text: Prefill\n"
-    "      explanation: Errado, o prefill acompanha os kernels de attention.\n"
-)
 
 
 def test_content_hash_follows_prompt_options_and_key_only(tmp_path):

@@ -7,8 +7,8 @@ import sqlite3
 
 from playwright.sync_api import expect
 
-from tests.conftest import LiveServer
-from tests.test_http import KERNELS
+from tests.support.learning import KERNELS
+from tests.support.server import LiveServer
 
 ATTACKER = "http://localhost:{port}/premio"
 

@@ -9,7 +9,7 @@ import re
 from bs4 import BeautifulSoup
 
 from app.web.assets import IMMUTABLE, split_fingerprint
-from tests.conftest import csrf_from
+from tests.support.html import csrf_from
 
 GZIP = {"Accept-Encoding": "gzip"}
 

@@ -23,11 +23,10 @@ from app.content.sourcefile import (
 )
 from app.main import create_app
 from app.platform.settings import Settings
-from tests.conftest import REPO_LESSONS, TEST_SECRET, csrf_from, db_rows, make_settings
-from tests.test_accounts import sign_up
-from tests.test_content import GOOD
-from tests.test_http import soup, text
-from tests.test_instructor import instructor
+from tests.support.accounts import instructor, sign_up
+from tests.support.app import REPO_LESSONS, TEST_SECRET, db_rows, make_settings
+from tests.support.html import csrf_from, soup, text
+from tests.support.lessons import GOOD
 
 EDITOR = "/instrutor/licoes/decode-prefill/editar"
 PREVIEW = "/instrutor/licoes/decode-prefill/previa"

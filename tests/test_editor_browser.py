@@ -12,10 +12,11 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.content.sourcefile import parse_source
-from tests.conftest import REPO_LESSONS, LiveServer
-from tests.test_browser import ConsoleWatch
-from tests.test_content import GOOD
-from tests.test_live import grant_instructor, sign_up
+from tests.support.accounts import sign_up
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import ConsoleWatch
+from tests.support.lessons import GOOD
+from tests.support.server import LiveServer, grant_instructor
 
 LESSON = GOOD.replace("slug: decode-prefill", "slug: editavel").replace("order: 1", "order: 9")
 EDITOR = "/instrutor/licoes/editavel/editar"
@@ -31,7 +32,7 @@ def server(tmp_path_factory):
     live = LiveServer(tmp, lessons)
     live.start()
     with httpx.Client(base_url=live.url) as client:
-        sign_up(client, INSTRUCTOR)
+        assert sign_up(client, INSTRUCTOR).status_code == 303
     grant_instructor(live, INSTRUCTOR)
     yield live
     live.stop()

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from app.content.course import load_course
 from app.content.errors import ContentErrors
 from app.content.lessons import load_lesson
-from tests.test_content import GOOD
-from tests.test_trees import HEADER, TREE
+from tests.support.lessons import GOOD, HEADER, TREE
 
 YAMLISH = st.text(
     alphabet=st.sampled_from(list("abc xyz:-[]{}\"'|>#&*!%@`,?\n\t0123456789éã")), max_size=300

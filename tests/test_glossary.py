@@ -11,8 +11,9 @@ from app.content.course import load_course
 from app.content.glossary import parse_glossary
 from app.content.lessons import load_lesson
 from app.content.text import collation_key, text_keys
-from tests.conftest import REPO_LESSONS
-from tests.test_content import GOOD
+from tests.support.app import REPO_LESSONS
+from tests.support.lessons import GOOD, VALID
+from tests.support.problems import GLOSSARY_PROBLEMS
 
 COURSE = load_course(REPO_LESSONS)
 SEED_TERMS = {
@@ -33,13 +34,6 @@ SEED_TERMS = {
     "arquitetura desagregada",
     "KV em camadas",
 }
-VALID = """\
-- term: kernel
-  definition: Rotina de baixo nível que computa uma operação.
-- term: KV cache
-  aliases: [cache dos valores-chave]
-  definition: O cache dos valores-chave do modelo.
-"""
 
 
 def soup(html: str) -> BeautifulSoup:
@@ -74,38 +68,6 @@ def test_the_course_glossary_is_valid_and_seeded_with_the_course_terms():
     terms = [t.term for t in COURSE.glossary.terms]
     assert set(terms) >= SEED_TERMS
     assert terms == sorted(terms, key=collation_key)
-
-
-GLOSSARY_PROBLEMS = [
-    (
-        "  definition: Rotina de baixo nível que computa uma operação.\n",
-        "",
-        "glossario.yml:1: campo obrigatório ausente: `definition`",
-    ),
-    (
-        "- term: KV cache",
-        "- term: Kernels",
-        "glossario.yml:3: `Kernels` já está no glossário, no termo `kernel`",
-    ),
-    (
-        "[cache dos valores-chave]",
-        "[kernel]",
-        "glossario.yml:4: `kernel` já está no glossário, no termo `kernel`",
-    ),
-    ("  aliases:", "  sinonimos:", "glossario.yml:4: campo desconhecido: `sinonimos`"),
-    (
-        "- term: kernel",
-        "- term: [kernel",
-        "glossario.yml:1: YAML inválido: uma lista `[...]` não foi fechada com `]`",
-    ),
-    ("- term: kernel", "- term: '—'", "glossario.yml:1: `—` não tem letras nem números"),
-    (
-        "O cache dos valores-chave do modelo.",
-        "x" * 400,
-        "glossario.yml:5: a definição de `KV cache` tem 400 caracteres; o glossário guarda "
-        "definições curtas (até 320)",
-    ),
-]
 
 
 @pytest.mark.parametrize(

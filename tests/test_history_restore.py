@@ -17,8 +17,10 @@ from bs4 import BeautifulSoup
 from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, LiveServer, csrf_from
-from tests.test_browser import ConsoleWatch
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import ConsoleWatch
+from tests.support.html import csrf_from
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 HX = {"HX-Request": "true"}

@@ -4,97 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.content.course import load_course
 from app.main import create_app
-from tests.conftest import REPO_LESSONS, csrf_from, db_rows, make_settings, query
-from tests.test_content import GOOD
-
-COURSE = load_course(REPO_LESSONS)
-KERNELS = COURSE.get("kernels")
-HX = {"HX-Request": "true"}
-
-
-def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response if isinstance(response, str) else response.text, "html.parser")
-
-
-def text(node) -> str:
-    """The text a reader sees in ``node``, with white space folded."""
-    return " ".join(node.get_text(" ").split())
-
-
-def stored(settings) -> list[tuple]:
-    rows = query(
-        settings, "SELECT lesson_slug, question_id, chosen, correct FROM attempt ORDER BY id"
-    )
-    return [(slug, qid, chosen, int(correct)) for slug, qid, chosen, correct in rows]
-
-
-def version_of(html: str, qid: str) -> str:
-    """The question version that the answer form of question ``qid`` on a page carries."""
-    node = soup(html).select_one(f'#pergunta-{qid} input[name="versao"]')
-    assert node, f"a pergunta {qid} não mostra o formulário"
-    return node["value"]
-
-
-def key_of(html: str, qid: str) -> str:
-    """The idempotency key of the answer form of question ``qid`` on a page."""
-    node = soup(html).select_one(f'#pergunta-{qid} input[name="chave"]')
-    assert node, f"a pergunta {qid} não mostra o formulário"
-    return node["value"]
-
-
-def answer(
-    client: TestClient,
-    slug: str,
-    qid: str,
-    options: list[str] | dict,
-    htmx: bool = True,
-    token: str | None = None,
-    key: str | None = None,
-):
-    """Answer question ``qid``: ``options`` are option ids, or the form fields of another kind
-    (see :func:`right_form` and :func:`wrong_form`)."""
-    page = client.get(f"/licoes/{slug}?refazer={qid}").text
-    fields = options if isinstance(options, dict) else {"opcao": options}
-    data = {
-        "csrftoken": token or csrf_from(page),
-        "chave": key or key_of(page, qid),
-        "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else "",
-        **fields,
-    }
-    return client.post(
-        f"/licoes/{slug}/perguntas/{qid}",
-        data=data,
-        headers=HX if htmx else {},
-        follow_redirects=False,
-    )
-
-
-def right_form(question) -> list[str] | dict:
-    """The right answer to ``question`` of any kind, as :func:`answer` takes it."""
-    if question.kind == "numeric":
-        return {"valor": str(question.numeric.value).replace(".", ",")}
-    if question.kind == "ordering":
-        return {"posicao": [f"{item}={n}" for n, item in enumerate(question.order, start=1)]}
-    return sorted(question.answer)
-
-
-def wrong_form(question) -> list[str] | dict:
-    """A wrong answer to ``question`` of any kind, as :func:`answer` takes it."""
-    if question.kind == "numeric":
-        return {"valor": str(question.numeric.value * 1000)}
-    if question.kind == "ordering":
-        order = list(reversed(question.order))
-        return {"posicao": [f"{item}={n}" for n, item in enumerate(order, start=1)]}
-    return [wrong_option(question)]
-
-
-def wrong_option(question) -> str:
-    return next(o.id for o in question.options if o.id not in question.answer)
+from tests.support.app import db_rows, make_settings
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import (
+    COURSE,
+    KERNELS,
+    answer,
+    stored,
+    wrong_option,
+)
+from tests.support.lessons import GOOD
 
 
 def test_home_lists_the_lessons_in_order_with_status(client):

@@ -16,7 +16,8 @@ from babel.messages.pofile import read_po
 
 from app.platform.i18n import CATALOG, gettext, local_datetime, ngettext
 from app.platform.settings import PROJECT_ROOT
-from tests.conftest import REPO_LESSONS
+from tests.support.app import REPO_LESSONS
+from tests.support.cli import cli_runner
 
 METHODS = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
 VISIBLE_ATTRIBUTES = {"aria-label", "title", "placeholder", "alt", "data-announce"}
@@ -131,8 +132,8 @@ def test_pages_show_no_untranslated_message(client):
 
 
 def test_instructor_pages_show_no_untranslated_message(client, settings):
-    from tests.test_http import KERNELS, answer
-    from tests.test_instructor import instructor
+    from tests.support.accounts import instructor
+    from tests.support.learning import KERNELS, answer
 
     first = next(iter(KERNELS.questions.values()))
     answer(client, "kernels", first.id, sorted(first.answer))
@@ -223,26 +224,16 @@ def has_words(text: str) -> bool:
     return bool(LETTER.search(text))
 
 
-def cli_runner():
-    from typer.testing import CliRunner
-
-    from app.cli.main import cli
-
-    runner = CliRunner()
-    return lambda *args, **kwargs: runner.invoke(cli, [str(a) for a in args], **kwargs)
-
-
 def broken_courses(root: Path) -> list[Path]:
     """One lessons folder per broken lesson of the suite's corpus (and a few more)."""
-    from tests.test_check import LINK_PROBLEMS, folder_with
-    from tests.test_content import GOOD, MARKDOWN_AND_YAML_PROBLEMS, QUIZ_AND_HEADER_PROBLEMS
-    from tests.test_glossary import GLOSSARY_PROBLEMS, VALID
-    from tests.test_trees import (
+    from tests.support.lessons import GOOD, HEADER, SCENARIO, TREE, VALID, folder_with
+    from tests.support.problems import (
         CHART_PROBLEMS,
-        HEADER,
-        SCENARIO,
+        GLOSSARY_PROBLEMS,
+        LINK_PROBLEMS,
+        MARKDOWN_AND_YAML_PROBLEMS,
+        QUIZ_AND_HEADER_PROBLEMS,
         SCENARIO_PROBLEMS,
-        TREE,
         TREE_PROBLEMS,
     )
 
@@ -352,7 +343,7 @@ def test_every_problem_curso_check_reports_is_a_catalog_text(tmp_path, marked_ca
 
 
 def test_curso_check_summaries_are_catalog_texts(tmp_path, marked_catalog):
-    from tests.test_content import GOOD
+    from tests.support.lessons import GOOD
 
     curso = cli_runner()
     outputs = []
@@ -420,7 +411,7 @@ def test_curso_arvore_speaks_from_the_catalog(marked_catalog):
 
 
 def test_curso_nova_and_backup_speak_from_the_catalog(tmp_path, marked_catalog, monkeypatch):
-    from tests.test_content import GOOD
+    from tests.support.lessons import GOOD
 
     curso = cli_runner()
     (tmp_path / "licoes").mkdir()

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import os
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -16,10 +11,12 @@ from fastapi.testclient import TestClient
 from app.analytics.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
-from tests.conftest import db_rows, make_settings
-from tests.test_accounts import PASSWORD, new_browser, post_form, sign_up
-from tests.test_content import GOOD
-from tests.test_http import COURSE, KERNELS, answer, soup, text, wrong_option
+from tests.support.accounts import PASSWORD, instructor, new_browser, post_form, sign_up
+from tests.support.app import db_rows, make_settings
+from tests.support.cli import curso
+from tests.support.html import soup, text
+from tests.support.learning import COURSE, KERNELS, answer, read_csv, wrong_option
+from tests.support.lessons import GOOD
 
 INSTRUCTOR_PAGES = [
     "/instrutor",
@@ -28,30 +25,6 @@ INSTRUCTOR_PAGES = [
     "/instrutor/exportar/progresso.csv",
 ]
 ONLY_INSTRUCTORS = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
-
-
-def curso(settings, *args: str) -> subprocess.CompletedProcess:
-    """Run the `curso` command against the test database."""
-    env = {
-        **os.environ,
-        "CURSO_DATABASE_URL": settings.database_url,
-        "CURSO_SECRET_KEY": settings.secret_key,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def instructor(client: TestClient, settings, username: str = "prof") -> TestClient:
-    """Sign ``client`` up as ``username`` and grant the role with the real command."""
-    assert sign_up(client, username).status_code == 303
-    done = curso(settings, "instrutor", "adicionar", username)
-    assert done.returncode == 0, done.stderr
-    return client
 
 
 def test_the_command_grants_and_takes_the_role_of_an_existing_account(client, settings):
@@ -207,12 +180,6 @@ def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_proble
         "Nos arquivos: 1 erro e 1 aviso" in files
         and "indisponível: nunca carregou sem erros" in files
     )
-
-
-def read_csv(response) -> list[dict[str, str]]:
-    assert response.headers["content-type"] == "text/csv; charset=utf-8"
-    assert response.headers["content-disposition"].startswith("attachment; filename=")
-    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
 
 
 def test_csv_exports_one_row_per_attempt_and_per_learner_and_lesson(client, settings):

@@ -11,12 +11,14 @@ from playwright.sync_api import Browser, expect
 
 from app.content.course import load_course
 from app.platform.db import make_engine
-from tests.conftest import REPO_LESSONS, LiveServer, csrf_from
-from tests.test_browser import KERNELS, ConsoleWatch
-from tests.test_content import GOOD
-from tests.test_dashboard import seed_cohort, write_cohort_lessons
-from tests.test_http import soup
-from tests.test_live import grant_instructor, reloading_server, sign_up
+from tests.support.accounts import sign_up
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import ConsoleWatch
+from tests.support.cohort import seed_cohort, write_cohort_lessons
+from tests.support.html import csrf_from, soup
+from tests.support.learning import KERNELS
+from tests.support.lessons import GOOD
+from tests.support.server import LiveServer, grant_instructor, reloading_server
 
 FIRST = next(iter(KERNELS.questions.values()))
 
@@ -48,7 +50,7 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     for option in ("b", "a", "b"):
         answer(httpx.Client(base_url=server.url), option)
     with httpx.Client(base_url=server.url) as client:
-        sign_up(client, "professora")
+        assert sign_up(client, "professora").status_code == 303
     grant_instructor(server, "professora")
 
     context = browser.new_context(

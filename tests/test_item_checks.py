@@ -13,7 +13,7 @@ import yaml
 
 from app.content.course import load_course
 from app.platform.settings import PROJECT_ROOT
-from tests.conftest import REPO_LESSONS
+from tests.support.app import REPO_LESSONS
 
 HEADER = """\
 ---
@@ -294,7 +294,7 @@ def flawed_course(tmp_path: Path, database_url: str):
     from fastapi.testclient import TestClient
 
     from app.main import create_app
-    from tests.conftest import make_settings
+    from tests.support.app import make_settings
 
     warnings_of(
         tmp_path, question("limpa"), question("falha", FINE[:2], prompt="Qual fase não é lenta?")
@@ -304,8 +304,8 @@ def flawed_course(tmp_path: Path, database_url: str):
 
 
 def test_the_preview_shows_each_questions_warnings_next_to_it(flawed_course):
-    from tests.test_http import soup, text
-    from tests.test_instructor import instructor
+    from tests.support.accounts import instructor
+    from tests.support.html import soup, text
 
     settings, client = flawed_course
     page = soup(instructor(client, settings).get("/instrutor/licoes/itens"))

@@ -11,42 +11,18 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.content.course import load_course
 from app.platform.i18n import local_datetime
-from tests.conftest import REPO_LESSONS, LiveServer, query
-from tests.test_browser import ConsoleWatch
+from tests.support.app import REPO_LESSONS, query
+from tests.support.browser import BUDGET_BYTES, ConsoleWatch, focused, tab_until
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
 FIRST = next(iter(KERNELS.questions.values()))
-BUDGET_BYTES = 100 * 1024
-MAX_TABS = 200
 
 
 @pytest.fixture
 def page(new_page) -> Page:
     return new_page(360, 800)
-
-
-def focused(page: Page) -> dict:
-    """What has keyboard focus, and how its focus ring looks."""
-    return page.evaluate(
-        """() => { const e = document.activeElement, s = getComputedStyle(e);
-        return {tag: e.tagName, id: e.id, cls: e.className,
-                text: (e.innerText || e.value || "").trim().slice(0, 60), type: e.type || "",
-                outline: s.outlineStyle, width: parseFloat(s.outlineWidth)}; }"""
-    )
-
-
-def tab_until(page: Page, condition: str) -> list[dict]:
-    """Press Tab until the JS ``condition`` on ``document.activeElement`` holds;
-    return every stop.
-    """
-    stops = []
-    for _ in range(MAX_TABS):
-        page.keyboard.press("Tab")
-        stops.append(focused(page))
-        if page.evaluate(f"(e => {condition})(document.activeElement)"):
-            return stops
-    raise AssertionError(f"o teclado não chegou a: {condition}")
 
 
 def assert_focus_visible(stops: list[dict]) -> None:

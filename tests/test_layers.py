@@ -6,6 +6,7 @@ import-linter, the library, not with code of ours.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,23 @@ def test_the_tree_command_does_not_import_the_web_framework() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_modules_import_the_test_kit_never_each_other() -> None:
+    """Helpers shared by tests live in tests/support; a test module is never imported."""
+    tests = PROJECT_ROOT / "tests"
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                last = name.rsplit(".", 1)[-1]
+                if name.startswith("tests.") and (last.startswith("test_") or last == "conftest"):
+                    found.append(f"{path.relative_to(tests)}:{node.lineno}: {name}")
+    assert found == []

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from app.platform.settings import PROJECT_ROOT
-from tests.conftest import REPO_LESSONS, TEST_SECRET, make_settings
+from tests.support.app import REPO_LESSONS, TEST_SECRET, make_settings
 
 # Imported by the code that uses them, never by `import app.main`.
 LAZY_ON_IMPORT = (

@@ -20,9 +20,8 @@ from app.content.lesson_cache import MAGIC, LessonCache
 from app.content.live import LiveCourse
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
-from tests.conftest import REPO_LESSONS, make_settings
-from tests.test_content import GOOD
-from tests.test_live import OTHER, lessons, messages, save
+from tests.support.app import REPO_LESSONS, make_settings
+from tests.support.lessons import GOOD, OTHER, lessons, messages, save
 
 BROKEN = GOOD.replace("order: 1", "order: zero")
 

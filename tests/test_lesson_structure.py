@@ -20,7 +20,7 @@ from app.content.errors import ContentErrors
 from app.content.item_checks import check_items
 from app.content.lessons import load_lesson
 from app.main import create_app
-from tests.conftest import make_settings
+from tests.support.app import make_settings
 
 HEADER = """\
 ---
@@ -520,7 +520,7 @@ def test_integers_in_yaml_11_forms_are_errors(tmp_path, written, value):
 
 
 def test_the_repo_lessons_stay_clean():
-    from tests.conftest import REPO_LESSONS
+    from tests.support.app import REPO_LESSONS
 
     assert load_course(REPO_LESSONS).problems == ()
 

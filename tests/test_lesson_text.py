@@ -19,7 +19,8 @@ from fastapi.testclient import TestClient
 from app.content.course import load_course
 from app.content.markdown import inline_text, plain_text
 from app.main import create_app
-from tests.conftest import csrf_from, make_settings
+from tests.support.app import make_settings
+from tests.support.html import csrf_from
 
 LATENCY = "A latência precisa ficar < 100 ms e a vazão > 50 tok/s?"
 GPUS_MD = "Você tem **mais de uma** GPU e usa `vllm`?"

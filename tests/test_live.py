@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -13,33 +9,10 @@ import pytest
 
 import app.content.course as course_module
 from app.content.live import LiveCourse
-from tests.conftest import LiveServer, csrf_from, query
-from tests.test_content import GOOD
-from tests.test_http import soup, text
-from tests.test_trees import HEADER, SCENARIO, TREE
-
-OTHER = (
-    GOOD.replace("slug: decode-prefill", "slug: outra")
-    .replace("order: 1", "order: 2")
-    .replace("title: Decode e prefill", "title: Outra lição")
-)
-
-
-def lessons(tmp_path: Path, **files: str) -> Path:
-    folder = tmp_path / "lessons"
-    folder.mkdir(exist_ok=True)
-    for name, content in files.items():
-        (folder / f"{name}.md").write_text(content, encoding="utf-8")
-    return folder
-
-
-def save(path: Path, content: str) -> None:
-    """Write a new version of a file, as an editor would."""
-    path.write_text(content, encoding="utf-8")
-
-
-def messages(course) -> list[str]:
-    return [f"{p.file.name}:{p.line}:{p.col}: {p.level}: {p.message}" for p in course.problems]
+from tests.support.app import query
+from tests.support.html import csrf_from, soup, text
+from tests.support.lessons import GOOD, HEADER, OTHER, SCENARIO, TREE, lessons, messages, save
+from tests.support.server import LiveServer, reloading_server
 
 
 @pytest.fixture
@@ -181,44 +154,6 @@ def test_files_added_and_deleted_come_and_go(tmp_path):
     assert [lesson.slug for lesson in live.current().lessons] == ["decode-prefill", "outra"]
     (folder / "01-a.md").unlink()
     assert [lesson.slug for lesson in live.current().lessons] == ["outra"]
-
-
-def grant_instructor(server: LiveServer, username: str) -> None:
-    env = {**os.environ, "CURSO_DATABASE_URL": f"sqlite:///{server.database}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "instrutor", "adicionar", username],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-
-
-def sign_up(client: httpx.Client, username: str) -> None:
-    token = csrf_from(client.get("/conta").text)
-    form = {
-        "csrftoken": token,
-        "usuario": username,
-        "senha": "senha-boa-123",
-        "confirmacao": "senha-boa-123",
-    }
-    assert client.post("/conta/criar", data=form).status_code == 303
-
-
-@contextmanager
-def reloading_server(tmp_path: Path, folder: Path, monkeypatch, instructor: str = "professora"):
-    """A live server that looks at the lesson files on every request, with an instructor account."""
-    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
-    server = LiveServer(tmp_path, folder)
-    server.start()
-    try:
-        with httpx.Client(base_url=server.url) as client:
-            sign_up(client, instructor)
-        grant_instructor(server, instructor)
-        yield server
-    finally:
-        server.stop()
 
 
 def signed_in(server: LiveServer, username: str) -> httpx.Client:

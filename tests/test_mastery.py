@@ -14,10 +14,11 @@ from app.learning.mastery import DECAY, course_mastery, learner_mastery
 from app.learning.store import record_attempt
 from app.platform.db import make_engine
 from app.platform.models import Attempt, Learner
-from tests.conftest import REPO_LESSONS
-from tests.test_check import run
-from tests.test_content import GOOD
-from tests.test_http import answer, right_form, soup, text, wrong_form
+from tests.support.app import REPO_LESSONS
+from tests.support.cli import run
+from tests.support.html import soup, text
+from tests.support.learning import answer, right_form, wrong_form
+from tests.support.lessons import GOOD
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")

@@ -10,7 +10,7 @@ from sqlmodel import SQLModel
 import app.platform.models  # noqa: F401
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
-from tests.conftest import make_settings
+from tests.support.app import make_settings
 
 
 def test_migrated_schema_matches_models(settings):
@@ -43,7 +43,7 @@ def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
 
 
 def test_downgrading_the_editor_and_classes_and_upgrading_again_keeps_the_learners_data(settings):
-    from tests.conftest import query
+    from tests.support.app import query
 
     query(
         settings,

@@ -14,8 +14,10 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.platform.migrate import downgrade
-from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, make_settings
-from tests.test_http import KERNELS
+from tests.support.app import REPO_LESSONS, make_settings
+from tests.support.html import csrf_from
+from tests.support.learning import KERNELS
+from tests.support.server import LiveServer
 
 
 def test_healthz_ok_and_503(settings, tmp_path):

@@ -14,7 +14,9 @@ from app.content.markdown import RESERVED_IDS, render_document
 from app.content.page_ids import CHROME_IDS
 from app.learning.instructors import set_instructor
 from app.main import create_app
-from tests.conftest import PROJECT_ROOT, csrf_from, make_settings
+from app.platform.settings import PROJECT_ROOT
+from tests.support.app import make_settings
+from tests.support.html import csrf_from
 
 PASSWORD = "uma senha boa"
 

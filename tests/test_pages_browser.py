@@ -1,11 +1,11 @@
 """Every page type in real Chromium, at 360 and 1280 px, light and dark.
 
 For each: axe-core finds no WCAG 2.2 A/AA violation, nothing scrolls sideways on a
-phone, no request leaves for another host, and a screenshot lands in
-``test-artifacts/`` (ignored by git). To cover a new page type, add it to
-:data:`PAGE_TYPES`; the instructor's pages (:data:`INSTRUCTOR_PAGE_TYPES`) run against
-a server of this module's own, with answers stored, a lesson with a warning and one
-that never loads, signed in as an instructor.
+phone, and no request leaves for another host. With ``--screenshots`` (``make screenshots``)
+a screenshot of each lands in ``test-artifacts/`` (ignored by git). To cover a new page
+type, add it to :data:`PAGE_TYPES`; the instructor's pages (:data:`INSTRUCTOR_PAGE_TYPES`)
+run against a server of this module's own, with answers stored, a lesson with a warning
+and one that never loads, signed in as an instructor.
 """
 
 from __future__ import annotations
@@ -20,18 +20,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, LiveServer
-from tests.test_browser import ConsoleWatch
-from tests.test_content import GOOD
-from tests.test_http import answer
-from tests.test_live import grant_instructor, sign_up
+from tests.support.accounts import sign_up
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import FIRST_QUESTION, ConsoleWatch, axe_violations
+from tests.support.learning import answer
+from tests.support.lessons import GOOD
+from tests.support.server import LiveServer, grant_instructor
 
-AXE = REPO_LESSONS.parent / "tests" / "vendor" / "axe-core" / "axe.min.js"
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 WIDTHS = (360, 1280)
 THEMES = ("light", "dark")
 COURSE = load_course(REPO_LESSONS)
-FIRST_QUESTION = next(iter(COURSE.get("kernels").questions.values()))
 
 
 def answer_first_question(page: Page) -> None:
@@ -222,7 +220,7 @@ def instructor_site(tmp_path_factory, browser):
             assert answer(learner, "kernels", easy.id, sorted(easy.answer)).status_code == 200
             assert answer(learner, "kernels", charted.id, chosen).status_code == 200
     with httpx.Client(base_url=server.url) as client:
-        sign_up(client, INSTRUCTOR)
+        assert sign_up(client, INSTRUCTOR).status_code == 303
     grant_instructor(server, INSTRUCTOR)
     context = browser.new_context(locale="pt-BR")
     page = context.new_page()
@@ -291,22 +289,6 @@ def settle(page: Page) -> None:
     page.evaluate("Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))")
 
 
-def axe_violations(page: Page) -> list[str]:
-    """Run axe-core on the page; one line per violation and element."""
-    # Evaluated over the DevTools protocol: the page's CSP (no inline scripts) stays on.
-    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
-    found = page.evaluate(
-        """async (tags) => {
-            const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
-            return result.violations.flatMap(v => v.nodes.map(n =>
-                `${v.id} (${v.impact}): ${n.target.join(" ")} — `
-                + n.failureSummary.split("\\n").slice(1).join(" ")));
-        }""",
-        AXE_TAGS,
-    )
-    return found
-
-
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("kind", PAGE_TYPES + INSTRUCTOR_PAGE_TYPES, ids=lambda kind: kind.name)
 def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
@@ -333,10 +315,11 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
         if kind.instructor:  # our own tables; a lesson's wide table may scroll in its box
             cut = page.evaluate(TABLES_THAT_SCROLL)
             assert cut == [], f"{kind.name}: tabela cortada em {width} px"
-        page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
-        if kind.detail:
-            detail = page.locator(kind.detail)
-            detail.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}-detalhe.png")
+        if request.config.getoption("screenshots"):  # nothing here looks at them: on request
+            page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
+            if kind.detail:
+                detail = page.locator(kind.detail)
+                detail.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}-detalhe.png")
         violations = axe_violations(page)
         if violations:
             problems[width] = violations

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from pwdlib import PasswordHash
 
 from app.platform.auth import Passwords
-from tests.conftest import db_rows
-from tests.test_accounts import new_browser, sign_in, sign_up, soup, text
+from tests.support.accounts import new_browser, sign_in, sign_up
+from tests.support.app import db_rows
+from tests.support.html import soup, text
 
 ACCENTED = "ação café pão"  # every accented letter has a decomposed (NFD) form
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")

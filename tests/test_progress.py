@@ -16,33 +16,21 @@ from app.learning.store import record_attempt
 from app.main import create_app
 from app.platform.db import make_engine
 from app.platform.models import Attempt
-from tests.conftest import csrf_from, db_rows, make_settings
-from tests.test_content import GOOD, PREFILL
-from tests.test_http import (
+from tests.support.app import db_rows, make_settings
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import (
     COURSE,
-    HX,
     KERNELS,
     answer,
+    card,
     key_of,
     right_form,
-    soup,
     stored,
-    text,
     version_of,
     wrong_form,
     wrong_option,
 )
-
-
-def card(client: TestClient, slug: str) -> dict[str, str]:
-    """What the progress page shows for one lesson."""
-    node = soup(client.get("/progresso")).select_one(f'.progress-card[data-licao="{slug}"]')
-    return {
-        "status": text(node.select_one(".status")),
-        "right": text(node.select_one(".stat-right")),
-        "first": text(node.select_one(".stat-first")),
-        "attempts": text(node.select_one(".stat-attempts")),
-    }
+from tests.support.lessons import GOOD, PREFILL
 
 
 def home_status(client: TestClient, slug: str) -> str:

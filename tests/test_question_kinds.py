@@ -15,10 +15,11 @@ from app.content.course import load_course
 from app.content.lessons import load_lesson
 from app.content.numbers import AnswerError, format_number, parse_number
 from app.learning.grading import grade_numeric, grade_order, shuffled_items, validate_order
-from tests.conftest import REPO_LESSONS, csrf_from, query
-from tests.test_check import folder_with, run
-from tests.test_content import GOOD
-from tests.test_http import HX, key_of, soup, text, version_of
+from tests.support.app import REPO_LESSONS, query
+from tests.support.cli import run
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import key_of, version_of
+from tests.support.lessons import GOOD, folder_with
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")

@@ -8,9 +8,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, LiveServer
-from tests.test_browser import ConsoleWatch
-from tests.test_pages_browser import axe_violations
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import ConsoleWatch, axe_violations
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 PIPELINE_SLUG = next(

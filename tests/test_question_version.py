@@ -14,10 +14,11 @@ from playwright.sync_api import expect
 
 from app.content.course import load_course
 from app.main import create_app
-from tests.conftest import REPO_LESSONS, LiveServer, csrf_from, db_rows, make_settings
-from tests.test_content import GOOD
-from tests.test_http import HX, key_of, soup, text, version_of
-from tests.test_trees import HEADER, SCENARIO, TREE
+from tests.support.app import REPO_LESSONS, db_rows, make_settings
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import key_of, version_of
+from tests.support.lessons import GOOD, HEADER, SCENARIO, TREE
+from tests.support.server import LiveServer
 
 NOTICE = "Esta pergunta mudou; leia de novo e responda."
 SLUG, QID = "decode-prefill", "fase-banda"

@@ -15,9 +15,9 @@ from playwright.sync_api import Page, expect
 from pypdf import PdfReader
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, LiveServer
-from tests.test_browser import ConsoleWatch
-from tests.test_keyboard_browser import BUDGET_BYTES, focused, tab_until
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import BUDGET_BYTES, ConsoleWatch, focused, tab_until
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")

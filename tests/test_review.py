@@ -15,10 +15,10 @@ from app.learning.learners import export_learner, merge_learner
 from app.learning.store import record_attempt
 from app.platform.db import make_engine
 from app.platform.models import Attempt, ReviewCard
-from tests.conftest import REPO_LESSONS, csrf_from, db_rows
-from tests.test_accounts import new_browser, post_form, sign_in, sign_up
-from tests.test_http import HX, answer, key_of, right_form, soup, text, version_of, wrong_form
-from tests.test_instructor import instructor, read_csv
+from tests.support.accounts import instructor, new_browser, post_form, sign_in, sign_up
+from tests.support.app import REPO_LESSONS, db_rows
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import answer, key_of, read_csv, right_form, version_of, wrong_form
 
 COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")

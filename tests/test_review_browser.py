@@ -11,10 +11,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, LiveServer, query
-from tests.test_browser import ConsoleWatch
-from tests.test_http import wrong_option
-from tests.test_pages_browser import axe_violations
+from tests.support.app import REPO_LESSONS, query
+from tests.support.browser import ConsoleWatch, axe_violations
+from tests.support.learning import wrong_option
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 Q = COURSE.get("kernels").questions["qual-fase-domina"]

@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 
 from app.content.search import Query, snippet
 from app.main import create_app
-from tests.conftest import PROJECT_ROOT, make_settings
-from tests.test_content import GOOD
+from app.platform.settings import PROJECT_ROOT
+from tests.support.app import make_settings
+from tests.support.lessons import GOOD
 
 HX = {"HX-Request": "true"}
 DECODIFICACAO = "decodificação"
@@ -161,7 +162,7 @@ def test_search_works_under_the_c_locale(tmp_path):
         from bs4 import BeautifulSoup
         from fastapi.testclient import TestClient
         from app.main import create_app
-        from tests.conftest import make_settings
+        from tests.support.app import make_settings
         client = TestClient(create_app(make_settings(Path({str(tmp_path)!r}))))
         out = {{}}
         for q in [

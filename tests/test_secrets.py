@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.platform.settings import Settings
-from tests.conftest import TEST_SECRET
+from tests.support.app import TEST_SECRET
 
 
 def test_a_crash_shows_a_plain_page_without_traceback_or_secret(settings, caplog):

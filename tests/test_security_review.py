@@ -15,10 +15,9 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.platform.auth import SignInLimiter, client_key
-from tests.conftest import csrf_from
-from tests.test_accounts import PASSWORD, new_browser, sign_in, sign_up
-from tests.test_http import HX, KERNELS, answer, key_of, soup, stored, text, version_of
-from tests.test_instructor import instructor
+from tests.support.accounts import PASSWORD, instructor, new_browser, sign_in, sign_up
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import KERNELS, answer, key_of, stored, version_of
 
 QUESTION = next(iter(KERNELS.questions))
 

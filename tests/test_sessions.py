@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 
 from app.main import SESSION_MAX_AGE_S
-from tests.conftest import csrf_from, db_rows
+from tests.support.app import db_rows
+from tests.support.html import csrf_from
 
 
 def begin(client: TestClient) -> None:

@@ -9,9 +9,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.platform.auth import FAILS_PER_PAIR, FAILS_PER_USERNAME, SIGN_UPS_PER_IP, SignInLimiter
+from app.platform.settings import PROJECT_ROOT
 from app.web.account import DEVICE_COOKIE
-from tests.conftest import PROJECT_ROOT, csrf_from
-from tests.test_accounts import PASSWORD, soup, text
+from tests.support.accounts import sign_in, sign_up
+from tests.support.html import csrf_from, soup, text
 
 BLOCKED = (
     "Muitas tentativas de entrar sem sucesso. Por segurança, espere 15 minutos e tente de novo."
@@ -27,14 +28,6 @@ def browser(client: TestClient, ip: str) -> TestClient:
 def post(browser_: TestClient, url: str, **fields):
     token = csrf_from(browser_.get("/conta").text)
     return browser_.post(url, data={"csrftoken": token, **fields}, follow_redirects=False)
-
-
-def sign_up(browser_: TestClient, username: str = "ana"):
-    return post(browser_, "/conta/criar", usuario=username, senha=PASSWORD, confirmacao=PASSWORD)
-
-
-def sign_in(browser_: TestClient, username: str = "ana", password: str = PASSWORD):
-    return post(browser_, "/conta/entrar", usuario=username, senha=password)
 
 
 def sign_out(browser_: TestClient) -> None:

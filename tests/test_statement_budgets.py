@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from tests.conftest import csrf_from, db_rows
-from tests.test_http import HX, KERNELS, answer, key_of, right_form, soup, version_of
+from tests.support.app import db_rows
+from tests.support.html import HX, csrf_from, soup
+from tests.support.learning import KERNELS, answer, key_of, right_form, version_of
 
 BUDGETS = {
     "visitor lesson page": 0,

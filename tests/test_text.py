@@ -57,7 +57,7 @@ def test_link_to_another_lesson_section_by_its_text():
 
 def test_a_link_to_a_missing_heading_is_a_course_wide_warning(tmp_path):
     from app.content.course import load_course
-    from tests.test_content import GOOD
+    from tests.support.lessons import GOOD
 
     (tmp_path / "a.md").write_text(GOOD + "\nVeja [aqui](#outro-titulo).\n", encoding="utf-8")
     course = load_course(tmp_path)

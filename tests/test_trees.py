@@ -12,84 +12,9 @@ from app.content.course import load_course
 from app.content.layout import layout
 from app.content.trees import Tree, TreeOption, TreeQuestion, TreeResult, Verdict
 from app.content.walk import WalkError, walk_facts, walk_path
-from tests.conftest import REPO_LESSONS
-
-HEADER = """\
----
-title: Árvore de teste
-slug: arvore-teste
-order: 1
-summary: Uma árvore pequena.
-minutes: 5
-objectives:
-  - Testar.
----
-
-## Árvore
-
-"""
-TREE = """\
-```decision-tree
-id: mini
-title: Mini
-source: Teste
-start: hw
-questions:
-  hw:
-    facet: hardware
-    text: Qual hardware?
-    options:
-      - label: CPU
-        value: cpu
-        next: r-cpu
-      - label: GPU
-        value: [gpu, nvidia]
-        next: scale
-  scale:
-    facet: scale
-    text: Quantos usuários?
-    options:
-      - label: Um
-        value: one
-        next: r-cpu
-      - label: Muitos
-        value: many
-        next: r-vllm
-results:
-  r-cpu:
-    engines: [llama.cpp]
-    verdict: recommended
-    why: Roda em CPU.
-  r-vllm:
-    engines: [vLLM, SGLang]
-    verdict: alternative
-    why: Produção.
-```
-"""
-SCENARIO = """
-```quiz
-- id: cenario
-  kind: scenario
-  tree: mini
-  facts:
-    hardware: nvidia
-    scale: many
-  prompt: Qual engine?
-  options:
-    - id: a
-      engine: vLLM
-      text: vLLM
-      explanation: Certo, a árvore leva a ele.
-    - id: b
-      engine: llama.cpp
-      text: llama.cpp
-      explanation: Errado, a árvore não leva a ele.
-    - id: c
-      engine: TensorRT-LLM
-      text: TensorRT-LLM
-      explanation: Errado, ele não está na árvore.
-```
-"""
+from tests.support.app import REPO_LESSONS
+from tests.support.lessons import HEADER, SCENARIO, TREE
+from tests.support.problems import CHART_PROBLEMS, SCENARIO_PROBLEMS, TREE_PROBLEMS
 
 
 def course_from(tmp_path: Path, text: str):
@@ -111,73 +36,6 @@ def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
     assert list(tree.questions) == ["hw", "scale"] and list(tree.results) == ["r-cpu", "r-vllm"]
     assert tree.questions["hw"].options[1].values == ("gpu", "nvidia")
     assert tree.line == 14  # first YAML line; the fence opens on 13
-
-
-TREE_PROBLEMS = [
-    (
-        "        next: r-vllm",
-        "        next: r-gpu",
-        "licao.md:38:9: error: `next: r-gpu` não existe nesta árvore (pergunta `scale`)",
-    ),
-    (
-        "        next: r-vllm",
-        "        next: hw",
-        "licao.md:38:9: error: ciclo na árvore: hw → scale → hw",
-    ),
-    (
-        "        next: scale\n",
-        "        next: r-cpu\n",
-        "licao.md:29:3: error: a pergunta `scale` é inalcançável: nenhuma opção leva a ela",
-    ),
-    (
-        "        next: r-vllm",
-        "        next: r-cpu",
-        "licao.md:44:3: error: o resultado `r-vllm` é inalcançável: nenhuma opção leva a ele",
-    ),
-    (
-        "      - label: Muitos\n        value: many\n        next: r-vllm\n",
-        "",
-        "licao.md:32:5: error: a pergunta `scale` precisa de pelo menos duas opções (tem 1)",
-    ),
-    (
-        "        value: many",
-        "        value: one",
-        "licao.md:37:9: error: o valor `one` aparece duas vezes na pergunta `scale`",
-    ),
-    (
-        "start: hw",
-        "start: r-cpu",
-        "licao.md:17:1: error: `start` aponta para `r-cpu`, que não é uma pergunta desta árvore",
-    ),
-    (
-        "    verdict: alternative",
-        "    verdict: talvez",
-        "licao.md:46:5: error: `verdict` deve ser um destes valores: 'recommended', 'alternative' "
-        "ou 'avoid'",
-    ),
-    (
-        "        value: cpu",
-        "        value: CPU Só",
-        "licao.md:24:9: error: `value`: o valor `CPU Só` só pode ter letras minúsculas sem acento, "
-        "números e hífens",
-    ),
-    ("    facet: scale\n", "", "licao.md:29:3: error: campo obrigatório ausente: `facet`"),
-    (
-        "        next: r-vllm",
-        "        next: scale",
-        "licao.md:38:9: error: ciclo na árvore: scale → scale",
-    ),
-    (
-        "        next: r-cpu\n      - label: GPU",
-        "        next: hw\n      - label: GPU",
-        "licao.md:25:9: error: ciclo na árvore: hw → hw",
-    ),
-    (
-        "    facet: scale\n",
-        "    facet: scale\n    facet: outra\n",
-        "licao.md:31:5: error: YAML inválido: a chave `facet` aparece duas vezes",
-    ),
-]
 
 
 @pytest.mark.parametrize(
@@ -213,39 +71,6 @@ def test_scenario_key_is_computed_from_the_tree(tmp_path):
     edited = TREE.replace("engines: [vLLM, SGLang]", "engines: [llama.cpp]")
     moved = course_from(tmp_path, edited + SCENARIO).lessons[0].questions["cenario"]
     assert moved.answer == {"b"}, "editar a árvore muda o gabarito, sem chave escrita à mão"
-
-
-SCENARIO_PROBLEMS = [
-    (
-        "    scale: many\n",
-        "",
-        "o cenário da pergunta `cenario` não chega a um resultado: falta o fato `scale` para "
-        "responder à pergunta `scale` da árvore `mini`",
-    ),
-    (
-        "    scale: many",
-        "    scale: dezenas",
-        "o cenário da pergunta `cenario` não chega a um resultado: `scale: dezenas` não "
-        "corresponde a nenhuma opção da pergunta `scale` da árvore `mini` (valores: one, many)",
-    ),
-    (
-        "  tree: mini",
-        "  tree: outra",
-        "a pergunta `cenario` cita a árvore `outra`, que não existe no curso",
-    ),
-    (
-        "    scale: many",
-        "    scale: many\n    workload: chat",
-        "o cenário da pergunta `cenario` dá fatos que a árvore `mini` não usa neste caminho: "
-        "workload; apague-os ou confira a árvore",
-    ),
-    (
-        "      engine: vLLM",
-        "      engine: TGI",
-        "a árvore `mini` leva a pergunta `cenario` ao resultado `r-vllm` (vLLM), e nenhuma opção "
-        "da pergunta tem `engine: vLLM`; é preciso exatamente uma",
-    ),
-]
 
 
 @pytest.mark.parametrize(
@@ -434,12 +259,6 @@ def test_layout_places_every_node_without_overlap(tree):
     for edge in placed.edges:
         assert placed.boxes[edge.source].column < placed.boxes[edge.target].column
     _assert_no_overlap(placed)
-
-
-CHART_PROBLEMS = [
-    ("    after: 64", "    after: .inf", "`after` deve ser um número finito"),
-    ("    before: 14.5", "    before: muito", "`before` deve ser um número"),
-]
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.content.course import load_course
 from app.content.walk import walk_path
-from tests.conftest import REPO_LESSONS, LiveServer
-from tests.test_browser import ConsoleWatch
+from tests.support.app import REPO_LESSONS
+from tests.support.browser import ConsoleWatch
+from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
 

@@ -7,7 +7,8 @@ import re
 from bs4 import BeautifulSoup
 
 from app.content.course import load_course
-from tests.conftest import REPO_LESSONS, csrf_from, query
+from tests.support.app import REPO_LESSONS, query
+from tests.support.html import csrf_from
 
 COURSE = load_course(REPO_LESSONS)
 HX = {"HX-Request": "true"}

@@ -9,7 +9,8 @@ import pytest
 
 from app.content import paths
 from app.main import create_app
-from tests.conftest import PROJECT_ROOT, make_settings
+from app.platform.settings import PROJECT_ROOT
+from tests.support.app import make_settings
 
 # A quoted string that starts with one "/" and then a letter, a quote, "?" or "#": "/",
 # "/licoes/", '/busca?q='. Static files come from static_url() and never match.

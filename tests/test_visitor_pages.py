@@ -9,9 +9,9 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.platform.settings import Settings
-from tests.conftest import csrf_from, db_rows, make_settings
-from tests.test_content import GOOD
-from tests.test_http import HX, soup
+from tests.support.app import db_rows, make_settings
+from tests.support.html import HX, csrf_from, soup
+from tests.support.lessons import GOOD
 
 
 def test_a_revalidation_with_the_same_cookie_gets_304_and_another_cookie_a_new_page(client):

@@ -14,7 +14,7 @@ import yaml
 from playwright.sync_api import Browser
 
 from app.content.course import load_course
-from tests.conftest import LiveServer
+from tests.support.server import LiveServer
 
 PAYLOADS = [
     line
@@ -228,10 +228,11 @@ def test_no_payload_runs_in_the_editor_its_preview_or_the_history(
     it (the htmx preview), and reads its history (diffs of every line)."""
     import httpx
 
-    from tests.test_live import grant_instructor, sign_up
+    from tests.support.accounts import sign_up
+    from tests.support.server import grant_instructor
 
     with httpx.Client(base_url=hostile_server.url) as client:
-        sign_up(client, "revisora")
+        assert sign_up(client, "revisora").status_code == 303
     grant_instructor(hostile_server, "revisora")
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
@@ -269,16 +270,17 @@ def test_no_payload_runs_in_the_class_pages(hostile_server: LiveServer, browser:
 
     import httpx
 
-    from tests.conftest import csrf_from
-    from tests.test_live import grant_instructor, sign_up
+    from tests.support.accounts import sign_up
+    from tests.support.html import csrf_from
+    from tests.support.server import grant_instructor
 
     with (
         httpx.Client(base_url=hostile_server.url) as teacher,
         httpx.Client(base_url=hostile_server.url) as learner,
     ):
-        sign_up(teacher, "turmeira")
+        assert sign_up(teacher, "turmeira").status_code == 303
         grant_instructor(hostile_server, "turmeira")
-        sign_up(learner, "aluna-xss")
+        assert sign_up(learner, "aluna-xss").status_code == 303
         token = csrf_from(teacher.get("/conta").text)
         learner_token = csrf_from(learner.get("/conta").text)
         ids = []

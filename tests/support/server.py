@@ -1,0 +1,149 @@
+"""A real uvicorn on a free port with its own database, and helpers that act on it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from app.platform.settings import PROJECT_ROOT, Settings
+from tests.support.accounts import sign_up
+from tests.support.app import TEST_SECRET, make_settings
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    """A real uvicorn process serving a temporary database and lessons folder."""
+
+    tmp: Path
+    lessons_dir: Path
+    port: int = 0
+    process: subprocess.Popen | None = None
+    database_url: str = ""
+    workers: int = 1
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def database(self) -> Path:
+        return self.tmp / "curso.db"
+
+    @property
+    def log_path(self) -> Path:
+        return self.tmp / f"uvicorn-{self.port}.log"
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(
+            database_url=self.database_url or f"sqlite:///{self.database}",
+            lessons_dir=self.lessons_dir,
+            var_dir=self.tmp / "var",
+            secret_key=TEST_SECRET,
+        )
+
+    def start(self) -> None:
+        make_settings(self.tmp, self.lessons_dir, database_url=self.database_url or None)
+        self.port = free_port()
+        env = {
+            **os.environ,
+            "CURSO_DATABASE_URL": self.settings.database_url,
+            "CURSO_LESSONS_DIR": str(self.lessons_dir),
+            "CURSO_VAR_DIR": str(self.tmp / "var"),
+            "CURSO_SECRET_KEY": TEST_SECRET,
+        }
+        log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "app.main:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(self.workers),
+                "--no-access-log",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a test can kill -9 it whole
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("uvicorn não respondeu em 60 s")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def kill(self) -> None:
+        """``kill -9`` the server and its workers at once, as a crash would."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+def grant_instructor(server: LiveServer, username: str) -> None:
+    env = {**os.environ, "CURSO_DATABASE_URL": f"sqlite:///{server.database}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "instrutor", "adicionar", username],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@contextmanager
+def reloading_server(tmp_path: Path, folder: Path, monkeypatch, instructor: str = "professora"):
+    """A live server that looks at the lesson files on every request, with an instructor account."""
+    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
+    server = LiveServer(tmp_path, folder)
+    server.start()
+    try:
+        with httpx.Client(base_url=server.url) as client:
+            assert sign_up(client, instructor).status_code == 303
+        grant_instructor(server, instructor)
+        yield server
+    finally:
+        server.stop()
