@@ -18,9 +18,9 @@ open), or a closing line whose number of colons differs from its opening line's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.platform.i18n import gettext
 
@@ -165,7 +165,11 @@ def box_rule(kinds: Iterable[str]) -> Callable[[StateBlock, int, int, bool], boo
 
 
 def _unclosed(
-    env: dict, start: int, stop: int, inside: frozenset[int], unclosed: dict[int, int]
+    env: MutableMapping[str, Any],
+    start: int,
+    stop: int,
+    inside: frozenset[int],
+    unclosed: dict[int, int],
 ) -> None:
     fence = next((first for first in sorted(unclosed) if start < first < stop), None)
     if fence is not None:
@@ -187,7 +191,7 @@ def _unclosed(
     )
 
 
-def _problem(env: dict, line: int, message: str) -> None:
+def _problem(env: MutableMapping[str, Any], line: int, message: str) -> None:
     problems: list[tuple[int, str]] = env.setdefault(PROBLEMS_KEY, [])
     if (line, message) not in problems:
         problems.append((line, message))

@@ -19,8 +19,14 @@ from app.content import paths
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
 from app.content.page_ids import term_anchor
-from app.content.text import collation_key, nfc, term_key, words
-from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.content.text import Word, collation_key, nfc, term_key, words
+from app.content.yamlsrc import (
+    YamlSource,
+    YamlSyntaxError,
+    line_of,
+    parse_yaml,
+    pydantic_messages,
+)
 from app.platform.i18n import gettext
 
 GLOSSARY_FILE = "glossario.yml"
@@ -111,7 +117,9 @@ class Glossary:
             i += form_length
         return matches
 
-    def _match_at(self, text, found, keys, i) -> tuple[int, Term] | None:
+    def _match_at(
+        self, text: str, found: list[Word], keys: list[str], i: int
+    ) -> tuple[int, Term] | None:
         for form, term in self._by_first_key.get(keys[i], ()):
             end = i + len(form)
             if tuple(keys[i:end]) != form:
@@ -190,7 +198,7 @@ def parse_glossary(text: str, path: Path) -> tuple[Glossary, list[ContentError]]
 def _check_entry(
     spec: EntrySpec,
     index: int,
-    source,
+    source: YamlSource,
     path: Path,
     owners: dict[tuple[str, ...], str],
 ) -> tuple[list[ContentError], tuple[tuple[str, ...], ...]]:

@@ -41,8 +41,13 @@ import time
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.content.errors import ContentError, ContentErrors
+
+if TYPE_CHECKING:
+    from app.content.glossary import Glossary
+    from app.content.lessons import Lesson
 
 log = logging.getLogger("curso.content")
 
@@ -127,7 +132,9 @@ class LessonCache:
     def _entry(self, key: str) -> Path:
         return self.folder / f"{key}{SUFFIX}"
 
-    def get(self, key: str):
+    def get(
+        self, key: str
+    ) -> Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes | None:
         """The load stored under ``key``, or ``None`` when there is none or it is damaged.
 
         A damaged entry (wrong magic, wrong digest, truncated, does not unpickle, not a
@@ -153,7 +160,9 @@ class LessonCache:
             self.used.add(key)
         return load
 
-    def put(self, key: str, load) -> None:
+    def put(
+        self, key: str, load: Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes
+    ) -> None:
         """Store ``load`` under ``key``, atomically (a temporary file, then :func:`os.replace`).
 
         A failure to write (a full disk, a read-only folder) is logged and otherwise ignored:
@@ -214,7 +223,7 @@ class LessonCache:
         return deleted
 
 
-def _encode(load) -> bytes:
+def _encode(load: Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes) -> bytes:
     """An entry's bytes: magic, SHA-256 of the payload, payload."""
     record: tuple[object, ...]
     if isinstance(load, bytes):
@@ -232,7 +241,9 @@ def _encode(load) -> bytes:
     return MAGIC + hashlib.sha256(payload).digest() + payload
 
 
-def _decode(blob: bytes):
+def _decode(
+    blob: bytes,
+) -> Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes | None:
     """The load in an entry's bytes, or ``None`` when they are not a whole, valid entry."""
     header = len(MAGIC) + DIGEST_SIZE
     if len(blob) <= header or not blob.startswith(MAGIC):

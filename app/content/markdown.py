@@ -35,9 +35,15 @@ from app.platform.i18n import N_, gettext
 # markdown-it and Pygments are imported by the functions that render: a page served from
 # rendered lessons (the disk cache, app/content/lesson_cache.py) never loads them.
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
     from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+
+    from app.content.glossary import Match, Term
 
 # Callout kinds and their default titles (message ids; the text comes from the catalog).
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
@@ -177,14 +183,16 @@ class RenderedMarkdown:
 class TermFinder(Protocol):
     """What :func:`render_document` needs from a glossary (see ``app/content/glossary.py``)."""
 
-    def find(self, text: str) -> list:
+    def find(self, text: str) -> list[Match]:
         """Uses of terms in ``text``: objects with ``start``, ``end`` and ``term.slug``."""
 
-    def html(self, term, written: str) -> str:
+    def html(self, term: Term, written: str) -> str:
         """The HTML that replaces the first use of ``term``, written as ``written``."""
 
 
-def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
+def _render_callout(
+    self: RendererHTML, tokens: list[Token], idx: int, _options: OptionsDict, env: EnvType
+) -> str:
     token = tokens[idx]
     if token.nesting != 1:
         return "</aside>\n"
@@ -199,7 +207,9 @@ def _render_callout(self, tokens: list[Token], idx: int, _options, env) -> str:
     )
 
 
-def _render_fence(self, tokens: list[Token], idx: int, options, env) -> str:
+def _render_fence(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     token = tokens[idx]
     kind = token.info.strip().split(" ", 1)[0]
     if kind in SPECIAL_FENCES:
@@ -260,14 +270,18 @@ def _anchor_headings(state: StateCore) -> None:
         token.meta["text"] = text
 
 
-def _render_heading_open(self, tokens: list[Token], idx: int, options, env) -> str:
+def _render_heading_open(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     """Open a ``##``/``###`` heading inside a ``div.heading-anchor`` that also holds its link."""
     token = tokens[idx]
     html = self.renderToken(tokens, idx, options, env)
     return f'<div class="heading-anchor">{html}' if token.attrGet("id") else html
 
 
-def _render_heading_close(self, tokens: list[Token], idx: int, options, env) -> str:
+def _render_heading_close(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     """Close the heading, then add its "#" link (beside the heading, not in its accessible name).
 
     The link's name is "Link para esta seção" and its description the heading itself; the
@@ -368,7 +382,9 @@ def markdown() -> MarkdownIt:
     return md
 
 
-def _render_table_open(self, tokens, idx, options, env) -> str:
+def _render_table_open(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     # A wide table scrolls sideways inside its own box on a phone. The box is a focusable,
     # labelled region so a keyboard user can scroll it too (axe: scrollable-region-focusable);
     # its name comes from the column headers, numbered when two tables share them
@@ -390,7 +406,9 @@ def _render_table_open(self, tokens, idx, options, env) -> str:
     return opening + self.renderToken(tokens, idx, options, env)
 
 
-def _render_table_close(self, tokens, idx, options, env) -> str:
+def _render_table_close(
+    self: RendererHTML, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
 
@@ -405,7 +423,7 @@ def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMa
         The HTML, the headings for the table of contents, the special fences and the terms used.
     """
     md = markdown()
-    env: dict = {"anchors": True}
+    env: EnvType = {"anchors": True}
     if glossary is not None:
         env["glossary"] = glossary
     tokens = md.parse(text, env)
@@ -419,10 +437,13 @@ def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMa
 
 def _base_anchor(token: Token) -> str | None:
     """The id a ``heading_open`` token would take from its text alone (before any ``-2``)."""
-    return slugify(token.meta["text"]) if "text" in token.meta else token.attrGet("id")
+    if "text" in token.meta:
+        return slugify(token.meta["text"])
+    anchor = token.attrGet("id")
+    return None if anchor is None else str(anchor)
 
 
-def _lint(tokens: list[Token], lines: list[str]):
+def _lint(tokens: list[Token], lines: list[str]) -> Iterator[tuple[int, str]]:
     # Links and #anchors are checked course-wide, as warnings, by app/content/links.py.
     for i, token in enumerate(tokens):
         line = token.map[0] if token.map else 0
@@ -467,7 +488,7 @@ def _lint(tokens: list[Token], lines: list[str]):
             )
 
 
-def _lint_fence(token: Token, line: int, lines: list[str]):
+def _lint_fence(token: Token, line: int, lines: list[str]) -> Iterator[tuple[int, str]]:
     kind = token.info.strip().split(" ", 1)[0]
     normalized = kind.lower().replace("_", "-")
     if normalized in SPECIAL_FENCES and kind != normalized:

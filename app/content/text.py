@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported on first use: a page served from the disk cache needs neither
     import icu
@@ -60,7 +60,7 @@ def words(text: str) -> list[Word]:
 
 
 @cache
-def _stemmer():
+def _stemmer() -> Any:  # snowballstemmer ships no types
     import snowballstemmer
 
     return snowballstemmer.stemmer("portuguese")

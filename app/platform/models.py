@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 import sqlalchemy as sa
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
@@ -193,6 +193,23 @@ class WebSession(SQLModel, table=True):
     expires_at: datetime = Field(index=True)
 
 
+class StoredWalk(Protocol):
+    """What :meth:`WalkPublic.from_walk` reads: a :class:`WalkRecord` row, or the learner
+    state's ``WalkRow`` (:mod:`app.learning.state`)."""
+
+    @property
+    def tree_id(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def result_id(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+
 class WalkPublic(SQLModel):
     """A finished decision-tree walk, as the API and the export show it."""
 
@@ -202,7 +219,7 @@ class WalkPublic(SQLModel):
     created_at: datetime
 
     @classmethod
-    def from_walk(cls, walk: WalkRecord) -> WalkPublic:
+    def from_walk(cls, walk: StoredWalk) -> WalkPublic:
         """Build from a stored walk, splitting its path."""
         path = [value for value in walk.path.split(",") if value]
         return cls(
