@@ -23,8 +23,8 @@ from app.platform.models import (
     MembershipPublic,
     ReviewCardPublic,
     SessionPublic,
-    WalkRecord,
     WalkPublic,
+    WalkRecord,
     WebSession,
     utcnow,
 )
