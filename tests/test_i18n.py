@@ -452,6 +452,11 @@ COMMAND_AND_CONTENT_MODULES = sorted(
         *(PROJECT_ROOT / "app" / "content").glob("*.py"),
         *(PROJECT_ROOT / "app" / "cli").glob("*.py"),
         PROJECT_ROOT / "app" / "platform" / "backup.py",
+        # messages a user reads without a page that tests can scan for English ids:
+        # redirects and 403s, bad settings at start-up, the health check's body
+        PROJECT_ROOT / "app" / "platform" / "settings.py",
+        PROJECT_ROOT / "app" / "web" / "deps.py",
+        PROJECT_ROOT / "app" / "web" / "health.py",
     ]
 )
 GETTEXT_NAMES = {"_", "gettext", "ngettext", "N_"}

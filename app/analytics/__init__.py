@@ -3,6 +3,8 @@
 - :mod:`app.analytics.dashboard`: the funnel and per-question figures, from the tallies
   :mod:`app.learning.aggregates` keeps with each answer;
 - :mod:`app.analytics.dashboard_cache`: the dashboard kept per course version;
+- :mod:`app.analytics.dashboard_view`: the dashboard as the page shows it (typed views: shares,
+  labels that agree with their counts, plural texts), so the template computes nothing;
 - :mod:`app.analytics.item_analysis`: how each question and option performs (difficulty,
   discrimination, distractors);
 - :mod:`app.analytics.exports`: CSV exports of the answers.

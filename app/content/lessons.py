@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
@@ -116,6 +117,42 @@ class CalculatorPart:
 Part = str | QuizPart | TreePart | CalculatorPart
 
 
+class PartKind(StrEnum):
+    """What one part of a lesson's body is."""
+
+    HTML = "html"
+    QUIZ = "quiz"
+    TREE = "tree"
+    CALCULATOR = "calculator"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One part of a lesson's body as the pages walk it (``templates/_lesson_parts.html``).
+
+    Attributes:
+        kind: what the part is.
+        part: the HTML string, or the quiz, tree or calculator part.
+        number: for a quiz block, its place among the lesson's quiz blocks (from 1); else 0.
+        total: for a quiz block, how many quiz blocks the lesson has; else 0.
+    """
+
+    kind: PartKind
+    part: Part
+    number: int = 0
+    total: int = 0
+
+
+def _kind(part: Part) -> PartKind:
+    if isinstance(part, str):
+        return PartKind.HTML
+    if isinstance(part, QuizPart):
+        return PartKind.QUIZ
+    if isinstance(part, TreePart):
+        return PartKind.TREE
+    return PartKind.CALCULATOR
+
+
 @dataclass(frozen=True)
 class Lesson:
     """A loaded lesson, rendered once per file version.
@@ -146,6 +183,21 @@ class Lesson:
     def slug(self) -> str:
         """The lesson's slug (its URL segment)."""
         return self.meta.slug
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        """The body's parts with their kind, quiz blocks numbered (the lesson page and the
+        previews with the key render them, each in its own way)."""
+        total = sum(isinstance(part, QuizPart) for part in self.parts)
+        blocks, number = [], 0
+        for part in self.parts:
+            kind = _kind(part)
+            if kind is PartKind.QUIZ:
+                number += 1
+                blocks.append(Block(kind, part, number, total))
+            else:
+                blocks.append(Block(kind, part))
+        return tuple(blocks)
 
 
 def normalize_source(raw: bytes | str) -> str:

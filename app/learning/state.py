@@ -60,6 +60,11 @@ class WalkRow:
     created_at: datetime
     id: int
 
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The option values chosen, in order (``path`` split at its commas)."""
+        return tuple(value for value in self.path.split(",") if value)
+
 
 @dataclass(frozen=True, slots=True)
 class CardRow:

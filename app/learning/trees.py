@@ -12,7 +12,7 @@ from app.content.course import Course
 from app.content.layout import Layout, layout
 from app.content.trees import Tree
 from app.content.walk import Walk, WalkError, walk_path
-from app.platform.i18n import N_, gettext
+from app.platform.i18n import N_, gettext, ngettext
 
 TREE_NOT_FOUND = N_("Decision tree not found.")
 BAD_PATH = N_("That path does not exist in this tree; we started again from the beginning.")
@@ -84,6 +84,165 @@ class TreeView:
         """The URL htmx fetches to swap the widget to the walk after ``values``."""
         query = {"c": ",".join(values), "licao": self.lesson_slug}
         return paths.tree_widget(self.tree.id, query)
+
+    @property
+    def map_view(self) -> TreeMap:
+        """The SVG map at this point of the walk (:func:`tree_map`)."""
+        return tree_map(self.tree, self.walk, self.map)
+
+
+MAP_MARGIN = 2  # the SVG's view box reaches this far past the layout on every side
+
+
+@dataclass(frozen=True)
+class MapRow:
+    """One option's row inside a question's box on the map.
+
+    Attributes:
+        index: the option's index in its question.
+        taken: the walk took this option.
+        y, height: where the row sits.
+        lines: its label, wrapped.
+    """
+
+    index: int
+    taken: bool
+    y: float
+    height: float
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MapBox:
+    """One node of the map: a question (with a row per option) or a result.
+
+    Attributes:
+        id: the node's id in the tree.
+        classes: its CSS classes (kind, ``visited``, ``current``, ``verdict-<v>``).
+        x, y, w, h: where the box sits.
+        lines: its text, wrapped.
+        verdict_line: for a result, its last line is the verdict.
+        rows: a question's options.
+    """
+
+    id: str
+    classes: str
+    x: float
+    y: float
+    w: float
+    h: float
+    lines: tuple[str, ...]
+    verdict_line: bool
+    rows: tuple[MapRow, ...]
+
+
+@dataclass(frozen=True)
+class MapEdge:
+    """One arrow of the map, from a question's option to the next node.
+
+    Attributes:
+        source: the question's id.
+        option: the option's index.
+        d: the SVG path.
+        classes: its CSS classes (``tree-edge``, ``taken``, ``latest``).
+    """
+
+    source: str
+    option: int
+    d: str
+    classes: str
+
+
+@dataclass(frozen=True)
+class TreeMap:
+    """Everything ``_tree_map.html`` draws: the tree's SVG map at one point of a walk.
+
+    Attributes:
+        dom_id: the prefix of every id in the widget (``arvore-<tree id>``).
+        title: the tree's title, for the SVG's ``<title>``.
+        description: the SVG's ``<desc>`` in pt-BR: how many questions and results, and the
+            path so far.
+        width, height: the SVG's size, margins included.
+        view_box: the SVG's ``viewBox``.
+        edges: the arrows, drawn first.
+        boxes: the nodes, in layout order.
+    """
+
+    dom_id: str
+    title: str
+    description: str
+    width: float
+    height: float
+    view_box: str
+    edges: tuple[MapEdge, ...]
+    boxes: tuple[MapBox, ...]
+
+
+def _map_description(tree: Tree, walk: Walk) -> str:
+    """What the map shows, in words: "2 perguntas, 9 resultados. Caminho: GPU → Muitos."."""
+    questions = ngettext("%(num)s question", "%(num)s questions", len(tree.questions))
+    results = ngettext("%(num)s result", "%(num)s results", len(tree.results))
+    if walk.steps:
+        path = " → ".join(step.option.label for step in walk.steps)
+        where = gettext("Path: %(path)s.") % {"path": path}
+    else:
+        where = gettext("You are at the first question.")
+    return "{}, {}. {}".format(
+        questions % {"num": len(tree.questions)}, results % {"num": len(tree.results)}, where
+    )
+
+
+def tree_map(tree: Tree, walk: Walk, plan: Layout) -> TreeMap:
+    """The map of ``tree`` laid out as ``plan``, with the nodes and arrows ``walk`` went by."""
+    here = walk.current.id if walk.current else walk.result.id if walk.result else ""
+    taken = walk.edges
+    edges = tuple(
+        MapEdge(
+            edge.source,
+            edge.option,
+            edge.d,
+            " ".join(
+                ["tree-edge"]
+                + (["taken"] if (edge.source, edge.option) in taken else [])
+                + (
+                    ["latest"]
+                    if walk.steps and (edge.source, edge.option) == walk.last_edge
+                    else []
+                )
+            ),
+        )
+        for edge in plan.edges
+    )
+    boxes = []
+    for box in plan.boxes.values():
+        classes = ["tree-node", f"tree-node-{box.kind}"]
+        if box.id in walk.visited:
+            classes.append("visited")
+        if box.id == here:
+            classes.append("current")
+        if box.kind == "result":
+            classes.append(f"verdict-{tree.results[box.id].verdict.value}")
+        rows = tuple(
+            MapRow(row.index, (box.id, row.index) in taken, row.y, row.height, row.lines)
+            for row in box.rows
+        )
+        boxes.append(
+            MapBox(
+                box.id, " ".join(classes), box.x, box.y, box.w, box.h, box.lines,
+                box.kind == "result" and box.verdict_line, rows,
+            )
+        )  # fmt: skip
+    width, height = plan.width + 2 * MAP_MARGIN, plan.height + 2 * MAP_MARGIN
+    return TreeMap(
+        f"arvore-{tree.id}",
+        tree.title,
+        _map_description(tree, walk),
+        width,
+        height,
+        f"{-MAP_MARGIN} {-MAP_MARGIN} {width} {height}",
+        edges,
+        tuple(boxes),
+    )
 
 
 def split_path(raw: str | None) -> tuple[str, ...]:

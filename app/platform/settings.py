@@ -14,7 +14,25 @@ from pathlib import Path
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.platform.i18n import N_, gettext
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# What a bad setting says when the app starts (pt-BR from the catalog).
+SHORT_SECRET_KEY = N_(
+    "CURSO_SECRET_KEY needs at least 32 characters; make one with "
+    "`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` "
+    "or leave it unset, so that one is created in var/."
+)
+BAD_PUBLIC_URL = N_(
+    "Invalid CURSO_PUBLIC_URL (%(value)s); use the site's full address, "
+    "such as `https://curso.example.org`, or leave it empty."
+)
+BAD_RATE_LIMIT_STORAGE = N_(
+    "Invalid CURSO_RATE_LIMIT_STORAGE (%(error)s); use `database` (the course's database), "
+    "`memory://` (one process) or the URI of a storage of the limits library, such as "
+    "`redis://host:6379`, with its driver installed."
+)
+INVALID_SETTING = N_("Invalid setting in %(name)s: %(detail)s")
 
 
 class Settings(BaseSettings):
@@ -69,11 +87,7 @@ class Settings(BaseSettings):
     @classmethod
     def _strong_enough(cls, value: str | None) -> str | None:
         if value is not None and len(value) < 32:
-            raise ValueError(
-                "CURSO_SECRET_KEY precisa de pelo menos 32 caracteres; gere uma com "
-                "`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` "
-                "ou não a defina, para que uma seja criada em var/."
-            )
+            raise ValueError(gettext(SHORT_SECRET_KEY))
         return value
 
     @field_validator("public_url")
@@ -81,10 +95,7 @@ class Settings(BaseSettings):
     def _absolute_url(cls, value: str) -> str:
         value = value.strip().rstrip("/")
         if value and not re.fullmatch(r"https?://[^/\s?#]+(/[^\s?#]*)?", value):
-            raise ValueError(
-                f"CURSO_PUBLIC_URL inválido ({value!r}); use o endereço completo do site, "
-                "como `https://curso.example.org`, ou deixe vazio."
-            )
+            raise ValueError(gettext(BAD_PUBLIC_URL) % {"value": repr(value)})
         return value
 
     @field_validator("rate_limit_storage")
@@ -97,12 +108,7 @@ class Settings(BaseSettings):
         try:
             storage_from_string(value)
         except Exception as exc:  # limits raises ConfigurationError or a driver's ImportError
-            raise ValueError(
-                f"CURSO_RATE_LIMIT_STORAGE inválido ({exc}); use `database` (o banco do curso), "
-                "`memory://` (um processo) "
-                "ou a URI de um armazenamento da biblioteca limits, como `redis://host:6379`, "
-                "com o driver instalado."
-            ) from exc
+            raise ValueError(gettext(BAD_RATE_LIMIT_STORAGE) % {"error": exc}) from exc
         return value
 
     def resolved_database_url(self) -> str:
@@ -153,5 +159,5 @@ def load_settings() -> Settings:
             detail = str((error.get("ctx") or {}).get("error", error["msg"])).removeprefix(
                 "Value error, "
             )
-            lines.append(f"Configuração inválida em {name}: {detail}")
+            lines.append(gettext(INVALID_SETTING) % {"name": name, "detail": detail})
         raise SystemExit("\n".join(lines)) from None

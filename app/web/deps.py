@@ -16,14 +16,15 @@ from app.content.course import Course
 from app.content.search import SearchIndex
 from app.learning.instructors import instructor_account
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
+from app.platform.i18n import N_, gettext
 from app.platform.models import Account
 from app.platform.sessions import LEARNER_KEY, session_account
 from app.web.urls import urls_of
 
 SESSION_KEY = LEARNER_KEY
 CSRF_COOKIE = "csrftoken"  # asgi-csrf's cookie (app/web/security.py)
-SIGN_IN_FIRST = "Entre com uma conta de instrutor para ver esta página."
-INSTRUCTORS_ONLY = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
+SIGN_IN_FIRST = N_("Sign in with an instructor account to see this page.")
+INSTRUCTORS_ONLY = N_("This page is for instructors only. Ask whoever runs the course for access.")
 
 
 async def get_session(request: Request) -> AsyncIterator[Session]:
@@ -164,10 +165,12 @@ def current_instructor(request: Request, db: SessionDep) -> Account:
     if username is None:
         here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         location = urls_of(request).account(next_page=here)
-        raise HTTPException(status_code=303, detail=SIGN_IN_FIRST, headers={"Location": location})
+        raise HTTPException(
+            status_code=303, detail=gettext(SIGN_IN_FIRST), headers={"Location": location}
+        )
     account = instructor_account(db, username)
     if account is None:
-        raise HTTPException(status_code=403, detail=INSTRUCTORS_ONLY)
+        raise HTTPException(status_code=403, detail=gettext(INSTRUCTORS_ONLY))
     return account
 
 

@@ -9,7 +9,15 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
+from app.platform.i18n import N_, gettext
+
 router = APIRouter()
+# The body's values, from the catalog (pt-BR); "ok" is the same in both languages.
+UNREACHABLE = N_("unreachable")
+PENDING = N_("pending (database at %(database)s, code at %(code)s)")
+ENABLED = N_("enabled")
+DISABLED = N_("disabled")
+UNAVAILABLE = N_("unavailable")
 
 
 @functools.cache
@@ -43,13 +51,13 @@ async def healthz(request: Request) -> JSONResponse:
     head = code_head(str(state.engine.url))
     course = state.live_course.current()
     body = {
-        "database": "ok" if reachable else "inacessível",
+        "database": "ok" if reachable else gettext(UNREACHABLE),
         "migrations": "ok"
         if revision == head
-        else f"pendentes (banco em {revision}, código em {head})",
+        else gettext(PENDING) % {"database": revision, "code": head},
         "lessons": {"loaded": len(course.lessons), "errors": len(course.errors)},
-        "web_editor": "ligado" if state.settings.web_editor else "desligado",
+        "web_editor": gettext(ENABLED) if state.settings.web_editor else gettext(DISABLED),
     }
     healthy = reachable and revision == head and bool(course.lessons)
-    body["status"] = "ok" if healthy else "indisponível"
+    body["status"] = "ok" if healthy else gettext(UNAVAILABLE)
     return JSONResponse(body, status_code=200 if healthy else 503)

@@ -26,6 +26,7 @@ from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.i18n import N_, gettext
 from app.web.deps import CourseDep, InstructorDep, SessionDep
+from app.web.lookups import check_panel
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -102,16 +103,15 @@ def preview(request: Request, slug: str, course: CourseDep, instructor: Instruct
 
     A lesson that never loaded shows only its problems.
     """
-    lesson = course.get(slug)
-    path = lesson.path if lesson else course.unavailable.get(slug)
-    if path is None:
+    panel = check_panel(course, slug, preview=True)
+    if panel is None:
         raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON))
     context = {
-        "lesson": lesson,
-        "path": path,
-        "problems": course.problems_of(path),
-        "stale": path in course.stale,
-        "item_warnings": warnings_by_question(lesson) if lesson else {},
+        "panel": panel,
+        "lesson": panel.lesson,
+        "path": panel.path,
+        "item_warnings": warnings_by_question(panel.lesson) if panel.lesson else {},
+        "level": 1,
     }
     return render(request, "instructor_preview.html", context)
 

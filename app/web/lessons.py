@@ -20,7 +20,7 @@ from app.learning.usecases import LessonPage, LessonRequest, LessonVisit, visit_
 from app.learning.usecases import lesson_page as build_lesson_page
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
 from app.web.flash import FLASH_KEY
-from app.web.lookups import find_lesson
+from app.web.lookups import CheckPanel, check_panel, find_lesson
 from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond
 from app.web.places import keep_in_session, session_place
 from app.web.templating import TIMEZONE_COOKIE, render, theme
@@ -123,11 +123,8 @@ def _visit(engine, lesson, learner_id, place) -> LessonVisit:
         return visit_lesson(SqlLearnerStore(db), lesson, learner_id, place)
 
 
-def instructor_panel(db, account: str | None, course: Course, slug: str) -> dict | None:
+def instructor_panel(db, account: str | None, course: Course, slug: str) -> CheckPanel | None:
     """The check results of the lesson's file for a signed-in instructor, else ``None``."""
-    lesson = course.get(slug)
-    path = lesson.path if lesson else course.unavailable.get(slug)
-    if path is None or account is None or instructor_account(db, account) is None:
+    if account is None or instructor_account(db, account) is None:
         return None
-    problems = course.problems_of(path)
-    return {"path": path, "problems": problems, "stale": path in course.stale, "lesson": lesson}
+    return check_panel(course, slug)

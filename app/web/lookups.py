@@ -5,9 +5,13 @@ Shared by the routers, so that no router imports another.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from fastapi import HTTPException
 
 from app.content.course import Course
+from app.content.errors import ContentError
 from app.content.lessons import Lesson
 from app.content.trees import Tree
 from app.learning import trees as learning_trees
@@ -20,6 +24,39 @@ LESSON_NOT_FOUND = N_(
 UNAVAILABLE = N_(
     "This lesson is unavailable right now. Continue with the other lessons and come back later."
 )
+
+
+@dataclass(frozen=True)
+class CheckPanel:
+    """What ``curso check`` says about one lesson file (``templates/_content_problems.html``).
+
+    Attributes:
+        path: the file.
+        problems: its errors and warnings.
+        stale: learners see the last good version, because the file has errors.
+        lesson: the lesson served, or ``None`` when it never loaded without errors.
+        preview: shown on the preview with the key itself (no link to it, then).
+    """
+
+    path: Path
+    problems: tuple[ContentError, ...]
+    stale: bool
+    lesson: Lesson | None
+    preview: bool = False
+
+    @property
+    def errors(self) -> tuple[ContentError, ...]:
+        """The problems of level ``error``."""
+        return tuple(problem for problem in self.problems if problem.is_error)
+
+
+def check_panel(course: Course, slug: str, preview: bool = False) -> CheckPanel | None:
+    """The check of the file behind ``slug`` (served or never loaded), or ``None`` for no file."""
+    lesson = course.get(slug)
+    path = lesson.path if lesson else course.unavailable.get(slug)
+    if path is None:
+        return None
+    return CheckPanel(path, course.problems_of(path), path in course.stale, lesson, preview)
 
 
 def find_lesson(course: Course, slug: str) -> Lesson:
