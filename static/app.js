@@ -32,10 +32,18 @@
     document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax" + secure;
   }
 
-  // Dates are shown in the learner's time zone: tell the server which one it is.
+  // Dates are shown in the learner's time zone: tell the server which one it is. A learner
+  // exists from the first answer on, so this waits for the reader's first tap or key (the first
+  // Intl call loads the time zone data: some 30 ms on a fast machine, which a phone would spend
+  // while laying out the lesson). The cookie is set before the click or key takes effect.
   function rememberTimeZone() {
-    var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
+    var events = ["pointerdown", "keydown"];
+    function remember() {
+      events.forEach(function (name) { document.removeEventListener(name, remember, true); });
+      var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+      if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
+    }
+    events.forEach(function (name) { document.addEventListener(name, remember, true); });
   }
 
   // The theme switch: apply at once, remember in the same cookie the server reads.
@@ -92,19 +100,33 @@
     area.remove();
   }
 
-  // Keep the current node of each tree map in view (the map may be wider than its box).
+  // Keep the current node of each tree map in view (the map may be wider than its box). Done
+  // when the map comes into view: measuring a map that is not rendered yet (a closed "Ver o mapa"
+  // on a phone, or far below) would force its layout while the page is loading.
+  var mapsInView = window.IntersectionObserver && new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      mapsInView.unobserve(entry.target);
+      revealInMap(entry.target);
+    });
+  });
+
   function revealCurrent(root) {
     var maps = root.querySelectorAll ? root.querySelectorAll(".tree-map") : [];
     Array.prototype.forEach.call(maps, function (map) {
-      var node = map.querySelector(".tree-node.current");
-      if (!node) return;
-      var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
-      // Scroll only when the current node is not fully in view, and just enough to show it.
-      if (box.left >= frame.left && box.right <= frame.right) return;
-      var target = box.right > frame.right ? map.scrollLeft + box.right - frame.right + 24 : map.scrollLeft + box.left - frame.left - 24;
-      var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
+      if (mapsInView) mapsInView.observe(map); else revealInMap(map);
     });
+  }
+
+  function revealInMap(map) {
+    var node = map.querySelector(".tree-node.current");
+    if (!node) return;
+    var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
+    // Scroll only when the current node is not fully in view, and just enough to show it.
+    if (box.left >= frame.left && box.right <= frame.right) return;
+    var target = box.right > frame.right ? map.scrollLeft + box.right - frame.right + 24 : map.scrollLeft + box.left - frame.left - 24;
+    var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
   }
 
   var NARROW = "(max-width: 59.99rem)";
@@ -629,15 +651,30 @@
     return elt.matches && elt.matches(selector) ? elt : elt.querySelector && elt.querySelector(selector);
   }
 
+  // Set-up steps run one per task, after the first frame, so that no single task keeps a phone's
+  // main thread busy for long (each one is a few milliseconds; together they are not).
+  function oneByOne(steps) {
+    function next() {
+      var step = steps.shift();
+      if (!step) return;
+      step();
+      if (steps.length) window.setTimeout(next, 0);
+    }
+    if (window.requestAnimationFrame) window.requestAnimationFrame(function () { window.setTimeout(next, 0); });
+    else window.setTimeout(next, 0);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     rememberTimeZone();
-    enhanceThemeSwitch();
-    enhanceOrdering(document);
-    reachableHeader();
-    backToTop();
-    phoneMenu();
-    searchFromAnywhere();
-    markSearchedWords();
+    oneByOne([
+      enhanceThemeSwitch,
+      function () { enhanceOrdering(document); },
+      reachableHeader,
+      backToTop,
+      phoneMenu,
+      searchFromAnywhere,
+      markSearchedWords,
+    ]);
     // These measure the laid-out page (forced layout) or only matter once the reader scrolls.
     // One idle task each, so none of them blocks the main thread for long; the section listeners
     // are set up before followSections fires its first event.
