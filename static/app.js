@@ -32,18 +32,15 @@
     document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax" + secure;
   }
 
-  // Dates are shown in the learner's time zone: tell the server which one it is. A learner
-  // exists from the first answer on, so this waits for the reader's first tap or key (the first
-  // Intl call loads the time zone data: some 30 ms on a fast machine, which a phone would spend
-  // while laying out the lesson). The cookie is set before the click or key takes effect.
+  // Dates are shown in the learner's time zone: tell the server which one it is (before the next
+  // lesson is fetched ahead: the pages vary by cookie). Temporal reads the zone at no cost; the
+  // first Intl call loads the locale data (some 30 ms on a fast machine, more than a phone can
+  // spare while the lesson is being laid out), so without Temporal it waits for an idle moment.
+  var TEMPORAL = !!(window.Temporal && Temporal.Now && Temporal.Now.timeZoneId);
+
   function rememberTimeZone() {
-    var events = ["pointerdown", "keydown"];
-    function remember() {
-      events.forEach(function (name) { document.removeEventListener(name, remember, true); });
-      var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-      if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
-    }
-    events.forEach(function (name) { document.addEventListener(name, remember, true); });
+    var zone = TEMPORAL ? Temporal.Now.timeZoneId() : window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
   }
 
   // The theme switch: apply at once, remember in the same cookie the server reads.
@@ -241,14 +238,20 @@
   function reachableHeader() {
     var header = document.querySelector(".site-header");
     if (!header) return;
-    var narrow = window.matchMedia(NARROW), last = window.scrollY, ticking = false;
-    function hide(yes) { header.classList.toggle("is-hidden", yes && narrow.matches); }
+    // The scroll position is read in the first frame, where the layout is done anyway (reading
+    // it now, while the lesson may not be laid out yet, would force that layout here).
+    var narrow = null, last = null, ticking = false;
+    window.requestAnimationFrame(function () { if (last === null) last = window.scrollY; });
+    function hide(yes) {
+      narrow = narrow || window.matchMedia(NARROW);
+      header.classList.toggle("is-hidden", yes && narrow.matches);
+    }
     window.addEventListener("scroll", function () {
       if (ticking) return;
       ticking = true;
       window.requestAnimationFrame(function () {
         ticking = false;
-        var y = window.scrollY, delta = y - last;
+        var y = window.scrollY, delta = last === null ? 0 : y - last;
         last = y;
         if (header.contains(document.activeElement) && document.activeElement !== document.body) return hide(false);
         if (y <= header.offsetHeight) hide(false);
@@ -273,7 +276,7 @@
     window.addEventListener("scroll", function () {
       if (!ticking) { ticking = true; window.requestAnimationFrame(update); }
     }, { passive: true });
-    update();
+    window.requestAnimationFrame(update);  // a page opened further down (#section) shows it
     link.addEventListener("click", function (evt) {
       evt.preventDefault();
       window.scrollTo({ top: 0, behavior: calm() ? "auto" : "smooth" });
@@ -651,30 +654,18 @@
     return elt.matches && elt.matches(selector) ? elt : elt.querySelector && elt.querySelector(selector);
   }
 
-  // Set-up steps run one per task, after the first frame, so that no single task keeps a phone's
-  // main thread busy for long (each one is a few milliseconds; together they are not).
-  function oneByOne(steps) {
-    function next() {
-      var step = steps.shift();
-      if (!step) return;
-      step();
-      if (steps.length) window.setTimeout(next, 0);
-    }
-    if (window.requestAnimationFrame) window.requestAnimationFrame(function () { window.setTimeout(next, 0); });
-    else window.setTimeout(next, 0);
-  }
-
   document.addEventListener("DOMContentLoaded", function () {
-    rememberTimeZone();
-    oneByOne([
-      enhanceThemeSwitch,
-      function () { enhanceOrdering(document); },
-      reachableHeader,
-      backToTop,
-      phoneMenu,
-      searchFromAnywhere,
-      markSearchedWords,
-    ]);
+    if (TEMPORAL) rememberTimeZone(); else later(rememberTimeZone);
+    // Listeners and a few attributes: nothing here reads the layout, so this stays a few
+    // milliseconds even while the lesson is still being laid out.
+    enhanceThemeSwitch();
+    enhanceOrdering(document);
+    reachableHeader();
+    backToTop();
+    phoneMenu();
+    searchFromAnywhere();
+    // Marking the searched words walks the whole lesson and scrolls: after the first frame.
+    window.requestAnimationFrame(function () { window.setTimeout(markSearchedWords, 0); });
     // These measure the laid-out page (forced layout) or only matter once the reader scrolls.
     // One idle task each, so none of them blocks the main thread for long; the section listeners
     // are set up before followSections fires its first event.
