@@ -81,8 +81,10 @@ def lighthouse_bin() -> Path:
 def run_once(binary: Path, url: str, desktop: bool = False) -> dict:
     """One Lighthouse run on ``url`` (a phone unless ``desktop``); the JSON report as a dict.
 
+    A failed run is retried once; Lighthouse's stderr is printed on each failure.
+
     Raises:
-        subprocess.CalledProcessError: Lighthouse failed.
+        subprocess.CalledProcessError: Lighthouse failed twice.
     """
     command = [
         str(binary),
@@ -94,15 +96,23 @@ def run_once(binary: Path, url: str, desktop: bool = False) -> dict:
     ]
     if desktop:
         command.append("--preset=desktop")
-    out = subprocess.run(
-        command,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "CHROME_PATH": CHROME},
-    )
-    return json.loads(out.stdout)
+    for attempt in (1, 2):  # the first run after an install once failed and then worked
+        out = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env={**os.environ, "CHROME_PATH": CHROME},
+        )
+        if out.returncode == 0:
+            return json.loads(out.stdout)
+        print(
+            f"Lighthouse falhou (código {out.returncode}, tentativa {attempt} de 2):\n"
+            + out.stderr[-4000:],
+            file=sys.stderr,
+            flush=True,
+        )
+    raise subprocess.CalledProcessError(out.returncode, command, out.stdout, out.stderr)
 
 
 def figures(reports: list[dict]) -> list[Figure]:

@@ -32,9 +32,14 @@
     document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax" + secure;
   }
 
-  // Dates are shown in the learner's time zone: tell the server which one it is.
+  // Dates are shown in the learner's time zone: tell the server which one it is (before the next
+  // lesson is fetched ahead: the pages vary by cookie). Temporal reads the zone at no cost; the
+  // first Intl call loads the locale data (some 30 ms on a fast machine, more than a phone can
+  // spare while the lesson is being laid out), so without Temporal it waits for an idle moment.
+  var TEMPORAL = !!(window.Temporal && Temporal.Now && Temporal.Now.timeZoneId);
+
   function rememberTimeZone() {
-    var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    var zone = TEMPORAL ? Temporal.Now.timeZoneId() : window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (zone && (" " + document.cookie + ";").indexOf(" fuso=" + zone + ";") === -1) setCookie("fuso", zone);
   }
 
@@ -92,19 +97,33 @@
     area.remove();
   }
 
-  // Keep the current node of each tree map in view (the map may be wider than its box).
+  // Keep the current node of each tree map in view (the map may be wider than its box). Done
+  // when the map comes into view: measuring a map that is not rendered yet (a closed "Ver o mapa"
+  // on a phone, or far below) would force its layout while the page is loading.
+  var mapsInView = window.IntersectionObserver && new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      mapsInView.unobserve(entry.target);
+      revealInMap(entry.target);
+    });
+  });
+
   function revealCurrent(root) {
     var maps = root.querySelectorAll ? root.querySelectorAll(".tree-map") : [];
     Array.prototype.forEach.call(maps, function (map) {
-      var node = map.querySelector(".tree-node.current");
-      if (!node) return;
-      var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
-      // Scroll only when the current node is not fully in view, and just enough to show it.
-      if (box.left >= frame.left && box.right <= frame.right) return;
-      var target = box.right > frame.right ? map.scrollLeft + box.right - frame.right + 24 : map.scrollLeft + box.left - frame.left - 24;
-      var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
+      if (mapsInView) mapsInView.observe(map); else revealInMap(map);
     });
+  }
+
+  function revealInMap(map) {
+    var node = map.querySelector(".tree-node.current");
+    if (!node) return;
+    var box = node.getBoundingClientRect(), frame = map.getBoundingClientRect();
+    // Scroll only when the current node is not fully in view, and just enough to show it.
+    if (box.left >= frame.left && box.right <= frame.right) return;
+    var target = box.right > frame.right ? map.scrollLeft + box.right - frame.right + 24 : map.scrollLeft + box.left - frame.left - 24;
+    var calm = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    map.scrollTo({ left: Math.max(0, target), behavior: calm ? "auto" : "smooth" });
   }
 
   var NARROW = "(max-width: 59.99rem)";
@@ -219,14 +238,20 @@
   function reachableHeader() {
     var header = document.querySelector(".site-header");
     if (!header) return;
-    var narrow = window.matchMedia(NARROW), last = window.scrollY, ticking = false;
-    function hide(yes) { header.classList.toggle("is-hidden", yes && narrow.matches); }
+    // The scroll position is read in the first frame, where the layout is done anyway (reading
+    // it now, while the lesson may not be laid out yet, would force that layout here).
+    var narrow = null, last = null, ticking = false;
+    window.requestAnimationFrame(function () { if (last === null) last = window.scrollY; });
+    function hide(yes) {
+      narrow = narrow || window.matchMedia(NARROW);
+      header.classList.toggle("is-hidden", yes && narrow.matches);
+    }
     window.addEventListener("scroll", function () {
       if (ticking) return;
       ticking = true;
       window.requestAnimationFrame(function () {
         ticking = false;
-        var y = window.scrollY, delta = y - last;
+        var y = window.scrollY, delta = last === null ? 0 : y - last;
         last = y;
         if (header.contains(document.activeElement) && document.activeElement !== document.body) return hide(false);
         if (y <= header.offsetHeight) hide(false);
@@ -251,7 +276,7 @@
     window.addEventListener("scroll", function () {
       if (!ticking) { ticking = true; window.requestAnimationFrame(update); }
     }, { passive: true });
-    update();
+    window.requestAnimationFrame(update);  // a page opened further down (#section) shows it
     link.addEventListener("click", function (evt) {
       evt.preventDefault();
       window.scrollTo({ top: 0, behavior: calm() ? "auto" : "smooth" });
@@ -630,14 +655,17 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    rememberTimeZone();
+    if (TEMPORAL) rememberTimeZone(); else later(rememberTimeZone);
+    // Listeners and a few attributes: nothing here reads the layout, so this stays a few
+    // milliseconds even while the lesson is still being laid out.
     enhanceThemeSwitch();
     enhanceOrdering(document);
     reachableHeader();
     backToTop();
     phoneMenu();
     searchFromAnywhere();
-    markSearchedWords();
+    // Marking the searched words walks the whole lesson and scrolls: after the first frame.
+    window.requestAnimationFrame(function () { window.setTimeout(markSearchedWords, 0); });
     // These measure the laid-out page (forced layout) or only matter once the reader scrolls.
     // One idle task each, so none of them blocks the main thread for long; the section listeners
     // are set up before followSections fires its first event.
