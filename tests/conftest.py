@@ -2,7 +2,7 @@
 
 Markers are set here, from where a test lives and what it uses (``make test-fast`` skips them):
 ``browser`` (Chromium), ``load`` (tests/load), ``postgres`` (the PostgreSQL half of a test run
-on both databases) and ``slow`` (the ones in :data:`SLOW`).
+on both databases) and ``slow`` (tests/support/markers.py).
 Helpers shared by test modules live in tests/support.
 """
 
@@ -24,14 +24,10 @@ from tests.support.app import (
     drop_postgres_database,
     make_settings,
 )
+from tests.support.markers import BROWSER_FIXTURES, SLOW
 from tests.support.server import CHROMIUM_ARGS, LiveServer
 
 TESTS = Path(__file__).parent
-# Fixtures of pytest-playwright and ours that start Chromium.
-BROWSER_FIXTURES = {"browser", "browser_context_args", "context", "page", "new_page"}
-# Tests that take seconds each on two cores (``--durations``), by module and name, without
-# the parameters: they run in ``make test`` and are left out of ``make test-fast``.
-SLOW: set[str] = set()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,15 +41,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test browser, load, postgres or slow from where it lives and what it uses."""
     for item in items:
-        path = item.path.relative_to(TESTS)
-        if path.name.endswith("_browser.py") or BROWSER_FIXTURES & set(item.fixturenames):
+        path = item.path.relative_to(TESTS) if item.path.is_relative_to(TESTS) else item.path
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if path.name.endswith("_browser.py") or BROWSER_FIXTURES & fixtures:
             item.add_marker(pytest.mark.browser)
         if path.parts[0] == "load":
             item.add_marker(pytest.mark.load)
         callspec = getattr(item, "callspec", None)
         if callspec and "postgresql" in callspec.params.values():
             item.add_marker(pytest.mark.postgres)
-        if f"{path.as_posix()}::{item.originalname}" in SLOW:
+        if {path.as_posix(), f"{path.as_posix()}::{item.originalname}"} & SLOW:
             item.add_marker(pytest.mark.slow)
 
 

@@ -76,3 +76,21 @@ def test_modules_import_the_test_kit_never_each_other() -> None:
                 if name.startswith("tests.") and (last.startswith("test_") or last == "conftest"):
                     found.append(f"{path.relative_to(tests)}:{node.lineno}: {name}")
     assert found == []
+
+
+def test_every_slow_test_named_in_the_markers_exists() -> None:
+    from tests.support.markers import SLOW
+
+    tests = PROJECT_ROOT / "tests"
+    missing = []
+    for entry in sorted(SLOW):
+        module, _, name = entry.partition("::")
+        path = tests / module
+        if not path.exists():
+            missing.append(entry)
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+        if name and name not in defined:
+            missing.append(entry)
+    assert missing == []

@@ -11,8 +11,9 @@ from fastapi.testclient import TestClient
 from app.platform.auth import FAILS_PER_PAIR, FAILS_PER_USERNAME, SIGN_UPS_PER_IP, SignInLimiter
 from app.platform.settings import PROJECT_ROOT
 from app.web.account import DEVICE_COOKIE
+from tests.support.accounts import post_form as post
 from tests.support.accounts import sign_in, sign_up
-from tests.support.html import csrf_from, soup, text
+from tests.support.html import soup, text
 
 BLOCKED = (
     "Muitas tentativas de entrar sem sucesso. Por segurança, espere 15 minutos e tente de novo."
@@ -23,11 +24,6 @@ SIGN_UP_BLOCKED = "Contas demais criadas a partir desta rede. Espere 60 minutos 
 def browser(client: TestClient, ip: str) -> TestClient:
     """A new browser (no cookies) at address ``ip``."""
     return TestClient(client.app, client=(ip, 50000))
-
-
-def post(browser_: TestClient, url: str, **fields):
-    token = csrf_from(browser_.get("/conta").text)
-    return browser_.post(url, data={"csrftoken": token, **fields}, follow_redirects=False)
 
 
 def sign_out(browser_: TestClient) -> None:

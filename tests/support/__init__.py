@@ -10,6 +10,7 @@
 - ``cli``: the ``curso`` command in a subprocess
 - ``server``: ``LiveServer`` (uvicorn on a free port) and helpers that act on it
 - ``browser``: Chromium helpers and axe-core
+- ``markers``: what tests/conftest.py marks browser and slow
 
 Test modules import from here and from nothing else under tests/ (tests/test_layers.py checks).
 """

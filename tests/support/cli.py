@@ -1,8 +1,7 @@
-"""The ``curso`` command run in a subprocess, as an instructor runs it."""
+"""The ``curso`` command, in this process or as a real one."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
@@ -10,18 +9,18 @@ from app.platform.settings import PROJECT_ROOT
 
 
 def curso(settings, *args: str) -> subprocess.CompletedProcess:
-    """Run the `curso` command against the test database."""
-    env = {
-        **os.environ,
-        "CURSO_DATABASE_URL": settings.database_url,
-        "CURSO_SECRET_KEY": settings.secret_key,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    """Run ``curso ARGS`` against the test database in this process (Typer's CliRunner).
+
+    It answers as a subprocess would (``returncode``, ``stdout``, ``stderr``) without the
+    seconds a new interpreter costs; :func:`run` and ``grant_instructor``
+    (tests/support/server.py) run the command as a real process.
+    """
+    env = {"CURSO_DATABASE_URL": settings.database_url, "CURSO_SECRET_KEY": settings.secret_key}
+    result = cli_runner()(*args, env=env)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(
+        ["curso", *args], result.exit_code, result.stdout, result.stderr
     )
 
 
