@@ -17,8 +17,8 @@ test: install-dev chromium ## install test dependencies and run the whole suite
 
 FAST := not browser and not load and not postgres and not slow
 
-test-fast: install-dev ## the quick loop: no browser, load, PostgreSQL or slow tests (about 4 min on 2 cores)
-	$(VENV)/bin/pytest -m "$(FAST)"
+test-fast: install-dev ## the quick loop (under 2 minutes): no browser, load, PostgreSQL or slow tests, on both cores
+	$(VENV)/bin/pytest -n 2 -m "$(FAST)"
 
 screenshots: install-dev chromium ## every page type at 360 and 1280 px, light and dark, into test-artifacts/
 	$(VENV)/bin/pytest tests/test_pages_browser.py -k test_page_type --screenshots

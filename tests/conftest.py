@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 
 from app.main import create_app
+from app.platform import auth
 from app.platform.settings import Settings
 from tests.support.app import (
     ARTIFACTS,
@@ -52,6 +55,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.postgres)
         if {path.as_posix(), f"{path.as_posix()}::{item.originalname}"} & SLOW:
             item.add_marker(pytest.mark.slow)
+
+
+# Argon2 with pwdlib's recommended cost takes ~0.12 s per hash or check here, and a hundred
+# tests sign up or in. Outside the tests of passwords themselves (which keep the real cost),
+# apps hash with the same algorithm at the lowest cost: what is stored and checked is the same.
+REAL_PASSWORD_COST = {"test_passwords.py"}
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make :class:`app.platform.auth.Passwords` hash with argon2 at its lowest cost."""
+    if request.path.name in REAL_PASSWORD_COST:
+        return
+    cheap = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+    monkeypatch.setattr(auth, "PasswordHash", _Recommended(cheap))
+
+
+class _Recommended:
+    """Stands in for ``pwdlib.PasswordHash`` where only ``recommended()`` is called."""
+
+    def __init__(self, hasher: PasswordHash) -> None:
+        self._hasher = hasher
+
+    def recommended(self) -> PasswordHash:
+        return self._hasher
 
 
 @pytest.fixture(params=BACKENDS)

@@ -89,7 +89,7 @@ def test_importing_the_app_loads_none_of_the_lazy_modules():
 def test_a_warm_start_serves_the_home_page_without_rendering_libraries(tmp_path):
     import os
 
-    settings = make_settings(tmp_path, REPO_LESSONS)
+    settings = make_settings(tmp_path, REPO_LESSONS, shared_cache=False)
     env = {
         **os.environ,
         "CURSO_DATABASE_URL": settings.database_url,

@@ -161,7 +161,7 @@ def test_a_damaged_entry_is_never_served_and_is_replaced(tmp_path, loads):
 
 def test_a_damaged_entry_still_shows_the_right_page(tmp_path):
     folder = lessons(tmp_path, **{"01-a": GOOD, "02-b": OTHER})
-    settings = make_settings(tmp_path, folder)
+    settings = make_settings(tmp_path, folder, shared_cache=False)
     with TestClient(create_app(settings)):
         pass
     cache = LessonCache(settings.var_dir / "cache" / "lessons")

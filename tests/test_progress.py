@@ -417,3 +417,17 @@ def test_api_progress_matches_the_page_and_is_documented(client, settings):
     fields = schema["components"]["schemas"]["LessonProgressPublic"]["properties"]
     assert {"slug", "status", "right", "total", "first_try_right", "attempts"} <= set(fields)
     assert "walks" in schema["components"]["schemas"]["ProgressPublic"]["properties"]
+
+
+def test_a_prefetched_lesson_does_not_move_the_place(client):
+    """app.js fetches the next lesson ahead (Sec-Purpose: prefetch): not opened, not the place."""
+    question = next(iter(KERNELS.questions.values()))
+    answer(client, "kernels", question.id, ["b"])
+    where = f"/licoes/kernels#pergunta-{question.id}"
+    assert soup(client.get("/")).select_one(".resume-link")["href"] == where
+    for header in ({"Sec-Purpose": "prefetch"}, {"Purpose": "prefetch"}):
+        ahead = client.get("/licoes/escolha-self-hosted", headers=header)
+        assert ahead.status_code == 200
+        assert soup(client.get("/")).select_one(".resume-link")["href"] == where
+    client.get("/licoes/escolha-self-hosted")  # opened for real
+    assert soup(client.get("/")).select_one(".resume-link")["href"] == "/licoes/escolha-self-hosted"

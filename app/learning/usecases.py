@@ -141,12 +141,24 @@ def visit_lesson(
     lesson: Lesson,
     learner_id: str | None,
     session_place: Place | None,
+    move_place: bool = True,
 ) -> LessonVisit:
     """Read the learner's state once and move their place to ``lesson`` (stored where they
-    have a row; otherwise the caller keeps it in the session)."""
+    have a row; otherwise the caller keeps it in the session).
+
+    Args:
+        store: storage.
+        lesson: the lesson opened.
+        learner_id: the learner, or ``None`` for a visitor (nothing is stored).
+        session_place: the place kept in the session of a learner without a row.
+        move_place: False when the browser only fetches the page ahead (a prefetch of the
+            next lesson): the learner has not opened it, so "Continuar de onde parei" stays.
+    """
     state = store.read_state(learner_id)
     place = state.place or session_place
     keep = None
+    if not move_place:
+        return LessonVisit(state, place, keep)
     if learner_id is not None and (place is None or place.lesson_slug != lesson.slug):
         place = Place(lesson.slug)
         if not (state.stored and store.save_place(learner_id, place)):

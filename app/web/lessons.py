@@ -76,7 +76,12 @@ async def lesson_page(
         asked.errors[question] = flash.get("message", "")
         asked.typed[question] = str(flash.get("typed") or "")
     visit = await run_in_threadpool(
-        _visit, request.app.state.engine, lesson, learner_id, session_place(request)
+        _visit,
+        request.app.state.engine,
+        lesson,
+        learner_id,
+        session_place(request),
+        not is_prefetch(request),
     )
     if visit.keep_in_session is not None:
         keep_in_session(request, visit.keep_in_session)
@@ -118,9 +123,19 @@ def _with_placeholder(request: Request, name: str, context: dict) -> bytes:
     return templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
 
 
-def _visit(engine, lesson, learner_id, place) -> LessonVisit:
+def _visit(engine, lesson, learner_id, place, move_place: bool) -> LessonVisit:
     with Session(engine) as db:
-        return visit_lesson(SqlLearnerStore(db), lesson, learner_id, place)
+        return visit_lesson(SqlLearnerStore(db), lesson, learner_id, place, move_place)
+
+
+def is_prefetch(request: Request) -> bool:
+    """Whether the browser fetches the page ahead, not because the learner opened it.
+
+    Chromium marks ``<link rel="prefetch">`` with ``Sec-Purpose: prefetch`` (older
+    versions and other browsers with ``Purpose: prefetch``).
+    """
+    purpose = request.headers.get("sec-purpose") or request.headers.get("purpose") or ""
+    return "prefetch" in purpose.lower()
 
 
 def instructor_panel(db, account: str | None, course: Course, slug: str) -> CheckPanel | None:

@@ -49,9 +49,24 @@ def drop_postgres_database(url: str) -> None:
 
 
 def make_settings(
-    tmp: Path, lessons_dir: Path = REPO_LESSONS, database_url: str | None = None
+    tmp: Path,
+    lessons_dir: Path = REPO_LESSONS,
+    database_url: str | None = None,
+    shared_cache: bool = True,
 ) -> Settings:
-    """Settings for a migrated database (a SQLite file under ``tmp`` by default)."""
+    """Settings for a migrated database (a SQLite file under ``tmp`` by default).
+
+    With ``shared_cache``, ``var/cache`` is a link to one folder for the whole run, so a
+    lesson rendered by one test is read, not rendered again, by the next (about 0.2 s per
+    app). Entries are keyed by the file's bytes and the rendering code, and written
+    atomically, so tests with other lessons, or run in parallel, never see each other's.
+    Tests of the cache itself pass ``shared_cache=False``.
+    """
+    if shared_cache:
+        (tmp / "var").mkdir(parents=True, exist_ok=True)
+        link = tmp / "var" / "cache"
+        if not link.exists():
+            link.symlink_to(shared_cache_folder(), target_is_directory=True)
     settings = Settings(
         database_url=database_url or f"sqlite:///{tmp / 'curso.db'}",
         lessons_dir=lessons_dir,
@@ -75,6 +90,14 @@ def migrate(database_url: str) -> None:
         return
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(migrated_sqlite(), path)
+
+
+@cache
+def shared_cache_folder() -> Path:
+    """The disk cache every test app shares (see :func:`make_settings`), removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix="curso-cache-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 @cache
