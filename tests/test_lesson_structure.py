@@ -411,7 +411,8 @@ def test_heading_that_takes_a_question_id_is_an_error(tmp_path):
     path = write(folder, "\n## Pergunta q1\n\n" + QUIZ.format(qid="q1"))
     assert problems(folder) == [
         f"{path}:{HEADER_LINES + 2}:1: error: o título gera a âncora `#pergunta-q1`, que uma "
-        "pergunta, árvore ou gráfico desta página já usa; mude o texto do título",
+        "pergunta, árvore, gráfico ou termo do glossário desta página já usa; mude o texto do "
+        "título",
     ]
 
 
@@ -427,7 +428,8 @@ def test_two_charts_with_one_title_and_a_heading_on_a_chart_id_are_errors(tmp_pa
     second_chart = HEADER_LINES + 3 + CHART.count("\n") + 2
     assert problems(folder) == [
         f"{path}:{HEADER_LINES + 2}:1: error: o título gera a âncora `#grafico-vazao`, que uma "
-        "pergunta, árvore ou gráfico desta página já usa; mude o texto do título",
+        "pergunta, árvore, gráfico ou termo do glossário desta página já usa; mude o texto do "
+        "título",
         f"{path}:{second_chart}:1: error: outro gráfico desta lição tem o mesmo título, e por "
         "isso a mesma âncora `#grafico-vazao`; dê a cada gráfico um título próprio",
     ]

@@ -27,6 +27,8 @@ CHROME_TEMPLATES = [
     "_course_nav.html",
     "_content_problems.html",
     "_resume.html",
+    "editor.html",
+    "_editor_preview.html",
 ]
 
 
@@ -72,9 +74,11 @@ def test_widget_ids_keep_their_shapes():
         "pergunta-",
         "grafico-",
         "termo-",
+        "def-",
         "erro-",
         "op-",
     )
+    assert page_ids.definition_anchor("kv-cache") == "def-kv-cache"
 
 
 # --- every page type, rendered: no id twice ----------------------------------------------
@@ -208,3 +212,24 @@ def test_a_lesson_with_the_chromes_ids_as_headings_gets_its_own_ids():
     # Wrapped in the page's chrome, no id is there twice either.
     chrome = "".join(f'<div id="{reserved}"></div>' for reserved in CHROME_IDS)
     assert _ids_twice(chrome + html) == []
+
+
+def test_a_heading_that_makes_a_glossary_terms_id_is_an_error(tmp_path):
+    """The first use of a term is ``<dfn id="termo-<slug>">``: a heading may not take that id."""
+    import shutil
+
+    from app.content.course import load_course
+
+    folder = tmp_path / "lessons"
+    shutil.copytree(PROJECT_ROOT / "lessons", folder)
+    kernels = folder / "01-kernels.md"
+    html = "".join(p for p in load_course(folder).get("kernels").parts if isinstance(p, str))
+    assert 'id="termo-kernel"' in html
+    kernels.write_text(kernels.read_text(encoding="utf-8") + "\n## Termo kernel\n\nTexto.\n")
+    found = [f"{p.file.name}:{p.line}: {p.message}" for p in load_course(folder).problems]
+    assert any(
+        "01-kernels.md" in problem
+        and "`#termo-kernel`" in problem
+        and "termo do glossário" in problem
+        for problem in found
+    ), found

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from app.content import paths
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
-from app.content.page_ids import term_anchor
+from app.content.page_ids import definition_anchor, term_anchor
 from app.content.text import Word, collation_key, nfc, term_key, words
 from app.content.yamlsrc import (
     YamlSource,
@@ -137,8 +137,8 @@ def term_html(term: Term, written: str) -> str:
     return (
         f'<dfn class="term" id="{term_anchor(term.slug)}">'
         f'<button type="button" class="term-button" '
-        f'popovertarget="def-{term.slug}">{escape_html(written)}</button></dfn>'
-        f'<span class="term-popover" id="def-{term.slug}" popover>'
+        f'popovertarget="{definition_anchor(term.slug)}">{escape_html(written)}</button></dfn>'
+        f'<span class="term-popover" id="{definition_anchor(term.slug)}" popover>'
         f'<a class="term-link" href="{paths.glossary_term(term.slug)}">'
         f"{escape_html(term.term)}</a>: "
         f"{term.definition_html}</span>"

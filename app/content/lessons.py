@@ -28,7 +28,14 @@ from app.content.markdown import (
     render_document,
     render_inline,
 )
-from app.content.page_ids import error_anchor, option_anchor, question_anchor, tree_anchor
+from app.content.page_ids import (
+    definition_anchor,
+    error_anchor,
+    option_anchor,
+    question_anchor,
+    term_anchor,
+    tree_anchor,
+)
 from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
@@ -288,6 +295,8 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
                 charts.add(chart_id)
             replacements.append(html)
         errors.extend(problems)
+    for slug in rendered.terms:  # the glossary's marks: a <dfn> and its definition's popover
+        charts.update((term_anchor(slug), definition_anchor(slug)))
     errors.extend(_widget_clashes(rendered.headings, questions, trees, charts, path, body_line))
     if errors or meta is None:
         raise ContentErrors(errors, slug)
@@ -306,7 +315,10 @@ def _widget_clashes(
     path: Path,
     body_line: int,
 ) -> list[ContentError]:
-    """Headings whose id is one a question, tree or chart of the page already carries."""
+    """Headings whose id is one a question, tree, chart or glossary term of the page carries.
+
+    ``charts`` holds the ids of the charts, calculators and glossary terms.
+    """
     taken = {anchor(qid) for qid in questions for anchor in (question_anchor, error_anchor)}
     taken.update(charts)
     taken.update(option_anchor(q.id, o.id) for q in questions.values() for o in q.options)
@@ -315,8 +327,8 @@ def _widget_clashes(
         tree = next((tid for tid in trees if heading.anchor.startswith(tree_anchor(tid))), None)
         if heading.anchor in taken or tree is not None:
             msg = gettext(
-                "the heading makes the anchor `#%(id)s`, which a question, tree or chart of this "
-                "page already uses; change the heading's text"
+                "the heading makes the anchor `#%(id)s`, which a question, tree, chart or "
+                "glossary term of this page already uses; change the heading's text"
             ) % {"id": heading.anchor}
             out.append(ContentError(path, body_line + heading.line, msg))
     return out

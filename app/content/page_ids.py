@@ -15,9 +15,18 @@ must never change.
 from __future__ import annotations
 
 # The page chrome's literal ids (templates/base.html, lesson.html, _course_nav.html,
-# _content_problems.html, _resume.html).
+# _content_problems.html, _resume.html, and editor.html and _editor_preview.html, which show
+# a lesson being edited), and the one static/app.js makes for the header search's results.
 CHROME_IDS = frozenset(
     {
+        "busca-topo-lista",
+        "editor-ajuda",
+        "editor-conflito-t",
+        "editor-previa-t",
+        "editor-resultado",
+        "editor-texto",
+        "editor-titulo",
+        "editor-verificacao-t",
         "conteudo",
         "gaveta",
         "gaveta-titulo",
@@ -35,6 +44,7 @@ QUESTION_PREFIX = "pergunta-"
 ERROR_PREFIX = "erro-"
 TREE_PREFIX = "arvore-"
 TERM_PREFIX = "termo-"
+DEFINITION_PREFIX = "def-"
 CHART_PREFIX = "grafico-"
 OPTION_PREFIX = "op-"
 # Ids the lesson's own widgets carry; an in-page link may point at them.
@@ -43,6 +53,7 @@ WIDGET_ID_PREFIXES = (
     QUESTION_PREFIX,
     CHART_PREFIX,
     TERM_PREFIX,
+    DEFINITION_PREFIX,
     ERROR_PREFIX,
     OPTION_PREFIX,
 )
@@ -109,6 +120,18 @@ def term_anchor(term_slug: str) -> str:
         ``termo-<term_slug>``.
     """
     return f"{TERM_PREFIX}{term_slug}"
+
+
+def definition_anchor(term_slug: str) -> str:
+    """The id of the popover with a glossary term's definition, next to its first use.
+
+    Args:
+        term_slug: the term's slug.
+
+    Returns:
+        ``def-<term_slug>``.
+    """
+    return f"{DEFINITION_PREFIX}{term_slug}"
 
 
 def chart_anchor(title_slug: str) -> str:

@@ -20,6 +20,7 @@ Storage of what learners do (SQL through SQLModel):
 - :mod:`app.learning.review`, :mod:`app.learning.mastery`: spaced review and mastery per
   concept; :mod:`app.learning.classes`, :mod:`app.learning.instructors`: classes and staff.
 
-May import: content and platform. Never imports analytics, authoring, web or cli, nor any web
-framework (``[tool.importlinter]`` in ``pyproject.toml``).
+May import: content and platform. Never imports analytics, authoring, web or cli, nor a web
+framework directly (``[tool.importlinter]`` in ``pyproject.toml``); the sessions it ends live
+in :mod:`app.platform.sessions`, which uses Starlette's request types.
 """

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from starlette.requests import Request
 from starlette.responses import Response
 
+from app.content import paths
+
 # Where the token goes while the page is rendered once: URL-safe characters (like a real
 # token), so no template filter escapes or changes it, and never found in lesson text.
 PLACEHOLDER = "csrf-cache-placeholder-9b1e6c0f2d7a4e58"
@@ -255,7 +257,7 @@ def respond(request: Request, page: SplicedPage, headers: dict[str, str]) -> Res
     return Response(encoding.build(page, token), headers=headers, media_type="text/html")
 
 
-LESSON_PREFIX = "/licoes/"
+LESSON_PREFIX = paths.LESSONS_PREFIX  # the lesson route's shape, from its one home
 # Sent with every cached lesson page (private: each carries its reader's token).
 VISITOR_HEADERS = {
     "Vary": "HX-Request, HX-History-Restore-Request, Cookie, Accept-Encoding",
