@@ -295,8 +295,8 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
                 charts.add(chart_id)
             replacements.append(html)
         errors.extend(problems)
-    for slug in rendered.terms:  # the glossary's marks: a <dfn> and its definition's popover
-        charts.update((term_anchor(slug), definition_anchor(slug)))
+    for term in rendered.terms:  # the glossary's marks: a <dfn> and its definition's popover
+        charts.update((term_anchor(term), definition_anchor(term)))
     errors.extend(_widget_clashes(rendered.headings, questions, trees, charts, path, body_line))
     if errors or meta is None:
         raise ContentErrors(errors, slug)
