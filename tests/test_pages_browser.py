@@ -22,7 +22,7 @@ from playwright.sync_api import Page, expect
 from app.content.course import load_course
 from tests.support.accounts import sign_up
 from tests.support.app import REPO_LESSONS
-from tests.support.browser import FIRST_QUESTION, ConsoleWatch, axe_violations
+from tests.support.browser import FIRST_QUESTION, ConsoleWatch, axe_violations, settle
 from tests.support.learning import answer
 from tests.support.lessons import GOOD
 from tests.support.server import LiveServer, grant_instructor
@@ -278,15 +278,6 @@ def _seed_class(server: LiveServer) -> None:
 TABLES_THAT_SCROLL = """[...document.querySelectorAll("table")]
     .filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)
     .map(t => `${t.className || t.parentElement.className}: ${t.scrollWidth} > ${t.clientWidth}`)"""
-
-
-def settle(page: Page) -> None:
-    """Wait for running CSS animations (the tree's fade-in) to end, so colours are final.
-
-    An animation whose element an htmx swap removes is cancelled, and its ``finished`` promise
-    rejects with AbortError; a cancelled animation has nothing left to settle, so it counts as done.
-    """
-    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)))")
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -37,10 +37,25 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8") + "\n;undefined"
 
 
+def settle(page: Page) -> None:
+    """Wait for running CSS animations (the tree's fade-in, a swap's entrance) to end.
+
+    An animation whose element an htmx swap removes is cancelled, and its ``finished`` promise
+    rejects with AbortError; a cancelled animation has nothing left to settle, so it counts as
+    done. Endless animations are not waited for.
+    """
+    page.evaluate(
+        """Promise.all(document.getAnimations()
+            .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+            .map(a => a.finished.catch(() => null)))"""
+    )
+
+
 def axe_violations(page: Page) -> list[str]:
     """Run axe-core on the page; one line per violation and element."""
     # Evaluated over the DevTools protocol: the page's CSP (no inline scripts) stays on.
     # Once per document: a test that checks a page again after an htmx swap reuses it.
+    settle(page)  # judge the page as it rests, not mid-animation (sizes and colours are final)
     if not page.evaluate("typeof window.axe === 'object'"):
         page.evaluate(axe_source())
     found = page.evaluate(
