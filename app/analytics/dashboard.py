@@ -42,12 +42,10 @@ from app.learning.rules import group_size, is_done, ranked
 from app.platform.db import begin_write
 from app.platform.models import Attempt, Learner, WalkRecord
 
-# ``__tablename__`` is typed as a name or a function of the class; for these it is a name.
-# Session.exec() and sqlmodel's select() are typed for SQLModel statements only; they run the
-# SQLAlchemy Core selects here the same way, hence the ``type: ignore[call-overload]`` on them.
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
+# SQLAlchemy Core selects over the tables, run with Session.execute (typed for them).
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
 WALK = SQLModel.metadata.tables[WalkRecord.__tablename__]
-LEARNER = SQLModel.metadata.tables[Learner.__tablename__]  # type: ignore[index]
+LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,7 @@ def activity(db: Session, now: datetime, class_id: int | None = None) -> Activit
         recent = case((latest.c.at >= now - timedelta(days=days), 1), else_=0)
         return func.coalesce(func.sum(recent), 0)
 
-    row = db.exec(select(func.count(), since(7), since(30))).one()  # type: ignore[call-overload]
+    row = db.execute(select(func.count(), since(7), since(30))).one()
     return Activity(*row)
 
 
@@ -142,7 +140,7 @@ def funnel(db: Session, course: Course, class_id: int | None = None) -> list[Fun
     prepare(db, course)
     found = {
         slug: (started, completed)
-        for slug, started, completed in db.exec(  # type: ignore[call-overload]
+        for slug, started, completed in db.execute(
             select(LESSON.c.lesson_slug, LESSON.c.started, LESSON.c.completed)
         )
     }
@@ -155,7 +153,7 @@ def funnel(db: Session, course: Course, class_id: int | None = None) -> list[Fun
 
 def class_states(db: Session, class_id: int) -> dict[str, State]:
     """The ``first_try`` states of a class's learners (a learner with no answer is left out)."""
-    ids = [row[0] for row in db.exec(class_learners(class_id))]  # type: ignore[call-overload]
+    ids = [row[0] for row in db.execute(class_learners(class_id))]
     return stored_states(db.connection(), ids)
 
 
@@ -271,7 +269,7 @@ def item_stats(
     prepare(db, course)
     attempts = {
         (slug, qid): n
-        for slug, qid, n in db.exec(  # type: ignore[call-overload]
+        for slug, qid, n in db.execute(
             select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
                 tuple_(
                     QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash
@@ -280,7 +278,7 @@ def item_stats(
         )
     }
     buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    for slug, qid, score, chosen, learners, rights in db.exec(  # type: ignore[call-overload]
+    for slug, qid, score, chosen, learners, rights in db.execute(
         select(
             SCORE.c.lesson_slug,
             SCORE.c.question_id,
@@ -301,7 +299,7 @@ def item_stats(
     edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
     on_edge: dict[int, list[str]] = defaultdict(list)
     if edges:
-        for score, answers in db.exec(  # type: ignore[call-overload]
+        for score, answers in db.execute(
             select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
             .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
             .order_by(LEARNER_TALLY.c.learner_id)
@@ -369,7 +367,7 @@ def tree_walks(db: Session, class_id: int | None = None) -> dict[str, dict[str, 
 
     ``class_id``: only the walks of that class's learners.
     """
-    rows = db.exec(  # type: ignore[call-overload]
+    rows = db.execute(
         select(WALK.c.tree_id, WALK.c.result_id, func.count())
         .where(in_class(WALK.c.learner_id, class_id))
         .group_by(WALK.c.tree_id, WALK.c.result_id)

@@ -44,8 +44,6 @@ from app.learning.classes import class_learners
 from app.learning.grading import LessonStatus
 from app.learning.rules import done_sql, first_try_order
 
-# Session.exec() is typed for SQLModel statements only; it runs the SQLAlchemy Core selects
-# here the same way, hence the ``type: ignore[call-overload]`` on those calls.
 ATTEMPT_COLUMNS = (
     "tentativa",
     "aluno",
@@ -135,7 +133,7 @@ def attempt_rows(
     if class_id is not None:
         query = query.where(ATTEMPT.c.learner_id.in_(class_learners(class_id)))
     with Session(engine) as db:
-        for row in db.exec(query.execution_options(yield_per=BATCH)):  # type: ignore[call-overload]
+        for row in db.execute(query.execution_options(yield_per=BATCH)):
             (
                 number,
                 learner,
@@ -235,7 +233,7 @@ def progress_rows(
     if class_id is not None:
         query = query.where(LEARNER.c.id.in_(class_learners(class_id)))
     with Session(engine) as db:
-        for row in db.exec(query.execution_options(yield_per=BATCH)):  # type: ignore[call-overload]
+        for row in db.execute(query.execution_options(yield_per=BATCH)):
             learner, slug, situation, right_n, total, first_right, tries_n, latest = row
             yield (
                 pseudonym(salt, learner),

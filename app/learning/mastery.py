@@ -37,8 +37,7 @@ LAST_N = 10
 DECAY = 0.8
 WEIGHTS = tuple(DECAY**i for i in range(LAST_N))  # newest answer first
 
-# ``__tablename__`` is typed as a name or a function of the class; for ``Attempt`` it is a name.
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]  # type: ignore[index]
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
 
 
 @dataclass(frozen=True)

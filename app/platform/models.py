@@ -25,6 +25,8 @@ class Learner(SQLModel, table=True):
         place_at: when the place was recorded, UTC.
     """
 
+    __tablename__ = "learner"  # spelled out: the dashboard reads the table by this name
+
     id: str = Field(primary_key=True, max_length=32)
     created_at: datetime = Field(default_factory=utcnow)
     place_lesson: str | None = Field(default=None, max_length=100)
@@ -67,6 +69,8 @@ class Attempt(AttemptBase, table=True):
     ``idempotency_key`` comes from the form: the same form sent twice stores one attempt
     (unique per learner).
     """
+
+    __tablename__ = "attempt"  # spelled out: the dashboard reads the table by this name
 
     __table_args__ = (
         Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),
