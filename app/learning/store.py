@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -31,10 +32,13 @@ from app.learning.review import schedule_after
 from app.learning.rules import first_try_order
 from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
 from app.platform.db import begin_write
-from app.platform.models import Attempt, Learner, ReviewCard, WalkRecord, utcnow
+from app.platform.models import Account, Attempt, Learner, ReviewCard, WalkRecord, utcnow
 
 __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
 _LEARNER = bindparam("learner", type_=String)
+# How long after a visitor's first answer a second request with the same form key (a double
+# submit sent before the first response set the session cookie) joins that learner.
+BIRTH_WINDOW = timedelta(seconds=30)
 
 
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
@@ -385,6 +389,58 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
     ), False
 
 
+def claim_learner(session: Session, learner_id: str, key: str) -> str:
+    """Make the learner of a visitor's first answer, once per answer form, in one transaction.
+
+    ``learner_id`` is new (random, from the request's new session) and ``key`` is the answer
+    form's idempotency key, unique to the page view that printed it. The learner row is created
+    with ``key`` as its birth key, unless another request made one with the same key first: a
+    double submit of the same form, both sent before the first response set the session cookie.
+    That learner is returned when it was made less than :data:`BIRTH_WINDOW` ago and has no
+    account; otherwise (a form sent again long after, or by someone who has since signed up)
+    ``learner_id`` is made without a birth key. Nothing here reads a cookie.
+
+    Args:
+        session: an open session with no transaction in progress; this function commits it.
+
+    Returns:
+        The learner id the answer belongs to, which the caller keeps in the session.
+    """
+    insert = _insert_for(session)
+    now = utcnow()
+    begin_write(session)
+    session.execute(
+        insert(Learner)
+        .values(id=learner_id, created_at=now, birth_key=key)
+        .on_conflict_do_nothing()
+    )
+    born = session.execute(
+        select(col(Learner.id), col(Learner.created_at)).where(col(Learner.birth_key) == key)
+    ).first()
+    owner = learner_id
+    if born is not None and born[0] != learner_id:
+        created = born[1] if born[1].tzinfo else born[1].replace(tzinfo=UTC)
+        signed_up = session.execute(
+            select(col(Account.learner_id)).where(col(Account.learner_id) == born[0])
+        ).first()
+        if now - created < BIRTH_WINDOW and signed_up is None:
+            owner = born[0]
+        else:
+            session.execute(
+                insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing()
+            )
+    session.commit()
+    return owner
+
+
+def forget_birth_key(session: Session, learner_id: str) -> None:
+    """End the learner's birth window now (sign-out): no request can join them by their first
+    form's key any more (:func:`claim_learner`). Commits."""
+    begin_write(session)
+    session.execute(update(Learner).where(col(Learner.id) == learner_id).values(birth_key=None))
+    session.commit()
+
+
 class SqlLearnerStore:
     """The storage of :mod:`app.learning.usecases` (:class:`~app.learning.usecases.LearnerStore`).
 
@@ -407,6 +463,10 @@ class SqlLearnerStore:
         updated = set_place(self.writer, learner_id, place)
         self.writer.commit()
         return updated
+
+    def claim_learner(self, learner_id: str, key: str) -> str:
+        """See :func:`claim_learner`."""
+        return claim_learner(self.writer, learner_id, key)
 
     def record_answer(
         self,

@@ -37,6 +37,10 @@ class LearnerStore(Protocol):
     def save_place(self, learner_id: str, place: Place) -> bool:
         """Keep ``place`` on the learner row; False when the learner has no row."""
 
+    def claim_learner(self, learner_id: str, key: str) -> str:
+        """Make a visitor's learner with their first answer's form ``key``; the learner id
+        the answer belongs to (another one when the same form was sent twice at once)."""
+
     def record_answer(
         self,
         learner_id: str,
@@ -251,12 +255,15 @@ class QuestionPage:
         progress: the course progress (after an answer), else ``None``.
         error: the message of a refused answer, else ``None``.
         stored: True when an answer was stored by this request.
+        learner_id: the learner the answer was stored for (see ``born`` in
+            :func:`answer_question`), else ``None``.
     """
 
     view: QuestionView
     progress: CourseProgress | None = None
     error: str | None = None
     stored: bool = False
+    learner_id: str | None = None
 
 
 def show_question(
@@ -302,6 +309,7 @@ def answer_question(
     learner_id: str,
     answer: Answer,
     order_of: str | None = None,
+    born: bool = False,
 ) -> QuestionPage:
     """Grade an answer, store it once per key and show the stored grade with the progress.
 
@@ -314,20 +322,26 @@ def answer_question(
         answer: what the form sent (already checked: a well-formed key).
         order_of: the shuffle seed the learner saw the options in, when it is not their own
             (a visitor who became a learner with this answer saw the visitors' order).
+        born: ``learner_id`` is new in this request (a visitor's first answer): the learner is
+            made with the form's key (:meth:`LearnerStore.claim_learner`), and a double submit
+            of that form stores for the learner the first request made.
 
     Returns:
-        The graded question and the progress after the answer.
+        The graded question and the progress after the answer, with the learner id the
+        answer was stored for (the caller keeps it in the session).
 
     Raises:
         AnswerError: the answer is not valid for the question (message in Portuguese).
         app.learning.store.DuplicateKeyError: the key was already used for another question.
     """
     grade, chosen = graded_answer(question, answer.options, answer.value, answer.positions)
+    if born:
+        learner_id = store.claim_learner(learner_id, answer.key)
     stored, _new = store.record_answer(learner_id, lesson.slug, question, chosen, grade, answer.key)
     state = store.read_state(learner_id)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(lesson.slug, question, order_of or learner_id, attempts)
-    return QuestionPage(view, course_progress(course, state), stored=_new)
+    return QuestionPage(view, course_progress(course, state), stored=_new, learner_id=learner_id)
 
 
 __all__ = ["AnswerError", "LessonRequest", "answer_question", "open_lesson", "show_question"]

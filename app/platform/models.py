@@ -23,15 +23,20 @@ class Learner(SQLModel, table=True):
         place_lesson: slug of the lesson the learner was last in (for "Continuar de onde parei").
         place_section: anchor of the section inside that lesson, or ``None`` for its top.
         place_at: when the place was recorded, UTC.
+        birth_key: the idempotency key of the answer form whose first answer made this learner
+            (a visitor's), unique; a double submit of that form finds the learner by it for
+            :data:`app.learning.store.BIRTH_WINDOW` after ``created_at``, never later.
     """
 
     __tablename__ = "learner"  # spelled out: the dashboard reads the table by this name
+    __table_args__ = (UniqueConstraint("birth_key", name="uq_learner_birth_key"),)
 
     id: str = Field(primary_key=True, max_length=32)
     created_at: datetime = Field(default_factory=utcnow)
     place_lesson: str | None = Field(default=None, max_length=100)
     place_section: str | None = Field(default=None, max_length=200)
     place_at: datetime | None = None
+    birth_key: str | None = Field(default=None, max_length=64)
 
 
 class AttemptBase(SQLModel):

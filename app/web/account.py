@@ -19,7 +19,7 @@ from app.learning.learners import (
     merge_learner,
     replace_password_hash,
 )
-from app.learning.store import stored_place
+from app.learning.store import forget_birth_key, stored_place
 from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
 from app.platform.i18n import N_, gettext
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
@@ -181,12 +181,13 @@ def safe_next(path: str) -> str:
 
 
 @router.post("/conta/sair")
-def sign_out(request: Request):
-    """End the session (it is deleted from the store); the next visit is a new anonymous learner.
-
-    The CSRF cookie goes too: a visitor's learner id is derived from it
-    (:func:`app.web.deps.learner_for_write`).
+def sign_out(request: Request, db: SessionDep, learner_id: LearnerIdDep):
+    """End the session (it is deleted from the store, so its old cookie opens nothing); the
+    next visit is a new anonymous learner. The CSRF cookie goes too, so the next person at
+    this browser gets a token of their own.
     """
+    if learner_id is not None:
+        forget_birth_key(db, learner_id)
     request.session.clear()
     response = RedirectResponse(urls_of(request).home(), status_code=303)
     response.delete_cookie(CSRF_COOKIE, path="/")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -22,7 +20,7 @@ from app.platform.sessions import LEARNER_KEY, session_account
 from app.web.urls import urls_of
 
 SESSION_KEY = LEARNER_KEY
-CSRF_COOKIE = "csrftoken"  # asgi-csrf's cookie (app/web/security.py)
+CSRF_COOKIE = "csrftoken"  # asgi-csrf's double-submit cookie (app/web/security.py)
 SIGN_IN_FIRST = N_("Sign in with an instructor account to see this page.")
 INSTRUCTORS_ONLY = N_("This page is for instructors only. Ask whoever runs the course for access.")
 
@@ -88,32 +86,18 @@ async def current_learner_id(request: Request) -> str | None:
 async def learner_for_write(request: Request) -> str:
     """Return the learner id of a POST, giving the visitor one on their first POST.
 
-    Every POST has passed the CSRF check (asgi-csrf) before it gets here, so a new learner
-    is only born from a form of this site. The session (and its cookie) is stored with the
-    response; the learner row with the first thing stored for them.
-
-    The new id is derived from the visitor's CSRF cookie (:func:`visitor_learner_id`): two
-    first answers sent at once from one browser (a double click) make one learner, and the
-    form's idempotency key keeps them one attempt. Signing out and deleting one's data drop
-    that cookie, so the next person at the same browser is a new learner.
+    Identity lives only in the server-side session: a new id is random (``secrets``) and
+    derives from nothing the request carries; the CSRF cookie in particular proves intent and
+    nothing else. The session (and its HttpOnly cookie) is stored with the response; the
+    learner row with the first thing stored for them. A double submit of a visitor's first
+    answer makes one learner through the form's key (:func:`app.learning.store.claim_learner`).
     """
     learner_id = await current_learner_id(request)
     if learner_id is None:
-        token = request.cookies.get(CSRF_COOKIE)
-        secret = request.app.state.settings.resolved_secret_key()
-        learner_id = visitor_learner_id(secret, token) if token else secrets.token_hex(16)
+        learner_id = secrets.token_hex(16)
         request.session[SESSION_KEY] = learner_id
         request.state.learner_born = True
     return learner_id
-
-
-def visitor_learner_id(secret: str, csrf_cookie: str) -> str:
-    """The learner id of a visitor born on a POST: 32 hex characters of an HMAC-SHA-256.
-
-    Keyed by the app's secret, so the CSRF cookie (which pages also carry) does not reveal it.
-    """
-    digest = hmac.new(secret.encode(), b"learner:" + csrf_cookie.encode(), hashlib.sha256)
-    return digest.hexdigest()[:32]
 
 
 def born_in_this_request(request: Request) -> bool:

@@ -21,7 +21,7 @@ from app.learning.usecases import lesson_page as build_lesson_page
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
 from app.web.flash import FLASH_KEY
 from app.web.lookups import CheckPanel, check_panel, find_lesson
-from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond
+from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond, with_key_holes
 from app.web.places import keep_in_session, session_place
 from app.web.templating import TIMEZONE_COOKIE, render, theme
 
@@ -117,10 +117,12 @@ def _visitor_page(request: Request, course: Course, lesson: Lesson):
 
 
 def _with_placeholder(request: Request, name: str, context: dict) -> bytes:
-    """Render ``name`` with :data:`PLACEHOLDER` where the CSRF token goes (for the caches)."""
+    """Render ``name`` for the caches: :data:`PLACEHOLDER` where the CSRF token goes, and
+    form keys made of a per-response prefix (:func:`app.web.page_cache.with_key_holes`)."""
     scope = {**request.scope, "csrftoken": lambda: PLACEHOLDER}
     templates = request.app.state.templates
-    return templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
+    html = templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
+    return with_key_holes(bytes(html))
 
 
 def _visit(engine, lesson, learner_id, place, move_place: bool) -> LessonVisit:

@@ -75,7 +75,7 @@ def delete(
     delete_learner(db, learner_id)
     request.session.clear()
     response = RedirectResponse(urls_of(request).my_data() + "?apagado=1", status_code=303)
-    response.delete_cookie(CSRF_COOKIE, path="/")  # the next learner here is a new one
+    response.delete_cookie(CSRF_COOKIE, path="/")  # the next person here gets a new token
     return response
 
 

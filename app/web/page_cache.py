@@ -16,6 +16,12 @@ each part compressed once. A request joins the parts around its own token:
   computed over the page (zlib's C code, tens of microseconds for a lesson).
 - no encoding: the parts joined around the token.
 
+The same splice fills a second kind of hole: the quiz forms' idempotency keys
+(:data:`FORM_KEY_PLACEHOLDER`), with a random prefix drawn for each response. So every page
+view's forms carry keys of their own, as a page rendered for the request would: a visitor's
+first answer makes their learner with that key (:func:`app.learning.store.claim_learner`), and
+no two page views share one.
+
 The ``ETag`` is the page version plus a digest of the token, so a browser revalidating with the
 same CSRF cookie gets ``304 Not Modified`` and keeps a page whose token still matches.
 """
@@ -23,6 +29,8 @@ same CSRF cookie gets ``304 Not Modified`` and keeps a page whose token still ma
 from __future__ import annotations
 
 import hashlib
+import re
+import secrets
 import struct
 import threading
 import zlib
@@ -33,10 +41,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.content import paths
+from app.web.templating import FORM_KEY_FIELD
 
 # Where the token goes while the page is rendered once: URL-safe characters (like a real
 # token), so no template filter escapes or changes it, and never found in lesson text.
 PLACEHOLDER = "csrf-cache-placeholder-9b1e6c0f2d7a4e58"
+# Where a page view's own prefix of the forms' idempotency keys goes (see :func:`with_key_holes`).
+FORM_KEY_PLACEHOLDER = "formkey-cache-placeholder-4c7d21a9e3b05f68"
+_HOLE = re.compile(
+    b"(" + re.escape(PLACEHOLDER.encode()) + b"|" + re.escape(FORM_KEY_PLACEHOLDER.encode()) + b")"
+)
 ADLER_BASE = 65521
 ZLIB_HEADER = b"\x78\xda"  # deflate, 32 KiB window, best compression (RFC 1950 §2.2)
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no name, no time, unknown OS
@@ -88,53 +102,79 @@ def _deflate(part: bytes, last: bool) -> bytes:
     )
 
 
+def with_key_holes(html: bytes) -> bytes:
+    """``html`` with each quiz form's key made of :data:`FORM_KEY_PLACEHOLDER` and the form's
+    position in the page (filled per response by :class:`SplicedPage`)."""
+    count = iter(range(1_000_000))
+    return FORM_KEY_FIELD.sub(
+        lambda m: m.group(1) + FORM_KEY_PLACEHOLDER.encode() + b'-%d"' % next(count), html
+    )
+
+
+def new_form_key_prefix() -> bytes:
+    """A random prefix for one response's form keys (22 URL-safe characters)."""
+    return secrets.token_urlsafe(16).encode()
+
+
 class SplicedPage:
-    """One rendered page, split where the token goes, each part compressed once.
+    """One rendered page, split where the token and the form-key prefix go, each part
+    compressed once.
 
     Args:
-        html: the page as rendered with :data:`PLACEHOLDER` for the token (UTF-8 bytes).
+        html: the page as rendered with :data:`PLACEHOLDER` for the token and
+            :data:`FORM_KEY_PLACEHOLDER` for the form-key prefix (UTF-8 bytes).
     """
 
     def __init__(self, html: bytes) -> None:
-        self.parts = html.split(PLACEHOLDER.encode())
+        pieces = _HOLE.split(html)
+        self.parts = pieces[0::2]
+        self.is_key = [hole == FORM_KEY_PLACEHOLDER.encode() for hole in pieces[1::2]]
         last = len(self.parts) - 1
         self.deflated = [_deflate(part, i == last) for i, part in enumerate(self.parts)]
         self.adlers = [zlib.adler32(part) for part in self.parts]
         self.version = hashlib.blake2b(html, digest_size=12).hexdigest()
 
-    def identity(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, uncompressed."""
-        return token.join(self.parts)
+    def _fills(self, token: bytes, key: bytes) -> list[bytes]:
+        return [key if is_key else token for is_key in self.is_key]
 
-    def deflate(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, in the zlib format (``Content-Encoding:
-        deflate``).
+    def identity(self, token: bytes, key: bytes = b"") -> bytes:
+        """The page with ``token`` (and the form-key prefix ``key``) in place, uncompressed."""
+        out = [self.parts[0]]
+        for fill, part in zip(self._fills(token, key), self.parts[1:], strict=True):
+            out += [fill, part]
+        return b"".join(out)
+
+    def deflate(self, token: bytes, key: bytes = b"") -> bytes:
+        """The page with ``token`` (and ``key``) in place, in the zlib format
+        (``Content-Encoding: deflate``).
         """
-        block = stored_block(token)
-        token_adler = zlib.adler32(token)
+        blocks = {token: stored_block(token), key: stored_block(key)}
+        adlers = {token: zlib.adler32(token), key: zlib.adler32(key)}
         out = [ZLIB_HEADER, self.deflated[0]]
         adler = self.adlers[0]
-        for deflated, part, part_adler in zip(
-            self.deflated[1:], self.parts[1:], self.adlers[1:], strict=True
+        for fill, deflated, part, part_adler in zip(
+            self._fills(token, key), self.deflated[1:], self.parts[1:], self.adlers[1:], strict=True
         ):
-            out += [block, deflated]
-            adler = adler32_combine(adler, token_adler, len(token))
+            out += [blocks[fill], deflated]
+            adler = adler32_combine(adler, adlers[fill], len(fill))
             adler = adler32_combine(adler, part_adler, len(part))
         out.append(struct.pack(">I", adler))
         return b"".join(out)
 
-    def gzip(self, token: bytes) -> bytes:
-        """The page with ``token`` in every place, in the gzip format
+    def gzip(self, token: bytes, key: bytes = b"") -> bytes:
+        """The page with ``token`` (and ``key``) in place, in the gzip format
         (``Content-Encoding: gzip``).
         """
-        block = stored_block(token)
+        blocks = {token: stored_block(token), key: stored_block(key)}
         out = [GZIP_HEADER, self.deflated[0]]
         crc = zlib.crc32(self.parts[0])
         size = len(self.parts[0])
-        for deflated, part in zip(self.deflated[1:], self.parts[1:], strict=True):
-            out += [block, deflated]
-            crc = zlib.crc32(part, zlib.crc32(token, crc))
-            size += len(token) + len(part)
+        for fill, deflated, part in zip(
+            self._fills(token, key), self.deflated[1:], self.parts[1:], strict=True
+        ):
+            out += [blocks[fill], deflated]
+            crc = zlib.crc32(part, zlib.crc32(fill, crc))
+            size += len(fill) + len(part)
         out.append(struct.pack("<II", crc, size & 0xFFFFFFFF))
         return b"".join(out)
 
@@ -144,7 +184,7 @@ class Encoding:
     """A response encoding: its ``Content-Encoding`` value (``""`` for none) and its builder."""
 
     name: str
-    build: Callable[[SplicedPage, bytes], bytes]
+    build: Callable[[SplicedPage, bytes, bytes], bytes]
 
 
 ENCODINGS = {
@@ -254,7 +294,8 @@ def respond(request: Request, page: SplicedPage, headers: dict[str, str]) -> Res
     encoding = chosen_encoding(request.headers.get("accept-encoding", ""))
     if encoding.name:
         headers["Content-Encoding"] = encoding.name
-    return Response(encoding.build(page, token), headers=headers, media_type="text/html")
+    body = encoding.build(page, token, new_form_key_prefix())
+    return Response(body, headers=headers, media_type="text/html")
 
 
 LESSON_PREFIX = paths.LESSONS_PREFIX  # the lesson route's shape, from its one home

@@ -15,6 +15,7 @@ from app.learning.views import KEY_RE, VISITOR_ORDER
 from app.platform.i18n import gettext
 from app.web.answer_form import AnswerFormDep
 from app.web.deps import (
+    SESSION_KEY,
     CourseDep,
     LearnerForWriteDep,
     LearnerIdDep,
@@ -65,15 +66,18 @@ def answer(
             request, store, lesson, question, gettext(QUESTION_CHANGED), learner_id, status_code=409
         )
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
-    order_of = VISITOR_ORDER if born_in_this_request(request) else None
+    born = born_in_this_request(request)
+    order_of = VISITOR_ORDER if born else None
     try:
-        page = answer_question(store, course, lesson, question, learner_id, sent, order_of)
+        page = answer_question(store, course, lesson, question, learner_id, sent, order_of, born)
     except AnswerError as exc:
         return _invalid(
             request, store, lesson, question, str(exc), learner_id, typed=sent.value or ""
         )
     except DuplicateKeyError:
         return _invalid(request, store, lesson, question, gettext(REUSED_FORM), learner_id)
+    if page.learner_id != learner_id:  # the same first answer, sent twice at once
+        request.session[SESSION_KEY] = page.learner_id
     if wants_fragment(request):
         return _render(request, lesson, question, page)
     return _back_to(request, lesson, question)

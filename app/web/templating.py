@@ -43,7 +43,7 @@ HTML_CACHE = "private, no-cache"
 # A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it out:
 # an unchanged page still revalidates. A key can only have been used if an answer was stored,
 # and then the page itself has changed (the graded answer, the counts), so its ETag has too.
-_FORM_KEY = re.compile(rb'(name="chave" value=")[^"]*"')
+FORM_KEY_FIELD = re.compile(rb'(name="chave" value=")[^"]*"')
 
 
 def csrf_token(request: Request) -> str:
@@ -215,7 +215,7 @@ def render(
     response.headers["Vary"] = VARY
     if status_code != 200:
         return response
-    stable = _FORM_KEY.sub(rb'\1"', response.body)
+    stable = FORM_KEY_FIELD.sub(rb'\1"', response.body)
     etag = 'W/"' + hashlib.blake2b(stable, digest_size=16).hexdigest() + '"'
     headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": f"{VARY}, Cookie"}
     if etag in _etags(request.headers.get("if-none-match", "")):

@@ -1,0 +1,235 @@
+"""Identity lives in the server-side session; the CSRF cookie proves intent and nothing else.
+
+Issue 22, item 1: a visitor's learner id was ``HMAC(secret, csrftoken cookie)``, and that cookie
+is printed in every page and never rotated. A client holding only the cookie's value became the
+learner (and their account): it could answer into it, export it and erase it.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+from fastapi.testclient import TestClient
+
+from app.platform.migrate import downgrade, upgrade
+from app.platform.settings import Settings
+from tests.support.accounts import post_form, sign_in, sign_up
+from tests.support.app import db_rows, query
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.learning import KERNELS, answer, key_of, version_of
+
+QUESTION = next(iter(KERNELS.questions.values()))
+URL = f"/licoes/kernels/perguntas/{QUESTION.id}"
+SESSION = "curso_sessao"
+
+
+def stranger(client: TestClient, token: str) -> TestClient:
+    """A client that holds nothing but a copy of someone's CSRF cookie value."""
+    return TestClient(client.app, cookies={"csrftoken": token})
+
+
+def as_stranger(client: TestClient, token: str, url: str, **fields) -> httpx.Response:
+    """The reproducer of the issue: the token as cookie, header and form field."""
+    return stranger(client, token).post(
+        url,
+        data={"csrftoken": token, **fields},
+        headers={"x-csrftoken": token},
+        follow_redirects=False,
+    )
+
+
+def learners(settings) -> int:
+    return db_rows(settings, "SELECT count(*) FROM learner")[0][0]
+
+
+def test_a_copied_csrf_cookie_opens_no_account_even_after_sign_out(client, settings):
+    page = client.get("/licoes/kernels").text
+    token = csrf_from(page)  # what anyone at this computer can read in the page source
+    assert answer(client, "kernels", QUESTION.id, sorted(QUESTION.answer)).status_code == 200
+    assert sign_up(client, "vitima").status_code == 303
+    assert client.post("/conta/sair", data={"csrftoken": csrf_from(client.get("/conta").text)})
+
+    exported = stranger(client, token).get("/meus-dados/exportar")
+    assert exported.status_code == 200
+    assert "vitima" not in exported.text and exported.json()["attempts"] == []
+    erased = as_stranger(client, token, "/meus-dados/apagar", confirmo="sim")
+    assert erased.status_code == 303  # the stranger erased only the learner it just became
+    answered = as_stranger(
+        client,
+        token,
+        URL,
+        chave=key_of(page, QUESTION.id),
+        versao=version_of(page, QUESTION.id),
+        opcao="a",
+    )
+    assert answered.status_code in (200, 303)
+
+    victim = TestClient(client.app)
+    assert sign_in(victim, "vitima").status_code == 303, "a conta continua lá"
+    mine = victim.get("/meus-dados/exportar").json()
+    assert mine["account"]["username"] == "vitima"
+    assert [(a["question_id"], a["chosen"]) for a in mine["attempts"]] == [
+        (QUESTION.id, ",".join(sorted(QUESTION.answer)))
+    ], "nada do estranho entrou na conta"
+
+
+def test_a_token_copied_before_the_learner_arrived_gives_a_learner_of_its_own(client, settings):
+    token = csrf_from(client.get("/licoes/kernels").text)
+    assert answer(client, "kernels", QUESTION.id, sorted(QUESTION.answer)).status_code == 200
+    other = stranger(client, token)
+    page = other.get("/licoes/kernels").text
+    response = other.post(
+        URL,
+        data={
+            "csrftoken": token,
+            "chave": key_of(page, QUESTION.id),
+            "versao": version_of(page, QUESTION.id),
+            "opcao": "a",
+        },
+        headers=HX,
+    )
+    assert response.status_code == 200
+    assert learners(settings) == 2
+    assert client.cookies[SESSION] != other.cookies[SESSION]
+    owners = db_rows(settings, "SELECT DISTINCT learner_id FROM attempt")
+    assert len(owners) == 2, "cada resposta ficou com quem a deu"
+
+
+def test_the_session_cookie_is_httponly_and_never_printed_in_a_page(client):
+    assert answer(client, "kernels", QUESTION.id, ["a"]).status_code == 200
+    sid = client.cookies[SESSION]
+    cookies = [
+        c
+        for c in answer(client, "kernels", QUESTION.id, ["b"]).headers.get_list("set-cookie")
+        + client.post("/conta/sair", data={"csrftoken": csrf_from(client.get("/conta").text)})
+        .history[0]
+        .headers.get_list("set-cookie")
+        if c.startswith(SESSION)
+    ]
+    assert cookies and all("httponly" in c.lower() for c in cookies)
+    again = TestClient(client.app)
+    assert answer(again, "kernels", QUESTION.id, ["a"]).status_code == 200
+    sid = again.cookies[SESSION]
+    for path in ("/", "/licoes/kernels", "/progresso", "/meus-dados", "/conta", "/revisar"):
+        assert sid not in again.get(path).text, path
+
+
+def test_sign_up_sign_in_and_sign_out_each_rotate_the_session(client):
+    assert answer(client, "kernels", QUESTION.id, ["a"]).status_code == 200
+    anonymous = client.cookies[SESSION]
+    assert sign_up(client, "rotacao").status_code == 303
+    signed_up = client.cookies[SESSION]
+    assert signed_up != anonymous
+    assert client.post(
+        "/conta/sair", data={"csrftoken": csrf_from(client.get("/conta").text)}
+    ).status_code in (200, 303)
+    assert SESSION not in client.cookies
+    assert sign_in(client, "rotacao").status_code == 303
+    signed_in = client.cookies[SESSION]
+    assert signed_in not in (anonymous, signed_up)
+
+    for old in (anonymous, signed_up):  # replaying an ended session's cookie opens nothing
+        replay = TestClient(client.app, cookies={SESSION: old})
+        assert "Conta: rotacao" not in replay.get("/conta").text
+        assert replay.get("/meus-dados/exportar").json()["attempts"] == []
+    current = TestClient(client.app, cookies={SESSION: signed_in})
+    assert current.get("/meus-dados/exportar").json()["account"]["username"] == "rotacao"
+
+
+def test_every_page_view_gets_form_keys_of_its_own(client):
+    first, second = (TestClient(client.app).get("/licoes/kernels").text for _ in range(2))
+    keys = [key_of(page, QUESTION.id) for page in (first, second)]
+    assert keys[0] != keys[1], "a página do cache não repete a chave de outra visita"
+    forms = soup(first).select('input[name="chave"]')
+    assert len({node["value"] for node in forms}) == len(forms) > 1, "uma chave por formulário"
+
+
+def double_submit(client: TestClient, page: str, token: str) -> list[httpx.Response]:
+    """The same first answer sent twice at once by a browser that has no session yet."""
+    data = {
+        "csrftoken": token,
+        "chave": key_of(page, QUESTION.id),
+        "versao": version_of(page, QUESTION.id),
+        "opcao": sorted(QUESTION.answer)[0],
+    }
+
+    def send(_):
+        return TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(send, range(2)))
+
+
+def test_a_double_submitted_first_answer_makes_one_learner(client, settings):
+    page = client.get("/licoes/kernels").text
+    responses = double_submit(client, page, csrf_from(page))
+    assert [r.status_code for r in responses] == [200, 200]
+    assert learners(settings) == 1
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
+    sessions = {r.cookies[SESSION] for r in responses}
+    owners = query(settings, "SELECT DISTINCT learner_id FROM websession")
+    assert len(sessions) == 2 and len(owners) == 1, "duas sessões, o mesmo aluno"
+    verdicts = [text(soup(r).select_one(".verdict")) for r in responses]
+    assert verdicts == ["✓ Resposta correta"] * 2
+
+
+def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client, settings):
+    page = client.get("/licoes/kernels").text
+    token = csrf_from(page)
+    data = {
+        "csrftoken": token,
+        "chave": key_of(page, QUESTION.id),
+        "versao": version_of(page, QUESTION.id),
+        "opcao": "a",
+    }
+    assert client.post(URL, data=data, headers=HX).status_code == 200
+    assert sign_up(client, "primeira").status_code == 303
+    late = TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
+    assert late.status_code == 200
+    assert learners(settings) == 2, "a conta não é alcançada pela chave do formulário"
+
+    other = TestClient(client.app)
+    page = other.get("/licoes/kernels").text
+    data = {**data, "chave": key_of(page, QUESTION.id), "csrftoken": csrf_from(page)}
+    assert other.post(URL, data=data, headers=HX).status_code == 200
+    db_rows(
+        settings,
+        "UPDATE learner SET created_at = '2000-01-01 00:00:00' WHERE birth_key = ?",
+        data["chave"],
+    )
+    again = TestClient(client.app, cookies={"csrftoken": data["csrftoken"]})
+    assert again.post(URL, data=data, headers=HX).status_code == 200
+    assert learners(settings) == 4, "passada a janela, a mesma chave faz outro aluno"
+
+
+def test_signing_out_ends_the_window_of_the_first_form(client, settings):
+    page = client.get("/licoes/kernels").text
+    token = csrf_from(page)
+    data = {
+        "csrftoken": token,
+        "chave": key_of(page, QUESTION.id),
+        "versao": version_of(page, QUESTION.id),
+        "opcao": "a",
+    }
+    assert client.post(URL, data=data, headers=HX).status_code == 200
+    assert post_form(client, "/conta/sair").status_code == 303
+    after = TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
+    assert after.status_code == 200
+    assert learners(settings) == 2
+
+
+def test_the_migration_re_keys_no_learner(database_url):
+    upgrade(database_url)
+    downgrade(database_url, "0009")
+    settings = Settings(database_url=database_url, secret_key="x" * 40)
+    learner = "a" + "0" * 31
+    query(settings, f"INSERT INTO learner (id, created_at) VALUES ('{learner}', CURRENT_TIMESTAMP)")
+    query(
+        settings,
+        "INSERT INTO account (username, password_hash, learner_id, created_at) "
+        f"VALUES ('antiga', 'h', '{learner}', CURRENT_TIMESTAMP)",
+    )
+    upgrade(database_url)
+    assert query(settings, "SELECT id, birth_key FROM learner") == [(learner, None)]
+    assert query(settings, "SELECT username, learner_id FROM account") == [("antiga", learner)]
