@@ -369,6 +369,32 @@ def test_browsing_stores_no_learner(client, settings):
     assert db_rows(settings, "SELECT id FROM learner") == []
 
 
+def test_progress_names_a_walk_by_the_tree_title_the_result_and_the_labels_chosen(client, settings):
+    """Issue 27: /progresso showed raw ids ("guia-osman → resultado: vllm · Caminho: hopper ›
+    general-production")."""
+    tree = COURSE.trees["guia-osman"]
+    first = next(o for o in tree.questions[tree.start].options if o.next in tree.questions)
+    second = tree.questions[first.next].options[0]
+    result = tree.results[second.next]
+    answer(client, "kernels", next(iter(KERNELS.questions)), ["a"])
+    ((learner,),) = db_rows(settings, "SELECT id FROM learner")
+    db_rows(
+        settings,
+        "INSERT INTO walk (learner_id, tree_id, path, result_id, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        learner,
+        tree.id,
+        f"{first.value},{second.value}",
+        result.id,
+        "2026-05-01 10:00:00",
+    )
+    walk = soup(client.get("/progresso")).select_one(".walk")
+    assert text(walk.select_one(".walk-tree")) == tree.title
+    assert text(walk.select_one(".walk-result")) == result.main
+    assert f"Caminho: {first.label} › {second.label}" in text(walk)
+    assert tree.id not in text(walk)
+
+
 def test_api_progress_matches_the_page_and_is_documented(client, settings):
     question = next(iter(KERNELS.questions.values()))
     answer(client, "kernels", question.id, ["a"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 
 from app.content import paths
@@ -12,6 +13,7 @@ from app.content.course import Course
 from app.content.layout import Layout, layout
 from app.content.trees import Tree
 from app.content.walk import Walk, WalkError, walk_path
+from app.learning.state import WalkRow
 from app.platform.i18n import N_, gettext, ngettext
 
 TREE_NOT_FOUND = N_("Decision tree not found.")
@@ -285,3 +287,39 @@ def find_tree(course: Course, tree_id: str) -> Tree:
 def embedding_lesson(course: Course, tree: Tree, slug: str) -> str:
     """``slug`` when that lesson embeds ``tree``, else ``""`` (the standalone page)."""
     return slug if slug and course.tree_lessons.get(tree.id) == slug else ""
+
+
+@dataclass(frozen=True)
+class WalkSummary:
+    """A finished walk as ``/progresso`` lists it.
+
+    Attributes:
+        tree: the tree's title (its id when the tree is gone from the course).
+        result: the result's engine (its id when the tree or the path changed since).
+        choices: the labels of the options chosen, in order (the stored values when the
+            path no longer leads through the tree).
+        created_at: when it was finished (UTC).
+    """
+
+    tree: str
+    result: str
+    choices: tuple[str, ...]
+    created_at: datetime
+
+
+def walk_summary(course: Course, walk: WalkRow) -> WalkSummary:
+    """What a learner reads of a stored walk: titles and labels, not ids."""
+    tree = course.trees.get(walk.tree_id)
+    if tree is None:
+        return WalkSummary(walk.tree_id, walk.result_id, walk.values, walk.created_at)
+    try:
+        replay = walk_path(tree, walk.values)
+    except WalkError:
+        replay = None
+    if replay is None or replay.result is None or replay.result.id != walk.result_id:
+        result = tree.results.get(walk.result_id)
+        return WalkSummary(
+            tree.title, result.main if result else walk.result_id, walk.values, walk.created_at
+        )
+    labels = tuple(step.option.label for step in replay.steps)
+    return WalkSummary(tree.title, replay.result.main, labels, walk.created_at)

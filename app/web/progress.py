@@ -12,6 +12,7 @@ from app.learning import mastery
 from app.learning.progress import course_progress, progress_public, section_titles
 from app.learning.state import Place
 from app.learning.store import read_state, save_place
+from app.learning.trees import walk_summary
 from app.platform.i18n import N_, gettext
 from app.platform.models import ProgressPublic
 from app.web.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, read_session
@@ -38,7 +39,7 @@ async def progress_page(request: Request, course: CourseDep, learner_id: Learner
     progress = course_progress(course, state, state.place or session_place(request))
     context = {
         "progress": progress,
-        "walks": state.walks,
+        "walks": [walk_summary(course, walk) for walk in state.walks],
         "mastery": concepts,
         "mastery_last": mastery.LAST_N,
         "mastery_decay": format_decimal(mastery.DECAY, locale="pt_BR"),
