@@ -264,14 +264,22 @@
     window.addEventListener("hashchange", function () { if (window.scrollY > header.offsetHeight) hide(true); });
   }
 
-  // "Voltar ao topo" appears after one screen of scrolling.
+  // "Voltar ao topo" appears after one screen of scrolling. Where the text fills the width
+  // (phones, narrow windows) it would sit on the text, so there it shows only while the reader
+  // scrolls up, as the header does, and while it has the focus.
   function backToTop() {
     var link = document.querySelector(".to-top");
     if (!link) return;
-    var ticking = false;
+    var narrow = window.matchMedia("(max-width: 60rem)");
+    var ticking = false, lastY = window.scrollY, up = false;
     function update() {
       ticking = false;
-      link.hidden = window.scrollY < window.innerHeight;
+      var y = window.scrollY;
+      if (y > lastY + 4) up = false;
+      else if (y < lastY - 4) up = true;
+      lastY = y;
+      var wanted = y >= window.innerHeight && (!narrow.matches || up || document.activeElement === link);
+      link.hidden = !wanted;
     }
     window.addEventListener("scroll", function () {
       if (!ticking) { ticking = true; window.requestAnimationFrame(update); }
