@@ -51,6 +51,10 @@ def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(
     expect(learner).to_have_url(
         server.url + "/conta?proximo=" + link.split(server.url)[1].replace("/", "%2F")
     )
+    # Issue 27: the sign-in page said nothing of the class the learner was about to join.
+    expect(learner.locator(".join-context")).to_contain_text(
+        f"Você vai entrar na turma Turma da noite, de {INSTRUCTOR}."
+    )
     learner.fill("#criar-usuario", "aluna")
     learner.fill("#criar-senha", "senha-boa-123")
     learner.fill("#criar-confirmacao", "senha-boa-123")
@@ -58,6 +62,11 @@ def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(
     expect(learner.locator("h1")).to_have_text("Entrar na turma Turma da noite")
     learner.get_by_role("button", name="Entrar na turma").click()
     expect(learner).to_have_url(server.url + "/")
+    expect(learner.get_by_role("status").filter(has_text="Você entrou")).to_have_text(
+        "Você entrou na turma Turma da noite."
+    )
+    learner.reload()
+    expect(learner.locator("p.notice")).to_have_count(0)  # said once
 
     past = datetime.now(ZoneInfo("America/Sao_Paulo")) - timedelta(hours=2)
     teacher.reload()

@@ -33,6 +33,7 @@ from app.web.deps import (
     SessionDep,
     SignInLimiterDep,
 )
+from app.web.lookups import join_context
 from app.web.places import session_place
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -60,7 +61,9 @@ def account_page(
     ``?proximo=/caminho`` is where signing in leads (a page that asked for a sign-in).
     """
     instructor = instructor_account(db, account) is not None
-    return _page(request, account, next_page=safe_next(proximo), instructor=instructor)
+    next_page = safe_next(proximo)
+    joining = join_context(db, urls_of(request).class_join(""), next_page)
+    return _page(request, account, next_page=next_page, instructor=instructor, joining=joining)
 
 
 @router.post("/conta/criar", response_class=HTMLResponse)

@@ -24,6 +24,7 @@ from app.web.deps import (
     LearnerIdDep,
     SessionDep,
 )
+from app.web.flash import NOTICE_KEY
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -34,6 +35,7 @@ BAD_LINK = N_(
     "Ask the instructor for the current link."
 )
 NO_NAME = N_("Give the class a name.")
+JOINED = N_("You joined the class %(name)s.")
 NOT_INSTRUCTOR = N_("There is no instructor with the username `%(name)s`.")
 UNKNOWN_LESSON = N_("Choose one of the course's lessons.")
 
@@ -241,6 +243,7 @@ def join(
         location = urls_of(request).account(next_page=urls_of(request).class_join(code))
         return RedirectResponse(location, status_code=303)
     classes.join(db, classroom, learner_id)
+    request.session[NOTICE_KEY] = gettext(JOINED) % {"name": classroom.name}
     return RedirectResponse(urls_of(request).home(), status_code=303)
 
 

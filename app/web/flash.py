@@ -4,3 +4,5 @@ from __future__ import annotations
 
 # The session key of a refused answer: {"lesson", "question", "message", "typed"}.
 FLASH_KEY = "aviso"
+# The session key of a one-line confirmation for the next page (a class joined): a string.
+NOTICE_KEY = "recado"

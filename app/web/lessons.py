@@ -19,7 +19,7 @@ from app.learning.store import SqlLearnerStore, read_state
 from app.learning.usecases import LessonPage, LessonRequest, LessonVisit, visit_lesson
 from app.learning.usecases import lesson_page as build_lesson_page
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
-from app.web.flash import FLASH_KEY
+from app.web.flash import FLASH_KEY, NOTICE_KEY
 from app.web.lookups import CheckPanel, check_panel, find_lesson
 from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond, with_key_holes
 from app.web.places import keep_in_session, session_place
@@ -40,7 +40,8 @@ async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     progress = course_progress(course, state, state.place or session_place(request))
     titles = {lesson.slug: lesson.meta.title for lesson in course.lessons}
     due = [{**item, "title": titles[item["slug"]]} for item in due if item["slug"] in titles]
-    context = {"rows": progress.rows, "progress": progress, "due": due}
+    notice = request.session.pop(NOTICE_KEY, None) if learner_id is not None else None
+    context = {"rows": progress.rows, "progress": progress, "due": due, "notice": notice}
     return render(request, "home.html", context)
 
 

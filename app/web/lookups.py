@@ -14,6 +14,7 @@ from app.content.course import Course
 from app.content.errors import ContentError
 from app.content.lessons import Lesson
 from app.content.trees import Tree
+from app.learning import classes
 from app.learning import trees as learning_trees
 from app.learning.trees import TREE_NOT_FOUND
 from app.platform.i18n import N_, gettext
@@ -83,3 +84,28 @@ def find_tree(course: Course, tree_id: str) -> Tree:
         return learning_trees.find_tree(course, tree_id)
     except learning_trees.TreeNotFound:
         raise HTTPException(status_code=404, detail=gettext(TREE_NOT_FOUND)) from None
+
+
+@dataclass(frozen=True)
+class JoinContext:
+    """The class a join link leads to, as the sign-in page names it before the learner signs in.
+
+    Attributes:
+        name: the class's name.
+        staff: usernames of its instructors, sorted.
+    """
+
+    name: str
+    staff: tuple[str, ...]
+
+
+def join_context(db, join_prefix: str, next_page: str) -> JoinContext | None:
+    """The class of ``next_page`` when it is a join link (``join_prefix`` + code), else ``None``
+    (another page, or a code no class has)."""
+    if not next_page.startswith(join_prefix):
+        return None
+    code = next_page[len(join_prefix) :]
+    classroom = classes.by_code(db, code) if 0 < len(code) <= 64 else None
+    if classroom is None:
+        return None
+    return JoinContext(classroom.name, tuple(classes.staff_of(db, classroom)))
