@@ -59,7 +59,7 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 bench: install-dev bytecode ## benchmark against nginx (installs wrk and nginx from Debian); under 3 minutes
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
-	$(PY) -m bench.run
+	tests/with_postgres.sh $(PY) -m bench.run
 	$(PY) -m bench.lighthouse
 
 lighthouse: install-dev chromium ## Lighthouse 12 on the "kernels" lesson (installs it with npm into ~/.cache/curso-lighthouse)

@@ -55,16 +55,24 @@ def reading_learner(base: str, course: Course) -> dict:
 
 
 def answering_learners(base: str, count: int, target: Path) -> Path:
-    """Open the first lesson as ``count`` new learners and write ``cookie<TAB>token`` lines.
+    """Make ``count`` learners, each with a session (the reading place that ``app.js`` posts
+    when a reader opens the first lesson), and write ``cookie<TAB>token`` lines.
 
-    The quiz-answer scenario rotates over them, as a class answering at once would.
+    The quiz-answer scenarios rotate over them, as a class answering at once would. Without a
+    session every answer would make a new learner: identity lives only in the session.
     """
     lines = []
     with httpx.Client(base_url=base, timeout=30) as client:
         for _ in range(count):
             client.cookies.clear()
             page = client.get("/licoes/kernels").text
-            lines.append(f"{cookie_header(client)}\t{TOKEN_RE.search(page).group(1)}")
+            token = TOKEN_RE.search(page).group(1)
+            placed = client.post(
+                "/progresso/lugar", data={"licao": "kernels"}, headers={"x-csrftoken": token}
+            )
+            if placed.status_code != 204 or "curso_sessao" not in client.cookies:
+                raise RuntimeError(f"o aluno do benchmark não ganhou sessão ({placed.status_code})")
+            lines.append(f"{cookie_header(client)}\t{token}")
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return target
 
