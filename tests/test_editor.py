@@ -157,11 +157,18 @@ def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
         text(s) for s in page.select(".diff-add")
     }
     assert page.select_one("#editor-texto").get_text() == theirs
-    assert page.select_one('input[name="versao"]')["value"] == content_hash(on_disk)
-    assert db_rows(settings, "SELECT text FROM lesson_draft") == [(theirs,)]
+    assert page.select_one('input[name="versao"]')["value"] == second["versao"]
+    replace = page.select_one('input[type="checkbox"][name="substituir"]')
+    assert replace["value"] == content_hash(on_disk) and "checked" not in replace.attrs
+    assert text(page.select_one('label[for="editor-substituir"]')) == "Substituir a versão atual"
+    assert db_rows(settings, "SELECT text, base_hash FROM lesson_draft") == [
+        (theirs, second["versao"])
+    ]
     merged = theirs.replace("## Duas fases", "## Fases do primeiro")
-    again = {**second, "versao": content_hash(on_disk), "texto": merged}
-    assert teacher.post(EDITOR, data=again).status_code == 303
+    again = {**second, "texto": merged}
+    assert teacher.post(EDITOR, data=again).status_code == 409, "publicar de novo não substitui"
+    assert path.read_bytes() == on_disk
+    assert teacher.post(EDITOR, data={**again, "substituir": replace["value"]}).status_code == 303
     assert "Fases do primeiro" in path.read_text("utf-8-sig") and "segundo." in path.read_text(
         "utf-8-sig"
     )
