@@ -242,6 +242,32 @@ def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
     assert text(newest.select_one(".revision-origin")) == "restaurada da revisão 1"
 
 
+def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records_the_file(site):
+    teacher, settings, path = site
+    form = editor_form(teacher)
+    page = soup(teacher.get(HISTORY).text)
+    assert db_rows(settings, "SELECT count(*) FROM lesson_revision") == [(0,)]
+    (pending,) = page.select(".revision")
+    assert text(pending.select_one(".revision-title")) == (
+        "O arquivo no disco, ainda não registrado atual"
+    )
+    assert text(pending.select_one(".revision-origin")) == "o arquivo como o editor o encontrou"
+    assert pending.select_one("form") is None
+    changed = form["texto"].replace("## Duas fases", "## Salva")
+    assert teacher.post(EDITOR, data={**form, "texto": changed}).status_code == 303
+    path.write_bytes(path.read_bytes().replace(b"## Salva", b"## Mudada no servidor"))
+    teacher.get(EDITOR)
+    page = soup(teacher.get(HISTORY).text)
+    rows = db_rows(settings, "SELECT origin FROM lesson_revision ORDER BY id")
+    assert rows == [("initial",), ("editor",)], "as páginas não gravam a mudança de fora"
+    assert page.select_one(".revision")["id"] == "revisao-disco"
+    assert "+## Mudada no servidor" in [text(s) for s in page.select(".revision-pending .diff-add")]
+    again = editor_form(teacher)
+    assert teacher.post(EDITOR, data=again).status_code == 303
+    rows = db_rows(settings, "SELECT origin FROM lesson_revision ORDER BY id")
+    assert rows == [("initial",), ("editor",), ("outside",), ("editor",)]
+
+
 def test_restoring_from_a_stale_history_page_is_refused_with_409(site):
     teacher, _, path = site
     editor_form(teacher)
