@@ -543,3 +543,34 @@ def test_multipart_bodies_are_still_refused_everywhere_else(site):
         PREVIEW, data={"csrftoken": token, "texto": "x"}, files={"f": ("a.png", png_bytes())}
     )
     assert response.status_code == 415
+
+
+def test_a_text_over_a_million_characters_gets_the_editor_back_with_the_text_and_the_reason(site):
+    teacher, settings, path = site
+    form = editor_form(teacher)
+    before = path.read_bytes()
+    huge = form["texto"] + "x" * (1_000_001 - len(form["texto"]))
+    response = teacher.post(EDITOR, data={**form, "texto": huge})
+    assert response.status_code == 422
+    page = soup(response.text)
+    assert page.select_one("#editor-texto").get_text() == huge
+    assert page.select_one('input[name="versao"]')["value"] == form["versao"]
+    assert text(page.select_one("#editor-grande")) == (
+        "O texto tem 1.000.001 caracteres e uma lição pode ter até 1.000.000. Nada foi "
+        "publicado: o texto continua na caixa; encurte-o (divida a lição em duas, por exemplo) "
+        "e publique de novo."
+    )
+    assert path.read_bytes() == before
+    preview = teacher.post(PREVIEW, data={**form, "texto": huge}, headers={"HX-Request": "true"})
+    assert preview.status_code == 422
+    assert text(soup(preview.text).select_one(".check-oversized")).startswith(
+        "O texto tem 1.000.001 caracteres"
+    )
+    # A body too large to read at all is refused before the route, saying so.
+    refused = teacher.post(EDITOR, data={**form, "texto": "ç" * 800_000})
+    assert refused.status_code == 413
+    assert text(soup(refused.text).select_one("main")).startswith(
+        "Envio grande demais O texto da lição enviado passa de 4 MB e por isso não pôde ser lido:"
+    )
+    assert path.read_bytes() == before
+    assert db_rows(settings, "SELECT count(*) FROM lesson_draft") == [(0,)]

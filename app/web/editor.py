@@ -42,6 +42,10 @@ TOO_LONG = N_(
     "published: the text is still in the box; shorten it (split the lesson in two, for "
     "example) and publish again."
 )
+TOO_HEAVY = N_(
+    "The text is too large to send (%(size)s MB once encoded for the form; the limit is "
+    "%(max)s MB). Nothing was sent: the text is still in the box; shorten it and publish again."
+)
 MAX_TEXT = 1_000_000
 MAX_TITLE = 200
 
@@ -117,6 +121,11 @@ def _editor_page(
         "base_hash": base_hash,
         "max_text": MAX_TEXT,
         "max_form_bytes": MAX_EDITOR_FORM_BYTES,
+        # For static/editor.js, which checks the size before sending ({count}, {size}: its own).
+        "too_long_message": gettext(TOO_LONG)
+        % {"count": "{count}", "max": format_number(Decimal(MAX_TEXT))},
+        "too_heavy_message": gettext(TOO_HEAVY)
+        % {"size": "{size}", "max": MAX_EDITOR_FORM_BYTES // (1024 * 1024)},
         "level": 2,
         **_check(request, db, path, text),
         **extra,
