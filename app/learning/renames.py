@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import and_, delete, exists, func, select, update
+from sqlalchemy import Table, and_, delete, exists, func, select, update
 from sqlmodel import Session, col
 
 from app.learning.aggregates import BASIS, rebuild
@@ -35,7 +35,8 @@ def learners_with_progress(db: Session, slug: str) -> int:
     query = select(func.count(func.distinct(ATTEMPT.c.learner_id))).where(
         ATTEMPT.c.lesson_slug == slug
     )
-    return db.execute(query).scalar_one()
+    count: int = db.execute(query).scalar_one()
+    return count
 
 
 def carry_progress(
@@ -68,7 +69,7 @@ def carry_progress(
     return rename
 
 
-def _move_keyed(db: Session, table, key: tuple[str, ...], old: str, new: str) -> None:
+def _move_keyed(db: Session, table: Table, key: tuple[str, ...], old: str, new: str) -> None:
     """Rename ``old`` to ``new`` in a table keyed by the slug and ``key``, replacing the rows
     of ``new`` that the moved ones would collide with."""
     moving = table.alias("moving")
@@ -94,12 +95,12 @@ def moved_to(db: Session, slug: str, is_live: Callable[[str], bool]) -> str | No
     current = slug
     for _ in range(MAX_HOPS):
         query = (
-            select(LessonRename.new_slug)
-            .where(LessonRename.old_slug == current)
+            select(col(LessonRename.new_slug))
+            .where(col(LessonRename.old_slug) == current)
             .order_by(col(LessonRename.id).desc())
             .limit(1)
         )
-        target = db.execute(query).scalar_one_or_none()
+        target: str | None = db.execute(query).scalar_one_or_none()
         if target is None or target in seen:
             return None
         if is_live(target):
