@@ -33,4 +33,94 @@
     evt.preventDefault();
     goTo(box, parseInt(link.getAttribute("data-line"), 10) || 1, parseInt(link.getAttribute("data-col"), 10) || 1);
   });
+
+  // Size limits, checked before anything is sent: a text over the limit stays in the box with
+  // the reason, instead of a refusal page. The server checks the same limits
+  // (app/web/editor.py MAX_TEXT, app/web/security.py MAX_EDITOR_FORM_BYTES).
+  var box = document.getElementById("editor-texto");
+  if (!box) return;
+  var form = box.form;
+  var warning = document.getElementById("editor-grande");
+  var maxChars = parseInt(box.getAttribute("data-max-chars"), 10) || Infinity;
+  var maxBytes = parseInt(box.getAttribute("data-max-bytes"), 10) || Infinity;
+
+  function codePoints(text) {
+    var pairs = text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g);
+    return text.length - (pairs ? pairs.length : 0);
+  }
+
+  function number(value, digits) {
+    return value.toLocaleString("pt-BR", { maximumFractionDigits: digits || 0 });
+  }
+
+  // The reason the text cannot be sent, or "" when it can.
+  function tooLarge() {
+    var count = codePoints(box.value);
+    if (count > maxChars) {
+      return box.getAttribute("data-too-long").replace("{count}", number(count));
+    }
+    var bytes = new URLSearchParams(new FormData(form)).toString().length;
+    if (bytes > maxBytes) {
+      return box.getAttribute("data-too-heavy").replace("{size}", number(bytes / 1048576, 1));
+    }
+    return "";
+  }
+
+  function refuse(evt) {
+    var reason = tooLarge();
+    if (warning) {
+      warning.textContent = reason;
+      warning.hidden = !reason;
+    }
+    if (reason) evt.preventDefault();
+    return !reason;
+  }
+
+  // A copy of the last text sent, in this browser: a sending refused before it reached the
+  // editor (a body too large to read, an expired session, the network) loses nothing.
+  var KEY = "curso-editor:" + (box.getAttribute("data-lesson") || location.pathname);
+  var notice = document.getElementById("editor-copia");
+
+  function keptCopy() {
+    try {
+      return JSON.parse(localStorage.getItem(KEY) || "null");
+    } catch (err) {
+      return null;
+    }
+  }
+
+  function forget() {
+    try {
+      localStorage.removeItem(KEY);
+    } catch (err) { /* storage off: nothing kept */ }
+  }
+
+  var copy = keptCopy();
+  if (copy && typeof copy.text === "string" && copy.text !== box.value && notice) {
+    notice.hidden = false;
+    document.getElementById("editor-copia-usar").addEventListener("click", function () {
+      box.value = copy.text;
+      notice.hidden = true;
+      box.focus();
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    document.getElementById("editor-copia-descartar").addEventListener("click", function () {
+      forget();
+      notice.hidden = true;
+    });
+  } else if (copy) {
+    forget(); // the page holds it: published, or kept as a draft by the server
+  }
+
+  form.addEventListener("submit", function (evt) {
+    if (!refuse(evt)) return;
+    try {
+      localStorage.setItem(KEY, JSON.stringify({ text: box.value }));
+    } catch (err) { /* over the browser's quota: the server still answers with the text */ }
+  });
+
+  // The live preview (htmx) is not sent either while the text is over the limit.
+  box.addEventListener("htmx:confirm", function (evt) {
+    refuse(evt);
+  });
 })();

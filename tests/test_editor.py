@@ -157,11 +157,18 @@ def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
         text(s) for s in page.select(".diff-add")
     }
     assert page.select_one("#editor-texto").get_text() == theirs
-    assert page.select_one('input[name="versao"]')["value"] == content_hash(on_disk)
-    assert db_rows(settings, "SELECT text FROM lesson_draft") == [(theirs,)]
+    assert page.select_one('input[name="versao"]')["value"] == second["versao"]
+    replace = page.select_one('input[type="checkbox"][name="substituir"]')
+    assert replace["value"] == content_hash(on_disk) and "checked" not in replace.attrs
+    assert text(page.select_one('label[for="editor-substituir"]')) == "Substituir a versão atual"
+    assert db_rows(settings, "SELECT text, base_hash FROM lesson_draft") == [
+        (theirs, second["versao"])
+    ]
     merged = theirs.replace("## Duas fases", "## Fases do primeiro")
-    again = {**second, "versao": content_hash(on_disk), "texto": merged}
-    assert teacher.post(EDITOR, data=again).status_code == 303
+    again = {**second, "texto": merged}
+    assert teacher.post(EDITOR, data=again).status_code == 409, "publicar de novo não substitui"
+    assert path.read_bytes() == on_disk
+    assert teacher.post(EDITOR, data={**again, "substituir": replace["value"]}).status_code == 303
     assert "Fases do primeiro" in path.read_text("utf-8-sig") and "segundo." in path.read_text(
         "utf-8-sig"
     )
@@ -233,6 +240,32 @@ def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
     assert rows[-1] == (4, "restored", 1)
     newest = soup(teacher.get(HISTORY).text).select_one(".revision")
     assert text(newest.select_one(".revision-origin")) == "restaurada da revisão 1"
+
+
+def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records_the_file(site):
+    teacher, settings, path = site
+    form = editor_form(teacher)
+    page = soup(teacher.get(HISTORY).text)
+    assert db_rows(settings, "SELECT count(*) FROM lesson_revision") == [(0,)]
+    (pending,) = page.select(".revision")
+    assert text(pending.select_one(".revision-title")) == (
+        "O arquivo no disco, ainda não registrado atual"
+    )
+    assert text(pending.select_one(".revision-origin")) == "o arquivo como o editor o encontrou"
+    assert pending.select_one("form") is None
+    changed = form["texto"].replace("## Duas fases", "## Salva")
+    assert teacher.post(EDITOR, data={**form, "texto": changed}).status_code == 303
+    path.write_bytes(path.read_bytes().replace(b"## Salva", b"## Mudada no servidor"))
+    teacher.get(EDITOR)
+    page = soup(teacher.get(HISTORY).text)
+    rows = db_rows(settings, "SELECT origin FROM lesson_revision ORDER BY id")
+    assert rows == [("initial",), ("editor",)], "as páginas não gravam a mudança de fora"
+    assert page.select_one(".revision")["id"] == "revisao-disco"
+    assert "+## Mudada no servidor" in [text(s) for s in page.select(".revision-pending .diff-add")]
+    again = editor_form(teacher)
+    assert teacher.post(EDITOR, data=again).status_code == 303
+    rows = db_rows(settings, "SELECT origin FROM lesson_revision ORDER BY id")
+    assert rows == [("initial",), ("editor",), ("outside",), ("editor",)]
 
 
 def test_restoring_from_a_stale_history_page_is_refused_with_409(site):
@@ -510,3 +543,34 @@ def test_multipart_bodies_are_still_refused_everywhere_else(site):
         PREVIEW, data={"csrftoken": token, "texto": "x"}, files={"f": ("a.png", png_bytes())}
     )
     assert response.status_code == 415
+
+
+def test_a_text_over_a_million_characters_gets_the_editor_back_with_the_text_and_the_reason(site):
+    teacher, settings, path = site
+    form = editor_form(teacher)
+    before = path.read_bytes()
+    huge = form["texto"] + "x" * (1_000_001 - len(form["texto"]))
+    response = teacher.post(EDITOR, data={**form, "texto": huge})
+    assert response.status_code == 422
+    page = soup(response.text)
+    assert page.select_one("#editor-texto").get_text() == huge
+    assert page.select_one('input[name="versao"]')["value"] == form["versao"]
+    assert text(page.select_one("#editor-grande")) == (
+        "O texto tem 1.000.001 caracteres e uma lição pode ter até 1.000.000. Nada foi "
+        "publicado: o texto continua na caixa; encurte-o (divida a lição em duas, por exemplo) "
+        "e publique de novo."
+    )
+    assert path.read_bytes() == before
+    preview = teacher.post(PREVIEW, data={**form, "texto": huge}, headers={"HX-Request": "true"})
+    assert preview.status_code == 422
+    assert text(soup(preview.text).select_one(".check-oversized")).startswith(
+        "O texto tem 1.000.001 caracteres"
+    )
+    # A body too large to read at all is refused before the route, saying so.
+    refused = teacher.post(EDITOR, data={**form, "texto": "ç" * 800_000})
+    assert refused.status_code == 413
+    assert text(soup(refused.text).select_one("main")).startswith(
+        "Envio grande demais O texto da lição enviado passa de 4 MB e por isso não pôde ser lido:"
+    )
+    assert path.read_bytes() == before
+    assert db_rows(settings, "SELECT count(*) FROM lesson_draft") == [(0,)]

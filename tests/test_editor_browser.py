@@ -124,6 +124,14 @@ def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is
     assert "Fases, pela primeira" in path.read_text(encoding="utf-8")
     merged = mine.replace("## Duas fases", "## Fases, pela primeira")
     second.locator("#editor-texto").fill(merged)
+    with second.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(EDITOR)
+    ) as info:
+        second.get_by_role("button", name="Publicar").click()
+    assert info.value.status == 409, "publicar de novo sem confirmar não substitui a outra versão"
+    assert "Fases, pela primeira" in path.read_text(encoding="utf-8")
+    assert "disse a segunda" not in path.read_text(encoding="utf-8")
+    second.get_by_role("checkbox", name="Substituir a versão atual").check()
     second.get_by_role("button", name="Publicar").click()
     expect(second.locator(".editor-ok")).to_be_visible()
     assert parse_source(path.read_bytes()).text == merged
@@ -148,3 +156,50 @@ def test_restore_an_old_revision(reset, browser):
     expect(page.locator(".revision").first.locator(".revision-origin")).to_contain_text(
         "restaurada da revisão"
     )
+
+
+def test_a_text_over_a_million_characters_is_not_sent_and_stays_in_the_box(reset, browser):
+    server = reset
+    page = signed_in(browser, server)
+    watch = ConsoleWatch(page)
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    huge = LESSON + "x" * (1_000_001 - len(LESSON))
+    page.locator("#editor-texto").evaluate("(box, text) => { box.value = text; }", huge)
+    page.get_by_role("button", name="Publicar").click()
+    expect(page.locator("#editor-grande")).to_have_text(
+        "O texto tem 1.000.001 caracteres e uma lição pode ter até 1.000.000. Nada foi "
+        "publicado: o texto continua na caixa; encurte-o (divida a lição em duas, por exemplo) "
+        "e publique de novo."
+    )
+    assert page.locator("#editor-texto").input_value() == huge
+    assert posts == []
+    assert (server.lessons_dir / "09-editavel.md").read_text(encoding="utf-8") == LESSON
+    page.locator("#editor-texto").evaluate("(box, text) => { box.value = text; }", LESSON)
+    page.get_by_role("button", name="Publicar").click()
+    expect(page.locator(".editor-ok")).to_be_visible()
+    expect(page.locator("#editor-grande")).to_be_hidden()
+    assert watch.errors == []
+
+
+def test_a_sending_refused_before_the_editor_leaves_a_copy_in_the_browser(reset, browser):
+    server = reset
+    page = signed_in(browser, server)
+    mine = LESSON.replace("## Duas fases", "## Texto que não pode se perder")
+    page.locator("#editor-texto").fill(mine)
+    # A CSRF cookie that no longer matches the form, as after the session expired: 403.
+    page.context.add_cookies([{"name": "csrftoken", "value": "vencido", "url": server.url}])
+    with page.expect_response(lambda r: r.request.method == "POST") as info:
+        page.get_by_role("button", name="Publicar").click()
+    assert info.value.status == 403
+    page.goto(server.url + EDITOR)
+    notice = page.locator("#editor-copia")
+    expect(notice).to_be_visible()
+    assert page.locator("#editor-texto").input_value() == LESSON
+    notice.get_by_role("button", name="Recuperar esse texto").click()
+    assert page.locator("#editor-texto").input_value() == mine
+    page.get_by_role("button", name="Publicar").click()
+    expect(page.locator(".editor-ok")).to_be_visible()
+    assert (server.lessons_dir / "09-editavel.md").read_text(encoding="utf-8") == mine
+    page.reload()
+    expect(page.locator("#editor-copia")).to_be_hidden()

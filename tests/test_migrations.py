@@ -79,3 +79,34 @@ def test_downgrading_the_editor_and_classes_and_upgrading_again_keeps_the_learne
     ]
     assert query(settings, "SELECT count(*) FROM attempt") == [(1,)]
     assert query(settings, "SELECT count(*) FROM lesson_revision") == [(0,)]
+
+
+def test_the_lesson_renames_migration_walks_down_and_up_keeping_the_editors_data(settings):
+    from tests.support.app import query
+
+    query(
+        settings,
+        "INSERT INTO lesson_revision (file_name, lesson_slug, text, content_hash, origin,"
+        " created_at) VALUES ('09.md', 'nova', 'texto', 'h', 'editor', CURRENT_TIMESTAMP)",
+    )
+    query(
+        settings,
+        "INSERT INTO lesson_rename (old_slug, new_slug, file_name, revision_id, learners,"
+        " created_at) VALUES ('velha', 'nova', '09.md', 1, 3, CURRENT_TIMESTAMP)",
+    )
+    downgrade(settings.database_url, "0009")
+    engine = make_engine(settings.database_url)
+    assert "lesson_rename" not in inspect(engine).get_table_names()
+    engine.dispose()
+    assert query(settings, "SELECT lesson_slug FROM lesson_revision") == [("nova",)]
+    upgrade(settings.database_url)
+    assert query(settings, "SELECT count(*) FROM lesson_rename") == [(0,)]
+    query(
+        settings,
+        "INSERT INTO lesson_rename (old_slug, new_slug, file_name, revision_id, learners,"
+        " created_at) VALUES ('velha', 'nova', '09.md', 1, 3, CURRENT_TIMESTAMP)",
+    )
+    query(settings, "DELETE FROM lesson_revision")  # the rename outlives its revision
+    assert query(settings, "SELECT old_slug, new_slug, revision_id FROM lesson_rename") == [
+        ("velha", "nova", None)
+    ]

@@ -9,7 +9,17 @@ database. A published text is written atomically in the file's own format
 
 Saves of one lessons folder are serialised by an ``flock`` on a lock file in that folder,
 so two workers (or two machines on shared storage with working locks) never interleave a
-check and a write.
+check and a write. Everything a save reads, from the file and from the database, is read
+after it holds the lock, and its database writes run in one write transaction
+(:func:`app.platform.db.begin_write`) that waits its turn instead of failing: the second of
+two saves started at once sees the first one's file and revision, and gets
+:class:`Conflict`.
+
+Pages only read: a file changed outside the editor is recorded as a revision by the next
+save (:func:`note_outside_change`), and the history shows it meanwhile as an unsaved row.
+
+When a publication changes the lesson's slug, the learners' rows move to the new slug in
+the same transaction (:func:`app.learning.renames.carry_progress`).
 """
 
 from __future__ import annotations
@@ -36,7 +46,9 @@ from app.content.sourcefile import (
     read_source,
     to_lf,
 )
-from app.platform.models import Account, LessonDraft, LessonRevision
+from app.learning.renames import carry_progress, learners_with_progress
+from app.platform.db import begin_write
+from app.platform.models import Account, LessonDraft, LessonRename, LessonRevision
 
 LOCK_FILE = ".curso-editor.lock"
 EDITOR = "editor"
@@ -46,7 +58,8 @@ INITIAL = "initial"
 
 
 class Conflict(Exception):
-    """The file changed since the instructor loaded it; nothing was written.
+    """The file changed since the instructor loaded it (or since the differences they agreed
+    to replace); nothing was written and the text is kept as their draft.
 
     Attributes:
         current: the file as it is now.
@@ -66,11 +79,13 @@ class SaveResult:
             as a draft.
         problems: what ``curso check`` says about the text (errors and warnings).
         revision: the new revision, when published.
+        rename: the slug change it published, with the learners whose progress moved.
     """
 
     published: bool
     problems: tuple[ContentError, ...]
     revision: LessonRevision | None = None
+    rename: LessonRename | None = None
 
 
 @dataclass(frozen=True)
@@ -78,14 +93,17 @@ class RevisionRow:
     """A revision as the history page lists it.
 
     Attributes:
-        revision: the stored revision.
+        revision: the stored revision, or the file on disk not recorded yet (``pending``).
         author: the instructor's username, or ``None`` (outside the editor, or account deleted).
         previous: the revision before it (``None`` for the first one).
+        pending: the file as it is on disk, changed outside the editor since the last
+            revision; the next save records it (its ``revision`` has no id).
     """
 
     revision: LessonRevision
     author: str | None
     previous: LessonRevision | None
+    pending: bool = False
 
 
 def lesson_path(course: Course, slug: str) -> Path | None:
@@ -114,31 +132,47 @@ def latest_revision(db: Session, file_name: str) -> LessonRevision | None:
     return db.exec(query.order_by(col(LessonRevision.id).desc()).limit(1)).first()
 
 
-def note_outside_change(
-    db: Session, path: Path, slug: str, source: Source
-) -> LessonRevision | None:
-    """Record the file as a revision when it differs from the last one (or none exists).
+def outside_change(db: Session, path: Path, slug: str, source: Source) -> LessonRevision | None:
+    """The file as a revision not stored yet, when it differs from the last one (or none exists).
 
-    A file changed on disk outside the editor becomes a revision "alterado fora do editor";
-    the first time the editor sees a file, its text becomes the "initial" revision. The
-    caller commits.
+    A file changed on disk outside the editor is a revision "alterado fora do editor"; the
+    first time the editor sees a file, its text is the "initial" revision.
 
     Returns:
-        The revision added, or ``None`` when the file is as last recorded.
+        The unsaved revision, or ``None`` when the file is as last recorded.
     """
     last = latest_revision(db, path.name)
     if last is not None and last.content_hash == source.hash:
         return None
-    revision = LessonRevision(
+    return LessonRevision(
         file_name=path.name,
         lesson_slug=slug,
         text=source.text,
         content_hash=source.hash,
         origin=INITIAL if last is None else OUTSIDE,
     )
-    db.add(revision)
-    db.flush()
+
+
+def note_outside_change(
+    db: Session, path: Path, slug: str, source: Source
+) -> LessonRevision | None:
+    """Store :func:`outside_change`, if any (inside a write transaction; the caller commits).
+
+    Returns:
+        The revision added, or ``None`` when the file is as last recorded.
+    """
+    revision = outside_change(db, path, slug, source)
+    if revision is not None:
+        db.add(revision)
+        db.flush()
     return revision
+
+
+def rename_of(db: Session, revision_id: int | None) -> LessonRename | None:
+    """The slug change that the revision ``revision_id`` published, if it made one."""
+    if revision_id is None:
+        return None
+    return db.exec(select(LessonRename).where(LessonRename.revision_id == revision_id)).first()
 
 
 def get_draft(db: Session, file_name: str, account_id: int) -> LessonDraft | None:
@@ -199,6 +233,7 @@ def save(
     account: Account,
     origin: str = EDITOR,
     restored_from: int | None = None,
+    replacing: str = "",
 ) -> SaveResult:
     """Publish ``text`` as the lesson file, if the file is still the one loaded and has no errors.
 
@@ -211,34 +246,46 @@ def save(
         account: the instructor saving.
         origin: ``editor`` or ``restored``.
         restored_from: the revision restored, for ``restored``.
+        replacing: the hash of the file whose differences the instructor saw after a
+            :class:`Conflict` and chose to replace ("substituir a versão atual"); the text is
+            published over that version, and only over it.
 
     Returns:
-        The result: published with its revision, or kept as a draft with its problems.
+        The result: published with its revision (and the rename, when the slug changed), or
+        kept as a draft with its problems.
 
     Raises:
-        Conflict: the file's hash is not ``base_hash`` (the text is kept as a draft).
+        Conflict: the file's hash is neither ``base_hash`` nor ``replacing`` (the text is
+            kept as a draft that still starts from ``base_hash``).
         NotUtf8: the file on disk is not UTF-8.
         OSError: the file cannot be read or written.
     """
-    assert account.id is not None  # a stored account
+    account_id = account.id
+    assert account_id is not None  # a stored account
     with folder_lock(path.parent):
+        # Read only now: the save that held the lock before has written and committed.
         current = read_source(path)
-        slug_now = _slug_in(live.current(), path)
-        note_outside_change(db, path, slug_now, current)
-        if current.hash != base_hash:
-            keep_draft(db, path.name, account.id, text, current.hash)
+        live.refresh()
+        served = live.current()
+        slug_now = _slug_in(served, path)
+        if current.hash != base_hash and not (replacing and current.hash == replacing):
+            begin_write(db)
+            note_outside_change(db, path, slug_now, current)
+            keep_draft(db, path.name, account_id, text, base_hash)
             db.commit()
             raise Conflict(current)
         raw = encode_source(text, current.format)
         candidate = live.candidate(path, raw)
         problems = candidate.problems_of(path)
         if any(problem.is_error for problem in problems):
-            keep_draft(db, path.name, account.id, text, base_hash)
+            begin_write(db)
+            note_outside_change(db, path, slug_now, current)
+            keep_draft(db, path.name, account_id, text, base_hash)
             db.commit()
             return SaveResult(False, problems)
-        atomic_write(path, raw)
-        live.refresh()
         slug = _slug_in(candidate, path) or slug_now
+        begin_write(db)
+        note_outside_change(db, path, slug_now, current)
         revision = LessonRevision(
             file_name=path.name,
             lesson_slug=slug,
@@ -246,13 +293,49 @@ def save(
             content_hash=content_hash(raw),
             origin=origin,
             restored_from=restored_from,
-            account_id=account.id,
+            account_id=account_id,
         )
         db.add(revision)
-        discard_draft(db, path.name, account.id)
+        db.flush()
+        rename = None
+        old = served.get(slug_now)
+        if slug != slug_now and old is not None and old.path == path:
+            rename = carry_progress(db, slug_now, slug, path.name, revision.id)
+        discard_draft(db, path.name, account_id)
+        db.flush()
+        atomic_write(path, raw)
         db.commit()
+        live.refresh()
         db.refresh(revision)
-        return SaveResult(True, problems, revision)
+        if rename is not None:
+            db.refresh(rename)
+        return SaveResult(True, problems, revision, rename)
+
+
+@dataclass(frozen=True)
+class RenameNotice:
+    """What publishing the text would do to the lesson's address, for the preview.
+
+    Attributes:
+        old / new: the slug learners know the lesson by, and the text's.
+        learners: learners with progress in the lesson (it moves to the new slug).
+    """
+
+    old: str
+    new: str
+    learners: int
+
+
+def rename_notice(
+    db: Session, live: LiveCourse, path: Path, lesson_slug: str | None
+) -> RenameNotice | None:
+    """The notice when a text whose lesson is ``lesson_slug`` would change the served slug."""
+    served = live.current()
+    now = _slug_in(served, path)
+    old = served.get(now)
+    if lesson_slug is None or lesson_slug == now or old is None or old.path != path:
+        return None
+    return RenameNotice(now, lesson_slug, learners_with_progress(db, now))
 
 
 def _slug_in(course: Course, path: Path) -> str:
@@ -262,12 +345,16 @@ def _slug_in(course: Course, path: Path) -> str:
     return next((slug for slug, file in course.unavailable.items() if file == path), path.stem)
 
 
-def history(db: Session, file_name: str) -> list[RevisionRow]:
-    """Every revision of a file, newest first, each with its author and the one before it."""
+def history(db: Session, path: Path, slug: str, source: Source) -> list[RevisionRow]:
+    """Every revision of a file, newest first, each with its author and the one before it.
+
+    When the file on disk is not the last revision (changed outside the editor, or never
+    seen by it), it comes first as a ``pending`` row, computed here and not stored.
+    """
     query = (
         select(LessonRevision, Account.username)
         .join(Account, col(Account.id) == col(LessonRevision.account_id), isouter=True)
-        .where(LessonRevision.file_name == file_name)
+        .where(LessonRevision.file_name == path.name)
         .order_by(col(LessonRevision.id))
     )
     rows: list[RevisionRow] = []
@@ -275,6 +362,9 @@ def history(db: Session, file_name: str) -> list[RevisionRow]:
     for revision, username in db.exec(query).all():
         rows.append(RevisionRow(revision, username, previous))
         previous = revision
+    pending = outside_change(db, path, slug, source)
+    if pending is not None:
+        rows.append(RevisionRow(pending, None, previous, pending=True))
     return rows[::-1]
 
 

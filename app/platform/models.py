@@ -398,6 +398,31 @@ class LessonRevision(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class LessonRename(SQLModel, table=True):
+    """A lesson's slug changed in the editor: its learners' rows were moved with it, and its
+    old addresses lead to the new one (see ``app/learning/renames.py``).
+
+    Attributes:
+        old_slug / new_slug: the slug before and after the publication.
+        file_name: the lesson file, in the lessons folder.
+        revision_id: the revision that published the new slug.
+        learners: learners whose progress was carried over.
+        created_at: when, UTC.
+    """
+
+    __tablename__ = "lesson_rename"
+
+    id: int | None = Field(default=None, primary_key=True)
+    old_slug: str = Field(max_length=100, index=True)
+    new_slug: str = Field(max_length=100)
+    file_name: str = Field(max_length=255)
+    revision_id: int | None = Field(
+        default=None, foreign_key="lesson_revision.id", ondelete="SET NULL"
+    )
+    learners: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class LessonDraft(SQLModel, table=True):
     """A text saved in the editor with errors, so not published; one per file and instructor.
 

@@ -9,6 +9,7 @@ the same route renders the whole editor for the "Pré-visualizar" button without
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated
 
@@ -16,11 +17,13 @@ from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Uplo
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.authoring import editor, image_upload
+from app.content.numbers import format_number
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
 from app.platform.i18n import N_, gettext
 from app.platform.models import Account, LessonRevision
 from app.web.deps import CourseDep, InstructorDep, SessionDep
+from app.web.security import MAX_EDITOR_FORM_BYTES
 from app.web.templating import render, wants_fragment
 from app.web.urls import urls_of
 
@@ -34,6 +37,15 @@ NOT_UTF8 = N_(
     "damaging it. Save it in UTF-8 on the server first."
 )
 NO_REVISION = N_("There is no such revision of this lesson.")
+TOO_LONG = N_(
+    "The text has %(count)s characters and a lesson may have up to %(max)s. Nothing was "
+    "published: the text is still in the box; shorten it (split the lesson in two, for "
+    "example) and publish again."
+)
+TOO_HEAVY = N_(
+    "The text is too large to send (%(size)s MB once encoded for the form; the limit is "
+    "%(max)s MB). Nothing was sent: the text is still in the box; shorten it and publish again."
+)
 MAX_TEXT = 1_000_000
 MAX_TITLE = 200
 
@@ -45,8 +57,12 @@ async def editor_enabled(request: Request) -> None:
 
 
 router = APIRouter(prefix="/instrutor", dependencies=[Depends(editor_enabled)])
-TextField = Annotated[str, Form(alias="texto", max_length=MAX_TEXT)]
+# No max_length on the text: a text over MAX_TEXT gets the editor back with the text kept and
+# a message (too_long), not the generic form error. The request guard bounds the body itself
+# (app.web.security.MAX_EDITOR_FORM_BYTES).
+TextField = Annotated[str, Form(alias="texto")]
 HashField = Annotated[str, Form(alias="versao", max_length=64)]
+ReplaceField = Annotated[str, Form(alias="substituir", max_length=64)]
 
 
 def _path(course, slug: str) -> Path:
@@ -67,8 +83,28 @@ def _read(path: Path) -> Source:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON)) from None
 
 
+def too_long(text: str) -> str | None:
+    """The message for a text over :data:`MAX_TEXT` characters, else ``None``."""
+    if len(text) <= MAX_TEXT:
+        return None
+    numbers = {"count": format_number(Decimal(len(text))), "max": format_number(Decimal(MAX_TEXT))}
+    return gettext(TOO_LONG) % numbers
+
+
+def _check(request: Request, db, path: Path, text: str) -> dict:
+    """The live check and preview of ``text`` (``_editor_preview.html``'s context)."""
+    if too_long(text):
+        # Not parsed: the preview says why, the text stays in the box.
+        return {"lesson": None, "problems": (), "rename": None, "oversized": too_long(text)}
+    live = request.app.state.live_course
+    lesson, problems = editor.preview(live, path, text)
+    rename = editor.rename_notice(db, live, path, lesson.slug if lesson else None)
+    return {"lesson": lesson, "problems": problems, "rename": rename, "oversized": None}
+
+
 def _editor_page(
     request: Request,
+    db,
     slug: str,
     path: Path,
     text: str,
@@ -78,15 +114,20 @@ def _editor_page(
     **extra,
 ):
     """Render the editor with ``text`` in the textarea and its live check and preview."""
-    lesson, problems = editor.preview(request.app.state.live_course, path, text)
     context = {
         "slug": slug,
         "path": path,
         "text": text,
         "base_hash": base_hash,
-        "lesson": lesson,
-        "problems": problems,
+        "max_text": MAX_TEXT,
+        "max_form_bytes": MAX_EDITOR_FORM_BYTES,
+        # For static/editor.js, which checks the size before sending ({count}, {size}: its own).
+        "too_long_message": gettext(TOO_LONG)
+        % {"count": "{count}", "max": format_number(Decimal(MAX_TEXT))},
+        "too_heavy_message": gettext(TOO_HEAVY)
+        % {"size": "{size}", "max": MAX_EDITOR_FORM_BYTES // (1024 * 1024)},
         "level": 2,
+        **_check(request, db, path, text),
         **extra,
     }
     return render(request, "editor.html", context, status_code=status_code)
@@ -103,24 +144,24 @@ def edit(
 ):
     """The editor: the file's text (or the instructor's unpublished draft), its check and preview.
 
-    Loading the page records the file as a revision "alterado fora do editor" when it changed
-    on disk since the last revision. ``?publicada=<id>`` says that revision was just published.
+    It writes nothing (a file changed outside the editor is recorded by the next save).
+    ``?publicada=<id>`` says that revision was just published.
     """
     path = _path(course, slug)
     source = _read(path)
-    editor.note_outside_change(db, path, slug, source)
-    db.commit()
     assert instructor.id is not None  # a stored account
     draft = editor.get_draft(db, path.name, instructor.id)
     text, base = (draft.text, draft.base_hash) if draft else (source.text, source.hash)
     return _editor_page(
         request,
+        db,
         slug,
         path,
         text,
         base,
         draft=draft,
         published=publicada,
+        renamed=editor.rename_of(db, publicada),
         stale_draft=bool(draft and draft.base_hash != source.hash),
     )
 
@@ -130,6 +171,7 @@ def preview(
     request: Request,
     slug: str,
     course: CourseDep,
+    db: SessionDep,
     instructor: InstructorDep,
     texto: TextField,
     versao: HashField = "",
@@ -137,14 +179,16 @@ def preview(
     """The check and preview of the text typed, without saving it.
 
     With htmx, only the ``_editor_preview.html`` fragment; without JavaScript (the
-    "Pré-visualizar" button), the whole editor with the text kept in the textarea.
+    "Pré-visualizar" button), the whole editor with the text kept in the textarea. When the
+    text would change the lesson's slug, the preview says so and how many learners' progress
+    moves with it. A text over :data:`MAX_TEXT` characters gets 422 and the reason.
     """
     path = _path(course, slug)
+    status = 422 if too_long(texto) else 200
     if wants_fragment(request):
-        lesson, problems = editor.preview(request.app.state.live_course, path, texto)
-        context = {"slug": slug, "path": path, "lesson": lesson, "problems": problems, "level": 2}
-        return render(request, "_editor_preview.html", context)
-    return _editor_page(request, slug, path, texto, versao)
+        context = {"slug": slug, "path": path, "level": 2, **_check(request, db, path, texto)}
+        return render(request, "_editor_preview.html", context, status_code=status)
+    return _editor_page(request, db, slug, path, texto, versao, status_code=status)
 
 
 @router.post("/licoes/{slug}/editar", response_class=HTMLResponse, name="lesson_editor_save")
@@ -156,12 +200,19 @@ def save(
     instructor: InstructorDep,
     texto: TextField,
     versao: HashField,
+    substituir: ReplaceField = "",
 ):
-    """Publish the text: 303 back to the editor; 409 with a diff if the file changed since it
-    was loaded; 422 when the text has errors (kept as a draft, not published).
+    """Publish the text: 303 back to the editor (at its new address when the slug changed).
+
+    409 with a diff if the file changed since it was loaded, however often "Publicar" is
+    pressed again, until the instructor ticks "Substituir a versão atual" (``substituir``:
+    the hash of the version whose differences they saw); 422 when the text has errors (kept
+    as a draft, not published) or is over :data:`MAX_TEXT` characters (kept in the box).
     """
     path = _path(course, slug)
-    return _save(request, db, instructor, slug, path, texto, versao)
+    if too_long(texto):
+        return _editor_page(request, db, slug, path, texto, versao, status_code=422)
+    return _save(request, db, instructor, slug, path, texto, versao, replacing=substituir)
 
 
 def _save(
@@ -174,27 +225,33 @@ def _save(
     base_hash: str,
     origin: str = editor.EDITOR,
     restored_from: int | None = None,
+    replacing: str = "",
 ):
     live = request.app.state.live_course
     try:
-        result = editor.save(db, live, path, text, base_hash, instructor, origin, restored_from)
+        result = editor.save(
+            db, live, path, text, base_hash, instructor, origin, restored_from, replacing
+        )
     except editor.Conflict as conflict:
         diff = diff_lines(conflict.current.text, text, gettext("file now"), gettext("your text"))
         return _editor_page(
             request,
+            db,
             slug,
             path,
             text,
-            conflict.current.hash,
+            base_hash,
             status_code=409,
             conflict=diff,
+            conflict_hash=conflict.current.hash,
+            changed_again=bool(replacing),
         )
     except NotUtf8:
         raise HTTPException(
             status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
         ) from None
     if not result.published:
-        return _editor_page(request, slug, path, text, base_hash, status_code=422, refused=True)
+        return _editor_page(request, db, slug, path, text, base_hash, status_code=422, refused=True)
     revision = result.revision
     assert revision is not None  # a published save has its revision
     new_slug = revision.lesson_slug
@@ -220,30 +277,31 @@ def discard(
 def history(
     request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
 ):
-    """Every revision of the lesson's file, newest first, each with its diff to the one before."""
+    """Every revision of the lesson's file, newest first, each with its diff to the one before.
+
+    It writes nothing: a file changed outside the editor shows first as the file on disk, not
+    recorded yet (the next save records it).
+    """
     path = _path(course, slug)
     source = _read(path)
-    editor.note_outside_change(db, path, slug, source)
-    db.commit()
-    rows = editor.history(db, path.name)
-    diffs = {
-        row.revision.id: diff_lines(
-            row.previous.text if row.previous else "",
-            row.revision.text,
-            gettext("revision %(num)s") % {"num": row.previous.id}
-            if row.previous
-            else gettext("empty"),
-            gettext("revision %(num)s") % {"num": row.revision.id},
+    rows = editor.history(db, path, slug, source)
+    entries = [
+        (
+            row,
+            diff_lines(
+                row.previous.text if row.previous else "",
+                row.revision.text,
+                gettext("revision %(num)s") % {"num": row.previous.id}
+                if row.previous
+                else gettext("empty"),
+                gettext("file on disk")
+                if row.pending
+                else gettext("revision %(num)s") % {"num": row.revision.id},
+            ),
         )
         for row in rows
-    }
-    context = {
-        "slug": slug,
-        "path": path,
-        "rows": rows,
-        "diffs": diffs,
-        "current_hash": source.hash,
-    }
+    ]
+    context = {"slug": slug, "path": path, "entries": entries, "current_hash": source.hash}
     return render(request, "lesson_history.html", context)
 
 

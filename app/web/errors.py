@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import HTTPConnection
@@ -12,6 +12,7 @@ from starlette.types import Scope
 
 from app.platform.i18n import N_, gettext
 from app.web.headers import security_headers
+from app.web.lookups import moved_lesson_url
 from app.web.templating import render, wants_fragment
 
 # Message ids; the text comes from the catalog when the page is rendered.
@@ -81,6 +82,8 @@ def install(app: FastAPI) -> None:
         detail = (
             exc.detail if isinstance(exc.detail, str) and exc.detail != _http_phrase(exc) else None
         )
+        if exc.status_code == 404 and (moved := moved_lesson_url(request)) is not None:
+            return _moved(request, moved)
         if exc.status_code == 400:
             detail = gettext(INVALID_FORM)  # Starlette's own form-parsing messages are in English
         response = error_response(
@@ -101,6 +104,15 @@ def install(app: FastAPI) -> None:
         for name, value in security_headers(request.app.state.settings.secure_cookies):
             response.headers[name.decode()] = value.decode()
         return response
+
+
+def _moved(request: Request, url: str) -> RedirectResponse:
+    """A renamed lesson's old address: 301 for reads, 308 (method and form kept) otherwise.
+
+    ``no-cache``: the browser asks again next time, since a later rename may give the old
+    slug back to a lesson."""
+    status = 301 if request.method in ("GET", "HEAD") else 308
+    return RedirectResponse(url, status_code=status, headers={"Cache-Control": "no-cache"})
 
 
 def _default_detail(status_code: int) -> str | None:

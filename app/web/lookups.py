@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request
+from starlette.routing import Route
 
 from app.content.course import Course
 from app.content.errors import ContentError
@@ -16,8 +17,10 @@ from app.content.lessons import Lesson
 from app.content.trees import Tree
 from app.learning import classes
 from app.learning import trees as learning_trees
+from app.learning.renames import moved_to
 from app.learning.trees import TREE_NOT_FOUND
 from app.platform.i18n import N_, gettext
+from app.web.deps import read_session
 
 LESSON_NOT_FOUND = N_(
     "Lesson not found. Its address may have changed: go back to the start of the course."
@@ -109,3 +112,29 @@ def join_context(db, join_prefix: str, next_page: str) -> JoinContext | None:
     if classroom is None:
         return None
     return JoinContext(classroom.name, tuple(classes.staff_of(db, classroom)))
+
+
+def moved_lesson_url(request: Request) -> str | None:
+    """Where an address under a renamed lesson leads now, or ``None``.
+
+    Any route with a ``{slug}`` parameter counts (the lesson, its questions, the review of
+    one of its questions, the instructor's preview and editor): when the route answered 404
+    because the slug is no lesson of the course now, and that slug was renamed in the editor
+    (``lesson_rename``, followed through every later rename), the answer is the same route
+    with the live slug, the query string kept. Only called for a 404, so pages that exist
+    read nothing more.
+    """
+    route = request.scope.get("route")
+    slug = request.path_params.get("slug")
+    if not isinstance(route, Route) or not isinstance(slug, str):
+        return None
+    course = request.app.state.live_course.current()
+    if course.get(slug) is not None or slug in course.unavailable:
+        return None
+    with read_session(request) as db:
+        target = moved_to(db, slug, lambda s: course.get(s) is not None)
+    if target is None:
+        return None
+    path = request.app.url_path_for(route.name, **{**request.path_params, "slug": target})
+    query = request.url.query
+    return str(path) + (f"?{query}" if query else "")

@@ -15,7 +15,7 @@ from starlette.datastructures import Headers
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import cookie_parser
 
-from app.platform.i18n import gettext
+from app.platform.i18n import N_, gettext
 from app.web.errors import EXPIRED_MESSAGE, error_html
 from app.web.headers import security_headers
 from app.web.templating import VARY
@@ -24,6 +24,12 @@ MAX_FORM_BYTES = 64 * 1024
 # The lesson editor posts a whole lesson file, percent-encoded (an accented letter is 6 bytes).
 MAX_EDITOR_FORM_BYTES = 4 * 1024 * 1024
 EDITOR_PATHS = "/instrutor/licoes/"
+EDITOR_TOO_LARGE = N_(
+    "The lesson text sent is over %(max)s MB, so it could not be read: nothing was published "
+    "or kept on the server. The editor keeps a copy of what you sent in this browser: go back "
+    "to the editor (the browser's Back button, or open it again) to recover it, then shorten "
+    "the text."
+)
 # The only route that takes a multipart body: the editor's image upload. Its limit is the
 # image's (app.authoring.image_upload.MAX_IMAGE_BYTES) plus room for the token and the part headers.
 UPLOAD_PATH = "/instrutor/imagens"
@@ -133,9 +139,12 @@ class RequestGuard:
             limit = MAX_EDITOR_FORM_BYTES
         else:
             limit = MAX_FORM_BYTES
+        too_large = gettext("The form sent is too large.")
+        if limit == MAX_EDITOR_FORM_BYTES:
+            too_large = gettext(EDITOR_TOO_LARGE) % {"max": limit // (1024 * 1024)}
         declared = dict(headers).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
-            await self._fail(scope, send, 413, gettext("The form sent is too large."))
+            await self._fail(scope, send, 413, too_large)
             return
         messages, size = [], 0
         while True:
@@ -145,7 +154,7 @@ class RequestGuard:
                 break
             size += len(message.get("body", b""))
             if size > limit:
-                await self._fail(scope, send, 413, gettext("The form sent is too large."))
+                await self._fail(scope, send, 413, too_large)
                 return
             if not message.get("more_body"):
                 break

@@ -123,7 +123,7 @@ class LiveServer:
 
 
 def grant_instructor(server: LiveServer, username: str) -> None:
-    env = {**os.environ, "CURSO_DATABASE_URL": f"sqlite:///{server.database}"}
+    env = {**os.environ, "CURSO_DATABASE_URL": server.settings.database_url}
     done = subprocess.run(
         [sys.executable, "-m", "app.cli", "instrutor", "adicionar", username],
         env=env,
