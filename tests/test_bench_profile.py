@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+from bench.cpu import CpuMeter
 from bench.profile import layers, summary
+from bench.run import Row, judge
 
 RAW = "\n".join(
     [
@@ -31,3 +36,26 @@ def test_busy_samples_are_grouped_by_layer_and_idle_threads_are_left_out():
         summary(shares, top=2)
         == "Jinja2 (renderizar o HTML) 60% · banco (SQLAlchemy, sqlite3, psycopg) 30%"
     )
+
+
+def test_a_run_that_completed_no_request_is_a_failure_never_met():
+    """Issue 23: the 10k/1M dashboard row read "0 req/s, p50 0.0 ms … meta atingida"."""
+    nothing = judge(Row("painel", 0.0, 0.0, 0.0, 0, 0), lambda r: r.p50_ms <= 300)
+    assert (nothing.met, nothing.failed) == (False, "nenhum pedido completou")
+    only_errors = judge(Row("painel", 1.0, 5.0, 9.0, 4, 4), lambda r: True)
+    assert only_errors.met is False and only_errors.failed
+    served = judge(Row("painel", 3.0, 250.0, 400.0, 0, 12), lambda r: r.p50_ms <= 300)
+    assert (served.met, served.failed) == (True, "")
+
+
+def test_cpu_seconds_grow_with_the_work_of_a_process_tree():
+    child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: pass"])
+    try:
+        meter = CpuMeter(child.pid)
+        meter.start()
+        subprocess.run([sys.executable, "-c", "import time; time.sleep(0.5)"], check=True)
+        assert meter.stop() > 0.05, "meio segundo de laço gasta CPU"
+        assert meter.per_request_ms(10) == 100 * meter.spent
+    finally:
+        child.kill()
+        child.wait()
