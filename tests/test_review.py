@@ -177,6 +177,28 @@ def test_a_refused_review_answer_shows_the_message_and_stores_nothing(client, se
     assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(1,)]
 
 
+ORDER = KERNELS.questions["ordem-da-arvore"]
+
+
+@pytest.mark.parametrize("position", ["²", "①", "1" * 5000], ids=["superscript", "circled", "5000"])
+def test_a_review_ordering_position_that_is_not_ascii_digits_is_a_422_in_portuguese(
+    client, settings, frozen, position
+):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", ORDER.id, wrong_form(ORDER))
+    frozen[0] += timedelta(minutes=11)
+    positions = [f"{item}={n}" for n, item in enumerate(ORDER.order, start=1)]
+    positions[0] = f"mac={position}"
+    qid, data = review_form(client, posicao=positions)
+    assert qid == ORDER.id
+    response = client.post(f"/revisar/kernels/{ORDER.id}", data=data)
+    assert response.status_code == 422
+    assert text(soup(response).select_one("#revisao .form-error")) == (
+        "Cada posição deve ser um número inteiro de 1 a 5."
+    )
+    assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(1,)]
+
+
 # --- merge, export, delete --------------------------------------------------------------------
 
 

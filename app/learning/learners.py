@@ -184,8 +184,8 @@ def export_learner(db: Session, learner_id: str | None) -> LearnerExport:
 
 def delete_learner(db: Session, learner_id: str) -> str | None:
     """Delete the learner, their attempts, walks, review cards, class memberships, dashboard
-    counters (taken out by the recount) and account (with its drafts and class staff places; the lesson revisions it
-    published stay, without its name), and end all their sessions.
+    counters (taken out by the recount) and account (with its drafts and class staff places;
+    the lesson revisions it published stay, without its name), and end all their sessions.
 
     These rows go by ``ON DELETE CASCADE`` (``SET NULL`` for revisions); they are also
     deleted explicitly, so a database without foreign keys enforced keeps nothing either.
