@@ -198,8 +198,8 @@ def delete_learner(db: Session, learner_id: str) -> str | None:
     begin_write(db)
     account = account_of(db, learner_id)
     if account is not None:
-        for table in (LessonDraft, ClassStaff):
-            db.exec(delete(table).where(col(table.account_id) == account.id))
+        for staffed in (LessonDraft, ClassStaff):
+            db.exec(delete(staffed).where(col(staffed.account_id) == account.id))
         db.exec(
             update(LessonRevision)
             .where(col(LessonRevision.account_id) == account.id)
