@@ -103,7 +103,8 @@ def card(client: TestClient, slug: str) -> dict[str, str]:
 def read_csv(response) -> list[dict[str, str]]:
     assert response.headers["content-type"] == "text/csv; charset=utf-8"
     assert response.headers["content-disposition"].startswith("attachment; filename=")
-    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
+    assert response.content.startswith(b"\xef\xbb\xbf"), "o BOM do UTF-8, para o Excel"
+    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
 
 
 def let_time_pass(settings, ago: timedelta = timedelta(minutes=1)) -> None:
