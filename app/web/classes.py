@@ -80,7 +80,15 @@ def class_create(
     return RedirectResponse(urls_of(request).class_page(classroom.id), status_code=303)
 
 
-def _class_page(request, db, course, classroom, status_code: int = 200, error: str | None = None):
+def _class_page(
+    request,
+    db,
+    course,
+    classroom,
+    status_code: int = 200,
+    error: str | None = None,
+    typed: dict[str, str] | None = None,
+):
     join_url = str(request.base_url).rstrip("/") + urls_of(request).class_join(classroom.join_code)
     dues = classes.due_rows(db, classroom)
     context = {
@@ -94,6 +102,7 @@ def _class_page(request, db, course, classroom, status_code: int = 200, error: s
         "error": error,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
         "zones": classes.time_zones(),
+        "typed": typed or {},
     }
     return render(request, "class.html", context, status_code=status_code)
 
@@ -137,7 +146,8 @@ def class_due(
     try:
         due_at = classes.parse_due(prazo, classroom.time_zone)
     except classes.BadDueDate as exc:
-        return _class_page(request, db, course, classroom, 422, str(exc))
+        typed = {"lesson": licao, "due": prazo}  # the form shows what was typed
+        return _class_page(request, db, course, classroom, 422, str(exc), typed)
     classes.set_due(db, classroom, licao, due_at)
     return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
