@@ -390,6 +390,36 @@ def seed_at_0009(url: str, learner: str, answers: list[tuple[Question, bool, dat
     engine.dispose()
 
 
+def test_the_replay_makes_the_cards_the_app_kept_answer_by_answer(db):
+    """The migration's replay and the app's scheduling of each new answer are one rule."""
+    q2 = KERNELS.questions["teto-do-decode"]
+    history = [
+        ("a", Q, False, 0),
+        ("a", Q, True, 3),  # before its due date
+        ("a", Q, True, 11),  # a retry once due: Hard
+        ("a", Q, True, 60 * 24 * 3),
+        ("a", q2, True, 5),
+        ("b", Q, True, 1),
+        ("b", q2, False, 2),
+        ("b", q2, False, 20),
+    ]
+    for n, (who, question, correct, minutes) in enumerate(history):
+        at = T0 + timedelta(minutes=minutes)
+        store(db, who * 32, correct, at, f"{n:02d}" + "k" * 14, question=question)
+
+    def cards() -> list[tuple]:
+        rows = db.exec(sa.select(ReviewCard.__table__).order_by("learner_id", "question_id"))
+        return [tuple(row) for row in rows]
+
+    kept = cards()
+    assert len(kept) == 4
+    connection = db.connection()
+    connection.execute(sa.delete(ReviewCard.__table__))
+    assert review.replay(connection, batch=3) == 4
+    db.commit()
+    assert cards() == kept
+
+
 def test_answers_given_before_spaced_review_get_their_cards_on_upgrade(tmp_path, database_url):
     now = datetime.now(UTC).replace(microsecond=0)
     t0 = now - timedelta(days=3)

@@ -222,6 +222,7 @@ def replay(connection: Connection, batch: int = 1000) -> int:
     Returns:
         How many cards were written.
     """
+    connection.execute(delete(CARD))
     attempts = connection.execute(
         select(  # type: ignore[call-overload]
             ATTEMPT.c.learner_id,
@@ -241,26 +242,34 @@ def replay(connection: Connection, batch: int = 1000) -> int:
         )
         .execution_options(yield_per=batch)
     )
-    rows: list[dict[str, object]] = []
+    pending: list[dict[str, object]] = []
+    written = 0
+
+    def keep(key: tuple[str, str, str], card: Card, question_hash: str) -> None:
+        nonlocal pending, written
+        pending.append(_card_row(key, card, question_hash))
+        if len(pending) == batch:
+            connection.execute(CARD.insert(), pending)
+            written, pending = written + len(pending), []
+
     key: tuple[str, str, str] | None = None
     card: Card | None = None
-    card_hash: str | None = None
+    card_hash = ""
     previous: bool | None = None
     for answer in attempts:
         if (answer.learner_id, answer.lesson_slug, answer.question_id) != key:
             if key is not None and card is not None:
-                rows.append(_card_row(key, card, card_hash or ""))
+                keep(key, card, card_hash)
             key = (answer.learner_id, answer.lesson_slug, answer.question_id)
-            card, card_hash, previous = None, None, None
+            card, card_hash, previous = None, "", None
         reviewed = next_card(card, card_hash, answer, previous)
         if reviewed is not None:
             card, card_hash, previous = reviewed, answer.question_hash, answer.correct
     if key is not None and card is not None:
-        rows.append(_card_row(key, card, card_hash or ""))
-    connection.execute(delete(CARD))
-    for start in range(0, len(rows), batch):
-        connection.execute(CARD.insert(), rows[start : start + batch])
-    return len(rows)
+        keep(key, card, card_hash)
+    if pending:
+        connection.execute(CARD.insert(), pending)
+    return written + len(pending)
 
 
 def _card_row(key: tuple[str, str, str], card: Card, question_hash: str) -> dict[str, object]:
