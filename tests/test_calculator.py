@@ -145,3 +145,23 @@ def test_the_htmx_fragment_announces_and_keeps_a_shareable_url(client):
     assert bad.status_code == 200
     assert "fora do alcance" in text(soup(bad))
     assert client.get("/licoes/kernels/calculadoras/nao-existe", headers=HX).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "minus", ["\u2212", "\u2013", "\ufe63"], ids=["U+2212", "U+2013", "U+FE63"]
+)
+def test_a_calculator_reads_a_minus_sign_or_a_dash_as_a_minus(tmp_path, minus):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.support.app import make_settings
+
+    block = BLOCK.format(formula="a / b").replace("min: 0", "min: -100")
+    folder = folder_with(tmp_path, f"```calculadora\n{block}```\n")
+    with TestClient(create_app(make_settings(tmp_path, folder))) as client:
+        response = client.get(
+            f"/licoes/decode-prefill/calculadoras/razao?a={minus}5&b=2", headers=HX
+        )
+    assert response.status_code == 200
+    result = soup(response).select_one("#calculadora-razao-resultado")
+    assert result["data-announce"] == "A sobre B: estimativa ≈ -2,5."

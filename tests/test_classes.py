@@ -137,7 +137,8 @@ def test_the_learner_home_shows_what_is_due_next(school):
     post(teacher, f"/instrutor/turmas/{class_id}/prazos", licao="kernels", prazo="2099-12-12T23:59")
     item = soup(learner.get("/").text).select_one(".due-next li")
     assert (
-        text(item) == f"{KERNELS.meta.title} até 12/12, 23:59 (horário de Brasília) turma Turma A"
+        text(item)
+        == f"{KERNELS.meta.title} até 12/12/2099, 23:59 (horário de Brasília) turma Turma A"
     )
 
 
@@ -158,8 +159,50 @@ def test_leaving_and_lgpd_export_and_delete_include_memberships(school, settings
 
 def test_due_label_and_parse_due_round_trip():
     moment = parse_due("2026-12-12T23:59", "America/Sao_Paulo")
-    assert moment == datetime(2026, 12, 13, 2, 59, tzinfo=UTC)
-    assert due_label(moment, "America/Sao_Paulo") == "até 12/12, 23:59 (horário de Brasília)"
+    assert moment == datetime(2026, 12, 13, 2, 59, tzinfo=UTC)  # 13/12 in UTC, 12/12 in Brasília
+    this_year = datetime(2026, 6, 1, tzinfo=UTC)
+    label = due_label(moment, "America/Sao_Paulo", this_year)
+    assert label == "até 12/12, 23:59 (horário de Brasília)"
+
+
+def test_a_due_date_outside_the_current_year_shows_its_year():
+    moment = parse_due("2027-01-12T23:59", "America/Sao_Paulo")
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    assert due_label(moment, "America/Sao_Paulo", now) == (
+        "até 12/01/2027, 23:59 (horário de Brasília)"
+    )
+    last_year = parse_due("2025-12-31T23:59", "America/Sao_Paulo")  # 2026 in UTC, 2025 here
+    assert due_label(last_year, "America/Sao_Paulo", now) == (
+        "até 31/12/2025, 23:59 (horário de Brasília)"
+    )
+
+
+def test_a_due_date_in_the_hour_daylight_saving_skips_is_refused_with_the_time_to_use(
+    school, settings
+):
+    """New York's clocks go from 02:00 to 03:00 on 14/03/2027: 02:30 never happens there
+    (zoneinfo would have moved it to 03:30 without a word)."""
+    _, teacher, _, class_url, _ = school
+    class_id = class_url.rsplit("/", 1)[1]
+    zone = {"fuso": "America/New_York"}
+    assert post(teacher, f"/instrutor/turmas/{class_id}/fuso", **zone).status_code == 303
+    form = {"licao": "escolha-self-hosted", "prazo": "2027-03-14T02:30"}
+    refused = post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form)
+    assert refused.status_code == 422
+    page = soup(refused.text)
+    assert text(page.select_one(".form-error")) == (
+        "14/03/2027 02:30 não existe no fuso da turma (horário do Leste): nessa noite o relógio "
+        "é adiantado em uma hora (horário de verão). Escolha outro horário, por exemplo "
+        "14/03/2027 03:30."
+    )
+    assert page.select_one("#prazo-data")["value"] == "2027-03-14T02:30", "o que foi digitado fica"
+    chosen = page.select_one("#prazo-licao option[selected]")["value"]
+    assert chosen == "escolha-self-hosted"
+    assert db_rows(settings, "SELECT count(*) FROM class_due") == [(0,)]
+    form["prazo"] = "2027-03-14T03:30"
+    assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form).status_code == 303
+    row = soup(teacher.get(class_url).text).select_one('tr[data-licao="escolha-self-hosted"]')
+    assert text(row.select_one("td")) == "até 14/03/2027, 03:30 (horário do Leste)"
 
 
 def test_deleting_a_class_removes_memberships_and_due_dates_but_not_attempts(school, settings):
@@ -287,7 +330,7 @@ def test_the_class_time_zone_is_chosen_from_a_select_and_changes_how_due_dates_r
     assert db_rows(settings, "SELECT time_zone FROM classroom") == [("America/Manaus",)]
     row = soup(teacher.get(class_url).text).select_one('tr[data-licao="kernels"]')
     # The same instant (15:00 UTC), now read in Manaus (UTC-4).
-    assert text(row.select_one("td")) == "até 01/01, 11:00 (horário do Amazonas)"
+    assert text(row.select_one("td")) == "até 01/01/2099, 11:00 (horário do Amazonas)"
     bad = post(teacher, f"/instrutor/turmas/{class_id}/fuso", fuso="Marte/Olimpo")
     assert bad.status_code == 422
     assert "Escolha um dos fusos horários da lista." in bad.text

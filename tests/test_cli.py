@@ -59,6 +59,9 @@ def test_arvore_walks_like_the_web_and_prints_json():
         retry.stdout.count("Digite um número de 1 a 5.") == 2
         and "Resultado: MLX / MLX-LM" in retry.stdout
     )
+    odd = curso("arvore", "guia-osman", input="²\n①\n" + "1" * 5000 + "\n1\n")
+    assert odd.exit_code == 0, odd.output
+    assert odd.stdout.count("Digite um número de 1 a 5.") == 3
     import json
 
     printed = curso("arvore", "guia-osman", "--json")

@@ -191,6 +191,7 @@ def test_csv_exports_one_row_per_attempt_and_per_learner_and_lesson(client, sett
     teacher = instructor(new_browser(client), settings)
     attempts = read_csv(teacher.get("/instrutor/exportar/tentativas.csv"))
     assert list(attempts[0]) == list(ATTEMPT_COLUMNS)
+    assert attempts[0]["correta"] == "não", "o BOM faz o Excel ler UTF-8, não 'nÃ£o'"
     assert [
         (a["licao"], a["pergunta"], a["correta"], a["primeira_tentativa"], a["versao_atual"])
         for a in attempts

@@ -82,7 +82,8 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     assert re.fullmatch(r"tentativas-\d{4}-\d{2}-\d{2}\.csv", download.suggested_filename)
     saved = tmp_path / download.suggested_filename
     download.save_as(saved)
-    with saved.open(encoding="utf-8", newline="") as handle:
+    assert saved.read_bytes().startswith(b"\xef\xbb\xbf"), "o BOM do UTF-8, para o Excel"
+    with saved.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["pergunta"], r["opcoes"], r["correta"]) for r in rows] == [
         (FIRST.id, "b", "sim"),

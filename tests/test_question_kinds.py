@@ -15,7 +15,7 @@ from app.content.course import load_course
 from app.content.lessons import load_lesson
 from app.content.numbers import AnswerError, format_number, parse_number
 from app.learning.grading import grade_numeric, grade_order, shuffled_items, validate_order
-from tests.support.app import REPO_LESSONS, query
+from tests.support.app import REPO_LESSONS, make_settings, query
 from tests.support.cli import run
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.learning import key_of, version_of
@@ -174,10 +174,7 @@ def test_ordering_partial_credit_but_right_means_fully_right():
             ["mac=1", "intrusa=2"],
             "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo.",
         ),
-        (
-            ["mac=um"],
-            "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo.",
-        ),
+        (["mac=um"], "Cada posição deve ser um número inteiro de 1 a 5."),
     ],
 )
 def test_bad_positions_are_refused_in_portuguese(positions, message):
@@ -445,3 +442,59 @@ def test_export_lists_the_numeric_value_and_the_order(client, settings):
     post(client, "kernels", "ganho-3090", {"valor": "1.000"})
     rows = query(settings, "SELECT chosen FROM attempt WHERE question_id = 'ganho-3090'")
     assert rows == [("1000",)]
+
+
+@pytest.mark.parametrize(
+    "position",
+    ["²", "①", "٣", "1" * 5000, "+1", " 1", "1_0"],
+    ids=["superscript", "circled", "arabic-indic", "5000-digits", "plus", "space", "underscore"],
+)
+def test_an_ordering_position_that_is_not_ascii_digits_is_a_422_in_portuguese(
+    client, settings, position
+):
+    """``str.isdigit()`` takes "²" and "①", which ``int()`` refuses (a 500 before)."""
+    positions = [f"{item}={n}" for n, item in enumerate(TREE_ORDER.order, start=1)]
+    positions[0] = f"{TREE_ORDER.order[0]}={position}"
+    response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions})
+    assert response.status_code == 422
+    assert text(soup(response).select_one("#pergunta-ordem-da-arvore .form-error")) == (
+        "Cada posição deve ser um número inteiro de 1 a 5."
+    )
+    response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions}, htmx=False)
+    assert response.status_code == 303
+    page = soup(client.get(response.headers["location"]))
+    assert text(page.select_one("#pergunta-ordem-da-arvore .form-error")) == (
+        "Cada posição deve ser um número inteiro de 1 a 5."
+    )
+    assert stored(settings, "ordem-da-arvore") == []
+
+
+NEGATIVE = """
+```quiz
+- id: variacao
+  kind: numeric
+  prompt: Quanto a vazão variou, em tokens/s?
+  value: -4.4
+  tolerance: 0.05
+  working: "32 − 36,4 = −4,4"
+  explanation: "Caiu 4,4 tokens/s."
+```
+"""
+
+
+@pytest.mark.parametrize(
+    "minus", ["-", "\u2212", "\u2013", "\ufe63"], ids=["hyphen", "U+2212", "U+2013", "U+FE63"]
+)
+def test_a_minus_typed_as_a_minus_sign_or_a_dash_is_read_as_a_minus(tmp_path, minus):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    settings = make_settings(tmp_path, folder_with(tmp_path, NEGATIVE))
+    with TestClient(create_app(settings)) as client:
+        response = post(client, "decode-prefill", "variacao", {"valor": f"{minus}4,4"})
+    assert response.status_code == 200
+    box = soup(response).select_one("#pergunta-variacao")
+    assert text(box.select_one(".verdict")) == "✓ Resposta correta"
+    assert text(box.select_one(".numeric-yours")) == "Sua resposta -4,4"
+    assert stored(settings, "variacao") == [("-4.4", 1, None)]

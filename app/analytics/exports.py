@@ -86,9 +86,16 @@ def _utc(value: datetime | None) -> str:
     return stamp.astimezone(UTC).isoformat(timespec="seconds")
 
 
+# Excel reads a CSV file in the system's code page unless it starts with the UTF-8 byte order
+# mark ("nÃ£o" for "não" on Windows); other readers skip it (Python's "utf-8-sig", pandas,
+# LibreOffice).
+BOM = "\ufeff"
+
+
 def csv_lines(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
-    """Write ``header`` and ``rows`` with the csv module, yielding text in chunks."""
+    """Write :data:`BOM`, ``header`` and ``rows`` with the csv module, yielding text in chunks."""
     buffer = io.StringIO()
+    buffer.write(BOM)
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(header)
     for number, row in enumerate(rows, start=1):

@@ -30,8 +30,10 @@ def ask_number(prompt: str, count: int) -> int:
         except EOFError:
             typer.echo("\n" + gettext("Input ended before the end of the tree."), err=True)
             raise typer.Exit(1) from None
-        if raw.strip().isdigit() and 1 <= int(raw) <= count:
-            return int(raw)
+        typed = raw.strip()
+        # ASCII digits only: str.isdigit() also takes "²" and "①", which int() refuses.
+        if typed.isascii() and typed.isdigit() and len(typed) <= 4 and 1 <= int(typed) <= count:
+            return int(typed)
         typer.echo(gettext("Type a number from 1 to %(count)s.") % {"count": count})
 
 

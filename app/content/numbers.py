@@ -23,6 +23,9 @@ MAX_MAGNITUDE = 12  # powers of ten either way: no course figure comes close
 _PREFIX = re.compile(r"^(?:≈|~|=|cerca de|aprox\.?|aproximadamente)\s*", re.IGNORECASE)
 _SUFFIX = re.compile(r"\s*(?:×|x|vezes)$", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\d)[\s\u00a0\u202f](?=\d{3}\b)")
+# Phone keyboards, word processors and copied text write a minus as U+2212 (minus sign),
+# U+2013 (en dash) or U+FE63 (small hyphen-minus); Babel reads only "-".
+MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2013\ufe63", "-"))
 
 
 def parse_number(text: str, unit: str | None = None) -> Decimal:
@@ -31,7 +34,8 @@ def parse_number(text: str, unit: str | None = None) -> Decimal:
     Accepts a decimal comma or point ("4,4", "4.4"), thousands separators ("1.000",
     "1 000", "1.000,5"), a leading "≈" or "~", and a trailing "×" or the question's unit
     ("4,41×", "64 tok/s"). A point followed by exactly three digits and no comma is a
-    thousands separator ("1.000" is one thousand), as in pt-BR.
+    thousands separator ("1.000" is one thousand), as in pt-BR. A minus may also be
+    typed as "−", "–" or "﹣" (:data:`MINUS_SIGNS`).
 
     Args:
         text: what the learner typed.
@@ -43,7 +47,7 @@ def parse_number(text: str, unit: str | None = None) -> Decimal:
     Raises:
         AnswerError: empty, too long, or not a number; the message is in Portuguese.
     """
-    raw = (text or "").strip()
+    raw = (text or "").strip().translate(MINUS_SIGNS)
     if not raw:
         raise AnswerError(gettext("Type a number before sending your answer."))
     if len(raw) > MAX_NUMBER_CHARS:

@@ -24,10 +24,16 @@ from app.platform.models import Account, Attempt, ClassDue, ClassMember, Classro
 DEFAULT_ZONE = "America/Sao_Paulo"
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
 DUE_FORMAT = "dd/MM, HH:mm"
+DUE_FORMAT_WITH_YEAR = "dd/MM/yyyy, HH:mm"  # a due date outside the current year
 BAD_ZONE = N_("Choose one of the time zones in the list.")
 LAST_STAFF = N_("A class needs at least one instructor: add another before removing `%(name)s`.")
 NOT_STAFF = N_("`%(name)s` is not an instructor of this class.")
 BAD_DATE = N_("Write the due date as day, month, year and time, for example 12/12/2026 23:59.")
+SKIPPED_TIME = N_(
+    "%(when)s does not exist in the class's time zone (%(zone)s): that night the clocks go "
+    "forward one hour"
+    " (daylight saving time). Choose another time, for example %(instead)s."
+)
 
 
 class BadDueDate(ValueError):
@@ -78,11 +84,21 @@ def zone_label(zone: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-def due_label(moment: datetime, zone: str) -> str:
-    """A due date as learners read it: "até 12/12, 23:59 (horário de Brasília)"."""
+def due_label(moment: datetime, zone: str, now: datetime | None = None) -> str:
+    """A due date as learners read it: "até 12/12, 23:59 (horário de Brasília)", with the year
+    ("até 12/01/2027, 23:59 ...") when it is not the current year in the zone.
+
+    Args:
+        moment: the due date (UTC; naive values are read as UTC).
+        zone: the class's IANA zone.
+        now: the current time (default: the clock), which says what the current year is.
+    """
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    when = format_datetime(moment, DUE_FORMAT, tzinfo=ZoneInfo(zone), locale=LOCALE)
+    tz = ZoneInfo(zone)
+    this_year = (now or datetime.now(UTC)).astimezone(tz).year
+    pattern = DUE_FORMAT if moment.astimezone(tz).year == this_year else DUE_FORMAT_WITH_YEAR
+    when = format_datetime(moment, pattern, tzinfo=tz, locale=LOCALE)
     return gettext("until %(when)s (%(zone)s)") % {"when": when, "zone": zone_label(zone)}
 
 
@@ -90,7 +106,9 @@ def parse_due(value: str, zone: str) -> datetime:
     """Read a ``datetime-local`` value (``2026-12-12T23:59``) in the class zone; return UTC.
 
     Raises:
-        BadDueDate: the value is not a date and time.
+        BadDueDate: the value is not a date and time, or a time the zone skips (the hour
+            the clocks go forward for daylight saving time); the message says which time to
+            choose instead.
     """
     try:
         local = datetime.fromisoformat(value.strip())
@@ -98,7 +116,20 @@ def parse_due(value: str, zone: str) -> datetime:
         raise BadDueDate(gettext(BAD_DATE)) from None
     if local.tzinfo is not None:
         raise BadDueDate(gettext(BAD_DATE))
-    return local.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
+    tz = ZoneInfo(zone)
+    moment = local.replace(tzinfo=tz).astimezone(UTC)
+    shown = moment.astimezone(tz)
+    if shown.replace(tzinfo=None) != local:  # zoneinfo moves a skipped time by the gap
+        pattern = DUE_FORMAT_WITH_YEAR.replace(",", "")
+        raise BadDueDate(
+            gettext(SKIPPED_TIME)
+            % {
+                "when": format_datetime(local, pattern, locale=LOCALE),
+                "zone": zone_label(zone),
+                "instead": format_datetime(shown, pattern, tzinfo=tz, locale=LOCALE),
+            }
+        )
+    return moment
 
 
 def create_class(db: Session, account: Account, name: str, description: str = "") -> Classroom:

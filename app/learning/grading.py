@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -136,14 +137,17 @@ def validate_order(question: Question, positions: Iterable[str]) -> tuple[str, .
         The item ids in the learner's order.
 
     Raises:
-        AnswerError: an item without a position, an unknown item, or a position used twice.
+        AnswerError: an item without a position, an unknown item, a position that is not a
+            number (ASCII digits, at most :data:`POSITION_DIGITS`), or a position used twice.
     """
     known = {item.id for item in question.items}
     by_item: dict[str, int] = {}
     for entry in positions:
         item_id, _, number = entry.partition("=")
-        if item_id not in known or item_id in by_item or not number.isdigit():
+        if item_id not in known or item_id in by_item:
             raise AnswerError(gettext(STALE_ORDER))
+        if not POSITION_RE.fullmatch(number):
+            raise AnswerError(gettext(BAD_POSITION) % {"num": len(known)})
         by_item[item_id] = int(number)
     if set(by_item) != known:
         raise AnswerError(gettext("Give every step a position before sending your answer."))
@@ -158,6 +162,10 @@ def validate_order(question: Question, positions: Iterable[str]) -> tuple[str, .
     return tuple(sorted(by_item, key=by_item.__getitem__))
 
 
+# ASCII digits only: str.isdigit() also takes "²" and "①", which int() refuses.
+POSITION_DIGITS = 4
+POSITION_RE = re.compile(f"[0-9]{{1,{POSITION_DIGITS}}}")
+BAD_POSITION = N_("Each position must be a whole number from 1 to %(num)s.")
 STALE_ORDER = N_("Those steps are not part of this question. Reload the page and try again.")
 
 

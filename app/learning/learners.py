@@ -17,9 +17,12 @@ from app.platform.models import (
     AttemptPublic,
     ClassMember,
     Classroom,
+    ClassStaff,
     Learner,
     LearnerExport,
     LearnerPublic,
+    LessonDraft,
+    LessonRevision,
     MembershipPublic,
     ReviewCardPublic,
     SessionPublic,
@@ -179,14 +182,29 @@ def export_learner(db: Session, learner_id: str | None) -> LearnerExport:
     )
 
 
-def delete_learner(db: Session, learner_id: str) -> None:
-    """Delete the learner, their attempts, walks, review cards, class memberships and account,
-    and end all their sessions.
+def delete_learner(db: Session, learner_id: str) -> str | None:
+    """Delete the learner, their attempts, walks, review cards, class memberships, dashboard
+    counters (taken out by the recount) and account (with its drafts and class staff places;
+    the lesson revisions it published stay, without its name), and end all their sessions.
 
-    Attempts, walks, cards, memberships and the account go by ``ON DELETE CASCADE``; they are
-    also deleted explicitly, so a database without foreign keys enforced keeps nothing either.
+    These rows go by ``ON DELETE CASCADE`` (``SET NULL`` for revisions); they are also
+    deleted explicitly, so a database without foreign keys enforced keeps nothing either.
+    The sign-in counters that name the username live in the limiter's storage: the caller
+    drops them (:meth:`app.platform.auth.SignInLimiter.forget`).
+
+    Returns:
+        The username of the deleted account, or ``None`` for an anonymous learner.
     """
     begin_write(db)
+    account = account_of(db, learner_id)
+    if account is not None:
+        for staffed in (LessonDraft, ClassStaff):
+            db.exec(delete(staffed).where(col(staffed.account_id) == account.id))
+        db.exec(
+            update(LessonRevision)
+            .where(col(LessonRevision.account_id) == account.id)
+            .values(account_id=None)
+        )
     for table in (Attempt, WalkRecord, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     delete_cards(db, learner_id)
@@ -194,3 +212,4 @@ def delete_learner(db: Session, learner_id: str) -> None:
     db.exec(delete(Learner).where(col(Learner.id) == learner_id))
     end_sessions_of(db, learner_id)
     db.commit()
+    return account.username if account is not None else None

@@ -1,9 +1,11 @@
 """Spaced review: one FSRS card per learner × question, scheduled by the ``fsrs`` package.
 
-Every question a learner answers becomes a card. Each stored answer rates the card:
+Every question a learner answers becomes a card. The first answer, and then the first
+answer once the card is due, rates it (a card is reviewed at most once per due period; an
+answer before the due date, from a second tab or a retry, is stored but rates nothing):
 
 - wrong → ``Again`` (due again in :data:`STEP`, ten minutes);
-- right just after a wrong answer to the same question (a retry) → ``Hard``;
+- right when the answer that last reviewed the card was wrong (a retry) → ``Hard``;
 - right otherwise (first try, or right again) → ``Good``, which moves the card out by
   FSRS's intervals (days, then weeks).
 
@@ -17,21 +19,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from fsrs import Card, Rating, Scheduler, State
-from sqlalchemy import ColumnElement, delete, func, literal, or_, tuple_, update
-from sqlmodel import Session, col, select
+from sqlalchemy import ColumnElement, Connection, delete, func, literal, or_, tuple_, update
+from sqlmodel import Session, SQLModel, col, select
 
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.learning.grading import AttemptFact
-from app.platform.models import Attempt, ReviewCard
+from app.platform.models import Attempt, Learner, ReviewCard
 
 STEP = timedelta(minutes=10)
+# fsrs.Card makes an id from the clock, and sleeps 1 ms to keep ids apart, when given none. A card
+# here is known by its row's key (learner, lesson, question), so every card gets this one.
+CARD_ID = 0
 # One learning step: a miss comes back in ten minutes, a right first answer graduates at once
 # (FSRS's first interval, two days). No fuzzing: the same answers give the same dates.
 SCHEDULER = Scheduler(learning_steps=(STEP,), relearning_steps=(STEP,), enable_fuzzing=False)
+
+
+ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
+CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
+LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
+
+
+class Answered(Protocol):
+    """What :func:`next_card` reads of an answer: an :class:`Attempt`, or a row of attempts."""
+
+    @property
+    def question_hash(self) -> str: ...
+
+    @property
+    def correct(self) -> bool: ...
+
+    @property
+    def created_at(self) -> datetime: ...
 
 
 def now() -> datetime:
@@ -44,8 +68,8 @@ def rating_for(correct: bool, previous_correct: bool | None) -> Rating:
 
     Args:
         correct: the answer's grade.
-        previous_correct: the grade of the learner's previous answer to the same question
-            (``None`` for the first answer).
+        previous_correct: the grade of the answer that last reviewed the card (``None`` for
+            a new card).
 
     Returns:
         ``Again`` when wrong, ``Hard`` when right after a wrong answer (a retry), else ``Good``.
@@ -66,6 +90,7 @@ def _aware(value: datetime | None) -> datetime | None:
 def card_of(row: ReviewCard) -> Card:
     """Turn a stored row into an ``fsrs.Card``."""
     return Card(
+        card_id=CARD_ID,
         state=State(row.state),
         step=row.step,
         stability=row.stability,
@@ -73,6 +98,38 @@ def card_of(row: ReviewCard) -> Card:
         due=_aware(row.due),
         last_review=_aware(row.last_review),
     )
+
+
+def next_card(
+    card: Card | None,
+    card_hash: str | None,
+    answer: Answered,
+    previous_correct: bool | None,
+) -> Card | None:
+    """The card after one answer, or ``None`` when the answer does not review it.
+
+    A question answered for the first time, or in a version its card was not made for, gets
+    a new card, rated at once. Otherwise a card is reviewed at most once per due period: an
+    answer given before its due date (a second tab, a retry in the lesson) is stored and
+    graded, but leaves the card as it was.
+
+    Args:
+        card: the question's card, or ``None`` before its first answer.
+        card_hash: the question version ``card`` was last answered in.
+        answer: the new answer.
+        previous_correct: the grade of the answer that last reviewed ``card`` (an answer
+            that reviewed nothing does not make the next one a retry).
+    """
+    at = _aware(answer.created_at)
+    assert at is not None  # every attempt has its time
+    if card is None or card_hash != answer.question_hash:
+        card = Card(card_id=CARD_ID, due=at)  # new, or reset by an edited question
+        previous_correct = None
+    elif at < card.due:
+        return None
+    rating = rating_for(answer.correct, previous_correct)
+    reviewed, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
+    return reviewed
 
 
 def _store(row: ReviewCard, card: Card, question_hash: str) -> None:
@@ -89,7 +146,8 @@ def schedule_after(db: Session, attempts: Sequence[Attempt]) -> None:
     """Rate the cards of newly stored attempts and reschedule them (no commit).
 
     Call it once per stored attempt batch, inside the transaction that stores them, and only
-    with attempts that were really stored (a form sent twice is rated once).
+    with attempts that were really stored (a form sent twice is rated once). Each attempt
+    goes through :func:`next_card`.
 
     Args:
         db: the session that stores the attempts; the cards are added to it.
@@ -97,31 +155,23 @@ def schedule_after(db: Session, attempts: Sequence[Attempt]) -> None:
     """
     if not attempts:
         return
-    db.flush()  # the attempts have ids: "the previous answer" is the one before each
     previous: dict[tuple[str, str, str], bool | None] = {}
     cards: dict[tuple[str, str, str], ReviewCard | None] = {}
     for attempt in sorted(attempts, key=lambda a: (a.created_at, a.id or 0)):
         key = (attempt.learner_id, attempt.lesson_slug, attempt.question_id)
-        if key not in previous:
-            previous[key] = db.exec(
-                select(Attempt.correct)
-                .where(
-                    col(Attempt.learner_id) == attempt.learner_id,
-                    col(Attempt.lesson_slug) == attempt.lesson_slug,
-                    col(Attempt.question_id) == attempt.question_id,
-                    col(Attempt.id) < attempt.id,
-                )
-                .order_by(col(Attempt.id).desc())
-                .limit(1)
-            ).first()
+        if key not in cards:
             cards[key] = db.get(ReviewCard, key)
+            previous[key] = _last_grade(db, cards[key])
         row = cards[key]
-        if row is None or row.question_hash != attempt.question_hash:
-            card = Card(due=_aware(attempt.created_at))  # new, or reset by an edited question
-        else:
-            card = card_of(row)
-        rating = rating_for(attempt.correct, previous[key])
-        card, _ = SCHEDULER.review_card(card, rating, review_datetime=_aware(attempt.created_at))
+        card = next_card(
+            card_of(row) if row else None,
+            row.question_hash if row else None,
+            attempt,
+            previous[key],
+        )
+        if card is None:
+            continue
+        previous[key] = attempt.correct
         if row is None:
             row = ReviewCard(
                 learner_id=attempt.learner_id,
@@ -133,8 +183,109 @@ def schedule_after(db: Session, attempts: Sequence[Attempt]) -> None:
             cards[key] = row
         _store(row, card, attempt.question_hash)
         db.add(row)
-        previous[key] = attempt.correct
     db.flush()
+
+
+def _last_grade(db: Session, row: ReviewCard | None) -> bool | None:
+    """The grade of the answer that last reviewed the card (stamped with its ``last_review``)."""
+    if row is None or row.last_review is None:
+        return None
+    return db.exec(
+        select(Attempt.correct)
+        .where(
+            col(Attempt.learner_id) == row.learner_id,
+            col(Attempt.lesson_slug) == row.lesson_slug,
+            col(Attempt.question_id) == row.question_id,
+            col(Attempt.created_at) == row.last_review,
+        )
+        .order_by(col(Attempt.id).desc())
+        .limit(1)
+    ).first()
+
+
+def replay(connection: Connection, batch: int = 1000) -> int:
+    """Rebuild every review card from the stored attempts, as the app would have kept them.
+
+    Each learner's answers to each question go through :func:`next_card` in the order they
+    were given (time, then id), exactly as :func:`schedule_after` rates them one by one, so
+    the cards come out as if spaced review had existed since the first answer. Every card
+    there is gets replaced: a card is only ever made from the attempts, so nothing else is lost.
+
+    Used by the migration that gives cards to the answers stored before spaced review
+    existed (``migrations/versions/0011_review_cards_from_history.py``); it names only the
+    columns that migration 0009 made, so later migrations may add others.
+
+    Args:
+        connection: a connection in the caller's write transaction (the caller commits).
+        batch: attempts read, and cards written, per round trip.
+
+    Returns:
+        How many cards were written.
+    """
+    connection.execute(delete(CARD))
+    attempts = connection.execute(
+        select(  # type: ignore[call-overload]
+            ATTEMPT.c.learner_id,
+            ATTEMPT.c.lesson_slug,
+            ATTEMPT.c.question_id,
+            ATTEMPT.c.question_hash,
+            ATTEMPT.c.correct,
+            ATTEMPT.c.created_at,
+        )
+        .join(LEARNER, LEARNER.c.id == ATTEMPT.c.learner_id)  # an orphan attempt gets no card
+        .order_by(
+            ATTEMPT.c.learner_id,
+            ATTEMPT.c.lesson_slug,
+            ATTEMPT.c.question_id,
+            ATTEMPT.c.created_at,
+            ATTEMPT.c.id,
+        )
+        .execution_options(yield_per=batch)
+    )
+    pending: list[dict[str, object]] = []
+    written = 0
+
+    def keep(key: tuple[str, str, str], card: Card, question_hash: str) -> None:
+        nonlocal pending, written
+        pending.append(_card_row(key, card, question_hash))
+        if len(pending) == batch:
+            connection.execute(CARD.insert(), pending)
+            written, pending = written + len(pending), []
+
+    key: tuple[str, str, str] | None = None
+    card: Card | None = None
+    card_hash = ""
+    previous: bool | None = None
+    for answer in attempts:
+        if (answer.learner_id, answer.lesson_slug, answer.question_id) != key:
+            if key is not None and card is not None:
+                keep(key, card, card_hash)
+            key = (answer.learner_id, answer.lesson_slug, answer.question_id)
+            card, card_hash, previous = None, "", None
+        reviewed = next_card(card, card_hash, answer, previous)
+        if reviewed is not None:
+            card, card_hash, previous = reviewed, answer.question_hash, answer.correct
+    if key is not None and card is not None:
+        keep(key, card, card_hash)
+    if pending:
+        connection.execute(CARD.insert(), pending)
+    return written + len(pending)
+
+
+def _card_row(key: tuple[str, str, str], card: Card, question_hash: str) -> dict[str, object]:
+    learner_id, lesson_slug, question_id = key
+    return {
+        "learner_id": learner_id,
+        "lesson_slug": lesson_slug,
+        "question_id": question_id,
+        "question_hash": question_hash,
+        "state": int(card.state),
+        "step": card.step,
+        "stability": card.stability,
+        "difficulty": card.difficulty,
+        "due": card.due,
+        "last_review": card.last_review,
+    }
 
 
 @dataclass(frozen=True)

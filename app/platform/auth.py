@@ -29,6 +29,7 @@ FAILS_PER_USERNAME = "50 per 15 minutes"
 FAILS_PER_DEVICE = "5 per 15 minutes"
 SIGN_UPS_PER_IP = "20 per hour"
 DEVICE_COOKIE_MAX_AGE_S = 180 * 24 * 3600
+SCOPE = "entrar"  # the first identifier of every sign-in and sign-up counter's key
 IPV6_CLIENT_PREFIX = 64
 
 
@@ -351,9 +352,33 @@ class SignInLimiter:
         self._set_up()
         for item, key, forget in self._keys(username, ip, device):
             if forget:
-                self._limiter.clear(item, "entrar", key)
+                self._limiter.clear(item, SCOPE, key)
             else:
-                self._limiter.hit(item, "entrar", key, cost=-1)
+                self._limiter.hit(item, SCOPE, key, cost=-1)
+
+    def forget(self, username: str) -> None:
+        """Drop every counter whose key names ``username`` (its account was erased).
+
+        With the ``database`` storage (and ``memory://``) the per-username, per-pair and
+        per-device counters go, and every ended window with them; other storages (Redis) only
+        drop the per-username counter here, and expire the rest when their 15-minute window ends.
+        """
+        self._set_up()
+        from limits.storage import MemoryStorage
+
+        from app.platform.ratelimit_store import DatabaseLimitStorage
+
+        namespace = f"{self._per_pair.namespace}/{SCOPE}/"
+        per_username, per_pair, per_device = _user_stems(username)
+        prefixes = [namespace + per_username + "/", namespace + per_pair, namespace + per_device]
+        storage = self._limiter.storage
+        if isinstance(storage, DatabaseLimitStorage):
+            storage.clear_prefixes(prefixes)
+        elif isinstance(storage, MemoryStorage):
+            for key in [key for key in storage.storage if key.startswith(tuple(prefixes))]:
+                storage.clear(key)
+        else:
+            self._limiter.clear(self._per_username, SCOPE, per_username)
 
     def sign_up_attempt(self, ip: str) -> Blocked | None:
         """Count one sign-up from the client of ``ip`` (IPv6: its /64).
@@ -369,20 +394,28 @@ class SignInLimiter:
         counted = []
         for item, key in keys:
             counted.append((item, key))
-            if not self._limiter.hit(item, "entrar", key):
+            if not self._limiter.hit(item, SCOPE, key):
                 for hit_item, hit_key in counted:
-                    self._limiter.hit(hit_item, "entrar", hit_key, cost=-1)
-                reset_at = self._limiter.get_window_stats(item, "entrar", key).reset_time
+                    self._limiter.hit(hit_item, SCOPE, hit_key, cost=-1)
+                reset_at = self._limiter.get_window_stats(item, SCOPE, key).reset_time
                 return Blocked(max(1, int(reset_at - time.time())), sign_up=sign_up)
         return None
 
     def _keys(self, username: str | None, ip: str, device: str | None):
         """(limit, key, forget on success) for each counter one sign-in attempt uses."""
         client = client_key(ip)
-        if username is not None and device is not None:
-            yield self._per_device, f"device:{username}:{device}", True
-            return
         if username is not None:
-            yield self._per_pair, f"user-ip:{username}:{client}", True
-            yield self._per_username, f"user:{username}", False
+            per_username, per_pair, per_device = _user_stems(username)
+            if device is not None:
+                yield self._per_device, per_device + device, True
+                return
+            yield self._per_pair, per_pair + client, True
+            yield self._per_username, per_username, False
         yield self._per_ip, f"ip:{client}", False
+
+
+def _user_stems(username: str) -> tuple[str, str, str]:
+    """The per-username counter's identifier of ``username``, and how the identifiers of its
+    per-pair and per-device counters start: ``user:<name>``, ``user-ip:<name>:``,
+    ``device:<name>:``. Usernames hold no ``/`` or ``:``, so no other name's keys start so."""
+    return f"user:{username}", f"user-ip:{username}:", f"device:{username}:"

@@ -4,6 +4,10 @@ It implements the storage interface that ``limits``' fixed-window strategy uses
 (``incr``, ``get``, ``get_expiry``, ``clear``, ``check``, ``reset``); each counter
 is one row of the ``rate_limit`` table, updated with a single atomic upsert.
 
+Rows of ended windows are deleted whenever a counter starts a new window (at most once per
+counter and window, never on a request that signs in to nothing), and when an account is erased
+(:meth:`DatabaseLimitStorage.clear_prefixes`).
+
 The counters go through a small connection pool of their own: a request may hold one of
 the app's pooled connections while it calls the limiter, and with one shared pool enough
 such requests at once would each wait for a second connection that none will give back.
@@ -12,9 +16,10 @@ such requests at once would each wait for a second connection that none will giv
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from limits.storage import Storage
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 from app.platform.db import make_engine
 
@@ -45,14 +50,16 @@ class DatabaseLimitStorage(Storage):
     def incr(self, key: str, expiry: float, amount: int = 1) -> int:
         """Add ``amount`` to the counter of ``key`` (a new window when the old one ended).
 
-        A negative ``amount`` takes hits back; a new window never starts below zero.
+        A negative ``amount`` takes hits back; a new window never starts below zero. When the
+        counter starts a new window, every ended window is deleted in the same transaction.
 
         Returns:
             The counter after the increment.
         """
         now = time.time()
+        expires = now + expiry
         with self.engine.begin() as connection:
-            return connection.execute(
+            count, expires_at = connection.execute(
                 text(
                     "INSERT INTO rate_limit (key, count, expires_at) "
                     "VALUES (:key, :fresh, :expires) "
@@ -61,16 +68,19 @@ class DatabaseLimitStorage(Storage):
                     "THEN rate_limit.count + :amount ELSE :fresh END, "
                     "expires_at = CASE WHEN rate_limit.expires_at > :now "
                     "THEN rate_limit.expires_at ELSE :expires END "
-                    "RETURNING count"
+                    "RETURNING count, expires_at"
                 ),
                 {
                     "key": key,
                     "amount": amount,
                     "fresh": max(amount, 0),
-                    "expires": now + expiry,
+                    "expires": expires,
                     "now": now,
                 },
-            ).scalar_one()
+            ).one()
+            if expires_at == expires:  # a new window: its row was inserted or restarted
+                _purge_expired(connection, now)
+            return count
 
     def get(self, key: str) -> int:
         """The counter of ``key`` in its current window (0 when none)."""
@@ -94,6 +104,22 @@ class DatabaseLimitStorage(Storage):
         with self.engine.begin() as connection:
             connection.execute(text("DELETE FROM rate_limit WHERE key = :key"), {"key": key})
 
+    def clear_prefixes(self, prefixes: Iterable[str]) -> int:
+        """Forget every counter whose key starts with one of ``prefixes``, and every ended window.
+
+        Returns:
+            How many rows were deleted.
+        """
+        now = time.time()
+        with self.engine.begin() as connection:
+            deleted = _purge_expired(connection, now)
+            for prefix in prefixes:
+                deleted += connection.execute(
+                    text("DELETE FROM rate_limit WHERE substr(key, 1, :length) = :prefix"),
+                    {"length": len(prefix), "prefix": prefix},
+                ).rowcount
+        return deleted
+
     def check(self) -> bool:
         """True when the database answers."""
         with self.engine.connect() as connection:
@@ -104,3 +130,10 @@ class DatabaseLimitStorage(Storage):
         """Drop every counter; returns how many were dropped."""
         with self.engine.begin() as connection:
             return connection.execute(text("DELETE FROM rate_limit")).rowcount
+
+
+def _purge_expired(connection: Connection, now: float) -> int:
+    """Delete the counters whose window ended before ``now``; returns how many."""
+    return connection.execute(
+        text("DELETE FROM rate_limit WHERE expires_at <= :now"), {"now": now}
+    ).rowcount

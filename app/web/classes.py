@@ -22,6 +22,7 @@ from app.web.deps import (
     InstructorDep,
     LearnerForWriteDep,
     LearnerIdDep,
+    RowId,
     SessionDep,
 )
 from app.web.flash import NOTICE_KEY
@@ -81,7 +82,15 @@ def class_create(
     return RedirectResponse(urls_of(request).class_page(classroom.id), status_code=303)
 
 
-def _class_page(request, db, course, classroom, status_code: int = 200, error: str | None = None):
+def _class_page(
+    request,
+    db,
+    course,
+    classroom,
+    status_code: int = 200,
+    error: str | None = None,
+    typed: dict[str, str] | None = None,
+):
     join_url = str(request.base_url).rstrip("/") + urls_of(request).class_join(classroom.join_code)
     dues = classes.due_rows(db, classroom)
     context = {
@@ -95,27 +104,28 @@ def _class_page(request, db, course, classroom, status_code: int = 200, error: s
         "error": error,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
         "zones": classes.time_zones(),
+        "typed": typed or {},
     }
     return render(request, "class.html", context, status_code=status_code)
 
 
 @router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
 def class_page(
-    request: Request, class_id: int, course: CourseDep, db: SessionDep, instructor: InstructorDep
+    request: Request, class_id: RowId, course: CourseDep, db: SessionDep, instructor: InstructorDep
 ):
     """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
     return _class_page(request, db, course, _class(db, instructor, class_id))
 
 
 @router.post("/instrutor/turmas/{class_id}/codigo", name="class_rotate")
-def class_rotate(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
+def class_rotate(request: Request, class_id: RowId, db: SessionDep, instructor: InstructorDep):
     """Replace the join link; the old one stops working."""
     classes.rotate_code(db, _class(db, instructor, class_id))
     return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
-def class_delete(request: Request, class_id: int, db: SessionDep, instructor: InstructorDep):
+def class_delete(request: Request, class_id: RowId, db: SessionDep, instructor: InstructorDep):
     """Delete the class: its memberships and due dates go, the learners' answers stay."""
     classes.delete_class(db, _class(db, instructor, class_id))
     return RedirectResponse(urls_of(request).classes(), status_code=303)
@@ -124,7 +134,7 @@ def class_delete(request: Request, class_id: int, db: SessionDep, instructor: In
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
 def class_due(
     request: Request,
-    class_id: int,
+    class_id: RowId,
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
@@ -138,7 +148,8 @@ def class_due(
     try:
         due_at = classes.parse_due(prazo, classroom.time_zone)
     except classes.BadDueDate as exc:
-        return _class_page(request, db, course, classroom, 422, str(exc))
+        typed = {"lesson": licao, "due": prazo}  # the form shows what was typed
+        return _class_page(request, db, course, classroom, 422, str(exc), typed)
     classes.set_due(db, classroom, licao, due_at)
     return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
 
@@ -146,7 +157,7 @@ def class_due(
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
 def class_staff(
     request: Request,
-    class_id: int,
+    class_id: RowId,
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
@@ -167,7 +178,7 @@ def class_staff(
 )
 def class_unstaff(
     request: Request,
-    class_id: int,
+    class_id: RowId,
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
@@ -190,7 +201,7 @@ def class_unstaff(
 @router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
 def class_zone(
     request: Request,
-    class_id: int,
+    class_id: RowId,
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
@@ -248,7 +259,7 @@ def join(
 
 
 @router.post("/turmas/{class_id}/sair", name="class_leave")
-def leave(request: Request, class_id: int, db: SessionDep, learner_id: LearnerForWriteDep):
+def leave(request: Request, class_id: RowId, db: SessionDep, learner_id: LearnerForWriteDep):
     """Leave a class (answers stay); back to "Meus dados"."""
     classes.leave(db, class_id, learner_id)
     return RedirectResponse(urls_of(request).my_data(), status_code=303)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from pydantic import BeforeValidator
 from sqlmodel import Session
 
 from app.content.course import Course
@@ -19,10 +21,30 @@ from app.platform.models import Account
 from app.platform.sessions import LEARNER_KEY, session_account
 from app.web.urls import urls_of
 
+# A row id in a path, query or form: ASCII digits only (``str.isdigit()`` and pydantic's lax int
+# also take "²", "٣", "+5" or "1_000"), and few enough of them for the databases' 32-bit integer.
+ROW_ID_DIGITS = 9
+ROW_ID_RE = re.compile(f"[0-9]{{1,{ROW_ID_DIGITS}}}")
 SESSION_KEY = LEARNER_KEY
 CSRF_COOKIE = "csrftoken"  # asgi-csrf's double-submit cookie (app/web/security.py)
 SIGN_IN_FIRST = N_("Sign in with an instructor account to see this page.")
 INSTRUCTORS_ONLY = N_("This page is for instructors only. Ask whoever runs the course for access.")
+
+
+def is_row_id(text: str) -> bool:
+    """True when ``text`` is a row id as :data:`RowId` reads it."""
+    return ROW_ID_RE.fullmatch(text) is not None
+
+
+def _row_id(value: object) -> object:
+    if isinstance(value, str) and not is_row_id(value):
+        raise ValueError("not a row id")
+    return value
+
+
+# An ``int`` route parameter (path, query or form) given as ROW_ID_RE digits; anything else is
+# the 422 page "Dados inválidos" (app/web/errors.py).
+RowId = Annotated[int, BeforeValidator(_row_id)]
 
 
 async def get_session(request: Request) -> AsyncIterator[Session]:

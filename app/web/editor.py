@@ -22,7 +22,7 @@ from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
 from app.platform.i18n import N_, gettext
 from app.platform.models import Account, LessonRevision
-from app.web.deps import CourseDep, InstructorDep, SessionDep
+from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep
 from app.web.security import MAX_EDITOR_FORM_BYTES
 from app.web.templating import render, wants_fragment
 from app.web.urls import urls_of
@@ -140,7 +140,7 @@ def edit(
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
-    publicada: int | None = None,
+    publicada: RowId | None = None,
 ):
     """The editor: the file's text (or the instructor's unpublished draft), its check and preview.
 
@@ -313,7 +313,7 @@ def history(
 def restore(
     request: Request,
     slug: str,
-    revision_id: int,
+    revision_id: RowId,
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,

@@ -25,7 +25,7 @@ from app.content.item_checks import warnings_by_question
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.i18n import N_, gettext
-from app.web.deps import CourseDep, InstructorDep, SessionDep
+from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep, is_row_id
 from app.web.lookups import check_panel
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -55,7 +55,7 @@ def dashboard(
     max_age = request.app.state.settings.dashboard_max_age
     classroom = None
     if turma.strip():
-        if not turma.strip().isdigit():
+        if not is_row_id(turma.strip()):
             raise HTTPException(status_code=422, detail=gettext(NO_CLASS))
         classroom = class_for(db, instructor, int(turma))
         if classroom is None:
@@ -143,7 +143,7 @@ def export_attempts(
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
-    turma: int | None = None,
+    turma: RowId | None = None,
 ):
     """Every attempt, one row each (columns in ``app/analytics/exports.py`` and the README).
 
@@ -161,7 +161,7 @@ def export_progress(
     course: CourseDep,
     db: SessionDep,
     instructor: InstructorDep,
-    turma: int | None = None,
+    turma: RowId | None = None,
 ):
     """One row per learner × lesson (columns in ``app/analytics/exports.py`` and the README).
 

@@ -11,7 +11,14 @@ from app.learning.classes import memberships
 from app.learning.learners import delete_learner, export_learner
 from app.platform.i18n import N_, gettext
 from app.platform.models import LearnerExport
-from app.web.deps import CSRF_COOKIE, AccountNameDep, LearnerForWriteDep, LearnerIdDep, SessionDep
+from app.web.deps import (
+    CSRF_COOKIE,
+    AccountNameDep,
+    LearnerForWriteDep,
+    LearnerIdDep,
+    SessionDep,
+    SignInLimiterDep,
+)
 from app.web.headers import PERSONAL
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -64,15 +71,19 @@ def delete(
     db: SessionDep,
     learner_id: LearnerForWriteDep,
     account: AccountNameDep,
+    limiter: SignInLimiterDep,
     confirmo: Annotated[str, Form(max_length=10)] = "",
 ):
-    """Delete the learner, their attempts, walks and account, and end their sessions everywhere.
+    """Delete everything stored about the learner (:func:`delete_learner`), the sign-in counters
+    that name their username, and end their sessions everywhere.
 
     Without the confirmation box, 422 and nothing is deleted.
     """
     if confirmo != "sim":
         return _page(request, db, learner_id, account, error=gettext(CONFIRM_FIRST), status=422)
-    delete_learner(db, learner_id)
+    username = delete_learner(db, learner_id)
+    if username is not None:
+        limiter.forget(username)  # failed sign-ins are counted by username
     request.session.clear()
     response = RedirectResponse(urls_of(request).my_data() + "?apagado=1", status_code=303)
     response.delete_cookie(CSRF_COOKIE, path="/")  # the next person here gets a new token

@@ -5,7 +5,7 @@ Adds ``lesson_rename`` (one row per slug change published in the web editor, see
 and the old slug's addresses answer 301 to the new one.
 
 Revision ID: 0012
-Revises: 0009 (0009_review_cards); the lead re-chains it after 0010 and 0011 on merge
+Revises: 0011 (0011_review_cards_from_history)
 Create Date: 2026-12-10 10:00:00
 """
 
@@ -14,7 +14,7 @@ import sqlmodel
 from alembic import op
 
 revision = "0012"
-down_revision = "0010"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 

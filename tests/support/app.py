@@ -131,3 +131,28 @@ def query(settings: Settings, sql: str, **params) -> list[tuple]:
             return [tuple(row) for row in result] if result.returns_rows else []
     finally:
         engine.dispose()
+
+
+def database_dump(settings: Settings) -> dict[str, list[str]]:
+    """Every row of every table (Alembic's own included), each as the text of its columns.
+
+    For asserting that nothing stored anywhere still holds a value (an erased username).
+    """
+    from sqlalchemy import MetaData
+
+    from app.platform.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        metadata = MetaData()
+        metadata.reflect(engine)
+        with engine.connect() as connection:
+            return {
+                name: [
+                    " | ".join(str(value) for value in row)
+                    for row in connection.execute(table.select())
+                ]
+                for name, table in metadata.tables.items()
+            }
+    finally:
+        engine.dispose()

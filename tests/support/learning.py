@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
@@ -102,4 +103,22 @@ def card(client: TestClient, slug: str) -> dict[str, str]:
 def read_csv(response) -> list[dict[str, str]]:
     assert response.headers["content-type"] == "text/csv; charset=utf-8"
     assert response.headers["content-disposition"].startswith("attachment; filename=")
-    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
+    assert response.content.startswith(b"\xef\xbb\xbf"), "o BOM do UTF-8, para o Excel"
+    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+
+
+def let_time_pass(settings, ago: timedelta = timedelta(minutes=1)) -> None:
+    """Make every review card due ``ago`` before now: what the clock does once their intervals
+    have passed. Answers are stamped with the real time, so the cards move, not the clock."""
+    from sqlalchemy import update
+    from sqlmodel import SQLModel
+
+    from app.platform.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.begin() as connection:
+            cards = SQLModel.metadata.tables["review_card"]
+            connection.execute(update(cards).values(due=datetime.now(UTC) - ago))
+    finally:
+        engine.dispose()
