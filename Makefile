@@ -6,14 +6,20 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test test-fast screenshots bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
+.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
 	$(VENV)/bin/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) --no-access-log
 
-test: install-dev chromium ## install test dependencies and run the whole suite
-	tests/with_postgres.sh $(VENV)/bin/pytest
+test: install-dev chromium ## install test dependencies and run the whole suite (SQLite and PostgreSQL)
+	tests/with_postgres.sh $(MAKE) --no-print-directory suites
+
+# Everything but the load runs on both cores (pytest-xdist: each worker its own databases, its
+# own uvicorn and its own Chromium); the load runs measure a server on their own, after.
+suites: install-dev
+	$(VENV)/bin/pytest -n 2 -m "not load"
+	$(VENV)/bin/pytest -m load
 
 FAST := not browser and not load and not postgres and not slow
 

@@ -172,9 +172,7 @@ def test_20_lessons_completed_in_parallel_by_one_learner_all_count(tmp_path, dat
 
         responses = asyncio.run(finish_all())
         assert [r.status_code for r in responses] == [200] * 20
-        # Reading made no session; the answers did (all for one learner, born from this
-        # browser's CSRF cookie). A browser keeps the last session cookie it was given.
-        client.cookies.set("curso_sessao", responses[-1].cookies["curso_sessao"])
+        # Every answer went to the session's learner (identity lives only in the session).
         progress = client.get("/api/progresso").json()
         assert [lesson["status"] for lesson in progress["lessons"]] == ["concluída"] * 20
     finally:
@@ -182,6 +180,10 @@ def test_20_lessons_completed_in_parallel_by_one_learner_all_count(tmp_path, dat
 
 
 def _session_at(server: LiveServer, path: str) -> tuple[httpx.Client, str]:
+    """A reader at ``path`` with a session: the place ``app.js`` posts when a lesson opens."""
     client = httpx.Client(base_url=server.url, timeout=30)
-    page = client.get(path)
-    return client, TOKEN_RE.search(page.text).group(1)
+    token = TOKEN_RE.search(client.get(path).text).group(1)
+    slug = path.rsplit("/", 1)[1]
+    placed = client.post("/progresso/lugar", data={"licao": slug}, headers={"x-csrftoken": token})
+    assert placed.status_code == 204 and "curso_sessao" in client.cookies
+    return client, token
