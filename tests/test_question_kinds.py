@@ -383,6 +383,58 @@ def test_numeric_without_javascript_redirects_and_shows_the_error_on_the_lesson(
     assert text(page.select_one("#pergunta-ganho-3090 .verdict")) == "✓ Resposta correta"
 
 
+THOUSANDS = (
+    "Em “3.438”, o ponto separa os milhares, como se escreve no Brasil: o número é 3438, não "
+    "3,438. Se quis dizer 3,438, escreva com vírgula. Se quis dizer 3438, marque a confirmação "
+    "e responda de novo."
+)
+
+
+def test_numeric_point_read_as_thousands_asks_to_confirm_instead_of_grading(client, settings):
+    response = post(client, "kernels", "ganho-pro-6000", {"valor": "3.438"})
+    assert response.status_code == 422
+    box = soup(response).select_one("#pergunta-ganho-pro-6000")
+    assert text(box.select_one(".form-error")) == THOUSANDS
+    assert box.select_one('input[name="valor"]')["value"] == "3.438"
+    confirm = box.select_one('input[name="confirmado"]')
+    assert confirm["type"] == "checkbox" and confirm["value"] == "3.438"
+    label = box.select_one(f'label[for="{confirm["id"]}"]')
+    assert text(label) == "Confirmo o número como escrevi: o ponto separa os milhares."
+    assert stored(settings, "ganho-pro-6000") == [], "nothing is graded before the learner says"
+
+
+def test_numeric_thousands_confirmed_is_graded_as_typed_and_a_comma_as_decimals(client, settings):
+    confirmed = post(client, "kernels", "ganho-pro-6000", {"valor": "3.438", "confirmado": "3.438"})
+    box = soup(confirmed).select_one("#pergunta-ganho-pro-6000")
+    assert text(box.select_one(".verdict")) == "✗ Resposta incorreta"
+    comma = post(client, "kernels", "ganho-pro-6000", {"valor": "3,438"})
+    assert text(soup(comma).select_one("#pergunta-ganho-pro-6000 .verdict")) == (
+        "✓ Resposta correta"
+    )
+    assert stored(settings, "ganho-pro-6000") == [("3438", 0, None), ("3.438", 1, None)]
+
+
+def test_numeric_thousands_that_are_right_or_a_changed_number_are_not_confirmed(client, settings):
+    # A confirmation of another text does not count: "4.410" is asked about again.
+    other = post(client, "kernels", "ganho-3090", {"valor": "4.410", "confirmado": "3.438"})
+    assert other.status_code == 422
+    assert text(soup(other).select_one(".form-error")).startswith("Em “4.410”, o ponto separa")
+    # "4.4" has no thousands: it is graded at once.
+    plain = post(client, "kernels", "ganho-3090", {"valor": "4.4"})
+    assert text(soup(plain).select_one(".verdict")) == "✓ Resposta correta"
+    assert stored(settings, "ganho-3090") == [("4.4", 1, None)]
+
+
+def test_numeric_thousands_without_javascript_keeps_the_question_on_the_lesson(client, settings):
+    response = post(client, "kernels", "ganho-pro-6000", {"valor": "3.438"}, htmx=False)
+    assert response.status_code == 303
+    page = soup(client.get(response.headers["location"]))
+    box = page.select_one("#pergunta-ganho-pro-6000")
+    assert text(box.select_one(".form-error")) == THOUSANDS
+    assert box.select_one('input[name="confirmado"]')["value"] == "3.438"
+    assert stored(settings, "ganho-pro-6000") == []
+
+
 def test_ordering_form_has_a_position_select_per_item_in_the_learner_order(client):
     page = soup(client.get("/licoes/kernels"))
     box = page.select_one("#pergunta-ordem-da-arvore")
@@ -442,6 +494,7 @@ def test_kind_labels_know_the_new_kinds():
 
 
 def test_export_lists_the_numeric_value_and_the_order(client, settings):
-    post(client, "kernels", "ganho-3090", {"valor": "1.000"})
+    # "1.000" reads as one thousand (wrong here), so the learner confirms it before grading.
+    post(client, "kernels", "ganho-3090", {"valor": "1.000", "confirmado": "1.000"})
     rows = query(settings, "SELECT chosen FROM attempt WHERE question_id = 'ganho-3090'")
     assert rows == [("1000",)]
