@@ -150,10 +150,10 @@ def test_relative_tolerance():
 def test_ordering_partial_credit_but_right_means_fully_right():
     right = TREE_ORDER.order
     assert grade_order(TREE_ORDER, right).correct
-    assert grade_order(TREE_ORDER, right).in_place == 5
+    assert grade_order(TREE_ORDER, right).in_place == 6
     swapped = (right[1], right[0], *right[2:])
     result = grade_order(TREE_ORDER, swapped)
-    assert (result.correct, result.in_place, result.credit) == (False, 3, 0.6)
+    assert (result.correct, result.in_place, result.credit) == (False, 4, 4 / 6)
 
 
 @pytest.mark.parametrize(
@@ -161,13 +161,13 @@ def test_ordering_partial_credit_but_right_means_fully_right():
     [
         ([], "Dê uma posição a cada etapa antes de enviar a resposta."),
         (
-            ["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"],
-            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir "
+            ["mac=1", "borda=1", "uma-rtx=3", "producao=4", "contexto=5", "cluster=6"],
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 6, sem repetir "
             "nenhuma.",
         ),
         (
-            ["mac=1", "borda=2", "uma-rtx=3", "varias-gpus=4", "producao=9"],
-            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir "
+            ["mac=1", "borda=2", "uma-rtx=3", "producao=4", "contexto=5", "cluster=9"],
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 6, sem repetir "
             "nenhuma.",
         ),
         (
@@ -444,7 +444,7 @@ def test_ordering_form_has_a_position_select_per_item_in_the_learner_order(clien
         select = li.select_one('select[name="posicao"]')
         assert box.select_one(f'label[for="{select["id"]}"]')
         assert select.select_one("option[selected]")["value"] == f"{li['data-item']}={position}"
-        assert len(select.select("option")) == 5
+        assert len(select.select("option")) == 6
     again = soup(client.get("/licoes/kernels")).select("#pergunta-ordem-da-arvore .ordering-item")
     assert [li["data-item"] for li in again] == items, "a mesma ordem a cada visita"
 
@@ -456,10 +456,12 @@ def test_ordering_partial_answer_shows_credit_and_right_order_and_stores_credit(
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions})
     box = soup(response).select_one("#pergunta-ordem-da-arvore")
     assert text(box.select_one(".verdict")) == "✗ Resposta incorreta"
-    assert text(box.select_one(".ordering-credit")) == "3 de 5 na posição certa"
-    assert [text(li) for li in box.select(".right-order li")][0].startswith("Mac em primeiro lugar")
+    assert text(box.select_one(".ordering-credit")) == "4 de 6 na posição certa"
+    assert [text(li) for li in box.select(".right-order li")][0].startswith(
+        "Fluxos de ML/LLM centrados no Mac"
+    )
     assert text(box.select(".graded-step")[0]).startswith("Vai na posição 2")
-    assert stored(settings, "ordem-da-arvore") == [(",".join(swapped), 0, 0.6)]
+    assert stored(settings, "ordem-da-arvore") == [(",".join(swapped), 0, 4 / 6)]
     response = post(
         client,
         "kernels",
@@ -468,13 +470,13 @@ def test_ordering_partial_answer_shows_credit_and_right_order_and_stores_credit(
     )
     box = soup(response).select_one("#pergunta-ordem-da-arvore")
     assert text(box.select_one(".verdict")) == "✓ Resposta correta"
-    assert text(box.select_one(".ordering-credit")) == "5 de 5 na posição certa"
+    assert text(box.select_one(".ordering-credit")) == "6 de 6 na posição certa"
     assert not box.select_one(".right-order")
     assert stored(settings, "ordem-da-arvore")[-1] == (",".join(order), 1, 1.0)
 
 
 def test_ordering_repeated_position_is_422_without_js_a_flash(client, settings):
-    positions = ["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"]
+    positions = ["mac=1", "borda=1", "uma-rtx=3", "producao=4", "contexto=5", "cluster=6"]
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions}, htmx=False)
     assert response.status_code == 303
     page = soup(client.get(response.headers["location"]))
