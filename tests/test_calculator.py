@@ -110,7 +110,8 @@ def test_the_get_form_shows_the_result_in_the_page(client):
     assert box.select_one("#calculadora-teto-do-decode-parametros")["value"] == "70"
     outputs = [text(dd) for dd in box.select(".calculator-output dd")]
     assert outputs == [
-        "Estimativa: ≈ 35 GB Fórmula: parâmetros lidos por token (em bilhões) × bytes por parâmetro",
+        "Estimativa: ≈ 35 GB Fórmula: parâmetros lidos por token (em bilhões) × bytes por "
+        "parâmetro",
         "Estimativa: ≈ 95,7 tokens/s Fórmula: banda de memória ÷ pesos lidos por token",
     ]
 
