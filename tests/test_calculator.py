@@ -110,8 +110,9 @@ def test_the_get_form_shows_the_result_in_the_page(client):
     assert box.select_one("#calculadora-teto-do-decode-parametros")["value"] == "70"
     outputs = [text(dd) for dd in box.select(".calculator-output dd")]
     assert outputs == [
-        "Estimativa: ≈ 35 GB Fórmula: parâmetros (em bilhões) × bytes por parâmetro",
-        "Estimativa: ≈ 95,7 tokens/s Fórmula: banda de memória ÷ bytes lidos por token",
+        "Estimativa: ≈ 35 GB Fórmula: parâmetros lidos por token (em bilhões) × bytes por "
+        "parâmetro",
+        "Estimativa: ≈ 95,7 tokens/s Fórmula: banda de memória ÷ pesos lidos por token",
     ]
 
 
@@ -135,7 +136,8 @@ def test_the_htmx_fragment_announces_and_keeps_a_shareable_url(client):
     assert response.status_code == 200
     result = soup(response).select_one("#calculadora-teto-do-decode-resultado")
     assert result["data-announce"] == (
-        "Bytes lidos por token: estimativa ≈ 10 GB. Teto do decode: estimativa ≈ 100 tokens/s."
+        "Pesos lidos por token (sem o KV cache): estimativa ≈ 10 GB. Teto do decode: estimativa "
+        "≈ 100 tokens/s."
     )
     assert response.headers["HX-Replace-Url"] == (
         "/licoes/kernels?calculadora=teto-do-decode&parametros=10&bytes_por_parametro=1"

@@ -28,7 +28,8 @@ def test_the_calculator_updates_as_the_learner_types(
     expect(outputs).to_have_text(["Estimativa: ≈ 10 GB", "Estimativa: ≈ 100 tokens/s"])
     expect(field).to_be_focused()  # typing keeps the focus in the box
     expect(page.locator("#anuncio")).to_have_text(
-        "Bytes lidos por token: estimativa ≈ 10 GB. Teto do decode: estimativa ≈ 100 tokens/s."
+        "Pesos lidos por token (sem o KV cache): estimativa ≈ 10 GB. Teto do decode: estimativa "
+        "≈ 100 tokens/s."
     )
     assert "bytes_por_parametro=1" in page.url
     field.fill("9")

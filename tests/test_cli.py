@@ -56,7 +56,7 @@ def test_arvore_walks_like_the_web_and_prints_json():
     )
     retry = curso("arvore", "guia-osman", input="9\nx\n1\n")
     assert (
-        retry.stdout.count("Digite um número de 1 a 5.") == 2
+        retry.stdout.count("Digite um número de 1 a 6.") == 2
         and "Resultado: MLX / MLX-LM" in retry.stdout
     )
     odd = curso("arvore", "guia-osman", input="²\n①\n" + "1" * 5000 + "\n1\n")

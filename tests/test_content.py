@@ -173,3 +173,19 @@ def test_content_hash_follows_prompt_options_and_key_only(tmp_path):
         load_lesson(write(tmp_path, reordered)).questions["fase-banda"].content_hash
         == base.content_hash
     )
+
+
+def test_the_errors_of_the_december_review_stay_fixed():
+    """Issue 25: E1, E2 (words the article does not say, under "O que o artigo diz"), E4 (an
+    invented ordering principle), E5 ("vazão bruto") and E6 ("laptop" against the style sheet)."""
+    course = load_course(REPO_LESSONS)
+    sources = {p.name: p.read_text(encoding="utf-8") for p in REPO_LESSONS.glob("*.*")}
+    said = sources["03-alem-do-ollama.md"].split("O que o artigo diz que ela faz")[1]
+    table = said.split("\n\n")[0].splitlines()[2:]
+    rows = {line.split("|")[1].strip(): line for line in table}
+    assert len(rows) == 6
+    assert "proxy" not in rows["llama-swap"] and "comprimir" not in rows["LMDeploy"]
+    order = course.get("kernels").questions["ordem-da-arvore"]
+    assert "mais específico" not in order.explanation_html
+    assert "vazão bruto" not in sources["02-escolha-self-hosted.md"]
+    assert [n for n, t in sources.items() if n != "README.md" and "laptop" in t.lower()] == []

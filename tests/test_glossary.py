@@ -63,6 +63,35 @@ def test_the_terms_the_lessons_used_unexplained_are_defined_and_the_vague_ones_r
     assert tuple(text_keys("runtime")) in by_term["engine de inferência"].forms
 
 
+def test_course_knowledge_in_definitions_is_marked_and_the_missing_terms_exist():
+    """Issue 25, D16 and M6: what the texts only name is marked as the course's explanation;
+    banda de memória, TTFT, speculative decoding, expert parallelism, LoRA and the scheduler
+    are defined; routing gets both readings (D4); chunked prefill says who says what (D15)."""
+    by_term = {t.term: t for t in COURSE.glossary.terms}
+    for term in (
+        "prefill",
+        "decode",
+        "cache de prefixo",
+        "tensor parallelism",
+        "batching contínuo",
+        "quantização",
+        "chunked prefill",
+        "TTFT",
+        "agendador",
+        "decodificação especulativa",
+        "paralelismo de especialistas",
+        "LoRA",
+    ):
+        assert "explicação do curso" in by_term[term].definition_html, term
+    assert "banda de memória" in by_term and "texto-base da Lição 1" in (
+        by_term["banda de memória"].definition_html
+    )
+    routing = by_term["routing"].definition_html
+    assert "especialistas" in routing and "réplica" in routing
+    assert "Lição 28 da Fase 17" in by_term["chunked prefill"].definition_html
+    assert "laptop" not in " ".join(t.definition_html for t in COURSE.glossary.terms)
+
+
 def test_the_course_glossary_is_valid_and_seeded_with_the_course_terms():
     assert [e for e in COURSE.errors if e.file.name == "glossario.yml"] == []
     terms = [t.term for t in COURSE.glossary.terms]

@@ -475,6 +475,13 @@ NOT_MESSAGES = {
     "_NEGATIVE",
     "_VERDICT",
     "_EMPHASIS",
+    "ABSOLUTE_WORDS",
+    "_ABSOLUTE",
+    "_NOT_ABSOLUTE",
+    "_POSITION_WORD",
+    "_LEADING_POSITION",
+    "_NUMBER_FORMAT",
+    "_QUOTE",
 }
 """Constants that hold lesson text or patterns that match it (the lesson template, item-check
 regexes)."""

@@ -130,8 +130,8 @@ def test_preview_shows_trees_whole_and_where_each_scenario_leads(client, setting
         " ".join(walk.split())
         == expected
         == (
-            "Cenário na árvore guia-fase17: Hardware: GPU AMD; Workload: Chat geral / "
-            "perguntas e respostas → vLLM."
+            "Cenário na árvore guia-fase17: Hardware: GPU AMD; Escala: 100–10 mil usuários / "
+            "produção; Workload: Chat geral / perguntas e respostas → vLLM."
         )
     )
 

@@ -330,7 +330,7 @@ def test_numeric_and_ordering_questions_have_no_options_to_warn_about(tmp_path):
     numeric = {
         "id": "ganho",
         "kind": "numeric",
-        "prompt": "Quantas vezes mais rápido?",
+        "prompt": "Quantas vezes mais rápido? Responda com uma ou duas casas decimais.",
         "value": 4.41,
         "tolerance": 0.1,
         "working": "64 ÷ 14,5 ≈ 4,41",
@@ -345,6 +345,118 @@ def test_numeric_and_ordering_questions_have_no_options_to_warn_about(tmp_path):
             {"id": "b", "text": "staging"},
             {"id": "c", "text": "prod"},
         ],
-        "explanation": "Do laptop ao cluster.",
+        "explanation": "Do notebook ao cluster.",
     }
     assert warnings_of(tmp_path, numeric, ordering, balanced("q1", 0), balanced("q2", 1)) == []
+
+
+def test_absolute_word_in_a_wrong_option_while_the_key_has_none_warns(tmp_path):
+    options = [
+        ("O prefill nunca depende da banda.", "Errado: depende pouco, não nada."),
+        ("O decode acompanha a banda de memória.", "Certo: lê todos os pesos a cada token."),
+        ("Só o prefill lê os pesos.", "Errado: o decode lê todos os pesos a cada passo."),
+    ]
+    assert warnings_of(tmp_path, question("absoluta", options)) == [
+        "01-itens.md:16: warning: pergunta `absoluta`: a opção errada `a` diz “nunca”, e nenhuma "
+        "opção certa tem uma palavra absoluta; quem evita as opções absolutas acerta sem saber "
+        "por quê",
+        "01-itens.md:16: warning: pergunta `absoluta`: a opção errada `c` diz “só”, e nenhuma "
+        "opção certa tem uma palavra absoluta; quem evita as opções absolutas acerta sem saber "
+        "por quê",
+    ]
+
+
+def test_absolute_words_balanced_by_a_key_or_not_absolute_do_not_warn(tmp_path):
+    balanced_key = [
+        ("Porque ele só roda em CPU.", "Errado: é um engine para GPU NVIDIA."),
+        ("Porque ele só roda em GPU NVIDIA.", "Certo: o TRT-LLM é restrito à NVIDIA."),
+        ("Porque ele entrou em modo de manutenção.", "Errado: quem entrou foi o TGI."),
+    ]
+    not_absolute = [
+        ("Uma RTX só → ExLlamaV3", "Errado: o guia indica o ExLlamaV2."),
+        ("Notebook ou borda → llama.cpp", "Certo: roda em quase qualquer coisa."),
+        ("Roda em quase qualquer coisa → TGI", "Errado: essa é a linha do llama.cpp."),
+    ]
+    found = warnings_of(
+        tmp_path, question("com-chave", balanced_key), question("nao-absoluta", not_absolute)
+    )
+    assert found == []
+
+
+def test_absolute_words_in_a_multiple_answer_question_count_every_right_option(tmp_path):
+    four = [
+        ("Ele nunca teve boa observabilidade.", "Errado: teve, historicamente."),
+        ("Ele recebe apenas correções de bugs.", "Certo: é o modo de manutenção."),
+        ("Ele fica ~10% atrás do vLLM.", "Certo: em vazão bruta."),
+        ("SGLang e vLLM são mais seguros.", "Certo: para projetos novos."),
+    ]
+    found = warnings_of(tmp_path, question("tgi", four, [1, 2, 3], "multiple"))
+    assert len(found) == 1 and "pergunta `tgi`: a opção errada `a` diz “nunca”," in found[0]
+
+
+def ordering(qid: str, *texts: str) -> dict:
+    return {
+        "id": qid,
+        "kind": "ordering",
+        "prompt": "Ponha as etapas na ordem.",
+        "items": [{"id": f"e{i}", "text": t} for i, t in enumerate(texts, 1)],
+        "explanation": "É a ordem do texto.",
+    }
+
+
+def test_ordering_items_that_tell_their_position_warn(tmp_path):
+    told = ordering(
+        "ordem",
+        "Mac em primeiro lugar? → MLX",
+        "dev: Ollama",
+        "2. staging com llama.cpp",
+        "Por fim, produção geral",
+    )
+    assert warnings_of(tmp_path, told) == [
+        "01-itens.md:16: warning: pergunta `ordem`: a etapa `e1` diz “primeiro”, o que entrega a "
+        "posição dela; a ordem deve ser aprendida, não lida nas etapas",
+        "01-itens.md:16: warning: pergunta `ordem`: a etapa `e2` diz “dev:”, o que entrega a "
+        "posição dela; a ordem deve ser aprendida, não lida nas etapas",
+        "01-itens.md:16: warning: pergunta `ordem`: a etapa `e3` diz “2.”, o que entrega a "
+        "posição dela; a ordem deve ser aprendida, não lida nas etapas",
+        "01-itens.md:16: warning: pergunta `ordem`: a etapa `e4` diz “por fim”, o que entrega a "
+        "posição dela; a ordem deve ser aprendida, não lida nas etapas",
+    ]
+
+
+def test_ordering_items_that_only_name_things_do_not_warn(tmp_path):
+    plain = ordering("ordem", "Ollama", "llama.cpp", "vLLM", "Produção geral → vLLM")
+    assert warnings_of(tmp_path, plain) == []
+
+
+def numeric(qid: str, prompt: str, value: float) -> dict:
+    return {
+        "id": qid,
+        "kind": "numeric",
+        "prompt": prompt,
+        "value": value,
+        "tolerance": "3%",
+        "working": "110 ÷ 32 ≈ 3,44",
+        "explanation": "O depois dividido pelo antes.",
+    }
+
+
+def test_a_decimal_value_whose_prompt_does_not_say_how_to_write_it_warns(tmp_path):
+    found = warnings_of(tmp_path, numeric("ganho", "Quantas vezes mais rápido ficou?", 3.44))
+    assert found == [
+        "01-itens.md:16: warning: pergunta `ganho`: o valor certo 3,44 tem casas decimais, e o "
+        "enunciado não diz como escrever o número; diga “com vírgula, uma ou duas casas "
+        "decimais”, ou quem digitar ponto e três casas (“3.438”) será lido em milhares (3438)"
+    ]
+
+
+def test_a_numeric_prompt_that_says_how_to_write_it_or_a_whole_value_does_not_warn(tmp_path):
+    found = warnings_of(
+        tmp_path,
+        numeric(
+            "virgula", "Quantas vezes? Responda com vírgula, uma ou duas casas decimais.", 3.44
+        ),
+        numeric("casas", "Quantas vezes? Use **uma casa decimal**.", 3.4),
+        numeric("inteiro", "Quantos tokens/s?", 50),
+    )
+    assert found == []

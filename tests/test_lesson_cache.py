@@ -73,9 +73,10 @@ def test_the_cache_gives_the_same_course_as_a_fresh_render(tmp_path):
     fresh = load_course(folder)
     first = load_course(folder, cache=cache)
     assert len(fresh.lessons) == 3 and fresh.glossary.terms
-    assert len(entries(cache.folder)) == 4  # each lesson, and the glossary
+    assert len(entries(cache.folder)) == 5  # each lesson, the glossary and the engine table
     stored = load_course(folder, cache=cache)
     assert course_facts(stored) == course_facts(fresh) == course_facts(first)
+    assert stored.problems == fresh.problems == first.problems
 
 
 def test_a_served_lesson_is_read_from_the_cache_without_rendering(tmp_path, loads):

@@ -150,10 +150,10 @@ def test_relative_tolerance():
 def test_ordering_partial_credit_but_right_means_fully_right():
     right = TREE_ORDER.order
     assert grade_order(TREE_ORDER, right).correct
-    assert grade_order(TREE_ORDER, right).in_place == 5
+    assert grade_order(TREE_ORDER, right).in_place == 6
     swapped = (right[1], right[0], *right[2:])
     result = grade_order(TREE_ORDER, swapped)
-    assert (result.correct, result.in_place, result.credit) == (False, 3, 0.6)
+    assert (result.correct, result.in_place, result.credit) == (False, 4, 4 / 6)
 
 
 @pytest.mark.parametrize(
@@ -161,13 +161,13 @@ def test_ordering_partial_credit_but_right_means_fully_right():
     [
         ([], "Dê uma posição a cada etapa antes de enviar a resposta."),
         (
-            ["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"],
-            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir "
+            ["mac=1", "borda=1", "uma-rtx=3", "producao=4", "contexto=5", "cluster=6"],
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 6, sem repetir "
             "nenhuma.",
         ),
         (
-            ["mac=1", "borda=2", "uma-rtx=3", "varias-gpus=4", "producao=9"],
-            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 5, sem repetir "
+            ["mac=1", "borda=2", "uma-rtx=3", "producao=4", "contexto=5", "cluster=9"],
+            "Cada posição só cabe uma etapa: dê às etapas as posições de 1 a 6, sem repetir "
             "nenhuma.",
         ),
         (
@@ -380,6 +380,58 @@ def test_numeric_without_javascript_redirects_and_shows_the_error_on_the_lesson(
     assert text(page.select_one("#pergunta-ganho-3090 .verdict")) == "✓ Resposta correta"
 
 
+THOUSANDS = (
+    "Em “3.438”, o ponto separa os milhares, como se escreve no Brasil: o número é 3438, não "
+    "3,438. Se quis dizer 3,438, escreva com vírgula. Se quis dizer 3438, marque a confirmação "
+    "e responda de novo."
+)
+
+
+def test_numeric_point_read_as_thousands_asks_to_confirm_instead_of_grading(client, settings):
+    response = post(client, "kernels", "ganho-pro-6000", {"valor": "3.438"})
+    assert response.status_code == 422
+    box = soup(response).select_one("#pergunta-ganho-pro-6000")
+    assert text(box.select_one(".form-error")) == THOUSANDS
+    assert box.select_one('input[name="valor"]')["value"] == "3.438"
+    confirm = box.select_one('input[name="confirmado"]')
+    assert confirm["type"] == "checkbox" and confirm["value"] == "3.438"
+    label = box.select_one(f'label[for="{confirm["id"]}"]')
+    assert text(label) == "Confirmo o número como escrevi: o ponto separa os milhares."
+    assert stored(settings, "ganho-pro-6000") == [], "nothing is graded before the learner says"
+
+
+def test_numeric_thousands_confirmed_is_graded_as_typed_and_a_comma_as_decimals(client, settings):
+    confirmed = post(client, "kernels", "ganho-pro-6000", {"valor": "3.438", "confirmado": "3.438"})
+    box = soup(confirmed).select_one("#pergunta-ganho-pro-6000")
+    assert text(box.select_one(".verdict")) == "✗ Resposta incorreta"
+    comma = post(client, "kernels", "ganho-pro-6000", {"valor": "3,438"})
+    assert text(soup(comma).select_one("#pergunta-ganho-pro-6000 .verdict")) == (
+        "✓ Resposta correta"
+    )
+    assert stored(settings, "ganho-pro-6000") == [("3438", 0, None), ("3.438", 1, None)]
+
+
+def test_numeric_thousands_that_are_right_or_a_changed_number_are_not_confirmed(client, settings):
+    # A confirmation of another text does not count: "4.410" is asked about again.
+    other = post(client, "kernels", "ganho-3090", {"valor": "4.410", "confirmado": "3.438"})
+    assert other.status_code == 422
+    assert text(soup(other).select_one(".form-error")).startswith("Em “4.410”, o ponto separa")
+    # "4.4" has no thousands: it is graded at once.
+    plain = post(client, "kernels", "ganho-3090", {"valor": "4.4"})
+    assert text(soup(plain).select_one(".verdict")) == "✓ Resposta correta"
+    assert stored(settings, "ganho-3090") == [("4.4", 1, None)]
+
+
+def test_numeric_thousands_without_javascript_keeps_the_question_on_the_lesson(client, settings):
+    response = post(client, "kernels", "ganho-pro-6000", {"valor": "3.438"}, htmx=False)
+    assert response.status_code == 303
+    page = soup(client.get(response.headers["location"]))
+    box = page.select_one("#pergunta-ganho-pro-6000")
+    assert text(box.select_one(".form-error")) == THOUSANDS
+    assert box.select_one('input[name="confirmado"]')["value"] == "3.438"
+    assert stored(settings, "ganho-pro-6000") == []
+
+
 def test_ordering_form_has_a_position_select_per_item_in_the_learner_order(client):
     page = soup(client.get("/licoes/kernels"))
     box = page.select_one("#pergunta-ordem-da-arvore")
@@ -389,7 +441,7 @@ def test_ordering_form_has_a_position_select_per_item_in_the_learner_order(clien
         select = li.select_one('select[name="posicao"]')
         assert box.select_one(f'label[for="{select["id"]}"]')
         assert select.select_one("option[selected]")["value"] == f"{li['data-item']}={position}"
-        assert len(select.select("option")) == 5
+        assert len(select.select("option")) == 6
     again = soup(client.get("/licoes/kernels")).select("#pergunta-ordem-da-arvore .ordering-item")
     assert [li["data-item"] for li in again] == items, "a mesma ordem a cada visita"
 
@@ -401,10 +453,12 @@ def test_ordering_partial_answer_shows_credit_and_right_order_and_stores_credit(
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions})
     box = soup(response).select_one("#pergunta-ordem-da-arvore")
     assert text(box.select_one(".verdict")) == "✗ Resposta incorreta"
-    assert text(box.select_one(".ordering-credit")) == "3 de 5 na posição certa"
-    assert [text(li) for li in box.select(".right-order li")][0].startswith("Mac em primeiro lugar")
+    assert text(box.select_one(".ordering-credit")) == "4 de 6 na posição certa"
+    assert [text(li) for li in box.select(".right-order li")][0].startswith(
+        "Fluxos de ML/LLM centrados no Mac"
+    )
     assert text(box.select(".graded-step")[0]).startswith("Vai na posição 2")
-    assert stored(settings, "ordem-da-arvore") == [(",".join(swapped), 0, 0.6)]
+    assert stored(settings, "ordem-da-arvore") == [(",".join(swapped), 0, 4 / 6)]
     response = post(
         client,
         "kernels",
@@ -413,13 +467,13 @@ def test_ordering_partial_answer_shows_credit_and_right_order_and_stores_credit(
     )
     box = soup(response).select_one("#pergunta-ordem-da-arvore")
     assert text(box.select_one(".verdict")) == "✓ Resposta correta"
-    assert text(box.select_one(".ordering-credit")) == "5 de 5 na posição certa"
+    assert text(box.select_one(".ordering-credit")) == "6 de 6 na posição certa"
     assert not box.select_one(".right-order")
     assert stored(settings, "ordem-da-arvore")[-1] == (",".join(order), 1, 1.0)
 
 
 def test_ordering_repeated_position_is_422_without_js_a_flash(client, settings):
-    positions = ["mac=1", "borda=1", "uma-rtx=3", "varias-gpus=4", "producao=5"]
+    positions = ["mac=1", "borda=1", "uma-rtx=3", "producao=4", "contexto=5", "cluster=6"]
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions}, htmx=False)
     assert response.status_code == 303
     page = soup(client.get(response.headers["location"]))
@@ -439,7 +493,8 @@ def test_kind_labels_know_the_new_kinds():
 
 
 def test_export_lists_the_numeric_value_and_the_order(client, settings):
-    post(client, "kernels", "ganho-3090", {"valor": "1.000"})
+    # "1.000" reads as one thousand (wrong here), so the learner confirms it before grading.
+    post(client, "kernels", "ganho-3090", {"valor": "1.000", "confirmado": "1.000"})
     rows = query(settings, "SELECT chosen FROM attempt WHERE question_id = 'ganho-3090'")
     assert rows == [("1000",)]
 

@@ -116,9 +116,10 @@ def test_ordering_by_drag_and_drop_with_partial_credit(new_page, live_server: Li
     assert positions[0] == f"{first}=1", "os selects acompanham a nova ordem"
     in_place = sum(a == b for a, b in zip(shown_order(page, qid), TREE_ORDER.order, strict=True))
     box.get_by_role("button", name="Responder").click()
-    verdict = "✓ Resposta correta" if in_place == 5 else "✗ Resposta incorreta"
+    verdict = "✓ Resposta correta" if in_place == len(TREE_ORDER.order) else "✗ Resposta incorreta"
     expect(box.locator(".verdict")).to_have_text(verdict)
-    expect(box.locator(".ordering-credit")).to_have_text(f"{in_place} de 5 na posição certa")
+    total = len(TREE_ORDER.order)
+    expect(box.locator(".ordering-credit")).to_have_text(f"{in_place} de {total} na posição certa")
 
 
 def test_ordering_without_javascript_by_position_selects(new_page, live_server: LiveServer):

@@ -254,6 +254,23 @@ def test_a_review_ordering_position_that_is_not_ascii_digits_is_a_422_in_portugu
     assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(1,)]
 
 
+def test_a_review_answer_read_in_thousands_asks_to_confirm_then_is_graded(client, settings, frozen):
+    frozen[0] = datetime.now(UTC)
+    answer(client, "kernels", NUMERIC.id, wrong_form(NUMERIC))
+    frozen[0] += timedelta(minutes=11)
+    _, data = review_form(client, valor="4.410")
+    asked = client.post(f"/revisar/kernels/{NUMERIC.id}", data=data)
+    assert asked.status_code == 422
+    box = soup(asked).select_one("#revisao")
+    assert text(box.select_one(".form-error")).startswith("Em “4.410”, o ponto separa os milhares")
+    assert box.select_one('input[name="confirmado"]')["value"] == "4.410"
+    assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(1,)]
+    _, data = review_form(client, valor="4.410", confirmado="4.410")
+    graded = client.post(f"/revisar/kernels/{NUMERIC.id}", data=data, headers=HX)
+    assert "Resposta incorreta" in text(soup(graded).select_one(".verdict"))
+    assert db_rows(settings, "SELECT chosen FROM attempt WHERE review = true") == [("4410",)]
+
+
 # --- merge, export, delete --------------------------------------------------------------------
 
 

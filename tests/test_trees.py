@@ -114,26 +114,42 @@ def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
 
 
 @pytest.mark.parametrize(
-    ("goal", "engine"),
-    [("general-production", "vLLM"), ("long-context", "SGLang"), ("cluster", "NVIDIA Dynamo")],
+    ("goal", "engine"), [("general-production", "vLLM"), ("long-context", "SGLang")]
 )
-def test_osman_guide_takes_amd_through_the_catch_all_to_the_goal(goal, engine):
+def test_osman_guide_takes_amd_to_the_goals_that_need_no_nvidia(goal, engine):
     tree = load_course(REPO_LESSONS).trees["guia-osman"]
     walk = walk_facts(tree, {"hardware": "amd", "goal": goal})
-    assert walk.steps[0].option.label == "Nenhuma das anteriores"
+    assert walk.steps[0].option.label == "GPU AMD"
     assert walk.result.title == engine
+
+
+@pytest.mark.parametrize("goal", ["max-performance", "cluster", "convenience"])
+def test_osman_guide_offers_amd_no_nvidia_only_engine_and_no_ollama(goal):
+    """Issue 25, E3: AMD used to reach TensorRT-LLM ("NVIDIA-only") and NVIDIA Dynamo."""
+    tree = load_course(REPO_LESSONS).trees["guia-osman"]
+    with pytest.raises(WalkError) as caught:
+        walk_facts(tree, {"hardware": "amd", "goal": goal})
+    assert caught.value.node == "goal-amd"
 
 
 @pytest.mark.parametrize(
     ("facts", "engines"),
     [
         ({"hardware": "cpu"}, ("llama.cpp",)),
-        ({"hardware": "apple"}, ("llama.cpp",)),
-        ({"hardware": "amd", "workload": "chat"}, ("vLLM",)),
-        ({"hardware": "amd", "workload": "agents"}, ("SGLang", "vLLM")),
-        ({"hardware": "amd", "workload": "rag"}, ("SGLang", "vLLM")),
-        ({"hardware": "amd", "workload": "code"}, ("vLLM", "SGLang")),
-        ({"hardware": "amd", "workload": "long-context"}, ("vLLM", "SGLang")),
+        ({"hardware": "apple", "scale": "one-user"}, ("Ollama", "llama.cpp")),
+        ({"hardware": "apple", "scale": "team"}, ("llama.cpp",)),
+        ({"hardware": "apple", "scale": "enterprise"}, ("llama.cpp",)),
+        ({"hardware": "amd", "scale": "one-user"}, ("vLLM",)),
+        ({"hardware": "amd", "scale": "team"}, ("vLLM",)),
+        ({"hardware": "amd", "scale": "enterprise"}, ("vLLM",)),
+        ({"hardware": "amd", "scale": "production", "workload": "chat"}, ("vLLM",)),
+        ({"hardware": "amd", "scale": "production", "workload": "agents"}, ("vLLM", "SGLang")),
+        ({"hardware": "amd", "scale": "production", "workload": "rag"}, ("vLLM", "SGLang")),
+        ({"hardware": "amd", "scale": "production", "workload": "code"}, ("vLLM", "SGLang")),
+        (
+            {"hardware": "amd", "scale": "production", "workload": "long-context"},
+            ("vLLM", "SGLang"),
+        ),
         ({"hardware": "blackwell", "scale": "one-user"}, ("Ollama",)),
         ({"hardware": "blackwell", "scale": "team"}, ("vLLM",)),
         ({"hardware": "blackwell", "scale": "enterprise"}, ("vLLM", "TensorRT-LLM")),
@@ -181,7 +197,8 @@ def test_blackwell_results_carry_the_hardware_fact_and_amd_never_reaches_trt_llm
     tree = load_course(REPO_LESSONS).trees["guia-fase17"]
     blackwell = [r for rid, r in tree.results.items() if rid.startswith("bw-")]
     amd = [r for rid, r in tree.results.items() if rid.startswith("amd-")]
-    assert len(blackwell) == 8 and len(amd) == 5
+    assert len(blackwell) == 8 and len(amd) == 6
+    assert all(r.main == "vLLM" for r in amd), "hardware first: “apenas vLLM” on AMD (issue 25, D9)"
     assert all("o TRT-LLM lidera em vazão" in r.why_html for r in blackwell)
     assert all("TensorRT-LLM" not in r.engines for r in amd)
 

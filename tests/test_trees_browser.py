@@ -122,7 +122,7 @@ def test_walk_without_javascript(live_server: LiveServer, browser: Browser):
     page = context.new_page()
     page.goto(f"{live_server.url}/licoes/kernels")
     widget = page.locator("#arvore-guia-osman")
-    widget.get_by_role("button", name="Nenhuma das anteriores").click()
+    widget.get_by_role("button", name="GPUs NVIDIA de datacenter (H100, H200, B200…)").click()
     expect(page).to_have_url(
         re.compile(r"/licoes/kernels\?arvore=guia-osman&c=hopper#arvore-guia-osman$")
     )
@@ -149,6 +149,7 @@ def test_scenario_question_in_the_browser(live_server: LiveServer, page: Page):
 def test_compare_page_in_the_browser(live_server: LiveServer, page: Page, artifacts):
     page.goto(f"{live_server.url}/arvores/comparar")
     page.get_by_label("Mac em primeiro lugar (ML/LLM)").check()
+    page.get_by_label("10–100 usuários / equipe pequena").check()  # the Fase 17 tree asks it
     page.get_by_role("button", name="Comparar").click()
     expect(page.locator(".compare-agreement")).to_contain_text("Os guias divergem")
     page.screenshot(path=artifacts / "comparar-1280.png", full_page=True)

@@ -145,7 +145,7 @@ def test_tree_pages_and_404(client):
 
 
 def test_compare_shows_both_guides_and_where_they_differ(client):
-    page = soup(client.get("/arvores/comparar?hardware=apple").text)
+    page = soup(client.get("/arvores/comparar?hardware=apple&scale=team").text)
     cards = page.select(".compare-card")
     assert [text(c.select_one(".tree-result-engines")) for c in cards] == [
         "MLX / MLX-LM",
@@ -201,7 +201,9 @@ def test_compare_shows_the_long_context_disagreement_and_walks_amd_and_blackwell
         in notes[1]
     )
     amd = soup(
-        client.get("/arvores/comparar?hardware=amd&goal=general-production&workload=chat").text
+        client.get(
+            "/arvores/comparar?hardware=amd&goal=general-production&scale=production&workload=chat"
+        ).text
     )
     assert [text(c.select_one(".tree-result-engines")) for c in amd.select(".compare-card")] == [
         "vLLM",
@@ -230,7 +232,7 @@ def test_json_api_lists_and_returns_trees(client):
     assert tree["start"] == "hardware"
     assert [o["values"] for o in tree["questions"][0]["options"]][:2] == [["cpu"], ["amd"]]
     engines = {r["id"]: r["engines"] for r in tree["results"]}
-    assert engines["amd-agents"] == ["SGLang", "vLLM"] and engines["bw-chat"] == [
+    assert engines["amd-agents"] == ["vLLM", "SGLang"] and engines["bw-chat"] == [
         "vLLM",
         "TensorRT-LLM",
     ]

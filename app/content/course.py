@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.content.concepts import check_concepts
+from app.content.engines import ENGINES_FILE, EngineLoad, check_engines, parse_engines
 from app.content.errors import ContentError, ContentErrors
 from app.content.glossary import GLOSSARY_FILE, Glossary, load_glossary
 from app.content.item_checks import check_items
@@ -166,6 +167,25 @@ def read_glossary(
     return glossary, problems, raw
 
 
+def read_engines(folder: Path, cache: LessonCache | None = None) -> EngineLoad:
+    """Load ``engines.yml`` of ``folder`` (see :mod:`app.content.engines`), from the disk
+    cache when it holds these bytes; an empty load when there is no such file."""
+    path = folder / ENGINES_FILE
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return EngineLoad()
+    if cache is None:
+        return parse_engines(raw, path)
+    key = cache.key(path, raw)
+    stored = cache.get(key)
+    if isinstance(stored, EngineLoad):
+        return stored
+    load = parse_engines(raw, path)
+    cache.put(key, load)
+    return load
+
+
 def load_course(
     folder: Path, static_dir: Path | None = None, cache: LessonCache | None = None
 ) -> Course:
@@ -188,7 +208,12 @@ def load_course(
         for path in lesson_files(folder)
     }
     return build_course(
-        folder, loads, static_dir=static_dir, glossary=glossary, extra=glossary_problems
+        folder,
+        loads,
+        static_dir=static_dir,
+        glossary=glossary,
+        extra=glossary_problems,
+        engines=read_engines(folder, cache),
     )
 
 
@@ -199,6 +224,7 @@ def build_course(
     static_dir: Path | None = None,
     glossary: Glossary | None = None,
     extra: Iterable[ContentError] = (),
+    engines: EngineLoad | None = None,
 ) -> Course:
     """Assemble a course from loaded files.
 
@@ -211,6 +237,8 @@ def build_course(
         static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
         glossary: the glossary the lessons were rendered with.
         extra: problems found outside the lessons (the glossary file).
+        engines: the engine table the trees are checked against; ``None`` reads
+            ``engines.yml`` of ``folder``.
 
     Returns:
         The course, with every problem of the current files.
@@ -241,6 +269,9 @@ def build_course(
         p for p in check_links(lessons, folder, trees, static_dir) if p.file not in stale
     )
     problems.update(p for p in check_items(lessons) if p.file not in stale)
+    engines = engines if engines is not None else read_engines(folder)
+    problems.update(engines.problems)
+    problems.update(p for p in check_engines(trees.values(), engines.table) if p.file not in stale)
     problems.update(
         p
         for p in check_concepts(lessons, glossary or Glossary(), folder / GLOSSARY_FILE)

@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 from app.content.errors import ContentError
 from app.content.lessons import Lesson
 from app.content.markdown import plain_text
+from app.content.numbers import format_number
 from app.content.quiz import Question
 from app.content.text import fold
 from app.platform.i18n import gettext
@@ -55,6 +56,27 @@ _VERDICT = re.compile(
 )
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+")
+# Absolute words ("specific determiners" in Haladyna et al.'s rule 31), matched in the
+# lower-case text with or without accents. "Quase sempre" is not absolute, nor is "só" after
+# "um/uma + noun" ("uma RTX só" means "a single RTX").
+ABSOLUTE_WORDS = ("nunca", "sempre", "qualquer", "único", "só", "todos", "exclusivo")
+_ABSOLUTE = re.compile(
+    r"\b(nunca|sempre|qualquer|quaisquer|[uú]nic[oa]s?|[uú]nicamente|s[oó]|somente|tod[oa]s"
+    r"|exclusiv[oa]s?|exclusivamente)\b"
+)
+_NOT_ABSOLUTE = re.compile(r"\bquase \w+|\buma? \w+ s[oó]\b")
+# An ordering item that tells its own position: an ordinal or sequence word, an enumeration
+# ("1.", "2)", "a)"), or the name of a pipeline stage before a colon ("dev:", "prod:").
+_POSITION_WORD = re.compile(
+    r"\b(primeir[oa]s?|terceir[oa]s?|quart[oa]s?|quint[oa]s?|ultim[oa]s?|penultim[oa]s?"
+    r"|em segundo lugar|por fim|por ultimo|finalmente|enfim|depois|em seguida|antes de tudo"
+    r"|no inicio|no fim|comeco)\b"
+)
+_LEADING_POSITION = re.compile(
+    r"^\s*(\d+\s*[.)ºª°]|[a-i]\s*\)|(dev|desenvolvimento|staging|homologacao|prod|producao)\s*[:=])"
+)
+# A numeric prompt that says how to write the number: decimal places, the comma, rounding.
+_NUMBER_FORMAT = re.compile(r"\b(casas? decima(l|is)|virgula|arredond\w*|inteiro)\b")
 
 
 @dataclass(frozen=True)
@@ -84,12 +106,19 @@ def question_warnings(question: Question) -> list[ItemWarning]:
     fewer than three options; duplicate options; an explanation that only repeats
     its option.
 
+    An ``ordering`` question is checked for items that give their own position, a
+    ``numeric`` one for a decimal value whose prompt does not say how to write it.
+
     Args:
         question: a rendered question; for a scenario, its key already resolved.
 
     Returns:
-        The warnings, possibly none (always none for a kind outside :data:`OPTION_KINDS`).
+        The warnings, possibly none.
     """
+    if question.kind == "ordering":
+        return [ItemWarning(question.id, question.line, m) for m in _positions_told(question)]
+    if question.kind == "numeric":
+        return [ItemWarning(question.id, question.line, m) for m in _number_format(question)]
     if question.kind not in OPTION_KINDS:
         return []
     out: list[str] = []
@@ -124,6 +153,7 @@ def question_warnings(question: Question) -> list[ItemWarning]:
             % {"question": question.id, "num": len(question.options), "min": MIN_OPTIONS}
         )
     out.extend(_duplicates(question))
+    out.extend(_absolute_distractors(question))
     for option in question.options:
         if _echoes(option.explanation_html, option.text_html):
             out.append(
@@ -150,6 +180,74 @@ def _longest_key(question: Question, texts: dict[str, str]) -> list[str]:
             "against a mean of %(mean)s in the others (1.5× or more gives the answer away)"
         )
         % {"question": question.id, "key": len(texts[key]), "mean": round(mean)}
+    ]
+
+
+def _absolutes(html: str) -> list[str]:
+    """The absolute words of a text ("nunca", "só"...), in lower case, in order, once each."""
+    text = _NOT_ABSOLUTE.sub(" ", " ".join(_WORD.findall(plain_text(html).casefold())))
+    return list(dict.fromkeys(m.group(1) for m in _ABSOLUTE.finditer(text)))
+
+
+def _absolute_distractors(question: Question) -> list[str]:
+    """Absolute words in wrong options while no right option has one: "avoid the absolute
+    option" would then score. (Scenario keys are resolved before the checks run.)"""
+    if not question.answer:
+        return []
+    keys = [o for o in question.options if o.id in question.answer]
+    if any(_absolutes(o.text_html) for o in keys):
+        return []
+    out = []
+    for option in question.options:
+        found = _absolutes(option.text_html) if option.id not in question.answer else []
+        if found:
+            out.append(
+                gettext(
+                    "question `%(question)s`: the wrong option `%(option)s` says “%(words)s”, "
+                    "and no right option has an absolute word; learners who avoid absolute "
+                    "options score without knowing why"
+                )
+                % {"question": question.id, "option": option.id, "words": "”, “".join(found)}
+            )
+    return out
+
+
+def _positions_told(question: Question) -> list[str]:
+    """Ordering items whose own text tells their position ("primeiro", "1.", "prod:")."""
+    out = []
+    for item in question.items:
+        plain = fold(plain_text(item.text_html))
+        told = _LEADING_POSITION.match(plain) or _POSITION_WORD.search(_folded(item.text_html))
+        if told:
+            out.append(
+                gettext(
+                    "question `%(question)s`: the item `%(item)s` says “%(cue)s”, which tells "
+                    "its position; the order should be learned, not read off the items"
+                )
+                % {"question": question.id, "item": item.id, "cue": told.group(0).strip()}
+            )
+    return out
+
+
+def _number_format(question: Question) -> list[str]:
+    """A decimal right value whose prompt does not say how to write the number.
+
+    "3.438" reads as 3438 in pt-BR (see :func:`app.content.numbers.parse_number`), so a
+    prompt whose answer has decimals says how many places, or to use the comma.
+    """
+    key = question.numeric
+    if key is None or key.value == key.value.to_integral_value():
+        return []
+    prompt = _folded(question.legend_html + " " + question.prompt_rest_html)
+    if _NUMBER_FORMAT.search(prompt):
+        return []
+    return [
+        gettext(
+            "question `%(question)s`: the right value %(value)s has decimals, and the prompt "
+            "does not say how to write it; say “com vírgula, uma ou duas casas decimais”, or a "
+            "learner who types a point and three decimals (“3.438”) is read in thousands (3438)"
+        )
+        % {"question": question.id, "value": format_number(key.value)}
     ]
 
 

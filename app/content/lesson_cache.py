@@ -46,8 +46,17 @@ from typing import TYPE_CHECKING
 from app.content.errors import ContentError, ContentErrors
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from app.content.engines import EngineLoad
     from app.content.glossary import Glossary
     from app.content.lessons import Lesson
+
+    # What an entry holds: a lesson or its errors, a glossary and its problems, an engine
+    # table's load, or a compiled catalog.
+    Load: TypeAlias = (
+        Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | EngineLoad | bytes
+    )
 
 log = logging.getLogger("curso.content")
 
@@ -132,9 +141,7 @@ class LessonCache:
     def _entry(self, key: str) -> Path:
         return self.folder / f"{key}{SUFFIX}"
 
-    def get(
-        self, key: str
-    ) -> Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes | None:
+    def get(self, key: str) -> Load | None:
         """The load stored under ``key``, or ``None`` when there is none or it is damaged.
 
         A damaged entry (wrong magic, wrong digest, truncated, does not unpickle, not a
@@ -160,9 +167,7 @@ class LessonCache:
             self.used.add(key)
         return load
 
-    def put(
-        self, key: str, load: Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes
-    ) -> None:
+    def put(self, key: str, load: Load) -> None:
         """Store ``load`` under ``key``, atomically (a temporary file, then :func:`os.replace`).
 
         A failure to write (a full disk, a read-only folder) is logged and otherwise ignored:
@@ -223,8 +228,10 @@ class LessonCache:
         return deleted
 
 
-def _encode(load: Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes) -> bytes:
+def _encode(load: Load) -> bytes:
     """An entry's bytes: magic, SHA-256 of the payload, payload."""
+    from app.content.engines import EngineLoad
+
     record: tuple[object, ...]
     if isinstance(load, bytes):
         record = ("catalog", load)
@@ -233,6 +240,8 @@ def _encode(load: Lesson | ContentErrors | tuple[Glossary, list[ContentError]] |
     elif isinstance(load, tuple):
         glossary, problems = load
         record = ("glossary", glossary, tuple(problems))
+    elif isinstance(load, EngineLoad):
+        record = ("engines", load)
     else:
         for name in _FRONT_MATTER_TEXTS:
             getattr(load.meta, name)
@@ -243,7 +252,7 @@ def _encode(load: Lesson | ContentErrors | tuple[Glossary, list[ContentError]] |
 
 def _decode(
     blob: bytes,
-) -> Lesson | ContentErrors | tuple[Glossary, list[ContentError]] | bytes | None:
+) -> Load | None:
     """The load in an entry's bytes, or ``None`` when they are not a whole, valid entry."""
     header = len(MAGIC) + DIGEST_SIZE
     if len(blob) <= header or not blob.startswith(MAGIC):
@@ -265,6 +274,7 @@ def _decode(
         ValueError,
     ):
         return None
+    from app.content.engines import EngineLoad
     from app.content.glossary import Glossary
     from app.content.lessons import Lesson
 
@@ -277,6 +287,8 @@ def _decode(
             return ContentErrors(list(errors), slug)
         case ("glossary", Glossary() as glossary, tuple(problems)) if _all_problems(problems):
             return glossary, list(problems)
+        case ("engines", EngineLoad() as engines) if _all_problems(engines.problems):
+            return engines
     return None
 
 

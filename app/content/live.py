@@ -26,8 +26,10 @@ from app.content.course import (
     build_course,
     lesson_files,
     load_file,
+    read_engines,
     read_glossary,
 )
+from app.content.engines import ENGINES_FILE
 from app.content.errors import ContentError
 from app.content.glossary import GLOSSARY_FILE
 from app.content.lesson_cache import LessonCache
@@ -123,6 +125,7 @@ class LiveCourse:
             *lesson_files(self.folder),
             self.folder / IMAGES_DIR,
             self.folder / GLOSSARY_FILE,
+            self.folder / ENGINES_FILE,
         ]:
             try:
                 stat = path.stat()
@@ -161,6 +164,7 @@ class LiveCourse:
             self.static_dir,
             glossary=glossary,
             extra=glossary_problems,
+            engines=read_engines(self.folder, self.cache),
         )
         _log_changes(course, changed)
         if self.cache is not None and self._versions is None:  # at start-up: drop old renders

@@ -91,3 +91,28 @@ def format_number(value: Decimal) -> str:
     places = min(MAX_MAGNITUDE, max(0, -int(value.normalize().as_tuple().exponent)))
     pattern = "#,##0." + "#" * places if places else "#,##0"
     return format_decimal(value, format=pattern, locale="pt_BR")
+
+
+_POINT_THOUSANDS = re.compile(r"([+-]?\d{1,3})\.(\d{3})")
+
+
+def decimal_point_reading(text: str, unit: str | None = None) -> Decimal | None:
+    """The other reading of a number whose only point :func:`parse_number` takes for thousands.
+
+    "3.438" is 3438 in pt-BR, but a learner who writes decimals with a point meant 3,438.
+    The answer form asks which one before grading (see :func:`app.learning.grading.grade_form`).
+
+    Args:
+        text: what the learner typed.
+        unit: the question's unit, also accepted after the number.
+
+    Returns:
+        The number read with a decimal point (``Decimal("3.438")``), or ``None`` when the
+        text is not one to three digits, a point and exactly three digits (with the same
+        prefixes and suffixes :func:`parse_number` accepts).
+    """
+    raw = _PREFIX.sub("", (text or "").strip().translate(MINUS_SIGNS))
+    if unit and raw.lower().endswith(unit.lower()):
+        raw = raw[: -len(unit)].rstrip()
+    match = _POINT_THOUSANDS.fullmatch(_SUFFIX.sub("", raw).strip())
+    return Decimal(f"{match[1]}.{match[2]}") if match else None

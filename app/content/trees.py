@@ -124,12 +124,14 @@ class TreeOption:
         values: the facet values that choose this option; ``values[0]`` goes in URLs.
         next: id of the node it leads to.
         label_html: the option as inline HTML (what the learner sees on the button).
+        line: 1-based line of the option in its file (0 when unknown), for ``curso check``.
     """
 
     label: str
     values: tuple[str, ...]
     next: str
     label_html: str = ""
+    line: int = 0
 
     @property
     def value(self) -> str:
@@ -175,6 +177,7 @@ class TreeResult:
         verdict: recommended, alternative or avoid.
         why_html / why: the reason, as HTML and as Markdown source.
         note_html / note: where other texts disagree (may be empty).
+        line: 1-based line of its ``engines`` in the file (0 when unknown), for ``curso check``.
     """
 
     id: str
@@ -184,6 +187,7 @@ class TreeResult:
     why: str
     note_html: str
     note: str = ""
+    line: int = 0
 
     @property
     def title(self) -> str:
@@ -262,7 +266,7 @@ def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, lis
     errors = _check_structure(spec, file, locator(source, first_line))
     if errors:
         return None, errors
-    return _build(spec, file, first_line), []
+    return _build(spec, file, first_line, locator(source, first_line)), []
 
 
 def _check_structure(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]:
@@ -361,7 +365,7 @@ def _check_cycles(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]
     return errors
 
 
-def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
+def _build(spec: TreeSpec, file: Path, line: int, at: Locator) -> Tree:
     questions = {
         qid: TreeQuestion(
             qid,
@@ -369,8 +373,14 @@ def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
             render_inline(q.text),
             q.text,
             tuple(
-                TreeOption(inline_text(o.label), tuple(o.value), o.next, render_inline(o.label))
-                for o in q.options
+                TreeOption(
+                    inline_text(o.label),
+                    tuple(o.value),
+                    o.next,
+                    render_inline(o.label),
+                    at("questions", qid, "options", i)[0],
+                )
+                for i, o in enumerate(q.options)
             ),
         )
         for qid, q in spec.questions.items()
@@ -384,6 +394,7 @@ def _build(spec: TreeSpec, file: Path, line: int) -> Tree:
             r.why,
             render_block(r.note) if r.note else "",
             r.note or "",
+            at("results", rid, "engines")[0],
         )
         for rid, r in spec.results.items()
     }

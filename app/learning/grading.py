@@ -11,7 +11,13 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TypeVar
 
-from app.content.numbers import AnswerError, parse_number, plain_number
+from app.content.numbers import (
+    AnswerError,
+    decimal_point_reading,
+    format_number,
+    parse_number,
+    plain_number,
+)
 from app.content.quiz import Item, Option, Question
 from app.learning.rules import is_done
 from app.platform.i18n import N_, gettext
@@ -184,11 +190,17 @@ def grade_order(question: Question, order: Sequence[str]) -> Grade:
     return Grade(correct, frozenset(), frozenset(), order=tuple(order), in_place=in_place)
 
 
+class ThousandsToConfirm(AnswerError):
+    """A ``numeric`` answer such as "3.438": pt-BR reads 3438, which is wrong, and the learner
+    may have meant 3,438. The form asks them to confirm or to write a comma."""
+
+
 def grade_form(
     question: Question,
     opcao: Sequence[str] | None,
     valor: str | None,
     posicao: Sequence[str] | None,
+    confirmado: str | None = None,
 ) -> tuple[Grade, str]:
     """Grade an answer form by the question's kind (the lesson's and the review's forms).
 
@@ -197,16 +209,38 @@ def grade_form(
         opcao: chosen option ids (``single``, ``multiple``, ``scenario``).
         valor: the number as typed (``numeric``).
         posicao: ``"<item id>=<position>"`` pairs (``ordering``).
+        confirmado: ``numeric``: the text the learner confirmed they meant as typed, after
+            :class:`ThousandsToConfirm`.
 
     Returns:
         The grade and what to store in the attempt's ``chosen`` column.
 
     Raises:
+        ThousandsToConfirm: a ``numeric`` answer whose point reads as thousands ("3.438" is
+            3438) and is then wrong, not yet confirmed as typed.
         AnswerError: the answer cannot be graded; the message is in Portuguese.
     """
     if question.kind == "numeric":
-        value = parse_number(valor or "", question.numeric.unit if question.numeric else None)
-        return grade_numeric(question, value), plain_number(value)
+        unit = question.numeric.unit if question.numeric else None
+        value = parse_number(valor or "", unit)
+        result = grade_numeric(question, value)
+        decimal = decimal_point_reading(valor or "", unit)
+        confirmed = (confirmado or "").strip() == (valor or "").strip()
+        if not result.correct and decimal is not None and not confirmed:
+            raise ThousandsToConfirm(
+                gettext(
+                    "In “%(typed)s”, the point separates thousands, as written in Brazil: the "
+                    "number is %(thousands)s, not %(decimal)s. If you meant %(decimal)s, write "
+                    "it with a comma. If you meant %(thousands)s, tick the confirmation and "
+                    "answer again."
+                )
+                % {
+                    "typed": (valor or "").strip(),
+                    "thousands": plain_number(value),
+                    "decimal": format_number(decimal),
+                }
+            )
+        return result, plain_number(value)
     if question.kind == "ordering":
         order = validate_order(question, posicao or [])
         return grade_order(question, order), ",".join(order)

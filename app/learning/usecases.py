@@ -292,6 +292,7 @@ class Answer:
         options: ``opcao`` (option ids).
         value: ``valor`` (a ``numeric`` answer as typed).
         positions: ``posicao`` (an ``ordering`` answer's ``<item>=<position>`` pairs).
+        confirmed: ``confirmado`` (a ``numeric`` answer confirmed as typed: "3.438" is 3438).
     """
 
     key: str
@@ -299,6 +300,7 @@ class Answer:
     options: list[str] = field(default_factory=list)
     value: str | None = None
     positions: list[str] = field(default_factory=list)
+    confirmed: str | None = None
 
 
 def answer_question(
@@ -334,7 +336,9 @@ def answer_question(
         AnswerError: the answer is not valid for the question (message in Portuguese).
         app.learning.store.DuplicateKeyError: the key was already used for another question.
     """
-    grade, chosen = graded_answer(question, answer.options, answer.value, answer.positions)
+    grade, chosen = graded_answer(
+        question, answer.options, answer.value, answer.positions, answer.confirmed
+    )
     if born:
         learner_id = store.claim_learner(learner_id, answer.key)
     stored, _new = store.record_answer(learner_id, lesson.slug, question, chosen, grade, answer.key)

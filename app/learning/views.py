@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.content.numbers import decimal_point_reading
 from app.content.quiz import Item, Option, Question
 from app.learning.grading import (
     Grade,
@@ -43,6 +44,8 @@ class QuestionView:
         answered_at: when the graded attempt shown was stored (UTC), or ``None`` with the form.
         items: ``ordering``: the items in the learner's stable shuffled order.
         typed: ``numeric``: what the learner typed, kept in the form after a refused answer.
+        confirm: ``numeric``: the refused answer reads in thousands ("3.438" is 3438); the
+            form asks the learner to confirm it as typed.
     """
 
     options: tuple[Option, ...]
@@ -54,6 +57,7 @@ class QuestionView:
     answered_at: datetime | None = None
     items: tuple[Item, ...] = ()
     typed: str = ""
+    confirm: bool = False
 
 
 def new_key() -> str:
@@ -97,6 +101,17 @@ def question_view(
     seed = learner_id or VISITOR_ORDER
     options = shuffled_options(question, seed, lesson_slug)
     items = shuffled_items(question, seed, lesson_slug) if question.items else ()
+    unit = question.numeric.unit if question.numeric else None
+    confirm = bool(error) and decimal_point_reading(typed, unit) is not None
     return QuestionView(
-        options, result, record, outdated, new_key(), error, answered_at, items, typed[:100]
+        options,
+        result,
+        record,
+        outdated,
+        new_key(),
+        error,
+        answered_at,
+        items,
+        typed[:100],
+        confirm,
     )

@@ -138,7 +138,9 @@ def review_answer(
     if sent.version != question.content_hash:
         return again(gettext(QUESTION_CHANGED), status_code=409)
     try:
-        result, stored = grade_form(question, sent.options, sent.value, sent.positions)
+        result, stored = grade_form(
+            question, sent.options, sent.value, sent.positions, sent.confirmed
+        )
     except AnswerError as exc:
         return again(str(exc), typed=sent.value or "")
     attempt = Attempt(

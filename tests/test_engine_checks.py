@@ -1,0 +1,226 @@
+"""`curso check` against lessons/engines.yml (app/content/engines.py): no decision-tree result
+names an engine reached through a hardware answer that engine does not run on. Each rule on a
+small course that breaks it and one that does not, every path of a tree walked, the table's own
+errors, the real course silent, and every `fonte` quoting the course's texts word for word."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from app.content.course import load_course, read_engines
+from app.content.engines import ENGINES_FILE, check_engines
+from app.content.lesson_cache import LessonCache
+from app.platform.settings import PROJECT_ROOT
+from tests.support.app import REPO_LESSONS
+from tests.support.cli import run
+from tests.support.lessons import HEADER
+
+# The guide's catch-all: datacenter NVIDIA and AMD share one option, then the goal decides.
+TREE = """\
+```decision-tree
+id: guia
+title: Guia
+source: Teste
+start: hardware
+questions:
+  hardware:
+    facet: hardware
+    text: Qual hardware?
+    options:
+      - label: Mac
+        value: apple
+        next: mlx
+      - label: Nenhuma das anteriores
+        value: [hopper, amd]
+        next: goal
+  goal:
+    facet: goal
+    text: O que o caso pede?
+    options:
+      - label: Produção geral
+        value: general
+        next: vllm
+      - label: NVIDIA, desempenho máximo
+        value: max
+        next: depth
+  depth:
+    facet: budget
+    text: Quanto pode gastar?
+    options:
+      - label: Pouco
+        value: low
+        next: vllm
+      - label: Muito
+        value: high
+        next: trt
+results:
+  mlx:
+    engines: [MLX]
+    verdict: recommended
+    why: Metal.
+  vllm:
+    engines: [vLLM]
+    verdict: recommended
+    why: Padrão.
+  trt:
+    engines: [vLLM, TensorRT-LLM]
+    verdict: recommended
+    why: Compilado.
+```
+"""
+
+TABLE = """\
+hardware:
+  apple: apple
+  hopper: nvidia
+  amd: amd
+engines:
+  mlx:
+    nomes: [MLX]
+    hardware: [apple]
+    fonte: ["Guia: “Metal nativo + memória unificada”"]
+  vllm:
+    nomes: [vLLM]
+    hardware: [nvidia, amd]
+    fonte: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]
+  tensorrt-llm:
+    nomes: [TensorRT-LLM, TRT-LLM]
+    hardware: [nvidia]
+    fonte: ["Guia: “Compilado para a GPU; NVIDIA-only.”"]
+"""
+
+# Lines in the lesson file: the header, then the tree.
+RESULT_TRT_LINE = HEADER.count("\n") + TREE.splitlines().index("  trt:") + 2  # its `engines`
+OPTION_LINE = (
+    HEADER.count("\n") + TREE.splitlines().index("      - label: Nenhuma das anteriores") + 1
+)
+
+
+def course_with(tmp_path: Path, table: str | None = TABLE, tree: str = TREE) -> list[str]:
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "01-arvore.md").write_text(HEADER + tree, encoding="utf-8")
+    if table is not None:
+        (folder / ENGINES_FILE).write_text(table, encoding="utf-8")
+    course = load_course(folder)
+    return [str(p).replace(f"{folder}/", "") for p in course.problems]
+
+
+def test_a_result_reached_through_hardware_its_engine_does_not_run_on_warns(tmp_path):
+    assert course_with(tmp_path) == [
+        f"01-arvore.md:{RESULT_TRT_LINE}:1: warning: a árvore `guia` leva a `TensorRT-LLM` "
+        "(resultado `trt`) pelo caminho hardware=amd → goal=max → budget=high, mas engines.yml "
+        "diz que TensorRT-LLM só roda em nvidia, não em amd"
+    ]
+
+
+def test_every_tree_is_walked(tmp_path):
+    second = TREE.replace("id: guia", "id: outro").replace("value: [hopper, amd]", "value: amd")
+    problems = course_with(tmp_path, tree=TREE + "\n" + second)
+    assert [p.split(": ", 2)[2].split(" (resultado")[0] for p in problems] == [
+        "a árvore `guia` leva a `TensorRT-LLM`",
+        "a árvore `outro` leva a `TensorRT-LLM`",
+    ]
+
+
+def test_a_tree_whose_engines_all_run_on_the_paths_hardware_says_nothing(tmp_path):
+    split = TREE.replace("        value: [hopper, amd]", "        value: hopper")
+    assert course_with(tmp_path, tree=split) == []
+
+
+def test_without_a_table_there_is_no_check(tmp_path):
+    assert course_with(tmp_path, table=None) == []
+
+
+def test_an_engine_or_a_hardware_value_the_table_does_not_know_warns(tmp_path):
+    table = TABLE.replace("  amd: amd\n", "").replace(
+        "    nomes: [TensorRT-LLM, TRT-LLM]", "    nomes: [TRT-LLM]"
+    )
+    assert course_with(tmp_path, table=table.replace("[nvidia, amd]", "[nvidia]")) == [
+        f"01-arvore.md:{OPTION_LINE}:1: warning: a árvore `guia` tem o valor de hardware `amd`, "
+        "que engines.yml não associa a nenhum tipo de hardware",
+        f"01-arvore.md:{RESULT_TRT_LINE}:1: warning: o resultado `trt` da árvore `guia` indica "
+        "`TensorRT-LLM`, que não está em engines.yml; acrescente-o com o hardware em que ele "
+        "roda e a `fonte`",
+    ]
+
+
+def test_the_tables_own_mistakes_are_errors_at_their_lines(tmp_path):
+    table = (
+        TABLE.replace("hardware: [apple]", "hardware: [apple, risc-v]")
+        .replace(
+            'fonte: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]',
+            "fonte: [vLLM roda na AMD]",
+        )
+        .replace("nomes: [TensorRT-LLM, TRT-LLM]", "nomes: [TensorRT-LLM, vllm]")
+    )
+    assert course_with(tmp_path, table=table) == [
+        f"01-arvore.md:{RESULT_TRT_LINE}:1: warning: a árvore `guia` leva a `TensorRT-LLM` "
+        "(resultado `trt`) pelo caminho hardware=amd → goal=max → budget=high, mas engines.yml "
+        "diz que TensorRT-LLM só roda em nvidia, não em amd",
+        "engines.yml:8:1: error: o engine `mlx` roda em `risc-v`, que não é um tipo de hardware "
+        "desta tabela (o `hardware:` só leva a amd, apple, nvidia)",
+        "engines.yml:13:1: error: a `fonte` de `vllm` não cita o texto: escreva as palavras do "
+        "texto entre “ ” e diga de qual texto elas vêm",
+        "engines.yml:15:1: error: o nome `vllm` já é de `vllm`",
+    ]
+
+
+def test_a_table_that_is_not_the_format_reports_the_field(tmp_path):
+    problems = course_with(tmp_path, table=TABLE.replace("    fonte:", "    source:", 1))
+    assert "engines.yml:9:1: error: campo desconhecido: `source`" in problems
+
+
+def test_curso_check_strict_fails_on_the_warning(tmp_path):
+    course_with(tmp_path)
+    done = run("check", "--strict", str(tmp_path / "lessons"))
+    assert done.returncode == 1
+    assert "error: a árvore `guia` leva a `TensorRT-LLM`" in done.stdout
+
+
+def test_the_table_is_read_from_the_disk_cache_the_second_time(tmp_path):
+    course_with(tmp_path)
+    cache = LessonCache(tmp_path / "cache")
+    first = read_engines(tmp_path / "lessons", cache)
+    assert len(cache.used) == 1
+    again = read_engines(tmp_path / "lessons", LessonCache(tmp_path / "cache"))
+    assert (
+        again == first
+        and again.table is not None
+        and set(again.table.engines)
+        == {
+            "mlx",
+            "vllm",
+            "tensorrt-llm",
+        }
+    )
+
+
+def test_the_course_trees_send_no_engine_to_hardware_it_does_not_run_on():
+    course = load_course(REPO_LESSONS)
+    engines = read_engines(REPO_LESSONS)
+    assert engines.problems == () and engines.table is not None
+    assert check_engines(course.trees.values(), engines.table) == []
+    named = {
+        name for tree in course.trees.values() for r in tree.results.values() for name in r.engines
+    }
+    assert all(engines.table.find(name) for name in named), "every engine of a tree is in the table"
+
+
+def test_every_fonte_quotes_the_course_texts_word_for_word():
+    """The seeds are at ../shared/seeds for every developer and CI run (shared/README.md)."""
+    seeds = PROJECT_ROOT.parent / "shared" / "seeds"
+    texts = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in seeds.glob("*.txt"))
+    assert len(list(seeds.glob("*.txt"))) == 3
+    table = yaml.safe_load((REPO_LESSONS / ENGINES_FILE).read_text(encoding="utf-8"))
+    quotes = [
+        (eid, quote)
+        for eid, entry in table["engines"].items()
+        for said in [*entry["fonte"], entry.get("nota") or ""]
+        for quote in re.findall(r"“([^”]+)”", said)
+    ]
+    assert len(quotes) >= 20
+    assert [(eid, q) for eid, q in quotes if " ".join(q.split()) not in texts] == []
