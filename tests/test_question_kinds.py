@@ -174,7 +174,7 @@ def test_ordering_partial_credit_but_right_means_fully_right():
             ["mac=1", "intrusa=2"],
             "Essas etapas não fazem parte desta pergunta. Recarregue a página e tente de novo.",
         ),
-        (["mac=um"], "Cada posição deve ser um número inteiro de 1 a 5."),
+        (["mac=um"], f"Cada posição deve ser um número inteiro de 1 a {len(TREE_ORDER.order)}."),
     ],
 )
 def test_bad_positions_are_refused_in_portuguese(positions, message):
@@ -513,13 +513,13 @@ def test_an_ordering_position_that_is_not_ascii_digits_is_a_422_in_portuguese(
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions})
     assert response.status_code == 422
     assert text(soup(response).select_one("#pergunta-ordem-da-arvore .form-error")) == (
-        "Cada posição deve ser um número inteiro de 1 a 5."
+        f"Cada posição deve ser um número inteiro de 1 a {len(TREE_ORDER.order)}."
     )
     response = post(client, "kernels", "ordem-da-arvore", {"posicao": positions}, htmx=False)
     assert response.status_code == 303
     page = soup(client.get(response.headers["location"]))
     assert text(page.select_one("#pergunta-ordem-da-arvore .form-error")) == (
-        "Cada posição deve ser um número inteiro de 1 a 5."
+        f"Cada posição deve ser um número inteiro de 1 a {len(TREE_ORDER.order)}."
     )
     assert stored(settings, "ordem-da-arvore") == []
 

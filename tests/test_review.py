@@ -249,7 +249,7 @@ def test_a_review_ordering_position_that_is_not_ascii_digits_is_a_422_in_portugu
     response = client.post(f"/revisar/kernels/{ORDER.id}", data=data)
     assert response.status_code == 422
     assert text(soup(response).select_one("#revisao .form-error")) == (
-        "Cada posição deve ser um número inteiro de 1 a 5."
+        f"Cada posição deve ser um número inteiro de 1 a {len(ORDER.order)}."
     )
     assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(1,)]
 

@@ -95,11 +95,43 @@ def stored_block(data: bytes) -> bytes:
     return b"".join(out)
 
 
-def _deflate(part: bytes, last: bool) -> bytes:
-    compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
-    return compressor.compress(part) + compressor.flush(
-        zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
-    )
+WINDOW = 32 * 1024  # how far back a deflate match may reach (RFC 1951 §3.2.5)
+
+
+def deflated_parts(parts: list[bytes], fill_lengths: list[int], shared: bool = True) -> list[bytes]:
+    """Each part as a run of raw deflate blocks ending on a byte boundary, the last one final.
+
+    A part may refer back to everything before it in the page, as one deflate stream would,
+    though what goes in the holes between the parts differs per response: each part is
+    compressed with the preceding page as its preset dictionary (``zdict``), the holes in it
+    filled with NUL bytes of the fill's length. The inflater's window holds the real fill at
+    those places, but a match never reaches into them: a match is a run of equal bytes, and
+    the page holds no NUL (checked by :class:`SplicedPage`). Compressed apart, a lesson page's
+    40 parts were half as large again as the page in one stream.
+
+    Args:
+        parts: the page split at its holes.
+        fill_lengths: the length of what fills each hole (one fewer than the parts).
+        shared: refer back across holes; False compresses each part on its own (a page that
+            holds NUL bytes).
+    """
+    out = []
+    history = b""
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
+        if history and shared:
+            compressor = zlib.compressobj(
+                COMPRESS_LEVEL, zlib.DEFLATED, -15, zdict=history[-WINDOW:]
+            )
+        else:
+            compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
+        out.append(
+            compressor.compress(part)
+            + compressor.flush(zlib.Z_FINISH if i == last else zlib.Z_SYNC_FLUSH)
+        )
+        if i < last:
+            history = (history + part + b"\0" * fill_lengths[i])[-WINDOW:]
+    return out
 
 
 def with_key_holes(html: bytes) -> bytes:
@@ -129,10 +161,23 @@ class SplicedPage:
         pieces = _HOLE.split(html)
         self.parts = pieces[0::2]
         self.is_key = [hole == FORM_KEY_PLACEHOLDER.encode() for hole in pieces[1::2]]
-        last = len(self.parts) - 1
-        self.deflated = [_deflate(part, i == last) for i, part in enumerate(self.parts)]
         self.adlers = [zlib.adler32(part) for part in self.parts]
         self.version = hashlib.blake2b(html, digest_size=12).hexdigest()
+        # The parts compressed for fills of given lengths (token, key): every token asgi-csrf
+        # signs has one length, and every key prefix another, so one entry in practice.
+        self._deflated: dict[tuple[int, int], list[bytes]] = {}
+        self._shared_window = b"\0" not in html
+
+    def deflated(self, token: bytes, key: bytes) -> list[bytes]:
+        """The compressed parts for fills of these lengths (built on first use, then kept)."""
+        lengths = (len(token), len(key))
+        parts = self._deflated.get(lengths)
+        if parts is None:
+            fills = [len(fill) for fill in self._fills(token, key)]
+            parts = deflated_parts(self.parts, fills, shared=self._shared_window)
+            if len(self._deflated) < 4:  # odd lengths (a forged cookie) are not kept
+                self._deflated[lengths] = parts
+        return parts
 
     def _fills(self, token: bytes, key: bytes) -> list[bytes]:
         return [key if is_key else token for is_key in self.is_key]
@@ -150,10 +195,15 @@ class SplicedPage:
         """
         blocks = {token: stored_block(token), key: stored_block(key)}
         adlers = {token: zlib.adler32(token), key: zlib.adler32(key)}
-        out = [ZLIB_HEADER, self.deflated[0]]
+        deflated_parts = self.deflated(token, key)
+        out = [ZLIB_HEADER, deflated_parts[0]]
         adler = self.adlers[0]
         for fill, deflated, part, part_adler in zip(
-            self._fills(token, key), self.deflated[1:], self.parts[1:], self.adlers[1:], strict=True
+            self._fills(token, key),
+            deflated_parts[1:],
+            self.parts[1:],
+            self.adlers[1:],
+            strict=True,
         ):
             out += [blocks[fill], deflated]
             adler = adler32_combine(adler, adlers[fill], len(fill))
@@ -166,11 +216,12 @@ class SplicedPage:
         (``Content-Encoding: gzip``).
         """
         blocks = {token: stored_block(token), key: stored_block(key)}
-        out = [GZIP_HEADER, self.deflated[0]]
+        deflated_parts = self.deflated(token, key)
+        out = [GZIP_HEADER, deflated_parts[0]]
         crc = zlib.crc32(self.parts[0])
         size = len(self.parts[0])
         for fill, deflated, part in zip(
-            self._fills(token, key), self.deflated[1:], self.parts[1:], strict=True
+            self._fills(token, key), deflated_parts[1:], self.parts[1:], strict=True
         ):
             out += [blocks[fill], deflated]
             crc = zlib.crc32(part, zlib.crc32(fill, crc))
