@@ -35,6 +35,7 @@ INSTRUCTOR_ONLY = [
     "/instrutor/licoes/kernels",
     "/instrutor/exportar/tentativas.csv",
     "/instrutor/exportar/progresso.csv",
+    "/instrutor/exportar/questoes.gift",
     "/instrutor/licoes/kernels/editar",
     "/instrutor/licoes/kernels/historico",
     "/instrutor/licoes/nova",

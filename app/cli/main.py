@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from app.cli.authoring import CHECK_HELP, NOVA_HELP, check, instrutor, nova
+from app.cli.exports import exportar
 from app.cli.tree import ARVORE_HELP, arvore
 from app.platform.i18n import gettext
 from app.platform.settings import load_settings
@@ -17,6 +18,7 @@ cli.command(help=ARVORE_HELP)(arvore)
 cli.command(help=CHECK_HELP)(check)
 cli.command(help=NOVA_HELP)(nova)
 cli.add_typer(instrutor, name="instrutor")
+cli.add_typer(exportar, name="exportar")
 
 
 @cli.command(help=gettext("Applies the database migrations up to the latest version."))
