@@ -9,6 +9,7 @@ import typer
 
 from app.cli.authoring import CHECK_HELP, NOVA_HELP, check, instrutor, nova
 from app.cli.exports import exportar
+from app.cli.lti import lti_cli
 from app.cli.tree import ARVORE_HELP, arvore
 from app.platform.i18n import gettext
 from app.platform.settings import load_settings
@@ -19,6 +20,7 @@ cli.command(help=CHECK_HELP)(check)
 cli.command(help=NOVA_HELP)(nova)
 cli.add_typer(instrutor, name="instrutor")
 cli.add_typer(exportar, name="exportar")
+cli.add_typer(lti_cli, name="lti")
 
 
 @cli.command(help=gettext("Applies the database migrations up to the latest version."))

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
-from sqlalchemy import delete, func
+from sqlalchemy import Engine, delete, func, update
 from sqlmodel import Session, col, select
 
 from app.content.course import Course
@@ -56,6 +58,8 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 PENDING, SENT, FAILED = "pending", "sent", "failed"
 MAX_BACKOFF = timedelta(hours=1)
+TOKEN_STATE_PREFIX = "lti1p3-token-"
+LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
 
 
 # --- platforms and keys -------------------------------------------------------------------
@@ -98,6 +102,7 @@ def register_platform(
     db.refresh(platform)
     if not db.exec(select(LtiKey)).first():
         rotate_key(db)
+        db.refresh(platform)
     return platform, new
 
 
@@ -144,6 +149,8 @@ def rotate_key(db: Session) -> LtiKey:
         db.add(old)
     key = LtiKey(kid=str(jwk["kid"]), private_pem=private_pem, public_jwk=json.dumps(jwk))
     db.add(key)
+    # Access tokens were asked for with the old key: the next grade asks with the new one.
+    db.exec(delete(LtiState).where(col(LtiState.key).startswith(TOKEN_STATE_PREFIX)))
     db.commit()
     db.refresh(key)
     return key
@@ -410,36 +417,77 @@ def queue_lesson_score(
     return row
 
 
-def due_scores(db: Session, now: datetime, everything: bool = False) -> list[LtiScore]:
-    """Scores not sent yet whose next try is due (every one with ``everything``), oldest
-    first."""
-    query = select(LtiScore).where(col(LtiScore.status) != SENT)
+def due_scores(db: Session, now: datetime, everything: bool = False) -> list[int]:
+    """Ids of the scores not sent yet whose next try is due (every one with ``everything``),
+    oldest first."""
+    query = select(LtiScore.id).where(col(LtiScore.status) != SENT)
     if not everything:
         query = query.where(col(LtiScore.next_try_at) <= now)
-    return list(db.exec(query.order_by(col(LtiScore.id))).all())
+    ids = [i for i in db.exec(query.order_by(col(LtiScore.id))).all() if i is not None]
+    db.rollback()  # no read transaction stays open while the scores are sent
+    return ids
 
 
-def next_due(db: Session) -> datetime | None:
-    """When the next unsent score is due, or ``None``."""
-    return db.exec(select(func.min(LtiScore.next_try_at)).where(col(LtiScore.status) != SENT)).one()
+def claim_score(db: Session, score_id: int, everything: bool = False) -> LtiScore | None:
+    """Take the score for one try: its next try moves :data:`LEASE` ahead, so another worker's
+    sender skips it meanwhile. ``None`` when it was sent or taken since. Committed."""
+    now = utcnow()
+    begin_write(db)
+    condition = [col(LtiScore.id) == score_id, col(LtiScore.status) != SENT]
+    if not everything:
+        condition.append(col(LtiScore.next_try_at) <= now)
+    taken = db.exec(update(LtiScore).where(*condition).values(next_try_at=now + LEASE))
+    db.commit()
+    if not taken.rowcount:
+        return None
+    score = db.get(LtiScore, score_id)
+    if score is not None:
+        db.expunge(score)  # read once: the HTTP calls run outside any transaction
+    db.rollback()
+    return score
+
+
+def _update_score(db: Session, score_id: int, **values: Any) -> None:
+    db.rollback()
+    begin_write(db)
+    db.exec(update(LtiScore).where(col(LtiScore.id) == score_id).values(**values))
+    db.commit()
 
 
 def mark_sent(db: Session, score: LtiScore, lineitem: str) -> None:
     """Record that ``score`` reached the gradebook; committed."""
-    score.status, score.sent_at, score.lineitem_url, score.last_error = SENT, utcnow(), lineitem, ""
-    score.tries += 1
-    db.add(score)
-    db.commit()
+    assert score.id is not None  # a stored score
+    _update_score(
+        db,
+        score.id,
+        status=SENT,
+        sent_at=utcnow(),
+        lineitem_url=lineitem,
+        last_error="",
+        tries=score.tries + 1,
+    )
 
 
 def mark_failed(db: Session, score: LtiScore, error: str) -> None:
     """Record a failed try: retried after 2^tries seconds (at most an hour); committed."""
-    score.tries += 1
-    score.status, score.last_error = FAILED, error[:1000]
-    wait = min(timedelta(seconds=2**score.tries), MAX_BACKOFF)
-    score.next_try_at = utcnow() + wait
-    db.add(score)
-    db.commit()
+    assert score.id is not None  # a stored score
+    tries = score.tries + 1
+    wait = min(timedelta(seconds=2**tries), MAX_BACKOFF)
+    _update_score(
+        db,
+        score.id,
+        status=FAILED,
+        last_error=error[:1000],
+        tries=tries,
+        next_try_at=utcnow() + wait,
+    )
+
+
+def next_due(db: Session) -> datetime | None:
+    """When the next unsent score is due, or ``None``."""
+    due = db.exec(select(func.min(LtiScore.next_try_at)).where(col(LtiScore.status) != SENT)).one()
+    db.rollback()
+    return due
 
 
 @dataclass(frozen=True)
@@ -447,6 +495,7 @@ class PassbackRow:
     """The grade passback of one class, as the dashboard shows it."""
 
     class_id: int | None
+    class_name: str
     sent: int
     pending: int
     failed: int
@@ -465,9 +514,11 @@ def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow
     found = []
     for key, scores in rows.items():
         errors = [s.last_error for s in scores if s.status == FAILED and s.last_error]
+        classroom = db.get(Classroom, key) if key is not None else None
         found.append(
             PassbackRow(
                 key,
+                classroom.name if classroom else "",
                 sum(s.status == SENT for s in scores),
                 sum(s.status == PENDING for s in scores),
                 sum(s.status == FAILED for s in scores),
@@ -475,3 +526,46 @@ def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow
             )
         )
     return found
+
+
+class LmsOrigins:
+    """The origins of the registered platforms (``https://moodle.example.org``), read again at
+    most every ``ttl_s`` seconds: the sites that may frame the course and receive its forms."""
+
+    def __init__(self, engine: Engine, ttl_s: float = 10.0) -> None:
+        self.engine, self.ttl_s = engine, ttl_s
+        self._origins: tuple[str, ...] = ()
+        self._read_at: float | None = None
+
+    def __call__(self) -> tuple[str, ...]:
+        """The origins, sorted; cached for ``ttl_s`` seconds."""
+        now = time.monotonic()
+        if self._read_at is None or now - self._read_at > self.ttl_s:
+            with Session(self.engine) as db:
+                urls = db.exec(select(LtiPlatform.auth_url)).all()
+            found = set()
+            for url in urls:
+                parts = urlsplit(url)
+                if parts.scheme in ("http", "https") and parts.netloc:
+                    found.add(f"{parts.scheme}://{parts.netloc}")
+            self._origins, self._read_at = tuple(sorted(found)), now
+        return self._origins
+
+
+SESSION_KEY = "lti"  # a resource launch's GradedLaunch, in the server-side session
+
+
+def queue_launched_lesson_score(
+    db: Session, launch_data: Any, course: Course, lesson: Lesson, learner_id: str
+) -> bool:
+    """After a graded answer stored in ``lesson``: queue the learner's score when the session
+    came from an LTI launch of that lesson with grades (``launch_data``, the session's
+    :data:`SESSION_KEY`). True when a score was queued (wake the sender)."""
+    from app.learning.store import SqlLearnerStore
+
+    launch = GradedLaunch.from_session(launch_data)
+    if launch is None or launch.lesson_slug != lesson.slug:
+        return False
+    state = SqlLearnerStore(db).read_state(learner_id)
+    queue_lesson_score(db, launch, course, lesson, state)
+    return True

@@ -37,7 +37,10 @@ def send_due(engine: Engine, everything: bool = False) -> tuple[int, int]:
     """Send every due score (with ``everything``, every unsent one); (sent, failed)."""
     sent = failed = 0
     with Session(engine) as db:
-        for score in lti.due_scores(db, utcnow(), everything):
+        for score_id in lti.due_scores(db, utcnow(), everything):
+            score = lti.claim_score(db, score_id, everything)
+            if score is None:
+                continue
             error = send_one(engine, db, score)
             if error is None:
                 sent += 1
@@ -54,6 +57,7 @@ def send_one(engine: Engine, db: Session, score: LtiScore) -> str | None:
         return "platform removed"
     key = lti.signing_key(db)
     registration = registration_of(platform, key.private_pem, json.loads(key.public_jwk))
+    db.rollback()  # no transaction stays open during the HTTP calls
     service = connector(engine, registration)
     endpoint = cast(TAssignmentsGradersData, {"scope": list(SCORE_SCOPES)})
     if score.lineitem_url:

@@ -37,7 +37,7 @@ from app.learning import lti
 from app.platform.models import LtiPlatform
 
 NONCE_PREFIX = "lti1p3-nonce-"
-TOKEN_PREFIX = "lti1p3-token-"
+TOKEN_PREFIX = lti.TOKEN_STATE_PREFIX
 KEYSET_LIFETIME_S = 2 * 3600
 HTTP_TIMEOUT_S = 10
 
