@@ -113,6 +113,13 @@ def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):
     assert rows == [("Sistemas de IA (Moodle)",)]
     sent = db_rows(tool.settings, "SELECT status, tries FROM lti_score ORDER BY id")
     assert sent[-2:] == [("sent", 1), ("sent", 1)]
+    with httpx.Client() as teacher:
+        launch(teacher, platform, user="prof-101", papel="professor")
+        class_id = db_rows(tool.settings, "SELECT class_id FROM lti_context")[0][0]
+        board = teacher.get(tool.url + "/instrutor", params={"turma": class_id})
+        row = soup(board.text).select_one("#ava table.passback tbody tr")
+        cells = [text(cell) for cell in row.select("th, td")]
+        assert cells == ["Sistemas de IA (Moodle)", "2", "0", "0", ""]
 
 
 def test_the_same_person_comes_back_as_the_same_learner(lms):

@@ -24,6 +24,7 @@ from app.analytics.item_analysis import EASY_ABOVE, GROUP_PERCENT, HARD_BELOW, M
 from app.content.gift import gift_document
 from app.content.item_checks import warnings_by_question
 from app.learning.classes import class_for, classes_of, due_label, due_rows
+from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.i18n import N_, gettext
 from app.web.deps import CourseDep, InstructorDep, SessionDep
@@ -87,6 +88,8 @@ def dashboard(
         # concepts
         "concepts": course_mastery(db, course, classroom.id if classroom else None),
         "mastery_last": LAST_N,
+        # grades sent to the LMS, per class of an LMS course (LTI; app/learning/lti.py)
+        "passback": passback_state(db, classroom.id if classroom else None),
     }
     return render(request, "instructor.html", context)
 

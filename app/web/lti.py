@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pylti1p3.deep_link_resource import DeepLinkResource
-from pylti1p3.exception import LtiException, LtiInvalidNonceException
+from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
 from pylti1p3.lineitem import LineItem
 from pylti1p3.oidc_login import OIDCLogin
 from pylti1p3.redirect import Redirect
@@ -197,7 +197,7 @@ async def lti_login(request: Request):
 
     try:
         return await run_in_threadpool(login)
-    except LtiException as exc:
+    except (LtiException, OIDCException) as exc:
         message = gettext(BAD_LOGIN) % {"why": exc}
         return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 400)
 
