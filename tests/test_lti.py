@@ -13,7 +13,6 @@ import pytest
 
 from tests.support.app import (
     BACKENDS,
-    REPO_LESSONS,
     create_postgres_database,
     db_rows,
     drop_postgres_database,
@@ -25,11 +24,12 @@ from tests.support.lti_platform import (
     CLIENT_ID,
     DEPLOYMENT_ID,
     PlatformServer,
+    course_and_lms,
     launch,
     launch_form,
     post_launch_form,
 )
-from tests.support.server import LiveServer, free_port
+from tests.support.server import LiveServer
 
 QUESTIONS = list(KERNELS.questions.values())
 HX = {"HX-Request": "true"}
@@ -37,22 +37,12 @@ HX = {"HX-Request": "true"}
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def lms(request, tmp_path_factory):
-    """The course (a live uvicorn) and the platform, registered with ``curso lti registrar``."""
-    folder = tmp_path_factory.mktemp("lti")
+    """The course and the platform, on SQLite or PostgreSQL."""
     database_url = create_postgres_database() if request.param == "postgresql" else ""
-    tool = LiveServer(folder / "curso", REPO_LESSONS)
-    tool.database_url = database_url
-    tool.start()
-    platform = PlatformServer(folder / "lms", free_port(), tool.url)
-    platform.start()
-    done = curso(tool.settings, *platform.registration_args())
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == f"Plataforma registrada: {platform.url}\n"
     try:
-        yield tool, platform
+        with course_and_lms(tmp_path_factory.mktemp("lti"), database_url) as pair:
+            yield pair
     finally:
-        platform.stop()
-        tool.stop()
         if database_url:
             drop_postgres_database(database_url)
 
@@ -244,6 +234,9 @@ def test_a_score_waits_while_the_platform_is_down_and_arrives_after(lms):
             platform.start()
     done = curso(tool.settings, "lti", "enviar", "--todos")
     assert done.returncode == 0, done.stdout
-    assert [s["scoreGiven"] for s in scores_of(platform, "lia-5", 1)] == [1]
+    # At least once: a try cut off after the LMS stored the score is sent again, with the same
+    # timestamp, which an AGS platform takes as the same score.
+    arrived = scores_of(platform, "lia-5", 1)
+    assert {(s["scoreGiven"], s["timestamp"]) for s in arrived} == {(1, arrived[0]["timestamp"])}
     rows = db_rows(tool.settings, "SELECT status FROM lti_score WHERE user_sub = ?", "lia-5")
     assert rows == [("sent",)]

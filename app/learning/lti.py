@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,6 +20,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
 from sqlalchemy import Engine, delete, func, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from app.content.course import Course
@@ -56,7 +58,7 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
-PENDING, SENT, FAILED = "pending", "sent", "failed"
+PENDING, SENDING, SENT, FAILED = "pending", "sending", "sent", "failed"
 MAX_BACKOFF = timedelta(hours=1)
 TOKEN_STATE_PREFIX = "lti1p3-token-"
 LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
@@ -520,7 +522,7 @@ def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow
                 key,
                 classroom.name if classroom else "",
                 sum(s.status == SENT for s in scores),
-                sum(s.status == PENDING for s in scores),
+                sum(s.status in (PENDING, SENDING) for s in scores),
                 sum(s.status == FAILED for s in scores),
                 errors[-1] if errors else "",
             )
@@ -529,27 +531,48 @@ def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow
 
 
 class LmsOrigins:
-    """The origins of the registered platforms (``https://moodle.example.org``), read again at
-    most every ``ttl_s`` seconds: the sites that may frame the course and receive its forms."""
+    """The origins of the registered platforms (``https://moodle.example.org``): the sites that
+    may frame the course and receive its forms.
+
+    Read when the app is built, then again in a background thread when a request finds them
+    older than ``ttl_s``: a request never waits for the database for them (a visitor's page
+    still costs no statement).
+    """
 
     def __init__(self, engine: Engine, ttl_s: float = 10.0) -> None:
         self.engine, self.ttl_s = engine, ttl_s
         self._origins: tuple[str, ...] = ()
-        self._read_at: float | None = None
+        self._read_at = time.monotonic()
+        self._refreshing = threading.Lock()
+        self.refresh()
 
     def __call__(self) -> tuple[str, ...]:
-        """The origins, sorted; cached for ``ttl_s`` seconds."""
-        now = time.monotonic()
-        if self._read_at is None or now - self._read_at > self.ttl_s:
+        """The origins, sorted; a refresh starts in the background when they are stale."""
+        if time.monotonic() - self._read_at > self.ttl_s and self._refreshing.acquire(False):
+            self._read_at = time.monotonic()
+
+            def run() -> None:
+                try:
+                    self.refresh()
+                finally:
+                    self._refreshing.release()
+
+            threading.Thread(target=run, name="curso-lms-origins", daemon=True).start()
+        return self._origins
+
+    def refresh(self) -> None:
+        """Read the origins now (kept as they were when the database cannot be read)."""
+        try:
             with Session(self.engine) as db:
                 urls = db.exec(select(LtiPlatform.auth_url)).all()
-            found = set()
-            for url in urls:
-                parts = urlsplit(url)
-                if parts.scheme in ("http", "https") and parts.netloc:
-                    found.add(f"{parts.scheme}://{parts.netloc}")
-            self._origins, self._read_at = tuple(sorted(found)), now
-        return self._origins
+        except SQLAlchemyError:
+            return
+        found = set()
+        for url in urls:
+            parts = urlsplit(url)
+            if parts.scheme in ("http", "https") and parts.netloc:
+                found.add(f"{parts.scheme}://{parts.netloc}")
+        self._origins, self._read_at = tuple(sorted(found)), time.monotonic()
 
 
 SESSION_KEY = "lti"  # a resource launch's GradedLaunch, in the server-side session

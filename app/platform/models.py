@@ -704,7 +704,8 @@ class LtiScore(SQLModel, table=True):
             made under ``lineitems_url`` by ``resource_link_id`` and ``lesson_slug``.
         score_given / score_maximum / comment / activity_progress / grading_progress: the
             AGS score.
-        status: ``pending``, ``sent`` or ``failed`` (still retried; ``last_error`` says why).
+        status: ``pending``, ``sending`` (taken by a sender until ``next_try_at``), ``sent`` or
+            ``failed`` (still retried; ``last_error`` says why).
         tries / next_try_at: retries with exponential backoff.
     """
 

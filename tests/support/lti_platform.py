@@ -22,6 +22,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -387,3 +389,28 @@ def launch_form(html: str) -> tuple[str, dict[str, str]]:
 def post_launch_form(client: httpx.Client, html: str) -> httpx.Response:
     action, fields = launch_form(html)
     return client.post(action, data=fields)
+
+
+@contextmanager
+def course_and_lms(folder: Path, database_url: str = "") -> Iterator[tuple[Any, PlatformServer]]:
+    """The course (a live uvicorn) and the platform, registered with ``curso lti registrar``
+    before the course starts (it reads the LMS origins it may be framed by when it starts)."""
+    from tests.support.app import REPO_LESSONS, make_settings
+    from tests.support.cli import curso
+    from tests.support.server import LiveServer, free_port
+
+    tool = LiveServer(folder / "curso", REPO_LESSONS)
+    tool.database_url = database_url
+    platform = PlatformServer(folder / "lms", free_port(), "")
+    make_settings(tool.tmp, tool.lessons_dir, database_url=database_url or None)
+    done = curso(tool.settings, *platform.registration_args())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Plataforma registrada: {platform.url}\n"
+    tool.start()
+    platform.tool_url = tool.url
+    try:
+        platform.start()
+        yield tool, platform
+    finally:
+        platform.stop()
+        tool.stop()
