@@ -240,3 +240,22 @@ def test_a_score_waits_while_the_platform_is_down_and_arrives_after(lms):
     assert {(s["scoreGiven"], s["timestamp"]) for s in arrived} == {(1, arrived[0]["timestamp"])}
     rows = db_rows(tool.settings, "SELECT status FROM lti_score WHERE user_sub = ?", "lia-5")
     assert rows == [("sent",)]
+
+
+def test_a_browser_that_drops_the_cookie_in_the_iframe_gets_a_new_tab_link(lms):
+    tool, platform = lms
+    with httpx.Client() as framed:
+        start = framed.get(
+            platform.url + "/launch",
+            params={"user": "gil-6", "licao": "kernels"},
+            follow_redirects=True,
+        )
+    with httpx.Client() as no_cookies:  # the state cookie set at the login did not come back
+        refused = post_launch_form(no_cookies, start.text)
+        assert refused.status_code == 403
+        link = soup(refused.text).select_one("main a[target=_blank]")
+        assert text(link) == "Abrir em nova aba"
+        assert link["href"].startswith("/lti/login?") and "lti1p3_new_window=1" in link["href"]
+        again = no_cookies.get(tool.url + link["href"], follow_redirects=True)
+        opened = post_launch_form(no_cookies, again.text)
+        assert opened.status_code == 303 and opened.headers["location"] == "/licoes/kernels"
