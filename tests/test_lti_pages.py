@@ -205,3 +205,24 @@ def test_a_failed_score_waits_longer_each_time_and_the_dashboard_says_why(settin
         "1",
         "503 Nota recusada pelo LMS",
     ]
+
+
+def test_an_address_that_would_break_the_csp_is_refused(settings):
+    teacher = instructor(TestClient(create_app(settings), follow_redirects=False), settings)
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    evil = "https://moodle.example.edu.br; script-src 'unsafe-inline'/auth"
+    sent = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, "auth_url": evil})
+    assert sent.status_code == 422
+    args = ["lti", "registrar", "--issuer", MOODLE, "--client-id", "x", "--deployment-id", "1"]
+    done = curso(settings, *args, "--auth-url", evil, "--token-url", evil, "--jwks-url", evil)
+    assert done.returncode == 1
+    assert (
+        done.stderr == f"{evil}: Escreva um endereço completo, começando com https:// ou http://.\n"
+    )
+    # A row written some other way still never reaches the header.
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], evil, evil, evil)
+        lti.register_platform(db, "https://ok", "x", ["1"], MOODLE + "/a", MOODLE, MOODLE)
+    csp = TestClient(create_app(settings)).get("/").headers["content-security-policy"]
+    assert csp.endswith(f"frame-ancestors 'self' {MOODLE}")
+    assert "unsafe-inline'/" not in csp and csp.count("script-src") == 1

@@ -41,7 +41,13 @@ def registrar(
     ],
 ) -> None:
     """Register a platform (or update it, adding deployments)."""
-    from app.learning.lti import register_platform
+    from app.learning.lti import is_web_address, register_platform
+
+    for url in (auth_url, token_url, jwks_url):
+        if not is_web_address(url):
+            bad = gettext("Write a full address starting with https:// or http://.")
+            typer.echo(f"{url}: {bad}", err=True)
+            raise typer.Exit(1)
 
     with Session(_engine()) as db:
         _platform, new = register_platform(

@@ -8,6 +8,7 @@ routes are in :mod:`app.web.lti`; the scores are sent by :mod:`app.learning.lti_
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 import time
@@ -406,7 +407,7 @@ def queue_lesson_score(
         lineitems_url=launch.lineitems,
         resource_link_id=launch.resource_link_id,
         lesson_slug=lesson.slug,
-        lesson_title=lesson.meta.title[:255],
+        lesson_title=lesson.meta.title_text[:255],
         score_given=right,
         score_maximum=total,
         comment=score_comment(right, total, review)[:1000],
@@ -530,6 +531,23 @@ def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow
     return found
 
 
+# A host (name, IPv4 or bracketed IPv6) and an optional port: nothing that could end a CSP
+# source expression (spaces, ";", quotes) gets into the header.
+_NETLOC = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def is_web_address(url: str) -> bool:
+    """True for an ``http(s)://host[:port]/...`` address whose host is a plain name or IP."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(_NETLOC.fullmatch(parts.netloc))
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a web address."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 class LmsOrigins:
     """The origins of the registered platforms (``https://moodle.example.org``): the sites that
     may frame the course and receive its forms.
@@ -567,11 +585,7 @@ class LmsOrigins:
                 urls = db.exec(select(LtiPlatform.auth_url)).all()
         except SQLAlchemyError:
             return
-        found = set()
-        for url in urls:
-            parts = urlsplit(url)
-            if parts.scheme in ("http", "https") and parts.netloc:
-                found.add(f"{parts.scheme}://{parts.netloc}")
+        found = {origin_of(url) for url in urls if is_web_address(url)}
         self._origins, self._read_at = tuple(sorted(found)), time.monotonic()
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 from typing import Annotated, Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -327,7 +327,7 @@ async def lti_deep_link_answer(
         return render(request, "lti_deep_link.html", {"course": course, "error": True}, 422)
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
     engine = request.app.state.engine
-    title = lesson.meta.title if lesson else gettext("Spaced review")
+    title = lesson.meta.title_text if lesson else gettext("Spaced review")
 
     def answer() -> tuple[str, str]:
         lti_request = StarletteLtiRequest({}, {}, _secure(request))
@@ -427,8 +427,7 @@ def lti_register(
     if not all(form.values()):
         return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
     for name in ("auth_url", "token_url", "jwks_url"):
-        parts = urlsplit(form[name])
-        if parts.scheme not in ("https", "http") or not parts.netloc:
+        if not lti.is_web_address(form[name]):
             return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
     deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
     lti.register_platform(
