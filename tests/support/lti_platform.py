@@ -392,14 +392,16 @@ def post_launch_form(client: httpx.Client, html: str) -> httpx.Response:
 
 
 @contextmanager
-def course_and_lms(folder: Path, database_url: str = "") -> Iterator[tuple[Any, PlatformServer]]:
+def course_and_lms(
+    folder: Path, database_url: str = "", lessons_dir: Path | None = None
+) -> Iterator[tuple[Any, PlatformServer]]:
     """The course (a live uvicorn) and the platform, registered with ``curso lti registrar``
     before the course starts (it reads the LMS origins it may be framed by when it starts)."""
     from tests.support.app import REPO_LESSONS, make_settings
     from tests.support.cli import curso
     from tests.support.server import LiveServer, free_port
 
-    tool = LiveServer(folder / "curso", REPO_LESSONS)
+    tool = LiveServer(folder / "curso", lessons_dir or REPO_LESSONS)
     tool.database_url = database_url
     platform = PlatformServer(folder / "lms", free_port(), "")
     make_settings(tool.tmp, tool.lessons_dir, database_url=database_url or None)
