@@ -168,9 +168,13 @@ def test_the_lti_routes_answer_everyone_alike_without_a_launch(people):
         seen[(who, "picker")] = client.get("/lti/conteudo").status_code
         picked = client.post("/lti/conteudo", data={"csrftoken": token, "licao": "kernels"})
         seen[(who, "pick")] = picked.status_code
+        seen[(who, "link page")] = client.get("/lti/vincular").status_code
+        linked = client.post("/lti/vincular", data={"csrftoken": token, "usuario": "ana"})
+        seen[(who, "link")] = linked.status_code
     picker = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 403}
     expected = {}
     for who in people:
         expected |= {(who, "login"): 400, (who, "launch"): 400}
+        expected |= {(who, "link page"): 403, (who, "link"): 403}
         expected |= {(who, "picker"): picker[who], (who, "pick"): picker[who]}
     assert seen == expected

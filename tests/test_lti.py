@@ -11,6 +11,7 @@ import time
 import httpx
 import pytest
 
+from tests.support.accounts import PASSWORD, sign_up
 from tests.support.app import (
     BACKENDS,
     create_postgres_database,
@@ -259,3 +260,60 @@ def test_a_browser_that_drops_the_cookie_in_the_iframe_gets_a_new_tab_link(lms):
         again = no_cookies.get(tool.url + link["href"], follow_redirects=True)
         opened = post_launch_form(no_cookies, again.text)
         assert opened.status_code == 303 and opened.headers["location"] == "/licoes/kernels"
+
+
+def test_an_lms_person_links_the_course_account_they_already_have(lms):
+    tool, platform = lms
+    with httpx.Client(base_url=tool.url) as own:
+        assert sign_up(own, "dora").status_code == 303
+        assert answer(own, tool, QUESTIONS[3], right_form(QUESTIONS[3])).status_code == 200
+    with httpx.Client() as browser:
+        launch(browser, platform, user="dora-lms", licao="kernels", contexto="c-dora")
+        assert answer(browser, tool, QUESTIONS[4], right_form(QUESTIONS[4])).status_code == 200
+        page = browser.get(tool.url + "/lti/vincular")
+        token = csrf_from(page.text)
+        wrong = browser.post(
+            tool.url + "/lti/vincular",
+            data={"csrftoken": token, "usuario": "dora", "senha": "errada-123"},
+        )
+        assert wrong.status_code == 401
+        assert text(soup(wrong.text).select_one("#vincular-erro")) == "Usuário ou senha incorretos."
+        linked = browser.post(
+            tool.url + "/lti/vincular",
+            data={"csrftoken": token, "usuario": "dora", "senha": PASSWORD},
+        )
+        assert linked.status_code == 303 and linked.headers["location"] == "/licoes/kernels"
+        assert text(soup(browser.get(tool.url + "/conta").text).select_one(".account-name")) == (
+            "dora"
+        )
+    rows = db_rows(
+        tool.settings,
+        "SELECT a.username FROM lti_user u JOIN account a ON a.id = u.account_id WHERE u.sub = ?",
+        "dora-lms",
+    )
+    assert rows == [("dora",)]
+    answered = db_rows(
+        tool.settings,
+        "SELECT t.question_id FROM attempt t JOIN account a ON a.learner_id = t.learner_id"
+        " WHERE a.username = 'dora' ORDER BY t.question_id",
+    )
+    assert answered == sorted([(QUESTIONS[3].id,), (QUESTIONS[4].id,)])
+    assert (
+        db_rows(tool.settings, "SELECT count(*) FROM account WHERE username LIKE 'lti-%'")[0][0]
+        == db_rows(
+            tool.settings,
+            "SELECT count(*) FROM lti_user u JOIN account a ON "
+            "a.id = u.account_id WHERE a.username LIKE 'lti-%'",
+        )[0][0]
+    )
+    with httpx.Client() as again:
+        launch(again, platform, user="dora-lms", licao="kernels", contexto="c-dora")
+        assert text(soup(again.get(tool.url + "/conta").text).select_one(".account-name")) == (
+            "dora"
+        )
+    members = db_rows(
+        tool.settings,
+        "SELECT a.username FROM class_member m JOIN account a ON a.learner_id = m.learner_id"
+        " JOIN lti_context c ON c.class_id = m.class_id WHERE c.context_id = 'c-dora'",
+    )
+    assert members == [("dora",)]

@@ -606,3 +606,41 @@ def queue_launched_lesson_score(
     state = SqlLearnerStore(db).read_state(learner_id)
     queue_lesson_score(db, launch, course, lesson, state)
     return True
+
+
+def link_to_account(db: Session, platform_id: int, sub: str, target: Account) -> None:
+    """Make the LMS person ``sub`` the course account ``target`` from now on (the person
+    proved it with the account's password): their progress, classes and class staff move
+    there, and the account made for them on their first launch goes. Committed.
+    """
+    from app.learning.learners import merge_learner
+
+    user = db.get(LtiUser, (platform_id, sub))
+    if user is None or user.account_id == target.id:
+        return
+    assert target.id is not None  # a stored account
+    old_learner, old_account = user.learner_id, db.get(Account, user.account_id)
+    begin_write(db)
+    for member in db.exec(select(ClassMember).where(ClassMember.learner_id == old_learner)).all():
+        if db.get(ClassMember, (member.class_id, target.learner_id)) is None:
+            db.add(ClassMember(class_id=member.class_id, learner_id=target.learner_id))
+    if old_account is not None:
+        staff = db.exec(select(ClassStaff).where(ClassStaff.account_id == old_account.id)).all()
+        for row in staff:
+            if db.get(ClassStaff, (row.class_id, target.id)) is None:
+                db.add(ClassStaff(class_id=row.class_id, account_id=target.id))
+        if old_account.is_instructor and not target.is_instructor:
+            target.is_instructor = True
+            db.add(target)
+    user.learner_id, user.account_id = target.learner_id, target.id
+    db.add(user)
+    db.exec(
+        update(LtiScore)
+        .where(col(LtiScore.learner_id) == old_learner)
+        .values(learner_id=target.learner_id)
+    )
+    db.flush()
+    if old_account is not None:
+        db.delete(old_account)
+    db.commit()
+    merge_learner(db, old_learner, target.learner_id, None)

@@ -29,6 +29,7 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.learning import lti
+from app.learning.learners import find_account
 from app.learning.lti_tool import (
     KEYSET_LIFETIME_S,
     CourseMessageLaunch,
@@ -37,14 +38,16 @@ from app.learning.lti_tool import (
     ToolConf,
     consume_nonce,
 )
+from app.platform.auth import is_username
 from app.platform.i18n import N_, gettext
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
-from app.web.deps import CourseDep, InstructorDep, SessionDep
+from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
 from app.web.templating import render
 from app.web.urls import urls_of
 
 router = APIRouter()
 DEEP_LINK_KEY = "lti_deep_link"  # the launch id of a deep-linking request
+LTI_USER_KEY = "lti_user"  # [platform id, sub] of the person a launch signed in
 LOGIN_PARAMS_PREFIX = "lti1p3-login-"
 # The only POSTs another site may send (see the module docstring and app/web/security.py).
 CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
@@ -56,6 +59,9 @@ NOT_DEEP_LINK = N_("Open this page from the LMS, choosing the course as external
 UNKNOWN_LESSON = N_("The LMS asked for a lesson the course does not have: %(slug)s.")
 BAD_URL = N_("Write a full address starting with https:// or http://.")
 MISSING_FIELD = N_("Fill in every field.")
+NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
+WRONG_CREDENTIALS = N_("Wrong username or password.")
+LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
 
 
@@ -222,6 +228,7 @@ async def lti_launch(request: Request, course: CourseDep):
     rotate_session_id(request)
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
+    request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
     urls = urls_of(request)
     if deep_link:
         if not person.instructor:
@@ -367,6 +374,64 @@ async def lti_deep_link_answer(
     request.session.pop(DEEP_LINK_KEY, None)
     context = {"return_url": return_url, "jwt": jwt, "title": title}
     return render(request, "lti_deep_link_sent.html", context)
+
+
+# --- linking the LMS person to an existing course account ----------------------------------
+
+
+def _lti_user(request: Request) -> tuple[int, str]:
+    found = request.session.get(LTI_USER_KEY)
+    if not (isinstance(found, list) and len(found) == 2 and isinstance(found[0], int)):
+        raise HTTPException(status_code=403, detail=gettext(NOT_FROM_LMS))
+    return found[0], str(found[1])
+
+
+@router.get("/lti/vincular", response_class=HTMLResponse, name="lti_link")
+def lti_link_page(request: Request):
+    """For a person who came from the LMS: sign in once with the course account they already
+    have, so their LMS launches become that account (never matched by e-mail)."""
+    _lti_user(request)
+    return render(request, "lti_link.html", {"error": "", "username": ""})
+
+
+@router.post("/lti/vincular", response_class=HTMLResponse)
+def lti_link(
+    request: Request,
+    db: SessionDep,
+    passwords: PasswordsDep,
+    limiter: SignInLimiterDep,
+    usuario: Field = "",
+    senha: Field = "",
+):
+    """Check the account's password (with the sign-in limits), then move the LMS person's
+    progress and classes into it and sign in as it (a new session id). 401 with a message on
+    a wrong password, 429 past the limits."""
+    platform_id, sub = _lti_user(request)
+    typed = usuario.strip().lower()[:30]
+    username = typed if is_username(typed) else None
+    ip = request.client.host if request.client else "desconhecido"
+    blocked = limiter.attempt(username, ip)
+    if blocked:
+        context = {"error": blocked.message, "username": usuario}
+        response = render(request, "lti_link.html", context, status_code=429)
+        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        return response
+    found = find_account(db, username) if username else None
+    checked = passwords.check(senha, found.password_hash if found else None)
+    if not checked.matched or found is None or found.username.startswith(LTI_ACCOUNT_PREFIX):
+        context = {"error": gettext(WRONG_CREDENTIALS), "username": usuario}
+        return render(request, "lti_link.html", context, status_code=401)
+    limiter.succeeded(found.username, ip)
+    lti.link_to_account(db, platform_id, sub, found)
+    kept = {key: request.session.get(key) for key in (lti.SESSION_KEY, LTI_USER_KEY)}
+    rotate_session_id(request)
+    request.session.clear()
+    request.session.update({LEARNER_KEY: found.learner_id, ACCOUNT_KEY: found.username})
+    request.session.update({key: value for key, value in kept.items() if value is not None})
+    graded = lti.GradedLaunch.from_session(kept[lti.SESSION_KEY])
+    urls = urls_of(request)
+    target = urls.lesson(graded.lesson_slug) if graded else urls.progress()
+    return RedirectResponse(target, status_code=303)
 
 
 # --- registration by an instructor -----------------------------------------------------------
