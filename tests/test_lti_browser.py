@@ -50,6 +50,13 @@ def test_the_lti_pages_pass_axe(lms, new_page):
         page.wait_for_url(f"{tool.url}/lti/conteudo")
         assert page.locator("form#lti-resposta").count() == 1
         found[(width, "enviar")] = axe_violations(page)
+        page.goto(f"{tool.url}/lti/vincular")
+        found[(width, "vincular")] = axe_violations(page)
+        page.fill("#vincular-usuario", "ninguem")
+        page.fill("#vincular-senha", "senha-errada-1")
+        page.get_by_role("button", name="Vincular as contas").click()
+        page.locator("#vincular-erro").wait_for()
+        found[(width, "vincular-erro")] = axe_violations(page)
         page.goto(f"{tool.url}/instrutor/lti")
         found[(width, "plataformas")] = axe_violations(page)
         page.goto(f"{tool.url}/lti/login")

@@ -387,6 +387,12 @@ def test_no_payload_runs_in_the_lti_pages(hostile_server: LiveServer, browser: B
         for url in ("/instrutor/lti", f"/instrutor?turma={class_id}"):
             page.goto(tool.url + url)
             failures[url] = page.evaluate(SCAN)
+        for payload in PAYLOADS[:10]:
+            page.goto(tool.url + "/lti/vincular")
+            page.fill("#vincular-usuario", payload[:300])
+            page.fill("#vincular-senha", "senha-errada-1")
+            page.get_by_role("button", name="Vincular as contas").click()
+            failures[f"vincular {payload}"] = page.evaluate(SCAN)
         page.goto(tool.url + "/lti/conteudo")
         page.get_by_role("button", name="Adicionar ao AVA").click()
         failures["answer"] = page.evaluate(SCAN)
