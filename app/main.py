@@ -106,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # LTI 1.3: the registered LMSs may frame the pages; queued grades go out from a thread.
     app.state.lms_origins = LmsOrigins(app.state.engine)
     app.state.lti_sender = ScoreSender(app.state.engine)
+    app.state.lti_sender.wake_if_pending()  # scores queued before a restart go out
 
     secret = settings.resolved_secret_key()
     app.state.known_devices = KnownDevices(secret)

@@ -4,6 +4,7 @@ backoff and passback state."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from fastapi.testclient import TestClient
@@ -226,3 +227,37 @@ def test_an_address_that_would_break_the_csp_is_refused(settings):
     csp = TestClient(create_app(settings)).get("/").headers["content-security-policy"]
     assert csp.endswith(f"frame-ancestors 'self' {MOODLE}")
     assert "unsafe-inline'/" not in csp and csp.count("script-src") == 1
+
+
+def test_scores_queued_before_a_restart_are_sent_when_the_app_starts(settings):
+    closed = "http://127.0.0.1:9"  # nothing listens: each try fails at once
+    with Session(make_engine(settings.database_url)) as db:
+        platform, _ = lti.register_platform(
+            db, closed, "abc", ["1"], closed + "/auth", closed + "/token", closed + "/jwks"
+        )
+        db.add(Learner(id="b" * 32))
+        db.add(
+            LtiScore(
+                platform_id=platform.id,
+                learner_id="b" * 32,
+                user_sub="s2",
+                lineitem_url=closed + "/lineitems/1",
+                lesson_slug="kernels",
+                score_given=1,
+                score_maximum=2,
+                activity_progress="InProgress",
+                grading_progress="FullyGraded",
+            )
+        )
+        db.commit()
+    app = create_app(settings)
+    deadline = time.monotonic() + 30
+    rows = []
+    while time.monotonic() < deadline:
+        rows = db_rows(settings, "SELECT status, tries FROM lti_score")
+        if rows and rows[0][0] == "failed":
+            break
+        time.sleep(0.1)
+    app.state.lti_sender.stop()
+    assert rows[0][0] == "failed" and rows[0][1] >= 1
+    assert "Connection refused" in db_rows(settings, "SELECT last_error FROM lti_score")[0][0]

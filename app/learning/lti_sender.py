@@ -22,6 +22,7 @@ from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem, TLineItem
 from requests import RequestException
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.learning import lti
@@ -143,6 +144,16 @@ class ScoreSender:
                 )
                 self._thread.start()
         self._wake.set()
+
+    def wake_if_pending(self) -> None:
+        """Start sending at once when scores are waiting (the app was restarted with a queue)."""
+        try:
+            with Session(self.engine) as db:
+                waiting = lti.next_due(db) is not None
+        except SQLAlchemyError:  # no database yet (not migrated): nothing is waiting
+            return
+        if waiting:
+            self.wake()
 
     def stop(self) -> None:
         """End the thread after its current pass."""
