@@ -317,3 +317,15 @@ def test_an_lms_person_links_the_course_account_they_already_have(lms):
         " JOIN lti_context c ON c.class_id = m.class_id WHERE c.context_id = 'c-dora'",
     )
     assert members == [("dora",)]
+
+
+def test_a_launch_gives_the_browser_a_new_session_id(lms):
+    tool, platform = lms
+    with httpx.Client() as browser:
+        assert answer(browser, tool, QUESTIONS[0], right_form(QUESTIONS[0])).status_code == 200
+        before = browser.cookies.get("curso_sessao")
+        assert before and db_rows(tool.settings, "SELECT 1 FROM websession WHERE id = ?", before)
+        assert launch(browser, platform, user="ivo-8", licao="kernels").status_code == 303
+        after = browser.cookies.get("curso_sessao")
+    assert after and after != before
+    assert db_rows(tool.settings, "SELECT 1 FROM websession WHERE id = ?", before) == []

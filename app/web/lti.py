@@ -225,7 +225,7 @@ async def lti_launch(request: Request, course: CourseDep):
     if outcome is None:
         raise HTTPException(status_code=403, detail=gettext(REPLAYED))
     claims, person, launch_id, deep_link, platform_id = outcome
-    rotate_session_id(request)
+    await run_in_threadpool(rotate_session_id, request)  # it deletes the old session row
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
     request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
