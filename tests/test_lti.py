@@ -20,7 +20,7 @@ from tests.support.app import (
 )
 from tests.support.cli import curso
 from tests.support.html import csrf_from, soup, text
-from tests.support.learning import KERNELS, right_form, wrong_form
+from tests.support.learning import COURSE, KERNELS, right_form, wrong_form
 from tests.support.lti_platform import (
     CLIENT_ID,
     DEPLOYMENT_ID,
@@ -89,7 +89,10 @@ def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):
     assert (last["scoreGiven"], last["scoreMaximum"]) == (1, len(QUESTIONS))
     assert last["activityProgress"] == "InProgress"
     assert last["gradingProgress"] == "FullyGraded"
-    assert last["comment"].startswith(f"Acertou 1 de {len(QUESTIONS)}.")
+    terms = [COURSE.glossary.get(slug) for q in QUESTIONS[1:] for slug in q.concepts]
+    review = list(dict.fromkeys(term.term for term in terms if term))[:5]
+    assert review
+    assert last["comment"] == f"Acertou 1 de {len(QUESTIONS)}. Revise: {', '.join(review)}."
     item = next(i for i in platform.gradebook()["lineitems"] if i["resourceId"] == "kernels")
     assert item["scoreMaximum"] == len(QUESTIONS)
     assert item["label"] == KERNELS.meta.title

@@ -62,6 +62,7 @@ LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 PENDING, SENDING, SENT, FAILED = "pending", "sending", "sent", "failed"
 MAX_BACKOFF = timedelta(hours=1)
 TOKEN_STATE_PREFIX = "lti1p3-token-"
+MAX_REVIEW_TOPICS = 5  # glossary terms named in a score's comment
 LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
 
 
@@ -385,7 +386,7 @@ def queue_lesson_score(
 
     ``scoreGiven`` is the lesson's questions answered right at least once (in their current
     version or before), ``scoreMaximum`` its question count; the comment names the glossary
-    terms (else the questions) still to review.
+    terms of the questions not yet right (the first :data:`MAX_REVIEW_TOPICS`).
     """
     answered = state.in_lesson(lesson.slug)
     right, review = 0, list[str]()
@@ -395,7 +396,7 @@ def queue_lesson_score(
             continue
         names = [course.glossary.get(slug) for slug in question.concepts]
         review.extend(term.term for term in names if term is not None)
-    review = list(dict.fromkeys(review))
+    review = list(dict.fromkeys(review))[:MAX_REVIEW_TOPICS]
     total = len(lesson.questions)
     done = right == total
     row = LtiScore(
