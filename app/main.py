@@ -14,6 +14,8 @@ from app.content.lesson_cache import LessonCache
 from app.content.links import IMAGES_URL
 from app.content.live import LiveCourse
 from app.content.search import SearchIndex
+from app.learning.lti import LmsOrigins
+from app.learning.lti_sender import ScoreSender
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine
 from app.platform.i18n import keep_compiled_catalog
@@ -31,6 +33,7 @@ from app.web import (
     health,
     instructor,
     lessons,
+    lti,
     mydata,
     preferences,
     progress,
@@ -100,6 +103,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.learner_pages = LearnerPages()  # learners' lesson pages, by state version
     app.state.passwords = Passwords()
     app.state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=app.state.engine)
+    # LTI 1.3: the registered LMSs may frame the pages; queued grades go out from a thread.
+    app.state.lms_origins = LmsOrigins(app.state.engine)
+    app.state.lti_sender = ScoreSender(app.state.engine)
+    app.state.lti_sender.wake_if_pending()  # scores queued before a restart go out
 
     secret = settings.resolved_secret_key()
     app.state.known_devices = KnownDevices(secret)
@@ -123,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         templates=app.state.templates,
         signing_secret=secret,
         hsts=settings.secure_cookies,
+        lms_origins=app.state.lms_origins,
     )
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL)
     app.mount("/static", FingerprintedStaticFiles(assets), name="static")
@@ -143,6 +151,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         instructor,
         review,
         calculators,
+        lti,
     ):
         app.include_router(module.router, include_in_schema=False)
     for module in (api, progress, mydata):  # their HTML routes opt out of the schema one by one

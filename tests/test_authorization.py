@@ -29,17 +29,20 @@ OPEN = [
     "/api/progresso",
     "/api/openapi.json",
     "/healthz",
+    "/lti/jwks.json",
 ]
 INSTRUCTOR_ONLY = [
     "/instrutor",
     "/instrutor/licoes/kernels",
     "/instrutor/exportar/tentativas.csv",
     "/instrutor/exportar/progresso.csv",
+    "/instrutor/exportar/questoes.gift",
     "/instrutor/licoes/kernels/editar",
     "/instrutor/licoes/kernels/historico",
     "/instrutor/licoes/nova",
     "/instrutor/turmas",
     "/instrutor/imagens",
+    "/instrutor/lti",
 ]
 # The editor's writes; the instructor's own are tested on a copy of the lessons (test_editor.py).
 INSTRUCTOR_POSTS = [
@@ -56,6 +59,7 @@ INSTRUCTOR_POSTS = [
     "/instrutor/imagens",
     "/instrutor/turmas/1/fuso",
     "/instrutor/turmas/1/equipe/remover",
+    "/instrutor/lti",
 ]
 EXPECTED = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 200}
 
@@ -151,3 +155,26 @@ def test_a_post_without_any_cookie_is_refused(people):
         f"/licoes/kernels/perguntas/{next(iter(KERNELS.questions))}", data={"opcao": "b"}
     )
     assert response.status_code == 403
+
+
+def test_the_lti_routes_answer_everyone_alike_without_a_launch(people):
+    """The LMS's endpoints refuse a request that is not LTI, whoever sends it; the deep-linking
+    picker needs an instructor who came from an LMS's deep-linking launch."""
+    seen = {}
+    for who, client in people.items():
+        token = csrf_from(client.get("/conta").text)
+        seen[(who, "login")] = client.get("/lti/login").status_code
+        seen[(who, "launch")] = client.post("/lti/launch", data={"state": "x"}).status_code
+        seen[(who, "picker")] = client.get("/lti/conteudo").status_code
+        picked = client.post("/lti/conteudo", data={"csrftoken": token, "licao": "kernels"})
+        seen[(who, "pick")] = picked.status_code
+        seen[(who, "link page")] = client.get("/lti/vincular").status_code
+        linked = client.post("/lti/vincular", data={"csrftoken": token, "usuario": "ana"})
+        seen[(who, "link")] = linked.status_code
+    picker = {"anônimo": 303, "aluno A": 403, "aluno B": 403, "instrutor": 403}
+    expected = {}
+    for who in people:
+        expected |= {(who, "login"): 400, (who, "launch"): 400}
+        expected |= {(who, "link page"): 403, (who, "link"): 403}
+        expected |= {(who, "picker"): picker[who], (who, "pick"): picker[who]}
+    assert seen == expected

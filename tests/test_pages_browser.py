@@ -158,6 +158,7 @@ INSTRUCTOR_PAGE_TYPES = [
         detail=f"#q-kernels-{CHARTED.id}",
     ),
     PageType("instrutor-previa", "/instrutor/licoes/escolha-self-hosted", instructor=True),
+    PageType("instrutor-lti", "/instrutor/lti", instructor=True),
     PageType("instrutor-previa-aviso", "/instrutor/licoes/com-aviso", instructor=True),
     PageType(
         "instrutor-problemas", "/instrutor/licoes/quebrada", instructor=True, detail=".check-panel"

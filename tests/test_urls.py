@@ -98,6 +98,7 @@ def test_every_page_keeps_its_address(app):
         (urls.export_attempts(), "/instrutor/exportar/tentativas.csv"),
         (urls.export_attempts({"turma": 3}), "/instrutor/exportar/tentativas.csv?turma=3"),
         (urls.export_progress({"turma": 3}), "/instrutor/exportar/progresso.csv?turma=3"),
+        (urls.export_gift(), "/instrutor/exportar/questoes.gift"),
         (urls.path("class_due", class_id=3), "/instrutor/turmas/3/prazos"),
         (
             urls.path("lesson_restore", slug="k", revision_id=7),

@@ -334,3 +334,68 @@ def test_no_payload_runs_in_the_class_pages(hostile_server: LiveServer, browser:
     context.close()
     assert dialogs == []
     assert failures == {}
+
+
+def test_no_payload_runs_in_the_lti_pages(hostile_server: LiveServer, browser: Browser):
+    """The LMS's picker lists every hostile lesson; platforms, a class and the LMS's error
+    messages carry every payload on /instrutor/lti and the dashboard."""
+    from tests.support.app import db_rows
+    from tests.support.cli import curso
+    from tests.support.lti_platform import course_and_lms
+
+    lessons = hostile_server.lessons_dir
+    with course_and_lms(hostile_server.tmp / "lti-xss", lessons_dir=lessons) as (tool, lms):
+        for index, payload in enumerate(PAYLOADS[:20]):
+            args = ["lti", "registrar", "--issuer", payload[:255], "--client-id", f"c{index}"]
+            urls = [f"https://lms{index}.example.org/{x}" for x in ("auth", "token", "jwks")]
+            done = curso(
+                tool.settings,
+                *args,
+                "--deployment-id",
+                payload[:255],
+                "--auth-url",
+                urls[0],
+                "--token-url",
+                urls[1],
+                "--jwks-url",
+                urls[2],
+            )
+            assert done.returncode == 0, done.stderr
+        context = browser.new_context(bypass_csp=True)
+        page = context.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{lms.url}/launch?user=prof-xss&papel=professor&dl=1&titulo=t")
+        page.wait_for_url(f"{tool.url}/lti/conteudo")
+        failures = {"picker": page.evaluate(SCAN)}
+        learner = db_rows(tool.settings, "SELECT learner_id FROM lti_user")[0][0]
+        class_id = db_rows(tool.settings, "SELECT class_id FROM lti_context")[0][0]
+        for payload in PAYLOADS:
+            db_rows(
+                tool.settings,
+                "INSERT INTO lti_score (platform_id, class_id, learner_id, user_sub, lineitem_url,"
+                " lineitems_url, resource_link_id, lesson_slug, lesson_title, score_given,"
+                " score_maximum, comment, activity_progress, grading_progress, created_at,"
+                " status, tries, next_try_at, last_error) VALUES (1, ?, ?, 's', '', '', '',"
+                " 'xss-0', '', 0, 1, '', 'InProgress', 'FullyGraded', '2026-12-01', 'failed', 1,"
+                " '2099-12-01', ?)",
+                class_id,
+                learner,
+                payload[:1000],
+            )
+        db_rows(tool.settings, "UPDATE classroom SET name = ?", PAYLOADS[0][:120])
+        for url in ("/instrutor/lti", f"/instrutor?turma={class_id}"):
+            page.goto(tool.url + url)
+            failures[url] = page.evaluate(SCAN)
+        for payload in PAYLOADS[:10]:
+            page.goto(tool.url + "/lti/vincular")
+            page.fill("#vincular-usuario", payload[:300])
+            page.fill("#vincular-senha", "senha-errada-1")
+            page.get_by_role("button", name="Vincular as contas").click()
+            failures[f"vincular {payload}"] = page.evaluate(SCAN)
+        page.goto(tool.url + "/lti/conteudo")
+        page.get_by_role("button", name="Adicionar ao AVA").click()
+        failures["answer"] = page.evaluate(SCAN)
+        context.close()
+    assert dialogs == []
+    assert failures == {key: [] for key in failures}

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from app.cli.authoring import CHECK_HELP, NOVA_HELP, check, instrutor, nova
+from app.cli.exports import exportar
+from app.cli.lti import lti_cli
 from app.cli.tree import ARVORE_HELP, arvore
 from app.platform.i18n import gettext
 from app.platform.settings import load_settings
@@ -17,6 +19,8 @@ cli.command(help=ARVORE_HELP)(arvore)
 cli.command(help=CHECK_HELP)(check)
 cli.command(help=NOVA_HELP)(nova)
 cli.add_typer(instrutor, name="instrutor")
+cli.add_typer(exportar, name="exportar")
+cli.add_typer(lti_cli, name="lti")
 
 
 @cli.command(help=gettext("Applies the database migrations up to the latest version."))

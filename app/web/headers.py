@@ -30,6 +30,21 @@ HSTS = (b"strict-transport-security", b"max-age=31536000")
 PERSONAL = "private, no-store"
 
 
-def security_headers(hsts: bool = False) -> list[tuple[bytes, bytes]]:
-    """The headers every response carries: :data:`HEADERS`, plus HSTS when served over HTTPS."""
-    return [*HEADERS, *([HSTS] if hsts else [])]
+def security_headers(
+    hsts: bool = False, lms_origins: tuple[str, ...] = ()
+) -> list[tuple[bytes, bytes]]:
+    """The headers every response carries: :data:`HEADERS`, plus HSTS when served over HTTPS.
+
+    With ``lms_origins`` (the registered LTI platforms, ``https://moodle.example.org``), the
+    pages may be framed by those sites only (``frame-ancestors``; ``X-Frame-Options`` goes,
+    since it cannot name them) and forms may post to them (the deep-linking answer).
+    """
+    if not lms_origins:
+        return [*HEADERS, *([HSTS] if hsts else [])]
+    allowed = " ".join(lms_origins)
+    policy = CSP.replace("frame-ancestors 'none'", f"frame-ancestors 'self' {allowed}").replace(
+        "form-action 'self'", f"form-action 'self' {allowed}"
+    )
+    headers = [(b"content-security-policy", policy.encode())]
+    headers += [h for h in HEADERS if h[0] not in (b"content-security-policy", b"x-frame-options")]
+    return [*headers, *([HSTS] if hsts else [])]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from app.analytics import dashboard_cache
 from app.analytics.dashboard_view import dashboard_view
@@ -21,8 +21,10 @@ from app.analytics.exports import (
     progress_rows,
 )
 from app.analytics.item_analysis import EASY_ABOVE, GROUP_PERCENT, HARD_BELOW, MIN_LEARNERS, percent
+from app.content.gift import gift_document
 from app.content.item_checks import warnings_by_question
 from app.learning.classes import class_for, classes_of, due_label, due_rows
+from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.i18n import N_, gettext
 from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep, is_row_id
@@ -86,6 +88,8 @@ def dashboard(
         # concepts
         "concepts": course_mastery(db, course, classroom.id if classroom else None),
         "mastery_last": LAST_N,
+        # grades sent to the LMS, per class of an LMS course (LTI; app/learning/lti.py)
+        "passback": passback_state(db, classroom.id if classroom else None),
     }
     return render(request, "instructor.html", context)
 
@@ -171,3 +175,18 @@ def export_progress(
     state = request.app.state
     rows = progress_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))
+
+
+@router.get("/exportar/questoes.gift", name="export_gift")
+def export_gift(course: CourseDep, instructor: InstructorDep):
+    """The whole question bank in Moodle's GIFT format (:mod:`app.content.gift`), to import
+    under "Banco de questões > Importar"."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+    return Response(
+        gift_document(course.lessons),
+        media_type="text/plain; charset=utf-8",
+        headers={
+            "Content-Disposition": f'attachment; filename="questoes-{stamp}.gift"',
+            "Cache-Control": "no-store",
+        },
+    )

@@ -9,6 +9,8 @@ from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
+from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
+from app.learning.lti import queue_launched_lesson_score
 from app.learning.store import DuplicateKeyError, SqlLearnerStore
 from app.learning.usecases import QuestionPage, answer_question, show_question
 from app.learning.views import KEY_RE, VISITOR_ORDER
@@ -78,6 +80,10 @@ def answer(
         return _invalid(request, store, lesson, question, gettext(REUSED_FORM), learner_id)
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
+    if page.stored and queue_launched_lesson_score(
+        session, request.session.get(LTI_SESSION_KEY), course, lesson, page.learner_id or ""
+    ):
+        request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the LMS gradebook
     if wants_fragment(request):
         return _render(request, lesson, question, page)
     return _back_to(request, lesson, question)

@@ -37,6 +37,16 @@ MAX_UPLOAD_BYTES = 2 * 1024 * 1024 + 16 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
 # Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
 OTHER_SITES = (b"same-site", b"cross-site")
+# The only POSTs another site may send: an LMS starting an LTI 1.3 login, and posting the
+# launch's id_token. They carry no CSRF cookie or token, and Sec-Fetch-Site says cross-site.
+# Their proof is the LTI protocol itself (app/web/lti.py): the login only stores a nonce and
+# redirects to a registered platform; the launch is accepted only with an id_token signed by
+# a registered platform's key, for our client id and deployment, unexpired, whose nonce we
+# issued and is used once, and whose state matches the cookie set at the login.
+LTI_CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
+# Cookies a browser must send inside the LMS's iframe (another site) when served over HTTPS.
+FRAMED_COOKIES = (b"curso_sessao=", DEFAULT_COOKIE_NAME.encode() + b"=")
+_LAX = re.compile(rb";\s*samesite=lax", re.I)
 # RFC 6265, section 4.1.1: cookie-name is a token; cookie-value is cookie-octets, maybe quoted.
 _COOKIE_OCTETS = rb"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
 COOKIE_PAIR = re.compile(
@@ -64,9 +74,15 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
             cookie_secure=secure,
             cookie_samesite="Lax",
             send_csrf_failed=send_failed,
+            skip_if_scope=is_lti_cross_site_post,
         )
 
     return factory
+
+
+def is_lti_cross_site_post(scope) -> bool:
+    """True for the LTI login and launch POSTs (:data:`LTI_CROSS_SITE_POSTS`), and only them."""
+    return scope.get("method") == "POST" and scope.get("path") in LTI_CROSS_SITE_POSTS
 
 
 class RequestGuard:
@@ -96,19 +112,39 @@ class RequestGuard:
       (``Sec-Fetch-Site: same-site`` or ``cross-site``) gets the CSRF 403. The CSRF token is
       a double-submit cookie that is not bound to the session, so a sibling subdomain could
       plant a valid pair of its own; and asgi-csrf lets requests without cookies through.
+    - The two LTI POSTs (:data:`LTI_CROSS_SITE_POSTS`) skip those two checks (and asgi-csrf's):
+      an LMS sends them from its own site, and the protocol is their proof.
+    - With registered LMSs (``lms_origins``), the CSP lets them frame the pages and receive
+      forms; over HTTPS, the session and CSRF cookies become ``SameSite=None; Partitioned``
+      (inside the LMS's iframe the course is a third party; the Sec-Fetch-Site check above
+      still refuses POSTs that another site starts).
     """
 
-    def __init__(self, app, templates, signing_secret: str = "", hsts: bool = False):
+    def __init__(
+        self, app, templates, signing_secret: str = "", hsts: bool = False, lms_origins=None
+    ):
         self.app = app
         self.templates = templates
         self.signer = URLSafeSerializer(signing_secret)
+        self.hsts = hsts
+        self.lms_origins = lms_origins
         self.extra_headers = security_headers(hsts)
+        self._by_origins: dict[tuple[str, ...], list[tuple[bytes, bytes]]] = {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = with_headers(send, self.extra_headers)
+        origins = self.lms_origins() if self.lms_origins else ()
+        if origins:
+            extra = self._by_origins.get(origins)
+            if extra is None:
+                extra = self._by_origins[origins] = security_headers(self.hsts, origins)
+            send = with_headers(send, extra)
+            if self.hsts:
+                send = framed_cookies(send)
+        else:
+            send = with_headers(send, self.extra_headers)
         scope = well_formed_cookies(scope)
         if scope["method"] == "HEAD":
             scope = {**scope, "method": "GET"}
@@ -117,7 +153,8 @@ class RequestGuard:
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
         scope = {**scope, "headers": headers}
-        if dict(headers).get(b"sec-fetch-site") in OTHER_SITES:
+        lti_post = is_lti_cross_site_post(scope)
+        if dict(headers).get(b"sec-fetch-site") in OTHER_SITES and not lti_post:
             await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
             return
         raw_type = dict(headers).get(b"content-type", b"")
@@ -173,7 +210,7 @@ class RequestGuard:
             headers = [(k, v) for k, v in headers if k != b"x-csrftoken"]
             scope = {**scope, "headers": [*headers, (b"x-csrftoken", token.encode("ascii"))]}
 
-        if not _has_csrf_cookie(headers):
+        if not _has_csrf_cookie(headers) and not lti_post:
             # asgi-csrf checks nothing on a request without cookies; every form of the site
             # comes from a page that set the CSRF cookie, so a POST without it is not ours.
             await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
@@ -237,6 +274,22 @@ def with_headers(send, extra: list[tuple[bytes, bytes]]):
         await send(message)
 
     return send_with_headers
+
+
+def framed_cookies(send):
+    """Wrap ``send`` so the session and CSRF cookies are ``SameSite=None; Partitioned``."""
+
+    async def send_framed(message):
+        if message["type"] == "http.response.start":
+            headers = []
+            for name, value in message.get("headers") or []:
+                if name.lower() == b"set-cookie" and value.startswith(FRAMED_COOKIES):
+                    value = _LAX.sub(b"; SameSite=None; Partitioned", value)
+                headers.append((name, value))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return send_framed
 
 
 def well_formed_cookies(scope):

@@ -405,6 +405,14 @@ class Urls:
         """
         return self._with(self.path("export_progress"), query)
 
+    def export_gift(self) -> str:
+        """The question bank in Moodle's GIFT format.
+
+        Returns:
+            ``/instrutor/exportar/questoes.gift``.
+        """
+        return self.path("export_gift")
+
     # --- the nav --------------------------------------------------------------------------
 
     def nav_section(self, path: str) -> str:

@@ -1,0 +1,647 @@
+"""The course as an LTI 1.3 tool: registered platforms, the tool's keys, the library's state,
+who a launch signs in, the class of each LMS course, and the queue of scores (no HTTP here).
+
+The LTI library (``pylti1p3``) is wired to these tables in :mod:`app.learning.lti_tool`; the
+routes are in :mod:`app.web.lti`; the scores are sent by :mod:`app.learning.lti_sender`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from pylti1p3.registration import Registration
+from sqlalchemy import Engine, delete, func, update
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, col, select
+
+from app.content.course import Course
+from app.content.lessons import Lesson
+from app.learning.state import LearnerState
+from app.platform.db import begin_write
+from app.platform.i18n import gettext
+from app.platform.models import (
+    Account,
+    ClassMember,
+    Classroom,
+    ClassStaff,
+    Learner,
+    LtiContext,
+    LtiDeployment,
+    LtiKey,
+    LtiPlatform,
+    LtiScore,
+    LtiState,
+    LtiUser,
+    utcnow,
+)
+
+# A retired key stays in the JWKS this long, so platforms that cached it still verify.
+ROTATION_WINDOW = timedelta(days=2)
+KEY_BITS = 2048
+INSTRUCTOR_ROLES = (
+    "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor",
+    "http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator",
+    "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator",
+    "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
+    "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor",
+)
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
+PENDING, SENDING, SENT, FAILED = "pending", "sending", "sent", "failed"
+MAX_BACKOFF = timedelta(hours=1)
+TOKEN_STATE_PREFIX = "lti1p3-token-"
+MAX_REVIEW_TOPICS = 5  # glossary terms named in a score's comment
+LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
+
+
+# --- platforms and keys -------------------------------------------------------------------
+
+
+def register_platform(
+    db: Session,
+    issuer: str,
+    client_id: str,
+    deployment_ids: list[str],
+    auth_url: str,
+    token_url: str,
+    jwks_url: str,
+) -> tuple[LtiPlatform, bool]:
+    """Register a platform, or update its URLs and add deployments; committed.
+
+    Returns:
+        The platform and whether it is new.
+    """
+    platform = db.exec(
+        select(LtiPlatform).where(LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id)
+    ).first()
+    new = platform is None
+    if platform is None:
+        platform = LtiPlatform(
+            issuer=issuer,
+            client_id=client_id,
+            auth_url=auth_url,
+            token_url=token_url,
+            jwks_url=jwks_url,
+        )
+    platform.auth_url, platform.token_url, platform.jwks_url = auth_url, token_url, jwks_url
+    db.add(platform)
+    db.flush()
+    assert platform.id is not None  # flushed
+    for deployment_id in deployment_ids:
+        if db.get(LtiDeployment, (platform.id, deployment_id)) is None:
+            db.add(LtiDeployment(platform_id=platform.id, deployment_id=deployment_id))
+    db.commit()
+    db.refresh(platform)
+    if not db.exec(select(LtiKey)).first():
+        rotate_key(db)
+        db.refresh(platform)
+    return platform, new
+
+
+def platforms(db: Session) -> list[tuple[LtiPlatform, list[str]]]:
+    """Every registered platform with its deployment ids, oldest first."""
+    rows = db.exec(select(LtiPlatform).order_by(col(LtiPlatform.id))).all()
+    deployments = db.exec(select(LtiDeployment)).all()
+    return [
+        (p, sorted(d.deployment_id for d in deployments if d.platform_id == p.id)) for p in rows
+    ]
+
+
+def find_platform(db: Session, issuer: str, client_id: str | None) -> LtiPlatform | None:
+    """The platform registered with ``issuer`` (and ``client_id`` when given)."""
+    query = select(LtiPlatform).where(LtiPlatform.issuer == issuer)
+    if client_id:
+        query = query.where(LtiPlatform.client_id == client_id)
+    return db.exec(query.order_by(col(LtiPlatform.id))).first()
+
+
+def has_deployment(db: Session, platform: LtiPlatform, deployment_id: str) -> bool:
+    """True when ``deployment_id`` is registered for ``platform``."""
+    return db.get(LtiDeployment, (platform.id, deployment_id)) is not None
+
+
+def rotate_key(db: Session) -> LtiKey:
+    """Make a new RSA key pair that signs from now on; the previous keys are retired (they stay
+    in the JWKS for :data:`ROTATION_WINDOW`). Committed."""
+    private = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
+    private_pem = private.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    public_pem = (
+        private.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    jwk = dict(Registration.get_jwk(public_pem))
+    now = utcnow()
+    for old in db.exec(select(LtiKey).where(col(LtiKey.retired_at).is_(None))).all():
+        old.retired_at = now
+        db.add(old)
+    key = LtiKey(kid=str(jwk["kid"]), private_pem=private_pem, public_jwk=json.dumps(jwk))
+    db.add(key)
+    # Access tokens were asked for with the old key: the next grade asks with the new one.
+    db.exec(delete(LtiState).where(col(LtiState.key).startswith(TOKEN_STATE_PREFIX)))
+    db.commit()
+    db.refresh(key)
+    return key
+
+
+def signing_key(db: Session) -> LtiKey:
+    """The key that signs (the newest); made on first use."""
+    key = db.exec(select(LtiKey).order_by(col(LtiKey.created_at).desc())).first()
+    return key if key is not None else rotate_key(db)
+
+
+def public_keys(db: Session) -> list[dict[str, Any]]:
+    """The JWKS's keys: the signing key and those retired within :data:`ROTATION_WINDOW`."""
+    since = utcnow() - ROTATION_WINDOW
+    rows = db.exec(
+        select(LtiKey)
+        .where(col(LtiKey.retired_at).is_(None) | (col(LtiKey.retired_at) > since))
+        .order_by(col(LtiKey.created_at).desc())
+    ).all()
+    return [json.loads(row.public_jwk) for row in rows]
+
+
+# --- the library's state -------------------------------------------------------------------
+
+
+def state_get(db: Session, key: str) -> Any:
+    """The value kept under ``key``, or ``None`` (unknown or expired)."""
+    row = db.get(LtiState, key)
+    if row is None or row.expires_at <= utcnow():
+        return None
+    return json.loads(row.value)
+
+
+def state_set(db: Session, key: str, value: Any, lifetime_s: int) -> None:
+    """Keep ``value`` (JSON) under ``key`` for ``lifetime_s`` seconds; committed."""
+    begin_write(db)
+    row = db.get(LtiState, key) or LtiState(key=key, value="", expires_at=utcnow())
+    row.value = json.dumps(value)
+    row.expires_at = utcnow() + timedelta(seconds=lifetime_s)
+    db.add(row)
+    db.exec(delete(LtiState).where(col(LtiState.expires_at) <= utcnow()))
+    db.commit()
+
+
+def state_consume(db: Session, key: str) -> bool:
+    """Delete ``key``; True when this call deleted it (a second call, even at the same time
+    from another worker, gets False). Committed."""
+    begin_write(db)
+    result = db.exec(
+        delete(LtiState).where(col(LtiState.key) == key, col(LtiState.expires_at) > utcnow())
+    )
+    db.commit()
+    return bool(result.rowcount)
+
+
+# --- who a launch signs in ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaunchPerson:
+    """Who a launch signs in, and the class of the LMS course.
+
+    Attributes:
+        learner_id / username: the course learner and account (made on the first launch).
+        instructor: an instructor or administrator in the LMS course.
+        class_id: the class made for the LMS course, or ``None`` when the launch has no context.
+    """
+
+    learner_id: str
+    username: str
+    instructor: bool
+    class_id: int | None
+
+
+def is_instructor(roles: list[str]) -> bool:
+    """True for the LMS's instructor and administrator roles."""
+    return any(role in INSTRUCTOR_ROLES for role in roles)
+
+
+def launch_person(
+    db: Session, platform: LtiPlatform, claims: dict[str, Any], password_hash: str
+) -> LaunchPerson:
+    """The learner and account of the launch's ``sub`` (made on the first launch, with an
+    unusable random password hashed as ``password_hash``), in the class of its context.
+
+    An instructor's account gets the instructor role and teaches that class; a learner joins
+    it. Committed.
+    """
+    assert platform.id is not None  # a stored platform
+    sub = str(claims["sub"])
+    instructor = is_instructor(list(claims.get(CLAIM + "roles") or []))
+    user = db.get(LtiUser, (platform.id, sub))
+    if user is None:
+        learner = Learner(id=secrets.token_hex(16))
+        db.add(learner)
+        db.flush()
+        made = Account(
+            learner_id=learner.id,
+            username=f"lti-{secrets.token_hex(8)}",
+            password_hash=password_hash,
+        )
+        db.add(made)
+        db.flush()
+        assert made.id is not None  # flushed
+        name = str(claims.get("name") or claims.get("given_name") or "")[:255]
+        user = LtiUser(
+            platform_id=platform.id,
+            sub=sub,
+            learner_id=learner.id,
+            account_id=made.id,
+            name=name,
+        )
+        db.add(user)
+        db.flush()
+    account = db.get(Account, user.account_id)
+    assert account is not None and account.id is not None  # lti_user keeps it (cascade)
+    if instructor and not account.is_instructor:
+        account.is_instructor = True
+        db.add(account)
+    class_id = _context_class(db, platform, claims.get(CLAIM + "context"))
+    if class_id is not None:
+        link: ClassStaff | ClassMember | None
+        if instructor:
+            link = db.get(ClassStaff, (class_id, account.id))
+            if link is None:
+                db.add(ClassStaff(class_id=class_id, account_id=account.id))
+        else:
+            link = db.get(ClassMember, (class_id, user.learner_id))
+            if link is None:
+                db.add(ClassMember(class_id=class_id, learner_id=user.learner_id))
+    db.commit()
+    return LaunchPerson(user.learner_id, account.username, instructor, class_id)
+
+
+def _context_class(db: Session, platform: LtiPlatform, context: Any) -> int | None:
+    """The class of an LMS course (made on its first launch), or ``None`` without a context."""
+    if not isinstance(context, dict) or not context.get("id"):
+        return None
+    assert platform.id is not None  # a stored platform
+    context_id = str(context["id"])[:255]
+    row = db.get(LtiContext, (platform.id, context_id))
+    if row is not None:
+        return row.class_id
+    title = str(context.get("title") or context.get("label") or context_id)
+    name = (gettext("%(course)s (Moodle)") % {"course": title})[:120]
+    classroom = Classroom(name=name, join_code=secrets.token_urlsafe(24))
+    db.add(classroom)
+    db.flush()
+    assert classroom.id is not None  # flushed
+    db.add(LtiContext(platform_id=platform.id, context_id=context_id, class_id=classroom.id))
+    db.flush()
+    return classroom.id
+
+
+# --- the scores -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GradedLaunch:
+    """What a resource launch says about where its scores go (kept in the session).
+
+    Attributes:
+        platform_id / class_id: the platform, and the class of the LMS course.
+        sub: the learner on the platform.
+        lesson_slug: the lesson the launch opened; only its answers are sent.
+        lineitem / lineitems: the AGS endpoints of the launch ("" when absent).
+        resource_link_id: the LMS link, to find or make the gradebook column.
+    """
+
+    platform_id: int
+    class_id: int | None
+    sub: str
+    lesson_slug: str
+    lineitem: str
+    lineitems: str
+    resource_link_id: str
+
+    def to_session(self) -> dict[str, Any]:
+        """A JSON-friendly dict for the session."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_session(cls, data: Any) -> GradedLaunch | None:
+        """Rebuild from :meth:`to_session`'s dict; ``None`` for anything else."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            return cls(**data)
+        except TypeError:
+            return None
+
+
+def graded_launch(
+    platform_id: int, class_id: int | None, claims: dict[str, Any], lesson_slug: str
+) -> GradedLaunch | None:
+    """Where a resource launch's scores go, or ``None`` when the platform offers no AGS."""
+    endpoint = claims.get(AGS_CLAIM)
+    if not isinstance(endpoint, dict):
+        return None
+    scopes = endpoint.get("scope") or []
+    lineitem = str(endpoint.get("lineitem") or "")
+    lineitems = str(endpoint.get("lineitems") or "")
+    if SCORE_SCOPE not in scopes or not (lineitem or lineitems):
+        return None
+    link = claims.get(CLAIM + "resource_link") or {}
+    return GradedLaunch(
+        platform_id=platform_id,
+        class_id=class_id,
+        sub=str(claims["sub"]),
+        lesson_slug=lesson_slug,
+        lineitem=lineitem,
+        lineitems=lineitems,
+        resource_link_id=str(link.get("id") or ""),
+    )
+
+
+def score_comment(right: int, total: int, review: list[str]) -> str:
+    """The pt-BR summary sent with a score: "Acertou 5 de 7. Revise: KV cache, prefill."."""
+    text = gettext("Got %(right)s of %(total)s right.") % {"right": right, "total": total}
+    if review:
+        text += " " + gettext("Review: %(topics)s.") % {"topics": ", ".join(review)}
+    return text
+
+
+def queue_lesson_score(
+    db: Session, launch: GradedLaunch, course: Course, lesson: Lesson, state: LearnerState
+) -> LtiScore:
+    """Queue the learner's score on the launched lesson, after a graded answer; committed.
+
+    ``scoreGiven`` is the lesson's questions answered right at least once (in their current
+    version or before), ``scoreMaximum`` its question count; the comment names the glossary
+    terms of the questions not yet right (the first :data:`MAX_REVIEW_TOPICS`).
+    """
+    answered = state.in_lesson(lesson.slug)
+    right, review = 0, list[str]()
+    for question in lesson.questions.values():
+        if any(attempt.correct for attempt in answered.get(question.id, [])):
+            right += 1
+            continue
+        names = [course.glossary.get(slug) for slug in question.concepts]
+        review.extend(term.term for term in names if term is not None)
+    review = list(dict.fromkeys(review))[:MAX_REVIEW_TOPICS]
+    total = len(lesson.questions)
+    done = right == total
+    row = LtiScore(
+        platform_id=launch.platform_id,
+        class_id=launch.class_id,
+        learner_id=state.learner_id or "",
+        user_sub=launch.sub,
+        lineitem_url=launch.lineitem,
+        lineitems_url=launch.lineitems,
+        resource_link_id=launch.resource_link_id,
+        lesson_slug=lesson.slug,
+        lesson_title=lesson.meta.title_text[:255],
+        score_given=right,
+        score_maximum=total,
+        comment=score_comment(right, total, review)[:1000],
+        activity_progress="Completed" if done else "InProgress",
+        grading_progress="FullyGraded",
+    )
+    db.add(row)
+    db.commit()
+    db.refresh(row)
+    return row
+
+
+def due_scores(db: Session, now: datetime, everything: bool = False) -> list[int]:
+    """Ids of the scores not sent yet whose next try is due (every one with ``everything``),
+    oldest first."""
+    query = select(LtiScore.id).where(col(LtiScore.status) != SENT)
+    if not everything:
+        query = query.where(col(LtiScore.next_try_at) <= now)
+    ids = [i for i in db.exec(query.order_by(col(LtiScore.id))).all() if i is not None]
+    db.rollback()  # no read transaction stays open while the scores are sent
+    return ids
+
+
+def claim_score(db: Session, score_id: int, everything: bool = False) -> LtiScore | None:
+    """Take the score for one try: its next try moves :data:`LEASE` ahead, so another worker's
+    sender skips it meanwhile. ``None`` when it was sent or taken since. Committed."""
+    now = utcnow()
+    begin_write(db)
+    condition = [col(LtiScore.id) == score_id, col(LtiScore.status) != SENT]
+    if not everything:
+        condition.append(col(LtiScore.next_try_at) <= now)
+    taken = db.exec(update(LtiScore).where(*condition).values(next_try_at=now + LEASE))
+    db.commit()
+    if not taken.rowcount:
+        return None
+    score = db.get(LtiScore, score_id)
+    if score is not None:
+        db.expunge(score)  # read once: the HTTP calls run outside any transaction
+    db.rollback()
+    return score
+
+
+def _update_score(db: Session, score_id: int, **values: Any) -> None:
+    db.rollback()
+    begin_write(db)
+    db.exec(update(LtiScore).where(col(LtiScore.id) == score_id).values(**values))
+    db.commit()
+
+
+def mark_sent(db: Session, score: LtiScore, lineitem: str) -> None:
+    """Record that ``score`` reached the gradebook; committed."""
+    assert score.id is not None  # a stored score
+    _update_score(
+        db,
+        score.id,
+        status=SENT,
+        sent_at=utcnow(),
+        lineitem_url=lineitem,
+        last_error="",
+        tries=score.tries + 1,
+    )
+
+
+def mark_failed(db: Session, score: LtiScore, error: str) -> None:
+    """Record a failed try: retried after 2^tries seconds (at most an hour); committed."""
+    assert score.id is not None  # a stored score
+    tries = score.tries + 1
+    wait = min(timedelta(seconds=2**tries), MAX_BACKOFF)
+    _update_score(
+        db,
+        score.id,
+        status=FAILED,
+        last_error=error[:1000],
+        tries=tries,
+        next_try_at=utcnow() + wait,
+    )
+
+
+def next_due(db: Session) -> datetime | None:
+    """When the next unsent score is due, or ``None``."""
+    due = db.exec(select(func.min(LtiScore.next_try_at)).where(col(LtiScore.status) != SENT)).one()
+    db.rollback()
+    return due
+
+
+@dataclass(frozen=True)
+class PassbackRow:
+    """The grade passback of one class, as the dashboard shows it."""
+
+    class_id: int | None
+    class_name: str
+    sent: int
+    pending: int
+    failed: int
+    last_error: str
+
+
+def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow]:
+    """Scores sent, pending and failed per class (one class with ``class_id``), with the
+    platform's latest error message."""
+    query = select(LtiScore)
+    if class_id is not None:
+        query = query.where(LtiScore.class_id == class_id)
+    rows: dict[int | None, list[LtiScore]] = {}
+    for score in db.exec(query.order_by(col(LtiScore.id))).all():
+        rows.setdefault(score.class_id, []).append(score)
+    found = []
+    for key, scores in rows.items():
+        errors = [s.last_error for s in scores if s.status == FAILED and s.last_error]
+        classroom = db.get(Classroom, key) if key is not None else None
+        found.append(
+            PassbackRow(
+                key,
+                classroom.name if classroom else "",
+                sum(s.status == SENT for s in scores),
+                sum(s.status in (PENDING, SENDING) for s in scores),
+                sum(s.status == FAILED for s in scores),
+                errors[-1] if errors else "",
+            )
+        )
+    return found
+
+
+# A host (name, IPv4 or bracketed IPv6) and an optional port: nothing that could end a CSP
+# source expression (spaces, ";", quotes) gets into the header.
+_NETLOC = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def is_web_address(url: str) -> bool:
+    """True for an ``http(s)://host[:port]/...`` address whose host is a plain name or IP."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(_NETLOC.fullmatch(parts.netloc))
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a web address."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class LmsOrigins:
+    """The origins of the registered platforms (``https://moodle.example.org``): the sites that
+    may frame the course and receive its forms.
+
+    Read when the app is built, then again in a background thread when a request finds them
+    older than ``ttl_s``: a request never waits for the database for them (a visitor's page
+    still costs no statement).
+    """
+
+    def __init__(self, engine: Engine, ttl_s: float = 10.0) -> None:
+        self.engine, self.ttl_s = engine, ttl_s
+        self._origins: tuple[str, ...] = ()
+        self._read_at = time.monotonic()
+        self._refreshing = threading.Lock()
+        self.refresh()
+
+    def __call__(self) -> tuple[str, ...]:
+        """The origins, sorted; a refresh starts in the background when they are stale."""
+        if time.monotonic() - self._read_at > self.ttl_s and self._refreshing.acquire(False):
+            self._read_at = time.monotonic()
+
+            def run() -> None:
+                try:
+                    self.refresh()
+                finally:
+                    self._refreshing.release()
+
+            threading.Thread(target=run, name="curso-lms-origins", daemon=True).start()
+        return self._origins
+
+    def refresh(self) -> None:
+        """Read the origins now (kept as they were when the database cannot be read)."""
+        try:
+            with Session(self.engine) as db:
+                urls = db.exec(select(LtiPlatform.auth_url)).all()
+        except SQLAlchemyError:
+            return
+        found = {origin_of(url) for url in urls if is_web_address(url)}
+        self._origins, self._read_at = tuple(sorted(found)), time.monotonic()
+
+
+SESSION_KEY = "lti"  # a resource launch's GradedLaunch, in the server-side session
+
+
+def queue_launched_lesson_score(
+    db: Session, launch_data: Any, course: Course, lesson: Lesson, learner_id: str
+) -> bool:
+    """After a graded answer stored in ``lesson``: queue the learner's score when the session
+    came from an LTI launch of that lesson with grades (``launch_data``, the session's
+    :data:`SESSION_KEY`). True when a score was queued (wake the sender)."""
+    from app.learning.store import SqlLearnerStore
+
+    launch = GradedLaunch.from_session(launch_data)
+    if launch is None or launch.lesson_slug != lesson.slug:
+        return False
+    state = SqlLearnerStore(db).read_state(learner_id)
+    queue_lesson_score(db, launch, course, lesson, state)
+    return True
+
+
+def link_to_account(db: Session, platform_id: int, sub: str, target: Account) -> None:
+    """Make the LMS person ``sub`` the course account ``target`` from now on (the person
+    proved it with the account's password): their progress, classes and class staff move
+    there, and the account made for them on their first launch goes. Committed.
+    """
+    from app.learning.learners import merge_learner
+
+    user = db.get(LtiUser, (platform_id, sub))
+    if user is None or user.account_id == target.id:
+        return
+    assert target.id is not None  # a stored account
+    old_learner, old_account = user.learner_id, db.get(Account, user.account_id)
+    begin_write(db)
+    for member in db.exec(select(ClassMember).where(ClassMember.learner_id == old_learner)).all():
+        if db.get(ClassMember, (member.class_id, target.learner_id)) is None:
+            db.add(ClassMember(class_id=member.class_id, learner_id=target.learner_id))
+    if old_account is not None:
+        staff = db.exec(select(ClassStaff).where(ClassStaff.account_id == old_account.id)).all()
+        for row in staff:
+            if db.get(ClassStaff, (row.class_id, target.id)) is None:
+                db.add(ClassStaff(class_id=row.class_id, account_id=target.id))
+        if old_account.is_instructor and not target.is_instructor:
+            target.is_instructor = True
+            db.add(target)
+    user.learner_id, user.account_id = target.learner_id, target.id
+    db.add(user)
+    db.exec(
+        update(LtiScore)
+        .where(col(LtiScore.learner_id) == old_learner)
+        .values(learner_id=target.learner_id)
+    )
+    db.flush()
+    if old_account is not None:
+        db.delete(old_account)
+    db.commit()
+    merge_learner(db, old_learner, target.learner_id, None)

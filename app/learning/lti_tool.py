@@ -1,0 +1,232 @@
+"""pylti1p3 (the ``pylti1p3next`` package) wired to the course's tables.
+
+- :class:`ToolConf`: registrations and deployments from ``lti_platform`` / ``lti_deployment``,
+  signed with the tool's newest key (``lti_key``); only registered issuers, client ids and
+  deployments are accepted.
+- :class:`DatabaseStorage`: the library's launch data, OIDC state, nonces and the platforms'
+  key sets in ``lti_state`` (the launch POST comes from the LMS, without the course's cookies).
+- :class:`OnceSessionService`: a nonce is accepted once. The library only checks that a nonce
+  exists, so a replayed id_token + state was accepted again until the token expired;
+  :func:`consume_nonce` deletes it when a launch is accepted.
+- :class:`CachingServiceConnector`: access tokens kept in ``lti_state`` until they expire.
+
+Everything here does blocking HTTP (the platform's JWKS and token endpoint): call it from the
+threadpool or a thread, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import requests
+from pylti1p3.deployment import Deployment
+from pylti1p3.exception import LtiException
+from pylti1p3.launch_data_storage.base import LaunchDataStorage
+from pylti1p3.message_launch import MessageLaunch
+from pylti1p3.registration import Registration
+from pylti1p3.request import Request
+from pylti1p3.service_connector import ServiceConnector
+from pylti1p3.session import SessionService
+from pylti1p3.tool_config.abstract import ToolConfAbstract
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from app.learning import lti
+from app.platform.models import LtiPlatform
+
+NONCE_PREFIX = "lti1p3-nonce-"
+TOKEN_PREFIX = lti.TOKEN_STATE_PREFIX
+KEYSET_LIFETIME_S = 2 * 3600
+HTTP_TIMEOUT_S = 10
+
+
+def registration_of(
+    platform: LtiPlatform, private_pem: str, public_jwk: dict[str, Any]
+) -> Registration:
+    """The library's registration of ``platform``, signing with the given key."""
+    registration = KeyedRegistration(public_jwk)
+    registration.set_issuer(platform.issuer)
+    registration.set_client_id(platform.client_id)
+    registration.set_auth_login_url(platform.auth_url)
+    registration.set_auth_token_url(platform.token_url)
+    registration.set_key_set_url(platform.jwks_url)
+    registration.set_tool_private_key(private_pem)
+    return registration
+
+
+class KeyedRegistration(Registration):
+    """A registration whose ``kid`` and JWK are the stored key's (no PEM parsing per call)."""
+
+    def __init__(self, public_jwk: dict[str, Any]) -> None:
+        super().__init__()
+        self._public_jwk = public_jwk
+
+    def get_kid(self) -> str | None:
+        """The signing key's id."""
+        return str(self._public_jwk["kid"])
+
+    def get_jwks(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        """The signing key's public JWK."""
+        return [self._public_jwk]
+
+
+class ToolConf(ToolConfAbstract[Request]):
+    """Registrations and deployments read from the database on each call."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self.engine = engine
+
+    def check_iss_has_one_client(self, iss: str) -> bool:
+        """Never: an issuer may register several client ids."""
+        return False
+
+    def check_iss_has_many_clients(self, iss: str) -> bool:
+        """Always (see :meth:`check_iss_has_one_client`)."""
+        return True
+
+    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration:
+        """The issuer's first registration."""
+        return self.find_registration_by_params(iss, None)
+
+    def find_registration_by_params(
+        self, iss: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> Registration:
+        """The registration of ``iss`` and ``client_id``; :class:`LtiException` when unknown."""
+        with Session(self.engine) as db:
+            platform = lti.find_platform(db, iss, client_id)
+            if platform is None:
+                raise LtiException("Unregistered issuer or client id")
+            key = lti.signing_key(db)
+            return registration_of(platform, key.private_pem, json.loads(key.public_jwk))
+
+    def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
+        """The deployment, for any client id of ``iss``."""
+        return self.find_deployment_by_params(iss, deployment_id, None)
+
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> Deployment | None:
+        """The deployment when it is registered for that issuer and client id, else ``None``."""
+        with Session(self.engine) as db:
+            platform = lti.find_platform(db, iss, client_id)
+            if platform is None or not lti.has_deployment(db, platform, deployment_id):
+                return None
+        return Deployment().set_deployment_id(deployment_id)
+
+
+class DatabaseStorage(LaunchDataStorage[Any]):
+    """The library's key-value storage in the ``lti_state`` table."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self.engine = engine
+
+    def get_session_cookie_name(self) -> None:
+        """No cookie of its own: keys are random (state, nonce, launch id)."""
+        return None
+
+    def can_set_keys_expiration(self) -> bool:
+        """Every key expires."""
+        return True
+
+    def get_value(self, key: str) -> Any:
+        """The value under ``key``, or ``None``."""
+        with Session(self.engine) as db:
+            return lti.state_get(db, key)
+
+    def set_value(self, key: str, value: Any, exp: int | None = None) -> None:
+        """Keep ``value`` for ``exp`` seconds (a day by default)."""
+        with Session(self.engine) as db:
+            lti.state_set(db, key, value, exp or 86400)
+
+    def check_value(self, key: str) -> bool:
+        """True when ``key`` holds a value."""
+        return self.get_value(key) is not None
+
+
+class OnceSessionService(SessionService):
+    """The library's session service over :class:`DatabaseStorage`."""
+
+    def __init__(self, request: Request, storage: DatabaseStorage) -> None:
+        super().__init__(request)
+        self.set_data_storage(storage)
+
+
+def consume_nonce(engine: Engine, nonce: str) -> bool:
+    """Use a launch's nonce up; False when it was already used (a replay) or never issued."""
+    with Session(engine) as db:
+        return lti.state_consume(db, NONCE_PREFIX + nonce)
+
+
+class CachingServiceConnector(ServiceConnector):
+    """Access tokens kept in ``lti_state`` until shortly before they expire."""
+
+    engine: Engine | None = None
+
+    def _token_key(self, scope_key: str) -> str:
+        return TOKEN_PREFIX + scope_key
+
+    def _get_cached_access_token(self, scope_key: str) -> str | None:
+        if self.engine is None:
+            return None
+        with Session(self.engine) as db:
+            token = lti.state_get(db, self._token_key(scope_key))
+        return token if isinstance(token, str) else None
+
+    def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float) -> None:
+        if self.engine is None or expires_in <= 60:
+            return
+        with Session(self.engine) as db:
+            lti.state_set(db, self._token_key(scope_key), access_token, int(expires_in) - 60)
+
+    def forget_tokens(self, scopes: list[str]) -> None:
+        """Drop the cached token of ``scopes`` (after a 401: the next call asks for a new one)."""
+        if self.engine is not None:
+            with Session(self.engine) as db:
+                lti.state_consume(db, self._token_key(self._scope_key(sorted(scopes))))
+
+
+def connector(engine: Engine, registration: Registration) -> CachingServiceConnector:
+    """A service connector for ``registration`` with a timeout on every request."""
+    session = requests.Session()
+    session.request = _with_timeout(session.request)  # type: ignore[method-assign]
+    found = CachingServiceConnector(registration, requests_session=session)
+    found.engine = engine
+    return found
+
+
+def _with_timeout(send: Any) -> Any:
+    def request(method: str, url: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("timeout", HTTP_TIMEOUT_S)
+        return send(method, url, **kwargs)
+
+    return request
+
+
+class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
+    """A message launch that refetches the platform's key set once on an unknown ``kid``.
+
+    The key set is cached in :class:`DatabaseStorage` for :data:`KEYSET_LIFETIME_S`.
+    """
+
+    engine: Engine
+
+    def _get_request_param(self, key: str) -> str:
+        return str(self._request.get_param(key) or "")
+
+    def get_public_key(self) -> tuple[str, str]:
+        """The key that signed the id_token; the cached key set is fetched again once when
+        it has no key with the token's ``kid`` (the platform rotated its keys)."""
+        try:
+            return super().get_public_key()
+        except LtiException:
+            assert self._registration is not None
+            url = self._registration.get_key_set_url() or ""
+            digest = hashlib.md5(url.encode("utf-8")).hexdigest()
+            with Session(self.engine) as db:
+                lti.state_consume(db, "key-set-url-" + digest)
+            self._registration.set_key_set(None)
+            return super().get_public_key()

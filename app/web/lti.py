@@ -1,0 +1,507 @@
+"""The course as an LTI 1.3 tool: OIDC login, launch, deep linking, the tool's JWKS, and the
+registration page for instructors.
+
+The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirect) are here;
+the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
+platform's JWKS), so every call into it runs on the threadpool.
+
+The login and launch POSTs come from the LMS, another site: the request guard and asgi-csrf
+let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
+id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
+``exp`` and ``nonce`` (used once), and the ``state`` cookie set at the login.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
+from pylti1p3.lineitem import LineItem
+from pylti1p3.oidc_login import OIDCLogin
+from pylti1p3.redirect import Redirect
+from pylti1p3.request import Request as LtiRequest
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+
+from app.learning import lti
+from app.learning.learners import find_account
+from app.learning.lti_tool import (
+    KEYSET_LIFETIME_S,
+    CourseMessageLaunch,
+    DatabaseStorage,
+    OnceSessionService,
+    ToolConf,
+    consume_nonce,
+)
+from app.platform.auth import is_username
+from app.platform.i18n import N_, gettext
+from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
+from app.web.templating import render
+from app.web.urls import urls_of
+
+router = APIRouter()
+DEEP_LINK_KEY = "lti_deep_link"  # the launch id of a deep-linking request
+LTI_USER_KEY = "lti_user"  # [platform id, sub] of the person a launch signed in
+LOGIN_PARAMS_PREFIX = "lti1p3-login-"
+# The only POSTs another site may send (see the module docstring and app/web/security.py).
+CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
+REVIEW_PAGE = "revisar"
+BAD_LOGIN = N_("This LTI login request is not valid: %(why)s")
+BAD_LAUNCH = N_("This LTI launch was refused: %(why)s")
+REPLAYED = N_("This launch was already used. Open the activity again from the LMS.")
+NOT_DEEP_LINK = N_("Open this page from the LMS, choosing the course as external tool content.")
+UNKNOWN_LESSON = N_("The LMS asked for a lesson the course does not have: %(slug)s.")
+BAD_URL = N_("Write a full address starting with https:// or http://.")
+MISSING_FIELD = N_("Fill in every field.")
+NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
+WRONG_CREDENTIALS = N_("Wrong username or password.")
+LTI_ACCOUNT_PREFIX = "lti-"
+Field = Annotated[str, Form(max_length=1000)]
+
+
+class StarletteLtiRequest(LtiRequest):
+    """pylti1p3's request, from parameters read on the event loop (query and form)."""
+
+    def __init__(self, params: dict[str, str], cookies: dict[str, str], secure: bool) -> None:
+        super().__init__()
+        self._params, self._cookies, self._secure = params, cookies, secure
+        self._session: dict[str, Any] = {}
+
+    @property
+    def session(self) -> dict[str, Any]:
+        """Unused: the library's state lives in the database (``DatabaseStorage``)."""
+        return self._session
+
+    def get_param(self, key: str) -> str:
+        """A query or form parameter ("" when absent)."""
+        return self._params.get(key, "")
+
+    def get_cookie(self, key: str) -> str | None:
+        """A cookie of the request."""
+        return self._cookies.get(key)
+
+    def is_secure(self) -> bool:
+        """Served over HTTPS."""
+        return self._secure
+
+
+class CookieService:
+    """pylti1p3's cookie service: ``lti1p3-<name>`` cookies, ``SameSite=None; Secure;
+    Partitioned`` under HTTPS (the launch is a cross-site POST inside the LMS's iframe), else
+    ``Lax``."""
+
+    prefix = "lti1p3"
+
+    def __init__(self, request: StarletteLtiRequest) -> None:
+        self.request = request
+        self.to_set: dict[str, tuple[str, int]] = {}
+
+    def get_cookie(self, name: str) -> str | None:
+        """The cookie ``name`` as this service set it."""
+        return self.request.get_cookie(f"{self.prefix}-{name}")
+
+    def set_cookie(self, name: str, value: str | int, exp: int | None = 3600) -> None:
+        """Set ``name`` on the response."""
+        self.to_set[f"{self.prefix}-{name}"] = (str(value), exp or 3600)
+
+    def update_response(self, response: Response) -> None:
+        """Write the cookies set so far onto ``response``."""
+        secure = self.request.is_secure()
+        for key, (value, max_age) in self.to_set.items():
+            response.set_cookie(
+                key,
+                value,
+                max_age=max_age,
+                path="/",
+                secure=secure,
+                httponly=True,
+                samesite="none" if secure else "lax",
+                partitioned=secure,
+            )
+
+
+class StarletteRedirect(Redirect[Response]):
+    """A 302 to the platform's authorization endpoint, with the state cookie."""
+
+    def __init__(self, location: str, cookies: CookieService) -> None:
+        super().__init__()
+        self.location, self.cookies = location, cookies
+
+    def do_redirect(self) -> Response:
+        """The redirect response."""
+        response = RedirectResponse(self.location, status_code=302)
+        self.cookies.update_response(response)
+        return response
+
+    def do_js_redirect(self) -> Response:
+        """The same redirect (the course serves no inline scripts)."""
+        return self.do_redirect()
+
+    def set_redirect_url(self, location: str) -> None:
+        """Change the target."""
+        self.location = location
+
+    def get_redirect_url(self) -> str:
+        """The target."""
+        return self.location
+
+
+class StarletteOIDCLogin(OIDCLogin[Any, Any, Any, Any, Response]):
+    """pylti1p3's OIDC login answering with Starlette responses."""
+
+    def get_redirect(self, url: str) -> Redirect[Response]:
+        """A redirect to ``url`` carrying the state cookie."""
+        return StarletteRedirect(url, self._cookie_service)
+
+
+def _absolute(request: Request, path: str) -> str:
+    base = request.app.state.settings.public_url or str(request.base_url).rstrip("/")
+    return base.rstrip("/") + path
+
+
+def _secure(request: Request) -> bool:
+    return request.url.scheme == "https" or request.app.state.settings.secure_cookies
+
+
+async def _params(request: Request) -> dict[str, str]:
+    params = {k: v for k, v in request.query_params.items()}
+    if request.method == "POST":
+        form = await request.form()
+        params.update({k: v for k, v in form.items() if isinstance(v, str)})
+    return params
+
+
+@router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
+async def lti_login(request: Request):
+    """OIDC login initiation: remember a nonce, set the state cookie, redirect to the
+    platform's authorization endpoint. An unregistered issuer or client id gets 400."""
+    params = await _params(request)
+    lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
+    launch_url = _absolute(request, urls_of(request).path("lti_launch"))
+    engine = request.app.state.engine
+
+    def login() -> Response:
+        storage = DatabaseStorage(engine)
+        cookies = CookieService(lti_request)
+        oidc = StarletteOIDCLogin(
+            lti_request,
+            ToolConf(engine),
+            session_service=OnceSessionService(lti_request, storage),
+            cookie_service=cookies,
+        )
+        response = oidc.redirect(launch_url)
+        # Kept with the state, for "Abrir em nova aba" when the browser drops the cookie.
+        state = next(iter(cookies.to_set)).removeprefix(f"{CookieService.prefix}-")
+        storage.set_value(LOGIN_PARAMS_PREFIX + state, params, 600)
+        return response
+
+    try:
+        return await run_in_threadpool(login)
+    except (LtiException, OIDCException) as exc:
+        message = gettext(BAD_LOGIN) % {"why": exc}
+        return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 400)
+
+
+@router.post("/lti/launch", name="lti_launch")
+async def lti_launch(request: Request, course: CourseDep):
+    """A resource-link or deep-linking launch: validate the id_token, use its nonce up, sign
+    the person in (a new session id) and open the lesson (``licao`` custom parameter), the
+    review page, or the deep-linking picker."""
+    params = await _params(request)
+    lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
+    state = request.app.state
+    try:
+        outcome = await run_in_threadpool(_launch, state, lti_request)
+    except LtiInvalidNonceException:  # its nonce was used up by the first launch
+        outcome = None
+    except LtiException as exc:
+        return _refused(request, lti_request, str(exc))
+    if outcome is None:
+        raise HTTPException(status_code=403, detail=gettext(REPLAYED))
+    claims, person, launch_id, deep_link, platform_id = outcome
+    await run_in_threadpool(rotate_session_id, request)  # it deletes the old session row
+    request.session.clear()
+    request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
+    request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
+    urls = urls_of(request)
+    if deep_link:
+        if not person.instructor:
+            raise HTTPException(status_code=403, detail=gettext(NOT_DEEP_LINK))
+        request.session[DEEP_LINK_KEY] = launch_id
+        return RedirectResponse(urls.path("lti_deep_link"), status_code=303)
+    custom = claims.get(lti.CLAIM + "custom") or {}
+    slug = str(custom.get("licao") or "") if isinstance(custom, dict) else ""
+    if slug == REVIEW_PAGE:
+        return RedirectResponse(urls.review(), status_code=303)
+    if not slug:
+        return RedirectResponse(urls.home(), status_code=303)
+    if course.get(slug) is None:
+        raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON) % {"slug": slug})
+    graded = lti.graded_launch(platform_id, person.class_id, claims, slug)
+    if graded is not None and not person.instructor:
+        request.session[lti.SESSION_KEY] = graded.to_session()
+    return RedirectResponse(urls.lesson(slug), status_code=303)
+
+
+def _launch(state: Any, lti_request: StarletteLtiRequest):
+    """Validate the launch (blocking HTTP: the platform's JWKS) and sign its person in.
+
+    Returns:
+        ``(claims, person, launch id, deep linking?, platform id)``, or ``None`` for a replay.
+
+    Raises:
+        LtiException: the launch is not valid.
+    """
+    engine = state.engine
+    storage = DatabaseStorage(engine)
+    launch = CourseMessageLaunch(
+        lti_request,
+        ToolConf(engine),
+        session_service=OnceSessionService(lti_request, storage),
+        cookie_service=CookieService(lti_request),
+    )
+    launch.engine = engine
+    launch.set_public_key_caching(storage, KEYSET_LIFETIME_S)
+    claims = dict(launch.get_launch_data())
+    aud = claims.get("aud")
+    if isinstance(aud, list) and len(aud) > 1 and claims.get("azp") != launch.get_client_id():
+        raise LtiException("azp is not the client id")
+    if "azp" in claims and claims["azp"] != launch.get_client_id():
+        raise LtiException("azp is not the client id")
+    if not consume_nonce(engine, str(claims.get("nonce") or "")):
+        return None
+    with Session(engine) as db:
+        platform = lti.find_platform(db, launch.get_iss(), launch.get_client_id())
+        if platform is None or platform.id is None:
+            raise LtiException("Unregistered issuer")
+        password_hash = state.passwords.hash(secrets.token_urlsafe(32))
+        person = lti.launch_person(db, platform, claims, password_hash)
+        platform_id = platform.id
+    return claims, person, launch.get_launch_id(), launch.is_deep_link_launch(), platform_id
+
+
+def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Response:
+    """The refusal page; when the state cookie did not come back (a browser that blocks
+    cookies in the LMS's iframe), a link that logs in again in a new tab."""
+    new_tab = ""
+    state = lti_request.get_param("state") or ""
+    if state and CookieService(lti_request).get_cookie(state) is None:
+        with Session(request.app.state.engine) as db:
+            params = lti.state_get(db, LOGIN_PARAMS_PREFIX + state)
+        if isinstance(params, dict):
+            query = {**params, "lti1p3_new_window": "1"}
+            new_tab = urls_of(request).path("lti_login") + "?" + urlencode(query)
+    context = {"message": gettext(BAD_LAUNCH) % {"why": why}, "new_tab": new_tab}
+    return render(request, "lti_refused.html", context, status_code=403 if new_tab else 400)
+
+
+@router.get("/lti/jwks.json", name="lti_jwks")
+def lti_jwks(db: SessionDep):
+    """The tool's public keys (the signing key and those retired in the last two days)."""
+    return JSONResponse({"keys": lti.public_keys(db)}, headers={"Cache-Control": "max-age=300"})
+
+
+def _deep_link_launch(request: Request) -> str:
+    launch_id = request.session.get(DEEP_LINK_KEY)
+    if not isinstance(launch_id, str):
+        raise HTTPException(status_code=403, detail=gettext(NOT_DEEP_LINK))
+    return launch_id
+
+
+@router.get("/lti/conteudo", response_class=HTMLResponse, name="lti_deep_link")
+def lti_deep_link(request: Request, course: CourseDep, _instructor: InstructorDep):
+    """The picker an LMS instructor sees when adding the course as content: every lesson
+    (title, summary, question count) and the review page."""
+    _deep_link_launch(request)
+    return render(request, "lti_deep_link.html", {"course": course})
+
+
+@router.post("/lti/conteudo", response_class=HTMLResponse)
+async def lti_deep_link_answer(
+    request: Request, course: CourseDep, _instructor: InstructorDep, licao: Field = ""
+):
+    """Answer the LMS with an ``ltiResourceLink`` (and a line item with the lesson's question
+    count): a form that posts the signed response back to the LMS."""
+    launch_id = _deep_link_launch(request)
+    lesson = course.get(licao) if licao != REVIEW_PAGE else None
+    if licao != REVIEW_PAGE and lesson is None:
+        return render(request, "lti_deep_link.html", {"course": course, "error": True}, 422)
+    launch_url = _absolute(request, urls_of(request).path("lti_launch"))
+    engine = request.app.state.engine
+    title = lesson.meta.title_text if lesson else gettext("Spaced review")
+
+    def answer() -> tuple[str, str]:
+        lti_request = StarletteLtiRequest({}, {}, _secure(request))
+        storage = DatabaseStorage(engine)
+        launch = CourseMessageLaunch.from_cache(
+            launch_id,
+            lti_request,
+            ToolConf(engine),
+            session_service=OnceSessionService(lti_request, storage),
+            cookie_service=CookieService(lti_request),
+        )
+        resource = (
+            DeepLinkResource()
+            .set_url(launch_url)
+            .set_title(title)
+            .set_custom_params({"licao": licao})
+        )
+        if lesson is not None and lesson.questions:
+            resource.set_lineitem(
+                LineItem()
+                .set_label(title)
+                .set_score_maximum(len(lesson.questions))
+                .set_resource_id(lesson.slug)
+                .set_tag(lesson.slug)
+            )
+        deep_link = launch.get_deep_link()
+        settings = launch.get_launch_data()[
+            "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+        ]
+        return settings["deep_link_return_url"], deep_link.get_response_jwt([resource])
+
+    try:
+        return_url, jwt = await run_in_threadpool(answer)
+    except LtiException as exc:
+        message = gettext(BAD_LAUNCH) % {"why": exc}
+        return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 400)
+    request.session.pop(DEEP_LINK_KEY, None)
+    context = {"return_url": return_url, "jwt": jwt, "title": title}
+    return render(request, "lti_deep_link_sent.html", context)
+
+
+# --- linking the LMS person to an existing course account ----------------------------------
+
+
+def _lti_user(request: Request) -> tuple[int, str]:
+    found = request.session.get(LTI_USER_KEY)
+    if not (isinstance(found, list) and len(found) == 2 and isinstance(found[0], int)):
+        raise HTTPException(status_code=403, detail=gettext(NOT_FROM_LMS))
+    return found[0], str(found[1])
+
+
+@router.get("/lti/vincular", response_class=HTMLResponse, name="lti_link")
+def lti_link_page(request: Request):
+    """For a person who came from the LMS: sign in once with the course account they already
+    have, so their LMS launches become that account (never matched by e-mail)."""
+    _lti_user(request)
+    return render(request, "lti_link.html", {"error": "", "username": ""})
+
+
+@router.post("/lti/vincular", response_class=HTMLResponse)
+def lti_link(
+    request: Request,
+    db: SessionDep,
+    passwords: PasswordsDep,
+    limiter: SignInLimiterDep,
+    usuario: Field = "",
+    senha: Field = "",
+):
+    """Check the account's password (with the sign-in limits), then move the LMS person's
+    progress and classes into it and sign in as it (a new session id). 401 with a message on
+    a wrong password, 429 past the limits."""
+    platform_id, sub = _lti_user(request)
+    typed = usuario.strip().lower()[:30]
+    username = typed if is_username(typed) else None
+    ip = request.client.host if request.client else "desconhecido"
+    blocked = limiter.attempt(username, ip)
+    if blocked:
+        context = {"error": blocked.message, "username": usuario}
+        response = render(request, "lti_link.html", context, status_code=429)
+        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        return response
+    found = find_account(db, username) if username else None
+    checked = passwords.check(senha, found.password_hash if found else None)
+    if not checked.matched or found is None or found.username.startswith(LTI_ACCOUNT_PREFIX):
+        context = {"error": gettext(WRONG_CREDENTIALS), "username": usuario}
+        return render(request, "lti_link.html", context, status_code=401)
+    limiter.succeeded(found.username, ip)
+    lti.link_to_account(db, platform_id, sub, found)
+    kept = {key: request.session.get(key) for key in (lti.SESSION_KEY, LTI_USER_KEY)}
+    rotate_session_id(request)
+    request.session.clear()
+    request.session.update({LEARNER_KEY: found.learner_id, ACCOUNT_KEY: found.username})
+    request.session.update({key: value for key, value in kept.items() if value is not None})
+    graded = lti.GradedLaunch.from_session(kept[lti.SESSION_KEY])
+    urls = urls_of(request)
+    target = urls.lesson(graded.lesson_slug) if graded else urls.progress()
+    return RedirectResponse(target, status_code=303)
+
+
+# --- registration by an instructor -----------------------------------------------------------
+
+
+def _tool_urls(request: Request) -> dict[str, str]:
+    urls = urls_of(request)
+    return {
+        "tool": _absolute(request, urls.path("lti_launch")),
+        "login": _absolute(request, urls.path("lti_login")),
+        "redirect": _absolute(request, urls.path("lti_launch")),
+        "jwks": _absolute(request, urls.path("lti_jwks")),
+        "deep_link": _absolute(request, urls.path("lti_launch")),
+    }
+
+
+def _registration_page(request: Request, db: Session, status: int = 200, **context: Any):
+    context.setdefault("form", {})
+    context.setdefault("error", "")
+    page = {
+        "platforms": lti.platforms(db),
+        "tool_urls": _tool_urls(request),
+        "passback": lti.passback_state(db),
+        **context,
+    }
+    return render(request, "lti_platforms.html", page, status_code=status)
+
+
+@router.get("/instrutor/lti", response_class=HTMLResponse, name="lti_platforms")
+def lti_platforms(request: Request, db: SessionDep, _instructor: InstructorDep):
+    """The tool's URLs to paste into the LMS, the registered platforms, the registration form
+    and the grade passback state per class."""
+    return _registration_page(request, db)
+
+
+@router.post("/instrutor/lti", response_class=HTMLResponse)
+def lti_register(
+    request: Request,
+    db: SessionDep,
+    _instructor: InstructorDep,
+    issuer: Field = "",
+    client_id: Field = "",
+    deployment_id: Field = "",
+    auth_url: Field = "",
+    token_url: Field = "",
+    jwks_url: Field = "",
+):
+    """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
+    field is missing or a URL is not an address. Several deployment ids: comma-separated."""
+    form = {
+        "issuer": issuer.strip(),
+        "client_id": client_id.strip(),
+        "deployment_id": deployment_id.strip(),
+        "auth_url": auth_url.strip(),
+        "token_url": token_url.strip(),
+        "jwks_url": jwks_url.strip(),
+    }
+    if not all(form.values()):
+        return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
+    for name in ("auth_url", "token_url", "jwks_url"):
+        if not lti.is_web_address(form[name]):
+            return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
+    deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
+    lti.register_platform(
+        db,
+        form["issuer"],
+        form["client_id"],
+        deployments,
+        form["auth_url"],
+        form["token_url"],
+        form["jwks_url"],
+    )
+    return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)

@@ -1,0 +1,41 @@
+"""Reading a GIFT file back with pygiftparser (PyPI), split by its ``$CATEGORY`` lines.
+
+pygiftparser 1.1 reads a category name only up to its first hyphen and leaves GIFT's escapes
+(``\\=``, ``\\{``...) in the texts, so the categories are split here and the texts unescaped
+as Moodle's GIFT grammar says (``\\n`` is a line break, ``\\X`` is ``X``). It also ends an
+answer block at the first ``}``, even an escaped one, so the tests keep braces to the prompt.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+from pygiftparser import parser
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+
+
+def unescape(text: str) -> str:
+    return _ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), text).strip()
+
+
+def read_gift(text: str) -> dict[str, list]:
+    """The questions of a GIFT file by category, as pygiftparser reads each category's part."""
+    found: dict[str, list] = {}
+    category = "$course$"
+    chunk: list[str] = []
+
+    def flush() -> None:
+        if "".join(chunk).strip():
+            found.setdefault(category, []).extend(parser.parseFile(io.StringIO("".join(chunk))))
+
+    for line in text.splitlines(keepends=True):
+        if line.startswith("$CATEGORY:"):
+            flush()
+            chunk = []
+            category = line.removeprefix("$CATEGORY:").strip()
+        else:
+            chunk.append(line)
+    flush()
+    return found

@@ -1,0 +1,418 @@
+"""A real LTI 1.3 platform for the tests: ``lti1p3platform`` 0.1.8 (PyPI) served by uvicorn.
+
+It plays the LMS: OIDC login initiation (``/launch``), the authorization endpoint that signs
+the launch (``/auth``), its JWKS, the token endpoint, AGS line items and scores, and the
+deep-linking return. What it received (line items, scores with their comments, content items)
+is kept in ``gradebook.json`` in its folder, so it survives a restart; ``/gradebook`` shows it.
+
+Quirks of 0.1.8 handled here: its FastAPI request adapter is commented out in the wheel
+(:func:`_metadata` builds the request), and an AGS score answer has an empty body (pylti1p3
+JSON-decodes any non-empty body).
+
+Run as ``python -m tests.support.lti_platform`` with ``PLATFORM_DIR``, ``PLATFORM_PORT`` and
+``TOOL_URL`` in the environment; :class:`PlatformServer` does that.
+"""
+
+# No `from __future__ import annotations`: FastAPI reads the endpoints' annotations at runtime.
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from app.platform.settings import PROJECT_ROOT
+
+CLIENT_ID = "curso-no-moodle"
+DEPLOYMENT_ID = "implantacao-1"
+ROLES = {
+    "aluno": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"],
+    "professor": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"],
+}
+
+
+def _metadata(request: Any, form: dict[str, Any], body: Any) -> dict[str, Any]:
+    return {
+        "method": request.method,
+        "form_data": form,
+        "get_data": dict(request.query_params),
+        "headers": request.headers,
+        "content_type": request.headers.get("content-type"),
+        "path": request.url.path,
+        "json": body,
+    }
+
+
+def create_platform_app():  # noqa: C901 (one closure per endpoint)
+    """The platform's FastAPI app (configured from the environment)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from fastapi import FastAPI, Request
+    from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+    from lti1p3platform.exceptions import LineItemNotFoundException
+    from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+    from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
+    from lti1p3platform.oidc_login import OIDCLoginAbstract
+    from lti1p3platform.registration import Registration
+    from lti1p3platform.request import Request as PlatformRequest
+    from lti1p3platform.score import UpdateScoreStatus
+    from lti1p3platform.service_connector import AssignmentsGradesService
+
+    folder = Path(os.environ["PLATFORM_DIR"])
+    base = f"http://127.0.0.1:{os.environ['PLATFORM_PORT']}"
+    tool = os.environ["TOOL_URL"]
+    key_file = folder / "platform-key.pem"
+    if not key_file.exists():
+        private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        key_file.write_bytes(
+            private.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+    private = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
+    private_pem = key_file.read_text()
+    public_pem = (
+        private.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    book_file = folder / "gradebook.json"
+
+    def book() -> dict[str, Any]:
+        if book_file.exists():
+            return json.loads(book_file.read_text())
+        return {"lineitems": [], "scores": [], "content_items": []}
+
+    def save(data: dict[str, Any]) -> None:
+        book_file.write_text(json.dumps(data, ensure_ascii=False, indent=1))
+
+    class Conf(LTI1P3PlatformConfAbstract):
+        def init_platform_config(self, **kwargs: Any) -> None:
+            pass
+
+        def get_registration_by_params(self, **kwargs: Any) -> Registration:
+            # A new registration per request: the tool's JWKS is fetched on each token request.
+            return (
+                Registration()
+                .set_iss(base)
+                .set_client_id(CLIENT_ID)
+                .set_deployment_id(DEPLOYMENT_ID)
+                .set_oidc_login_url(tool + "/lti/login")
+                .set_launch_url(tool + "/lti/launch")
+                .set_deeplink_launch_url(tool + "/lti/launch")
+                .set_tool_key_set_url(tool + "/lti/jwks.json")
+                .set_platform_public_key(public_pem)
+                .set_platform_private_key(private_pem)
+            )
+
+    class Req(PlatformRequest):
+        def __init__(self, metadata: dict[str, Any]) -> None:
+            self.request = metadata  # type: ignore[assignment]
+
+    class Login(OIDCLoginAbstract):
+        def set_lti_message_hint(self, **kwargs: Any) -> None:
+            self._lti_message_hint = kwargs["hint"]
+
+        def get_redirect(self, url: str) -> Any:
+            return RedirectResponse(url, status_code=302)
+
+    class Launch(LTIAdvantageMessageLaunchAbstract):
+        def render_launch_form(self, launch_data: dict[str, Any], **kwargs: Any) -> Any:
+            fields = "".join(
+                f'<input type="hidden" name="{name}" value="{escape(str(launch_data[name]))}">'
+                for name in ("id_token", "state")
+            )
+            return HTMLResponse(
+                f'<!doctype html><html lang="pt-BR"><title>LMS</title><body>'
+                f'<form method="post" action="{escape(launch_data["launch_url"])}" id="f">'
+                f"{fields}<button>Enviar</button></form>"
+                f"<script>document.getElementById('f').submit()</script></body></html>"
+            )
+
+    class Grades(AssignmentsGradesService):
+        def find_lineitems(self, page=1, limit=None, **filters):  # noqa: ANN001
+            return {"content": book()["lineitems"], "has_next": False, "next": None}
+
+        def find_lineitem(self, line_item_id: str):
+            for item in book()["lineitems"]:
+                if item["id"].rstrip("/").endswith("/" + line_item_id):
+                    return item
+            raise LineItemNotFoundException()
+
+        def create_lineitem(self, creation_data):
+            data = book()
+            item = dict(creation_data)
+            item["id"] = f"{base}/lineitems/{len(data['lineitems']) + 1}"
+            data["lineitems"].append(item)
+            save(data)
+            return item
+
+        def update_lineitem(self, update_data):
+            return update_data
+
+        def delete_lineitem(self, line_item_id: str) -> None:
+            return None
+
+        def update_score(self, line_item_id: str, score):
+            self.find_lineitem(line_item_id)
+            data = book()
+            data["scores"].append({"lineitem": line_item_id, **score})
+            save(data)
+            return UpdateScoreStatus.SUCCESS
+
+        def get_results(self, line_item_id: str, page=1, limit=None, user_id=None):
+            return {"content": [], "has_next": False, "next": None}
+
+    app = FastAPI()
+
+    @app.get("/jwks")
+    def jwks():
+        return {"keys": [Registration.get_jwk(public_pem)]}
+
+    @app.get("/launch")
+    def launch(request: Request):
+        """OIDC login initiation: ``?user=&papel=aluno|professor&licao=&contexto=&link=&dl=1``."""
+        hint = base64.urlsafe_b64encode(json.dumps(dict(request.query_params)).encode()).decode()
+        login = Login(Req(_metadata(request, {}, None)), Conf())
+        login.set_lti_message_hint(hint=hint)
+        return login.initiate_login(request.query_params.get("user", "u1"))
+
+    @app.get("/iframe")
+    def iframe(request: Request):
+        """A course page inside an iframe, as Moodle shows an external tool."""
+        src = escape("/launch?" + urlencode(dict(request.query_params)))
+        return HTMLResponse(
+            '<!doctype html><html lang="pt-BR"><title>Curso no LMS</title><body>'
+            f'<h1>Disciplina</h1><iframe id="ferramenta" src="{src}" width="1000" height="700"'
+            ' title="Curso"></iframe></body></html>'
+        )
+
+    @app.get("/auth")
+    def auth(request: Request):
+        params = dict(request.query_params)
+        hint = json.loads(base64.urlsafe_b64decode(params["lti_message_hint"]))
+        message = Launch(Req(_metadata(request, {}, None)), Conf())
+        message.set_user_data(
+            params["login_hint"],
+            ROLES[hint.get("papel", "aluno")],
+            full_name=hint.get("nome", "Ana Souza"),
+            email_address="ana@example.org",
+        )
+        context = hint.get("contexto", "curso-101")
+        message.set_launch_context_claim(
+            context, context_title=hint.get("titulo", "Sistemas de IA"), context_label=context
+        )
+        if hint.get("dl"):
+            message.set_dl(base + "/deep-link-return", title="Escolha")
+        else:
+            message.set_resource_link_claim(hint.get("link", "link-1"))
+            if hint.get("licao"):
+                message.set_custom_parameters_claim({"licao": hint["licao"]})
+            message.set_ags(base + "/lineitems", hint.get("lineitem") or None)
+        return message.lti_launch()
+
+    @app.post("/token")
+    async def token(request: Request):
+        form = dict(await request.form())
+        conf = Conf()
+        conf.get_registration()
+        try:
+            return conf.get_access_token(form)
+        except Exception as exc:  # the tool sees an OAuth error, the test the reason
+            return JSONResponse({"error": "invalid_client", "detail": str(exc)}, status_code=400)
+
+    async def grades(request: Request) -> Any:
+        body = await request.json() if request.method == "POST" else None
+        conf = Conf()
+        conf.get_registration()
+        return Grades(Req(_metadata(request, {}, body)), conf, base + "/lineitems")
+
+    def answer(result: Any, empty: bool = False) -> Response:
+        if empty or result.result is None:
+            return Response(status_code=result.code, media_type=result.media_type)
+        return JSONResponse(result.result, status_code=result.code, media_type=result.media_type)
+
+    @app.get("/lineitems")
+    async def lineitems(request: Request):
+        service = await grades(request)
+        found = service.handle_resp(service.handle_get_lineitems)
+        if found.code == 200:
+            return JSONResponse(found.result["content"], media_type=found.media_type)
+        return answer(found)
+
+    @app.post("/lineitems")
+    async def create(request: Request):
+        service = await grades(request)
+        return answer(service.handle_resp(service.handle_create_lineitem))
+
+    @app.get("/lineitems/{item}")
+    async def lineitem(item: str, request: Request):
+        service = await grades(request)
+        return answer(service.handle_resp(service.handle_get_lineitem, line_item_id=item))
+
+    @app.post("/lineitems/{item}/scores")
+    async def scores(item: str, request: Request):
+        if (folder / "refuse-scores").exists():
+            return JSONResponse({"error": "Nota recusada pelo LMS"}, status_code=503)
+        service = await grades(request)
+        result = service.handle_resp(service.handle_update_score, line_item_id=item)
+        return answer(result, empty=True)
+
+    @app.post("/deep-link-return")
+    async def deep_link_return(request: Request):
+        form = dict(await request.form())
+        conf = Conf()
+        conf.get_registration()
+        items = conf.validate_deeplinking_resp(form)
+        data = book()
+        data["content_items"].extend(items)
+        save(data)
+        return HTMLResponse('<!doctype html><html lang="pt-BR"><title>ok</title>Conteúdo salvo')
+
+    @app.get("/gradebook")
+    def gradebook():
+        return book()
+
+    return app
+
+
+@dataclass
+class PlatformServer:
+    """The test platform as a real uvicorn process on 127.0.0.1."""
+
+    folder: Path
+    port: int
+    tool_url: str
+    process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "PLATFORM_DIR": str(self.folder),
+            "PLATFORM_PORT": str(self.port),
+            "TOOL_URL": self.tool_url,
+        }
+        log = open(self.folder / "platform.log", "a")  # noqa: SIM115 (kept open for the process)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "tests.support.lti_platform:create_platform_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--no-access-log",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/jwks", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("a plataforma LTI não respondeu em 60 s")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=15)
+
+    def gradebook(self) -> dict[str, Any]:
+        return httpx.get(self.url + "/gradebook", timeout=10).json()
+
+    def registration_args(self) -> list[str]:
+        """The arguments of ``curso lti registrar`` for this platform."""
+        return [
+            "lti",
+            "registrar",
+            "--issuer",
+            self.url,
+            "--client-id",
+            CLIENT_ID,
+            "--deployment-id",
+            DEPLOYMENT_ID,
+            "--auth-url",
+            self.url + "/auth",
+            "--token-url",
+            self.url + "/token",
+            "--jwks-url",
+            self.url + "/jwks",
+        ]
+
+
+def launch(client: httpx.Client, platform: PlatformServer, **hint: str) -> httpx.Response:
+    """Launch the tool from the platform as a cookie-keeping browser without JavaScript would:
+    follow the OIDC redirects, then post the signed launch form; the tool's answer."""
+    start = client.get(platform.url + "/launch", params=hint, follow_redirects=True)
+    assert start.status_code == 200, start.text
+    return post_launch_form(client, start.text)
+
+
+def launch_form(html: str) -> tuple[str, dict[str, str]]:
+    """The action and fields of a form that posts a signed message: the platform's launch
+    (``id_token``) or the tool's deep-linking answer (``JWT``)."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup(html, "html.parser")
+    form = page.select_one("form:has(input[name=id_token]), form:has(input[name=JWT])")
+    assert form is not None, html[:500]
+    return form["action"], {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+
+
+def post_launch_form(client: httpx.Client, html: str) -> httpx.Response:
+    action, fields = launch_form(html)
+    return client.post(action, data=fields)
+
+
+@contextmanager
+def course_and_lms(
+    folder: Path, database_url: str = "", lessons_dir: Path | None = None
+) -> Iterator[tuple[Any, PlatformServer]]:
+    """The course (a live uvicorn) and the platform, registered with ``curso lti registrar``
+    before the course starts (it reads the LMS origins it may be framed by when it starts)."""
+    from tests.support.app import REPO_LESSONS, make_settings
+    from tests.support.cli import curso
+    from tests.support.server import LiveServer, free_port
+
+    tool = LiveServer(folder / "curso", lessons_dir or REPO_LESSONS)
+    tool.database_url = database_url
+    platform = PlatformServer(folder / "lms", free_port(), "")
+    make_settings(tool.tmp, tool.lessons_dir, database_url=database_url or None)
+    done = curso(tool.settings, *platform.registration_args())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"Plataforma registrada: {platform.url}\n"
+    tool.start()
+    platform.tool_url = tool.url
+    try:
+        platform.start()
+        yield tool, platform
+    finally:
+        platform.stop()
+        tool.stop()

@@ -1,0 +1,224 @@
+"""The question bank in Moodle's GIFT format: read back by pygiftparser, every question,
+option, key and explanation comes out as the lesson file wrote it."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from app.content.course import load_course
+from app.content.gift import gift_document
+from app.main import create_app
+from tests.support.accounts import instructor
+from tests.support.app import REPO_LESSONS, make_settings
+from tests.support.cli import curso
+from tests.support.gift import read_gift, unescape
+from tests.support.lessons import lessons
+
+FENCE = re.compile(r"^```quiz\n(.*?)^```", re.M | re.S)
+
+
+def written_questions(path: Path) -> dict[str, dict]:
+    """The questions of a lesson file as YAML, read here without the app's parser."""
+    found = {}
+    for block in FENCE.findall(path.read_text(encoding="utf-8")):
+        for question in yaml.safe_load(block):
+            found[question["id"]] = question
+    return found
+
+
+def prompt_of(question: dict) -> str:
+    prompt = question["prompt"].strip()
+    return f"{question['legend'].strip()}\n\n{prompt}" if question.get("legend") else prompt
+
+
+def check_round_trip(folder: Path) -> int:
+    """Export the course in ``folder``, read it back and compare; the number of questions."""
+    course = load_course(folder)
+    assert course.errors == ()
+    read = read_gift(gift_document(course.lessons))
+    assert list(read) == [f"curso/{lesson.slug}" for lesson in course.lessons]
+    checked = 0
+    for lesson in course.lessons:
+        written = written_questions(lesson.path)
+        parsed = read[f"curso/{lesson.slug}"]
+        assert [q.title for q in parsed] == list(lesson.questions)
+        for gift in parsed:
+            assert gift.valid, gift.title
+            source, question = written[gift.title], lesson.questions[gift.title]
+            check_question(gift, source, question)
+            checked += 1
+    return checked
+
+
+def check_question(gift, source: dict, question) -> None:
+    kind = source["kind"]
+    answers = getattr(gift.answers, "answers", [])
+    assert gift.markup == "markdown"
+    if kind in ("single", "scenario", "multiple"):
+        assert unescape(gift.text) == prompt_of(source)
+        options = source["options"]
+        assert [unescape(a.answer) for a in answers] == [o["text"].strip() for o in options]
+        assert [unescape(a.feedback) for a in answers] == [
+            o["explanation"].strip() for o in options
+        ]
+        right = [o["id"] for o in options if o["id"] in question.answer]
+        if kind == "multiple":
+            assert right == sorted(source["answer"], key=[o["id"] for o in options].index)
+            weights = [a.fraction for a in answers]
+            assert sum(w for w in weights if w > 0) == pytest.approx(100, abs=0.001)
+            assert [w > 0 for w in weights] == [o["id"] in right for o in options]
+            wrong = [w for w in weights if w < 0]
+            assert not wrong or sum(wrong) == pytest.approx(-100, abs=0.001)
+        else:
+            assert [a.select for a in answers] == [o["id"] in right for o in options]
+            assert sum(a.select for a in answers) == 1
+    elif kind == "numeric":
+        assert unescape(gift.text) == prompt_of(source)
+        first, *wrongs = answers
+        tolerance = str(source["tolerance"])
+        if tolerance.endswith("%"):
+            absolute = Decimal(tolerance[:-1]) / 100 * abs(Decimal(str(source["value"])))
+        else:
+            absolute = Decimal(tolerance)
+        assert (first.value, first.fraction) == (source["value"], 100)
+        assert first.tolerance == pytest.approx(float(absolute))
+        assert unescape(first.feedback) == source["explanation"].strip()
+        assert [(w.value, w.fraction) for w in wrongs] == [
+            (w["value"], 0) for w in source.get("wrong", [])
+        ]
+        assert [unescape(w.feedback) for w in wrongs] == [
+            w["explanation"].strip() for w in source.get("wrong", [])
+        ]
+        assert unescape(gift.generalFeedback) == source["working"].strip()
+    else:  # ordering
+        items = [item["text"].strip() for item in source["items"]]
+        if len(items) < 3:
+            assert type(gift.answers).__name__ == "Description"
+            order = "\n".join(f"{n}. {text}" for n, text in enumerate(items, 1))
+            assert unescape(gift.text) == f"{prompt_of(source)}\n\n{order}"
+            return
+        assert type(gift.answers).__name__ == "MatchingSet"
+        assert unescape(gift.text) == prompt_of(source)
+        pairs = [(unescape(a.question), a.answer.strip()) for a in answers]
+        assert pairs == [(text, f"{n}º") for n, text in enumerate(items, 1)]
+        assert unescape(gift.generalFeedback) == source["explanation"].strip()
+
+
+def test_the_whole_course_round_trips():
+    course = load_course(REPO_LESSONS)
+    written = sum(len(written_questions(lesson.path)) for lesson in course.lessons)
+    assert check_round_trip(REPO_LESSONS) == written == 35
+
+
+HOSTILE = """\
+---
+title: "Caracteres do GIFT"
+slug: gift-especial
+order: 1
+summary: "Tudo o que o GIFT trata como especial."
+minutes: 1
+objectives: ["Escapar"]
+---
+
+## Perguntas
+
+```quiz
+- id: chaves
+  kind: single
+  legend: "Qual é o `{x: y}` de `a = b ~ c # d`?"
+  prompt: |
+    Primeiro parágrafo com `\\\\` e {chaves}.
+
+    Segundo parágrafo: ratio 2:1, 100% = tudo.
+  options:
+    - id: a
+      text: "`a=1` ~ certo"
+      explanation: "Certo: # não é comentário,\\nnem = resposta."
+    - id: b
+      text: "b: errado"
+      explanation: "Errado: b#c."
+  answer: [a]
+- id: todas
+  kind: multiple
+  prompt: "Quais? Todas."
+  options:
+    - {id: a, text: "A", explanation: "Sim, A."}
+    - {id: b, text: "B", explanation: "Sim, B."}
+    - {id: c, text: "C", explanation: "Sim, C."}
+  answer: [a, b, c]
+- id: tres
+  kind: multiple
+  prompt: "Quais das três?"
+  options:
+    - {id: a, text: "A", explanation: "Sim."}
+    - {id: b, text: "B", explanation: "Não."}
+    - {id: c, text: "C", explanation: "Sim."}
+    - {id: d, text: "D", explanation: "Não."}
+    - {id: e, text: "E", explanation: "Sim."}
+  answer: [a, c, e]
+- id: dois-passos
+  kind: ordering
+  prompt: "Ponha em ordem."
+  items:
+    - {id: p, text: "prefill"}
+    - {id: d, text: "decode"}
+  explanation: "Primeiro o prompt, depois os tokens."
+- id: relativo
+  kind: numeric
+  prompt: "Quanto dá 64 ÷ 14,5?"
+  value: 4.41
+  tolerance: "2%"
+  unit: "×"
+  working: "64 ÷ 14,5 ≈ 4,41"
+  explanation: "A razão das vazões."
+  wrong:
+    - {value: 0.23, explanation: "Você dividiu ao contrário: 14,5 ÷ 64."}
+```
+"""
+
+
+def test_special_characters_line_breaks_and_the_edge_kinds_round_trip(tmp_path):
+    folder = lessons(tmp_path, gift=HOSTILE)
+    assert check_round_trip(folder) == 5
+    text = gift_document(load_course(folder).lessons)
+    assert "::todas::[markdown]Quais? Todas.{\n\t~%33.33333%A#Sim, A." in text
+    assert "~%-50%B#Não." in text  # two wrong options share -100%
+    assert "=4.41:0.0882#A razão das vazões." in text  # 2% of 4.41, absolute
+    assert "\\{chaves\\}" in text and "`a\\=1` \\~ certo" in text
+
+
+def test_the_command_writes_the_lessons_named(tmp_path):
+    settings = make_settings(tmp_path)
+    target = tmp_path / "kernels.gift"
+    done = curso(settings, "exportar", "gift", "kernels", "--saida", str(target))
+    assert done.returncode == 0, done.stderr
+    count = len(load_course(REPO_LESSONS).get("kernels").questions)
+    assert done.stdout == f"{count} perguntas gravadas em {target}.\n"
+    assert list(read_gift(target.read_text(encoding="utf-8"))) == ["curso/kernels"]
+    everything = curso(settings, "exportar", "gift")
+    assert list(read_gift(everything.stdout)) == [
+        f"curso/{lesson.slug}" for lesson in load_course(REPO_LESSONS).lessons
+    ]
+    unknown = curso(settings, "exportar", "gift", "nada")
+    assert unknown.returncode == 1
+    assert unknown.stderr == (
+        "Nenhuma lição tem o slug nada. Lições: kernels, escolha-self-hosted, alem-do-ollama\n"
+    )
+
+
+def test_the_dashboard_offers_the_download(tmp_path):
+    settings = make_settings(tmp_path)
+    client = instructor(TestClient(create_app(settings), follow_redirects=False), settings)
+    page = client.get("/instrutor")
+    assert 'href="/instrutor/exportar/questoes.gift"' in page.text
+    response = client.get("/instrutor/exportar/questoes.gift")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/plain; charset=utf-8"
+    assert response.headers["content-disposition"].startswith('attachment; filename="questoes-')
+    assert response.text == gift_document(load_course(REPO_LESSONS).lessons)

@@ -1,0 +1,64 @@
+"""The course inside an LMS page in Chromium: a launch in an iframe served by the test platform
+(lti1p3platform on uvicorn), an answer there whose grade reaches the gradebook, and axe-core on
+every LTI page."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.support.browser import FIRST_QUESTION, axe_violations
+from tests.support.lti_platform import course_and_lms
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory):
+    with course_and_lms(tmp_path_factory.mktemp("lti-browser")) as pair:
+        yield pair
+
+
+def test_a_launch_inside_the_lms_iframe_opens_the_lesson_and_grades_it(lms, new_page):
+    tool, platform = lms
+    page = new_page()
+    page.goto(f"{platform.url}/iframe?user=cris-9&papel=aluno&licao=kernels")
+    frame = page.frame_locator("#ferramenta")
+    question = FIRST_QUESTION
+    right = sorted(question.answer)[0]
+    frame.locator(f"#op-{question.id}-{right}").check()
+    frame.locator(f"#pergunta-{question.id} button[type=submit]").click()
+    frame.locator(f"#pergunta-{question.id} .verdict").wait_for()
+    inner = next(f for f in page.frames if f.url.startswith(tool.url))
+    assert inner.url.startswith(f"{tool.url}/licoes/kernels")
+    deadline = time.monotonic() + 30
+    scores = []
+    while not scores and time.monotonic() < deadline:
+        scores = [s for s in platform.gradebook()["scores"] if s["userId"] == "cris-9"]
+        time.sleep(0.2)
+    assert [(s["scoreGiven"], s["activityProgress"]) for s in scores] == [(1, "InProgress")]
+
+
+def test_the_lti_pages_pass_axe(lms, new_page):
+    tool, platform = lms
+    found = {}
+    for width in (360, 1280):
+        page = new_page(width=width)
+        page.goto(f"{platform.url}/launch?user=prof-axe&papel=professor&dl=1")
+        page.wait_for_url(f"{tool.url}/lti/conteudo")
+        found[(width, "escolha")] = axe_violations(page)
+        page.get_by_role("button", name="Adicionar ao AVA").click()
+        page.wait_for_url(f"{tool.url}/lti/conteudo")
+        assert page.locator("form#lti-resposta").count() == 1
+        found[(width, "enviar")] = axe_violations(page)
+        page.goto(f"{tool.url}/lti/vincular")
+        found[(width, "vincular")] = axe_violations(page)
+        page.fill("#vincular-usuario", "ninguem")
+        page.fill("#vincular-senha", "senha-errada-1")
+        page.get_by_role("button", name="Vincular as contas").click()
+        page.locator("#vincular-erro").wait_for()
+        found[(width, "vincular-erro")] = axe_violations(page)
+        page.goto(f"{tool.url}/instrutor/lti")
+        found[(width, "plataformas")] = axe_violations(page)
+        page.goto(f"{tool.url}/lti/login")
+        found[(width, "recusa")] = axe_violations(page)
+    assert found == {key: [] for key in found}
