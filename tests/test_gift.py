@@ -113,7 +113,8 @@ def check_question(gift, source: dict, question) -> None:
 def test_the_whole_course_round_trips():
     course = load_course(REPO_LESSONS)
     written = sum(len(written_questions(lesson.path)) for lesson in course.lessons)
-    assert check_round_trip(REPO_LESSONS) == written == 35
+    questions = sum(len(lesson.questions) for lesson in course.lessons)
+    assert check_round_trip(REPO_LESSONS) == written == questions > 30
 
 
 HOSTILE = """\

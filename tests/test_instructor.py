@@ -80,6 +80,28 @@ def test_signing_in_from_the_redirect_comes_back_to_the_page(client, settings):
     assert "Painel do instrutor" in text(soup(client.get("/conta")))
 
 
+def test_every_instructor_tool_is_a_link_away_from_the_dashboard(client, settings):
+    """A new instructor found the editor, classes, "Nova lição", images and the LMS page only
+    by typing their addresses."""
+    teacher = instructor(client, settings)
+    page = soup(teacher.get("/instrutor"))
+    tools = {text(a): a["href"] for a in page.select("nav.instructor-tools a")}
+    assert tools == {
+        "Turmas": "/instrutor/turmas",
+        "Nova lição": "/instrutor/licoes/nova",
+        "Enviar uma imagem": "/instrutor/imagens",
+        "AVA (LTI 1.3)": "/instrutor/lti",
+    }
+    for href in tools.values():
+        assert teacher.get(href).status_code == 200, href
+    edits = [a["href"] for a in page.select(".lesson-files .edit-link")]
+    assert edits == [f"/instrutor/licoes/{lesson.slug}/editar" for lesson in COURSE.lessons]
+    preview = soup(teacher.get("/instrutor/licoes/kernels"))
+    link = preview.find("a", string="Editar esta lição")
+    assert link is not None and link["href"] == "/instrutor/licoes/kernels/editar"
+    assert teacher.get(link["href"]).status_code == 200
+
+
 def test_preview_shows_every_key_and_explanation_with_the_check_results(client, settings):
     page = soup(instructor(client, settings).get("/instrutor/licoes/kernels"))
     assert (

@@ -114,6 +114,7 @@ def preview(request: Request, slug: str, course: CourseDep, instructor: Instruct
         "panel": panel,
         "lesson": panel.lesson,
         "path": panel.path,
+        "slug": slug,
         "item_warnings": warnings_by_question(panel.lesson) if panel.lesson else {},
         "level": 1,
     }
