@@ -174,15 +174,20 @@ def test_a_double_submitted_first_answer_makes_one_learner(client, settings):
     assert verdicts == ["✓ Resposta correta"] * 2
 
 
-def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client, settings):
+def first_form(client: TestClient) -> dict[str, str]:
+    """The answer form of the first question as a visitor's page prints it (option "a")."""
     page = client.get("/licoes/kernels").text
-    token = csrf_from(page)
-    data = {
-        "csrftoken": token,
+    return {
+        "csrftoken": csrf_from(page),
         "chave": key_of(page, QUESTION.id),
         "versao": version_of(page, QUESTION.id),
         "opcao": "a",
     }
+
+
+def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client, settings):
+    data = first_form(client)
+    token = data["csrftoken"]
     assert client.post(URL, data=data, headers=HX).status_code == 200
     assert sign_up(client, "primeira").status_code == 303
     late = TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
@@ -190,8 +195,7 @@ def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client
     assert learners(settings) == 2, "a conta não é alcançada pela chave do formulário"
 
     other = TestClient(client.app)
-    page = other.get("/licoes/kernels").text
-    data = {**data, "chave": key_of(page, QUESTION.id), "csrftoken": csrf_from(page)}
+    data = first_form(other)
     assert other.post(URL, data=data, headers=HX).status_code == 200
     db_rows(
         settings,
@@ -204,14 +208,8 @@ def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client
 
 
 def test_signing_out_ends_the_window_of_the_first_form(client, settings):
-    page = client.get("/licoes/kernels").text
-    token = csrf_from(page)
-    data = {
-        "csrftoken": token,
-        "chave": key_of(page, QUESTION.id),
-        "versao": version_of(page, QUESTION.id),
-        "opcao": "a",
-    }
+    data = first_form(client)
+    token = data["csrftoken"]
     assert client.post(URL, data=data, headers=HX).status_code == 200
     assert post_form(client, "/conta/sair").status_code == 303
     after = TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
