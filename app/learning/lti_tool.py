@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import requests
@@ -67,7 +68,7 @@ class KeyedRegistration(Registration):
         """The signing key's id."""
         return str(self._public_jwk["kid"])
 
-    def get_jwks(self) -> list[dict[str, Any]]:  # type: ignore[override]
+    def get_jwks(self) -> list[Mapping[str, Any]]:
         """The signing key's public JWK."""
         return [self._public_jwk]
 
@@ -192,6 +193,8 @@ class CachingServiceConnector(ServiceConnector):
 def connector(engine: Engine, registration: Registration) -> CachingServiceConnector:
     """A service connector for ``registration`` with a timeout on every request."""
     session = requests.Session()
+    # requests has no per-session timeout; the library calls session.request without one, so
+    # the bound method is replaced (mypy forbids assigning to a method, hence the ignore).
     session.request = _with_timeout(session.request)  # type: ignore[method-assign]
     found = CachingServiceConnector(registration, requests_session=session)
     found.engine = engine

@@ -20,13 +20,13 @@ from collections.abc import Callable
 from sqlalchemy import Table, and_, delete, exists, func, select, update
 from sqlmodel import Session, col
 
-from app.learning.aggregates import BASIS, rebuild
-from app.platform.models import Attempt, ClassDue, Learner, LessonRename, ReviewCard
+from app.learning.aggregates import ATTEMPT, BASIS, LEARNER, rebuild
+from app.platform.models import ClassDue, LessonRename, ReviewCard
 
-ATTEMPT = Attempt.__table__  # type: ignore[attr-defined]
+# SQLModel sets ``__table__`` on each table class; its types do not declare it (the attempt
+# and learner handles come from app.learning.aggregates, which says the same).
 CARD = ReviewCard.__table__  # type: ignore[attr-defined]
 DUE = ClassDue.__table__  # type: ignore[attr-defined]
-LEARNER = Learner.__table__  # type: ignore[attr-defined]
 MAX_HOPS = 50  # a chain of renames longer than this is not followed
 
 

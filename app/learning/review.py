@@ -224,6 +224,7 @@ def replay(connection: Connection, batch: int = 1000) -> int:
     """
     connection.execute(delete(CARD))
     attempts = connection.execute(
+        # SQLAlchemy's select() is typed for a fixed number of columns; this one has more.
         select(  # type: ignore[call-overload]
             ATTEMPT.c.learner_id,
             ATTEMPT.c.lesson_slug,
