@@ -16,6 +16,7 @@ from app.content.live import LiveCourse
 from app.content.search import SearchIndex
 from app.learning.lti import LmsOrigins
 from app.learning.lti_sender import ScoreSender
+from app.learning.writer import AnswerWriter
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine
 from app.platform.i18n import keep_compiled_catalog
@@ -106,6 +107,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # LTI 1.3: the registered LMSs may frame the pages; queued grades go out from a thread.
     app.state.lms_origins = LmsOrigins(app.state.engine)
     app.state.lti_sender = ScoreSender(app.state.engine)
+    # Answers and places are written by one thread per process, in groups (app/learning/writer.py).
+    app.state.answer_writer = AnswerWriter(app.state.engine)
     app.state.lti_sender.wake_if_pending()  # scores queued before a restart go out
 
     secret = settings.resolved_secret_key()

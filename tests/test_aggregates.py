@@ -37,7 +37,6 @@ from app.learning.aggregates import (
 )
 from app.learning.grading import AttemptFact, LessonStatus, lesson_progress, question_records
 from app.learning.learners import delete_learner, merge_learner
-from app.learning.store import record_attempt
 from app.platform.db import make_engine
 from app.platform.models import (
     Attempt,
@@ -49,6 +48,7 @@ from app.platform.models import (
     ScoreTally,
     TallyBasis,
 )
+from tests.support.answers import record_attempt
 from tests.support.app import (
     BACKENDS,
     create_postgres_database,

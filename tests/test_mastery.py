@@ -11,9 +11,9 @@ from sqlmodel import Session
 
 from app.content.course import load_course
 from app.learning.mastery import DECAY, course_mastery, learner_mastery
-from app.learning.store import record_attempt
 from app.platform.db import make_engine
 from app.platform.models import Attempt, Learner
+from tests.support.answers import record_attempt
 from tests.support.app import REPO_LESSONS
 from tests.support.cli import run
 from tests.support.html import soup, text

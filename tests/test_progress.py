@@ -8,14 +8,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
 
 from app.content.course import load_course
-from app.learning import store
-from app.learning.store import record_attempt
 from app.main import create_app
 from app.platform.db import make_engine
 from app.platform.models import Attempt
+from tests.support.answers import record_attempt, store_attempts
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.learning import (
@@ -206,7 +204,7 @@ def test_the_same_form_sent_at_once_from_many_threads_stores_one_attempt(client,
     assert stored(settings) == [("kernels", question.id, "b", 1)]
 
 
-def test_a_race_lost_at_insert_returns_the_attempt_the_other_request_stored(settings, monkeypatch):
+def test_a_form_sent_twice_in_one_batch_is_stored_once_and_both_get_that_attempt(settings):
     engine = make_engine(settings.database_url)
 
     def attempt() -> Attempt:
@@ -219,20 +217,14 @@ def test_a_race_lost_at_insert_returns_the_attempt_the_other_request_stored(sett
             idempotency_key="k" * 22,
         )
 
-    with Session(engine) as db:
-        first, created = record_attempt(db, attempt())
-    assert created
-    real_find = store.find_attempt
-    calls = []
-
-    def find_too_early(*args):
-        calls.append(args)  # the first look happens before the other request commits
-        return None if len(calls) == 1 else real_find(*args)
-
-    monkeypatch.setattr(store, "find_attempt", find_too_early)
-    with Session(engine) as db:
-        again, created = record_attempt(db, attempt())
-    assert (again.id, created) == (first.id, False)
+    # Both copies reach the writer before either is committed: one INSERT ... ON CONFLICT.
+    first, again = store_attempts(engine, [attempt(), attempt()])
+    assert first.new and not again.new
+    assert again.row == first.row
+    assert len(db_rows(settings, "SELECT id FROM attempt")) == 1
+    # Sent again later, it answers as the first time and stores nothing.
+    later, created = record_attempt(engine, attempt())
+    assert (later.id, created) == (first.row.id, False)
     assert len(db_rows(settings, "SELECT id FROM attempt")) == 1
 
 

@@ -15,7 +15,6 @@ from app.content.course import load_course
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.learners import export_learner, merge_learner
-from app.learning.store import record_attempt
 from app.main import create_app
 from app.platform.auth import Passwords
 from app.platform.db import make_engine
@@ -29,6 +28,7 @@ from tests.support.accounts import (
     sign_in,
     sign_up,
 )
+from tests.support.answers import record_attempt
 from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.learning import (

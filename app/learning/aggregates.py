@@ -123,6 +123,13 @@ class Answer(Protocol):
     def created_at(self) -> datetime: ...
 
 
+class LearnerAnswer(Answer, Protocol):
+    """An attempt with its learner: what :func:`record_in_aggregates` counts."""
+
+    @property
+    def learner_id(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Basis:
     """The question versions counted as current.
@@ -278,7 +285,7 @@ def _minus(
 _UPSERTS: dict[tuple[str, str], Insert] = {}
 
 
-def _upsert(
+def upsert(
     connection: Connection, table: Table, keys: Sequence[str], values: Sequence[str], add: bool
 ) -> Insert:
     """The dialect's ``INSERT ... ON CONFLICT (keys) DO UPDATE`` for ``table``, built once.
@@ -314,7 +321,7 @@ def _add(
     ]
     if not rows:
         return
-    connection.execute(_upsert(connection, table, keys, values, add=True), rows)
+    connection.execute(upsert(connection, table, keys, values, add=True), rows)
 
 
 def _lock(connection: Connection, learner_ids: Sequence[str]) -> Basis:
@@ -358,7 +365,7 @@ def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[st
     return out
 
 
-def record_in_aggregates(db: Session | Connection, attempts: Sequence[Attempt]) -> None:
+def record_in_aggregates(db: Session | Connection, attempts: Sequence[LearnerAnswer]) -> None:
     """Count newly inserted attempts in every aggregate, inside the caller's transaction.
 
     Call it once per write, with every attempt that write inserted (a batch writer passes
@@ -366,7 +373,7 @@ def record_in_aggregates(db: Session | Connection, attempts: Sequence[Attempt]) 
 
     Args:
         db: the session (or connection) that inserted the attempts, in its write transaction.
-        attempts: the new ``Attempt`` rows, flushed (their ``id`` set).
+        attempts: the new attempts, stored (their ``id`` set): ``Attempt`` rows or the writer's.
     """
     if not attempts:
         return
@@ -374,7 +381,7 @@ def record_in_aggregates(db: Session | Connection, attempts: Sequence[Attempt]) 
     learner_ids = sorted({a.learner_id for a in attempts})
     basis = _lock(connection, learner_ids)
     before = stored_states(connection, learner_ids)
-    mine: dict[str, list[Attempt]] = defaultdict(list)
+    mine: dict[str, list[LearnerAnswer]] = defaultdict(list)
     for a in attempts:
         mine[a.learner_id].append(a)
     after = {learner: fold(before.get(learner, {}), mine[learner]) for learner in learner_ids}
@@ -424,6 +431,8 @@ def _write(
     questions: dict[Key, tuple[int, ...]] = {}
     lessons: dict[str, tuple[int, ...]] = {}
     scores: dict[tuple[str, str, int, str], tuple[int, ...]] = {}
+    changed: list[dict[str, object]] = []
+    tallies: list[dict[str, object]] = []
     for learner, new_state in after.items():
         old_state = before.get(learner, {})
         old, new = contributions(old_state, basis), contributions(new_state, basis)
@@ -431,7 +440,7 @@ def _write(
         _minus(new.lessons, old.lessons, lessons)
         _minus(new.scores, old.scores, scores)
         gone = [key for key in old_state if key not in new_state]
-        if gone:
+        if gone:  # only a recount takes attempts away
             connection.execute(
                 delete(FIRST).where(
                     FIRST.c.learner_id == learner,
@@ -440,7 +449,7 @@ def _write(
                     ),
                 )
             )
-        changed = [
+        changed += [
             {
                 "learner_id": learner,
                 "lesson_slug": k[0],
@@ -457,18 +466,20 @@ def _write(
             for k, t in sorted(new_state.items())
             if old_state.get(k) != t
         ]
-        if changed:
-            connection.execute(
-                _upsert(connection, FIRST, FIRST_KEY, FIRST_VALUES, add=False), changed
-            )
         if new.learner is None:
             connection.execute(delete(LEARNER_TALLY).where(LEARNER_TALLY.c.learner_id == learner))
         elif new.learner != old.learner:
             last_at, score, answers = new.learner
-            connection.execute(
-                _upsert(connection, LEARNER_TALLY, ("learner_id",), LEARNER_VALUES, add=False),
-                {"learner_id": learner, "last_at": last_at, "score": score, "answers": answers},
+            tallies.append(
+                {"learner_id": learner, "last_at": last_at, "score": score, "answers": answers}
             )
+    # One statement per table for the whole batch, whatever the number of learners in it.
+    if changed:
+        connection.execute(upsert(connection, FIRST, FIRST_KEY, FIRST_VALUES, add=False), changed)
+    if tallies:
+        connection.execute(
+            upsert(connection, LEARNER_TALLY, ("learner_id",), LEARNER_VALUES, add=False), tallies
+        )
     _add(
         connection,
         QUESTION,

@@ -594,17 +594,15 @@ SESSION_KEY = "lti"  # a resource launch's GradedLaunch, in the server-side sess
 
 
 def queue_launched_lesson_score(
-    db: Session, launch_data: Any, course: Course, lesson: Lesson, learner_id: str
+    db: Session, launch_data: Any, course: Course, lesson: Lesson, state: LearnerState
 ) -> bool:
     """After a graded answer stored in ``lesson``: queue the learner's score when the session
     came from an LTI launch of that lesson with grades (``launch_data``, the session's
-    :data:`SESSION_KEY`). True when a score was queued (wake the sender)."""
-    from app.learning.store import SqlLearnerStore
-
+    :data:`SESSION_KEY`; ``state``, the learner's state after the answer). True when a score
+    was queued (wake the sender)."""
     launch = GradedLaunch.from_session(launch_data)
     if launch is None or launch.lesson_slug != lesson.slug:
         return False
-    state = SqlLearnerStore(db).read_state(learner_id)
     queue_lesson_score(db, launch, course, lesson, state)
     return True
 

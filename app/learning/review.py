@@ -19,16 +19,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from fsrs import Card, Rating, Scheduler, State
-from sqlalchemy import ColumnElement, Connection, delete, func, literal, or_, tuple_, update
+from sqlalchemy import ColumnElement, Connection, Row, delete, func, literal, or_, tuple_, update
 from sqlmodel import Session, SQLModel, col, select
 
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
+from app.learning.aggregates import upsert
 from app.learning.grading import AttemptFact
+from app.learning.state import CardRow
+from app.platform.db import tuple_in
 from app.platform.models import Attempt, Learner, ReviewCard
 
 STEP = timedelta(minutes=10)
@@ -87,7 +90,7 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
-def card_of(row: ReviewCard) -> Card:
+def card_of(row: ReviewCard | Row[Any]) -> Card:
     """Turn a stored row into an ``fsrs.Card``."""
     return Card(
         card_id=CARD_ID,
@@ -132,82 +135,93 @@ def next_card(
     return reviewed
 
 
-def _store(row: ReviewCard, card: Card, question_hash: str) -> None:
-    row.question_hash = question_hash
-    row.state = int(card.state)
-    row.step = card.step
-    row.stability = card.stability
-    row.difficulty = card.difficulty
-    row.due = card.due
-    row.last_review = card.last_review
+class ReviewedAnswer(Answered, Protocol):
+    """A stored answer with its learner, question and row id: what :func:`schedule_batch` rates."""
+
+    @property
+    def learner_id(self) -> str: ...
+    @property
+    def lesson_slug(self) -> str: ...
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def id(self) -> int | None: ...
 
 
-def schedule_after(db: Session, attempts: Sequence[Attempt]) -> None:
-    """Rate the cards of newly stored attempts and reschedule them (no commit).
+CardKey = tuple[str, str, str]  # learner id, lesson slug, question id
+CARD_KEY = ("learner_id", "lesson_slug", "question_id")
+CARD_VALUES = ("question_hash", "state", "step", "stability", "difficulty", "due", "last_review")
 
-    Call it once per stored attempt batch, inside the transaction that stores them, and only
-    with attempts that were really stored (a form sent twice is rated once). Each attempt
-    goes through :func:`next_card`.
 
-    Args:
-        db: the session that stores the attempts; the cards are added to it.
-        attempts: the new attempts, each with ``learner_id`` and ``created_at`` set.
+def schedule_batch(
+    connection: Connection, attempts: Sequence[ReviewedAnswer]
+) -> dict[CardKey, CardRow]:
+    """Rate the cards of a batch of newly stored attempts and reschedule them (no commit).
+
+    Call it once per stored batch, inside the transaction that stores it, and only with
+    attempts that were really stored (a form sent twice is rated once). Each attempt goes
+    through :func:`next_card`, in the order given (time, then id). Three statements whatever
+    the batch's size: the batch's cards, the grades that last reviewed them, one upsert.
+
+    Returns:
+        The cards the batch changed, by key, as the pages show them.
     """
     if not attempts:
-        return
-    previous: dict[tuple[str, str, str], bool | None] = {}
-    cards: dict[tuple[str, str, str], ReviewCard | None] = {}
-    for attempt in sorted(attempts, key=lambda a: (a.created_at, a.id or 0)):
-        key = (attempt.learner_id, attempt.lesson_slug, attempt.question_id)
-        if key not in cards:
-            cards[key] = db.get(ReviewCard, key)
-            previous[key] = _last_grade(db, cards[key])
-        row = cards[key]
-        card = next_card(
-            card_of(row) if row else None,
-            row.question_hash if row else None,
-            attempt,
-            previous[key],
+        return {}
+    keys = sorted({(a.learner_id, a.lesson_slug, a.question_id) for a in attempts})
+    columns = (CARD.c.learner_id, CARD.c.lesson_slug, CARD.c.question_id)
+    cards: dict[CardKey, tuple[Card, str]] = {}
+    stamps: list[tuple[str, str, str, datetime]] = []
+    for row in connection.execute(CARD.select().where(tuple_in(columns, keys))):
+        key = (row.learner_id, row.lesson_slug, row.question_id)
+        cards[key] = (card_of(row), row.question_hash)
+        if row.last_review is not None:
+            stamps.append((*key, row.last_review))
+    previous: dict[CardKey, bool | None] = {}
+    if stamps:  # the grade of the answer that last reviewed each card (the latest of a tie)
+        reviewed_by = (
+            ATTEMPT.c.learner_id,
+            ATTEMPT.c.lesson_slug,
+            ATTEMPT.c.question_id,
+            ATTEMPT.c.created_at,
         )
-        if card is None:
-            continue
-        previous[key] = attempt.correct
-        if row is None:
-            row = ReviewCard(
-                learner_id=attempt.learner_id,
-                lesson_slug=attempt.lesson_slug,
-                question_id=attempt.question_id,
-                state=int(card.state),
-                due=card.due,
+        for row in connection.execute(
+            select(
+                ATTEMPT.c.learner_id,
+                ATTEMPT.c.lesson_slug,
+                ATTEMPT.c.question_id,
+                ATTEMPT.c.correct,
             )
-            cards[key] = row
-        _store(row, card, attempt.question_hash)
-        db.add(row)
-    db.flush()
-
-
-def _last_grade(db: Session, row: ReviewCard | None) -> bool | None:
-    """The grade of the answer that last reviewed the card (stamped with its ``last_review``)."""
-    if row is None or row.last_review is None:
-        return None
-    return db.exec(
-        select(Attempt.correct)
-        .where(
-            col(Attempt.learner_id) == row.learner_id,
-            col(Attempt.lesson_slug) == row.lesson_slug,
-            col(Attempt.question_id) == row.question_id,
-            col(Attempt.created_at) == row.last_review,
-        )
-        .order_by(col(Attempt.id).desc())
-        .limit(1)
-    ).first()
+            .where(tuple_in(reviewed_by, stamps))
+            .order_by(ATTEMPT.c.id)
+        ):
+            previous[(row.learner_id, row.lesson_slug, row.question_id)] = bool(row.correct)
+    changed: set[CardKey] = set()
+    for attempt in sorted(attempts, key=lambda a: (_aware(a.created_at), a.id or 0)):
+        key = (attempt.learner_id, attempt.lesson_slug, attempt.question_id)
+        card, card_hash = cards.get(key, (None, None))
+        reviewed = next_card(card, card_hash, attempt, previous.get(key))
+        if reviewed is None:
+            continue
+        cards[key] = (reviewed, attempt.question_hash)
+        previous[key] = attempt.correct
+        changed.add(key)
+    if not changed:
+        return {}
+    rows = [_card_row(key, *cards[key]) for key in sorted(changed)]
+    connection.execute(upsert(connection, CARD, CARD_KEY, CARD_VALUES, add=False), rows)
+    return {
+        key: CardRow(key[1], key[2], question_hash, card.due)
+        for key in changed
+        for card, question_hash in (cards[key],)
+    }
 
 
 def replay(connection: Connection, batch: int = 1000) -> int:
     """Rebuild every review card from the stored attempts, as the app would have kept them.
 
     Each learner's answers to each question go through :func:`next_card` in the order they
-    were given (time, then id), exactly as :func:`schedule_after` rates them one by one, so
+    were given (time, then id), exactly as :func:`schedule_batch` rates them, so
     the cards come out as if spaced review had existed since the first answer. Every card
     there is gets replaced: a card is only ever made from the attempts, so nothing else is lost.
 
@@ -307,13 +321,20 @@ class DueReview:
 
 
 def due_reviews(db: Session, learner_id: str, course: Course, at: datetime) -> list[DueReview]:
-    """Return the learner's questions due at ``at``, oldest due first (one query).
+    """Return the learner's questions due at ``at``, oldest due first (one query)."""
+    rows = db.exec(select(ReviewCard).where(col(ReviewCard.learner_id) == learner_id))
+    return due_of(
+        [CardRow(r.lesson_slug, r.question_id, r.question_hash, r.due) for r in rows], course, at
+    )
+
+
+def due_of(cards: Sequence[CardRow], course: Course, at: datetime) -> list[DueReview]:
+    """The questions of ``cards`` due at ``at``, oldest due first (no storage).
 
     A card of a removed question is left out; a card of an edited question is due at once.
     """
-    rows = db.exec(select(ReviewCard).where(col(ReviewCard.learner_id) == learner_id))
     due: list[DueReview] = []
-    for row in rows:
+    for row in cards:
         lesson = course.get(row.lesson_slug)
         question = lesson.questions.get(row.question_id) if lesson else None
         if lesson is None or question is None:

@@ -131,13 +131,78 @@ class LearnerState:
         """What progress needs from every attempt, oldest first."""
         return facts_of(self.attempts)
 
-    def with_attempt(self, attempt: AttemptRow, place: Place) -> LearnerState:
-        """This state after ``attempt`` was stored and the place moved to ``place``."""
-        return LearnerState(
-            self.learner_id, True, place, (*self.attempts, attempt), self.walks, self.cards
-        )
+    def with_attempt(
+        self, attempt: AttemptRow, place: Place, card: CardRow | None = None
+    ) -> LearnerState:
+        """This state after ``attempt`` was stored (if it is not in it already), the place
+        moved to ``place`` and, when given, the question's review card replaced by ``card``."""
+        attempts = self.attempts
+        if all(a.id != attempt.id for a in attempts):
+            attempts = (*attempts, attempt)
+        cards = self.cards
+        if card is not None:
+            same = (card.lesson_slug, card.question_id)
+            cards = (*(c for c in cards if (c.lesson_slug, c.question_id) != same), card)
+        return LearnerState(self.learner_id, True, place, attempts, self.walks, cards)
 
 
 def facts_of(attempts: Iterable[AttemptRow]) -> list[AttemptFact]:
     """The :class:`AttemptFact` of each attempt, in the same order."""
     return [AttemptFact(a.lesson_slug, a.question_id, a.question_hash, a.correct) for a in attempts]
+
+
+class DuplicateKeyError(ValueError):
+    """An idempotency key already used by this learner for another question."""
+
+
+@dataclass(frozen=True)
+class NewAnswer:
+    """A graded answer to store.
+
+    Attributes:
+        learner_id: the learner (for a visitor's first answer, the id their new session got).
+        lesson_slug: the lesson.
+        question_id: the question.
+        question_hash: the question version answered (its ``content_hash``).
+        chosen: what to store (option ids, a number or an order, comma-joined).
+        correct: the grade.
+        credit: ``ordering``: the share of items in place, else ``None``.
+        key: the form's idempotency key.
+        review: answered on ``/revisar``.
+        at: when it was answered (UTC); ``None``: when the batch commits (imports and tests
+            give it).
+        birth_key: a visitor's first answer: the learner is made with this form key, and a
+            double submit of the same form joins the learner the first request made (within
+            :data:`app.learning.writer.BIRTH_WINDOW`, and while that learner has no account).
+    """
+
+    learner_id: str
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    chosen: str
+    correct: bool
+    credit: float | None
+    key: str
+    review: bool = False
+    birth_key: str | None = None
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Written:
+    """What storing an answer gave.
+
+    Attributes:
+        row: the stored attempt (the first one stored with this key, for a form sent again).
+        new: True when this request stored it.
+        learner_id: the learner it belongs to (another one than asked for a visitor's double
+            submit: see :attr:`NewAnswer.birth_key`).
+        card: the question's review card as this answer left it, or ``None`` when the answer
+            did not change it.
+    """
+
+    row: AttemptRow
+    new: bool
+    learner_id: str
+    card: CardRow | None = None

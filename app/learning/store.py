@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -19,26 +18,29 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import Cast
 from sqlalchemy.types import TypeEngine
 from sqlmodel import Session, SQLModel, col, select
 
-from app.content.page_ids import question_anchor
-from app.content.quiz import Question
-from app.learning.aggregates import record_in_aggregates
-from app.learning.grading import AttemptFact, Grade
-from app.learning.review import schedule_after
+from app.learning.grading import AttemptFact
 from app.learning.rules import first_try_order
-from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
+from app.learning.state import (
+    AttemptRow,
+    CardRow,
+    DuplicateKeyError,
+    LearnerState,
+    NewAnswer,
+    Place,
+    WalkRow,
+    Written,
+)
+from app.learning.writer import AnswerWriter
 from app.platform.db import begin_write
-from app.platform.models import Account, Attempt, Learner, ReviewCard, WalkRecord, utcnow
+from app.platform.models import Attempt, Learner, ReviewCard, WalkRecord, utcnow
 
-__all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
+# Place and DuplicateKeyError live in app.learning.state; importable here too
+__all__ = ["DuplicateKeyError", "Place", "read_state"]
 _LEARNER = bindparam("learner", type_=String)
-# How long after a visitor's first answer a second request with the same form key (a double
-# submit sent before the first response set the session cookie) joins that learner.
-BIRTH_WINDOW = timedelta(seconds=30)
 
 
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
@@ -133,71 +135,11 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks), tuple(cards))
 
 
-class DuplicateKeyError(ValueError):
-    """An idempotency key already used by this learner for another question."""
-
-
 def ensure_learner(session: Session, learner_id: str) -> None:
     """Insert the learner row if it is not there yet (learners are created lazily)."""
     if session.get(Learner, learner_id) is None:
         session.add(Learner(id=learner_id))
         session.flush()
-
-
-def find_attempt(session: Session, learner_id: str, key: str) -> Attempt | None:
-    """Return the learner's attempt sent with idempotency ``key``, or ``None``."""
-    return session.exec(
-        select(Attempt).where(Attempt.learner_id == learner_id, Attempt.idempotency_key == key)
-    ).first()
-
-
-def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
-    """Store one graded answer once, however many times its form is sent.
-
-    The learner row is created if missing, the learner's place moves to the question, and
-    the question's review card is rescheduled (in the same transaction).
-
-    Args:
-        session: an open session; this function commits it.
-        attempt: the new attempt, with its ``learner_id`` and ``idempotency_key`` set.
-
-    Returns:
-        The stored attempt and True, or the attempt already stored with the same key and False.
-
-    Raises:
-        DuplicateKeyError: the key was already used for another question.
-    """
-    try:
-        begin_write(session)
-        return _store_once(session, attempt)
-    except IntegrityError:
-        # The same form was sent twice at once and the other request stored it first.
-        session.rollback()
-        begin_write(session)
-        return _store_once(session, attempt)
-
-
-def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
-    existing = find_attempt(session, attempt.learner_id, attempt.idempotency_key or "")
-    if existing is not None:
-        if (existing.lesson_slug, existing.question_id) != (
-            attempt.lesson_slug,
-            attempt.question_id,
-        ):
-            raise DuplicateKeyError(attempt.idempotency_key)
-        return existing, False
-    ensure_learner(session, attempt.learner_id)
-    session.add(attempt)
-    session.flush()  # the attempt's id, which the aggregates keep
-    record_in_aggregates(session, [attempt])
-    place = Place(attempt.lesson_slug, question_anchor(attempt.question_id))
-    set_place(session, attempt.learner_id, place)
-    schedule_after(
-        session, [attempt]
-    )  # spaced review: rate the question's card (app/learning/review.py)
-    session.commit()
-    session.refresh(attempt)
-    return attempt, True
 
 
 def lesson_attempts(session: Session, learner_id: str, lesson_slug: str) -> list[Attempt]:
@@ -242,23 +184,10 @@ def stored_place(session: Session, learner_id: str) -> Place | None:
     return Place(row[0], row[1])
 
 
-def save_place(session: Session, learner_id: str, place: Place) -> bool:
-    """Keep ``place`` on the learner row, if the row exists; browsing never creates one.
-
-    Args:
-        session: an open session; this function commits it.
-        learner_id: the learner.
-        place: where they are.
-
-    Returns:
-        True when a learner row was updated, False when there is none.
-    """
-    if session.get(Learner, learner_id) is None:
-        return False  # an anonymous visitor: no write transaction, no wait for the write lock
-    begin_write(session)
-    updated = set_place(session, learner_id, place)
-    session.commit()
-    return updated
+def has_row(session: Session, learner_id: str) -> bool:
+    """True when the learner has a row (they answered, walked a tree or signed up)."""
+    found = session.exec(select(Learner.id).where(Learner.id == learner_id)).first()
+    return found is not None
 
 
 def set_place(session: Session, learner_id: str, place: Place) -> bool:
@@ -308,131 +237,6 @@ def _insert_for(session: Session) -> InsertFor:
     return insert
 
 
-def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
-    """Store one graded answer once per idempotency key, in three statements.
-
-    The learner row is created if missing and its place moved to the question (one upsert);
-    the attempt is inserted unless its key is already stored (``ON CONFLICT DO NOTHING``).
-    Only a repeated key costs a further read, to return what was stored the first time.
-
-    Args:
-        session: an open session with no transaction in progress; this function commits it.
-        attempt: the new attempt, with ``learner_id`` and ``idempotency_key`` set.
-
-    Returns:
-        The stored attempt and True, or the attempt already stored with the same key and False.
-
-    Raises:
-        DuplicateKeyError: the key was already used for another question.
-    """
-    insert = _insert_for(session)
-    now = utcnow()
-    begin_write(session)
-    place = {
-        "place_lesson": attempt.lesson_slug,
-        "place_section": question_anchor(attempt.question_id),
-        "place_at": now,
-    }
-    session.execute(
-        insert(Learner)
-        .values(id=attempt.learner_id, created_at=now, **place)
-        .on_conflict_do_update(index_elements=["id"], set_=place)
-    )
-    values = {
-        "learner_id": attempt.learner_id,
-        "lesson_slug": attempt.lesson_slug,
-        "question_id": attempt.question_id,
-        "question_hash": attempt.question_hash,
-        "chosen": attempt.chosen,
-        "correct": attempt.correct,
-        "credit": attempt.credit,
-        "idempotency_key": attempt.idempotency_key,
-        "created_at": now,
-    }
-    new_id = session.execute(
-        insert(Attempt)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=["learner_id", "idempotency_key"])
-        .returning(col(Attempt.id))
-    ).scalar()
-    if new_id is not None:
-        stored = Attempt(id=new_id, **values)  # type: ignore[arg-type]
-        record_in_aggregates(session, [stored])  # the dashboard's counters (aggregates.py)
-        schedule_after(session, [stored])  # spaced review: rate the question's card (review.py)
-        session.commit()
-        return AttemptRow(
-            attempt.lesson_slug,
-            attempt.question_id,
-            attempt.question_hash,
-            attempt.chosen,
-            attempt.correct,
-            attempt.credit,
-            now,
-            new_id,
-        ), True
-    session.rollback()  # the place stays where the first answer put it
-    existing = find_attempt(session, attempt.learner_id, attempt.idempotency_key or "")
-    if existing is None or (existing.lesson_slug, existing.question_id) != (
-        attempt.lesson_slug,
-        attempt.question_id,
-    ):
-        raise DuplicateKeyError(attempt.idempotency_key)
-    return AttemptRow(
-        existing.lesson_slug,
-        existing.question_id,
-        existing.question_hash,
-        existing.chosen,
-        existing.correct,
-        existing.credit,
-        existing.created_at,
-        existing.id or 0,
-    ), False
-
-
-def claim_learner(session: Session, learner_id: str, key: str) -> str:
-    """Make the learner of a visitor's first answer, once per answer form, in one transaction.
-
-    ``learner_id`` is new (random, from the request's new session) and ``key`` is the answer
-    form's idempotency key, unique to the page view that printed it. The learner row is created
-    with ``key`` as its birth key, unless another request made one with the same key first: a
-    double submit of the same form, both sent before the first response set the session cookie.
-    That learner is returned when it was made less than :data:`BIRTH_WINDOW` ago and has no
-    account; otherwise (a form sent again long after, or by someone who has since signed up)
-    ``learner_id`` is made without a birth key. Nothing here reads a cookie.
-
-    Args:
-        session: an open session with no transaction in progress; this function commits it.
-
-    Returns:
-        The learner id the answer belongs to, which the caller keeps in the session.
-    """
-    insert = _insert_for(session)
-    now = utcnow()
-    begin_write(session)
-    session.execute(
-        insert(Learner)
-        .values(id=learner_id, created_at=now, birth_key=key)
-        .on_conflict_do_nothing()
-    )
-    born = session.execute(
-        select(col(Learner.id), col(Learner.created_at)).where(col(Learner.birth_key) == key)
-    ).first()
-    owner = learner_id
-    if born is not None and born[0] != learner_id:
-        created = born[1] if born[1].tzinfo else born[1].replace(tzinfo=UTC)
-        signed_up = session.execute(
-            select(col(Account.learner_id)).where(col(Account.learner_id) == born[0])
-        ).first()
-        if now - created < BIRTH_WINDOW and signed_up is None:
-            owner = born[0]
-        else:
-            session.execute(
-                insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing()
-            )
-    session.commit()
-    return owner
-
-
 def forget_birth_key(session: Session, learner_id: str) -> None:
     """End the learner's birth window now (sign-out): no request can join them by their first
     form's key any more (:func:`claim_learner`). Commits."""
@@ -444,48 +248,22 @@ def forget_birth_key(session: Session, learner_id: str) -> None:
 class SqlLearnerStore:
     """The storage of :mod:`app.learning.usecases` (:class:`~app.learning.usecases.LearnerStore`).
 
-    Args:
-        session: the session reads go through (the event loop's, inside ``async`` routes).
-        writer: the session writes go through (the threadpool's); ``session`` when ``None``.
+    Reads go through ``session`` (the request's one state read); every write goes through the
+    process's :class:`~app.learning.writer.AnswerWriter`.
     """
 
-    def __init__(self, session: Session, writer: Session | None = None) -> None:
+    def __init__(self, session: Session, writer: AnswerWriter) -> None:
         self.session = session
-        self.writer = writer or session
+        self.writer = writer
 
     def read_state(self, learner_id: str | None) -> LearnerState:
         """See :func:`read_state`."""
         return read_state(self.session, learner_id)
 
-    def save_place(self, learner_id: str, place: Place) -> bool:
-        """Keep ``place`` on the learner row (one UPDATE); False when there is no row."""
-        begin_write(self.writer)
-        updated = set_place(self.writer, learner_id, place)
-        self.writer.commit()
-        return updated
+    def move_place(self, learner_id: str, place: Place) -> None:
+        """Queue the move of the learner row's place (:meth:`AnswerWriter.move_place`)."""
+        self.writer.move_place(learner_id, place)
 
-    def claim_learner(self, learner_id: str, key: str) -> str:
-        """See :func:`claim_learner`."""
-        return claim_learner(self.writer, learner_id, key)
-
-    def record_answer(
-        self,
-        learner_id: str,
-        lesson_slug: str,
-        question: Question,
-        chosen: str,
-        grade: Grade,
-        key: str,
-    ) -> tuple[AttemptRow, bool]:
-        """Store a graded answer once per ``key`` (:func:`store_answer`)."""
-        attempt = Attempt(
-            learner_id=learner_id,
-            lesson_slug=lesson_slug,
-            question_id=question.id,
-            question_hash=question.content_hash,
-            chosen=chosen,
-            correct=grade.correct,
-            idempotency_key=key,
-            credit=grade.credit,
-        )
-        return store_answer(self.writer, attempt)
+    def store_answer(self, answer: NewAnswer) -> Written:
+        """See :meth:`AnswerWriter.store`."""
+        return self.writer.store(answer)

@@ -16,43 +16,31 @@ from app.content.calculators import calculator_results
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
+from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.answers import graded_answer
-from app.learning.grading import Grade
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
-from app.learning.state import AttemptRow, LearnerState, Place
+from app.learning.state import DuplicateKeyError, LearnerState, NewAnswer, Place, Written
 from app.learning.trees import TreeView, tree_view
-from app.learning.views import QuestionView, question_view
+from app.learning.views import KEY_RE, QuestionView, question_view
 
 
 class LearnerStore(Protocol):
     """What the use-cases need from storage.
 
-    :class:`app.learning.store.SqlLearnerStore` implements it.
+    :class:`app.learning.store.SqlLearnerStore` implements it; the tests' in-memory store too.
     """
 
     def read_state(self, learner_id: str | None) -> LearnerState:
         """The learner's state in one read; empty for ``None``."""
 
-    def save_place(self, learner_id: str, place: Place) -> bool:
-        """Keep ``place`` on the learner row; False when the learner has no row."""
+    def move_place(self, learner_id: str, place: Place) -> None:
+        """Keep ``place`` on the learner row, soon (the caller does not wait)."""
 
-    def claim_learner(self, learner_id: str, key: str) -> str:
-        """Make a visitor's learner with their first answer's form ``key``; the learner id
-        the answer belongs to (another one when the same form was sent twice at once)."""
+    def store_answer(self, answer: NewAnswer) -> Written:
+        """Store one graded answer once per key; return once it is durable.
 
-    def record_answer(
-        self,
-        learner_id: str,
-        lesson_slug: str,
-        question: Question,
-        chosen: str,
-        grade: Grade,
-        key: str,
-    ) -> tuple[AttemptRow, bool]:
-        """Store one graded answer once per ``key``; the stored row and whether it is new.
-
-        Raises ``DuplicateKeyError`` when ``key`` was used for another question.
+        Raises ``DuplicateKeyError`` when the key was used for another question.
         """
 
 
@@ -165,7 +153,9 @@ def visit_lesson(
         return LessonVisit(state, place, keep)
     if learner_id is not None and (place is None or place.lesson_slug != lesson.slug):
         place = Place(lesson.slug)
-        if not (state.stored and store.save_place(learner_id, place)):
+        if state.stored:
+            store.move_place(learner_id, place)
+        else:
             keep = place
     return LessonVisit(state, place, keep)
 
@@ -255,8 +245,9 @@ class QuestionPage:
         progress: the course progress (after an answer), else ``None``.
         error: the message of a refused answer, else ``None``.
         stored: True when an answer was stored by this request.
-        learner_id: the learner the answer was stored for (see ``born`` in
-            :func:`answer_question`), else ``None``.
+        learner_id: the learner the answer was stored for (see :class:`AnswerPlace`),
+            else ``None``.
+        state: the learner's state after the answer, else ``None``.
     """
 
     view: QuestionView
@@ -264,6 +255,7 @@ class QuestionPage:
     error: str | None = None
     stored: bool = False
     learner_id: str | None = None
+    state: LearnerState | None = None
 
 
 def show_question(
@@ -303,6 +295,43 @@ class Answer:
     confirmed: str | None = None
 
 
+class FormRefused(Exception):
+    """An answer form refused before grading; nothing was stored.
+
+    Attributes:
+        reason: :data:`STALE_FORM` (a malformed key), :data:`QUESTION_CHANGED` (the form showed
+            another version of the question) or :data:`REUSED_KEY` (the learner's key was used
+            for another question).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+STALE_FORM = "stale"
+QUESTION_CHANGED = "changed"
+REUSED_KEY = "reused"
+
+
+@dataclass(frozen=True)
+class AnswerPlace:
+    """Where an answer is given: the lesson page, or ``/revisar``.
+
+    Attributes:
+        review: on ``/revisar`` (the attempt is marked ``review``).
+        order_of: the shuffle seed the learner saw the options in, when it is not their own
+            (a visitor who became a learner with this answer saw the visitors' order).
+        born: the learner id is new in this request (a visitor's first answer): the learner
+            is made with the form's key, and a double submit of that form stores for the
+            learner the first request made (:attr:`app.learning.writer.NewAnswer.birth_key`).
+    """
+
+    review: bool = False
+    order_of: str | None = None
+    born: bool = False
+
+
 def answer_question(
     store: LearnerStore,
     course: Course,
@@ -310,42 +339,69 @@ def answer_question(
     question: Question,
     learner_id: str,
     answer: Answer,
-    order_of: str | None = None,
-    born: bool = False,
+    where: AnswerPlace = AnswerPlace(),
 ) -> QuestionPage:
-    """Grade an answer, store it once per key and show the stored grade with the progress.
+    """Check the form, grade the answer, store it once per key and show the stored grade
+    with the progress: the one path of every route that takes an answer.
 
-    Args:
-        store: storage.
-        course: the course as it is now.
-        lesson: the lesson.
-        question: the question answered (its live version).
-        learner_id: the learner.
-        answer: what the form sent (already checked: a well-formed key).
-        order_of: the shuffle seed the learner saw the options in, when it is not their own
-            (a visitor who became a learner with this answer saw the visitors' order).
-        born: ``learner_id`` is new in this request (a visitor's first answer): the learner is
-            made with the form's key (:meth:`LearnerStore.claim_learner`), and a double submit
-            of that form stores for the learner the first request made.
+    The page is built from the state read before the answer plus the stored attempt and
+    its review card: one read, one write, no read-back.
 
     Returns:
-        The graded question and the progress after the answer, with the learner id the
-        answer was stored for (the caller keeps it in the session).
+        The graded question, the progress after the answer and the state it was built from,
+        with the learner id the answer was stored for (the caller keeps it in the session).
 
     Raises:
+        FormRefused: a malformed key, a form of another version of the question, or a key
+            the learner used for another question.
         AnswerError: the answer is not valid for the question (message in Portuguese).
-        app.learning.store.DuplicateKeyError: the key was already used for another question.
     """
+    if not KEY_RE.match(answer.key):
+        raise FormRefused(STALE_FORM)
+    if answer.version != question.content_hash:
+        raise FormRefused(QUESTION_CHANGED)
     grade, chosen = graded_answer(
         question, answer.options, answer.value, answer.positions, answer.confirmed
     )
-    if born:
-        learner_id = store.claim_learner(learner_id, answer.key)
-    stored, _new = store.record_answer(learner_id, lesson.slug, question, chosen, grade, answer.key)
-    state = store.read_state(learner_id)
+    before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
+    try:
+        written = store.store_answer(
+            NewAnswer(
+                learner_id,
+                lesson.slug,
+                question.id,
+                question.content_hash,
+                chosen,
+                grade.correct,
+                grade.credit,
+                answer.key,
+                review=where.review,
+                birth_key=answer.key if where.born else None,
+            )
+        )
+    except DuplicateKeyError as exc:
+        raise FormRefused(REUSED_KEY) from exc
+    if written.learner_id != learner_id:  # a double submit joined the first request's learner
+        before = LearnerState(written.learner_id)
+    place = Place(lesson.slug, question_anchor(question.id))
+    state = before.with_attempt(written.row, place, written.card)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
-    view = question_view(lesson.slug, question, order_of or learner_id, attempts)
-    return QuestionPage(view, course_progress(course, state), stored=_new, learner_id=learner_id)
+    view = question_view(lesson.slug, question, where.order_of or written.learner_id, attempts)
+    return QuestionPage(
+        view,
+        course_progress(course, state),
+        stored=written.new,
+        learner_id=written.learner_id,
+        state=state,
+    )
 
 
-__all__ = ["AnswerError", "LessonRequest", "answer_question", "open_lesson", "show_question"]
+__all__ = [
+    "AnswerError",
+    "AnswerPlace",
+    "FormRefused",
+    "LessonRequest",
+    "answer_question",
+    "open_lesson",
+    "show_question",
+]

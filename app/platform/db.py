@@ -7,8 +7,10 @@ connection; other databases are used as configured.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Connection, Engine, event
+from sqlalchemy import ColumnElement, Connection, Engine, and_, event, tuple_
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
@@ -161,3 +163,14 @@ def _sqlite_pragmas(dbapi_connection, _record, foreign_keys: bool = True) -> Non
 
 def _sqlite_migration_pragmas(dbapi_connection, record) -> None:
     _sqlite_pragmas(dbapi_connection, record, foreign_keys=False)
+
+
+def tuple_in(
+    columns: Sequence[ColumnElement[Any]], rows: Sequence[Sequence[Any]]
+) -> ColumnElement[bool]:
+    """``(a, b, ...) IN (rows)`` that an index on ``a`` serves on SQLite too.
+
+    SQLite scans the whole table for a row-value ``IN`` of several rows; adding ``a IN (...)``
+    for the rows' first values lets it search the index on ``a`` (PostgreSQL plans both alike).
+    """
+    return and_(columns[0].in_(sorted({row[0] for row in rows})), tuple_(*columns).in_(list(rows)))

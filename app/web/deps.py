@@ -15,6 +15,7 @@ from sqlmodel import Session
 from app.content.course import Course
 from app.content.search import SearchIndex
 from app.learning.instructors import instructor_account
+from app.learning.store import SqlLearnerStore
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.i18n import N_, gettext
 from app.platform.models import Account
@@ -84,6 +85,12 @@ def write_session(request: Request) -> Iterator[Session]:
         yield session
 
 
+def learner_store(request: Request, session: Session) -> SqlLearnerStore:
+    """The use-cases' storage for this request: reads on ``session``, writes through the
+    process's one writer (:class:`app.learning.writer.AnswerWriter`)."""
+    return SqlLearnerStore(session, request.app.state.answer_writer)
+
+
 async def get_course(request: Request) -> Course:
     """Return the course as it is now (lesson files that changed are reloaded first)."""
     return request.app.state.live_course.current()
@@ -112,7 +119,7 @@ async def learner_for_write(request: Request) -> str:
     derives from nothing the request carries; the CSRF cookie in particular proves intent and
     nothing else. The session (and its HttpOnly cookie) is stored with the response; the
     learner row with the first thing stored for them. A double submit of a visitor's first
-    answer makes one learner through the form's key (:func:`app.learning.store.claim_learner`).
+    answer makes one learner through the form's key (:func:`app.learning.writer._claim`).
     """
     learner_id = await current_learner_id(request)
     if learner_id is None:

@@ -6,8 +6,6 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
-from sqlmodel import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.content.course import Course
 from app.content.lessons import Lesson
@@ -15,10 +13,10 @@ from app.learning.classes import upcoming
 from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
-from app.learning.store import SqlLearnerStore, read_state
-from app.learning.usecases import LessonPage, LessonRequest, LessonVisit, visit_lesson
+from app.learning.store import read_state
+from app.learning.usecases import LessonPage, LessonRequest, visit_lesson
 from app.learning.usecases import lesson_page as build_lesson_page
-from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, read_session
+from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
 from app.web.flash import FLASH_KEY, NOTICE_KEY
 from app.web.lookups import CheckPanel, check_panel, find_lesson
 from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond, with_key_holes
@@ -76,14 +74,15 @@ async def lesson_page(
         question = flash.get("question", "")
         asked.errors[question] = flash.get("message", "")
         asked.typed[question] = str(flash.get("typed") or "")
-    visit = await run_in_threadpool(
-        _visit,
-        request.app.state.engine,
-        lesson,
-        learner_id,
-        session_place(request),
-        not is_prefetch(request),
-    )
+    # One state read on the event loop; a place moved goes to the writer's queue, unwaited.
+    with read_session(request) as db:
+        visit = visit_lesson(
+            learner_store(request, db),
+            lesson,
+            learner_id,
+            session_place(request),
+            not is_prefetch(request),
+        )
     if visit.keep_in_session is not None:
         keep_in_session(request, visit.keep_in_session)
 
@@ -124,11 +123,6 @@ def _with_placeholder(request: Request, name: str, context: dict) -> bytes:
     templates = request.app.state.templates
     html = templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
     return with_key_holes(bytes(html))
-
-
-def _visit(engine, lesson, learner_id, place, move_place: bool) -> LessonVisit:
-    with Session(engine) as db:
-        return visit_lesson(SqlLearnerStore(db), lesson, learner_id, place, move_place)
 
 
 def is_prefetch(request: Request) -> bool:

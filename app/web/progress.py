@@ -11,11 +11,18 @@ from fastapi.responses import HTMLResponse
 from app.learning import mastery
 from app.learning.progress import course_progress, progress_public, section_titles
 from app.learning.state import Place
-from app.learning.store import read_state, save_place
+from app.learning.store import has_row, read_state
 from app.learning.trees import walk_summary
 from app.platform.i18n import N_, gettext
 from app.platform.models import ProgressPublic
-from app.web.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep, read_session
+from app.web.deps import (
+    CourseDep,
+    LearnerForWriteDep,
+    LearnerIdDep,
+    SessionDep,
+    learner_store,
+    read_session,
+)
 from app.web.headers import PERSONAL
 from app.web.places import keep_in_session, session_place
 from app.web.templating import render
@@ -82,6 +89,8 @@ def save_place_route(
     if lesson is None or (secao and secao not in section_titles(lesson)):
         return Response(gettext(BAD_PLACE), status_code=422, media_type="text/plain; charset=utf-8")
     place = Place(lesson.slug, secao or None)
-    if not save_place(db, learner_id, place):
+    if has_row(db, learner_id):
+        learner_store(request, db).move_place(learner_id, place)
+    else:
         keep_in_session(request, place)
     return Response(status_code=204)

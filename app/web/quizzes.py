@@ -11,9 +11,15 @@ from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
 from app.learning.lti import queue_launched_lesson_score
-from app.learning.store import DuplicateKeyError, SqlLearnerStore
-from app.learning.usecases import QuestionPage, answer_question, show_question
-from app.learning.views import KEY_RE, VISITOR_ORDER
+from app.learning.usecases import (
+    QUESTION_CHANGED,
+    AnswerPlace,
+    FormRefused,
+    QuestionPage,
+    answer_question,
+    show_question,
+)
+from app.learning.views import VISITOR_ORDER
 from app.platform.i18n import gettext
 from app.web.answer_form import AnswerFormDep
 from app.web.deps import (
@@ -23,9 +29,10 @@ from app.web.deps import (
     LearnerIdDep,
     SessionDep,
     born_in_this_request,
+    learner_store,
 )
 from app.web.flash import FLASH_KEY
-from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
+from app.web.form_messages import QUESTION_NOT_FOUND, refusal_message
 from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
 
@@ -60,30 +67,37 @@ def answer(
     form post is redirected (303) back to the question, with the same notice.
     """
     lesson, question = _find(course, slug, question_id)
-    store = SqlLearnerStore(session)
-    if not KEY_RE.match(sent.key):
-        return _invalid(request, store, lesson, question, gettext(STALE_FORM), learner_id)
-    if sent.version != question.content_hash:
-        return _invalid(
-            request, store, lesson, question, gettext(QUESTION_CHANGED), learner_id, status_code=409
-        )
-    # A visitor answering for the first time saw the visitors' option order: keep showing it.
+    store = learner_store(request, session)
     born = born_in_this_request(request)
-    order_of = VISITOR_ORDER if born else None
+    # A visitor answering for the first time saw the visitors' option order: keep showing it.
+    where = AnswerPlace(order_of=VISITOR_ORDER if born else None, born=born)
     try:
-        page = answer_question(store, course, lesson, question, learner_id, sent, order_of, born)
+        page = answer_question(store, course, lesson, question, learner_id, sent, where)
+    except FormRefused as refused:
+        status = 409 if refused.reason == QUESTION_CHANGED else 422
+        return _invalid(
+            request,
+            store,
+            lesson,
+            question,
+            refusal_message(refused),
+            learner_id,
+            status_code=status,
+        )
     except AnswerError as exc:
         return _invalid(
             request, store, lesson, question, str(exc), learner_id, typed=sent.value or ""
         )
-    except DuplicateKeyError:
-        return _invalid(request, store, lesson, question, gettext(REUSED_FORM), learner_id)
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
-    if page.stored and queue_launched_lesson_score(
-        session, request.session.get(LTI_SESSION_KEY), course, lesson, page.learner_id or ""
+    launch = request.session.get(LTI_SESSION_KEY)
+    if (
+        launch
+        and page.stored
+        and page.state is not None
+        and queue_launched_lesson_score(session, launch, course, lesson, page.state)
     ):
-        request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the LMS gradebook
+        request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the gradebook
     if wants_fragment(request):
         return _render(request, lesson, question, page)
     return _back_to(request, lesson, question)
@@ -103,7 +117,8 @@ def question_fragment(
     a plain request is redirected to the question on the lesson page."""
     lesson, question = _find(course, slug, question_id)
     if wants_fragment(request):
-        page = show_question(SqlLearnerStore(session), lesson, question, learner_id, retry=refazer)
+        store = learner_store(request, session)
+        page = show_question(store, lesson, question, learner_id, retry=refazer)
         return _render(request, lesson, question, page)
     return _back_to(request, lesson, question, retry=refazer)
 

@@ -16,15 +16,23 @@ from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning import review
-from app.learning.grading import grade_form
 from app.learning.progress import course_progress
-from app.learning.store import DuplicateKeyError, read_state, record_attempt
-from app.learning.views import KEY_RE, question_view
+from app.learning.state import LearnerState
+from app.learning.store import read_state
+from app.learning.usecases import QUESTION_CHANGED, AnswerPlace, FormRefused, answer_question
+from app.learning.views import question_view
 from app.platform.i18n import gettext
-from app.platform.models import Attempt
 from app.web.answer_form import AnswerFormDep
-from app.web.deps import CourseDep, LearnerForWriteDep, LearnerIdDep, SessionDep
-from app.web.form_messages import QUESTION_CHANGED, QUESTION_NOT_FOUND, REUSED_FORM, STALE_FORM
+from app.web.deps import (
+    SESSION_KEY,
+    CourseDep,
+    LearnerForWriteDep,
+    LearnerIdDep,
+    SessionDep,
+    born_in_this_request,
+    learner_store,
+)
+from app.web.form_messages import QUESTION_NOT_FOUND, refusal_message
 from app.web.lookups import find_lesson
 from app.web.places import session_place
 from app.web.templating import VARY, render, wants_fragment
@@ -44,8 +52,7 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
 def _page(
     request: Request,
     course,
-    db,
-    learner_id: str | None,
+    state: LearnerState,
     lesson: Lesson | None = None,
     question: Question | None = None,
     graded: bool = False,
@@ -53,10 +60,10 @@ def _page(
     typed: str = "",
     status_code: int = 200,
 ):
-    """Render the review page (or, for htmx, the question fragment alone)."""
-    state = read_state(db, learner_id)
+    """Render the review page (or, for htmx, the question fragment alone) from one state."""
+    learner_id = state.learner_id
     progress = course_progress(course, state, state.place or session_place(request))
-    due = review.due_reviews(db, learner_id, course, review.now()) if learner_id else []
+    due = review.due_of(state.cards, course, review.now()) if learner_id else []
     if question is None and due:
         lesson, question = due[0].lesson, due[0].question
     context: dict = {"progress": progress, "due": due, "lesson": lesson, "question": question}
@@ -85,7 +92,7 @@ def _page(
 def review_page(request: Request, course: CourseDep, db: SessionDep, learner_id: LearnerIdDep):
     """The first question due for review (edited questions first, then the oldest due), or a
     note that nothing is due, with the count left."""
-    return _page(request, course, db, learner_id)
+    return _page(request, course, read_state(db, learner_id))
 
 
 @router.get("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answered")
@@ -99,7 +106,7 @@ def review_answered(
 ):
     """A reviewed question, graded with its explanations, and the link to the next one."""
     lesson, question = _find(course, slug, question_id)
-    return _page(request, course, db, learner_id, lesson, question, graded=True)
+    return _page(request, course, read_state(db, learner_id), lesson, question, graded=True)
 
 
 @router.post("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answer")
@@ -112,54 +119,36 @@ def review_answer(
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
 ):
-    """Grade and store one review answer, once per form (``chave``), and reschedule its card.
+    """Grade and store one review answer, once per form (``chave``), and reschedule its card:
+    the lesson quiz's use-case (:func:`app.learning.usecases.answer_question`), the attempt
+    marked ``review``.
 
     The same fields as the lesson's answer form. htmx gets the graded question; a plain post
     is redirected (303) to it. A refused answer gets the form again with the message (422),
     a form of an older version of the question the new version (409).
     """
     lesson, question = _find(course, slug, question_id)
-
-    def again(message: str, status_code: int = 422, typed: str = ""):
+    store = learner_store(request, db)
+    born = born_in_this_request(request)
+    try:
+        page = answer_question(
+            store, course, lesson, question, learner_id, sent, AnswerPlace(review=True, born=born)
+        )
+    except (FormRefused, AnswerError) as exc:
+        if isinstance(exc, FormRefused):
+            message, typed = refusal_message(exc), ""
+            status = 409 if exc.reason == QUESTION_CHANGED else 422
+        else:
+            message, typed, status = str(exc), sent.value or "", 422
+        state = LearnerState(None) if born else store.read_state(learner_id)
         return _page(
-            request,
-            course,
-            db,
-            learner_id,
-            lesson,
-            question,
-            error=message,
-            typed=typed,
-            status_code=status_code,
+            request, course, state, lesson, question, error=message, typed=typed, status_code=status
         )
-
-    if not KEY_RE.match(sent.key):
-        return again(gettext(STALE_FORM))
-    if sent.version != question.content_hash:
-        return again(gettext(QUESTION_CHANGED), status_code=409)
-    try:
-        result, stored = grade_form(
-            question, sent.options, sent.value, sent.positions, sent.confirmed
-        )
-    except AnswerError as exc:
-        return again(str(exc), typed=sent.value or "")
-    attempt = Attempt(
-        learner_id=learner_id,
-        lesson_slug=lesson.slug,
-        question_id=question.id,
-        question_hash=question.content_hash,
-        chosen=stored,
-        correct=result.correct,
-        idempotency_key=sent.key,
-        credit=result.credit,
-        review=True,
-    )
-    try:
-        record_attempt(db, attempt)
-    except DuplicateKeyError:
-        return again(gettext(REUSED_FORM))
+    if page.learner_id != learner_id:  # the same first answer, sent twice at once
+        request.session[SESSION_KEY] = page.learner_id
     if wants_fragment(request):
-        return _page(request, course, db, learner_id, lesson, question, graded=True)
+        assert page.state is not None  # an answer's page carries the state it was built from
+        return _page(request, course, page.state, lesson, question, graded=True)
     url = request.url_for("review_answered", slug=lesson.slug, question_id=question.id).path
     return RedirectResponse(
         url + "#" + question_anchor(question.id), status_code=303, headers={"Vary": VARY}

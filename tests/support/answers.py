@@ -1,0 +1,48 @@
+"""Store attempts the way the app does (the writer's batch), for tests that build histories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from app.learning.state import AttemptRow, NewAnswer, Written
+from app.learning.writer import store_now
+from app.platform.models import Attempt
+
+
+def new_answer(attempt: Attempt) -> NewAnswer:
+    """The writer's form of an unsaved ``Attempt`` (its ``created_at`` kept when set)."""
+    return NewAnswer(
+        attempt.learner_id,
+        attempt.lesson_slug,
+        attempt.question_id,
+        attempt.question_hash,
+        attempt.chosen,
+        attempt.correct,
+        attempt.credit,
+        attempt.idempotency_key or "",
+        review=attempt.review,
+        at=attempt.created_at,
+    )
+
+
+def store_attempts(db: Session | Engine, attempts: Iterable[Attempt]) -> list[Written]:
+    """Store ``attempts`` in one batch through the app's writer path; raise the first refusal."""
+    engine = db.get_bind() if isinstance(db, Session) else db
+    assert isinstance(engine, Engine)
+    if isinstance(db, Session):
+        db.commit()  # the writer has its own connection: nothing of the test's may hold the lock
+    written = []
+    for item in store_now(engine, [new_answer(a) for a in attempts]):
+        if isinstance(item, Exception):
+            raise item
+        written.append(item)
+    return written
+
+
+def record_attempt(db: Session | Engine, attempt: Attempt) -> tuple[AttemptRow, bool]:
+    """Store one attempt through the writer path: the stored row and whether it is new."""
+    (written,) = store_attempts(db, [attempt])
+    return written.row, written.new

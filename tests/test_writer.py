@@ -1,0 +1,234 @@
+"""The answer path: one use-case (tested on an in-memory store) and one writer per process that
+commits answers in groups (tested on SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from app.learning.state import (
+    AttemptRow,
+    DuplicateKeyError,
+    LearnerState,
+    NewAnswer,
+    Place,
+    Written,
+)
+from app.learning.usecases import (
+    QUESTION_CHANGED,
+    REUSED_KEY,
+    STALE_FORM,
+    Answer,
+    AnswerPlace,
+    FormRefused,
+    answer_question,
+)
+from app.learning.writer import AnswerWriter, store_now
+from app.platform.db import make_engine
+from tests.support.app import db_rows
+from tests.support.learning import COURSE, KERNELS
+
+QUESTIONS = list(KERNELS.questions.values())
+SINGLE = next(q for q in QUESTIONS if q.kind == "single")
+RIGHT = sorted(SINGLE.answer)[0]
+CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
+
+
+class MemoryStore:
+    """The use-cases' storage in a dict: what the writer does, without a database."""
+
+    def __init__(self) -> None:
+        self.attempts: dict[str, list[AttemptRow]] = {}
+        self.keys: dict[tuple[str, str], AttemptRow] = {}
+        self.places: dict[str, Place] = {}
+        self.reads = 0
+
+    def read_state(self, learner_id: str | None) -> LearnerState:
+        self.reads += 1
+        if learner_id is None:
+            return LearnerState(None)
+        mine = tuple(self.attempts.get(learner_id, ()))
+        return LearnerState(
+            learner_id, learner_id in self.places, self.places.get(learner_id), mine
+        )
+
+    def move_place(self, learner_id: str, place: Place) -> None:
+        self.places[learner_id] = place
+
+    def store_answer(self, answer: NewAnswer) -> Written:
+        known = self.keys.get((answer.learner_id, answer.key))
+        if known is not None:
+            if (known.lesson_slug, known.question_id) != (answer.lesson_slug, answer.question_id):
+                raise DuplicateKeyError(answer.key)
+            return Written(known, False, answer.learner_id)
+        row = AttemptRow(
+            answer.lesson_slug,
+            answer.question_id,
+            answer.question_hash,
+            answer.chosen,
+            answer.correct,
+            answer.credit,
+            datetime.now(UTC),
+            len(self.keys) + 1,
+        )
+        self.keys[(answer.learner_id, answer.key)] = row
+        self.attempts.setdefault(answer.learner_id, []).append(row)
+        self.places[answer.learner_id] = Place(answer.lesson_slug)
+        return Written(row, True, answer.learner_id)
+
+
+def form(key: str = "k" * 22, option: str = RIGHT, version: str | None = None) -> Answer:
+    return Answer(key, SINGLE.content_hash if version is None else version, options=[option])
+
+
+def test_an_answer_is_graded_stored_once_and_shown_from_one_read():
+    store = MemoryStore()
+    page = answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
+    assert page.stored and page.view.result is not None and page.view.result.correct
+    assert store.reads == 1, "the page is built from the state read before plus the attempt"
+    assert page.state is not None and len(page.state.attempts) == 1
+    assert page.progress is not None and page.progress.percent > 0
+    again = answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
+    assert not again.stored and len(store.keys) == 1
+    assert again.state is not None and len(again.state.attempts) == 1, "not counted twice"
+
+
+@pytest.mark.parametrize(
+    ("sent", "reason"),
+    [
+        (form(key="curta"), STALE_FORM),
+        (form(version="outra-versao"), QUESTION_CHANGED),
+    ],
+)
+def test_a_refused_form_stores_nothing(sent, reason):
+    store = MemoryStore()
+    with pytest.raises(FormRefused) as refused:
+        answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, sent)
+    assert refused.value.reason == reason
+    assert store.keys == {} and store.reads == 0
+
+
+def test_a_key_used_for_another_question_is_refused():
+    store = MemoryStore()
+    answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
+    other = next(q for q in QUESTIONS if q.kind == "single" and q.id != SINGLE.id)
+    sent = Answer("k" * 22, other.content_hash, options=[sorted(other.answer)[0]])
+    with pytest.raises(FormRefused) as refused:
+        answer_question(store, COURSE, KERNELS, other, "a" * 32, sent)
+    assert refused.value.reason == REUSED_KEY
+
+
+def test_review_answers_take_the_same_path_marked_review():
+    store = MemoryStore()
+    sent: list[NewAnswer] = []
+    keep = store.store_answer
+    store.store_answer = lambda answer: sent.append(answer) or keep(answer)  # type: ignore[method-assign]
+    answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form(), AnswerPlace(review=True))
+    assert [a.review for a in sent] == [True]
+
+
+def _answer(learner: int, n: int, **changes) -> NewAnswer:
+    base = NewAnswer(
+        f"{learner:032d}",
+        "kernels",
+        SINGLE.id,
+        SINGLE.content_hash,
+        RIGHT,
+        True,
+        None,
+        f"chave-{learner}-{n:04d}-xxxxxxxx",
+    )
+    return replace(base, **changes)
+
+
+def _statements(engine: Engine, batch: list[NewAnswer]) -> list[str]:
+    seen: list[str] = []
+
+    def count(_conn, _cursor, statement, _params, _context, _many):
+        if not CONTROL.match(statement):
+            seen.append(" ".join(statement.split())[:120])
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        done = store_now(engine, batch)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert not [d for d in done if isinstance(d, Exception)]
+    return seen
+
+
+def test_a_batch_costs_the_same_statements_whatever_its_size(settings):
+    engine = make_engine(settings.database_url)
+    try:
+        # Everyone has answered before: cards to rate, tallies to move.
+        store_now(engine, [_answer(learner, 0) for learner in range(60)])
+        one = _statements(engine, [_answer(0, 1, correct=False)])
+        many = _statements(
+            engine, [_answer(learner, 2, correct=learner % 3 == 0) for learner in range(60)]
+        )
+    finally:
+        engine.dispose()
+    assert len(many) == len(one), "\n".join(many)
+    assert len(many) <= 12, "\n".join(many)
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(121,)]
+
+
+def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):
+    engine = make_engine(settings.database_url)
+    try:
+        done = store_now(
+            engine,
+            [_answer(1, 1), _answer(2, 1, lesson_slug=None), _answer(3, 1)],  # type: ignore[arg-type]
+        )
+    finally:
+        engine.dispose()
+    assert isinstance(done[0], Written) and isinstance(done[2], Written)
+    assert isinstance(done[1], Exception)
+    assert db_rows(settings, "SELECT learner_id FROM attempt ORDER BY learner_id") == [
+        (f"{1:032d}",),
+        (f"{3:032d}",),
+    ]
+
+
+def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(settings):
+    engine = make_engine(settings.database_url)
+    writer = AnswerWriter(engine)
+    results: list[Written] = []
+    lock = threading.Lock()
+
+    def send(learner: int) -> None:
+        written = writer.store(_answer(learner, 1))
+        rows = db_rows(settings, f"SELECT id FROM attempt WHERE id = {written.row.id}")
+        assert rows == [(written.row.id,)], "durable before acknowledged"
+        with lock:
+            results.append(written)
+
+    threads = [threading.Thread(target=send, args=(n,)) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    engine.dispose()
+    assert len(results) == 40 and all(w.new for w in results)
+    assert writer.batches < 40, "answers queued while a batch commits go in the next one"
+    assert db_rows(settings, "SELECT count(*) FROM review_card") == [(40,)]
+
+
+def test_a_lesson_opened_moves_the_place_through_the_writer(settings):
+    engine = make_engine(settings.database_url)
+    writer = AnswerWriter(engine)
+    writer.store(_answer(7, 1))
+    writer.move_place(f"{7:032d}", Place("escolha-self-hosted"))
+    writer.store(_answer(8, 1))  # queued after the move: the move is committed by then
+    engine.dispose()
+    assert db_rows(settings, f"SELECT place_lesson FROM learner WHERE id = '{7:032d}'") == [
+        ("escolha-self-hosted",)
+    ]
+    with pytest.raises(DuplicateKeyError):
+        writer.store(_answer(7, 1, question_id=QUESTIONS[-1].id))
