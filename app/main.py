@@ -18,7 +18,7 @@ from app.learning.lti import LmsOrigins
 from app.learning.lti_sender import ScoreSender
 from app.learning.writer import AnswerWriter
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
-from app.platform.db import make_engine, make_loop_engine
+from app.platform.db import make_engine, make_loop_engine, make_writer_engine
 from app.platform.i18n import keep_compiled_catalog
 from app.platform.logs import RequestLog, configure_logging
 from app.platform.sessions import DatabaseStore, SessionLoader
@@ -108,7 +108,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.lms_origins = LmsOrigins(app.state.engine)
     app.state.lti_sender = ScoreSender(app.state.engine)
     # Answers and places are written by one thread per process, in groups (app/learning/writer.py).
-    app.state.answer_writer = AnswerWriter(app.state.engine)
+    # Its own one-connection engine: requests never take the connection it needs.
+    app.state.answer_writer = AnswerWriter(make_writer_engine(settings.resolved_database_url()))
     app.state.lti_sender.wake_if_pending()  # scores queued before a restart go out
 
     secret = settings.resolved_secret_key()

@@ -391,6 +391,25 @@ def scenarios(
             "Lição, aluno com progresso", LESSON, "≥ 0,15× nginx", ratio_at_least(0.15), env=reading
         ),
         answer_scenario("Resposta do quiz (POST htmx, 50 alunos)", question, version, answers_file),
+        answer_scenario(
+            "Resposta na revisão (POST htmx, 50 alunos)",
+            question,
+            version,
+            answers_file,
+            path=f"/revisar/kernels/{question}",
+        ),
+        Scenario(
+            "Chão da pilha: POST mínimo (/progresso/lugar, 50 alunos)",
+            "/progresso/lugar",
+            "referência (0 erros)",
+            lambda r: r.errors == 0,
+            "wrk_post.lua",
+            {
+                "BENCH_PATH": "/progresso/lugar",
+                "BENCH_LEARNERS": str(answers_file),
+                "BENCH_BODY": "licao=kernels",
+            },
+        ),
         Scenario(
             "Passo da árvore (fragmento htmx)",
             "/arvores/guia-fase17/widget?c=hopper&licao=escolha-self-hosted",
@@ -427,16 +446,20 @@ def answer_met(row: Row) -> bool:
     )
 
 
-def answer_scenario(name: str, question: str, version: str, learners: Path) -> Scenario:
-    """50 learners with sessions answering one question in a closed loop (wrk, fresh keys)."""
+def answer_scenario(
+    name: str, question: str, version: str, learners: Path, path: str | None = None
+) -> Scenario:
+    """50 learners with sessions answering one question in a closed loop (wrk, fresh keys);
+    on the lesson's form, or on ``path`` (``/revisar``'s form of the same question)."""
+    path = path or f"{LESSON}/perguntas/{question}"
     return Scenario(
         name,
-        f"{LESSON}/perguntas/{question}",
+        path,
         ANSWER_TARGET,
         answer_met,
         "wrk_post.lua",
         {
-            "BENCH_PATH": f"{LESSON}/perguntas/{question}",
+            "BENCH_PATH": path,
             "BENCH_LEARNERS": str(learners),
             "BENCH_BODY": f"opcao=b&versao={version}",
         },
@@ -555,7 +578,7 @@ def run_all(app: App, nginx: Nginx, todo: list[Scenario], database: Path) -> lis
     for scenario in todo:
         before = stored_answers(database)
         row = measure(app, nginx, scenario)
-        if scenario.script == "wrk_post.lua":
+        if scenario.met is answer_met:
             settle(app.base)
             row.stored = stored_answers(database) - before
             judge(row, scenario.met)

@@ -257,8 +257,12 @@ class SqlLearnerStore:
         self.writer = writer
 
     def read_state(self, learner_id: str | None) -> LearnerState:
-        """See :func:`read_state`."""
-        return read_state(self.session, learner_id)
+        """See :func:`read_state`; the session's connection goes back to its pool at once,
+        so a request waiting for the writer never holds one the writer may need."""
+        try:
+            return read_state(self.session, learner_id)
+        finally:
+            self.session.rollback()
 
     def move_place(self, learner_id: str, place: Place) -> None:
         """Queue the move of the learner row's place (:meth:`AnswerWriter.move_place`)."""

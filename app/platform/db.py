@@ -87,6 +87,12 @@ def check_foreign_keys(connection: Connection) -> None:
         raise ForeignKeyViolation(f"{len(rows)} foreign key violation(s): {shown}")
 
 
+def make_writer_engine(url: str) -> Engine:
+    """Create the engine of a process's one writer thread (:mod:`app.learning.writer`): a
+    single connection of its own, so requests holding the app's pool never make it wait."""
+    return make_loop_engine(url)
+
+
 def make_loop_engine(url: str) -> Engine:
     """Create an engine with a single connection, for short reads made on the event loop.
 
