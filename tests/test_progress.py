@@ -220,7 +220,7 @@ def test_a_race_lost_at_insert_returns_the_attempt_the_other_request_stored(sett
         )
 
     with Session(engine) as db:
-        first, created = record_attempt(db, attempt())
+        first, created = record_attempt(db, attempt(), {})
     assert created
     real_find = store.find_attempt
     calls = []
@@ -231,7 +231,7 @@ def test_a_race_lost_at_insert_returns_the_attempt_the_other_request_stored(sett
 
     monkeypatch.setattr(store, "find_attempt", find_too_early)
     with Session(engine) as db:
-        again, created = record_attempt(db, attempt())
+        again, created = record_attempt(db, attempt(), {})
     assert (again.id, created) == (first.id, False)
     assert len(db_rows(settings, "SELECT id FROM attempt")) == 1
 

@@ -28,6 +28,7 @@ from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.aggregates import record_in_aggregates
 from app.learning.grading import AttemptFact, Grade
+from app.learning.mastery import Tags, record_in_mastery
 from app.learning.review import schedule_after
 from app.learning.rules import first_try_order
 from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
@@ -151,7 +152,7 @@ def find_attempt(session: Session, learner_id: str, key: str) -> Attempt | None:
     ).first()
 
 
-def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
+def record_attempt(session: Session, attempt: Attempt, tags: Tags) -> tuple[Attempt, bool]:
     """Store one graded answer once, however many times its form is sent.
 
     The learner row is created if missing, the learner's place moves to the question, and
@@ -160,6 +161,7 @@ def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     Args:
         session: an open session; this function commits it.
         attempt: the new attempt, with its ``learner_id`` and ``idempotency_key`` set.
+        tags: the course's concept tags (:func:`app.learning.mastery.concept_tags`).
 
     Returns:
         The stored attempt and True, or the attempt already stored with the same key and False.
@@ -169,15 +171,15 @@ def record_attempt(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     """
     try:
         begin_write(session)
-        return _store_once(session, attempt)
+        return _store_once(session, attempt, tags)
     except IntegrityError:
         # The same form was sent twice at once and the other request stored it first.
         session.rollback()
         begin_write(session)
-        return _store_once(session, attempt)
+        return _store_once(session, attempt, tags)
 
 
-def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
+def _store_once(session: Session, attempt: Attempt, tags: Tags) -> tuple[Attempt, bool]:
     existing = find_attempt(session, attempt.learner_id, attempt.idempotency_key or "")
     if existing is not None:
         if (existing.lesson_slug, existing.question_id) != (
@@ -190,6 +192,7 @@ def _store_once(session: Session, attempt: Attempt) -> tuple[Attempt, bool]:
     session.add(attempt)
     session.flush()  # the attempt's id, which the aggregates keep
     record_in_aggregates(session, [attempt])
+    record_in_mastery(session, tags, [attempt])  # mastery per concept (mastery.py)
     place = Place(attempt.lesson_slug, question_anchor(attempt.question_id))
     set_place(session, attempt.learner_id, place)
     schedule_after(
@@ -308,7 +311,7 @@ def _insert_for(session: Session) -> InsertFor:
     return insert
 
 
-def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
+def store_answer(session: Session, attempt: Attempt, tags: Tags) -> tuple[AttemptRow, bool]:
     """Store one graded answer once per idempotency key, in three statements.
 
     The learner row is created if missing and its place moved to the question (one upsert);
@@ -318,6 +321,7 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
     Args:
         session: an open session with no transaction in progress; this function commits it.
         attempt: the new attempt, with ``learner_id`` and ``idempotency_key`` set.
+        tags: the course's concept tags (:func:`app.learning.mastery.concept_tags`).
 
     Returns:
         The stored attempt and True, or the attempt already stored with the same key and False.
@@ -358,6 +362,7 @@ def store_answer(session: Session, attempt: Attempt) -> tuple[AttemptRow, bool]:
     if new_id is not None:
         stored = Attempt(id=new_id, **values)  # type: ignore[arg-type]
         record_in_aggregates(session, [stored])  # the dashboard's counters (aggregates.py)
+        record_in_mastery(session, tags, [stored])  # mastery per concept (mastery.py)
         schedule_after(session, [stored])  # spaced review: rate the question's card (review.py)
         session.commit()
         return AttemptRow(
@@ -447,11 +452,16 @@ class SqlLearnerStore:
     Args:
         session: the session reads go through (the event loop's, inside ``async`` routes).
         writer: the session writes go through (the threadpool's); ``session`` when ``None``.
+        tags: the course's concept tags (:func:`app.learning.mastery.concept_tags`), which
+            storing an answer needs; ``None`` for a store that only reads and moves places.
     """
 
-    def __init__(self, session: Session, writer: Session | None = None) -> None:
+    def __init__(
+        self, session: Session, writer: Session | None = None, tags: Tags | None = None
+    ) -> None:
         self.session = session
         self.writer = writer or session
+        self.tags = tags
 
     def read_state(self, learner_id: str | None) -> LearnerState:
         """See :func:`read_state`."""
@@ -488,4 +498,6 @@ class SqlLearnerStore:
             idempotency_key=key,
             credit=grade.credit,
         )
-        return store_answer(self.writer, attempt)
+        if self.tags is None:
+            raise TypeError("SqlLearnerStore needs the course's concept tags to store answers")
+        return store_answer(self.writer, attempt, self.tags)

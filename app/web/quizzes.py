@@ -11,6 +11,7 @@ from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
 from app.learning.lti import queue_launched_lesson_score
+from app.learning.mastery import concept_tags
 from app.learning.store import DuplicateKeyError, SqlLearnerStore
 from app.learning.usecases import QuestionPage, answer_question, show_question
 from app.learning.views import KEY_RE, VISITOR_ORDER
@@ -60,7 +61,7 @@ def answer(
     form post is redirected (303) back to the question, with the same notice.
     """
     lesson, question = _find(course, slug, question_id)
-    store = SqlLearnerStore(session)
+    store = SqlLearnerStore(session, tags=concept_tags(course))
     if not KEY_RE.match(sent.key):
         return _invalid(request, store, lesson, question, gettext(STALE_FORM), learner_id)
     if sent.version != question.content_hash:

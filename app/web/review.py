@@ -17,6 +17,7 @@ from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.grading import grade_form
+from app.learning.mastery import concept_tags
 from app.learning.progress import course_progress
 from app.learning.store import DuplicateKeyError, read_state, record_attempt
 from app.learning.views import KEY_RE, question_view
@@ -155,7 +156,7 @@ def review_answer(
         review=True,
     )
     try:
-        record_attempt(db, attempt)
+        record_attempt(db, attempt, concept_tags(course))
     except DuplicateKeyError:
         return again(gettext(REUSED_FORM))
     if wants_fragment(request):
