@@ -6,8 +6,8 @@ attempts, review cards, class due dates, learners' places, and the dashboard's a
 (recounted from the moved attempts by :func:`app.learning.aggregates.rebuild`, the same
 code the migration that made them runs). Kept mastery per concept does not name lessons:
 its tags move to the new slug, and only learners who had attempts under the new slug
-already are recounted (:func:`app.learning.mastery.recount_mastery`). The change is recorded in ``lesson_rename``, from which
-:func:`moved_to` finds where an old slug leads now.
+already are recounted (:func:`app.learning.mastery.recount_mastery`). The change is
+recorded in ``lesson_rename``, from which :func:`moved_to` finds where an old slug leads now.
 
 Rows already stored under the new slug belong to a lesson that no longer exists (a slug is
 unique in the course): the moved attempts join them, and a moved review card or due date
