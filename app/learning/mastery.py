@@ -7,8 +7,9 @@ weighing ``DECAY`` times the one after it, so the latest counts most.
 
 The figures are kept per learner × concept in ``kept_mastery`` as answers are written:
 :func:`record_in_mastery` folds a batch of new attempts in, in the caller's transaction,
-with a fixed number of statements whatever the batch's size. ``/progresso`` reads one
-learner's rows and the instructor dashboard the mean per concept over learners, without
+with a fixed number of statements whatever the batch's size, and adds the change to the
+concept's sums over learners in ``mastery_tally``. ``/progresso`` reads one learner's rows,
+the instructor dashboard the sums (a class: the mean of its learners' rows), without
 ranking the attempt table. The tags the rows were counted with are kept in ``mastery_tag``;
 when the course's tags differ (a question tagged, untagged, added or removed), the rows are
 computed again from ``attempt`` by the rule in SQL (:func:`sync_mastery`, run by the
@@ -53,7 +54,7 @@ from app.content.quiz import Question
 from app.learning.aggregates import LEARNER, utc
 from app.learning.classes import in_class
 from app.platform.db import begin_write
-from app.platform.models import Attempt, KeptMastery, MasteryTag
+from app.platform.models import Attempt, KeptMastery, MasteryTag, MasteryTally
 
 LAST_N = 10
 DECAY = 0.8
@@ -62,6 +63,8 @@ WEIGHTS = tuple(DECAY**i for i in range(LAST_N))  # newest answer first
 ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
 KEPT = SQLModel.metadata.tables[KeptMastery.__tablename__]
 TAG = SQLModel.metadata.tables[MasteryTag.__tablename__]
+TALLY = SQLModel.metadata.tables[MasteryTally.__tablename__]
+UNITS = 10**12  # ``mastery_tally.units`` per whole mastery
 
 # (lesson slug, question id) → the concepts it is tagged with (glossary terms only).
 Tags = Mapping[tuple[str, str], tuple[str, ...]]
@@ -310,20 +313,32 @@ def no_mastery(course: Course) -> list[ConceptMastery]:
 def course_mastery(
     db: Session, course: Course, class_id: int | None = None
 ) -> list[ConceptMastery]:
-    """Every concept's mean mastery over the learners who answered its questions, read from
-    ``kept_mastery`` (one aggregate query, after :func:`prepare_mastery`).
+    """Every concept's mean mastery over the learners who answered its questions (one query
+    after :func:`prepare_mastery`): every learner's from ``mastery_tally``, a row per concept;
+    ``class_id``: only that class's learners, averaged over their ``kept_mastery`` rows.
 
-    ``class_id``: only that class's learners. May commit ``db`` (when the tags changed).
+    May commit ``db`` (when the tags changed).
     """
     found = concepts(course)
     if not found:
         return []
     prepare_mastery(db, course)
-    rows = db.execute(
-        select(KEPT.c.concept, func.avg(KEPT.c.mastery), func.sum(KEPT.c.answers), func.count())
-        .where(in_class(KEPT.c.learner_id, class_id))
-        .group_by(KEPT.c.concept)
-    )
+    if class_id is None:
+        tallied = db.execute(
+            select(TALLY.c.concept, TALLY.c.units, TALLY.c.answers, TALLY.c.learners).where(
+                TALLY.c.learners > 0
+            )
+        )
+        rows: Iterable[Any] = [
+            (concept, units / UNITS / learners, answers, learners)
+            for concept, units, answers, learners in tallied
+        ]
+    else:
+        rows = db.execute(
+            select(KEPT.c.concept, func.avg(KEPT.c.mastery), func.sum(KEPT.c.answers), func.count())
+            .where(in_class(KEPT.c.learner_id, class_id))
+            .group_by(KEPT.c.concept)
+        )
     return _over_learners(found, rows)
 
 
@@ -357,7 +372,9 @@ def rebuild_mastery(db: Session | Connection, tags: Tags) -> None:
     does; the rows are written by the same code as :func:`record_in_mastery`'s."""
     connection = db.connection() if isinstance(db, Session) else db
     if connection.dialect.name == "postgresql":
-        connection.exec_driver_sql("LOCK TABLE mastery_tag, kept_mastery IN EXCLUSIVE MODE")
+        connection.exec_driver_sql(
+            "LOCK TABLE mastery_tag, kept_mastery, mastery_tally IN EXCLUSIVE MODE"
+        )
     connection.execute(delete(TAG))
     rows = sorted(_tag_rows(tags))
     if rows:
@@ -365,7 +382,16 @@ def rebuild_mastery(db: Session | Connection, tags: Tags) -> None:
             insert(TAG), [{"lesson_slug": s, "question_id": q, "concept": c} for s, q, c in rows]
         )
     connection.execute(delete(KEPT))
-    _recount(connection, None)
+    connection.execute(delete(TALLY))
+    sums = _recount(connection, None)
+    if sums:
+        connection.execute(
+            insert(TALLY),
+            [
+                {"concept": c, "learners": n, "answers": a, "units": u}
+                for c, (n, a, u) in sorted(sums.items())
+            ],
+        )
 
 
 def recount_mastery(db: Session | Connection, learner_ids: Iterable[str]) -> None:
@@ -378,13 +404,59 @@ def recount_mastery(db: Session | Connection, learner_ids: Iterable[str]) -> Non
     ids = sorted(set(learner_ids))
     if not ids:
         return
+    old = connection.execute(
+        select(KEPT.c.concept, KEPT.c.mastery, KEPT.c.answers).where(KEPT.c.learner_id.in_(ids))
+    ).all()
     connection.execute(delete(KEPT).where(KEPT.c.learner_id.in_(ids)))
-    _recount(connection, ids)
+    sums = _recount(connection, ids)
+    for concept, mastery, answers in old:
+        _count_in(sums, concept, -1, -answers, -units_of(mastery))
+    _add_to_tally(connection, sums)
 
 
-def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> None:
+Sums = dict[str, tuple[int, int, int]]  # concept → learners, answers, units
+
+
+def units_of(mastery: float) -> int:
+    """A learner's mastery as ``mastery_tally`` adds it up."""
+    return round(mastery * UNITS)
+
+
+def _count_in(sums: Sums, concept: str, learners: int, answers: int, units: int) -> None:
+    n, a, u = sums.get(concept, (0, 0, 0))
+    sums[concept] = (n + learners, a + answers, u + units)
+
+
+_ADD: dict[str, Insert] = {}
+
+
+def _add_to_tally(connection: Connection, sums: Sums) -> None:
+    """Add ``sums`` to ``mastery_tally`` (one upsert), then drop the concepts left with no
+    learner (only when some went down), so that a rebuild finds the same rows."""
+    rows = [
+        {"concept": c, "learners": n, "answers": a, "units": u}
+        for c, (n, a, u) in sorted(sums.items())
+        if n or a or u
+    ]
+    if not rows:
+        return
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    stmt = _ADD.get(dialect)
+    if stmt is None:
+        upsert = (postgresql if dialect == "postgresql" else sqlite).insert(TALLY)
+        stmt = upsert.on_conflict_do_update(
+            index_elements=["concept"],
+            set_={v: TALLY.c[v] + upsert.excluded[v] for v in ("learners", "answers", "units")},
+        )
+        _ADD[dialect] = stmt
+    connection.execute(stmt, rows)
+    if any(row["learners"] < 0 for row in rows):
+        connection.execute(delete(TALLY).where(TALLY.c.learners <= 0))
+
+
+def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> Sums:
     """Insert the rows of ``learner_ids`` (every learner for ``None``) from their last
-    answers, ranked in SQL with the kept tags."""
+    answers, ranked in SQL with the kept tags; return what they add to each concept's sums."""
     ranked = _ranked(TAG, None if learner_ids is None else ATTEMPT.c.learner_id.in_(learner_ids))
     query = (
         select(
@@ -398,21 +470,28 @@ def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> None:
         .order_by(ranked.c.learner_id, ranked.c.concept, ranked.c.rank)
     )
     batch: list[dict[str, Any]] = []
+    sums: Sums = {}
     pair: tuple[str, str] | None = None
     entries: list[Entry] = []
+
+    def done() -> None:
+        if pair is not None:
+            row = _row(pair, entries)
+            batch.append(row)
+            _count_in(sums, row["concept"], 1, row["answers"], units_of(row["mastery"]))
+
     for learner_id, concept, created_at, attempt_id, correct in connection.execute(query):
         if (learner_id, concept) != pair:
-            if pair is not None:
-                batch.append(_row(pair, entries))
+            done()
             pair, entries = (learner_id, concept), []
             if len(batch) >= 5000:
                 connection.execute(insert(KEPT), batch)
                 batch = []
         entries.append((_stamp(created_at), attempt_id, int(bool(correct))))
-    if pair is not None:
-        batch.append(_row(pair, entries))
+    done()
     if batch:
         connection.execute(insert(KEPT), batch)
+    return sums
 
 
 def _stamp(moment: datetime) -> str:
@@ -461,9 +540,10 @@ def _upsert(connection: Connection) -> Insert:
 def record_in_mastery(db: Session | Connection, tags: Tags, attempts: Sequence[NewAttempt]) -> None:
     """Fold newly stored attempts into ``kept_mastery``, inside the caller's transaction.
 
-    Two statements whatever the batch's size (none when no attempt is tagged): one reads the
-    rows of the batch's learner × concept pairs (on PostgreSQL it also locks the learners'
-    rows, so two writers of one learner take turns), one upserts them. Attempts may come in
+    Three statements whatever the batch's size (none when no attempt is tagged): one reads
+    the rows of the batch's learner × concept pairs (on PostgreSQL it also locks the
+    learners' rows, so two writers of one learner take turns), one upserts them, one adds
+    the change to ``mastery_tally``. Attempts may come in
     any order, older than the kept ones included; each must be new (deleting or moving
     attempts is :func:`recount_mastery`'s).
 
@@ -487,7 +567,7 @@ def record_in_mastery(db: Session | Connection, tags: Tags, attempts: Sequence[N
     connection = db.connection() if isinstance(db, Session) else db
     learners = sorted({learner for learner, _ in new})
     read = (
-        select(LEARNER.c.id, KEPT.c.concept, KEPT.c.recent)
+        select(LEARNER.c.id, KEPT.c.concept, KEPT.c.recent, KEPT.c.mastery)
         .select_from(
             LEARNER.outerjoin(
                 KEPT,
@@ -503,14 +583,23 @@ def record_in_mastery(db: Session | Connection, tags: Tags, attempts: Sequence[N
     if connection.dialect.name == "postgresql":
         read = read.with_for_update(of=LEARNER)
     kept = {
-        (learner, concept): recent
-        for learner, concept, recent in connection.execute(read)
+        (learner, concept): (recent, mastery)
+        for learner, concept, recent, mastery in connection.execute(read)
         if concept is not None
     }
     rows = []
+    sums: Sums = {}
     for pair, entries in sorted(new.items()):
-        merged = {e[:2]: e for e in _entries(kept.get(pair, ""))}
+        before = kept.get(pair)
+        merged = {e[:2]: e for e in _entries(before[0] if before else "")}
         merged.update({e[:2]: e for e in entries})  # an attempt folded twice counts once
         last = sorted(merged.values(), key=lambda e: (e[0], e[1]), reverse=True)[:LAST_N]
-        rows.append(_row(pair, last))
+        row = _row(pair, last)
+        rows.append(row)
+        if before is None:
+            _count_in(sums, pair[1], 1, row["answers"], units_of(row["mastery"]))
+        else:
+            old = len(_entries(before[0])), units_of(before[1])
+            _count_in(sums, pair[1], 0, row["answers"] - old[0], units_of(row["mastery"]) - old[1])
     connection.execute(_upsert(connection), rows)
+    _add_to_tally(connection, sums)

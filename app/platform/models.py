@@ -617,6 +617,24 @@ class KeptMastery(SQLModel, table=True):
     answers: int
 
 
+class MasteryTally(SQLModel, table=True):
+    """One concept's mastery summed over learners, kept with :class:`KeptMastery`.
+
+    Attributes:
+        learners: learners with a ``kept_mastery`` row for the concept.
+        answers: the sum of their ``answers``.
+        units: the sum of their mastery in millionths of millionths (each learner's
+            ``round(mastery × 10¹²)``; whole numbers, so adding and taking away never drifts).
+    """
+
+    __tablename__ = "mastery_tally"
+
+    concept: str = Field(primary_key=True, max_length=100)
+    learners: int
+    answers: int
+    units: int = Field(sa_type=sa.BigInteger)
+
+
 class MasteryTag(SQLModel, table=True):
     """A concept tag of a current question, as :class:`KeptMastery` counts it.
 

@@ -1,8 +1,8 @@
 """kept mastery: mastery per learner × concept, kept as answers are written
 
 ``kept_mastery`` holds each learner's last answers per concept and the figure the rule makes
-of them (``app/learning/mastery.py``); ``mastery_tag`` the concept tags they were counted
-with. The upgrade counts the attempts already stored with the tags of the lessons folder
+of them (``app/learning/mastery.py``), ``mastery_tally`` their sums per concept over
+learners, ``mastery_tag`` the concept tags they were counted with. The upgrade counts the attempts already stored with the tags of the lessons folder
 the settings name (``CURSO_LESSONS_DIR``); if the course served later has other tags, the
 dashboard's first visit counts them again (:func:`app.learning.mastery.sync_mastery`).
 
@@ -34,6 +34,14 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("lesson_slug", "question_id", "concept"),
     )
     op.create_table(
+        "mastery_tally",
+        sa.Column("concept", sqlmodel.sql.sqltypes.AutoString(length=100), nullable=False),
+        sa.Column("learners", sa.Integer(), nullable=False),
+        sa.Column("answers", sa.Integer(), nullable=False),
+        sa.Column("units", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("concept"),
+    )
+    op.create_table(
         "kept_mastery",
         sa.Column("learner_id", sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
         sa.Column("concept", sqlmodel.sql.sqltypes.AutoString(length=100), nullable=False),
@@ -56,4 +64,5 @@ def downgrade() -> None:
     with op.batch_alter_table("kept_mastery", schema=None) as batch_op:
         batch_op.drop_index("ix_kept_mastery_concept")
     op.drop_table("kept_mastery")
+    op.drop_table("mastery_tally")
     op.drop_table("mastery_tag")
