@@ -2,9 +2,10 @@
 
 ``kept_mastery`` holds each learner's last answers per concept and the figure the rule makes
 of them (``app/learning/mastery.py``), ``mastery_tally`` their sums per concept over
-learners, ``mastery_tag`` the concept tags they were counted with. The upgrade counts the attempts already stored with the tags of the lessons folder
-the settings name (``CURSO_LESSONS_DIR``); if the course served later has other tags, the
-dashboard's first visit counts them again (:func:`app.learning.mastery.sync_mastery`).
+learners, ``mastery_tag`` the concept tags they were counted with. The upgrade counts the
+attempts already stored with the tags of the lessons folder the settings name
+(``CURSO_LESSONS_DIR``); if the course served later has other tags, the dashboard's first
+visit counts them again (:func:`app.learning.mastery.sync_mastery`).
 
 Revision ID: 0014
 Revises: 0013 (0013_lti_tool)
