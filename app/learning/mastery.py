@@ -450,7 +450,7 @@ def _add_to_tally(connection: Connection, sums: Sums) -> None:
         )
         _ADD[dialect] = stmt
     connection.execute(stmt, rows)
-    if any(row["learners"] < 0 for row in rows):
+    if any(learners < 0 for learners, _, _ in sums.values()):
         connection.execute(delete(TALLY).where(TALLY.c.learners <= 0))
 
 
