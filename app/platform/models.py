@@ -605,8 +605,6 @@ class KeptMastery(SQLModel, table=True):
     """
 
     __tablename__ = "kept_mastery"
-    # The dashboard's mean per concept reads this index alone, in concept order.
-    __table_args__ = (Index("ix_kept_mastery_concept", "concept", "mastery", "answers"),)
 
     learner_id: str = Field(
         foreign_key="learner.id", ondelete="CASCADE", primary_key=True, max_length=32

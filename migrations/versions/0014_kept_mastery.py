@@ -52,18 +52,12 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["learner_id"], ["learner.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("learner_id", "concept"),
     )
-    with op.batch_alter_table("kept_mastery", schema=None) as batch_op:
-        batch_op.create_index(
-            "ix_kept_mastery_concept", ["concept", "mastery", "answers"], unique=False
-        )
     # a learner who answered before the upgrade keeps their mastery on /progresso
     course = load_course(Settings().lessons_dir)
     rebuild_mastery(op.get_bind(), concept_tags(course))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("kept_mastery", schema=None) as batch_op:
-        batch_op.drop_index("ix_kept_mastery_concept")
     op.drop_table("kept_mastery")
     op.drop_table("mastery_tally")
     op.drop_table("mastery_tag")
