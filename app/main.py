@@ -16,6 +16,7 @@ from app.content.live import LiveCourse
 from app.content.search import SearchIndex
 from app.learning.lti import LmsOrigins
 from app.learning.lti_sender import ScoreSender
+from app.learning.mastery import concept_tags
 from app.learning.writer import AnswerWriter
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine, make_writer_engine
@@ -109,7 +110,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.lti_sender = ScoreSender(app.state.engine)
     # Answers and places are written by one thread per process, in groups (app/learning/writer.py).
     # Its own one-connection engine: requests never take the connection it needs.
-    app.state.answer_writer = AnswerWriter(make_writer_engine(settings.resolved_database_url()))
+    app.state.answer_writer = AnswerWriter(
+        make_writer_engine(settings.resolved_database_url()),
+        tags=lambda: concept_tags(app.state.live_course.current()),
+    )
     app.state.lti_sender.wake_if_pending()  # scores queued before a restart go out
 
     secret = settings.resolved_secret_key()

@@ -1,5 +1,7 @@
 """Seed a benchmark database quickly: learners and attempts in bulk SQL (SQLite), then the
-dashboard's aggregates recounted from them (``app.learning.aggregates.rebuild``)."""
+dashboard's aggregates and the kept mastery recounted from them by the code the app uses
+when the course changes (``app.learning.aggregates.rebuild``,
+``app.learning.mastery.rebuild_mastery``)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from app.content.course import Course
 from app.learning.aggregates import rebuild
+from app.learning.mastery import concept_tags, rebuild_mastery
 from app.platform.db import make_engine
 
 
@@ -67,6 +70,7 @@ def seed(database: Path, course: Course, learners: int, attempts: int, rng: rand
     engine = make_engine(f"sqlite:///{database}")
     with engine.begin() as connection:
         rebuild(connection)  # the attempts went in around the app's write path
+        rebuild_mastery(connection, concept_tags(course))
     engine.dispose()
 
 

@@ -37,6 +37,7 @@ from app.learning.aggregates import (
 )
 from app.learning.grading import AttemptFact, LessonStatus, lesson_progress, question_records
 from app.learning.learners import delete_learner, merge_learner
+from app.learning.mastery import concept_tags
 from app.platform.db import make_engine
 from app.platform.models import (
     Attempt,
@@ -116,7 +117,7 @@ def _apply(engine, course, ops) -> None:
                     correct=chosen in question.answer, idempotency_key=f"k{next(KEYS)}",
                     created_at=START + timedelta(minutes=minutes),
                 )  # fmt: skip
-                record_attempt(db, attempt)
+                record_attempt(db, attempt, concept_tags(course))
             elif op[0] == "delete":
                 delete_learner(db, LEARNERS[op[1]])
             elif db.get(Learner, LEARNERS[op[2]]) is not None:  # an account's learner exists

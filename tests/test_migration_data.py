@@ -21,6 +21,8 @@ from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
 import app.platform.models  # noqa: F401  (registers the tables)
+from app.content.course import load_course
+from app.learning.mastery import concept_tags
 from app.platform.db import (
     ForeignKeyViolation,
     check_foreign_keys,
@@ -28,7 +30,7 @@ from app.platform.db import (
     make_migration_engine,
 )
 from app.platform.migrate import alembic_config, downgrade, upgrade
-from app.platform.settings import PROJECT_ROOT
+from app.platform.settings import PROJECT_ROOT, Settings
 
 FIRST_REVISION = "a9155d2f459b"
 ROWS = {"learner": 43, "attempt": 233}  # the issue's reproducer
@@ -56,7 +58,8 @@ def _value(column: sa.Column, index: int):
 
 
 def seed_every_table(url: str) -> dict[str, int]:
-    """Fill every table of the models (parents first) and return the row count of each.
+    """Fill every table of the models (parents first) and return the row count of each (with
+    the rows a migration put there already, such as migration 0014's concept tags).
 
     Built from ``SQLModel.metadata``, so a table added later is seeded without editing this.
     """
@@ -88,7 +91,9 @@ def seed_every_table(url: str) -> dict[str, int]:
             connection.execute(table.insert(), rows)
             primary = list(table.primary_key.columns)[0]
             keys[table.name] = list(connection.execute(sa.select(primary)).scalars())
-            counts[table.name] = count
+            counts[table.name] = connection.execute(
+                sa.select(sa.func.count()).select_from(table)
+            ).scalar_one()
     engine.dispose()
     return counts
 
@@ -172,8 +177,44 @@ def replayed_cards(url: str) -> int:
     return count
 
 
+def _count(url: str, query: str) -> int:
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        count = connection.execute(sa.text(query)).scalar_one()
+    engine.dispose()
+    return count
+
+
+TAGGED = (
+    "FROM attempt a JOIN learner l ON l.id = a.learner_id JOIN mastery_tag t "
+    "ON t.lesson_slug = a.lesson_slug AND t.question_id = a.question_id"
+)
+
+
+def mastery_tags(url: str) -> int:
+    """How many concept tags migration 0014 keeps: the lessons folder's."""
+    return sum(len(found) for found in concept_tags(load_course(Settings().lessons_dir)).values())
+
+
+def mastery_pairs(url: str) -> int:
+    """How many ``kept_mastery`` rows migration 0014 makes: learner × concept answered."""
+    return _count(url, f"SELECT count(*) FROM (SELECT DISTINCT a.learner_id, t.concept {TAGGED}) k")
+
+
+def mastery_concepts(url: str) -> int:
+    """How many ``mastery_tally`` rows migration 0014 makes: concepts answered."""
+    return _count(url, f"SELECT count(DISTINCT t.concept) {TAGGED}")
+
+
 # Data migrations that make a table again from the others: revision -> table -> its row count.
-REMADE = {"0011": {"review_card": replayed_cards}}
+REMADE = {
+    "0011": {"review_card": replayed_cards},
+    "0014": {
+        "mastery_tag": mastery_tags,
+        "kept_mastery": mastery_pairs,
+        "mastery_tally": mastery_concepts,
+    },
+}
 
 
 def _parents() -> list[str]:

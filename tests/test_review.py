@@ -15,6 +15,7 @@ from app.content.course import load_course
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.learners import export_learner, merge_learner
+from app.learning.mastery import concept_tags
 from app.main import create_app
 from app.platform.auth import Passwords
 from app.platform.db import make_engine
@@ -67,7 +68,7 @@ def store(db, learner: str, correct: bool, at: datetime, key: str, question=Q) -
         created_at=at,
         idempotency_key=key,
     )
-    return record_attempt(db, attempt)[0]
+    return record_attempt(db, attempt, concept_tags(COURSE))[0]
 
 
 def due_ids(db, learner: str, at: datetime) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from app.learning.mastery import concept_tags
 from app.learning.state import (
     AttemptRow,
     DuplicateKeyError,
@@ -37,6 +38,7 @@ from tests.support.learning import COURSE, KERNELS
 QUESTIONS = list(KERNELS.questions.values())
 SINGLE = next(q for q in QUESTIONS if q.kind == "single")
 RIGHT = sorted(SINGLE.answer)[0]
+TAGS = concept_tags(COURSE)
 CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
 
 
@@ -156,7 +158,7 @@ def _statements(engine: Engine, batch: list[NewAnswer]) -> list[str]:
 
     event.listen(engine, "before_cursor_execute", count)
     try:
-        done = store_now(engine, batch)
+        done = store_now(engine, batch, TAGS)
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert not [d for d in done if isinstance(d, Exception)]
@@ -167,7 +169,7 @@ def test_a_batch_costs_the_same_statements_whatever_its_size(settings):
     engine = make_engine(settings.database_url)
     try:
         # Everyone has answered before: cards to rate, tallies to move.
-        store_now(engine, [_answer(learner, 0) for learner in range(60)])
+        store_now(engine, [_answer(learner, 0) for learner in range(60)], TAGS)
         one = _statements(engine, [_answer(0, 1, correct=False)])
         many = _statements(
             engine, [_answer(learner, 2, correct=learner % 3 == 0) for learner in range(60)]
@@ -185,6 +187,7 @@ def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):
         done = store_now(
             engine,
             [_answer(1, 1), _answer(2, 1, lesson_slug=None), _answer(3, 1)],  # type: ignore[arg-type]
+            TAGS,
         )
     finally:
         engine.dispose()
@@ -198,7 +201,7 @@ def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):
 
 def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(settings):
     engine = make_engine(settings.database_url)
-    writer = AnswerWriter(engine)
+    writer = AnswerWriter(engine, lambda: TAGS)
     results: list[Written] = []
     lock = threading.Lock()
 
@@ -222,7 +225,7 @@ def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(setti
 
 def test_a_lesson_opened_moves_the_place_through_the_writer(settings):
     engine = make_engine(settings.database_url)
-    writer = AnswerWriter(engine)
+    writer = AnswerWriter(engine, lambda: TAGS)
     writer.store(_answer(7, 1))
     writer.move_place(f"{7:032d}", Place("escolha-self-hosted"))
     writer.store(_answer(8, 1))  # queued after the move: the move is committed by then

@@ -7,6 +7,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.learning.aggregates import recount_learners
+from app.learning.mastery import recount_mastery
 from app.learning.review import delete_cards, learner_cards, merge_cards
 from app.learning.store import Place, ensure_learner, set_place
 from app.platform.db import begin_write
@@ -125,6 +126,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     if place is not None:
         set_place(db, target_id, place)
     recount_learners(db, [source_id, target_id])  # before the source row (and its counts) goes
+    recount_mastery(db, [source_id, target_id])  # mastery per concept (mastery.py)
     db.exec(delete(Learner).where(col(Learner.id) == source_id))
     end_sessions_of(db, source_id)
     db.commit()
@@ -209,6 +211,7 @@ def delete_learner(db: Session, learner_id: str) -> str | None:
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     delete_cards(db, learner_id)
     recount_learners(db, [learner_id])  # takes the learner out of the dashboard's counters
+    recount_mastery(db, [learner_id])  # and out of mastery per concept
     db.exec(delete(Learner).where(col(Learner.id) == learner_id))
     end_sessions_of(db, learner_id)
     db.commit()

@@ -4,9 +4,10 @@ Every row that names a lesson by its slug moves to the new slug, in the caller's
 (the editor's publication, so the file and the rows change together or not at all):
 attempts, review cards, class due dates, learners' places, and the dashboard's aggregates
 (recounted from the moved attempts by :func:`app.learning.aggregates.rebuild`, the same
-code the migration that made them runs). Mastery per concept is computed from the attempts,
-so it follows with them. The change is recorded in ``lesson_rename``, from which
-:func:`moved_to` finds where an old slug leads now.
+code the migration that made them runs). Kept mastery per concept does not name lessons:
+its tags move to the new slug, and only learners who had attempts under the new slug
+already are recounted (:func:`app.learning.mastery.recount_mastery`). The change is
+recorded in ``lesson_rename``, from which :func:`moved_to` finds where an old slug leads now.
 
 Rows already stored under the new slug belong to a lesson that no longer exists (a slug is
 unique in the course): the moved attempts join them, and a moved review card or due date
@@ -21,6 +22,7 @@ from sqlalchemy import Table, and_, delete, exists, func, select, update
 from sqlmodel import Session, col
 
 from app.learning.aggregates import ATTEMPT, BASIS, LEARNER, rebuild
+from app.learning.mastery import TAG, recount_mastery
 from app.platform.models import ClassDue, LessonRename, ReviewCard
 
 # SQLModel sets ``__table__`` on each table class; its types do not declare it (the attempt
@@ -51,12 +53,19 @@ def carry_progress(
         The rename recorded, with the number of learners whose progress moved.
     """
     learners = learners_with_progress(db, old)
+    # attempts kept under the new slug (a lesson since removed) count again once it is live
+    joining = db.execute(
+        select(ATTEMPT.c.learner_id).where(ATTEMPT.c.lesson_slug == new).distinct()
+    ).scalars()
+    recount = list(joining)
     db.execute(update(ATTEMPT).where(ATTEMPT.c.lesson_slug == old).values(lesson_slug=new))
     _move_keyed(db, CARD, ("learner_id", "question_id"), old, new)
     _move_keyed(db, DUE, ("class_id",), old, new)
     _move_keyed(db, BASIS, ("question_id",), old, new)
+    _move_keyed(db, TAG, ("question_id", "concept"), old, new)
     db.execute(update(LEARNER).where(LEARNER.c.place_lesson == old).values(place_lesson=new))
     rebuild(db)
+    recount_mastery(db, recount)
     rename = LessonRename(
         old_slug=old,
         new_slug=new,

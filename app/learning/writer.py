@@ -13,7 +13,8 @@ One batch, in one transaction, whatever its size:
 2. the attempts, once per idempotency key (one ``INSERT ... ON CONFLICT DO NOTHING
    RETURNING``); a key already stored costs one more read, to answer as the first time;
 3. what follows an answer, set-based for the batch: the dashboard's tallies
-   (:func:`app.learning.aggregates.record_in_aggregates`) and the review cards
+   (:func:`app.learning.aggregates.record_in_aggregates`), mastery per learner × concept
+   (:func:`app.learning.mastery.record_in_mastery`) and the review cards
    (:func:`app.learning.review.schedule_batch`).
 
 Places moved by opening a lesson (a GET) are queued the same way, and the request does not
@@ -40,6 +41,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from app.content.page_ids import question_anchor
 from app.learning.aggregates import ATTEMPT, LEARNER, record_in_aggregates
+from app.learning.mastery import Tags, record_in_mastery
 from app.learning.review import schedule_batch
 from app.learning.state import AttemptRow, DuplicateKeyError, NewAnswer, Place, Written
 from app.platform.db import IMMEDIATE, tuple_in
@@ -84,11 +86,14 @@ class AnswerWriter:
     """The process's one writer of answers and places (see the module's docstring).
 
     Args:
-        engine: the app's engine; the writer's thread holds one of its connections while busy.
+        engine: the writer's own engine (:func:`app.platform.db.make_writer_engine`).
+        tags: the concept tags of the course as it is now
+            (:func:`app.learning.mastery.concept_tags`), read once per batch.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, tags: Callable[[], Tags]) -> None:
         self.engine = engine
+        self.tags = tags
         self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -142,13 +147,15 @@ class AnswerWriter:
             self._commit(jobs)
 
     def _commit(self, jobs: list[_Job]) -> None:
-        self.batches += _commit(self.engine, jobs)
+        self.batches += _commit(self.engine, jobs, self.tags())
         for job in jobs:
             if job.done is not None:
                 job.done.set()
 
 
-def store_now(engine: Engine, answers: Sequence[NewAnswer]) -> list[Written | Exception]:
+def store_now(
+    engine: Engine, answers: Sequence[NewAnswer], tags: Tags
+) -> list[Written | Exception]:
     """Store ``answers`` as one batch in the calling thread, as the writer's thread does (for
     commands, imports and tests; requests go through :meth:`AnswerWriter.store`).
 
@@ -157,7 +164,7 @@ def store_now(engine: Engine, answers: Sequence[NewAnswer]) -> list[Written | Ex
         (:class:`DuplicateKeyError`, or whatever storing that answer alone raised).
     """
     jobs = [_Job(answer, done=None) for answer in answers]
-    _commit(engine, jobs)
+    _commit(engine, jobs, tags)
     done: list[Written | Exception] = []
     for job in jobs:
         if job.error is not None:
@@ -168,11 +175,11 @@ def store_now(engine: Engine, answers: Sequence[NewAnswer]) -> list[Written | Ex
     return done
 
 
-def _commit(engine: Engine, jobs: list[_Job]) -> int:
+def _commit(engine: Engine, jobs: list[_Job], tags: Tags) -> int:
     """Write ``jobs`` in one transaction, or one by one when that fails; batches committed."""
     try:
         with engine.connect() as connection:
-            _write_batch(connection, jobs)
+            _write_batch(connection, jobs, tags)
         return 1
     except Exception as exc:  # one bad answer must not cost the others theirs
         if len(jobs) == 1:
@@ -182,11 +189,11 @@ def _commit(engine: Engine, jobs: list[_Job]) -> int:
     committed = 0
     for job in jobs:
         job.result, job.error = None, None
-        committed += _commit(engine, [job])
+        committed += _commit(engine, [job], tags)
     return committed
 
 
-def _write_batch(connection: Connection, jobs: Sequence[_Job]) -> None:
+def _write_batch(connection: Connection, jobs: Sequence[_Job], tags: Tags) -> None:
     """Store a batch in one transaction (see the module's docstring); each answer job gets
     its ``result`` or ``error``."""
     answers = [job for job in jobs if isinstance(job.item, NewAnswer)]
@@ -223,7 +230,7 @@ def _write_batch(connection: Connection, jobs: Sequence[_Job]) -> None:
                 upsert.on_conflict_do_update(index_elements=["id"], set_=moved),
                 [learners[learner] for learner in sorted(learners)],  # id order: no lock cycles
             )
-            _store_attempts(connection, answers, owner, now, insert)
+            _store_attempts(connection, answers, owner, now, insert, tags)
         if places:
             connection.execute(
                 update(LEARNER)
@@ -246,6 +253,7 @@ def _store_attempts(
     owner: Callable[[_Job], str],
     now: datetime,
     insert: Insert,
+    tags: Tags,
 ) -> None:
     batch = [(job, job.item, owner(job)) for job in answers if isinstance(job.item, NewAnswer)]
     returned = connection.execute(
@@ -311,6 +319,7 @@ def _store_attempts(
     if not stored:
         return
     record_in_aggregates(connection, stored)  # the dashboard's counters (aggregates.py)
+    record_in_mastery(connection, tags, stored)  # mastery per concept (mastery.py)
     cards = schedule_batch(connection, stored)  # spaced review (review.py)
     for job, answer, learner_id in batch:
         result = job.result

@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from app.learning.mastery import Tags, concept_tags
 from app.learning.state import AttemptRow, NewAnswer, Written
 from app.learning.writer import store_now
 from app.platform.models import Attempt
+from tests.support.learning import COURSE
 
 
 def new_answer(attempt: Attempt) -> NewAnswer:
@@ -28,21 +30,29 @@ def new_answer(attempt: Attempt) -> NewAnswer:
     )
 
 
-def store_attempts(db: Session | Engine, attempts: Iterable[Attempt]) -> list[Written]:
-    """Store ``attempts`` in one batch through the app's writer path; raise the first refusal."""
+def store_attempts(
+    db: Session | Engine, attempts: Iterable[Attempt], tags: Tags | None = None
+) -> list[Written]:
+    """Store ``attempts`` in one batch through the app's writer path; raise the first refusal.
+
+    ``tags``: the concept tags mastery counts with; the repository's course's by default.
+    """
     engine = db.get_bind() if isinstance(db, Session) else db
     assert isinstance(engine, Engine)
     if isinstance(db, Session):
         db.commit()  # the writer has its own connection: nothing of the test's may hold the lock
     written = []
-    for item in store_now(engine, [new_answer(a) for a in attempts]):
+    tags = concept_tags(COURSE) if tags is None else tags
+    for item in store_now(engine, [new_answer(a) for a in attempts], tags):
         if isinstance(item, Exception):
             raise item
         written.append(item)
     return written
 
 
-def record_attempt(db: Session | Engine, attempt: Attempt) -> tuple[AttemptRow, bool]:
+def record_attempt(
+    db: Session | Engine, attempt: Attempt, tags: Tags | None = None
+) -> tuple[AttemptRow, bool]:
     """Store one attempt through the writer path: the stored row and whether it is new."""
-    (written,) = store_attempts(db, [attempt])
+    (written,) = store_attempts(db, [attempt], tags)
     return written.row, written.new
