@@ -546,6 +546,7 @@ def postgres_rows(work: Path, lessons: Path, course, question: str, version: str
         admin.execute(f'CREATE DATABASE "{name}"')
     url = server.rsplit("/", 1)[0] + f"/{name}"
     upgrade(url)
+    (work / "pg").mkdir(exist_ok=True)  # the PostgreSQL app's var/ and log
     app = App(work / "pg", lessons, workers=2, database_url=url)
     try:
         learners = answering_learners(app.base, CONNECTIONS, work / "alunos-pg.tsv")
