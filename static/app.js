@@ -179,6 +179,7 @@
     var headings = {};
     Array.prototype.forEach.call(links, function (link) { headings[link.getAttribute("href").slice(1)] = link; });
     var article = document.querySelector("article.lesson");
+    var written = null;  // the hash this code last wrote
     document.addEventListener("curso:secao", function (evt) {
       var id = evt.detail.id;
       // A question belongs to the section of the heading above it.
@@ -194,10 +195,11 @@
       Array.prototype.forEach.call(links, function (link) { link.removeAttribute("aria-current"); });
       if (headings[section]) headings[section].setAttribute("aria-current", "location");
       if (evt.detail.first) return;  // opening the page keeps the address it was opened with
-      // An address the reader chose (a link, a tree step) stays while its target is on screen.
-      // A tree's steps own the address (?arvore=...#arvore-...): back and forward walk them.
-      if (window.location.hash.indexOf("#arvore-") === 0) return;
-      var held = window.location.hash && document.getElementById(window.location.hash.slice(1));
+      // An address the reader chose (a link, a tree step: ?arvore=...#arvore-..., which back
+      // and forward walk) stays while its target is on screen; one this code wrote follows the
+      // reading. Once the reader has passed the target, the address follows the reading again.
+      var held = window.location.hash !== written && window.location.hash &&
+        document.getElementById(window.location.hash.slice(1));
       if (held) {
         var box = held.getBoundingClientRect();
         if (box.bottom > 0 && box.top < window.innerHeight) return;
@@ -205,6 +207,7 @@
       var url = window.location.pathname + window.location.search + (id ? "#" + id : "");
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
         window.history.replaceState(window.history.state, "", url);
+        written = window.location.hash;
       }
     });
   }

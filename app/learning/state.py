@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.learning.classes import LessonDue
 from app.learning.grading import AttemptFact
 
 
@@ -94,6 +95,7 @@ class LearnerState:
         attempts: every attempt, oldest first.
         walks: every finished walk, newest first.
         cards: the spaced-review cards (``app/learning/review.py``).
+        dues: the due dates of the learner's classes, soonest first.
     """
 
     learner_id: str | None
@@ -102,6 +104,7 @@ class LearnerState:
     attempts: tuple[AttemptRow, ...] = ()
     walks: tuple[WalkRow, ...] = field(default=())
     cards: tuple[CardRow, ...] = field(default=())
+    dues: tuple[LessonDue, ...] = field(default=())
 
     @property
     def version(self) -> tuple[object, ...]:
@@ -119,6 +122,10 @@ class LearnerState:
             hash(cards),
         )
 
+    def due_for(self, slug: str) -> LessonDue | None:
+        """The lesson's due date in the learner's classes (the soonest of them), or ``None``."""
+        return next((due for due in self.dues if due.lesson_slug == slug), None)
+
     def in_lesson(self, slug: str) -> dict[str, list[AttemptRow]]:
         """The attempts in lesson ``slug``, oldest first, grouped by question id."""
         grouped: dict[str, list[AttemptRow]] = {}
@@ -134,7 +141,13 @@ class LearnerState:
     def with_attempt(self, attempt: AttemptRow, place: Place) -> LearnerState:
         """This state after ``attempt`` was stored and the place moved to ``place``."""
         return LearnerState(
-            self.learner_id, True, place, (*self.attempts, attempt), self.walks, self.cards
+            self.learner_id,
+            True,
+            place,
+            (*self.attempts, attempt),
+            self.walks,
+            self.cards,
+            self.dues,
         )
 
 

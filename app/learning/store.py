@@ -27,12 +27,23 @@ from sqlmodel import Session, SQLModel, col, select
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.aggregates import record_in_aggregates
+from app.learning.classes import LessonDue, as_utc
 from app.learning.grading import AttemptFact, Grade
 from app.learning.review import schedule_after
 from app.learning.rules import first_try_order
 from app.learning.state import AttemptRow, CardRow, LearnerState, Place, WalkRow
 from app.platform.db import begin_write
-from app.platform.models import Account, Attempt, Learner, ReviewCard, WalkRecord, utcnow
+from app.platform.models import (
+    Account,
+    Attempt,
+    ClassDue,
+    ClassMember,
+    Classroom,
+    Learner,
+    ReviewCard,
+    WalkRecord,
+    utcnow,
+)
 
 __all__ = ["Place", "read_state"]  # Place lives in app.learning.state; kept importable here
 _LEARNER = bindparam("learner", type_=String)
@@ -44,7 +55,8 @@ BIRTH_WINDOW = timedelta(seconds=30)
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     """One statement for a learner's whole state: the learner row, attempts and walks.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns
+    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card, 4 a due date
+    of one of the learner's classes, soonest first); the columns
     a kind does not have are NULL. Built once (see :data:`_STATE`). SQLAlchemy's ``select``,
     not SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
@@ -96,7 +108,24 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(ReviewCard.due),
         literal_column("0", Integer),
     ).where(col(ReviewCard.learner_id) == _LEARNER)
-    union = union_all(learner, attempts, walks, cards).subquery()
+    dues = (
+        sa.select(
+            literal_column("4", Integer),
+            col(Classroom.name),
+            col(ClassDue.lesson_slug),
+            col(Classroom.time_zone),
+            nothing(String),
+            nothing(Boolean),
+            nothing(Float),
+            col(ClassDue.due_at),
+            col(Classroom.id),
+        )
+        .select_from(ClassMember)
+        .join(Classroom, col(Classroom.id) == col(ClassMember.class_id))
+        .join(ClassDue, col(ClassDue.class_id) == col(ClassMember.class_id))
+        .where(col(ClassMember.learner_id) == _LEARNER)
+    )
+    union = union_all(learner, attempts, walks, cards, dues).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
@@ -116,7 +145,7 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     """
     if learner_id is None:
         return LearnerState(None)
-    place, stored, attempts, walks, cards = None, False, [], [], []
+    place, stored, attempts, walks, cards, dues = None, False, [], [], [], {}
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
             stored = True
@@ -127,10 +156,20 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
             )
         elif row.kind == 2:
             walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
-        else:
+        elif row.kind == 3:
             cards.append(CardRow(row.a, row.b, row.c, row.at))
+        else:  # the soonest due date of a lesson wins when two classes set one
+            dues.setdefault(row.b, LessonDue(row.a, row.b, as_utc(row.at), row.c))
     walks.reverse()
-    return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks), tuple(cards))
+    return LearnerState(
+        learner_id,
+        stored,
+        place,
+        tuple(attempts),
+        tuple(walks),
+        tuple(cards),
+        tuple(dues.values()),
+    )
 
 
 class DuplicateKeyError(ValueError):

@@ -9,6 +9,7 @@ from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
+from app.learning.classes import lesson_due
 from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
 from app.learning.lti import queue_launched_lesson_score
 from app.learning.store import DuplicateKeyError, SqlLearnerStore
@@ -18,9 +19,9 @@ from app.platform.i18n import gettext
 from app.web.answer_form import AnswerFormDep
 from app.web.deps import (
     SESSION_KEY,
-    CourseDep,
     LearnerForWriteDep,
     LearnerIdDep,
+    ReaderCourseDep,
     SessionDep,
     born_in_this_request,
 )
@@ -37,7 +38,7 @@ def answer(
     request: Request,
     slug: str,
     question_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     session: SessionDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
@@ -85,7 +86,8 @@ def answer(
     ):
         request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the LMS gradebook
     if wants_fragment(request):
-        return _render(request, lesson, question, page)
+        due = lesson_due(session, page.learner_id, lesson.slug)
+        return _render(request, lesson, question, page, due=due)
     return _back_to(request, lesson, question)
 
 
@@ -94,7 +96,7 @@ def question_fragment(
     request: Request,
     slug: str,
     question_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     session: SessionDep,
     learner_id: LearnerIdDep,
     refazer: bool = False,
@@ -104,7 +106,8 @@ def question_fragment(
     lesson, question = _find(course, slug, question_id)
     if wants_fragment(request):
         page = show_question(SqlLearnerStore(session), lesson, question, learner_id, retry=refazer)
-        return _render(request, lesson, question, page)
+        due = lesson_due(session, learner_id, lesson.slug)
+        return _render(request, lesson, question, page, due=due)
     return _back_to(request, lesson, question, retry=refazer)
 
 
@@ -116,8 +119,10 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
     return lesson, question
 
 
-def _render(request, lesson, question, page: QuestionPage, status_code: int = 422):
-    context = {"lesson": lesson, "question": question, "view": page.view}
+def _render(request, lesson, question, page: QuestionPage, status_code: int = 422, due=None):
+    """The question fragment; ``due``: the learner's due date for the lesson, which marks an
+    answer stored after it as late."""
+    context = {"lesson": lesson, "question": question, "view": page.view, "due": due}
     if page.progress is not None:
         context["progress"] = page.progress
         return render(request, "_answer.html", context)
