@@ -159,7 +159,6 @@
       // The setup runs in an idle task; a reader who scrolled before it ran has chosen a place.
       var opened = current === null && (window.location.hash !== "" || window.scrollY === 0);
       var first = opened || quiet;
-      quiet = false;
       current = section;
       document.dispatchEvent(new CustomEvent("curso:secao", { detail: { id: section, first: first } }));
     }
@@ -169,7 +168,15 @@
       Array.prototype.forEach.call(article.querySelectorAll(selector), function (mark) { observer.observe(mark); });
     }
     observeAll();
-    document.body.addEventListener("htmx:afterSettle", function () { quiet = true; observeAll(); });
+    // Only the swap's own moves are quiet, from the swap to the settle (and the focus moved
+    // then): the reader's next scroll moves the address again.
+    document.body.addEventListener("htmx:afterSwap", function () { quiet = true; });
+    document.body.addEventListener("htmx:afterSettle", function () {
+      quiet = true;
+      observeAll();
+      update();
+      quiet = false;
+    });
     update();
   }
 
@@ -179,7 +186,11 @@
     var headings = {};
     Array.prototype.forEach.call(links, function (link) { headings[link.getAttribute("href").slice(1)] = link; });
     var article = document.querySelector("article.lesson");
-    var written = null;  // the hash this code last wrote
+    var written = null;  // the address this code last wrote (path, query and hash)
+    function forget() { written = null; }  // an address htmx or the reader put there
+    document.body.addEventListener("htmx:pushedIntoHistory", forget);
+    document.body.addEventListener("htmx:replacedInHistory", forget);
+    window.addEventListener("popstate", forget);
     document.addEventListener("curso:secao", function (evt) {
       var id = evt.detail.id;
       // A question belongs to the section of the heading above it.
@@ -198,16 +209,17 @@
       // An address the reader chose (a link, a tree step: ?arvore=...#arvore-..., which back
       // and forward walk) stays while its target is on screen; one this code wrote follows the
       // reading. Once the reader has passed the target, the address follows the reading again.
-      var held = window.location.hash !== written && window.location.hash &&
+      var here = window.location.pathname + window.location.search + window.location.hash;
+      var held = here !== written && window.location.hash &&
         document.getElementById(window.location.hash.slice(1));
       if (held) {
         var box = held.getBoundingClientRect();
         if (box.bottom > 0 && box.top < window.innerHeight) return;
       }
       var url = window.location.pathname + window.location.search + (id ? "#" + id : "");
-      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      if (url !== here) {
         window.history.replaceState(window.history.state, "", url);
-        written = window.location.hash;
+        written = url;
       }
     });
   }
