@@ -253,6 +253,12 @@
   function reachableHeader() {
     var header = document.querySelector(".site-header");
     if (!header) return;
+    // Jumps land below the header (scroll-padding-top in app.css): keep its real height.
+    function measure() {
+      document.documentElement.style.setProperty("--header-h", header.offsetHeight + "px");
+    }
+    if (window.ResizeObserver) new ResizeObserver(measure).observe(header);
+    else measure();
     // The scroll position is read in the first frame, where the layout is done anyway (reading
     // it now, while the lesson may not be laid out yet, would force that layout here).
     var narrow = null, last = null, ticking = false;
@@ -314,7 +320,14 @@
     var button = document.querySelector(".menu-button"), dialog = document.getElementById("gaveta");
     if (!button || !dialog || typeof dialog.showModal !== "function") return;
     var body = dialog.querySelector(".drawer-body");
-    var parts = [document.querySelector(".lesson-aside .toc"), document.getElementById("navegacao-curso")];
+    // The site's links and the theme switch leave the phone's bar for the menu; a lesson adds
+    // its contents and the course navigation.
+    var parts = [
+      document.querySelector(".site-header .site-nav"),
+      document.querySelector(".site-header .theme-switch"),
+      document.querySelector(".lesson-aside .toc"),
+      document.getElementById("navegacao-curso")
+    ];
     var homes = [];
     button.hidden = false;
     function bringBack() {
@@ -370,6 +383,42 @@
     button.setAttribute("aria-expanded", "false");
   }
 
+  // On a phone the bar has a search button instead of the box: it opens the box under the bar
+  // and focuses it; leaving the box (focus elsewhere, Escape on an empty box) closes it.
+  function openSearch() {
+    var header = document.querySelector(".site-header");
+    var toggle = document.querySelector(".search-toggle");
+    if (!header || !toggle || toggle.offsetParent === null) return;
+    header.classList.add("is-searching");
+    toggle.setAttribute("aria-expanded", "true");
+  }
+  function searchToggle() {
+    var header = document.querySelector(".site-header");
+    var toggle = document.querySelector(".search-toggle");
+    var form = document.getElementById("busca-form");
+    if (!header || !toggle || !form) return;
+    toggle.hidden = false;
+    function close(refocus) {
+      header.classList.remove("is-searching");
+      toggle.setAttribute("aria-expanded", "false");
+      if (refocus) toggle.focus();
+    }
+    toggle.addEventListener("click", function () {
+      if (header.classList.contains("is-searching")) return close(false);
+      openSearch();
+      var box = form.querySelector("input");
+      box.focus();
+      box.select();
+    });
+    form.addEventListener("focusout", function (evt) {
+      if (evt.relatedTarget && (form.contains(evt.relatedTarget) || evt.relatedTarget === toggle)) return;
+      close(false);
+    });
+    form.addEventListener("keydown", function (evt) {
+      if (evt.key === "Escape" && !evt.defaultPrevented && header.classList.contains("is-searching")) close(true);
+    });
+  }
+
   // Search from anywhere: "/" or "s" focus the search box (outside text fields); the header box
   // shows results as you type in a listbox (a combobox: arrows, Enter, Escape, counts announced).
   // Without JavaScript it is a form that opens /busca.
@@ -383,6 +432,7 @@
       var box = document.querySelector("[data-search-box]") || document.getElementById("busca");
       if (!box) return;
       evt.preventDefault();
+      openSearch();
       box.focus();
       box.select();
     });
@@ -687,6 +737,7 @@
     backToTop();
     phoneMenu();
     searchFromAnywhere();
+    searchToggle();
     // Marking the searched words walks the whole lesson and scrolls: after the first frame.
     window.requestAnimationFrame(function () { window.setTimeout(markSearchedWords, 0); });
     // These measure the laid-out page (forced layout) or only matter once the reader scrolls.
