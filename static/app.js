@@ -759,7 +759,15 @@
       var config = evt.detail && evt.detail.requestConfig;
       var typing = config && config.triggeringEvent && config.triggeringEvent.type === "input";
       var target = find(elt, "[data-focus]");
-      if (target && !typing) target.focus();
+      if (target && !typing) {
+        target.focus();
+        // Focus scrolls only a target out of the window: one under the header (the sticky
+        // bar, or the phone's bar come back) is brought below it, its question from the top.
+        var block = target.closest(".question") || target;
+        var header = document.querySelector(".site-header");
+        var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+        if (block.getBoundingClientRect().top < below) block.scrollIntoView({ block: "start" });
+      }
       var news = find(elt, "[data-announce]");
       if (news) announce(news.getAttribute("data-announce"));
     });
