@@ -262,7 +262,12 @@
     // The scroll position is read in the first frame, where the layout is done anyway (reading
     // it now, while the lesson may not be laid out yet, would force that layout here).
     var narrow = null, last = null, ticking = false;
-    window.requestAnimationFrame(function () { if (last === null) last = window.scrollY; });
+    window.requestAnimationFrame(function () {
+      if (last !== null) return;
+      last = window.scrollY;
+      // A page opened on a section (#...) starts as a jump does: the section uncovered.
+      if (window.location.hash && last > header.offsetHeight) hide(true);
+    });
     function hide(yes) {
       narrow = narrow || window.matchMedia(NARROW);
       header.classList.toggle("is-hidden", yes && narrow.matches);
