@@ -136,3 +136,25 @@ def test_resume_and_the_question_focused_after_an_answer_land_below_the_header(
     expect(page).to_have_url(re.compile(f"#pergunta-{QUESTION.id}$"))
     rests(page)
     assert_clear(page, f"pergunta-{QUESTION.id}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_first_phone_screen_shows_the_title_and_the_lesson_text(
+    new_page, live_server: LiveServer, width: int
+):
+    # Issue 27, item 2: at 360 × 740 the objectives and the source filled the first screen.
+    page = new_page(width, 740, reduced_motion="reduce")
+    page.goto(live_server.url + "/licoes/kernels")
+    expect(page.locator("h1")).to_be_in_viewport(ratio=1)
+    if width == 360:
+        first = page.locator("article.lesson > p").first
+        top = page.evaluate("(el) => el.getBoundingClientRect().top", first.element_handle())
+        assert top < 740 - 48, "o começo do primeiro parágrafo aparece na primeira tela"
+    objectives = page.get_by_role("heading", name="Objetivos", exact=True)
+    if width == 360:
+        expect(objectives).to_be_hidden()
+        page.get_by_text("Objetivos e fonte").click()
+    expect(objectives).to_be_visible()
+    expect(page.locator(".lesson-source")).to_be_visible()
+    expect(page.locator(".objectives li").first).to_be_visible()
+    assert axe_violations(page) == []
