@@ -98,7 +98,11 @@ async def lesson_page(
 
     def built() -> dict:
         page = build_lesson_page(course, lesson, visit.state, visit.place, asked)
-        return {**page.context(), "due": due, "overdue": due is not None and due.is_late(now)}
+        return {
+            **page.context(),
+            "lesson_due": due,
+            "overdue": due is not None and due.is_late(now),
+        }
 
     now = datetime.now(UTC)
 

@@ -122,7 +122,7 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
 def _render(request, lesson, question, page: QuestionPage, status_code: int = 422, due=None):
     """The question fragment; ``due``: the learner's due date for the lesson, which marks an
     answer stored after it as late."""
-    context = {"lesson": lesson, "question": question, "view": page.view, "due": due}
+    context = {"lesson": lesson, "question": question, "view": page.view, "lesson_due": due}
     if page.progress is not None:
         context["progress"] = page.progress
         return render(request, "_answer.html", context)
