@@ -145,7 +145,8 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     """
     if learner_id is None:
         return LearnerState(None)
-    place, stored, attempts, walks, cards, dues = None, False, [], [], [], {}
+    place, stored, attempts, walks, cards = None, False, [], [], []
+    dues: dict[str, LessonDue] = {}
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
             stored = True
