@@ -6,6 +6,7 @@ answer) lands with its target's top in view, not under the header."""
 from __future__ import annotations
 
 import re
+import secrets
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -80,6 +81,25 @@ def test_the_header_is_one_row_and_nothing_wraps(new_page, live_server: LiveServ
         expect(page.get_by_role("combobox", name="Buscar nas lições")).to_be_visible()
         expect(page.locator(".search-toggle")).to_be_hidden()
     assert axe_violations(page) == []
+
+
+@pytest.mark.parametrize("width", (1024, 960))
+def test_a_long_username_keeps_the_wide_header_on_one_row(
+    new_page, live_server: LiveServer, width: int
+):
+    page = new_page(width, 800)
+    page.goto(live_server.url + "/conta")
+    name = f"nome-bem-comprido-{secrets.token_hex(6)}"  # 30 characters, the longest allowed
+    page.locator("#criar-usuario").fill(name)
+    page.locator("#criar-senha").fill("senha-bem-longa")
+    page.locator("#criar-confirmacao").fill("senha-bem-longa")
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page).to_have_url(re.compile("/progresso$"))
+    account = page.locator(".site-header .nav-account")
+    expect(account).to_have_accessible_name(f"Conta: {name}")
+    header = page.locator(".site-header").bounding_box()
+    assert header is not None and header["height"] <= 64, header
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 def test_without_javascript_the_phone_header_keeps_every_link(new_page, live_server: LiveServer):
