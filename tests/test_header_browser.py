@@ -22,7 +22,8 @@ QUESTION = list(KERNELS.questions.values())[1]
 
 # The target's top against the header's bottom edge (0 when the header is hidden away).
 CLEAR = """(id) => {
-  const target = document.getElementById(id).getBoundingClientRect();
+  const target = (document.getElementById(id) || document.querySelector(id))
+    .getBoundingClientRect();
   const header = document.querySelector('.site-header').getBoundingClientRect();
   return {top: target.top, under: Math.max(0, header.bottom), height: innerHeight};
 }"""
@@ -132,6 +133,11 @@ def test_a_contents_click_and_a_shared_link_land_below_the_header(
     page.goto(live_server.url + f"/licoes/escolha-self-hosted#{other.anchor}")
     rests(page)
     assert_clear(page, other.anchor)
+    # A search result opens the lesson with its words marked, on the first one.
+    page.goto(live_server.url + f"/licoes/kernels?destaque=kernels#{SECTION.anchor}")
+    expect(page.locator("mark.mark-first")).to_be_attached()
+    rests(page)
+    assert_clear(page, "mark.mark-first")
     assert watch.errors == []
 
 
