@@ -159,7 +159,6 @@
       // The setup runs in an idle task; a reader who scrolled before it ran has chosen a place.
       var opened = current === null && (window.location.hash !== "" || window.scrollY === 0);
       var first = opened || quiet;
-      quiet = false;
       current = section;
       document.dispatchEvent(new CustomEvent("curso:secao", { detail: { id: section, first: first } }));
     }
@@ -169,7 +168,15 @@
       Array.prototype.forEach.call(article.querySelectorAll(selector), function (mark) { observer.observe(mark); });
     }
     observeAll();
-    document.body.addEventListener("htmx:afterSettle", function () { quiet = true; observeAll(); });
+    // Only the swap's own moves are quiet, from the swap to the settle (and the focus moved
+    // then): the reader's next scroll moves the address again.
+    document.body.addEventListener("htmx:afterSwap", function () { quiet = true; });
+    document.body.addEventListener("htmx:afterSettle", function () {
+      quiet = true;
+      observeAll();
+      update();
+      quiet = false;
+    });
     update();
   }
 
@@ -179,6 +186,11 @@
     var headings = {};
     Array.prototype.forEach.call(links, function (link) { headings[link.getAttribute("href").slice(1)] = link; });
     var article = document.querySelector("article.lesson");
+    var written = null;  // the address this code last wrote (path, query and hash)
+    function forget() { written = null; }  // an address htmx or the reader put there
+    document.body.addEventListener("htmx:pushedIntoHistory", forget);
+    document.body.addEventListener("htmx:replacedInHistory", forget);
+    window.addEventListener("popstate", forget);
     document.addEventListener("curso:secao", function (evt) {
       var id = evt.detail.id;
       // A question belongs to the section of the heading above it.
@@ -194,17 +206,20 @@
       Array.prototype.forEach.call(links, function (link) { link.removeAttribute("aria-current"); });
       if (headings[section]) headings[section].setAttribute("aria-current", "location");
       if (evt.detail.first) return;  // opening the page keeps the address it was opened with
-      // An address the reader chose (a link, a tree step) stays while its target is on screen.
-      // A tree's steps own the address (?arvore=...#arvore-...): back and forward walk them.
-      if (window.location.hash.indexOf("#arvore-") === 0) return;
-      var held = window.location.hash && document.getElementById(window.location.hash.slice(1));
+      // An address the reader chose (a link, a tree step: ?arvore=...#arvore-..., which back
+      // and forward walk) stays while its target is on screen; one this code wrote follows the
+      // reading. Once the reader has passed the target, the address follows the reading again.
+      var here = window.location.pathname + window.location.search + window.location.hash;
+      var held = here !== written && window.location.hash &&
+        document.getElementById(window.location.hash.slice(1));
       if (held) {
         var box = held.getBoundingClientRect();
         if (box.bottom > 0 && box.top < window.innerHeight) return;
       }
       var url = window.location.pathname + window.location.search + (id ? "#" + id : "");
-      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      if (url !== here) {
         window.history.replaceState(window.history.state, "", url);
+        written = url;
       }
     });
   }
@@ -238,10 +253,21 @@
   function reachableHeader() {
     var header = document.querySelector(".site-header");
     if (!header) return;
+    // Jumps land below the header (scroll-padding-top in app.css): keep its real height.
+    function measure() {
+      document.documentElement.style.setProperty("--header-h", header.offsetHeight + "px");
+    }
+    if (window.ResizeObserver) new ResizeObserver(measure).observe(header);
+    else measure();
     // The scroll position is read in the first frame, where the layout is done anyway (reading
     // it now, while the lesson may not be laid out yet, would force that layout here).
     var narrow = null, last = null, ticking = false;
-    window.requestAnimationFrame(function () { if (last === null) last = window.scrollY; });
+    window.requestAnimationFrame(function () {
+      if (last !== null) return;
+      last = window.scrollY;
+      // A page opened on a section (#...) starts as a jump does: the section uncovered.
+      if (window.location.hash && last > header.offsetHeight) hide(true);
+    });
     function hide(yes) {
       narrow = narrow || window.matchMedia(NARROW);
       header.classList.toggle("is-hidden", yes && narrow.matches);
@@ -299,7 +325,14 @@
     var button = document.querySelector(".menu-button"), dialog = document.getElementById("gaveta");
     if (!button || !dialog || typeof dialog.showModal !== "function") return;
     var body = dialog.querySelector(".drawer-body");
-    var parts = [document.querySelector(".lesson-aside .toc"), document.getElementById("navegacao-curso")];
+    // The site's links and the theme switch leave the phone's bar for the menu; a lesson adds
+    // its contents and the course navigation.
+    var parts = [
+      document.querySelector(".site-header .site-nav"),
+      document.querySelector(".site-header .theme-switch"),
+      document.querySelector(".lesson-aside .toc"),
+      document.getElementById("navegacao-curso")
+    ];
     var homes = [];
     button.hidden = false;
     function bringBack() {
@@ -355,6 +388,42 @@
     button.setAttribute("aria-expanded", "false");
   }
 
+  // On a phone the bar has a search button instead of the box: it opens the box under the bar
+  // and focuses it; leaving the box (focus elsewhere, Escape on an empty box) closes it.
+  function openSearch() {
+    var header = document.querySelector(".site-header");
+    var toggle = document.querySelector(".search-toggle");
+    if (!header || !toggle || toggle.offsetParent === null) return;
+    header.classList.add("is-searching");
+    toggle.setAttribute("aria-expanded", "true");
+  }
+  function searchToggle() {
+    var header = document.querySelector(".site-header");
+    var toggle = document.querySelector(".search-toggle");
+    var form = document.getElementById("busca-form");
+    if (!header || !toggle || !form) return;
+    toggle.hidden = false;
+    function close(refocus) {
+      header.classList.remove("is-searching");
+      toggle.setAttribute("aria-expanded", "false");
+      if (refocus) toggle.focus();
+    }
+    toggle.addEventListener("click", function () {
+      if (header.classList.contains("is-searching")) return close(false);
+      openSearch();
+      var box = form.querySelector("input");
+      box.focus();
+      box.select();
+    });
+    form.addEventListener("focusout", function (evt) {
+      if (evt.relatedTarget && (form.contains(evt.relatedTarget) || evt.relatedTarget === toggle)) return;
+      close(false);
+    });
+    form.addEventListener("keydown", function (evt) {
+      if (evt.key === "Escape" && !evt.defaultPrevented && header.classList.contains("is-searching")) close(true);
+    });
+  }
+
   // Search from anywhere: "/" or "s" focus the search box (outside text fields); the header box
   // shows results as you type in a listbox (a combobox: arrows, Enter, Escape, counts announced).
   // Without JavaScript it is a form that opens /busca.
@@ -368,6 +437,7 @@
       var box = document.querySelector("[data-search-box]") || document.getElementById("busca");
       if (!box) return;
       evt.preventDefault();
+      openSearch();
       box.focus();
       box.select();
     });
@@ -672,6 +742,7 @@
     backToTop();
     phoneMenu();
     searchFromAnywhere();
+    searchToggle();
     // Marking the searched words walks the whole lesson and scrolls: after the first frame.
     window.requestAnimationFrame(function () { window.setTimeout(markSearchedWords, 0); });
     // These measure the laid-out page (forced layout) or only matter once the reader scrolls.
@@ -693,7 +764,15 @@
       var config = evt.detail && evt.detail.requestConfig;
       var typing = config && config.triggeringEvent && config.triggeringEvent.type === "input";
       var target = find(elt, "[data-focus]");
-      if (target && !typing) target.focus();
+      if (target && !typing) {
+        target.focus();
+        // Focus scrolls only a target out of the window: one under the header (the sticky
+        // bar, or the phone's bar come back) is brought below it, its question from the top.
+        var block = target.closest(".question") || target;
+        var header = document.querySelector(".site-header");
+        var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+        if (block.getBoundingClientRect().top < below) block.scrollIntoView({ block: "start" });
+      }
       var news = find(elt, "[data-announce]");
       if (news) announce(news.getAttribute("data-announce"));
     });

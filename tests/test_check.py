@@ -175,8 +175,10 @@ def test_nova_creates_a_lesson_that_passes_the_check_with_a_unique_slug(tmp_path
     assert created.returncode == 0, created.stderr
     path = folder / "04-decodificacao-especulativa-na-pratica.md"
     assert created.stdout.strip() == (
-        f"Lição criada: {path} (endereço /licoes/decodificacao-especulativa-na-pratica). "
-        "Edite o arquivo e rode `curso check`."
+        f"Lição criada como rascunho: {path} (endereço "
+        "/licoes/decodificacao-especulativa-na-pratica; só instrutores a veem até ela ser "
+        "publicada). Edite o arquivo, rode `curso check` e apague a linha `draft: true` para "
+        "publicá-la."
     )
     again = run("nova", "Decodificação Especulativa — na prática!", "--pasta", str(folder))
     assert (folder / "05-decodificacao-especulativa-na-pratica-2.md").exists(), again.stdout
@@ -186,7 +188,8 @@ def test_nova_creates_a_lesson_that_passes_the_check_with_a_unique_slug(tmp_path
         "5 lições válidas, nenhum problema.",
     )
     course = load_course(folder)
-    lesson = course.get("decodificacao-especulativa-na-pratica")
+    assert course.get("decodificacao-especulativa-na-pratica") is None, "a draft"
+    lesson = course.with_drafts.get("decodificacao-especulativa-na-pratica")
     assert (lesson.meta.title, lesson.meta.order) == ("Decodificação especulativa: na prática", 4)
     bad = run("nova", "!!!", "--pasta", str(folder))
     assert (bad.returncode, bad.stderr.strip()) == (

@@ -15,7 +15,7 @@ from tests.support.accounts import instructor, sign_up
 from tests.support.app import db_rows
 from tests.support.cli import curso
 from tests.support.html import csrf_from, soup, text
-from tests.support.learning import COURSE, KERNELS, answer
+from tests.support.learning import COURSE, KERNELS, answer, right_form
 
 FIRST = next(iter(KERNELS.questions))
 CHOICE = next(
@@ -140,6 +140,65 @@ def test_the_learner_home_shows_what_is_due_next(school):
         text(item)
         == f"{KERNELS.meta.title} até 12/12/2099, 23:59 (horário de Brasília) turma Turma A"
     )
+
+
+def test_the_learner_sees_an_overdue_lesson_and_that_an_answer_was_late(school, settings):
+    # Issue 27: the instructor saw "1 aluno atrasado"; the learner never saw anything.
+    _, teacher, learner, class_url, code = school
+    class_id = class_url.rsplit("/", 1)[1]
+    post(learner, f"/turmas/entrar/{code}")
+    two_hours_ago = (datetime.now(UTC) - timedelta(hours=2)).strftime("%Y-%m-%d %H:%M:%S")
+    db_rows(settings, "UPDATE attempt SET created_at = ?", two_hours_ago)  # before the due date
+    on_time = learner.get("/licoes/kernels").text  # cached before the due date is set
+    assert soup(on_time).select_one(".lesson-due") is None
+    past = datetime.now(ZoneInfo("America/Sao_Paulo")) - timedelta(hours=1)
+    form = {"licao": "kernels", "prazo": past.strftime("%Y-%m-%dT%H:%M")}
+    assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form).status_code == 303
+    later = {"licao": "escolha-self-hosted", "prazo": "2099-12-12T23:59"}
+    assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **later).status_code == 303
+    when = f"até {past.strftime('%d/%m, %H:%M')} (horário de Brasília)"
+
+    items = soup(learner.get("/").text).select(".due-next li")
+    assert [text(item) for item in items] == [
+        f"{KERNELS.meta.title} atrasada {when} turma Turma A",
+        f"{COURSE.get('escolha-self-hosted').meta.title} até 12/12/2099, 23:59 "
+        "(horário de Brasília) turma Turma A",
+    ]
+    page = soup(learner.get("/licoes/kernels").text)
+    assert text(page.select_one(".lesson-due")) == (
+        f"atrasada Prazo da turma Turma A: {when}. Você ainda pode responder; as respostas "
+        "enviadas agora contam como atrasadas."
+    )
+    # The answer sent before the due date is not late; the one sent now is, in the fragment
+    # and on the page.
+    first = page.select_one(f"#pergunta-{FIRST}")
+    assert first.select_one(".answered-at") and first.select_one(".answered-late") is None
+    late = soup(answer(learner, "kernels", FIRST, ["a"]).text)
+    assert text(late.select_one(".answered-late")) == "atrasada: depois do prazo"
+    page = soup(learner.get("/licoes/kernels").text)
+    tag = page.select_one(f"#pergunta-{FIRST} .answered-late")
+    assert tag is not None and text(tag) == "atrasada: depois do prazo"
+    later_page = soup(learner.get("/licoes/escolha-self-hosted").text)
+    assert text(later_page.select_one(".lesson-due")) == (
+        "Prazo da turma Turma A: até 12/12/2099, 23:59 (horário de Brasília)."
+    )
+
+
+def test_a_lesson_finished_on_time_is_not_listed_as_overdue(school, settings):
+    # The lesson page still says the due date passed; the home lists only what is left to do.
+    _, teacher, learner, class_url, code = school
+    class_id = class_url.rsplit("/", 1)[1]
+    post(learner, f"/turmas/entrar/{code}")
+    for qid, question in KERNELS.questions.items():
+        answer(learner, "kernels", qid, right_form(question))
+    soon = datetime.now(ZoneInfo("America/Sao_Paulo")) + timedelta(minutes=2)
+    form = {"licao": "kernels", "prazo": soon.strftime("%Y-%m-%dT%H:%M")}
+    assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form).status_code == 303
+    an_hour_ago = (datetime.now(UTC) - timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+    db_rows(settings, "UPDATE class_due SET due_at = ?", an_hour_ago)  # it passed since
+    page = soup(learner.get("/licoes/kernels").text)
+    assert text(page.select_one(".lesson-due")).startswith("atrasada")
+    assert soup(learner.get("/").text).select_one(".due-next") is None
 
 
 def test_leaving_and_lgpd_export_and_delete_include_memberships(school, settings):

@@ -302,8 +302,10 @@ def test_new_lesson_from_the_browser_does_what_curso_nova_does(site):
     assert created.exists()
     course = load_course(path.parent)
     assert (
-        course.problems_of(created) == () and course.get("decodificacao-especulativa") is not None
+        course.problems_of(created) == ()
+        and course.with_drafts.get("decodificacao-especulativa") is not None
     )
+    assert course.get("decodificacao-especulativa") is None, "a new lesson is a draft"
     assert teacher.get(response.headers["location"]).status_code == 200
     bad = teacher.post("/instrutor/licoes/nova", data={"csrftoken": token, "titulo": "?!"})
     assert bad.status_code == 422

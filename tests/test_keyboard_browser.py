@@ -30,7 +30,8 @@ def assert_focus_visible(stops: list[dict]) -> None:
     assert hidden == [], "todo foco de teclado deve ser visível"
 
 
-def test_skip_link_then_landmarks(page: Page, live_server: LiveServer):
+def test_skip_link_then_landmarks(new_page, live_server: LiveServer):
+    page = new_page(1280, 800)
     page.goto(live_server.url + "/licoes/kernels")
     page.keyboard.press("Tab")
     skip = page.get_by_role("link", name="Pular para o conteúdo")
@@ -49,6 +50,25 @@ def test_skip_link_then_landmarks(page: Page, live_server: LiveServer):
         expect(page.get_by_role(role, name=name) if name else page.get_by_role(role)).to_have_count(
             1
         )
+
+
+def test_on_a_phone_the_menu_and_the_search_button_hold_the_links_and_the_search(
+    page: Page, live_server: LiveServer
+):
+    page.goto(live_server.url + "/licoes/kernels")
+    stops = tab_until(page, "e.classList.contains('menu-button')")
+    page.keyboard.press("Enter")
+    menu = page.get_by_role("dialog", name="Menu", exact=True)
+    expect(menu.get_by_role("navigation", name="Principal")).to_have_count(1)
+    page.keyboard.press("Escape")
+    stops += tab_until(page, "e.classList.contains('search-toggle')")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("search", name="Busca no curso")).to_have_count(1)
+    expect(page.locator("#busca-topo")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("search", name="Busca no curso")).to_have_count(0)
+    expect(page.locator(".search-toggle")).to_be_focused()
+    assert_focus_visible(stops)
 
 
 def test_answer_a_quiz_question_by_keyboard_alone(page: Page, live_server: LiveServer, artifacts):
@@ -91,7 +111,9 @@ def test_every_quiz_question_and_tree_node_is_a_fieldset_with_its_question_in_th
 def test_search_by_keyboard_alone_as_you_type(page: Page, live_server: LiveServer, artifacts):
     watch = ConsoleWatch(page)
     page.goto(live_server.url + "/")
-    stops = tab_until(page, "e.id === 'busca-topo'")
+    stops = tab_until(page, "e.classList.contains('search-toggle')")  # a phone: the bar's button
+    page.keyboard.press("Enter")
+    expect(page.locator("#busca-topo")).to_be_focused()
     page.keyboard.type("KERNEL")
     page.keyboard.press("Enter")  # the header form is a plain GET: it works without JavaScript too
     expect(page).to_have_url(re.compile(r"/busca\?q=KERNEL$"))

@@ -122,6 +122,39 @@ def test_contents_rail_follows_the_section_and_the_address_follows_it(
     expect(page.locator(f"[id='{target.anchor}']")).to_be_in_viewport()
 
 
+# The first heading after the tree widget, in document order.
+AFTER_TREE = """(() => {
+  const tree = document.querySelector('article.lesson .tree-widget[id]');
+  return [...document.querySelectorAll('article.lesson h2[id]')].find(
+    (h) => tree.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING).id;
+})()"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("walked", [False, True], ids=["read", "walked"])
+def test_the_address_follows_the_sections_past_the_tree(
+    new_page, live_server: LiveServer, width: int, walked: bool
+):
+    # Issue 27: the address stayed #arvore-... once the reader had passed the tree, so a
+    # reload went back to the tree.
+    tree_id = next(iter(TREE_LESSON.trees))
+    page = new_page(width, 800)
+    page.goto(live_server.url + f"/licoes/{TREE_LESSON.slug}")
+    widget = page.locator(f"#arvore-{tree_id}")
+    widget.evaluate("(el) => el.scrollIntoView()")
+    page.mouse.wheel(0, 1)
+    expect(page).to_have_url(re.compile(f"#arvore-{tree_id}$"))
+    if walked:  # a step of the walk: the tree owns the address while it is on screen
+        widget.locator(".tree-options button").first.click()
+        expect(page).to_have_url(re.compile(rf"\?arvore={tree_id}&c=[^#]+#arvore-{tree_id}$"))
+    after = page.evaluate(AFTER_TREE)
+    page.evaluate(f"document.getElementById('{after}').scrollIntoView()")
+    page.mouse.wheel(0, 1)
+    expect(page).to_have_url(re.compile(f"#{after}$"))
+    page.reload()
+    expect(page.locator(f"[id='{after}']")).to_be_in_viewport()
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_header_comes_back_and_back_to_top_by_keyboard(
     new_page, live_server: LiveServer, width: int
@@ -258,7 +291,8 @@ def test_search_from_anywhere_with_the_overlay_and_marked_words(
         re.compile(r"Palavras da busca marcadas na página: \d+\.")
     )
     # A text field keeps its letters: "s" in the search box is typed, not a shortcut.
-    box.focus()
+    page.keyboard.press(key)  # on a phone the box is behind a button: the shortcut opens it
+    expect(box).to_be_focused()
     page.keyboard.press("s")
     expect(box).to_have_value("s")
     assert watch.errors == []

@@ -200,6 +200,7 @@ class LessonFile:
         stale: served in its last good version because the file has errors.
         unavailable: never loaded without errors, so not served.
         warnings: its warnings in pt-BR ("2 avisos"), or ``""`` when it has none.
+        draft: a draft (``draft: true``): only instructors see it until it is published.
     """
 
     slug: str
@@ -208,6 +209,7 @@ class LessonFile:
     stale: bool = False
     unavailable: bool = False
     warnings: str = ""
+    draft: bool = False
 
 
 def count_text(singular: str, plural: str, count: int) -> str:
@@ -227,9 +229,10 @@ def problems_found(course: Course) -> str:
 
 
 def lesson_files(course: Course) -> tuple[LessonFile, ...]:
-    """Every lesson file with its state: the lessons served, then those that never loaded."""
+    """Every lesson file with its state: the lessons served (drafts among them, in order),
+    then those that never loaded."""
     served = []
-    for lesson in course.lessons:
+    for lesson in course.with_drafts.lessons:
         found = course.problems_of(lesson.path)
         served.append(
             LessonFile(
@@ -240,6 +243,7 @@ def lesson_files(course: Course) -> tuple[LessonFile, ...]:
                 warnings=count_text("%(num)s warning", "%(num)s warnings", len(found))
                 if found
                 else "",
+                draft=lesson.meta.draft,
             )
         )
     never = [

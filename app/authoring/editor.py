@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -107,8 +108,9 @@ class RevisionRow:
 
 
 def lesson_path(course: Course, slug: str) -> Path | None:
-    """The file of the lesson ``slug``: served, or with errors and never loaded; else ``None``."""
-    lesson = course.get(slug)
+    """The file of the lesson ``slug``: served (a draft too), or with errors and never loaded;
+    else ``None``."""
+    lesson = course.with_drafts.get(slug)
     if lesson is not None:
         return lesson.path
     return course.unavailable.get(slug)
@@ -220,7 +222,7 @@ def preview(live: LiveCourse, path: Path, text: str):
         fmt = None
     raw = encode_source(text, fmt) if fmt else to_lf(text).encode("utf-8")
     candidate = live.candidate(path, raw)
-    lesson = next((item for item in candidate.lessons if item.path == path), None)
+    lesson = next((item for item in candidate.with_drafts.lessons if item.path == path), None)
     return lesson, candidate.problems_of(path)
 
 
@@ -298,7 +300,7 @@ def save(
         db.add(revision)
         db.flush()
         rename = None
-        old = served.get(slug_now)
+        old = served.with_drafts.get(slug_now)
         if slug != slug_now and old is not None and old.path == path:
             rename = carry_progress(db, slug_now, slug, path.name, revision.id)
         discard_draft(db, path.name, account_id)
@@ -332,14 +334,14 @@ def rename_notice(
     """The notice when a text whose lesson is ``lesson_slug`` would change the served slug."""
     served = live.current()
     now = _slug_in(served, path)
-    old = served.get(now)
+    old = served.with_drafts.get(now)
     if lesson_slug is None or lesson_slug == now or old is None or old.path != path:
         return None
     return RenameNotice(now, lesson_slug, learners_with_progress(db, now))
 
 
 def _slug_in(course: Course, path: Path) -> str:
-    lesson = next((item for item in course.lessons if item.path == path), None)
+    lesson = next((item for item in course.with_drafts.lessons if item.path == path), None)
     if lesson is not None:
         return lesson.slug
     return next((slug for slug, file in course.unavailable.items() if file == path), path.stem)
@@ -366,6 +368,23 @@ def history(db: Session, path: Path, slug: str, source: Source) -> list[Revision
     if pending is not None:
         rows.append(RevisionRow(pending, None, previous, pending=True))
     return rows[::-1]
+
+
+DRAFT_LINE = re.compile(r"^draft:[ \t]*true[ \t]*(#.*)?\n", re.MULTILINE)
+
+
+def published_text(text: str) -> str | None:
+    """``text`` without its front matter's ``draft: true`` line, or ``None`` when the front
+    matter has none (the lesson is published already)."""
+    text = to_lf(text)
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 3)
+    if end < 0:
+        return None
+    head, body = text[: end + 1], text[end + 1 :]
+    cleared, count = DRAFT_LINE.subn("", head)
+    return cleared + body if count else None
 
 
 def create_lesson(live: LiveCourse, title: str) -> Path:

@@ -68,7 +68,7 @@ def check(
     if strict:
         problems = [replace(p, level="error") for p in problems]
     errors = sum(p.is_error for p in problems)
-    lessons = 1 if target.is_file() else len(course.lessons)
+    lessons = 1 if target.is_file() else len(course.with_drafts.lessons)  # drafts are lessons too
     if formato is OutputFormat.JSON:
         report = {
             "lessons": lessons,
@@ -128,7 +128,9 @@ def nova(
         raise typer.Exit(code=2) from None
     slug = path.stem.split("-", 1)[1]
     created = gettext(
-        "Lesson created: %(path)s (address /licoes/%(slug)s). Edit the file and run `curso check`."
+        "Lesson created as a draft: %(path)s (address /licoes/%(slug)s; only instructors see it "
+        "until it is published). Edit the file, run `curso check`, and delete the line "
+        "`draft: true` to publish it."
     )
     typer.echo(created % {"path": path, "slug": slug})
 

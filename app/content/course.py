@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 from app.content.concepts import check_concepts
@@ -47,6 +48,10 @@ class Course:
         unavailable: slug → file, for lessons that have errors and no good version to serve.
         stale: files served in their last good version because the current one has errors.
         glossary: the valid glossary terms (``glossario.yml``).
+        drafts: lessons marked ``draft: true``, by ascending ``order``. They are not in
+            ``lessons``, and their trees not in ``trees``: learners never see them (navigation,
+            search, progress, sitemap, API). :meth:`with_drafts` is the course an instructor
+            reads.
     """
 
     lessons: tuple[Lesson, ...]
@@ -71,6 +76,17 @@ class Course:
         return tuple(p for p in self.problems if p.file == path)
 
     glossary: Glossary = field(default_factory=Glossary, hash=False)
+    drafts: tuple[Lesson, ...] = ()
+
+    @cached_property
+    def with_drafts(self) -> Course:
+        """The course with its drafts among the lessons, in order, and their trees (what an
+        instructor reads); the course itself when it has no drafts."""
+        if not self.drafts:
+            return self
+        lessons = sorted((*self.lessons, *self.drafts), key=_lesson_order)
+        trees = {tree.id: tree for lesson in lessons for tree in lesson.trees.values()}
+        return replace(self, lessons=tuple(lessons), trees=trees, drafts=())
 
     def get(self, slug: str) -> Lesson | None:
         """Return the lesson with ``slug``, or ``None``."""
@@ -279,14 +295,17 @@ def build_course(
     )
     served = {lesson.path for lesson in lessons}
     unavailable = _unavailable(loads, chosen, served, {lesson.slug for lesson in lessons})
+    drafts = tuple(lesson for lesson in lessons if lesson.meta.draft)
+    hidden = {tree_id for lesson in drafts for tree_id in lesson.trees}
     return Course(
-        tuple(lessons),
+        tuple(lesson for lesson in lessons if not lesson.meta.draft),
         tuple(sorted(problems)),
-        trees,
+        {tree_id: tree for tree_id, tree in trees.items() if tree_id not in hidden},
         owners,
         unavailable,
         frozenset(stale & served),
         glossary or Glossary(),
+        drafts,
     )
 
 
@@ -295,13 +314,17 @@ def _assemble(
 ) -> tuple[list[Lesson], dict[str, Tree], dict[str, str], list[ContentError], set[Path]]:
     """Run the course-wide checks; return the lessons kept, the trees, problems and failed files."""
     errors: list[ContentError] = []
-    ordered = sorted(chosen.values(), key=lambda item: (item.meta.order, item.path.name))
+    ordered = sorted(chosen.values(), key=_lesson_order)
     kept = _drop_duplicates(ordered, errors)
     trees, owners = _index_trees(kept, errors)
     resolved = [_resolve_scenarios(lesson, trees, errors) for lesson in kept]
     valid = [lesson for lesson in resolved if lesson is not None]
     failed = {path for path in chosen if path not in {lesson.path for lesson in valid}}
     return valid, trees, owners, errors, failed
+
+
+def _lesson_order(lesson: Lesson) -> tuple[int, str]:
+    return lesson.meta.order, lesson.path.name
 
 
 def _unavailable(

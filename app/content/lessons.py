@@ -57,6 +57,7 @@ class FrontMatter(BaseModel):
     minutes: int = Field(ge=1, strict=True)
     objectives: list[str] = Field(min_length=1)
     source: str | None = None
+    draft: bool = Field(default=False, strict=True)
 
     # The texts above are inline Markdown. Pages show the ``_html`` forms; labels, the
     # page title, links, search and JSON use the ``_text`` forms, the plain text of the

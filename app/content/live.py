@@ -156,7 +156,7 @@ class LiveCourse:
             loads[path] = cached[1]
         for gone in set(self._loaded) - set(loads):
             del self._loaded[gone]
-        fallbacks = {lesson.path: lesson for lesson in self._course.lessons}
+        fallbacks = {lesson.path: lesson for lesson in self._course.with_drafts.lessons}
         course = build_course(
             self.folder,
             loads,

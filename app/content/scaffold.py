@@ -21,6 +21,7 @@ summary: "Resumo de uma ou duas frases, mostrado no índice das lições."
 minutes: 10
 objectives:
   - "O que o aluno sabe fazer ao terminar esta lição."
+draft: true
 ---
 
 ## Primeira seção
@@ -81,7 +82,8 @@ def unique_slug(title: str, taken: Collection[str]) -> str:
 
 
 def lesson_text(title: str, slug: str, order: int) -> str:
-    """The template filled in: a lesson that ``curso check`` accepts as it is."""
+    """The template filled in: a lesson that ``curso check`` accepts as it is, marked
+    ``draft: true`` (learners see it once an instructor publishes it)."""
     return TEMPLATE.format(
         title=json.dumps(title.strip(), ensure_ascii=False), slug=slug, order=order
     )
@@ -97,6 +99,7 @@ def new_lesson(folder: Path, title: str, course: Course) -> Path:
         TitleError: the title has no letter or digit.
     """
     files = lesson_files(folder)
+    course = course.with_drafts
     taken = {lesson.slug for lesson in course.lessons} | set(course.unavailable)
     taken |= {slug_from_filename(path) for path in files}
     slug = unique_slug(title, taken)

@@ -335,24 +335,61 @@ def due_rows(db: Session, classroom: Classroom) -> list[DueRow]:
     return [DueRow(*row) for row in db.exec(query).all()]
 
 
-def next_due(db: Session, learner_id: str, now: datetime) -> list[tuple[Classroom, ClassDue]]:
-    """The learner's upcoming due dates in all their classes, soonest first."""
+@dataclass(frozen=True)
+class LessonDue:
+    """A lesson's due date in one of the learner's classes, as the learner reads it.
+
+    Attributes:
+        class_name: the class's name.
+        lesson_slug: the lesson.
+        due_at: UTC.
+        zone: the class's IANA zone, in which the date is shown.
+    """
+
+    class_name: str
+    lesson_slug: str
+    due_at: datetime
+    zone: str
+
+    @property
+    def label(self) -> str:
+        """ "até 12/12, 23:59 (horário de Brasília)" (see :func:`due_label`)."""
+        return due_label(self.due_at, self.zone)
+
+    def is_late(self, moment: datetime | None) -> bool:
+        """Whether ``moment`` (UTC; naive values are read as UTC) is after the due date:
+        an answer stored then is late, and a lesson not finished by then is overdue."""
+        if moment is None:
+            return False
+        return as_utc(moment) > as_utc(self.due_at)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` with its zone; a naive value (as SQLite gives them back) is read as UTC."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def learner_dues(db: Session, learner_id: str | None, lesson_slug: str = "") -> list[LessonDue]:
+    """The due dates of the learner's classes, soonest first, one per lesson (the soonest
+    when two classes set one); only ``lesson_slug``'s when given. No learner, no query."""
+    if learner_id is None:
+        return []
     query = (
         select(Classroom, ClassDue)
         .join(ClassMember, col(ClassMember.class_id) == col(Classroom.id))
         .join(ClassDue, col(ClassDue.class_id) == col(Classroom.id))
-        .where(ClassMember.learner_id == learner_id, col(ClassDue.due_at) >= now)
-        .order_by(col(ClassDue.due_at))
+        .where(ClassMember.learner_id == learner_id)
+        .order_by(col(ClassDue.due_at), col(Classroom.id))
     )
-    return list(db.exec(query).all())
-
-
-def upcoming(db: Session, learner_id: str, now: datetime) -> list[dict[str, str]]:
-    """The learner's next due dates for the home page: class name, lesson slug and label."""
-    return [
-        {"class_name": c.name, "slug": due.lesson_slug, "label": due_label(due.due_at, c.time_zone)}
-        for c, due in next_due(db, learner_id, now)
-    ]
+    if lesson_slug:
+        query = query.where(ClassDue.lesson_slug == lesson_slug)
+    found: dict[str, LessonDue] = {}
+    for classroom, due in db.exec(query).all():
+        found.setdefault(
+            due.lesson_slug,
+            LessonDue(classroom.name, due.lesson_slug, as_utc(due.due_at), classroom.time_zone),
+        )
+    return list(found.values())
 
 
 def class_learners(class_id: int) -> sa.Select[str]:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.learning.classes import LessonDue
 from app.learning.grading import AttemptFact
 
 
@@ -94,6 +95,7 @@ class LearnerState:
         attempts: every attempt, oldest first.
         walks: every finished walk, newest first.
         cards: the spaced-review cards (``app/learning/review.py``).
+        dues: the due dates of the learner's classes, soonest first.
     """
 
     learner_id: str | None
@@ -102,6 +104,7 @@ class LearnerState:
     attempts: tuple[AttemptRow, ...] = ()
     walks: tuple[WalkRow, ...] = field(default=())
     cards: tuple[CardRow, ...] = field(default=())
+    dues: tuple[LessonDue, ...] = field(default=())
 
     @property
     def version(self) -> tuple[object, ...]:
@@ -118,6 +121,10 @@ class LearnerState:
             last_walk,
             hash(cards),
         )
+
+    def due_for(self, slug: str) -> LessonDue | None:
+        """The lesson's due date in the learner's classes (the soonest of them), or ``None``."""
+        return next((due for due in self.dues if due.lesson_slug == slug), None)
 
     def in_lesson(self, slug: str) -> dict[str, list[AttemptRow]]:
         """The attempts in lesson ``slug``, oldest first, grouped by question id."""
@@ -143,7 +150,7 @@ class LearnerState:
         if card is not None:
             same = (card.lesson_slug, card.question_id)
             cards = (*(c for c in cards if (c.lesson_slug, c.question_id) != same), card)
-        return LearnerState(self.learner_id, True, place, attempts, self.walks, cards)
+        return LearnerState(self.learner_id, True, place, attempts, self.walks, cards, self.dues)
 
 
 def facts_of(attempts: Iterable[AttemptRow]) -> list[AttemptFact]:

@@ -22,6 +22,7 @@ from sqlalchemy.sql.elements import Cast
 from sqlalchemy.types import TypeEngine
 from sqlmodel import Session, SQLModel, col, select
 
+from app.learning.classes import LessonDue, as_utc
 from app.learning.grading import AttemptFact
 from app.learning.rules import first_try_order
 from app.learning.state import (
@@ -36,7 +37,16 @@ from app.learning.state import (
 )
 from app.learning.writer import AnswerWriter
 from app.platform.db import begin_write
-from app.platform.models import Attempt, Learner, ReviewCard, WalkRecord, utcnow
+from app.platform.models import (
+    Attempt,
+    ClassDue,
+    ClassMember,
+    Classroom,
+    Learner,
+    ReviewCard,
+    WalkRecord,
+    utcnow,
+)
 
 # Place and DuplicateKeyError live in app.learning.state; importable here too
 __all__ = ["DuplicateKeyError", "Place", "read_state"]
@@ -46,7 +56,8 @@ _LEARNER = bindparam("learner", type_=String)
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     """One statement for a learner's whole state: the learner row, attempts and walks.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card); the columns
+    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card, 4 a due date
+    of one of the learner's classes, soonest first); the columns
     a kind does not have are NULL. Built once (see :data:`_STATE`). SQLAlchemy's ``select``,
     not SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
@@ -98,7 +109,24 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(ReviewCard.due),
         literal_column("0", Integer),
     ).where(col(ReviewCard.learner_id) == _LEARNER)
-    union = union_all(learner, attempts, walks, cards).subquery()
+    dues = (
+        sa.select(
+            literal_column("4", Integer),
+            col(Classroom.name),
+            col(ClassDue.lesson_slug),
+            col(Classroom.time_zone),
+            nothing(String),
+            nothing(Boolean),
+            nothing(Float),
+            col(ClassDue.due_at),
+            col(Classroom.id),
+        )
+        .select_from(ClassMember)
+        .join(Classroom, col(Classroom.id) == col(ClassMember.class_id))
+        .join(ClassDue, col(ClassDue.class_id) == col(ClassMember.class_id))
+        .where(col(ClassMember.learner_id) == _LEARNER)
+    )
+    union = union_all(learner, attempts, walks, cards, dues).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
@@ -119,6 +147,7 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     if learner_id is None:
         return LearnerState(None)
     place, stored, attempts, walks, cards = None, False, [], [], []
+    dues: dict[str, LessonDue] = {}
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
             stored = True
@@ -129,10 +158,20 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
             )
         elif row.kind == 2:
             walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
-        else:
+        elif row.kind == 3:
             cards.append(CardRow(row.a, row.b, row.c, row.at))
+        else:  # the soonest due date of a lesson wins when two classes set one
+            dues.setdefault(row.b, LessonDue(row.a, row.b, as_utc(row.at), row.c))
     walks.reverse()
-    return LearnerState(learner_id, stored, place, tuple(attempts), tuple(walks), tuple(cards))
+    return LearnerState(
+        learner_id,
+        stored,
+        place,
+        tuple(attempts),
+        tuple(walks),
+        tuple(cards),
+        tuple(dues.values()),
+    )
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:

@@ -247,7 +247,7 @@ class QuestionPage:
         stored: True when an answer was stored by this request.
         learner_id: the learner the answer was stored for (see :class:`AnswerPlace`),
             else ``None``.
-        state: the learner's state after the answer, else ``None``.
+        state: the learner's state the page was built from (after the answer, if any).
     """
 
     view: QuestionView
@@ -271,7 +271,7 @@ def show_question(
     state = store.read_state(learner_id)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(lesson.slug, question, state.learner_id, attempts, retry, error, typed)
-    return QuestionPage(view, error=error)
+    return QuestionPage(view, error=error, state=state)
 
 
 @dataclass(frozen=True)

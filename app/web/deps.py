@@ -96,6 +96,19 @@ async def get_course(request: Request) -> Course:
     return request.app.state.live_course.current()
 
 
+async def get_reader_course(request: Request) -> Course:
+    """The course as the reader may see it: with its drafts for a signed-in instructor
+    (:attr:`Course.with_drafts`), without them for everyone else. Only a signed-in reader of a
+    course that has drafts costs a database read."""
+    course = request.app.state.live_course.current()
+    username = session_account(request)
+    if not course.drafts or username is None:
+        return course
+    with read_session(request) as db:
+        is_instructor = instructor_account(db, username) is not None
+    return course.with_drafts if is_instructor else course
+
+
 async def get_search_index(request: Request) -> SearchIndex:
     """Return the app's lesson search index (rebuilt when the lesson files change)."""
     return request.app.state.search
@@ -158,6 +171,7 @@ async def get_known_devices(request: Request) -> KnownDevices:
 # session middleware writing afterwards never waits on connections held by finished requests.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 CourseDep = Annotated[Course, Depends(get_course)]
+ReaderCourseDep = Annotated[Course, Depends(get_reader_course)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]
 LearnerIdDep = Annotated[str | None, Depends(current_learner_id)]
 LearnerForWriteDep = Annotated[str, Depends(learner_for_write)]

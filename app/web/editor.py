@@ -261,6 +261,24 @@ def _save(
     )
 
 
+@router.post("/licoes/{slug}/publicar", name="lesson_publish")
+def publish(
+    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
+):
+    """Publish a draft lesson ("Publicar"): its file loses the ``draft: true`` line, saved as
+    a revision like any save, and the instructor lands on the lesson as learners now see it.
+    A file changed since, or with errors, gets the editor back as a save would (409, 422)."""
+    path = _path(course, slug)
+    source = _read(path)
+    text = editor.published_text(source.text)
+    if text is None:  # published already (a second click, another instructor)
+        return RedirectResponse(urls_of(request).lesson(slug), status_code=303)
+    response = _save(request, db, instructor, slug, path, text, source.hash)
+    if isinstance(response, RedirectResponse):
+        return RedirectResponse(urls_of(request).lesson(slug), status_code=303)
+    return response
+
+
 @router.post("/licoes/{slug}/rascunho/descartar", name="lesson_draft_discard")
 def discard(
     request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep

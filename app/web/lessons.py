@@ -9,12 +9,12 @@ from fastapi.responses import HTMLResponse
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.learning.classes import upcoming
+from app.learning.grading import LessonStatus
 from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.store import read_state
-from app.learning.usecases import LessonPage, LessonRequest, visit_lesson
+from app.learning.usecases import LessonRequest, visit_lesson
 from app.learning.usecases import lesson_page as build_lesson_page
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
 from app.web.flash import FLASH_KEY, NOTICE_KEY
@@ -29,15 +29,21 @@ router = APIRouter()
 @router.get("/", response_class=HTMLResponse, name="home")
 async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """The course home: every lesson with its summary, minutes and status; overall percentage;
-    the next due dates of the learner's classes."""
-    due = []
+    the due dates of the learner's classes: the lessons overdue (not finished by then), then
+    the next ones."""
+    now = datetime.now(UTC)
     with read_session(request) as db:
         state = read_state(db, learner_id)
-        if learner_id is not None:
-            due = upcoming(db, learner_id, datetime.now(UTC))
     progress = course_progress(course, state, state.place or session_place(request))
-    titles = {lesson.slug: lesson.meta.title for lesson in course.lessons}
-    due = [{**item, "title": titles[item["slug"]]} for item in due if item["slug"] in titles]
+    status = {lesson.slug: p.status for lesson, p in progress.rows}
+    due = [
+        {"due": item, "title": lesson.meta.title_text, "overdue": item.is_late(now)}
+        for item in state.dues
+        if (lesson := course.get(item.lesson_slug)) is not None
+        # a lesson finished is no longer due, late or not (its late answers show on it)
+        and not (item.is_late(now) and status[lesson.slug] == LessonStatus.DONE)
+    ]
+    due.sort(key=lambda row: not row["overdue"])  # overdue lessons first
     notice = request.session.pop(NOTICE_KEY, None) if learner_id is not None else None
     context = {"rows": progress.rows, "progress": progress, "due": due, "notice": notice}
     return render(request, "home.html", context)
@@ -63,6 +69,8 @@ async def lesson_page(
     if account is not None:
         with read_session(request) as db:
             panel = instructor_panel(db, account, course, slug)
+    if panel is not None:  # an instructor: drafts are read too, with their banner
+        course = course.with_drafts
     if course.get(slug) is None and slug in course.unavailable:
         return render(request, "lesson_unavailable.html", {"panel": panel}, status_code=503)
     lesson = find_lesson(course, slug)
@@ -85,9 +93,17 @@ async def lesson_page(
         )
     if visit.keep_in_session is not None:
         keep_in_session(request, visit.keep_in_session)
+    due = visit.state.due_for(lesson.slug)
 
-    def built() -> LessonPage:
-        return build_lesson_page(course, lesson, visit.state, visit.place, asked)
+    def built() -> dict:
+        page = build_lesson_page(course, lesson, visit.state, visit.place, asked)
+        return {
+            **page.context(),
+            "lesson_due": due,
+            "overdue": due is not None and due.is_late(now),
+        }
+
+    now = datetime.now(UTC)
 
     if panel is None and not asked.errors and not request.query_params:
         # Built and rendered again only when the learner's state moved (app/web/page_cache.py).
@@ -96,12 +112,13 @@ async def lesson_page(
             theme(request),
             request.cookies.get(TIMEZONE_COOKIE, ""),
             visit.version(course),
+            due and (due.class_name, due.due_at, due.zone, due.is_late(now)),
         )
         cached = request.app.state.learner_pages.get(
-            course, key, lambda: _with_placeholder(request, "lesson.html", built().context())
+            course, key, lambda: _with_placeholder(request, "lesson.html", built())
         )
         return respond(request, cached, VISITOR_HEADERS)
-    return render(request, "lesson.html", {**built().context(), "panel": panel})
+    return render(request, "lesson.html", {**built(), "panel": panel})
 
 
 def _visitor_page(request: Request, course: Course, lesson: Lesson):

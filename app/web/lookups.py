@@ -55,8 +55,9 @@ class CheckPanel:
 
 
 def check_panel(course: Course, slug: str, preview: bool = False) -> CheckPanel | None:
-    """The check of the file behind ``slug`` (served or never loaded), or ``None`` for no file."""
-    lesson = course.get(slug)
+    """The check of the file behind ``slug`` (served, a draft, or never loaded), or ``None`` for
+    no file."""
+    lesson = course.with_drafts.get(slug)
     path = lesson.path if lesson else course.unavailable.get(slug)
     if path is None:
         return None

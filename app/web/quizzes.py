@@ -24,9 +24,9 @@ from app.platform.i18n import gettext
 from app.web.answer_form import AnswerFormDep
 from app.web.deps import (
     SESSION_KEY,
-    CourseDep,
     LearnerForWriteDep,
     LearnerIdDep,
+    ReaderCourseDep,
     SessionDep,
     born_in_this_request,
     learner_store,
@@ -44,7 +44,7 @@ def answer(
     request: Request,
     slug: str,
     question_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     session: SessionDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
@@ -99,7 +99,8 @@ def answer(
     ):
         request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the gradebook
     if wants_fragment(request):
-        return _render(request, lesson, question, page)
+        assert page.state is not None  # an answer's page carries the state it was built from
+        return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
     return _back_to(request, lesson, question)
 
 
@@ -108,7 +109,7 @@ def question_fragment(
     request: Request,
     slug: str,
     question_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     session: SessionDep,
     learner_id: LearnerIdDep,
     refazer: bool = False,
@@ -119,7 +120,8 @@ def question_fragment(
     if wants_fragment(request):
         store = learner_store(request, session)
         page = show_question(store, lesson, question, learner_id, retry=refazer)
-        return _render(request, lesson, question, page)
+        assert page.state is not None  # a shown question carries the state it was built from
+        return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
     return _back_to(request, lesson, question, retry=refazer)
 
 
@@ -131,8 +133,10 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
     return lesson, question
 
 
-def _render(request, lesson, question, page: QuestionPage, status_code: int = 422):
-    context = {"lesson": lesson, "question": question, "view": page.view}
+def _render(request, lesson, question, page: QuestionPage, status_code: int = 422, due=None):
+    """The question fragment; ``due``: the learner's due date for the lesson, which marks an
+    answer stored after it as late."""
+    context = {"lesson": lesson, "question": question, "view": page.view, "lesson_due": due}
     if page.progress is not None:
         context["progress"] = page.progress
         return render(request, "_answer.html", context)

@@ -22,7 +22,7 @@ from app.learning.trees import (
     tree_view,
 )
 from app.platform.i18n import gettext
-from app.web.deps import CourseDep, LearnerForWriteDep, SessionDep
+from app.web.deps import CourseDep, LearnerForWriteDep, ReaderCourseDep, SessionDep
 from app.web.lookups import find_tree
 from app.web.templating import VARY, render, wants_fragment
 
@@ -47,7 +47,7 @@ async def compare(request: Request, course: CourseDep):
 async def tree_page(
     request: Request,
     tree_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     c: Annotated[str | None, Query(max_length=2000)] = None,
 ):
     """The standalone page of one tree: walk and map at full width."""
@@ -61,7 +61,7 @@ async def tree_page(
 async def tree_widget(
     request: Request,
     tree_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     c: Annotated[str | None, Query(max_length=2000)] = None,
     licao: Annotated[str, Query(max_length=100)] = "",
 ):
@@ -75,7 +75,7 @@ async def tree_widget(
 def tree_step(
     request: Request,
     tree_id: str,
-    course: CourseDep,
+    course: ReaderCourseDep,
     session: SessionDep,
     learner_id: LearnerForWriteDep,
     escolha: Annotated[str, Form(max_length=100)],

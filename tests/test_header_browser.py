@@ -1,0 +1,186 @@
+"""The one-line header (issue 27, item 1) in Chromium at 360 and 1280 px: one row of at most
+64 px on wide screens and one bar of at most 56 px on a phone, and every jump (a contents
+click, a shared ``#section`` link, "Continuar de onde parei", the question focused after an
+answer) lands with its target's top in view, not under the header."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.support.browser import ConsoleWatch, axe_violations, pick
+from tests.support.learning import COURSE, KERNELS
+from tests.support.server import LiveServer
+
+WIDTHS = (1280, 360)
+MAX_HEIGHT = {1280: 64, 1024: 64, 360: 56}
+SECTION = KERNELS.headings[len(KERNELS.headings) // 2]
+QUESTION = list(KERNELS.questions.values())[1]
+
+# The target's top against the header's bottom edge (0 when the header is hidden away).
+CLEAR = """(id) => {
+  const target = (document.getElementById(id) || document.querySelector(id))
+    .getBoundingClientRect();
+  const header = document.querySelector('.site-header').getBoundingClientRect();
+  return {top: target.top, under: Math.max(0, header.bottom), height: innerHeight};
+}"""
+
+
+def assert_clear(page: Page, anchor: str) -> None:
+    """The element ``anchor`` has its top in the window and below the header."""
+    box = page.evaluate(CLEAR, anchor)
+    assert box["under"] - 1 <= box["top"] < box["height"], (anchor, box)
+
+
+def rests(page: Page) -> None:
+    """Wait until scrolling (smooth or the header's transition) has stopped for two frames."""
+    page.evaluate(
+        """new Promise((done) => { let last = -1, still = 0;
+          const tick = () => { const y = scrollY + document.querySelector('.site-header')
+            .getBoundingClientRect().bottom;
+            still = y === last ? still + 1 : 0; last = y;
+            if (still >= 3) done(); else requestAnimationFrame(tick); };
+          requestAnimationFrame(tick); })"""
+    )
+
+
+@pytest.mark.parametrize("width", (1280, 1024, 360))
+def test_the_header_is_one_row_and_nothing_wraps(new_page, live_server: LiveServer, width: int):
+    page = new_page(width, 800, reduced_motion="reduce")
+    for path in ("/", "/licoes/kernels", "/arvores", "/busca?q=kernel"):
+        page.goto(live_server.url + path)
+        header = page.locator(".site-header").bounding_box()
+        assert header is not None and header["height"] <= MAX_HEIGHT[width], (path, header)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    page.goto(live_server.url + "/licoes/kernels")
+    if width == 360:
+        # Menu, title and a search button; the links and the theme are in the menu.
+        expect(page.locator(".site-nav")).to_be_hidden()
+        expect(page.locator(".site-search")).to_be_hidden()
+        page.get_by_role("button", name="Menu", exact=True).click()
+        menu = page.get_by_role("dialog", name="Menu", exact=True)
+        expect(menu.get_by_role("link", name="Glossário")).to_be_visible()
+        expect(menu.get_by_role("button", name="Tema escuro")).to_be_visible()
+        expect(menu.get_by_role("link", name="Entrar")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(page.locator(".site-header .site-nav")).to_have_count(1)  # back in place
+        toggle = page.get_by_role("button", name="Abrir a busca", exact=True)
+        toggle.click()
+        box = page.get_by_role("combobox", name="Buscar nas lições")
+        expect(box).to_be_focused()
+        expect(toggle).to_have_attribute("aria-expanded", "true")
+        box.fill("kernel")
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(re.compile(r"/busca\?q=kernel$"))
+    else:
+        for name in ("Lições", "Glossário", "Entrar"):
+            expect(page.locator(".site-header").get_by_role("link", name=name)).to_be_visible()
+        expect(page.get_by_role("button", name="Tema escuro")).to_be_visible()
+        expect(page.get_by_role("combobox", name="Buscar nas lições")).to_be_visible()
+        expect(page.locator(".search-toggle")).to_be_hidden()
+    assert axe_violations(page) == []
+
+
+@pytest.mark.parametrize("width", (1024, 960))
+def test_a_long_username_keeps_the_wide_header_on_one_row(
+    new_page, live_server: LiveServer, width: int
+):
+    page = new_page(width, 800)
+    page.goto(live_server.url + "/conta")
+    name = f"nome-bem-comprido-{secrets.token_hex(6)}"  # 30 characters, the longest allowed
+    page.locator("#criar-usuario").fill(name)
+    page.locator("#criar-senha").fill("senha-bem-longa")
+    page.locator("#criar-confirmacao").fill("senha-bem-longa")
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page).to_have_url(re.compile("/progresso$"))
+    account = page.locator(".site-header .nav-account")
+    expect(account).to_have_accessible_name(f"Conta: {name}")
+    header = page.locator(".site-header").bounding_box()
+    assert header is not None and header["height"] <= 64, header
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_without_javascript_the_phone_header_keeps_every_link(new_page, live_server: LiveServer):
+    page = new_page(360, 800, javascript=False)
+    page.goto(live_server.url + "/")
+    for name in ("Lições", "Glossário", "Entrar"):
+        expect(page.locator(".site-header").get_by_role("link", name=name)).to_be_visible()
+    expect(page.locator("#busca-topo")).to_be_visible()
+    expect(page.locator(".search-toggle")).to_be_hidden()
+    expect(page.locator(".menu-button")).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_contents_click_and_a_shared_link_land_below_the_header(
+    new_page, live_server: LiveServer, width: int
+):
+    page = new_page(width, 740, reduced_motion="reduce")
+    watch = ConsoleWatch(page)
+    page.goto(live_server.url + "/licoes/kernels")
+    if width == 360:
+        page.get_by_role("button", name="Menu", exact=True).click()
+    page.locator(f".toc a[href='#{SECTION.anchor}']").click()
+    expect(page).to_have_url(re.compile(f"#{SECTION.anchor}$"))
+    rests(page)
+    assert_clear(page, SECTION.anchor)
+    page.goto(live_server.url + f"/licoes/kernels#{QUESTION.id and 'pergunta-' + QUESTION.id}")
+    rests(page)
+    assert_clear(page, f"pergunta-{QUESTION.id}")
+    other = COURSE.get("escolha-self-hosted").headings[3]
+    page.goto(live_server.url + f"/licoes/escolha-self-hosted#{other.anchor}")
+    rests(page)
+    assert_clear(page, other.anchor)
+    # A search result opens the lesson with its words marked, on the first one.
+    page.goto(live_server.url + f"/licoes/kernels?destaque=kernels#{SECTION.anchor}")
+    expect(page.locator("mark.mark-first")).to_be_attached()
+    rests(page)
+    assert_clear(page, "mark.mark-first")
+    assert watch.errors == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_resume_and_the_question_focused_after_an_answer_land_below_the_header(
+    new_page, live_server: LiveServer, width: int
+):
+    page = new_page(width, 740, reduced_motion="reduce")
+    page.goto(live_server.url + "/licoes/kernels")
+    question = page.locator(f"#pergunta-{QUESTION.id}")
+    # The question starts just under the top edge, as after reading down to its options.
+    question.evaluate("(el) => window.scrollTo(0, el.getBoundingClientRect().top + scrollY - 10)")
+    rests(page)
+    pick(page, QUESTION.id, next(iter(QUESTION.answer)))
+    question.get_by_role("button", name="Responder").click()
+    expect(question.locator(".verdict")).to_be_visible()
+    expect(question.locator("h3")).to_be_focused()
+    rests(page)
+    assert_clear(page, f"pergunta-{QUESTION.id}")
+    page.goto(live_server.url + "/")
+    page.get_by_role("link", name="Continuar de onde parei").click()
+    expect(page).to_have_url(re.compile(f"#pergunta-{QUESTION.id}$"))
+    rests(page)
+    assert_clear(page, f"pergunta-{QUESTION.id}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_first_phone_screen_shows_the_title_and_the_lesson_text(
+    new_page, live_server: LiveServer, width: int
+):
+    # Issue 27, item 2: at 360 × 740 the objectives and the source filled the first screen.
+    page = new_page(width, 740, reduced_motion="reduce")
+    page.goto(live_server.url + "/licoes/kernels")
+    expect(page.locator("h1")).to_be_in_viewport(ratio=1)
+    if width == 360:
+        first = page.locator("article.lesson > p").first
+        top = page.evaluate("(el) => el.getBoundingClientRect().top", first.element_handle())
+        assert top < 740 - 48, "o começo do primeiro parágrafo aparece na primeira tela"
+    objectives = page.get_by_role("heading", name="Objetivos", exact=True)
+    if width == 360:
+        expect(objectives).to_be_hidden()
+        page.get_by_text("Objetivos e fonte").click()
+    expect(objectives).to_be_visible()
+    expect(page.locator(".lesson-source")).to_be_visible()
+    expect(page.locator(".objectives li").first).to_be_visible()
+    assert axe_violations(page) == []
