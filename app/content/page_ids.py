@@ -43,6 +43,7 @@ CHROME_IDS = frozenset(
         "titulo-licao",
         "navegacao-curso",
         "busca-topo",
+        "busca-form",
         "painel-verificacao-t",
     }
 )
