@@ -81,10 +81,11 @@ def lighthouse_bin() -> Path:
 def run_once(binary: Path, url: str, desktop: bool = False) -> dict:
     """One Lighthouse run on ``url`` (a phone unless ``desktop``); the JSON report as a dict.
 
-    A failed run is retried once; Lighthouse's stderr is printed on each failure.
+    A failed run is tried again, up to three times; Lighthouse's stderr is printed on each
+    failure.
 
     Raises:
-        subprocess.CalledProcessError: Lighthouse failed twice.
+        subprocess.CalledProcessError: Lighthouse failed three times.
     """
     command = [
         str(binary),
@@ -96,7 +97,10 @@ def run_once(binary: Path, url: str, desktop: bool = False) -> dict:
     ]
     if desktop:
         command.append("--preset=desktop")
-    for attempt in (1, 2):  # the first run after an install once failed and then worked
+    # Right after an install Lighthouse has failed twice in a row with NO_NAVSTART (no
+    # navigation in Chromium's trace) and then worked: three tries, a pause between them.
+    tries = 3
+    for attempt in range(1, tries + 1):
         out = subprocess.run(
             command,
             capture_output=True,
@@ -107,11 +111,12 @@ def run_once(binary: Path, url: str, desktop: bool = False) -> dict:
         if out.returncode == 0:
             return json.loads(out.stdout)
         print(
-            f"Lighthouse falhou (código {out.returncode}, tentativa {attempt} de 2):\n"
+            f"Lighthouse falhou (código {out.returncode}, tentativa {attempt} de {tries}):\n"
             + out.stderr[-4000:],
             file=sys.stderr,
             flush=True,
         )
+        time.sleep(5)
     raise subprocess.CalledProcessError(out.returncode, command, out.stdout, out.stderr)
 
 
