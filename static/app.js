@@ -535,7 +535,7 @@
     }
     input.addEventListener("input", function () {
       window.clearTimeout(timer);
-      timer = window.setTimeout(ask, 200);
+      timer = window.setTimeout(ask, 50);  // a request per pause in typing; a newer one aborts it
     });
     input.addEventListener("keydown", function (evt) {
       var items = options();
