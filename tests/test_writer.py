@@ -130,6 +130,7 @@ def test_review_answers_take_the_same_path_marked_review():
     store = MemoryStore()
     sent: list[NewAnswer] = []
     keep = store.store_answer
+    # A spy on the store's method: what the use-case sends it.
     store.store_answer = lambda answer: sent.append(answer) or keep(answer)  # type: ignore[method-assign]
     answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form(), AnswerPlace(review=True))
     assert [a.review for a in sent] == [True]
@@ -188,6 +189,7 @@ def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):
     try:
         done = store_now(
             engine,
+            # The middle answer has no lesson on purpose: NOT NULL refuses it, and only it.
             [_answer(1, 1), _answer(2, 1, lesson_slug=None), _answer(3, 1)],  # type: ignore[arg-type]
             TAGS,
         )
