@@ -27,7 +27,6 @@ from app.platform.models import ClassDue, LessonRename, ReviewCard
 
 # SQLModel sets ``__table__`` on each table class; its types do not declare it (the attempt
 # and learner handles come from app.learning.aggregates, which says the same).
-# SQLModel's table classes have ``__table__`` at run time, not in their type stubs.
 CARD = ReviewCard.__table__  # type: ignore[attr-defined]
 DUE = ClassDue.__table__  # type: ignore[attr-defined]
 MAX_HOPS = 50  # a chain of renames longer than this is not followed
