@@ -124,7 +124,9 @@ class Answer(Protocol):
 
 
 class LearnerAnswer(Answer, Protocol):
-    """An attempt with its learner: what :func:`record_in_aggregates` counts."""
+    """A stored attempt with its learner: what every follow-up of an answer batch reads (the
+    tallies here, :func:`app.learning.review.schedule_batch`,
+    :func:`app.learning.mastery.record_in_mastery`)."""
 
     @property
     def learner_id(self) -> str: ...

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -51,7 +51,7 @@ from app.content.course import Course
 from app.content.glossary import Term
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.learning.aggregates import LEARNER, utc
+from app.learning.aggregates import LEARNER, LearnerAnswer, utc
 from app.learning.classes import in_class
 from app.platform.db import begin_write
 from app.platform.models import Attempt, KeptMastery, MasteryTag, MasteryTally
@@ -105,23 +105,6 @@ class ConceptMastery:
     def percent(self) -> int | None:
         """Mastery as a whole percentage, or ``None``."""
         return None if self.mastery is None else round(self.mastery * 100)
-
-
-class NewAttempt(Protocol):
-    """What :func:`record_in_mastery` reads of a stored attempt (an ``Attempt`` or a row)."""
-
-    @property
-    def id(self) -> int | None: ...
-    @property
-    def learner_id(self) -> str: ...
-    @property
-    def lesson_slug(self) -> str: ...
-    @property
-    def question_id(self) -> str: ...
-    @property
-    def correct(self) -> bool: ...
-    @property
-    def created_at(self) -> datetime: ...
 
 
 def concepts(course: Course) -> list[Concept]:
@@ -537,7 +520,9 @@ def _upsert(connection: Connection) -> Insert:
     return cached
 
 
-def record_in_mastery(db: Session | Connection, tags: Tags, attempts: Sequence[NewAttempt]) -> None:
+def record_in_mastery(
+    db: Session | Connection, tags: Tags, attempts: Sequence[LearnerAnswer]
+) -> None:
     """Fold newly stored attempts into ``kept_mastery``, inside the caller's transaction.
 
     Three statements whatever the batch's size (none when no attempt is tagged): one reads

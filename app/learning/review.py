@@ -28,7 +28,7 @@ from sqlmodel import Session, SQLModel, col, select
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.learning.aggregates import upsert
+from app.learning.aggregates import LearnerAnswer, upsert
 from app.learning.grading import AttemptFact
 from app.learning.state import CardRow
 from app.platform.db import tuple_in
@@ -135,26 +135,13 @@ def next_card(
     return reviewed
 
 
-class ReviewedAnswer(Answered, Protocol):
-    """A stored answer with its learner, question and row id: what :func:`schedule_batch` rates."""
-
-    @property
-    def learner_id(self) -> str: ...
-    @property
-    def lesson_slug(self) -> str: ...
-    @property
-    def question_id(self) -> str: ...
-    @property
-    def id(self) -> int | None: ...
-
-
 CardKey = tuple[str, str, str]  # learner id, lesson slug, question id
 CARD_KEY = ("learner_id", "lesson_slug", "question_id")
 CARD_VALUES = ("question_hash", "state", "step", "stability", "difficulty", "due", "last_review")
 
 
 def schedule_batch(
-    connection: Connection, attempts: Sequence[ReviewedAnswer]
+    connection: Connection, attempts: Sequence[LearnerAnswer]
 ) -> dict[CardKey, CardRow]:
     """Rate the cards of a batch of newly stored attempts and reschedule them (no commit).
 

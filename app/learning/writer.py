@@ -68,18 +68,11 @@ class _Job:
 
 
 @dataclass(frozen=True, slots=True)
-class _Stored:
-    """An attempt as stored by a batch (what the tallies and the cards read)."""
+class _Stored(AttemptRow):
+    """An attempt stored by a batch, with its learner: what the page shows and what the
+    tallies, the mastery and the cards read."""
 
-    id: int
     learner_id: str
-    lesson_slug: str
-    question_id: str
-    question_hash: str
-    chosen: str
-    correct: bool
-    credit: float | None
-    created_at: datetime
 
 
 class AnswerWriter:
@@ -283,8 +276,6 @@ def _store_attempts(
         if row_id is None:
             continue
         row = _Stored(
-            row_id,
-            learner_id,
             answer.lesson_slug,
             answer.question_id,
             answer.question_hash,
@@ -292,9 +283,11 @@ def _store_attempts(
             answer.correct,
             answer.credit,
             answer.at or now,
+            row_id,
+            learner_id,
         )
         stored.append(row)
-        job.result = Written(_row(row), True, learner_id)
+        job.result = Written(row, True, learner_id)
     # Keys stored before (a form sent again), or twice in this batch: answer as the first time.
     again = [(job, answer, learner_id) for job, answer, learner_id in batch if job.result is None]
     if again:
@@ -328,7 +321,7 @@ def _store_attempts(
             job.result = Written(result.row, True, learner_id, card)
 
 
-def _row(row: _Stored | Row[Any]) -> AttemptRow:
+def _row(row: Row[Any]) -> AttemptRow:
     created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     return AttemptRow(
         row.lesson_slug,
