@@ -17,9 +17,9 @@ RAW = "\n".join(
         "<module> (uvicorn/__main__.py:4);run_asgi (uvicorn/protocols/http/httptools_impl.py:422);"
         "render (app/web/templating.py:99);Template.render (jinja2/environment.py:1293);root "
         "(lesson.html:15) 6",
-        "<module> (uvicorn/__main__.py:4);lesson_page (app/web/lessons.py:58);"
+        "<module> (uvicorn/__main__.py:4);lesson_page (app/web/routes/lessons.py:58);"
         "Connection.execute (sqlalchemy/engine/base.py:1494) 3",
-        "<module> (uvicorn/__main__.py:4);lesson_page (app/web/lessons.py:58);json_thing "
+        "<module> (uvicorn/__main__.py:4);lesson_page (app/web/routes/lessons.py:58);json_thing "
         "(json/encoder.py:1) 1",
         "Thread._bootstrap (threading.py:1002);WorkerThread.run (anyio/_backends/_asyncio.py:1113);"
         "Queue.get (queue.py:171);Condition.wait (threading.py:327) 50",

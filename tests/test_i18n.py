@@ -14,7 +14,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from app.platform.i18n import CATALOG, gettext, local_datetime, ngettext
+from app.i18n import CATALOG, gettext, local_datetime, ngettext
 from app.platform.settings import PROJECT_ROOT
 from tests.support.app import REPO_LESSONS
 from tests.support.cli import cli_runner
@@ -196,10 +196,10 @@ class MarkedTranslations:
 @pytest.fixture
 def marked_catalog(monkeypatch):
     """Run the app's gettext through :class:`MarkedTranslations`."""
-    import app.platform.i18n
+    import app.i18n
 
-    marked = MarkedTranslations(app.platform.i18n.translations())
-    monkeypatch.setattr(app.platform.i18n, "translations", lambda: marked)
+    marked = MarkedTranslations(app.i18n.translations())
+    monkeypatch.setattr(app.i18n, "translations", lambda: marked)
 
 
 def outside_the_catalog(text: str, data: Iterable[str] = ()) -> str:

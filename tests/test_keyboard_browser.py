@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.content.course import load_course
-from app.platform.i18n import local_datetime
+from app.i18n import local_datetime
 from tests.support.app import REPO_LESSONS, query
 from tests.support.browser import BUDGET_BYTES, ConsoleWatch, focused, tab_until
 from tests.support.server import LiveServer

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.platform.auth import FAILS_PER_PAIR, FAILS_PER_USERNAME, SIGN_UPS_PER_IP, SignInLimiter
 from app.platform.settings import PROJECT_ROOT
-from app.web.account import DEVICE_COOKIE
+from app.web.routes.account import DEVICE_COOKIE
 from tests.support.accounts import post_form as post
 from tests.support.accounts import sign_in, sign_up
 from tests.support.html import soup, text

@@ -2,7 +2,7 @@
 
 ``templates/instructor.html`` renders these fields and computes nothing: shares, chart bars,
 the figure labels that agree with their counts, and the plural texts are made here, in
-Python, with the catalog (:func:`app.platform.i18n.ngettext`).
+Python, with the catalog (:func:`app.i18n.ngettext`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.content.trees import Tree
-from app.platform.i18n import gettext, ngettext
+from app.i18n import gettext, ngettext
 
 
 def share(count: int, total: int) -> float:

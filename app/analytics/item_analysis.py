@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.i18n import gettext
 from app.learning.rules import GROUP_PERCENT as GROUP_PERCENT
 from app.learning.rules import group_size
-from app.platform.i18n import gettext
 
 EASY_ABOVE = 0.90
 HARD_BELOW = 0.30

@@ -17,7 +17,7 @@ import filetype
 from slugify import slugify
 
 from app.content.links import IMAGES_DIR, IMAGES_URL
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 # Media type found in the bytes -> the suffix the saved file gets.

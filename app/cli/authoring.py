@@ -1,6 +1,6 @@
 """``curso check``, ``curso nova`` and ``curso instrutor``: commands for course authors.
 
-Every text they print comes from the pt-BR gettext catalog (:mod:`app.platform.i18n`); the
+Every text they print comes from the pt-BR gettext catalog (:mod:`app.i18n`); the
 ``file:line:col: level: message`` lines and the JSON keys stay the same in any language.
 """
 
@@ -17,7 +17,7 @@ import typer
 from app.content.course import load_course
 from app.content.errors import ContentError
 from app.content.scaffold import TitleError, new_lesson
-from app.platform.i18n import gettext, ngettext
+from app.i18n import gettext, ngettext
 from app.platform.settings import PROJECT_ROOT, load_settings
 
 instrutor = typer.Typer(

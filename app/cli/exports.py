@@ -9,7 +9,7 @@ import typer
 
 from app.content.course import load_course
 from app.content.gift import gift_document
-from app.platform.i18n import gettext
+from app.i18n import gettext
 from app.platform.settings import load_settings
 
 exportar = typer.Typer(

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 from sqlmodel import Session
 
+from app.i18n import gettext
 from app.platform.db import make_engine
-from app.platform.i18n import gettext
 from app.platform.settings import load_settings
 
 lti_cli = typer.Typer(

@@ -11,7 +11,7 @@ from app.cli.authoring import CHECK_HELP, NOVA_HELP, check, instrutor, nova
 from app.cli.exports import exportar
 from app.cli.lti import lti_cli
 from app.cli.tree import ARVORE_HELP, arvore
-from app.platform.i18n import gettext
+from app.i18n import gettext
 from app.platform.settings import load_settings
 
 cli = typer.Typer(help=gettext("Tools of the inference engines course."), no_args_is_help=True)

@@ -1,6 +1,6 @@
 """``curso arvore``: walk a decision tree in the terminal, with the same walk as the web.
 
-Every text it prints comes from the pt-BR gettext catalog (:mod:`app.platform.i18n`); the trees'
+Every text it prints comes from the pt-BR gettext catalog (:mod:`app.i18n`); the trees'
 own words (titles, questions, options) come from the lessons.
 """
 
@@ -14,7 +14,7 @@ import typer
 from app.content.course import Course, load_course
 from app.content.markdown import plain_text
 from app.content.walk import walk_path
-from app.platform.i18n import gettext
+from app.i18n import gettext
 from app.platform.settings import load_settings
 
 ARVORE_HELP = gettext(

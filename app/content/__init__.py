@@ -14,6 +14,6 @@
   :mod:`app.content.scaffold`, :mod:`app.content.yamlsrc`: caching, reloading and reading
   the files.
 
-May import: nothing of the app but the pt-BR catalog (:mod:`app.platform.i18n`, a leaf).
+May import: nothing of the app but the pt-BR catalog (:mod:`app.i18n`, a leaf).
 The contracts are in ``pyproject.toml`` (``[tool.importlinter]``).
 """

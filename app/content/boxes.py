@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, MutableMapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 if TYPE_CHECKING:  # imported where used: a lesson read from the disk cache needs no parser
     from markdown_it import MarkdownIt

@@ -29,7 +29,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 FIELD = "calculadora"  # the query field naming the calculator a GET form sends
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"

@@ -14,7 +14,7 @@ from app.content.errors import ContentError
 from app.content.markdown import escape_html, inline_text, render_inline, slugify
 from app.content.page_ids import chart_anchor
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 LABEL_H = 22
 BAR_H = 18

@@ -14,7 +14,7 @@ from pathlib import Path
 from app.content.errors import ContentError
 from app.content.glossary import Glossary
 from app.content.lessons import Lesson
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 
 def check_concepts(

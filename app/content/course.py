@@ -26,7 +26,7 @@ from app.content.markdown import slugify
 from app.content.quiz import Question, with_key
 from app.content.trees import Tree
 from app.content.walk import WalkError, walk_facts
-from app.platform.i18n import N_, gettext, ngettext
+from app.i18n import N_, gettext, ngettext
 
 IGNORED_FILES = {"README.md"}
 NO_FOLDER = N_("the lessons folder does not exist")

@@ -26,7 +26,7 @@ from app.content.errors import ContentError
 from app.content.text import nfc
 from app.content.trees import Tree, TreeOption, TreeResult
 from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 ENGINES_FILE = "engines.yml"
 HARDWARE_FACET = "hardware"

@@ -31,7 +31,7 @@ from app.content.lessons import Lesson, normalize_source
 from app.content.markdown import markdown
 from app.content.quiz import Question, QuestionSpec
 from app.content.yamlsrc import parse_yaml
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 CATEGORY_ROOT = "curso"
 SPECIAL = "\\~=#{}:"

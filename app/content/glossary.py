@@ -27,7 +27,7 @@ from app.content.yamlsrc import (
     parse_yaml,
     pydantic_messages,
 )
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 GLOSSARY_FILE = "glossario.yml"
 MAX_DEFINITION_CHARS = 320

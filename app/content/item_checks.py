@@ -27,7 +27,7 @@ from app.content.markdown import plain_text
 from app.content.numbers import format_number
 from app.content.quiz import Question
 from app.content.text import fold
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 LONGEST_RATIO = 1.5
 """The key is "visibly longest" when it is at least this many times the mean of the others."""

@@ -3,12 +3,12 @@
 Each lesson file's load (its :class:`~app.content.lessons.Lesson`, or the
 :class:`~app.content.errors.ContentErrors` that kept it from loading) is stored in one file
 of the cache folder (``var/cache/lessons/`` by default), and so are the glossary (its terms
-and problems) and the compiled pt-BR catalog (:func:`app.platform.i18n.translations`); each entry is
+and problems) and the compiled pt-BR catalog (:func:`app.i18n.translations`); each entry is
 named by a SHA-256 key of:
 
 - the lesson file's path and bytes;
 - the glossary file's bytes (every lesson links the glossary's first uses);
-- the code version: the bytes of every module of ``app/content``, of ``app/platform/i18n.py`` and of
+- the code version: the bytes of every module of ``app/content``, of ``app/i18n/__init__.py`` and of
   the pt-BR catalog, the versions of the libraries that render (markdown-it-py, Pygments,
   PyYAML, pydantic, python-slugify, snowballstemmer) and of Python, plus :data:`FORMAT`.
 
@@ -86,7 +86,7 @@ def code_version() -> str:
 
     Returns:
         A hex SHA-256 of :data:`FORMAT`, the Python version, the rendering libraries'
-        versions, and the bytes of ``app/content/*.py``, ``app/platform/i18n.py`` and the catalog.
+        versions, and the bytes of ``app/content/*.py``, ``app/i18n/__init__.py`` and the catalog.
         Computed once per process (a few milliseconds: about 30 small files are read).
     """
     digest = hashlib.sha256(f"{FORMAT}|{sys.version}".encode())
@@ -98,7 +98,7 @@ def code_version() -> str:
         digest.update(f"|{name}={version}".encode())
     sources = [
         *sorted((_APP_DIR / "content").glob("*.py")),
-        _APP_DIR / "platform" / "i18n.py",
+        _APP_DIR / "i18n" / "__init__.py",
         *sorted((_APP_DIR / "locale").rglob("*.po")),
     ]
     for source in sources:

@@ -40,7 +40,7 @@ from app.content.quiz import ID_PATTERN, Question, parse_quiz
 from app.content.text import nfc
 from app.content.trees import Tree, parse_tree
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 FRONT_MATTER_FENCE = "---"
 _ID_RE = re.compile(r'\bid="([^"]+)"')

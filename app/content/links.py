@@ -31,7 +31,7 @@ from app.content import paths
 from app.content.errors import ContentError
 from app.content.markdown import Heading, markdown, slugify
 from app.content.page_ids import CHROME_IDS, question_anchor, tree_anchor
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 if TYPE_CHECKING:
     from markdown_it.token import Token

@@ -33,7 +33,7 @@ from app.content.engines import ENGINES_FILE
 from app.content.errors import ContentError
 from app.content.glossary import GLOSSARY_FILE
 from app.content.lesson_cache import LessonCache
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 log = logging.getLogger("curso.content")
 Version = tuple[int, int, int]

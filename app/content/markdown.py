@@ -30,7 +30,7 @@ from slugify import slugify as _slugify
 
 from app.content.boxes import PROBLEMS_KEY, box_rule
 from app.content.page_ids import CHROME_IDS
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 
 # markdown-it and Pygments are imported by the functions that render: a page served from
 # rendered lessons (the disk cache, app/content/lesson_cache.py) never loads them.

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from babel.numbers import NumberFormatError, format_decimal, parse_decimal
 
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 
 class AnswerError(ValueError):

@@ -24,7 +24,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 

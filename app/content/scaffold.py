@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.content.course import Course, lesson_files, slug_from_filename
 from app.content.markdown import slugify
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 SLUG_MAX = 80
 TEMPLATE = """\

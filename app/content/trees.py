@@ -25,7 +25,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 
 FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
 VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.content.trees import Tree, TreeOption, TreeQuestion, TreeResult
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 
 class WalkError(ValueError):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from app.content.errors import ContentError
-from app.platform.i18n import N_, gettext, ngettext
+from app.i18n import N_, gettext, ngettext
 
 # PyYAML is imported by the functions that parse: lessons served from the disk cache
 # (app/content/lesson_cache.py) need no YAML. Nodes are told apart by their ``id``

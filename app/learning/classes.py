@@ -18,7 +18,7 @@ from babel.dates import format_datetime, get_timezone_name
 from sqlalchemy import ColumnElement, delete, func, true
 from sqlmodel import Session, col, select
 
-from app.platform.i18n import LOCALE, N_, gettext
+from app.i18n import LOCALE, N_, gettext
 from app.platform.models import Account, Attempt, ClassDue, ClassMember, Classroom, ClassStaff
 
 DEFAULT_ZONE = "America/Sao_Paulo"

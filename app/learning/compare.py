@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.content.course import Course
 from app.content.trees import Tree, TreeResult
 from app.content.walk import Walk, WalkError, walk_facts
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from app.content.numbers import (
     plain_number,
 )
 from app.content.quiz import Item, Option, Question
+from app.i18n import N_, gettext
 from app.learning.rules import is_done
-from app.platform.i18n import N_, gettext
 
 T = TypeVar("T")
 

@@ -2,7 +2,7 @@
 who a launch signs in, the class of each LMS course, and the queue of scores (no HTTP here).
 
 The LTI library (``pylti1p3``) is wired to these tables in :mod:`app.learning.lti_tool`; the
-routes are in :mod:`app.web.lti`; the scores are sent by :mod:`app.learning.lti_sender`.
+routes are in :mod:`app.web.routes.lti`; the scores are sent by :mod:`app.learning.lti_sender`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from sqlmodel import Session, col, select
 
 from app.content.course import Course
 from app.content.lessons import Lesson
+from app.i18n import gettext
 from app.learning.state import LearnerState
 from app.platform.db import begin_write
-from app.platform.i18n import gettext
 from app.platform.models import (
     Account,
     ClassMember,

@@ -9,9 +9,9 @@ from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.page_ids import QUIZ_ANCHOR, question_anchor
+from app.i18n import gettext
 from app.learning.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.learning.state import CardRow, LearnerState, Place
-from app.platform.i18n import gettext
 from app.platform.models import LessonProgressPublic, PlacePublic, ProgressPublic, WalkPublic
 
 

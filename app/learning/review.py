@@ -11,7 +11,7 @@ answer before the due date, from a second tab or a retry, is stored but rates no
 
 A card remembers the question version (``content_hash``) it was last answered in; when the
 author edits the question, the card counts as new (due at once) and its next answer starts
-it over. No HTTP here: :mod:`app.web.review` serves ``/revisar``.
+it over. No HTTP here: :mod:`app.web.routes.review` serves ``/revisar``.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from app.content.course import Course
 from app.content.layout import Layout, layout
 from app.content.trees import Tree
 from app.content.walk import Walk, WalkError, walk_path
+from app.i18n import N_, gettext, ngettext
 from app.learning.state import WalkRow
-from app.platform.i18n import N_, gettext, ngettext
 
 TREE_NOT_FOUND = N_("Decision tree not found.")
 BAD_PATH = N_("That path does not exist in this tree; we started again from the beginning.")

@@ -7,7 +7,6 @@
 - :mod:`app.platform.sessions`: server-side sessions;
 - :mod:`app.platform.auth`, :mod:`app.platform.ratelimit_store`: passwords and sign-in limits;
 - :mod:`app.platform.logs`: the request log;
-- :mod:`app.platform.i18n`: the pt-BR catalog, a leaf that imports nothing of the app.
 
 May import: :mod:`app.content` (only for types). Never imports learning, analytics,
 authoring, web or cli (``[tool.importlinter]`` in ``pyproject.toml``).

@@ -18,7 +18,7 @@ from functools import cached_property
 from itsdangerous import BadData, URLSafeTimedSerializer
 from pwdlib import PasswordHash
 
-from app.platform.i18n import gettext, ngettext
+from app.i18n import gettext, ngettext
 
 USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{2,29}$")
 PASSWORD_MIN = 8

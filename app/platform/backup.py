@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 
 class BackupError(Exception):

@@ -27,6 +27,9 @@ from starsessions import (
 from app.platform.db import begin_write
 from app.platform.models import WebSession, utcnow
 
+# The session cookie's name: the session middleware sets it, the visitor-page cache and the
+# framed-cookie rewrite look for it.
+SESSION_COOKIE = "curso_sessao"
 LEARNER_KEY = "learner"
 ACCOUNT_KEY = "account"
 # A rolling session's expiry is stored again at most once a day, not on every request.

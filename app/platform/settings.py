@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # What a bad setting says when the app starts (pt-BR from the catalog).

@@ -1,16 +1,13 @@
-"""The web floor: HTTP in and HTML out.
+"""The web floor: HTTP in and HTML out. Two rooms:
 
-- one router per feature (:mod:`app.web.lessons`, :mod:`app.web.quizzes`,
-  :mod:`app.web.trees`, :mod:`app.web.progress`, :mod:`app.web.review`,
-  :mod:`app.web.instructor`, ...); routers never import routers: what two of them share
-  lives in a helper module (:mod:`app.web.lookups`, :mod:`app.web.places`,
-  :mod:`app.web.flash`, :mod:`app.web.form_messages`, :mod:`app.web.answer_form`);
-- :mod:`app.web.deps`: FastAPI dependencies (the course, the learner, the instructor);
-- :mod:`app.web.templating`, :mod:`app.web.fragments`, :mod:`app.web.assets`: templates,
-  page-or-fragment rendering, fingerprinted static files;
-- middleware: :mod:`app.web.security` (CSRF, request guard), :mod:`app.web.headers`,
-  :mod:`app.web.page_cache` (visitor pages served before routing);
-- :mod:`app.web.errors`: every error page.
+- :mod:`app.web.routes`: one router per feature; routers never import routers;
+- the kit, here, which the routers share: :mod:`app.web.deps` (FastAPI dependencies: the
+  course, the learner, the instructor, the database), :mod:`app.web.forms` (the answer
+  form, what a refused form says, the flash keys), :mod:`app.web.lookups` (a lesson or
+  tree from its URL, 404/503), :mod:`app.web.templating` and :mod:`app.web.fragments`
+  (page-or-fragment rendering), :mod:`app.web.urls`, :mod:`app.web.assets`,
+  :mod:`app.web.errors`, and the middleware (:mod:`app.web.security`,
+  :mod:`app.web.headers`, :mod:`app.web.page_cache`).
 
 May import: content, platform, learning, analytics, authoring. Never imports cli.
 """

@@ -14,10 +14,10 @@ from sqlmodel import Session
 
 from app.content.course import Course
 from app.content.search import SearchIndex
+from app.i18n import N_, gettext
 from app.learning.instructors import instructor_account
 from app.learning.store import SqlLearnerStore
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
-from app.platform.i18n import N_, gettext
 from app.platform.models import Account
 from app.platform.sessions import LEARNER_KEY, session_account
 from app.web.urls import urls_of

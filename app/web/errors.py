@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import HTTPConnection
 from starlette.types import Scope
 
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 from app.web.headers import security_headers
 from app.web.lookups import moved_lesson_url
 from app.web.templating import render, wants_fragment

@@ -1,4 +1,5 @@
-"""Finding a lesson or a tree named in a URL, or answering 404/503 in Portuguese.
+"""Finding a lesson or a tree named in a URL, or answering 404/503 in Portuguese; and the
+place of a learner who has no row yet, kept in their session.
 
 Shared by the routers, so that no router imports another.
 """
@@ -9,17 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import HTTPException, Request
+from starlette.requests import HTTPConnection
 from starlette.routing import Route
 
 from app.content.course import Course
 from app.content.errors import ContentError
 from app.content.lessons import Lesson
 from app.content.trees import Tree
+from app.i18n import N_, gettext
 from app.learning import classes
 from app.learning import trees as learning_trees
 from app.learning.renames import moved_to
+from app.learning.state import Place
 from app.learning.trees import TREE_NOT_FOUND
-from app.platform.i18n import N_, gettext
 from app.web.deps import read_session
 
 LESSON_NOT_FOUND = N_(
@@ -139,3 +142,21 @@ def moved_lesson_url(request: Request) -> str | None:
     path = request.app.url_path_for(route.name, **{**request.path_params, "slug": target})
     query = request.url.query
     return str(path) + (f"?{query}" if query else "")
+
+
+PLACE_KEY = "place"
+
+
+def session_place(request: HTTPConnection) -> Place | None:
+    """The place kept in the session, or ``None`` (none kept, or no session loaded)."""
+    if "session" not in request.scope:
+        return None
+    saved = request.session.get(PLACE_KEY)
+    if isinstance(saved, list) and len(saved) == 2 and isinstance(saved[0], str):
+        return Place(saved[0], saved[1] if isinstance(saved[1], str) else None)
+    return None
+
+
+def keep_in_session(request: HTTPConnection, place: Place) -> None:
+    """Keep ``place`` in the session of a learner who has no row yet."""
+    request.session[PLACE_KEY] = [place.lesson_slug, place.section]

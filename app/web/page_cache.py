@@ -41,6 +41,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.content import paths
+from app.platform.sessions import SESSION_COOKIE
 from app.web.templating import FORM_KEY_FIELD
 
 # Where the token goes while the page is rendered once: URL-safe characters (like a real
@@ -355,7 +356,7 @@ VISITOR_HEADERS = {
     "Vary": "HX-Request, HX-History-Restore-Request, Cookie, Accept-Encoding",
     "Cache-Control": "private, no-cache",
 }
-SESSION_COOKIE_NAME = b"curso_sessao"
+SESSION_COOKIE_NAME = SESSION_COOKIE.encode()
 
 
 class VisitorPages:

@@ -15,7 +15,8 @@ from starlette.datastructures import Headers
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import cookie_parser
 
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
+from app.platform.sessions import SESSION_COOKIE
 from app.web.errors import EXPIRED_MESSAGE, error_html
 from app.web.headers import security_headers
 from app.web.templating import VARY
@@ -39,13 +40,13 @@ ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"
 OTHER_SITES = (b"same-site", b"cross-site")
 # The only POSTs another site may send: an LMS starting an LTI 1.3 login, and posting the
 # launch's id_token. They carry no CSRF cookie or token, and Sec-Fetch-Site says cross-site.
-# Their proof is the LTI protocol itself (app/web/lti.py): the login only stores a nonce and
+# Their proof is the LTI protocol itself (app/web/routes/lti.py): the login only stores a nonce and
 # redirects to a registered platform; the launch is accepted only with an id_token signed by
 # a registered platform's key, for our client id and deployment, unexpired, whose nonce we
 # issued and is used once, and whose state matches the cookie set at the login.
 LTI_CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
 # Cookies a browser must send inside the LMS's iframe (another site) when served over HTTPS.
-FRAMED_COOKIES = (b"curso_sessao=", DEFAULT_COOKIE_NAME.encode() + b"=")
+FRAMED_COOKIES = (SESSION_COOKIE.encode() + b"=", DEFAULT_COOKIE_NAME.encode() + b"=")
 _LAX = re.compile(rb";\s*samesite=lax", re.I)
 # RFC 6265, section 4.1.1: cookie-name is a token; cookie-value is cookie-octets, maybe quoted.
 _COOKIE_OCTETS = rb"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"

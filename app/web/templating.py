@@ -6,7 +6,7 @@ fragment alone, except for a history restore (:func:`wants_fragment` decides, fo
 route). Every such response carries ``Vary`` on both headers (:data:`VARY`).
 
 Every text a learner reads comes from the gettext catalog (``_()`` and
-``ngettext()`` in templates, see :mod:`app.platform.i18n`). HTML pages carry an ``ETag``
+``ngettext()`` in templates, see :mod:`app.i18n`). HTML pages carry an ``ETag``
 so a browser revalidates instead of downloading the page again.
 """
 
@@ -27,7 +27,7 @@ from starsessions import SessionNotLoaded
 
 from app.content import page_ids
 from app.content.numbers import format_number
-from app.platform.i18n import N_, gettext, local_datetime, translations
+from app.i18n import N_, gettext, local_datetime, translations
 from app.platform.sessions import session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets

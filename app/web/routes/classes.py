@@ -12,9 +12,9 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.i18n import N_, gettext
 from app.learning import classes
 from app.learning.instructors import instructor_account
-from app.platform.i18n import N_, gettext
 from app.platform.models import Classroom
 from app.web.deps import (
     AccountNameDep,
@@ -25,7 +25,7 @@ from app.web.deps import (
     RowId,
     SessionDep,
 )
-from app.web.flash import NOTICE_KEY
+from app.web.forms import NOTICE_KEY
 from app.web.templating import render
 from app.web.urls import urls_of
 

@@ -28,6 +28,7 @@ from pylti1p3.request import Request as LtiRequest
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.i18n import N_, gettext
 from app.learning import lti
 from app.learning.learners import find_account
 from app.learning.lti_tool import (
@@ -39,7 +40,6 @@ from app.learning.lti_tool import (
     consume_nonce,
 )
 from app.platform.auth import is_username
-from app.platform.i18n import N_, gettext
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
 from app.web.templating import render

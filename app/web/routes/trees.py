@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.layout import layout
 from app.content.walk import WalkError, walk_path
+from app.i18n import gettext
 from app.learning.compare import compare_context
 from app.learning.store import record_walk
 from app.learning.trees import (
@@ -21,7 +22,6 @@ from app.learning.trees import (
     tree_version,
     tree_view,
 )
-from app.platform.i18n import gettext
 from app.web.deps import CourseDep, LearnerForWriteDep, ReaderCourseDep, SessionDep
 from app.web.lookups import find_tree
 from app.web.templating import VARY, render, wants_fragment

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse
 from app.content.calculators import FIELD, Calculator, Result, compute
 from app.content.lessons import Lesson
 from app.content.markdown import plain_text
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 from app.web.deps import CourseDep
 from app.web.lookups import find_lesson
 from app.web.templating import render

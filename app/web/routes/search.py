@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.platform.i18n import gettext, ngettext
+from app.i18n import gettext, ngettext
 from app.web.deps import SearchDep
 from app.web.templating import render, wants_fragment
 

@@ -17,10 +17,9 @@ from app.learning.store import read_state
 from app.learning.usecases import LessonRequest, visit_lesson
 from app.learning.usecases import lesson_page as build_lesson_page
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
-from app.web.flash import FLASH_KEY, NOTICE_KEY
-from app.web.lookups import CheckPanel, check_panel, find_lesson
+from app.web.forms import FLASH_KEY, NOTICE_KEY
+from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
 from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond, with_key_holes
-from app.web.places import keep_in_session, session_place
 from app.web.templating import TIMEZONE_COOKIE, render, theme
 
 router = APIRouter()

@@ -9,6 +9,7 @@ from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
+from app.i18n import gettext
 from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
 from app.learning.lti import queue_launched_lesson_score
 from app.learning.usecases import (
@@ -20,8 +21,6 @@ from app.learning.usecases import (
     show_question,
 )
 from app.learning.views import VISITOR_ORDER
-from app.platform.i18n import gettext
-from app.web.answer_form import AnswerFormDep
 from app.web.deps import (
     SESSION_KEY,
     LearnerForWriteDep,
@@ -31,8 +30,7 @@ from app.web.deps import (
     born_in_this_request,
     learner_store,
 )
-from app.web.flash import FLASH_KEY
-from app.web.form_messages import QUESTION_NOT_FOUND, refusal_message
+from app.web.forms import FLASH_KEY, QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
 from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
 

@@ -15,14 +15,13 @@ from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
+from app.i18n import gettext
 from app.learning import review
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.store import read_state
 from app.learning.usecases import QUESTION_CHANGED, AnswerPlace, FormRefused, answer_question
 from app.learning.views import question_view
-from app.platform.i18n import gettext
-from app.web.answer_form import AnswerFormDep
 from app.web.deps import (
     SESSION_KEY,
     CourseDep,
@@ -32,9 +31,8 @@ from app.web.deps import (
     born_in_this_request,
     learner_store,
 )
-from app.web.form_messages import QUESTION_NOT_FOUND, refusal_message
-from app.web.lookups import find_lesson
-from app.web.places import session_place
+from app.web.forms import QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
+from app.web.lookups import find_lesson, session_place
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
 

@@ -8,12 +8,12 @@ from babel.numbers import format_decimal
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse
 
+from app.i18n import N_, gettext
 from app.learning import mastery
 from app.learning.progress import course_progress, progress_public, section_titles
 from app.learning.state import Place
 from app.learning.store import has_row, read_state
 from app.learning.trees import walk_summary
-from app.platform.i18n import N_, gettext
 from app.platform.models import ProgressPublic
 from app.web.deps import (
     CourseDep,
@@ -24,7 +24,7 @@ from app.web.deps import (
     read_session,
 )
 from app.web.headers import PERSONAL
-from app.web.places import keep_in_session, session_place
+from app.web.lookups import keep_in_session, session_place
 from app.web.templating import render
 
 router = APIRouter()

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
+from app.i18n import N_, gettext
 from app.learning.classes import memberships
 from app.learning.learners import delete_learner, export_learner
-from app.platform.i18n import N_, gettext
 from app.platform.models import LearnerExport
 from app.web.deps import (
     CSRF_COOKIE,

@@ -20,7 +20,7 @@ from app.authoring import editor, image_upload
 from app.content.numbers import format_number
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 from app.platform.models import Account, LessonRevision
 from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep
 from app.web.security import MAX_EDITOR_FORM_BYTES

@@ -23,10 +23,10 @@ from app.analytics.exports import (
 from app.analytics.item_analysis import EASY_ABOVE, GROUP_PERCENT, HARD_BELOW, MIN_LEARNERS, percent
 from app.content.gift import gift_document
 from app.content.item_checks import warnings_by_question
+from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
-from app.platform.i18n import N_, gettext
 from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep, is_row_id
 from app.web.lookups import check_panel
 from app.web.templating import render

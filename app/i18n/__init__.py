@@ -1,4 +1,6 @@
-"""What learners read, in Brazilian Portuguese, from one gettext catalog (Babel).
+"""The bottom floor: what learners read, in Brazilian Portuguese, from one gettext catalog (Babel).
+
+It imports nothing of the app, so every floor above (content included) may use it.
 
 Templates and Python code write English message ids (``_("Skip to content")``); the
 Portuguese text lives only in ``app/locale/pt_BR/LC_MESSAGES/messages.po``, compiled
@@ -15,20 +17,27 @@ from functools import cache
 from gettext import GNUTranslations
 from io import BytesIO
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-if TYPE_CHECKING:
-    from app.content.lesson_cache import LessonCache
+
+class DiskCache(Protocol):
+    """What the catalog needs of the app's disk cache (:class:`app.content.lesson_cache.LessonCache`
+    fits): the catalog is the bottom floor, so it names no type above it."""
+
+    def key(self, path: Path, raw: bytes) -> str: ...
+    def get(self, key: str) -> Any: ...
+    def put(self, key: str, load: Any) -> None: ...
+
 
 LOCALE = "pt_BR"
 CATALOG = Path(__file__).resolve().parent.parent / "locale" / LOCALE / "LC_MESSAGES" / "messages.po"
 DEFAULT_TIMEZONE = "America/Sao_Paulo"
 DATETIME_FORMAT = "d 'de' MMMM 'de' y, HH:mm"
-_compiled_catalogs: list[LessonCache] = []
+_compiled_catalogs: list[DiskCache] = []
 
 
-def keep_compiled_catalog(cache: LessonCache) -> None:
+def keep_compiled_catalog(cache: DiskCache) -> None:
     """Read and keep the compiled catalog in ``cache`` (keyed by the ``.po`` file's bytes).
 
     Call it before the first :func:`gettext` of the process (``create_app`` does); a

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
-from app.platform.i18n import N_, gettext
+from app.i18n import N_, gettext
 
 router = APIRouter()
 # The body's values, from the catalog (pt-BR); "ok" is the same in both languages.

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.i18n import N_, gettext
 from app.learning.instructors import instructor_account
 from app.learning.learners import (
     UsernameTaken,
@@ -21,7 +22,6 @@ from app.learning.learners import (
 )
 from app.learning.store import forget_birth_key, stored_place
 from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
-from app.platform.i18n import N_, gettext
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.deps import (
     CSRF_COOKIE,
@@ -33,8 +33,7 @@ from app.web.deps import (
     SessionDep,
     SignInLimiterDep,
 )
-from app.web.lookups import join_context
-from app.web.places import session_place
+from app.web.lookups import join_context, session_place
 from app.web.templating import render
 from app.web.urls import urls_of
 

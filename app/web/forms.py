@@ -1,0 +1,53 @@
+"""The forms two routes share: the answer form read once, what a refused one says, and the
+session keys that carry a message to the next page (post/redirect/get without JavaScript)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Form
+
+from app.i18n import N_, gettext
+from app.learning import usecases
+from app.learning.usecases import Answer, FormRefused
+
+
+async def answer_form(
+    opcao: Annotated[list[str] | None, Form()] = None,
+    chave: Annotated[str | None, Form()] = None,
+    versao: Annotated[str | None, Form(max_length=64)] = None,
+    valor: Annotated[str | None, Form()] = None,
+    posicao: Annotated[list[str] | None, Form()] = None,
+    confirmado: Annotated[str | None, Form(max_length=100)] = None,
+) -> Answer:
+    """The answer as sent: ``opcao`` (option ids), ``chave`` (the form's idempotency key),
+    ``versao`` (the question version shown), ``valor`` (a ``numeric`` answer as typed) and
+    ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
+    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438)."""
+    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado)
+
+
+AnswerFormDep = Annotated[Answer, Depends(answer_form)]
+
+
+QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
+STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
+REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
+QUESTION_CHANGED = N_("This question changed; read it again and answer.")
+
+
+def refusal_message(refused: FormRefused) -> str:
+    """The message of a form the answer use-case refused, in the learner's language."""
+    return gettext(
+        {
+            usecases.STALE_FORM: STALE_FORM,
+            usecases.QUESTION_CHANGED: QUESTION_CHANGED,
+            usecases.REUSED_KEY: REUSED_FORM,
+        }[refused.reason]
+    )
+
+
+# The session key of a refused answer: {"lesson", "question", "message", "typed"}.
+FLASH_KEY = "aviso"
+# The session key of a one-line confirmation for the next page (a class joined): a string.
+NOTICE_KEY = "recado"
