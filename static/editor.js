@@ -36,7 +36,7 @@
 
   // Size limits, checked before anything is sent: a text over the limit stays in the box with
   // the reason, instead of a refusal page. The server checks the same limits
-  // (app/web/editor.py MAX_TEXT, app/web/security.py MAX_EDITOR_FORM_BYTES).
+  // (app/web/routes/editor.py MAX_TEXT, app/web/security.py MAX_EDITOR_FORM_BYTES).
   var box = document.getElementById("editor-texto");
   if (!box) return;
   var form = box.form;
