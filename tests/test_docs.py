@@ -29,13 +29,16 @@ def test_every_block_kind_is_documented_for_instructors():
         assert f"- {field}:" in guide or f"  {field}:" in guide, field
 
 
-def test_the_readme_states_the_sqlite_busy_timeout_the_code_sets(tmp_path):
+def test_the_docs_state_the_sqlite_busy_timeout_the_code_sets(tmp_path):
     from sqlalchemy import text
 
     from app.platform.db import make_engine
 
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    stated = re.findall(r"`busy_timeout` de (\d+) s", readme)
+    docs = "".join(
+        (PROJECT_ROOT / name).read_text(encoding="utf-8")
+        for name in ("README.md", "ARCHITECTURE.md")
+    )
+    stated = re.findall(r"`busy_timeout` de (\d+) s", docs)
     engine = make_engine(f"sqlite:///{tmp_path / 'curso.db'}")
     with engine.connect() as connection:
         milliseconds = connection.execute(text("PRAGMA busy_timeout")).scalar()

@@ -456,7 +456,7 @@ COMMAND_AND_CONTENT_MODULES = sorted(
         # redirects and 403s, bad settings at start-up, the health check's body
         PROJECT_ROOT / "app" / "platform" / "settings.py",
         PROJECT_ROOT / "app" / "web" / "deps.py",
-        PROJECT_ROOT / "app" / "web" / "health.py",
+        PROJECT_ROOT / "app" / "web" / "routes" / "health.py",
     ]
 )
 GETTEXT_NAMES = {"_", "gettext", "ngettext", "N_"}

@@ -14,7 +14,7 @@ from pathlib import Path
 from app.platform.settings import PROJECT_ROOT
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-PACKAGES = {"analytics", "authoring", "cli", "content", "learning", "platform", "web"}
+PACKAGES = {"analytics", "authoring", "cli", "content", "i18n", "learning", "platform", "web"}
 
 
 def test_import_linter_contracts_are_kept() -> None:

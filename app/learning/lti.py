@@ -289,6 +289,24 @@ def launch_person(
     return LaunchPerson(user.learner_id, account.username, instructor, class_id)
 
 
+def person_for_launch(
+    engine: Engine, issuer: str, client_id: str | None, claims: dict[str, Any], password_hash: str
+) -> tuple[LaunchPerson, int] | None:
+    """The launch's person (:func:`launch_person`) and its platform's id, in a session of its
+    own (the launch runs on the threadpool); ``None`` when the issuer is not registered."""
+    with Session(engine) as db:
+        platform = find_platform(db, issuer, client_id)
+        if platform is None or platform.id is None:
+            return None
+        return launch_person(db, platform, claims, password_hash), platform.id
+
+
+def kept_state(engine: Engine, key: str) -> Any:
+    """:func:`state_get` in a session of its own."""
+    with Session(engine) as db:
+        return state_get(db, key)
+
+
 def _context_class(db: Session, platform: LtiPlatform, context: Any) -> int | None:
     """The class of an LMS course (made on its first launch), or ``None`` without a context."""
     if not isinstance(context, dict) or not context.get("id"):

@@ -9,6 +9,7 @@ import secrets
 import time
 from datetime import UTC, datetime
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starsessions import SessionNotLoaded
 
 log = logging.getLogger("curso.request")
@@ -43,11 +44,11 @@ class RequestLog:
     only as a salted SHA-256 prefix. Paths are logged without query strings.
     """
 
-    def __init__(self, app, salt: str):
+    def __init__(self, app: ASGIApp, salt: str) -> None:
         self.app = app
         self.salt = salt.encode()
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -58,7 +59,7 @@ class RequestLog:
         started = time.perf_counter()
         status = 500
 
-        async def tagged(message):
+        async def tagged(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]

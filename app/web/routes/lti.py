@@ -276,13 +276,13 @@ def _launch(state: Any, lti_request: StarletteLtiRequest):
         raise LtiException("azp is not the client id")
     if not consume_nonce(engine, str(claims.get("nonce") or "")):
         return None
-    with Session(engine) as db:
-        platform = lti.find_platform(db, launch.get_iss(), launch.get_client_id())
-        if platform is None or platform.id is None:
-            raise LtiException("Unregistered issuer")
-        password_hash = state.passwords.hash(secrets.token_urlsafe(32))
-        person = lti.launch_person(db, platform, claims, password_hash)
-        platform_id = platform.id
+    password_hash = state.passwords.hash(secrets.token_urlsafe(32))
+    found = lti.person_for_launch(
+        engine, launch.get_iss(), launch.get_client_id(), claims, password_hash
+    )
+    if found is None:
+        raise LtiException("Unregistered issuer")
+    person, platform_id = found
     return claims, person, launch.get_launch_id(), launch.is_deep_link_launch(), platform_id
 
 
@@ -292,8 +292,7 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
     new_tab = ""
     state = lti_request.get_param("state") or ""
     if state and CookieService(lti_request).get_cookie(state) is None:
-        with Session(request.app.state.engine) as db:
-            params = lti.state_get(db, LOGIN_PARAMS_PREFIX + state)
+        params = lti.kept_state(request.app.state.engine, LOGIN_PARAMS_PREFIX + state)
         if isinstance(params, dict):
             query = {**params, "lti1p3_new_window": "1"}
             new_tab = urls_of(request).path("lti_login") + "?" + urlencode(query)
