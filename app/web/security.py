@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from asgi_csrf import DEFAULT_COOKIE_NAME, DEFAULT_FORM_INPUT, DEFAULT_SIGNING_NAMESPACE, asgi_csrf
 from itsdangerous import BadSignature, URLSafeSerializer
 from starlette.datastructures import Headers
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import N_, gettext
 from app.platform.sessions import SESSION_COOKIE
@@ -122,8 +126,13 @@ class RequestGuard:
     """
 
     def __init__(
-        self, app, templates, signing_secret: str = "", hsts: bool = False, lms_origins=None
-    ):
+        self,
+        app: ASGIApp,
+        templates: Any,
+        signing_secret: str = "",
+        hsts: bool = False,
+        lms_origins: Callable[[], tuple[str, ...]] | None = None,
+    ) -> None:
         self.app = app
         self.templates = templates
         self.signer = URLSafeSerializer(signing_secret)
@@ -132,20 +141,11 @@ class RequestGuard:
         self.extra_headers = security_headers(hsts)
         self._by_origins: dict[tuple[str, ...], list[tuple[bytes, bytes]]] = {}
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        origins = self.lms_origins() if self.lms_origins else ()
-        if origins:
-            extra = self._by_origins.get(origins)
-            if extra is None:
-                extra = self._by_origins[origins] = security_headers(self.hsts, origins)
-            send = with_headers(send, extra)
-            if self.hsts:
-                send = framed_cookies(send)
-        else:
-            send = with_headers(send, self.extra_headers)
+        send = self._with_security_headers(send)
         scope = well_formed_cookies(scope)
         if scope["method"] == "HEAD":
             scope = {**scope, "method": "GET"}
@@ -154,75 +154,42 @@ class RequestGuard:
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
         scope = {**scope, "headers": headers}
-        lti_post = is_lti_cross_site_post(scope)
-        if dict(headers).get(b"sec-fetch-site") in OTHER_SITES and not lti_post:
-            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
-            return
-        raw_type = dict(headers).get(b"content-type", b"")
-        content_type = raw_type.split(b";")[0].strip().lower()
-        upload = (
-            scope["path"] == UPLOAD_PATH
-            and scope["method"] == "POST"
-            and content_type == b"multipart/form-data"
-        )
-        if content_type not in ACCEPTED_BODIES and not upload:
-            await self._fail(scope, send, 415, gettext("Send the page's own form."))
-            return
-        if upload and (raw_type.count(b"; boundary=") != 1 or raw_type.endswith(b"boundary=")):
-            await self._fail(scope, send, 400, gettext("Send the page's own form."))
-            return
-        if upload:
-            limit = MAX_UPLOAD_BYTES
-        elif scope["path"].startswith(EDITOR_PATHS):
-            limit = MAX_EDITOR_FORM_BYTES
-        else:
-            limit = MAX_FORM_BYTES
-        too_large = gettext("The form sent is too large.")
-        if limit == MAX_EDITOR_FORM_BYTES:
-            too_large = gettext(EDITOR_TOO_LARGE) % {"max": limit // (1024 * 1024)}
-        declared = dict(headers).get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > limit:
-            await self._fail(scope, send, 413, too_large)
-            return
-        messages, size = [], 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            size += len(message.get("body", b""))
-            if size > limit:
-                await self._fail(scope, send, 413, too_large)
-                return
-            if not message.get("more_body"):
-                break
-        try:
-            if not upload:
-                b"".join(m.get("body", b"") for m in messages).decode("utf-8")
-        except UnicodeDecodeError:
-            await self._fail(scope, send, 400, gettext("The form is not in UTF-8."))
-            return
-
-        if upload:
+        post = Post.of(scope)
+        refusal = next((r for check in HEADER_CHECKS if (r := check(post)) is not None), None)
+        if refusal is None:
+            messages, refusal = await read_body(receive, post)
+        if refusal is None and post.upload:
             token = await self._upload_token(scope, messages)
             if token is None:
-                await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
-                return
-            headers = [(k, v) for k, v in headers if k != b"x-csrftoken"]
-            scope = {**scope, "headers": [*headers, (b"x-csrftoken", token.encode("ascii"))]}
-
-        if not _has_csrf_cookie(headers) and not lti_post:
-            # asgi-csrf checks nothing on a request without cookies; every form of the site
-            # comes from a page that set the CSRF cookie, so a POST without it is not ours.
-            await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
+                refusal = forbidden()
+            else:
+                kept = [(k, v) for k, v in headers if k != b"x-csrftoken"]
+                scope = {**scope, "headers": [*kept, (b"x-csrftoken", token.encode("ascii"))]}
+        if refusal is None:
+            refusal = no_csrf_cookie(post)
+        if refusal is not None:
+            status, message = refusal
+            await self._fail(scope, send, status, message)
             return
 
-        async def replay():
+        async def replay() -> Message:
             return messages.pop(0) if messages else await receive()
 
         await self.app(scope, replay, send)
 
-    async def _upload_token(self, scope, messages) -> str | None:
+    def _with_security_headers(self, send: Send) -> Send:
+        """``send`` adding the security headers; with registered LMSs, the CSP that lets them
+        frame the pages, and (over HTTPS) the framed cookies."""
+        origins = self.lms_origins() if self.lms_origins else ()
+        if not origins:
+            return with_headers(send, self.extra_headers)
+        extra = self._by_origins.get(origins)
+        if extra is None:
+            extra = self._by_origins[origins] = security_headers(self.hsts, origins)
+        send = with_headers(send, extra)
+        return framed_cookies(send) if self.hsts else send
+
+    async def _upload_token(self, scope: Scope, messages: list[Message]) -> str | None:
         """The upload's ``csrftoken`` field when it matches the signed cookie, else ``None``."""
 
         async def chunks():
@@ -246,8 +213,118 @@ class RequestGuard:
             return None
         return token if secrets.compare_digest(token, cookie) else None
 
-    async def _fail(self, scope, send, status: int, message: str) -> None:
+    async def _fail(self, scope: Scope, send: Send, status: int, message: str) -> None:
         await send_html(send, status, error_html(self.templates, scope, status, message))
+
+
+# A refusal: the status and the message, in the reader's language.
+Refusal = tuple[int, str]
+WRONG_FORM = N_("Send the page's own form.")
+
+
+def forbidden() -> Refusal:
+    """The CSRF 403 ("Sessão expirada, recarregue a página.")."""
+    return 403, gettext(EXPIRED_MESSAGE)
+
+
+@dataclass(frozen=True)
+class Post:
+    """What the guard's checks read of a state-changing request."""
+
+    path: str
+    raw_headers: list[tuple[bytes, bytes]]  # as sent, a header maybe repeated
+    headers: dict[bytes, bytes]  # the last of each
+    content_type: bytes  # lower-case, without parameters
+    upload: bool  # a multipart POST to UPLOAD_PATH
+    lti_post: bool  # one of LTI_CROSS_SITE_POSTS
+    limit: int  # bytes the body may have
+
+    @classmethod
+    def of(cls, scope: Scope) -> Post:
+        raw_headers = list(scope.get("headers") or [])
+        headers = dict(raw_headers)
+        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        upload = (
+            scope["path"] == UPLOAD_PATH
+            and scope["method"] == "POST"
+            and content_type == b"multipart/form-data"
+        )
+        if upload:
+            limit = MAX_UPLOAD_BYTES
+        elif scope["path"].startswith(EDITOR_PATHS):
+            limit = MAX_EDITOR_FORM_BYTES
+        else:
+            limit = MAX_FORM_BYTES
+        lti_post = is_lti_cross_site_post(scope)
+        return cls(scope["path"], raw_headers, headers, content_type, upload, lti_post, limit)
+
+    def too_large(self) -> Refusal:
+        if self.limit == MAX_EDITOR_FORM_BYTES:
+            return 413, gettext(EDITOR_TOO_LARGE) % {"max": self.limit // (1024 * 1024)}
+        return 413, gettext("The form sent is too large.")
+
+
+def from_another_site(post: Post) -> Refusal | None:
+    """A POST the browser says another site started (Sec-Fetch-Site), LTI's two aside."""
+    if post.headers.get(b"sec-fetch-site") in OTHER_SITES and not post.lti_post:
+        return forbidden()
+    return None
+
+
+def unknown_body(post: Post) -> Refusal | None:
+    """A body that is neither a URL-encoded form nor JSON (nor the image upload): 415."""
+    if post.content_type not in ACCEPTED_BODIES and not post.upload:
+        return 415, gettext(WRONG_FORM)
+    return None
+
+
+def upload_without_boundary(post: Post) -> Refusal | None:
+    """An upload whose boundary asgi-csrf could not read (``; boundary=`` once): 400."""
+    raw = post.headers.get(b"content-type", b"")
+    if post.upload and (raw.count(b"; boundary=") != 1 or raw.endswith(b"boundary=")):
+        return 400, gettext(WRONG_FORM)
+    return None
+
+
+def declared_too_large(post: Post) -> Refusal | None:
+    """A ``Content-Length`` over the limit, refused before any of the body is read."""
+    declared = post.headers.get(b"content-length", b"")
+    return post.too_large() if declared.isdigit() and int(declared) > post.limit else None
+
+
+def no_csrf_cookie(post: Post) -> Refusal | None:
+    """asgi-csrf checks nothing on a request without cookies; every form of the site comes
+    from a page that set the CSRF cookie, so a POST without it is not ours."""
+    if not _has_csrf_cookie(post.raw_headers) and not post.lti_post:
+        return forbidden()
+    return None
+
+
+# Checked in this order, on the headers alone; the first refusal answers.
+HEADER_CHECKS = (from_another_site, unknown_body, upload_without_boundary, declared_too_large)
+
+
+async def read_body(receive: Receive, post: Post) -> tuple[list[Message], Refusal | None]:
+    """The body's messages, read up to the limit (413 past it); a form that is not UTF-8 is
+    400 (the upload is binary and is read by its own parser)."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            break
+        size += len(message.get("body", b""))
+        if size > post.limit:
+            return messages, post.too_large()
+        if not message.get("more_body"):
+            break
+    if not post.upload:
+        try:
+            b"".join(m.get("body", b"") for m in messages).decode("utf-8")
+        except UnicodeDecodeError:
+            return messages, (400, gettext("The form is not in UTF-8."))
+    return messages, None
 
 
 def _has_csrf_cookie(headers: list[tuple[bytes, bytes]]) -> bool:
