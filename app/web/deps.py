@@ -65,23 +65,12 @@ def read_session(request: Request) -> Iterator[Session]:
     It uses the worker's one loop connection (:func:`app.platform.db.make_loop_engine`), so the
     route skips the threadpool. Never ``await`` inside the ``with`` block, and never write
     there: a write may wait for SQLite's lock, and must run on the threadpool with its own
-    session (see :func:`write_session`).
+    session (a sync route with :data:`SessionDep`).
 
     Yields:
         A SQLModel session, closed when the block ends.
     """
     with Session(request.app.state.loop_engine) as session:
-        yield session
-
-
-@contextmanager
-def write_session(request: Request) -> Iterator[Session]:
-    """Open a session on the main engine, for work run with ``run_in_threadpool``.
-
-    Yields:
-        A SQLModel session, closed when the block ends; the caller commits.
-    """
-    with Session(request.app.state.engine) as session:
         yield session
 
 
