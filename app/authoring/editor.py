@@ -35,7 +35,6 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from app.content.course import Course
 from app.content.errors import ContentError
 from app.content.live import LiveCourse
 from app.content.scaffold import new_lesson
@@ -105,15 +104,6 @@ class RevisionRow:
     author: str | None
     previous: LessonRevision | None
     pending: bool = False
-
-
-def lesson_path(course: Course, slug: str) -> Path | None:
-    """The file of the lesson ``slug``: served (a draft too), or with errors and never loaded;
-    else ``None``."""
-    lesson = course.with_drafts.get(slug)
-    if lesson is not None:
-        return lesson.path
-    return course.unavailable.get(slug)
 
 
 @contextmanager
@@ -222,7 +212,8 @@ def preview(live: LiveCourse, path: Path, text: str):
         fmt = None
     raw = encode_source(text, fmt) if fmt else to_lf(text).encode("utf-8")
     candidate = live.candidate(path, raw)
-    lesson = next((item for item in candidate.with_drafts.lessons if item.path == path), None)
+    slug = candidate.slug_of(path)
+    lesson = candidate.with_drafts.get(slug) if slug is not None else None
     return lesson, candidate.problems_of(path)
 
 
@@ -269,7 +260,7 @@ def save(
         current = read_source(path)
         live.refresh()
         served = live.current()
-        slug_now = _slug_in(served, path)
+        slug_now = served.slug_of(path) or path.stem
         if current.hash != base_hash and not (replacing and current.hash == replacing):
             begin_write(db)
             note_outside_change(db, path, slug_now, current)
@@ -285,7 +276,7 @@ def save(
             keep_draft(db, path.name, account_id, text, base_hash)
             db.commit()
             return SaveResult(False, problems)
-        slug = _slug_in(candidate, path) or slug_now
+        slug = candidate.slug_of(path) or slug_now
         begin_write(db)
         note_outside_change(db, path, slug_now, current)
         revision = LessonRevision(
@@ -333,18 +324,11 @@ def rename_notice(
 ) -> RenameNotice | None:
     """The notice when a text whose lesson is ``lesson_slug`` would change the served slug."""
     served = live.current()
-    now = _slug_in(served, path)
+    now = served.slug_of(path) or path.stem
     old = served.with_drafts.get(now)
     if lesson_slug is None or lesson_slug == now or old is None or old.path != path:
         return None
     return RenameNotice(now, lesson_slug, learners_with_progress(db, now))
-
-
-def _slug_in(course: Course, path: Path) -> str:
-    lesson = next((item for item in course.with_drafts.lessons if item.path == path), None)
-    if lesson is not None:
-        return lesson.slug
-    return next((slug for slug, file in course.unavailable.items() if file == path), path.stem)
 
 
 def history(db: Session, path: Path, slug: str, source: Source) -> list[RevisionRow]:

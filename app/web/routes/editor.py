@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Uplo
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.authoring import editor, image_upload
+from app.content.course import Course
 from app.content.numbers import format_number
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
@@ -65,8 +66,8 @@ HashField = Annotated[str, Form(alias="versao", max_length=64)]
 ReplaceField = Annotated[str, Form(alias="substituir", max_length=64)]
 
 
-def _path(course, slug: str) -> Path:
-    path = editor.lesson_path(course, slug)
+def _path(course: Course, slug: str) -> Path:
+    path = course.path_of(slug)
     if path is None:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON))
     return path
