@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+import app.content.course as course_module
 from app.content.course import load_course
 from app.content.sourcefile import (
     SourceFormat,
@@ -47,13 +50,35 @@ def lessons(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def site(tmp_path: Path, lessons: Path):
-    settings = make_settings(tmp_path, lessons)
-    app = create_app(settings)
-    with TestClient(app, follow_redirects=False) as teacher:
+@contextmanager
+def teacher_site(
+    tmp_path: Path, lessons: Path, database_url: str, shared_cache: bool = True
+) -> Iterator[tuple[TestClient, Settings, Path]]:
+    """An instructor signed in on a new app, its settings, and the lesson file they edit."""
+    settings = make_settings(tmp_path, lessons, database_url, shared_cache)
+    with TestClient(create_app(settings), follow_redirects=False) as teacher:
         instructor(teacher, settings, "prof")
         yield teacher, settings, lessons / "09-decode-prefill.md"
+
+
+@pytest.fixture
+def site(tmp_path: Path, lessons: Path, database_url: str):
+    with teacher_site(tmp_path, lessons, database_url) as opened:
+        yield opened
+
+
+@pytest.fixture
+def renders(monkeypatch) -> list[str]:
+    """The names of the lesson files rendered from now on (cache hits are not renders)."""
+    seen: list[str] = []
+    real = course_module.load_lesson
+
+    def counting(path: Path, glossary=None, raw=None):
+        seen.append(path.name)
+        return real(path, glossary, raw)
+
+    monkeypatch.setattr(course_module, "load_lesson", counting)
+    return seen
 
 
 def editor_form(client: TestClient, url: str = EDITOR) -> dict:
@@ -202,6 +227,39 @@ def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(site):
         soup(teacher.get(EDITOR).text).select_one("#editor-texto").get_text()
         == parse_source(before).text
     )
+
+
+def test_a_save_renders_the_lesson_once_and_the_editor_it_leads_to_once_more(
+    tmp_path, lessons, database_url, renders
+):
+    """Issue 26: the save checks the text (one render); the editor it redirects to renders the
+    file once, as the course served reloads it, and its preview shows that lesson instead of
+    rendering the same text a third time. A refused save shows what its check found."""
+    # No shared disk cache: the reload after the save renders, whatever ran before.
+    with teacher_site(tmp_path, lessons, database_url, shared_cache=False) as (teacher, _, path):
+        form = editor_form(teacher)
+        renders.clear()
+        changed = form["texto"].replace("## Duas fases", "## Fases contadas")
+        response = teacher.post(EDITOR, data={**form, "texto": changed})
+        assert response.status_code == 303
+        assert renders == [path.name], "a gravação confere o texto uma vez"
+        page = soup(teacher.get(response.headers["location"]).text)
+        assert renders == [path.name] * 2, "o editor depois da gravação renderiza uma vez só"
+        assert "Fases contadas" in text(page.select_one(".editor-preview"))
+        assert text(page.select_one(".check-ok")) == (
+            "Nenhum problema: o curso check aceita este texto."
+        )
+        renders.clear()
+        refused = teacher.post(EDITOR, data={**editor_form(teacher), "texto": BROKEN})
+        assert refused.status_code == 422
+        assert renders == [path.name], "a gravação recusada confere o texto uma vez"
+        shown = soup(refused.text)
+        assert [g["data-line"] for g in shown.select(".check-error .check-goto")] == [
+            str(BROKEN_LINE)
+        ]
+        assert text(shown.select_one(".editor-preview .meta")) == (
+            "A prévia volta quando os erros forem corrigidos."
+        )
 
 
 def test_a_warning_does_not_block_publishing(site):

@@ -18,6 +18,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.authoring import editor, image_upload
 from app.content.course import Course
+from app.content.errors import ContentError
+from app.content.lessons import Lesson
 from app.content.numbers import format_number
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
@@ -92,13 +94,17 @@ def too_long(text: str) -> str | None:
     return gettext(TOO_LONG) % numbers
 
 
-def _check(request: Request, db, path: Path, text: str) -> dict:
-    """The live check and preview of ``text`` (``_editor_preview.html``'s context)."""
+Checked = tuple[Lesson | None, tuple[ContentError, ...]]
+
+
+def _check(request: Request, db, path: Path, text: str, checked: Checked | None = None) -> dict:
+    """The live check and preview of ``text`` (``_editor_preview.html``'s context); ``checked``
+    is the lesson and problems a refused save found already, not computed again."""
     if too_long(text):
         # Not parsed: the preview says why, the text stays in the box.
         return {"lesson": None, "problems": (), "rename": None, "oversized": too_long(text)}
     live = request.app.state.live_course
-    lesson, problems = editor.preview(live, path, text)
+    lesson, problems = checked or editor.preview(live, path, text)
     rename = editor.rename_notice(db, live, path, lesson.slug if lesson else None)
     return {"lesson": lesson, "problems": problems, "rename": rename, "oversized": None}
 
@@ -112,6 +118,7 @@ def _editor_page(
     base_hash: str,
     *,
     status_code: int = 200,
+    checked: Checked | None = None,
     **extra,
 ):
     """Render the editor with ``text`` in the textarea and its live check and preview."""
@@ -128,7 +135,7 @@ def _editor_page(
         "too_heavy_message": gettext(TOO_HEAVY)
         % {"size": "{size}", "max": MAX_EDITOR_FORM_BYTES // (1024 * 1024)},
         "level": 2,
-        **_check(request, db, path, text),
+        **_check(request, db, path, text, checked),
         **extra,
     }
     return render(request, "editor.html", context, status_code=status_code)
@@ -252,7 +259,17 @@ def _save(
             status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
         ) from None
     if not result.published:
-        return _editor_page(request, db, slug, path, text, base_hash, status_code=422, refused=True)
+        return _editor_page(
+            request,
+            db,
+            slug,
+            path,
+            text,
+            base_hash,
+            status_code=422,
+            checked=(result.lesson, result.problems),
+            refused=True,
+        )
     revision = result.revision
     assert revision is not None  # a published save has its revision
     new_slug = revision.lesson_slug
