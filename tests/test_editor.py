@@ -391,10 +391,17 @@ def test_a_lesson_that_never_loaded_can_be_fixed_in_the_editor(site):
 def test_unknown_lessons_and_files_not_in_utf8_get_4xx_in_portuguese(site):
     teacher, _, path = site
     assert teacher.get("/instrutor/licoes/nao-existe/editar").status_code == 404
-    path.write_bytes(path.read_bytes().replace(b"prefill", "pr\xe9fill".encode("latin-1")))
-    response = teacher.get(EDITOR)
-    assert response.status_code == 422
-    assert "O arquivo 09-decode-prefill.md não está em UTF-8" in text(soup(response.text))
+    form = editor_form(teacher)
+    latin1 = path.read_bytes().replace(b"prefill", "pr\xe9fill".encode("latin-1"))
+    path.write_bytes(latin1)
+    for response in (
+        teacher.get(EDITOR),
+        teacher.get(HISTORY),
+        teacher.post(EDITOR, data={**form, "texto": form["texto"] + "\nMais.\n"}),
+    ):
+        assert response.status_code == 422
+        assert "O arquivo 09-decode-prefill.md não está em UTF-8" in text(soup(response.text))
+    assert path.read_bytes() == latin1
 
 
 def test_learners_cannot_post_to_the_editor(site, lessons):

@@ -9,6 +9,8 @@ the same route renders the whole editor for the "Pré-visualizar" button without
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated
@@ -75,15 +77,23 @@ def _path(course: Course, slug: str) -> Path:
     return path
 
 
-def _read(path: Path) -> Source:
+@contextmanager
+def _file_read(path: Path) -> Iterator[None]:
+    """Turn a lesson file that cannot be read for the editor into a 4xx in Portuguese: 422
+    when it is not UTF-8, 404 when it is gone."""
     try:
-        return read_source(path)
+        yield
     except NotUtf8:
         raise HTTPException(
             status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
         ) from None
     except FileNotFoundError:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON)) from None
+
+
+def _read(path: Path) -> Source:
+    with _file_read(path):
+        return read_source(path)
 
 
 def too_long(text: str) -> str | None:
@@ -237,9 +247,10 @@ def _save(
 ):
     live = request.app.state.live_course
     try:
-        result = editor.save(
-            db, live, path, text, base_hash, instructor, origin, restored_from, replacing
-        )
+        with _file_read(path):
+            result = editor.save(
+                db, live, path, text, base_hash, instructor, origin, restored_from, replacing
+            )
     except editor.Conflict as conflict:
         diff = diff_lines(conflict.current.text, text, gettext("file now"), gettext("your text"))
         return _editor_page(
@@ -254,10 +265,6 @@ def _save(
             conflict_hash=conflict.current.hash,
             changed_again=bool(replacing),
         )
-    except NotUtf8:
-        raise HTTPException(
-            status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
-        ) from None
     if not result.published:
         return _editor_page(
             request,
