@@ -52,7 +52,7 @@ def lessons(tmp_path: Path) -> Path:
 
 @contextmanager
 def teacher_site(
-    tmp_path: Path, lessons: Path, database_url: str, shared_cache: bool = True
+    tmp_path: Path, lessons: Path, database_url: str | None = None, shared_cache: bool = True
 ) -> Iterator[tuple[TestClient, Settings, Path]]:
     """An instructor signed in on a new app, its settings, and the lesson file they edit."""
     settings = make_settings(tmp_path, lessons, database_url, shared_cache)
@@ -62,7 +62,14 @@ def teacher_site(
 
 
 @pytest.fixture
-def site(tmp_path: Path, lessons: Path, database_url: str):
+def site(tmp_path: Path, lessons: Path):
+    with teacher_site(tmp_path, lessons) as opened:
+        yield opened
+
+
+@pytest.fixture
+def db_site(tmp_path: Path, lessons: Path, database_url: str):
+    """:func:`site` on each database backend, for the tests of what a save stores."""
     with teacher_site(tmp_path, lessons, database_url) as opened:
         yield opened
 
@@ -135,8 +142,8 @@ def test_without_javascript_the_preview_button_renders_the_whole_editor_keeping_
     assert "Três fases" in [text(h) for h in page.select("#editor-resultado h2")]
 
 
-def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(site):
-    teacher, settings, path = site
+def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(db_site):
+    teacher, settings, path = db_site
     os.chmod(path, 0o640)
     form = editor_form(teacher)
     changed = form["texto"].replace(
@@ -165,8 +172,8 @@ def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(site):
     assert "lê o prompt todo" in teacher.get("/licoes/decode-prefill").text
 
 
-def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
-    teacher, settings, path = site
+def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(db_site):
+    teacher, settings, path = db_site
     first, second = editor_form(teacher), editor_form(teacher)
     mine = first["texto"].replace("## Duas fases", "## Fases do primeiro")
     assert teacher.post(EDITOR, data={**first, "texto": mine}).status_code == 303
@@ -200,8 +207,8 @@ def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
     assert db_rows(settings, "SELECT count(*) FROM lesson_draft") == [(0,)]
 
 
-def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(site):
-    teacher, settings, path = site
+def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(db_site):
+    teacher, settings, path = db_site
     form = editor_form(teacher)
     before = path.read_bytes()
     response = teacher.post(EDITOR, data={**form, "texto": BROKEN})
@@ -270,8 +277,8 @@ def test_a_warning_does_not_block_publishing(site):
     assert "Veja [isto](#nada)." in path.read_text("utf-8-sig")
 
 
-def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
-    teacher, settings, path = site
+def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(db_site):
+    teacher, settings, path = db_site
     original = editor_form(teacher)
     edited = original["texto"].replace("## Duas fases", "## Editada no navegador")
     assert teacher.post(EDITOR, data={**original, "texto": edited}).status_code == 303
@@ -300,8 +307,8 @@ def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
     assert text(newest.select_one(".revision-origin")) == "restaurada da revisão 1"
 
 
-def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records_the_file(site):
-    teacher, settings, path = site
+def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records_the_file(db_site):
+    teacher, settings, path = db_site
     form = editor_form(teacher)
     page = soup(teacher.get(HISTORY).text)
     assert db_rows(settings, "SELECT count(*) FROM lesson_revision") == [(0,)]
@@ -326,8 +333,8 @@ def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records
     assert rows == [("initial",), ("editor",), ("outside",), ("editor",)]
 
 
-def test_restoring_from_a_stale_history_page_is_refused_with_409(site):
-    teacher, _, path = site
+def test_restoring_from_a_stale_history_page_is_refused_with_409(db_site):
+    teacher, _, path = db_site
     editor_form(teacher)
     form = editor_form(teacher)
     assert (
