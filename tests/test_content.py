@@ -131,6 +131,34 @@ def test_broken_lesson_leaves_the_rest_of_the_course(tmp_path):
     assert [(e.file.name, e.line) for e in course.errors] == [("02-quebrada.md", 33)]
 
 
+def test_a_lesson_file_and_its_slug_are_found_from_each_other(tmp_path):
+    """Served, draft or never loaded: the editor and the check panel find the same file."""
+    write(tmp_path, GOOD, "01-boa.md")
+    draft = GOOD.replace("order: 1", "order: 2\ndraft: true").replace(
+        "slug: decode-prefill", "slug: rascunho"
+    )
+    write(tmp_path, draft, "02-rascunho.md")
+    write(
+        tmp_path,
+        GOOD.replace("answer: [b]", "answer: [z]")
+        .replace("order: 1", "order: 3")
+        .replace("slug: decode-prefill", "slug: quebrada"),
+        "03-quebrada.md",
+    )
+    course = load_course(tmp_path)
+    assert course.get("rascunho") is None and course.get("quebrada") is None
+    found = {slug: course.path_of(slug) for slug in ("decode-prefill", "rascunho", "quebrada")}
+    assert found == {
+        "decode-prefill": tmp_path / "01-boa.md",
+        "rascunho": tmp_path / "02-rascunho.md",
+        "quebrada": tmp_path / "03-quebrada.md",
+    }
+    assert {course.slug_of(path): slug for slug, path in found.items()} == {
+        slug: slug for slug in found
+    }
+    assert course.path_of("nenhuma") is None and course.slug_of(tmp_path / "README.md") is None
+
+
 def test_duplicate_slug_and_order_are_reported(tmp_path):
     write(tmp_path, GOOD, "01-a.md")
     write(tmp_path, GOOD, "02-b.md")

@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+import app.content.course as course_module
 from app.content.course import load_course
 from app.content.sourcefile import (
     SourceFormat,
@@ -47,13 +50,42 @@ def lessons(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def site(tmp_path: Path, lessons: Path):
-    settings = make_settings(tmp_path, lessons)
-    app = create_app(settings)
-    with TestClient(app, follow_redirects=False) as teacher:
+@contextmanager
+def teacher_site(
+    tmp_path: Path, lessons: Path, database_url: str | None = None, shared_cache: bool = True
+) -> Iterator[tuple[TestClient, Settings, Path]]:
+    """An instructor signed in on a new app, its settings, and the lesson file they edit."""
+    settings = make_settings(tmp_path, lessons, database_url, shared_cache)
+    with TestClient(create_app(settings), follow_redirects=False) as teacher:
         instructor(teacher, settings, "prof")
         yield teacher, settings, lessons / "09-decode-prefill.md"
+
+
+@pytest.fixture
+def site(tmp_path: Path, lessons: Path):
+    with teacher_site(tmp_path, lessons) as opened:
+        yield opened
+
+
+@pytest.fixture
+def db_site(tmp_path: Path, lessons: Path, database_url: str):
+    """:func:`site` on each database backend, for the tests of what a save stores."""
+    with teacher_site(tmp_path, lessons, database_url) as opened:
+        yield opened
+
+
+@pytest.fixture
+def renders(monkeypatch) -> list[str]:
+    """The names of the lesson files rendered from now on (cache hits are not renders)."""
+    seen: list[str] = []
+    real = course_module.load_lesson
+
+    def counting(path: Path, glossary=None, raw=None):
+        seen.append(path.name)
+        return real(path, glossary, raw)
+
+    monkeypatch.setattr(course_module, "load_lesson", counting)
+    return seen
 
 
 def editor_form(client: TestClient, url: str = EDITOR) -> dict:
@@ -110,8 +142,8 @@ def test_without_javascript_the_preview_button_renders_the_whole_editor_keeping_
     assert "Três fases" in [text(h) for h in page.select("#editor-resultado h2")]
 
 
-def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(site):
-    teacher, settings, path = site
+def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(db_site):
+    teacher, settings, path = db_site
     os.chmod(path, 0o640)
     form = editor_form(teacher)
     changed = form["texto"].replace(
@@ -140,8 +172,8 @@ def test_a_save_is_atomic_keeps_bom_and_crlf_and_becomes_a_revision(site):
     assert "lê o prompt todo" in teacher.get("/licoes/decode-prefill").text
 
 
-def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
-    teacher, settings, path = site
+def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(db_site):
+    teacher, settings, path = db_site
     first, second = editor_form(teacher), editor_form(teacher)
     mine = first["texto"].replace("## Duas fases", "## Fases do primeiro")
     assert teacher.post(EDITOR, data={**first, "texto": mine}).status_code == 303
@@ -175,8 +207,8 @@ def test_a_stale_save_gets_409_with_a_diff_and_overwrites_nothing(site):
     assert db_rows(settings, "SELECT count(*) FROM lesson_draft") == [(0,)]
 
 
-def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(site):
-    teacher, settings, path = site
+def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(db_site):
+    teacher, settings, path = db_site
     form = editor_form(teacher)
     before = path.read_bytes()
     response = teacher.post(EDITOR, data={**form, "texto": BROKEN})
@@ -204,6 +236,39 @@ def test_a_text_with_errors_is_not_published_and_is_kept_as_a_draft(site):
     )
 
 
+def test_a_save_renders_the_lesson_once_and_the_editor_it_leads_to_once_more(
+    tmp_path, lessons, database_url, renders
+):
+    """Issue 26: the save checks the text (one render); the editor it redirects to renders the
+    file once, as the course served reloads it, and its preview shows that lesson instead of
+    rendering the same text a third time. A refused save shows what its check found."""
+    # No shared disk cache: the reload after the save renders, whatever ran before.
+    with teacher_site(tmp_path, lessons, database_url, shared_cache=False) as (teacher, _, path):
+        form = editor_form(teacher)
+        renders.clear()
+        changed = form["texto"].replace("## Duas fases", "## Fases contadas")
+        response = teacher.post(EDITOR, data={**form, "texto": changed})
+        assert response.status_code == 303
+        assert renders == [path.name], "a gravação confere o texto uma vez"
+        page = soup(teacher.get(response.headers["location"]).text)
+        assert renders == [path.name] * 2, "o editor depois da gravação renderiza uma vez só"
+        assert "Fases contadas" in text(page.select_one(".editor-preview"))
+        assert text(page.select_one(".check-ok")) == (
+            "Nenhum problema: o curso check aceita este texto."
+        )
+        renders.clear()
+        refused = teacher.post(EDITOR, data={**editor_form(teacher), "texto": BROKEN})
+        assert refused.status_code == 422
+        assert renders == [path.name], "a gravação recusada confere o texto uma vez"
+        shown = soup(refused.text)
+        assert [g["data-line"] for g in shown.select(".check-error .check-goto")] == [
+            str(BROKEN_LINE)
+        ]
+        assert text(shown.select_one(".editor-preview .meta")) == (
+            "A prévia volta quando os erros forem corrigidos."
+        )
+
+
 def test_a_warning_does_not_block_publishing(site):
     teacher, _, path = site
     form = editor_form(teacher)
@@ -212,8 +277,8 @@ def test_a_warning_does_not_block_publishing(site):
     assert "Veja [isto](#nada)." in path.read_text("utf-8-sig")
 
 
-def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
-    teacher, settings, path = site
+def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(db_site):
+    teacher, settings, path = db_site
     original = editor_form(teacher)
     edited = original["texto"].replace("## Duas fases", "## Editada no navegador")
     assert teacher.post(EDITOR, data={**original, "texto": edited}).status_code == 303
@@ -242,8 +307,8 @@ def test_history_lists_outside_changes_diffs_and_restores_an_old_revision(site):
     assert text(newest.select_one(".revision-origin")) == "restaurada da revisão 1"
 
 
-def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records_the_file(site):
-    teacher, settings, path = site
+def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records_the_file(db_site):
+    teacher, settings, path = db_site
     form = editor_form(teacher)
     page = soup(teacher.get(HISTORY).text)
     assert db_rows(settings, "SELECT count(*) FROM lesson_revision") == [(0,)]
@@ -268,8 +333,8 @@ def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records
     assert rows == [("initial",), ("editor",), ("outside",), ("editor",)]
 
 
-def test_restoring_from_a_stale_history_page_is_refused_with_409(site):
-    teacher, _, path = site
+def test_restoring_from_a_stale_history_page_is_refused_with_409(db_site):
+    teacher, _, path = db_site
     editor_form(teacher)
     form = editor_form(teacher)
     assert (
@@ -333,10 +398,17 @@ def test_a_lesson_that_never_loaded_can_be_fixed_in_the_editor(site):
 def test_unknown_lessons_and_files_not_in_utf8_get_4xx_in_portuguese(site):
     teacher, _, path = site
     assert teacher.get("/instrutor/licoes/nao-existe/editar").status_code == 404
-    path.write_bytes(path.read_bytes().replace(b"prefill", "pr\xe9fill".encode("latin-1")))
-    response = teacher.get(EDITOR)
-    assert response.status_code == 422
-    assert "O arquivo 09-decode-prefill.md não está em UTF-8" in text(soup(response.text))
+    form = editor_form(teacher)
+    latin1 = path.read_bytes().replace(b"prefill", "pr\xe9fill".encode("latin-1"))
+    path.write_bytes(latin1)
+    for response in (
+        teacher.get(EDITOR),
+        teacher.get(HISTORY),
+        teacher.post(EDITOR, data={**form, "texto": form["texto"] + "\nMais.\n"}),
+    ):
+        assert response.status_code == 422
+        assert "O arquivo 09-decode-prefill.md não está em UTF-8" in text(soup(response.text))
+    assert path.read_bytes() == latin1
 
 
 def test_learners_cannot_post_to_the_editor(site, lessons):

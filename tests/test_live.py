@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 import app.content.course as course_module
+from app.content.course import load_course
 from app.content.live import LiveCourse
 from tests.support.app import query
 from tests.support.html import csrf_from, soup, text
@@ -45,6 +46,25 @@ def test_a_saved_file_shows_on_the_next_look_and_only_it_is_rendered_again(tmp_p
     assert second.get("outra").parts is first.get("outra").parts, (
         "a outra lição não foi renderizada de novo"
     )
+
+
+def test_checking_a_file_as_it_is_served_renders_nothing_unless_a_file_is_stale(tmp_path, loads):
+    """The editor's check of the text on disk is the course served (nothing rendered again),
+    except when a file is served in its last good version: the check then says what
+    ``curso check`` says, with that file unavailable."""
+    folder = lessons(tmp_path, **{"01-a": GOOD, "02-b": OTHER})
+    live = LiveCourse(folder, interval_s=0)
+    a = folder / "01-a.md"
+    assert live.candidate(a, a.read_bytes()) is live.current()
+    assert loads == ["01-a.md", "02-b.md"], "o texto igual ao arquivo não é renderizado de novo"
+    typed = GOOD.replace("title: Decode e prefill", "title: Digitada").encode()
+    assert live.candidate(a, typed).get("decode-prefill").meta.title == "Digitada"
+    assert loads[2:] == ["01-a.md"]
+    save(folder / "02-b.md", OTHER.replace("answer: [b]", "answer: [z]"))
+    assert live.current().stale == {folder / "02-b.md"}
+    checked = live.candidate(a, a.read_bytes())
+    assert checked.unavailable == {"outra": folder / "02-b.md"}
+    assert checked.problems == load_course(folder).problems
 
 
 def test_files_are_looked_at_at_most_once_per_interval(tmp_path):

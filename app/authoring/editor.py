@@ -37,6 +37,7 @@ from sqlmodel import Session, col, select
 
 from app.content.course import Course
 from app.content.errors import ContentError
+from app.content.lessons import Lesson
 from app.content.live import LiveCourse
 from app.content.scaffold import new_lesson
 from app.content.sourcefile import (
@@ -79,12 +80,14 @@ class SaveResult:
         published: the file was written; ``False`` means the text had errors and was kept
             as a draft.
         problems: what ``curso check`` says about the text (errors and warnings).
+        lesson: the lesson the text gives, for the preview (``None`` when it does not load).
         revision: the new revision, when published.
         rename: the slug change it published, with the learners whose progress moved.
     """
 
     published: bool
     problems: tuple[ContentError, ...]
+    lesson: Lesson | None = None
     revision: LessonRevision | None = None
     rename: LessonRename | None = None
 
@@ -105,15 +108,6 @@ class RevisionRow:
     author: str | None
     previous: LessonRevision | None
     pending: bool = False
-
-
-def lesson_path(course: Course, slug: str) -> Path | None:
-    """The file of the lesson ``slug``: served (a draft too), or with errors and never loaded;
-    else ``None``."""
-    lesson = course.with_drafts.get(slug)
-    if lesson is not None:
-        return lesson.path
-    return course.unavailable.get(slug)
 
 
 @contextmanager
@@ -205,24 +199,23 @@ def discard_draft(db: Session, file_name: str, account_id: int) -> None:
         db.delete(draft)
 
 
-def preview(live: LiveCourse, path: Path, text: str):
-    """The lesson a text would give, and its problems, for the live preview.
-
-    Args:
-        live: the app's live course.
-        path: the lesson file.
-        text: the text typed (any line endings).
-
-    Returns:
-        ``(lesson or None, problems)``: the lesson is ``None`` when the text has errors.
-    """
+def preview(
+    live: LiveCourse, path: Path, text: str
+) -> tuple[Lesson | None, tuple[ContentError, ...]]:
+    """The lesson a text would give (``None`` when it does not load) and its problems, for
+    the live preview. The text is encoded in the file's format, so a text equal to the file
+    checks the lesson served (:meth:`LiveCourse.candidate`) instead of rendering it again."""
     try:
         fmt = read_source(path).format
     except (OSError, ValueError):
         fmt = None
     raw = encode_source(text, fmt) if fmt else to_lf(text).encode("utf-8")
-    candidate = live.candidate(path, raw)
-    lesson = next((item for item in candidate.with_drafts.lessons if item.path == path), None)
+    return _checked(live.candidate(path, raw), path)
+
+
+def _checked(candidate: Course, path: Path) -> tuple[Lesson | None, tuple[ContentError, ...]]:
+    slug = candidate.slug_of(path)
+    lesson = candidate.with_drafts.get(slug) if slug is not None else None
     return lesson, candidate.problems_of(path)
 
 
@@ -269,7 +262,7 @@ def save(
         current = read_source(path)
         live.refresh()
         served = live.current()
-        slug_now = _slug_in(served, path)
+        slug_now = served.slug_of(path) or path.stem
         if current.hash != base_hash and not (replacing and current.hash == replacing):
             begin_write(db)
             note_outside_change(db, path, slug_now, current)
@@ -278,14 +271,14 @@ def save(
             raise Conflict(current)
         raw = encode_source(text, current.format)
         candidate = live.candidate(path, raw)
-        problems = candidate.problems_of(path)
+        lesson, problems = _checked(candidate, path)
         if any(problem.is_error for problem in problems):
             begin_write(db)
             note_outside_change(db, path, slug_now, current)
             keep_draft(db, path.name, account_id, text, base_hash)
             db.commit()
-            return SaveResult(False, problems)
-        slug = _slug_in(candidate, path) or slug_now
+            return SaveResult(False, problems, lesson)
+        slug = candidate.slug_of(path) or slug_now
         begin_write(db)
         note_outside_change(db, path, slug_now, current)
         revision = LessonRevision(
@@ -311,7 +304,7 @@ def save(
         db.refresh(revision)
         if rename is not None:
             db.refresh(rename)
-        return SaveResult(True, problems, revision, rename)
+        return SaveResult(True, problems, lesson, revision, rename)
 
 
 @dataclass(frozen=True)
@@ -333,18 +326,11 @@ def rename_notice(
 ) -> RenameNotice | None:
     """The notice when a text whose lesson is ``lesson_slug`` would change the served slug."""
     served = live.current()
-    now = _slug_in(served, path)
+    now = served.slug_of(path) or path.stem
     old = served.with_drafts.get(now)
     if lesson_slug is None or lesson_slug == now or old is None or old.path != path:
         return None
     return RenameNotice(now, lesson_slug, learners_with_progress(db, now))
-
-
-def _slug_in(course: Course, path: Path) -> str:
-    lesson = next((item for item in course.with_drafts.lessons if item.path == path), None)
-    if lesson is not None:
-        return lesson.slug
-    return next((slug for slug, file in course.unavailable.items() if file == path), path.stem)
 
 
 def history(db: Session, path: Path, slug: str, source: Source) -> list[RevisionRow]:

@@ -60,6 +60,8 @@ class Course:
     tree_lessons: dict[str, str] = field(default_factory=dict, hash=False)
     unavailable: dict[str, Path] = field(default_factory=dict, hash=False)
     stale: frozenset[Path] = frozenset()
+    glossary: Glossary = field(default_factory=Glossary, hash=False)
+    drafts: tuple[Lesson, ...] = ()
 
     @property
     def errors(self) -> tuple[ContentError, ...]:
@@ -75,9 +77,6 @@ class Course:
         """The problems found in one file."""
         return tuple(p for p in self.problems if p.file == path)
 
-    glossary: Glossary = field(default_factory=Glossary, hash=False)
-    drafts: tuple[Lesson, ...] = ()
-
     @cached_property
     def with_drafts(self) -> Course:
         """The course with its drafts among the lessons, in order, and their trees (what an
@@ -91,6 +90,20 @@ class Course:
     def get(self, slug: str) -> Lesson | None:
         """Return the lesson with ``slug``, or ``None``."""
         return next((lesson for lesson in self.lessons if lesson.slug == slug), None)
+
+    def path_of(self, slug: str) -> Path | None:
+        """The file of the lesson ``slug``: served, a draft, or with errors and never loaded;
+        else ``None``."""
+        lesson = self.with_drafts.get(slug)
+        return lesson.path if lesson is not None else self.unavailable.get(slug)
+
+    def slug_of(self, path: Path) -> str | None:
+        """The slug of the lesson in ``path`` (the reverse of :meth:`path_of`), or ``None``
+        for a file that is not a lesson of the course."""
+        lesson = next((item for item in self.with_drafts.lessons if item.path == path), None)
+        if lesson is not None:
+            return lesson.slug
+        return next((slug for slug, file in self.unavailable.items() if file == path), None)
 
     def neighbours(self, slug: str) -> tuple[Lesson | None, Lesson | None]:
         """Return the lessons before and after ``slug`` (``None`` at either end)."""

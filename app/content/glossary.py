@@ -19,7 +19,7 @@ from app.content import paths
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, render_inline, slugify
 from app.content.page_ids import definition_anchor, term_anchor
-from app.content.text import Word, collation_key, nfc, term_key, words
+from app.content.text import Word, collation_key, nfc, term_key, text_keys, words
 from app.content.yamlsrc import (
     YamlSource,
     YamlSyntaxError,
@@ -217,7 +217,7 @@ def _check_entry(
         (("term",), spec.term),
         *((("aliases", i), a) for i, a in enumerate(spec.aliases)),
     ):
-        form = tuple(term_key(w.text) for w in words(nfc(written)))
+        form = tuple(text_keys(written))
         if not form:
             msg = gettext("`%(written)s` has no letters or digits") % {"written": written}
             errors.append(ContentError(path, at(*where), msg))

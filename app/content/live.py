@@ -13,11 +13,13 @@ the rendered lessons from disk.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from app.content.course import (
     NO_FOLDER,
@@ -38,6 +40,20 @@ from app.i18n import gettext
 log = logging.getLogger("curso.content")
 Version = tuple[int, int, int]
 IMAGES_DIR = "imagens"
+
+
+class Loaded(NamedTuple):
+    """One lesson file as the live course loaded it.
+
+    Attributes:
+        version: the file's ``(mtime_ns, size, inode)`` when it was read.
+        digest: SHA-256 of the bytes read, ``None`` when they could not be read.
+        load: the lesson, or the errors that kept it from loading.
+    """
+
+    version: Version
+    digest: bytes | None
+    load: LessonLoad
 
 
 class LiveCourse:
@@ -69,7 +85,7 @@ class LiveCourse:
         self.cache = cache
         self._clock = clock
         self._lock = threading.Lock()
-        self._loaded: dict[Path, tuple[Version, LessonLoad]] = {}
+        self._loaded: dict[Path, Loaded] = {}
         self._glossary_version: Version | None = None
         self._versions: dict[Path, Version] | None = None
         self._checked_at = float("-inf")
@@ -100,6 +116,10 @@ class LiveCourse:
         loaded now, and no file falls back to its last good version, so the problems reported
         for ``path`` are exactly those ``curso check`` would print after the save.
 
+        When the course served was loaded with ``path`` holding ``raw`` already and serves no
+        file in its last good version, it is that course, and nothing is rendered: the editor
+        opened on the file as it is on disk (after a save, say) checks what is served.
+
         Args:
             path: a lesson file of the folder (it may not exist yet).
             raw: the bytes the file would hold.
@@ -108,9 +128,13 @@ class LiveCourse:
             The candidate course; its problems for ``path`` and ``get``/``unavailable`` tell
             whether the text would be published.
         """
-        course = self.current()
+        self.current()
         with self._lock:
-            loads = {p: load for p, (_, load) in self._loaded.items()}
+            course = self._course  # the course built from these loads
+            loaded = self._loaded.get(path)
+            loads = {p: item.load for p, item in self._loaded.items()}
+        if not course.stale and loaded is not None and loaded.digest == _digest(raw):
+            return course
         loads[path] = load_file(path, course.glossary, raw)
         return build_course(
             self.folder, loads, static_dir=self.static_dir, glossary=course.glossary
@@ -148,12 +172,15 @@ class LiveCourse:
             if path.suffix != ".md":
                 continue
             cached = self._loaded.get(path)
-            if cached is None or cached[0] != version:
-                load = load_file(path, glossary, cache=self.cache, glossary_raw=glossary_raw or b"")
-                cached = (version, load)
+            if cached is None or cached.version != version:
+                raw = _read(path)
+                load = load_file(
+                    path, glossary, raw, cache=self.cache, glossary_raw=glossary_raw or b""
+                )
+                cached = Loaded(version, None if raw is None else _digest(raw), load)
                 self._loaded[path] = cached
                 changed.append(path)
-            loads[path] = cached[1]
+            loads[path] = cached.load
         for gone in set(self._loaded) - set(loads):
             del self._loaded[gone]
         fallbacks = {lesson.path: lesson for lesson in self._course.with_drafts.lessons}
@@ -170,6 +197,18 @@ class LiveCourse:
         if self.cache is not None and self._versions is None:  # at start-up: drop old renders
             self.cache.prune(self.cache.used)
         return course
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes; ``None`` when it cannot be read (the load then reports why)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _digest(raw: bytes) -> bytes:
+    return hashlib.sha256(raw).digest()
 
 
 def _log_changes(course: Course, changed: list[Path]) -> None:

@@ -57,9 +57,6 @@ class LessonPage:
         position: the lesson's number in the course, from 1.
         total: how many lessons the course has.
         progress: the learner's progress over the course.
-        keep_in_session: a place to keep in the visitor's session (a learner id without a row
-            yet), or ``None``.
-        version: changes whenever what the page shows from the learner's state changes.
     """
 
     lesson: Lesson
@@ -70,8 +67,6 @@ class LessonPage:
     position: int
     total: int
     progress: CourseProgress
-    keep_in_session: Place | None = None
-    version: tuple[object, ...] = ()
     calc_results: object = None
 
     def context(self) -> dict[str, object]:
@@ -160,40 +155,12 @@ def visit_lesson(
     return LessonVisit(state, place, keep)
 
 
-def open_lesson(
-    store: LearnerStore,
-    course: Course,
-    lesson: Lesson,
-    learner_id: str | None,
-    session_place: Place | None,
-    asked: LessonRequest | None = None,
-) -> LessonPage:
-    """Open a lesson: the learner's place moves to it, and the page is built from one read.
-
-    Args:
-        store: storage.
-        course: the course as it is now.
-        lesson: the lesson opened.
-        learner_id: the learner, or ``None`` for a visitor (nothing is read or stored).
-        session_place: the place kept in the session of a learner without a row.
-        asked: retry, errors, typed numbers and the query string.
-
-    Returns:
-        The page; its ``keep_in_session`` tells the caller to keep the new place in the session.
-    """
-    visit = visit_lesson(store, lesson, learner_id, session_place)
-    return lesson_page(
-        course, lesson, visit.state, visit.place, asked or LessonRequest(), visit.keep_in_session
-    )
-
-
 def lesson_page(
     course: Course,
     lesson: Lesson,
     state: LearnerState,
     place: Place | None,
     asked: LessonRequest,
-    keep: Place | None = None,
 ) -> LessonPage:
     """Build a lesson page from a state already read (no storage)."""
     grouped = state.in_lesson(lesson.slug)
@@ -230,8 +197,6 @@ def lesson_page(
         course.lessons.index(lesson) + 1,
         len(course.lessons),
         progress,
-        keep,
-        (state.learner_id, state.version, place, progress.due),
         calculator_results(lesson.calculators, query),
     )
 
@@ -402,6 +367,5 @@ __all__ = [
     "FormRefused",
     "LessonRequest",
     "answer_question",
-    "open_lesson",
     "show_question",
 ]

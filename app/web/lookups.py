@@ -60,10 +60,10 @@ class CheckPanel:
 def check_panel(course: Course, slug: str, preview: bool = False) -> CheckPanel | None:
     """The check of the file behind ``slug`` (served, a draft, or never loaded), or ``None`` for
     no file."""
-    lesson = course.with_drafts.get(slug)
-    path = lesson.path if lesson else course.unavailable.get(slug)
+    path = course.path_of(slug)
     if path is None:
         return None
+    lesson = course.with_drafts.get(slug)
     return CheckPanel(path, course.problems_of(path), path in course.stale, lesson, preview)
 
 

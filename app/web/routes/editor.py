@@ -9,6 +9,8 @@ the same route renders the whole editor for the "Pré-visualizar" button without
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +19,9 @@ from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Uplo
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.authoring import editor, image_upload
+from app.content.course import Course
+from app.content.errors import ContentError
+from app.content.lessons import Lesson
 from app.content.numbers import format_number
 from app.content.scaffold import TitleError
 from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
@@ -65,22 +70,30 @@ HashField = Annotated[str, Form(alias="versao", max_length=64)]
 ReplaceField = Annotated[str, Form(alias="substituir", max_length=64)]
 
 
-def _path(course, slug: str) -> Path:
-    path = editor.lesson_path(course, slug)
+def _path(course: Course, slug: str) -> Path:
+    path = course.path_of(slug)
     if path is None:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON))
     return path
 
 
-def _read(path: Path) -> Source:
+@contextmanager
+def _file_read(path: Path) -> Iterator[None]:
+    """Turn a lesson file that cannot be read for the editor into a 4xx in Portuguese: 422
+    when it is not UTF-8, 404 when it is gone."""
     try:
-        return read_source(path)
+        yield
     except NotUtf8:
         raise HTTPException(
             status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
         ) from None
     except FileNotFoundError:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON)) from None
+
+
+def _read(path: Path) -> Source:
+    with _file_read(path):
+        return read_source(path)
 
 
 def too_long(text: str) -> str | None:
@@ -91,13 +104,17 @@ def too_long(text: str) -> str | None:
     return gettext(TOO_LONG) % numbers
 
 
-def _check(request: Request, db, path: Path, text: str) -> dict:
-    """The live check and preview of ``text`` (``_editor_preview.html``'s context)."""
+Checked = tuple[Lesson | None, tuple[ContentError, ...]]
+
+
+def _check(request: Request, db, path: Path, text: str, checked: Checked | None = None) -> dict:
+    """The live check and preview of ``text`` (``_editor_preview.html``'s context); ``checked``
+    is the lesson and problems a refused save found already, not computed again."""
     if too_long(text):
         # Not parsed: the preview says why, the text stays in the box.
         return {"lesson": None, "problems": (), "rename": None, "oversized": too_long(text)}
     live = request.app.state.live_course
-    lesson, problems = editor.preview(live, path, text)
+    lesson, problems = checked or editor.preview(live, path, text)
     rename = editor.rename_notice(db, live, path, lesson.slug if lesson else None)
     return {"lesson": lesson, "problems": problems, "rename": rename, "oversized": None}
 
@@ -111,6 +128,7 @@ def _editor_page(
     base_hash: str,
     *,
     status_code: int = 200,
+    checked: Checked | None = None,
     **extra,
 ):
     """Render the editor with ``text`` in the textarea and its live check and preview."""
@@ -127,7 +145,7 @@ def _editor_page(
         "too_heavy_message": gettext(TOO_HEAVY)
         % {"size": "{size}", "max": MAX_EDITOR_FORM_BYTES // (1024 * 1024)},
         "level": 2,
-        **_check(request, db, path, text),
+        **_check(request, db, path, text, checked),
         **extra,
     }
     return render(request, "editor.html", context, status_code=status_code)
@@ -229,9 +247,10 @@ def _save(
 ):
     live = request.app.state.live_course
     try:
-        result = editor.save(
-            db, live, path, text, base_hash, instructor, origin, restored_from, replacing
-        )
+        with _file_read(path):
+            result = editor.save(
+                db, live, path, text, base_hash, instructor, origin, restored_from, replacing
+            )
     except editor.Conflict as conflict:
         diff = diff_lines(conflict.current.text, text, gettext("file now"), gettext("your text"))
         return _editor_page(
@@ -246,12 +265,18 @@ def _save(
             conflict_hash=conflict.current.hash,
             changed_again=bool(replacing),
         )
-    except NotUtf8:
-        raise HTTPException(
-            status_code=422, detail=gettext(NOT_UTF8) % {"file": path.name}
-        ) from None
     if not result.published:
-        return _editor_page(request, db, slug, path, text, base_hash, status_code=422, refused=True)
+        return _editor_page(
+            request,
+            db,
+            slug,
+            path,
+            text,
+            base_hash,
+            status_code=422,
+            checked=(result.lesson, result.problems),
+            refused=True,
+        )
     revision = result.revision
     assert revision is not None  # a published save has its revision
     new_slug = revision.lesson_slug
