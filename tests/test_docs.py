@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from app.content.glossary import GLOSSARY_FILE, EntrySpec
 from app.content.blocks import BLOCKS
+from app.content.glossary import GLOSSARY_FILE, EntrySpec
 from app.content.markdown import CALLOUTS
 from app.platform.settings import PROJECT_ROOT, Settings
 
