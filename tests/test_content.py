@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from app.content.blocks import QuizPart
 from app.content.course import load_course
 from app.content.errors import ContentErrors
-from app.content.lessons import QuizPart, load_lesson
+from app.content.lessons import load_lesson
 from app.content.markdown import slugify
 from tests.support.app import REPO_LESSONS
 from tests.support.lessons import GOOD, PREFILL

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from app.content.blocks import BLOCKS
 from app.content.glossary import GLOSSARY_FILE, EntrySpec
-from app.content.markdown import CALLOUTS, SPECIAL_FENCES
+from app.content.markdown import CALLOUTS
 from app.platform.settings import PROJECT_ROOT, Settings
 
 
@@ -20,7 +21,7 @@ def test_every_setting_is_in_the_readme_table():
 
 def test_every_block_kind_is_documented_for_instructors():
     guide = (PROJECT_ROOT / "lessons" / "README.md").read_text(encoding="utf-8")
-    for kind in SPECIAL_FENCES:
+    for kind in BLOCKS:
         assert f"```{kind}" in guide, kind
     for kind in CALLOUTS:
         assert f"`{kind}`" in guide, kind

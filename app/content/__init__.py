@@ -2,6 +2,7 @@
 
 - :mod:`app.content.course`, :mod:`app.content.lessons`: the course and its lessons, loaded
   from Markdown files (errors carry ``file:line``, :mod:`app.content.errors`);
+  :mod:`app.content.blocks`: the registry of the special blocks, one processor per kind;
 - :mod:`app.content.markdown`, :mod:`app.content.boxes`, :mod:`app.content.charts`,
   :mod:`app.content.calculators`, :mod:`app.content.layout`: rendering a lesson's parts;
 - :mod:`app.content.quiz`, :mod:`app.content.numbers`, :mod:`app.content.item_checks`:

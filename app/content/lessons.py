@@ -1,22 +1,22 @@
-"""Load lesson files: front matter, Markdown body, quizzes.
+"""Load lesson files: front matter, Markdown body, special blocks.
 
 Loading follows mkdocs' pages: find the files, read the source, split the front
-matter, render the body, extract the headings. Every problem is collected with
-its ``file:line`` before the lesson is given up.
+matter, render the body, extract the headings. Each special block (quiz, tree, chart,
+calculator) goes to its processor in :data:`app.content.blocks.BLOCKS`. Every problem is
+collected with its ``file:line`` before the lesson is given up.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.content.calculators import Calculator, parse_calculator
-from app.content.charts import parse_chart
+from app.content.blocks import BLOCKS, Found, Part, QuizPart
+from app.content.calculators import Calculator
 from app.content.errors import ContentError, ContentErrors
 from app.content.links import Link, extract_links
 from app.content.markdown import (
@@ -36,14 +36,13 @@ from app.content.page_ids import (
     term_anchor,
     tree_anchor,
 )
-from app.content.quiz import ID_PATTERN, Question, parse_quiz
+from app.content.quiz import ID_PATTERN, Question
 from app.content.text import nfc
-from app.content.trees import Tree, parse_tree
+from app.content.trees import Tree
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
 from app.i18n import gettext
 
 FRONT_MATTER_FENCE = "---"
-_ID_RE = re.compile(r'\bid="([^"]+)"')
 
 
 class FrontMatter(BaseModel):
@@ -89,49 +88,8 @@ class FrontMatter(BaseModel):
         return inline_text(self.source) if self.source else ""
 
 
-@dataclass(frozen=True)
-class QuizPart:
-    """A place in the lesson body where a quiz block stands.
-
-    Attributes:
-        question_ids: ids of the block's questions, in order.
-    """
-
-    question_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class TreePart:
-    """A place in the lesson body where a decision tree stands.
-
-    Attributes:
-        tree_id: the tree's id.
-    """
-
-    tree_id: str
-
-
-@dataclass(frozen=True)
-class CalculatorPart:
-    """A place in the lesson body where a ``calculadora`` block stands.
-
-    Attributes:
-        calculator_id: the calculator's id.
-    """
-
-    calculator_id: str
-
-
-Part = str | QuizPart | TreePart | CalculatorPart
-
-
-class PartKind(StrEnum):
-    """What one part of a lesson's body is."""
-
-    HTML = "html"
-    QUIZ = "quiz"
-    TREE = "tree"
-    CALCULATOR = "calculator"
+# What :attr:`Block.kind` says of an HTML part; a block part says its own kind.
+HTML = "html"
 
 
 @dataclass(frozen=True)
@@ -139,26 +97,17 @@ class Block:
     """One part of a lesson's body as the pages walk it (``templates/_lesson_parts.html``).
 
     Attributes:
-        kind: what the part is.
-        part: the HTML string, or the quiz, tree or calculator part.
+        kind: ``html``, or the kind of the block part (the name of its macro in
+            ``templates/_blocks.html``).
+        part: the HTML string, or the block's part.
         number: for a quiz block, its place among the lesson's quiz blocks (from 1); else 0.
         total: for a quiz block, how many quiz blocks the lesson has; else 0.
     """
 
-    kind: PartKind
+    kind: str
     part: Part
     number: int = 0
     total: int = 0
-
-
-def _kind(part: Part) -> PartKind:
-    if isinstance(part, str):
-        return PartKind.HTML
-    if isinstance(part, QuizPart):
-        return PartKind.QUIZ
-    if isinstance(part, TreePart):
-        return PartKind.TREE
-    return PartKind.CALCULATOR
 
 
 @dataclass(frozen=True)
@@ -168,7 +117,7 @@ class Lesson:
     Attributes:
         path: the source file.
         meta: the validated front matter.
-        parts: the body in order: HTML strings, :class:`QuizPart` and :class:`TreePart`.
+        parts: the body in order: HTML strings and the blocks' parts (:mod:`app.content.blocks`).
         headings: the table of contents (``##`` and ``###``).
         questions: every question, by id, in document order.
         trees: the decision trees written in this lesson, by id.
@@ -199,12 +148,13 @@ class Lesson:
         total = sum(isinstance(part, QuizPart) for part in self.parts)
         blocks, number = [], 0
         for part in self.parts:
-            kind = _kind(part)
-            if kind is PartKind.QUIZ:
+            if isinstance(part, str):
+                blocks.append(Block(HTML, part))
+            elif isinstance(part, QuizPart):
                 number += 1
-                blocks.append(Block(kind, part, number, total))
+                blocks.append(Block(part.kind, part, number, total))
             else:
-                blocks.append(Block(kind, part))
+                blocks.append(Block(part.kind, part))
         return tuple(blocks)
 
 
@@ -238,15 +188,12 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
     slug = meta.slug if meta else _raw_slug(text)
     if body_line == 0:  # no front matter at all: the body cannot be located reliably
         raise ContentErrors(errors, slug)
-    rendered = render_document(body, glossary)
+    rendered = render_document(body, glossary, BLOCKS)
     errors.extend(
         ContentError(path, body_line + line, message) for line, message in rendered.problems
     )
-    questions: dict[str, Question] = {}
-    trees: dict[str, Tree] = {}
+    found = Found()
     replacements: list[Part] = []
-    charts: set[str] = set()
-    calculators: dict[str, Calculator] = {}
     for fence in rendered.fences:
         first_line = body_line + fence.line
         if fence.nested:
@@ -254,57 +201,31 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
                 "the `%(kind)s` block must stay at the top level (outside lists, quotes or boxes)"
             ) % {"kind": fence.kind}
             errors.append(ContentError(path, first_line - 1, msg))
-        if fence.kind == "quiz":
-            found, problems = parse_quiz(fence.content, path, first_line)
-            for question in found:
-                if question.id in questions:
-                    msg = gettext("question id repeated in the lesson: `%(id)s`") % {
-                        "id": question.id
-                    }
-                    problems.append(ContentError(path, question.line, msg))
-                questions[question.id] = question
-            replacements.append(QuizPart(tuple(q.id for q in found)))
-        elif fence.kind == "decision-tree":
-            tree, problems = parse_tree(fence.content, path, first_line)
-            if tree is not None:
-                if tree.id in trees:
-                    msg = gettext("tree id repeated in the lesson: `%(id)s`") % {"id": tree.id}
-                    problems.append(ContentError(path, first_line, msg))
-                trees[tree.id] = tree
-            replacements.append(TreePart(tree.id if tree else ""))
-        elif fence.kind == "calculadora":
-            calculator, problems = parse_calculator(fence.content, path, first_line)
-            if calculator is not None:
-                if calculator.id in calculators:
-                    msg = gettext("calculator id repeated in the lesson: `%(id)s`") % {
-                        "id": calculator.id
-                    }
-                    problems.append(ContentError(path, first_line, msg))
-                calculators[calculator.id] = calculator
-                charts.add(calculator.anchor)  # its anchor, for the heading clash check
-            replacements.append(CalculatorPart(calculator.id if calculator else ""))
-        else:
-            html, problems = parse_chart(fence.content, path, first_line)
-            chart_id = next(iter(_ID_RE.findall(html)), None)
-            if chart_id in charts:
-                msg = gettext(
-                    "another chart of this lesson has the same title, and so the same anchor "
-                    "`#%(id)s`; give each chart a title of its own"
-                ) % {"id": chart_id}
-                problems.append(ContentError(path, first_line, msg))
-            if chart_id:
-                charts.add(chart_id)
-            replacements.append(html)
+        part, problems, anchors = BLOCKS[fence.kind](fence.content, path, first_line, found)
+        replacements.append(part)
+        found.anchors.update(anchors)
         errors.extend(problems)
     for term in rendered.terms:  # the glossary's marks: a <dfn> and its definition's popover
-        charts.update((term_anchor(term), definition_anchor(term)))
-    errors.extend(_widget_clashes(rendered.headings, questions, trees, charts, path, body_line))
+        found.anchors.update((term_anchor(term), definition_anchor(term)))
+    errors.extend(
+        _widget_clashes(
+            rendered.headings, found.questions, found.trees, found.anchors, path, body_line
+        )
+    )
     if errors or meta is None:
         raise ContentErrors(errors, slug)
     parts = _split_parts(rendered.html, replacements)
     links = extract_links(body, body_line, rendered.tokens)
     return Lesson(
-        path, meta, parts, rendered.headings, questions, trees, links, rendered.terms, calculators
+        path,
+        meta,
+        parts,
+        rendered.headings,
+        found.questions,
+        found.trees,
+        links,
+        rendered.terms,
+        found.calculators,
     )
 
 
@@ -312,16 +233,17 @@ def _widget_clashes(
     headings: tuple[Heading, ...],
     questions: dict[str, Question],
     trees: dict[str, Tree],
-    charts: set[str],
+    anchors: set[str],
     path: Path,
     body_line: int,
 ) -> list[ContentError]:
     """Headings whose id is one a question, tree, chart or glossary term of the page carries.
 
-    ``charts`` holds the ids of the charts, calculators and glossary terms.
+    ``anchors`` holds the ids the blocks put on the page (charts, calculators) and the
+    glossary terms'.
     """
     taken = {anchor(qid) for qid in questions for anchor in (question_anchor, error_anchor)}
-    taken.update(charts)
+    taken.update(anchors)
     taken.update(option_anchor(q.id, o.id) for q in questions.values() for o in q.options)
     out = []
     for heading in headings:

@@ -2,9 +2,10 @@
 
 Raw HTML written in a lesson is escaped (``html=False``) and markdown-it's link
 validation drops ``javascript:``, ``vbscript:``, ``file:`` and ``data:`` URLs.
-Fenced blocks whose language is one of :data:`SPECIAL_FENCES` are not rendered as
-code: they leave a placeholder that the lesson loader replaces with live parts;
-other fenced blocks are highlighted on the server with Pygments.
+Fenced blocks whose language is one the caller of :func:`render_document` names (the
+lesson loader names the keys of :data:`app.content.blocks.BLOCKS`) are not rendered as
+code: they leave a placeholder that the loader replaces with live parts; other fenced
+blocks are highlighted on the server with Pygments.
 
 Heading anchors, link fragments and every other id come from :func:`slugify`:
 a link written with a heading's text (``[veja](<#Decode vs. prefill>)``) reaches
@@ -35,7 +36,7 @@ from app.i18n import N_, gettext
 # markdown-it and Pygments are imported by the functions that render: a page served from
 # rendered lessons (the disk cache, app/content/lesson_cache.py) never loads them.
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Collection, Iterator
 
     from markdown_it import MarkdownIt
     from markdown_it.renderer import RendererHTML
@@ -49,11 +50,11 @@ if TYPE_CHECKING:
 CALLOUTS = {"tip": N_("Tip"), "warning": N_("Careful"), "danger": N_("Danger")}
 # The accessible name of the "#" link beside each heading.
 HEADING_LINK_LABEL = N_("Link to this section")
-SPECIAL_FENCES = ("quiz", "decision-tree", "chart", "calculadora")
 # Ids the page's chrome uses (app/content/page_ids.py): a heading never takes one (its id gets
 # ``-2``), and the check reports the heading.
 RESERVED_IDS = CHROME_IDS
 _PLACEHOLDER = "<!--curso-part:{index}-->"
+_SPECIAL_KEY = "special_fences"  # the env's entry naming the fences kept out of the HTML
 PLACEHOLDER_RE = re.compile(r"<!--curso-part:(\d+)-->")
 
 
@@ -212,7 +213,7 @@ def _render_fence(
 ) -> str:
     token = tokens[idx]
     kind = token.info.strip().split(" ", 1)[0]
-    if kind in SPECIAL_FENCES:
+    if kind in env.get(_SPECIAL_KEY, ()):
         fences = env.setdefault("fences", [])
         line = token.map[0] + 1 if token.map else 0
         fences.append(SpecialFence(kind, token.content, line, token.level > 0))
@@ -412,23 +413,28 @@ def _render_table_close(
     return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
 
-def render_document(text: str, glossary: TermFinder | None = None) -> RenderedMarkdown:
+def render_document(
+    text: str, glossary: TermFinder | None = None, special: Collection[str] = ()
+) -> RenderedMarkdown:
     """Render a lesson body.
 
     Args:
         text: Markdown source (LF line endings, NFC).
         glossary: terms to mark on their first use, if any.
+        special: the languages of the fences kept out of the HTML, each replaced by a
+            placeholder; the lint checks that each is closed and spelled in lowercase.
 
     Returns:
         The HTML, the headings for the table of contents, the special fences and the terms used.
     """
     md = markdown()
-    env: EnvType = {"anchors": True}
+    env: EnvType = {"anchors": True, _SPECIAL_KEY: special}
     if glossary is not None:
         env["glossary"] = glossary
     tokens = md.parse(text, env)
     html = md.renderer.render(tokens, md.options, env)
-    problems = tuple(sorted([*_lint(tokens, text.split("\n")), *env.get(PROBLEMS_KEY, [])]))
+    lint = _lint(tokens, text.split("\n"), special)
+    problems = tuple(sorted([*lint, *env.get(PROBLEMS_KEY, [])]))
     fences = tuple(env.get("fences", []))
     return RenderedMarkdown(
         html, _headings(tokens), fences, problems, tuple(env.get("terms", [])), tuple(tokens)
@@ -443,12 +449,14 @@ def _base_anchor(token: Token) -> str | None:
     return None if anchor is None else str(anchor)
 
 
-def _lint(tokens: list[Token], lines: list[str]) -> Iterator[tuple[int, str]]:
+def _lint(
+    tokens: list[Token], lines: list[str], special: Collection[str]
+) -> Iterator[tuple[int, str]]:
     # Links and #anchors are checked course-wide, as warnings, by app/content/links.py.
     for i, token in enumerate(tokens):
         line = token.map[0] if token.map else 0
         if token.type == "fence":
-            yield from _lint_fence(token, line, lines)
+            yield from _lint_fence(token, line, lines, special)
         elif token.type == "heading_open" and token.tag == "h1":
             yield (
                 line,
@@ -488,10 +496,12 @@ def _lint(tokens: list[Token], lines: list[str]) -> Iterator[tuple[int, str]]:
             )
 
 
-def _lint_fence(token: Token, line: int, lines: list[str]) -> Iterator[tuple[int, str]]:
+def _lint_fence(
+    token: Token, line: int, lines: list[str], special: Collection[str]
+) -> Iterator[tuple[int, str]]:
     kind = token.info.strip().split(" ", 1)[0]
     normalized = kind.lower().replace("_", "-")
-    if normalized in SPECIAL_FENCES and kind != normalized:
+    if normalized in special and kind != normalized:
         yield (
             line,
             gettext("`%(kind)s` block: write `%(normalized)s`, in lowercase and with a hyphen")
@@ -499,7 +509,7 @@ def _lint_fence(token: Token, line: int, lines: list[str]) -> Iterator[tuple[int
         )
     closing = lines[token.map[1] - 1].strip() if token.map and token.map[1] - 1 < len(lines) else ""
     if (
-        kind in SPECIAL_FENCES
+        kind in special
         and token.map
         and (token.map[1] - token.map[0] < 2 or not closing.startswith(token.markup))
     ):

@@ -1,0 +1,145 @@
+"""The special blocks of a lesson body: one processor per fence kind, in one registry.
+
+A fenced block whose language is a key of :data:`BLOCKS` is kept out of the rendered HTML
+(:func:`app.content.markdown.render_document` leaves a placeholder) and handed to its
+processor, which parses it and says what stands in its place, as mkdocs registers one
+processor per concern (``mkdocs/structure/pages.py``). A new kind of block is one processor
+here, one macro in ``templates/_blocks.html`` (named by its part's ``kind``) and one test.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, NamedTuple
+
+from app.content.calculators import Calculator, parse_calculator
+from app.content.charts import parse_chart
+from app.content.errors import ContentError
+from app.content.quiz import Question, parse_quiz
+from app.content.trees import Tree, parse_tree
+from app.platform.i18n import gettext
+
+_ID_RE = re.compile(r'\bid="([^"]+)"')
+
+
+@dataclass(frozen=True)
+class BlockPart:
+    """A place in the lesson body where a block stands, drawn by the macro of
+    ``templates/_blocks.html`` named :attr:`kind`."""
+
+    kind: ClassVar[str]
+
+
+@dataclass(frozen=True)
+class QuizPart(BlockPart):
+    """A quiz block: the ids of its questions, in order."""
+
+    kind: ClassVar[str] = "quiz"
+    question_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TreePart(BlockPart):
+    """A decision tree, by id (empty when the block did not parse)."""
+
+    kind: ClassVar[str] = "tree"
+    tree_id: str
+
+
+@dataclass(frozen=True)
+class CalculatorPart(BlockPart):
+    """A ``calculadora`` block, by id (empty when the block did not parse)."""
+
+    kind: ClassVar[str] = "calculator"
+    calculator_id: str
+
+
+# A part of the body: HTML written as it is (the text around the blocks, a chart), or a block.
+Part = str | BlockPart
+
+
+@dataclass
+class Found:
+    """What the blocks read so far hold; each processor adds what its block brings.
+
+    Attributes:
+        questions: every question, by id, in document order.
+        trees: the decision trees, by id.
+        calculators: the calculators, by id.
+        anchors: the ids the blocks put on the page (charts, calculators), for the clash checks.
+    """
+
+    questions: dict[str, Question] = field(default_factory=dict)
+    trees: dict[str, Tree] = field(default_factory=dict)
+    calculators: dict[str, Calculator] = field(default_factory=dict)
+    anchors: set[str] = field(default_factory=set)
+
+
+class Processed(NamedTuple):
+    """What one block gives the lesson: its part, its problems and the ids it puts on the
+    page (added to :attr:`Found.anchors` by the loader)."""
+
+    part: Part
+    problems: list[ContentError]
+    anchors: tuple[str, ...] = ()
+
+
+# text of the block, file, 1-based file line of its first line, what the blocks before hold.
+Processor = Callable[[str, Path, int, Found], Processed]
+
+
+def _quiz(text: str, path: Path, line: int, found: Found) -> Processed:
+    questions, problems = parse_quiz(text, path, line)
+    for question in questions:
+        if question.id in found.questions:
+            msg = gettext("question id repeated in the lesson: `%(id)s`") % {"id": question.id}
+            problems.append(ContentError(path, question.line, msg))
+        found.questions[question.id] = question
+    return Processed(QuizPart(tuple(q.id for q in questions)), problems)
+
+
+def _tree(text: str, path: Path, line: int, found: Found) -> Processed:
+    tree, problems = parse_tree(text, path, line)
+    if tree is None:
+        return Processed(TreePart(""), problems)
+    if tree.id in found.trees:
+        msg = gettext("tree id repeated in the lesson: `%(id)s`") % {"id": tree.id}
+        problems.append(ContentError(path, line, msg))
+    found.trees[tree.id] = tree
+    return Processed(TreePart(tree.id), problems)
+
+
+def _chart(text: str, path: Path, line: int, found: Found) -> Processed:
+    html, problems = parse_chart(text, path, line)
+    chart_id = next(iter(_ID_RE.findall(html)), None)
+    if chart_id in found.anchors:
+        msg = gettext(
+            "another chart of this lesson has the same title, and so the same anchor "
+            "`#%(id)s`; give each chart a title of its own"
+        ) % {"id": chart_id}
+        problems.append(ContentError(path, line, msg))
+    return Processed(html, problems, (chart_id,) if chart_id else ())
+
+
+def _calculator(text: str, path: Path, line: int, found: Found) -> Processed:
+    calculator, problems = parse_calculator(text, path, line)
+    if calculator is None:
+        return Processed(CalculatorPart(""), problems)
+    if calculator.id in found.calculators:
+        msg = gettext("calculator id repeated in the lesson: `%(id)s`") % {"id": calculator.id}
+        problems.append(ContentError(path, line, msg))
+    found.calculators[calculator.id] = calculator
+    return Processed(CalculatorPart(calculator.id), problems, (calculator.anchor,))
+
+
+# Fence language → processor. The keys are the only list of special fences: the Markdown
+# renderer keeps these out of the HTML, and lessons/README.md documents each (tests/test_docs.py).
+BLOCKS: dict[str, Processor] = {
+    "quiz": _quiz,
+    "decision-tree": _tree,
+    "chart": _chart,
+    "calculadora": _calculator,
+}
