@@ -20,7 +20,7 @@ from app.content.charts import parse_chart
 from app.content.errors import ContentError
 from app.content.quiz import Question, parse_quiz
 from app.content.trees import Tree, parse_tree
-from app.platform.i18n import gettext
+from app.i18n import gettext
 
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 
