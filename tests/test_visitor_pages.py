@@ -63,6 +63,17 @@ def test_once_the_route_kept_a_page_the_middleware_answers_the_next_visit_in_eac
         assert _same_page(again.text, token) == _same_page(first.text, token)
 
 
+def test_each_browser_finds_its_own_token_in_the_tree_widget_of_a_cached_page(client):
+    """The page and the tree widget inside it share one token hole: neither cache keeps a
+    reader's token."""
+    for browser in (client, TestClient(client.app), TestClient(client.app)):
+        page = soup(browser.get("/licoes/kernels").text)
+        tree_tokens = [node["value"] for node in page.select(".tree-widget input[name=csrftoken]")]
+        assert tree_tokens, "a lição kernels tem uma árvore com formulário"
+        all_tokens = {node["value"] for node in page.select("input[name=csrftoken]")}
+        assert all_tokens == {browser.cookies["csrftoken"]}
+
+
 def test_the_chosen_theme_is_a_page_of_its_own(client):
     client.cookies.set("tema", "escuro")
     dark = soup(client.get("/licoes/kernels").text)
