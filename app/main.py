@@ -28,11 +28,12 @@ from app.platform.sessions import SESSION_COOKIE, DatabaseStore, SessionLoader
 from app.platform.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import errors, routes
 from app.web.assets import Assets, FingerprintedStaticFiles
-from app.web.page_cache import VISITOR_HEADERS, LearnerPages, PageCache, VisitorPages
+from app.web.page_cache import LEARNER_PAGES, KeyedPages
 from app.web.routes.images import LessonImages
 from app.web.security import RequestGuard, csrf_middleware
-from app.web.templating import make_templates, theme
+from app.web.templating import make_templates
 from app.web.urls import Urls
+from app.web.visitor_pages import VisitorPages
 
 SESSION_MAX_AGE_S = 365 * 24 * 3600
 GZIP_MIN_BYTES = 500
@@ -92,8 +93,8 @@ def _state(app: FastAPI, settings: Settings) -> None:
     )
     # Built on the first search, rebuilt when the course changes.
     state.search = SearchIndex(state.live_course.current)
-    state.page_cache = PageCache()
-    state.learner_pages = LearnerPages()  # learners' lesson pages, by state version
+    state.visitor_pages = KeyedPages()  # every lesson × theme of the course version
+    state.learner_pages = KeyedPages(max_pages=LEARNER_PAGES)  # by learner state, LRU
     state.passwords = Passwords()
     state.sign_in_limiter = SignInLimiter(settings.rate_limit_storage, engine=state.engine)
     # LTI 1.3: the registered LMSs may frame the pages; queued grades go out from a thread.
@@ -135,7 +136,7 @@ def _middleware(state: State, settings: Settings) -> list[Middleware]:
         Middleware(RequestLog, salt=state.secret),
         Middleware(csrf_middleware(state.templates, state.secret, settings.secure_cookies)),
         # Inside asgi-csrf (it hands out the token), before any routing: cached visitor pages.
-        Middleware(VisitorPages, state=state, theme=theme, response_headers=VISITOR_HEADERS),
+        Middleware(VisitorPages, state=state),
     ]
 
 

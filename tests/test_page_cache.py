@@ -1,144 +1,50 @@
-"""The visitor page cache: spliced deflate/gzip streams decode to the page with the
-token in place.
-"""
+"""The keyed page cache: one render per key and course version, bounded for learners."""
 
 from __future__ import annotations
 
-import gzip
-import zlib
-
-from hypothesis import given
-from hypothesis import settings as hsettings
-from hypothesis import strategies as st
-
-from app.web.page_cache import (
-    FORM_KEY_PLACEHOLDER,
-    PLACEHOLDER,
-    PageCache,
-    SplicedPage,
-    adler32_combine,
-    chosen_encoding,
-    deflated_parts,
-)
-
-TEXT = st.binary(max_size=3000) | st.text(max_size=2000).map(lambda t: t.encode("utf-8"))
+from app.web.page_cache import KeyedPages
+from app.web.splice import TOKEN_HOLE
 
 
-@given(st.binary(max_size=5000), st.binary(max_size=5000))
-def test_adler32_combine_agrees_with_zlib(first: bytes, second: bytes):
-    combined = adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
-    assert combined == zlib.adler32(first + second)
+def counting_render(calls: list[int]):
+    def render() -> bytes:
+        calls.append(1)
+        return f"<p>{len(calls)} {TOKEN_HOLE}</p>".encode()
 
-
-@hsettings(max_examples=60, deadline=None)
-@given(
-    st.lists(TEXT.filter(lambda b: PLACEHOLDER.encode() not in b), min_size=1, max_size=6),
-    st.binary(min_size=0, max_size=200),
-)
-def test_every_encoding_decodes_to_the_page_with_the_token(parts: list[bytes], token: bytes):
-    page = SplicedPage(PLACEHOLDER.encode().join(parts))
-    expected = token.join(parts)
-    assert page.identity(token) == expected
-    assert zlib.decompress(page.deflate(token)) == expected
-    assert gzip.decompress(page.gzip(token)) == expected
-
-
-HTML_TEXT = st.text(
-    alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=400
-).map(lambda t: t.encode("utf-8"))
-
-
-@hsettings(max_examples=80, deadline=None)
-@given(
-    st.lists(
-        st.tuples(HTML_TEXT, st.sampled_from([PLACEHOLDER, FORM_KEY_PLACEHOLDER])),
-        min_size=1,
-        max_size=12,
-    ),
-    st.binary(min_size=1, max_size=60),
-    st.binary(min_size=1, max_size=30),
-)
-def test_parts_that_refer_back_across_the_holes_decode_to_the_page(pieces, token, key):
-    """Each part is compressed with the page before it as its dictionary, NUL where the holes
-    are: the stream decodes to the page with whatever fills them, of those lengths."""
-    html = b"".join(text + hole.encode() for text, hole in pieces) + b"<fim>"
-    expected = html.replace(PLACEHOLDER.encode(), token).replace(FORM_KEY_PLACEHOLDER.encode(), key)
-    page = SplicedPage(html)
-    assert page.identity(token, key) == expected
-    assert zlib.decompress(page.deflate(token, key)) == expected
-    assert gzip.decompress(page.gzip(token, key)) == expected
-    other_token, other_key = bytes(reversed(token)), bytes(reversed(key))
-    again = expected.replace(token, other_token) if token not in html else None
-    if again is not None and key not in html and token not in key and key not in token:
-        assert zlib.decompress(page.deflate(other_token, other_key)) == page.identity(
-            other_token, other_key
-        )
-
-
-def test_a_lesson_sized_page_compresses_about_as_well_as_one_stream():
-    """40 parts compressed apart were 53% larger than the kernels lesson in one stream (33.5 KB
-    against 21.8 KB); referring back across the holes leaves only the fills themselves, which
-    go in stored, as the difference."""
-    words = [f"palavra{n} decode prefill kv-cache lote {n * 7 % 13}".encode() for n in range(60)]
-    option = b'<label class="option"><input type="radio" name="opcao" value="%d"> %s</label>'
-    form = (
-        b'<form hx-post="/licoes/kernels/perguntas/q%d"><input type="hidden" name="csrftoken"'
-        b' value="' + PLACEHOLDER.encode() + b'"><input type="hidden" name="chave" value="'
-        b"" + FORM_KEY_PLACEHOLDER.encode() + b'-%d">'
-    )
-    html = b"".join(
-        form % (n, n)
-        + b"".join(option % (i, words[(n * 4 + i) % 60]) for i in range(4))
-        + b"</form><p>"
-        + b" ".join(words[n : n + 30])
-        + b"</p>"
-        for n in range(20)
-    )
-    token, key = b"T" * 88, b"K" * 22
-    page = SplicedPage(html)
-    whole = len(zlib.compress(page.identity(token, key), 9))
-    spliced = page.deflate(token, key)
-    assert zlib.decompress(spliced) == page.identity(token, key)
-    # Each fill goes in stored (5 bytes of header), and each part starts a block of its own
-    # (its Huffman tables and the sync flush): about 20 bytes a hole here.
-    fills = sum(len(token if not is_key else key) + 25 for is_key in page.is_key)
-    assert len(spliced) <= whole + fills + 300, (len(spliced), whole, fills)
-    apart = sum(len(p) for p in deflated_parts(page.parts, [0] * len(page.is_key), shared=False))
-    assert len(spliced) < 0.8 * (apart + fills), (len(spliced), apart + fills)
-
-
-def test_a_page_with_a_nul_byte_is_spliced_part_by_part():
-    html = b"a\x00b" + PLACEHOLDER.encode() + b"a\x00b a\x00b"
-    page = SplicedPage(html)
-    assert zlib.decompress(page.deflate(b"XYZ")) == b"a\x00bXYZa\x00b a\x00b"
-
-
-def test_a_token_longer_than_a_stored_block_still_decodes():
-    page = SplicedPage(b"<p>" + PLACEHOLDER.encode() + b"</p>")
-    token = bytes(range(256)) * 300  # 76,800 bytes: two stored blocks
-    assert zlib.decompress(page.deflate(token)) == b"<p>" + token + b"</p>"
-    assert gzip.decompress(page.gzip(token)) == b"<p>" + token + b"</p>"
-
-
-def test_the_encoding_follows_accept_encoding():
-    assert chosen_encoding("gzip, deflate, br, zstd").name == "deflate"
-    assert chosen_encoding("gzip").name == "gzip"
-    assert chosen_encoding("deflate;q=0, gzip").name == "gzip"
-    assert chosen_encoding("").name == ""
-    assert chosen_encoding("br").name == ""
+    return render
 
 
 def test_the_cache_renders_once_per_course_version():
-    cache, calls = PageCache(), []
-
-    def render() -> bytes:
-        calls.append(1)
-        return f"<p>{len(calls)} {PLACEHOLDER}</p>".encode()
-
+    cache, calls = KeyedPages(), []
+    render = counting_render(calls)
     course_a, course_b = object(), object()
     first = cache.get(course_a, ("kernels", ""), render)
     assert cache.get(course_a, ("kernels", ""), render) is first
+    assert cache.peek(course_a, ("kernels", "")) is first
     assert len(calls) == 1
     changed = cache.get(course_b, ("kernels", ""), render)  # the lesson files changed
     assert changed is not first and changed.identity(b"T") == b"<p>2 T</p>"
-    assert cache.get(course_a, ("kernels", "dark"), render).identity(b"T") == b"<p>3 T</p>"
+    assert cache.peek(course_a, ("kernels", "")) is None, "a page of another version is not served"
+    assert cache.get(course_b, ("kernels", "dark"), render).identity(b"T") == b"<p>3 T</p>"
+
+
+def test_a_bounded_cache_lets_the_least_recently_used_page_go():
+    cache, calls = KeyedPages(max_pages=2), []
+    render = counting_render(calls)
+    course = object()
+    first = cache.get(course, "a", render)
+    cache.get(course, "b", render)
+    assert cache.peek(course, "a") is first  # "a" is now the most recently used
+    cache.get(course, "c", render)
+    assert cache.peek(course, "b") is None
+    assert cache.peek(course, "a") is first
+    assert cache.get(course, "b", render).identity(b"T") == b"<p>4 T</p>"
+
+
+def test_a_new_course_version_empties_a_bounded_cache_too():
+    cache, calls = KeyedPages(max_pages=2), []
+    render = counting_render(calls)
+    old, new = object(), object()
+    cache.get(old, "a", render)
+    cache.get(new, "b", render)
+    assert cache.peek(old, "a") is None and len(cache.pages) == 1

@@ -10,7 +10,8 @@ neither HTTP nor SQL.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
 
 from app.content.calculators import calculator_results
 from app.content.course import Course
@@ -23,6 +24,9 @@ from app.learning.progress import CourseProgress, course_progress, due_in, revie
 from app.learning.state import DuplicateKeyError, LearnerState, NewAnswer, Place, Written
 from app.learning.trees import TreeView, tree_view
 from app.learning.views import KEY_RE, QuestionView, question_view
+
+if TYPE_CHECKING:
+    from app.learning.classes import LessonDue
 
 
 class LearnerStore(Protocol):
@@ -49,7 +53,6 @@ class LessonPage:
     """Everything a lesson page shows for one learner.
 
     Attributes:
-        lesson: the lesson.
         views: a :class:`QuestionView` per question id.
         tree_views: a :class:`TreeView` per tree id.
         previous: the lesson before, or ``None``.
@@ -57,6 +60,8 @@ class LessonPage:
         position: the lesson's number in the course, from 1.
         total: how many lessons the course has.
         progress: the learner's progress over the course.
+        due: the lesson's due date in the learner's classes, or ``None``.
+        overdue: the due date has passed.
     """
 
     lesson: Lesson
@@ -68,6 +73,8 @@ class LessonPage:
     total: int
     progress: CourseProgress
     calc_results: object = None
+    due: LessonDue | None = None
+    overdue: bool = False
 
     def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``."""
@@ -82,6 +89,8 @@ class LessonPage:
             "progress": self.progress,
             # calculadora blocks: results from the query string (app/content/calculators.py)
             "calc_results": self.calc_results,
+            "lesson_due": self.due,
+            "overdue": self.overdue,
         }
 
 
@@ -103,39 +112,62 @@ class LessonRequest:
 
 
 @dataclass(frozen=True)
-class LessonVisit:
-    """A learner opening a lesson, before the page is built.
+class OpenedLesson:
+    """A lesson opened by a learner (or a visitor): their state, read once, and where they are.
+
+    The page is built only when asked for (:meth:`page`): a page cached under :attr:`stamp`
+    costs no building.
 
     Attributes:
-        state: the learner's state, read once.
-        place: where the learner now is (the lesson opened).
+        state: the learner's state (empty for a visitor).
+        place: where the learner now is (the lesson opened, unless only prefetched).
         keep_in_session: a place to keep in the session (a learner without a row), or ``None``.
+        now: when it was opened (a class due date passed or not).
     """
 
+    course: Course
+    lesson: Lesson
+    asked: LessonRequest
     state: LearnerState
-    place: Place | None
-    keep_in_session: Place | None
+    place: Place | None = None
+    keep_in_session: Place | None = None
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
 
-    def version(self, course: Course) -> tuple[object, ...]:
-        """Changes whenever the page built from this visit would change (not the lesson's own
-        version, which the caller's cache keys by course)."""
-        progress_due = due_in(self.state.cards, course, review_clock())
-        return (self.state.learner_id, self.state.version, self.place, progress_due)
+    @property
+    def stamp(self) -> tuple[object, ...]:
+        """Changes whenever the page would change, but for the lesson's own version (a cache
+        keys that by course)."""
+        due = self.state.due_for(self.lesson.slug)
+        return (
+            self.state.learner_id,
+            self.state.version,
+            self.place,
+            due_in(self.state.cards, self.course, review_clock()),
+            due and (due.class_name, due.due_at, due.zone, due.is_late(self.now)),
+        )
+
+    def page(self) -> LessonPage:
+        """The page, built from the state already read (no storage)."""
+        return lesson_page(self.course, self.lesson, self.state, self.place, self.asked, self.now)
+
+    def context(self) -> dict[str, object]:
+        """The template context of ``lesson.html``, the page built now."""
+        return self.page().context()
 
 
-def visit_lesson(
+def open_lesson(
     store: LearnerStore,
+    course: Course,
     lesson: Lesson,
     learner_id: str | None,
     session_place: Place | None,
+    asked: LessonRequest,
     move_place: bool = True,
-) -> LessonVisit:
+) -> OpenedLesson:
     """Read the learner's state once and move their place to ``lesson`` (stored where they
-    have a row; otherwise the caller keeps it in the session).
+    have a row; otherwise :attr:`OpenedLesson.keep_in_session` asks the caller to keep it).
 
     Args:
-        store: storage.
-        lesson: the lesson opened.
         learner_id: the learner, or ``None`` for a visitor (nothing is stored).
         session_place: the place kept in the session of a learner without a row.
         move_place: False when the browser only fetches the page ahead (a prefetch of the
@@ -144,15 +176,19 @@ def visit_lesson(
     state = store.read_state(learner_id)
     place = state.place or session_place
     keep = None
-    if not move_place:
-        return LessonVisit(state, place, keep)
-    if learner_id is not None and (place is None or place.lesson_slug != lesson.slug):
+    moved = place is None or place.lesson_slug != lesson.slug
+    if move_place and learner_id is not None and moved:
         place = Place(lesson.slug)
         if state.stored:
             store.move_place(learner_id, place)
         else:
             keep = place
-    return LessonVisit(state, place, keep)
+    return OpenedLesson(course, lesson, asked, state, place, keep)
+
+
+def visitor_lesson(course: Course, lesson: Lesson) -> OpenedLesson:
+    """A lesson as every visitor without a query string sees it (nothing to read)."""
+    return OpenedLesson(course, lesson, LessonRequest(), LearnerState(None))
 
 
 def lesson_page(
@@ -161,6 +197,7 @@ def lesson_page(
     state: LearnerState,
     place: Place | None,
     asked: LessonRequest,
+    now: datetime,
 ) -> LessonPage:
     """Build a lesson page from a state already read (no storage)."""
     grouped = state.in_lesson(lesson.slug)
@@ -187,6 +224,7 @@ def lesson_page(
         for tid, tree in lesson.trees.items()
     }
     previous, following = course.neighbours(lesson.slug)
+    due = state.due_for(lesson.slug)
     progress = course_progress(course, state, place)
     return LessonPage(
         lesson,
@@ -198,6 +236,8 @@ def lesson_page(
         len(course.lessons),
         progress,
         calculator_results(lesson.calculators, query),
+        due,
+        due is not None and due.is_late(now),
     )
 
 
@@ -366,6 +406,9 @@ __all__ = [
     "AnswerPlace",
     "FormRefused",
     "LessonRequest",
+    "OpenedLesson",
     "answer_question",
+    "open_lesson",
+    "visitor_lesson",
     "show_question",
 ]

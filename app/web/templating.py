@@ -13,7 +13,6 @@ so a browser revalidates instead of downloading the page again.
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -32,6 +31,7 @@ from app.platform.sessions import session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
+from app.web.splice import FORM_KEY_FIELD
 from app.web.urls import Urls
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
@@ -40,10 +40,6 @@ THEMES = {"claro": "light", "escuro": "dark"}
 DARK_SYSTEM = "(prefers-color-scheme: dark)"
 TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
-# A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it out:
-# an unchanged page still revalidates. A key can only have been used if an answer was stored,
-# and then the page itself has changed (the graded answer, the counts), so its ETag has too.
-FORM_KEY_FIELD = re.compile(rb'(name="chave" value=")[^"]*"')
 
 
 def csrf_token(request: Request) -> str:
@@ -215,15 +211,24 @@ def render(
     response.headers["Vary"] = VARY
     if status_code != 200:
         return response
+    # A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it
+    # out: an unchanged page still revalidates. A key can only have been used if an answer was
+    # stored, and then the page itself has changed (the graded answer, the counts), so its
+    # ETag has too.
     stable = FORM_KEY_FIELD.sub(rb'\1"', response.body)
     etag = 'W/"' + hashlib.blake2b(stable, digest_size=16).hexdigest() + '"'
     headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": f"{VARY}, Cookie"}
-    if etag in _etags(request.headers.get("if-none-match", "")):
-        return Response(status_code=304, headers=headers)
+    unchanged = not_modified(request, etag, headers)
+    if unchanged is not None:
+        return unchanged
     response.headers.update(headers)
     return response
 
 
-def _etags(header: str) -> set[str]:
-    tags = {tag.strip() for tag in header.split(",") if tag.strip()}
-    return tags | {f"W/{tag}" for tag in tags if not tag.startswith("W/")}
+def not_modified(request: HTTPConnection, etag: str, headers: dict[str, str]) -> Response | None:
+    """``304 Not Modified`` with ``headers`` when the request's ``If-None-Match`` holds ``etag``
+    (weak comparison, RFC 9110 §13.1.2: ``"x"`` matches ``W/"x"``), else ``None``."""
+    tags = {tag.strip() for tag in request.headers.get("if-none-match", "").split(",")}
+    if etag in tags | {f"W/{tag}" for tag in tags if tag and not tag.startswith("W/")}:
+        return Response(status_code=304, headers=headers)
+    return None

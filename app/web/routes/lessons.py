@@ -12,15 +12,13 @@ from app.content.lessons import Lesson
 from app.learning.grading import LessonStatus
 from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
-from app.learning.state import LearnerState
 from app.learning.store import read_state
-from app.learning.usecases import LessonRequest, visit_lesson
-from app.learning.usecases import lesson_page as build_lesson_page
+from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
 from app.web.forms import FLASH_KEY, NOTICE_KEY
 from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
-from app.web.page_cache import PLACEHOLDER, VISITOR_HEADERS, respond, with_key_holes
-from app.web.templating import TIMEZONE_COOKIE, render, theme
+from app.web.page_cache import cached_page, lesson_page_key
+from app.web.templating import render
 
 router = APIRouter()
 
@@ -64,81 +62,53 @@ async def lesson_page(
     A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
     what ``curso check`` says about the lesson's file, on top of the page.
     """
-    panel = None
-    if account is not None:
-        with read_session(request) as db:
-            panel = instructor_panel(db, account, course, slug)
+    panel = instructor_panel(request, account, course, slug)
     if panel is not None:  # an instructor: drafts are read too, with their banner
         course = course.with_drafts
     if course.get(slug) is None and slug in course.unavailable:
         return render(request, "lesson_unavailable.html", {"panel": panel}, status_code=503)
     lesson = find_lesson(course, slug)
     if learner_id is None and account is None and not request.query_params:
-        return _visitor_page(request, course, lesson)
-    flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
-    asked = LessonRequest(retry=refazer, query=dict(request.query_params))
-    if isinstance(flash, dict) and flash.get("lesson") == lesson.slug:
-        question = flash.get("question", "")
-        asked.errors[question] = flash.get("message", "")
-        asked.typed[question] = str(flash.get("typed") or "")
-    # One state read on the event loop; a place moved goes to the writer's queue, unwaited.
+        # Every visitor's page, kept once: app/web/visitor_pages.py answers the next visits.
+        key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson)
+        return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
+    opened = opened_lesson(request, course, lesson, learner_id, refazer)
+    if panel is not None or opened.asked.errors or request.query_params:
+        return render(request, "lesson.html", {**opened.context(), "panel": panel})
+    key = lesson_page_key(lesson.slug, request, opened.stamp)
+    return cached_page(request, request.app.state.learner_pages, course, key, opened.context)
+
+
+def opened_lesson(
+    request: Request, course: Course, lesson: Lesson, learner_id: str | None, retry: str | None
+) -> OpenedLesson:
+    """The lesson opened by this request's learner: one state read on the event loop; a
+    moved place goes to the writer's queue, unwaited, or to the session."""
+    asked = lesson_request(request, lesson.slug, learner_id, retry)
     with read_session(request) as db:
-        visit = visit_lesson(
+        store, place, moves = (
             learner_store(request, db),
-            lesson,
-            learner_id,
             session_place(request),
             not is_prefetch(request),
         )
-    if visit.keep_in_session is not None:
-        keep_in_session(request, visit.keep_in_session)
-    due = visit.state.due_for(lesson.slug)
-
-    def built() -> dict:
-        page = build_lesson_page(course, lesson, visit.state, visit.place, asked)
-        return {
-            **page.context(),
-            "lesson_due": due,
-            "overdue": due is not None and due.is_late(now),
-        }
-
-    now = datetime.now(UTC)
-
-    if panel is None and not asked.errors and not request.query_params:
-        # Built and rendered again only when the learner's state moved (app/web/page_cache.py).
-        key = (
-            lesson.slug,
-            theme(request),
-            request.cookies.get(TIMEZONE_COOKIE, ""),
-            visit.version(course),
-            due and (due.class_name, due.due_at, due.zone, due.is_late(now)),
-        )
-        cached = request.app.state.learner_pages.get(
-            course, key, lambda: _with_placeholder(request, "lesson.html", built())
-        )
-        return respond(request, cached, VISITOR_HEADERS)
-    return render(request, "lesson.html", {**built(), "panel": panel})
+        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves)
+    if opened.keep_in_session is not None:
+        keep_in_session(request, opened.keep_in_session)
+    return opened
 
 
-def _visitor_page(request: Request, course: Course, lesson: Lesson):
-    """A visitor's lesson page, from the cache (:mod:`app.web.page_cache`): no database work."""
-    key = (lesson.slug, theme(request))
-
-    def rendered() -> bytes:
-        page = build_lesson_page(course, lesson, LearnerState(None), None, LessonRequest())
-        return _with_placeholder(request, "lesson.html", page.context())
-
-    page = request.app.state.page_cache.get(course, key, rendered)
-    return respond(request, page, VISITOR_HEADERS)
-
-
-def _with_placeholder(request: Request, name: str, context: dict) -> bytes:
-    """Render ``name`` for the caches: :data:`PLACEHOLDER` where the CSRF token goes, and
-    form keys made of a per-response prefix (:func:`app.web.page_cache.with_key_holes`)."""
-    scope = {**request.scope, "csrftoken": lambda: PLACEHOLDER}
-    templates = request.app.state.templates
-    html = templates.TemplateResponse(Request(scope), name, {**context, "panel": None}).body
-    return with_key_holes(bytes(html))
+def lesson_request(
+    request: Request, slug: str, learner_id: str | None, retry: str | None
+) -> LessonRequest:
+    """What the learner asked of the lesson page: a retry, the query string, and the refused
+    answer their last POST left in the session (a learner's only)."""
+    flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
+    asked = LessonRequest(retry=retry, query=dict(request.query_params))
+    if isinstance(flash, dict) and flash.get("lesson") == slug:
+        question = flash.get("question", "")
+        asked.errors[question] = flash.get("message", "")
+        asked.typed[question] = str(flash.get("typed") or "")
+    return asked
 
 
 def is_prefetch(request: Request) -> bool:
@@ -151,8 +121,13 @@ def is_prefetch(request: Request) -> bool:
     return "prefetch" in purpose.lower()
 
 
-def instructor_panel(db, account: str | None, course: Course, slug: str) -> CheckPanel | None:
+def instructor_panel(
+    request: Request, account: str | None, course: Course, slug: str
+) -> CheckPanel | None:
     """The check results of the lesson's file for a signed-in instructor, else ``None``."""
-    if account is None or instructor_account(db, account) is None:
+    if account is None:
         return None
+    with read_session(request) as db:
+        if instructor_account(db, account) is None:
+            return None
     return check_panel(course, slug)
