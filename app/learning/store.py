@@ -38,6 +38,7 @@ from app.learning.state import (
 from app.learning.writer import AnswerWriter
 from app.platform.db import begin_write
 from app.platform.models import (
+    ATTEMPT,
     Attempt,
     ClassDue,
     ClassMember,
@@ -197,7 +198,7 @@ def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
     rows = session.exec(
         select(Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct)
         .where(Attempt.learner_id == learner_id)
-        .order_by(*first_try_order(Attempt.__table__))  # type: ignore[attr-defined]
+        .order_by(*first_try_order(ATTEMPT))
     )
     return [AttemptFact(*row) for row in rows]
 

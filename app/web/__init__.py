@@ -5,7 +5,8 @@
   course, the learner, the instructor, the database), :mod:`app.web.forms` (the answer
   form, what a refused form says, the flash keys), :mod:`app.web.lookups` (a lesson or
   tree from its URL, 404/503), :mod:`app.web.templating` and :mod:`app.web.fragments`
-  (page-or-fragment rendering), :mod:`app.web.urls`, :mod:`app.web.assets`,
+  (page-or-fragment rendering), :mod:`app.web.public` (the JSON
+  shapes the API returns), :mod:`app.web.urls`, :mod:`app.web.assets`,
   :mod:`app.web.errors`, and the middleware (:mod:`app.web.security`,
   :mod:`app.web.headers`, :mod:`app.web.page_cache`).
 
