@@ -55,12 +55,25 @@ _LEARNER = bindparam("learner", type_=String)
 
 
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
-    """One statement for a learner's whole state: the learner row, attempts and walks.
+    """One statement for a learner's whole state: the learner row, attempts, walks, review
+    cards and the due dates of the learner's classes, told apart by ``kind``.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card, 4 a due date
-    of one of the learner's classes, soonest first); the columns
-    a kind does not have are NULL. Built once (see :data:`_STATE`). SQLAlchemy's ``select``,
-    not SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
+    Built once (see :data:`_STATE`). What each kind puts in the shared columns (NULL where
+    it has nothing):
+
+    ====  ===========  ============  =============  ===============  ===================
+    kind  row          ``slug``      ``name``       ``detail``       ``at``, ``row_id``
+    ====  ===========  ============  =============  ===============  ===================
+    0     learner      place lesson  place section                   place time, 0
+    1     attempt      lesson slug   question id    question hash    created, attempt id
+    2     walk         tree id       path           result id        created, walk id
+    3     review card  lesson slug   question id    question hash    due, 0
+    4     due date     lesson slug   class name     class time zone  due, class id
+    ====  ===========  ============  =============  ===============  ===================
+
+    ``chosen``, ``correct`` and ``credit`` are the attempt's. Rows come by kind, then ``at``
+    (due dates soonest first). SQLAlchemy's ``select``, not SQLModel's: its types cover nine
+    columns and a subquery, and it runs the same way.
     """
 
     def nothing(kind: type[TypeEngine[Any]]) -> Cast[Any]:
@@ -68,12 +81,12 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
 
     learner = sa.select(
         literal_column("0", Integer).label("kind"),
-        col(Learner.place_lesson).label("a"),
-        col(Learner.place_section).label("b"),
-        nothing(String).label("c"),
-        nothing(String).label("d"),
-        nothing(Boolean).label("e"),
-        nothing(Float).label("f"),
+        col(Learner.place_lesson).label("slug"),
+        col(Learner.place_section).label("name"),
+        nothing(String).label("detail"),
+        nothing(String).label("chosen"),
+        nothing(Boolean).label("correct"),
+        nothing(Float).label("credit"),
         col(Learner.place_at).label("at"),
         literal_column("0", Integer).label("row_id"),
     ).where(col(Learner.id) == _LEARNER)
@@ -113,8 +126,8 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     dues = (
         sa.select(
             literal_column("4", Integer),
-            col(Classroom.name),
             col(ClassDue.lesson_slug),
+            col(Classroom.name),
             col(Classroom.time_zone),
             nothing(String),
             nothing(Boolean),
@@ -152,17 +165,26 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
             stored = True
-            place = Place(row.a, row.b) if row.a is not None else None
+            place = Place(row.slug, row.name) if row.slug is not None else None
         elif row.kind == 1:
             attempts.append(
-                AttemptRow(row.a, row.b, row.c, row.d, bool(row.e), row.f, row.at, row.row_id)
+                AttemptRow(
+                    row.slug,
+                    row.name,
+                    row.detail,
+                    row.chosen,
+                    bool(row.correct),
+                    row.credit,
+                    row.at,
+                    row.row_id,
+                )
             )
         elif row.kind == 2:
-            walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
+            walks.append(WalkRow(row.slug, row.name, row.detail, row.at, row.row_id))
         elif row.kind == 3:
-            cards.append(CardRow(row.a, row.b, row.c, row.at))
+            cards.append(CardRow(row.slug, row.name, row.detail, row.at))
         else:  # the soonest due date of a lesson wins when two classes set one
-            dues.setdefault(row.b, LessonDue(row.a, row.b, as_utc(row.at), row.c))
+            dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
     walks.reverse()
     return LearnerState(
         learner_id,
