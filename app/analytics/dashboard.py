@@ -12,7 +12,7 @@ figures in ``app/analytics/item_analysis.py``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -278,6 +278,10 @@ def item_stats(
     return out
 
 
+# (question, edge ``(score, how many)`` or None, top group?) → the edge's cells.
+EdgeCells = Callable[[tuple[str, str], tuple[int, int] | None, bool], list]
+
+
 def _attempt_counts(
     db: Session, versions: list[tuple[str, str, str]]
 ) -> dict[tuple[str, str], int]:
@@ -306,7 +310,7 @@ def _score_buckets(db: Session) -> dict[tuple[str, str], dict[int, list]]:
     return buckets
 
 
-def _edge_answers(db: Session, edges: set[int]):
+def _edge_answers(db: Session, edges: set[int]) -> EdgeCells:
     """Read the answers of the learners whose score is an edge of a group (one query, in
     learner id order), and return how to count a question's cells on one edge.
 
