@@ -1,6 +1,6 @@
 """Seed a benchmark database quickly: learners and attempts in bulk SQL (SQLite), then the
 dashboard's aggregates and the kept mastery recounted from them by the code the app uses
-when the course changes (``app.learning.aggregates.rebuild``,
+when the course changes (``app.learning.tallies.rebuild.rebuild``,
 ``app.learning.mastery.rebuild_mastery``)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from app.content.course import Course
-from app.learning.aggregates import rebuild
 from app.learning.mastery import concept_tags, rebuild_mastery
+from app.learning.tallies.rebuild import rebuild
 from app.platform.db import make_engine
 
 

@@ -4,8 +4,8 @@ Random cohorts (learners, questions, versions, answer times out of order, retrie
 a learner deleted, an anonymous learner merged into another) go through the app's own
 write paths; then three ways of getting the figures must agree:
 
-1. the aggregates as kept answer by answer (``app/learning/aggregates.py``);
-2. the aggregates recounted from ``attempt`` in SQL (:func:`app.learning.aggregates.rebuild`);
+1. the aggregates as kept answer by answer (``app/learning/tallies/``);
+2. the aggregates recounted from ``attempt`` in SQL (:func:`app.learning.tallies.rebuild.rebuild`);
 3. the rules in Python over the raw attempts: the learner's own progress rules
    (``app/learning/grading.py``) for the funnel, :func:`app.analytics.dashboard.python_items`
    for the items.
@@ -22,24 +22,21 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, select
 from sqlmodel import Session
 
-from app.analytics.dashboard import funnel, item_stats, prepare, python_items
+from app.analytics.dashboard import funnel, item_stats, python_items, sync_tally_basis
 from app.content.course import load_course
-from app.learning.aggregates import (
-    FIRST,
-    LEARNER_TALLY,
-    LESSON,
-    QUESTION,
-    SCORE,
-    decode_answers,
-    fold,
-    rebuild,
-    utc,
-)
 from app.learning.grading import AttemptFact, LessonStatus, lesson_progress, question_records
 from app.learning.learners import delete_learner, merge_learner
 from app.learning.mastery import concept_tags
+from app.learning.tallies.codec import decode_answers
+from app.learning.tallies.fold import fold, utc
+from app.learning.tallies.rebuild import rebuild
 from app.platform.db import make_engine
 from app.platform.models import (
+    FIRST_TRY,
+    LEARNER_TALLY,
+    LESSON_TALLY,
+    QUESTION_TALLY,
+    SCORE_TALLY,
     Attempt,
     FirstTry,
     Learner,
@@ -135,13 +132,13 @@ def _tables(db) -> dict[str, set]:
         }
 
     return {
-        "first_try": rows(FIRST),
-        "question_tally": rows(QUESTION),
+        "first_try": rows(FIRST_TRY),
+        "question_tally": rows(QUESTION_TALLY),
         "learner_tally": {
             (*row[:-1], frozenset(decode_answers(row[-1]).items())) for row in rows(LEARNER_TALLY)
         },
-        "lesson_tally": rows(LESSON),
-        "score_tally": rows(SCORE, ("id",)),
+        "lesson_tally": rows(LESSON_TALLY),
+        "score_tally": rows(SCORE_TALLY, ("id",)),
     }
 
 
@@ -188,7 +185,7 @@ def _reset(engine, course) -> None:
         ):
             db.exec(delete(model))
         db.commit()
-        prepare(db, course)  # the basis is in place before any answer, as in production
+        sync_tally_basis(db, course)  # the basis is in place before any answer, as in production
 
 
 @settings(

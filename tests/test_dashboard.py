@@ -11,13 +11,21 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, insert
 from sqlmodel import Session
 
-from app.analytics.dashboard import Activity, activity, funnel, item_stats, prepare, tree_walks
+from app.analytics.dashboard import (
+    Activity,
+    activity,
+    funnel,
+    item_stats,
+    sync_tally_basis,
+    tree_walks,
+)
 from app.content.course import load_course
-from app.learning.aggregates import rebuild, record_in_aggregates
 from app.learning.instructors import set_instructor
+from app.learning.tallies.rebuild import rebuild
+from app.learning.tallies.write import record_in_tallies
 from app.main import create_app
 from app.platform.db import make_engine
-from app.platform.models import Attempt, Learner
+from app.platform.models import ATTEMPT, LEARNER, Attempt, Learner
 from tests.support.accounts import sign_up
 from tests.support.app import db_rows, make_settings
 from tests.support.cohort import (
@@ -208,11 +216,11 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
     ]
     engine = make_engine(settings.database_url)
     with engine.begin() as connection:
-        connection.execute(insert(Learner.__table__), learners)
-        connection.execute(insert(Attempt.__table__), attempts)
+        connection.execute(insert(LEARNER), learners)
+        connection.execute(insert(ATTEMPT), attempts)
         rebuild(connection)  # rows inserted around the app's write path are counted again
     with Session(engine) as db:
-        prepare(db, course)
+        sync_tally_basis(db, course)
     statements = []
 
     def count(conn, cursor, statement, parameters, context, executemany):
@@ -261,7 +269,7 @@ def _new_first_try(engine, course, qid: str = "facil") -> None:
         )
         db.add(attempt)
         db.flush()
-        record_in_aggregates(db, [attempt])
+        record_in_tallies(db, [attempt])
         db.commit()
 
 

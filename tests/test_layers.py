@@ -94,3 +94,65 @@ def test_every_slow_test_named_in_the_markers_exists() -> None:
         if name and name not in defined:
             missing.append(entry)
     assert missing == []
+
+
+def _app_modules(*skip: str):
+    for path in sorted((PROJECT_ROOT / "app").rglob("*.py")):
+        relative = path.relative_to(PROJECT_ROOT).as_posix()
+        if not relative.startswith(skip):
+            yield relative, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_table_handles_are_defined_once_next_to_their_models() -> None:
+    """A Core table is taken once, in app/platform/models/, never again by ``__table__`` or
+    ``metadata.tables[...]`` where it is used."""
+    found = [
+        f"{name}:{node.lineno}"
+        for name, tree in _app_modules("app/platform/models/")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and (
+            node.attr == "__table__" or (node.attr == "tables" and "metadata" in ast.unparse(node))
+        )
+    ]
+    assert found == []
+
+
+def test_every_table_is_a_model_of_one_feature_module_with_its_handle_beside_it() -> None:
+    from sqlalchemy import Table
+    from sqlmodel import SQLModel
+
+    import app.platform.models as models
+
+    owners = {
+        model.__tablename__: model.__module__
+        for name in models.__all__
+        if isinstance(model := getattr(models, name), type)
+        and issubclass(model, SQLModel)
+        and "__table__" in vars(model)
+    }
+    assert set(owners) == set(SQLModel.metadata.tables)
+    assert all(module.startswith("app.platform.models.") for module in owners.values())
+    for name in models.__all__:
+        if isinstance(handle := getattr(models, name), Table):
+            assert SQLModel.metadata.tables[handle.name] is handle, name
+    for path in sorted((PROJECT_ROOT / "app" / "platform" / "models").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+        taken = {
+            node.args[0].id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "table"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+        }
+        assert taken <= classes, f"{path.name}: handles of models defined elsewhere"
+
+
+def test_the_schema_holds_no_json_shape() -> None:
+    """The API's JSON shapes (``*Public``, the export) live with the API, not with the tables."""
+    import app.platform.models as models
+
+    assert [name for name in models.__all__ if name.endswith(("Public", "Export"))] == []

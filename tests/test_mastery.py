@@ -18,7 +18,7 @@ from app.learning.mastery import (
     rebuild_mastery,
 )
 from app.platform.db import make_engine
-from app.platform.models import Attempt, Learner
+from app.platform.models import ATTEMPT, LEARNER, Attempt
 from tests.support.answers import record_attempt
 from tests.support.app import REPO_LESSONS
 from tests.support.cli import run
@@ -185,8 +185,8 @@ def test_ten_thousand_learners_mastery_reads_the_kept_rows_in_two_statements(set
         for minute, question in enumerate((first, second))
     ]
     with engine.begin() as connection:
-        connection.execute(insert(Learner.__table__), learners)
-        connection.execute(insert(Attempt.__table__), attempts)
+        connection.execute(insert(LEARNER), learners)
+        connection.execute(insert(ATTEMPT), attempts)
         rebuild_mastery(connection, concept_tags(COURSE))  # inserted around the write path
     statements = []
 

@@ -23,9 +23,6 @@ from sqlmodel import Session
 from app.content.course import load_course
 from app.learning.learners import delete_learner, merge_learner
 from app.learning.mastery import (
-    KEPT,
-    TAG,
-    TALLY,
     concept_tags,
     course_mastery,
     in_sync,
@@ -37,7 +34,17 @@ from app.learning.mastery import (
 )
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
-from app.platform.models import Attempt, ClassMember, Classroom, Learner
+from app.platform.models import (
+    ATTEMPT,
+    KEPT_MASTERY,
+    LEARNER,
+    MASTERY_TAG,
+    MASTERY_TALLY,
+    Attempt,
+    ClassMember,
+    Classroom,
+    Learner,
+)
 from tests.support.app import db_rows
 from tests.support.html import csrf_from, soup, text
 from tests.support.learning import (
@@ -86,8 +93,8 @@ def by_slug(rows):
 def kept_rows(engine) -> list[tuple]:
     """Every ``kept_mastery`` row, then every ``mastery_tally`` row."""
     with engine.connect() as connection:
-        rows = select(KEPT).order_by(KEPT.c.learner_id, KEPT.c.concept)
-        tally = select(TALLY).order_by(TALLY.c.concept)
+        rows = select(KEPT_MASTERY).order_by(KEPT_MASTERY.c.learner_id, KEPT_MASTERY.c.concept)
+        tally = select(MASTERY_TALLY).order_by(MASTERY_TALLY.c.concept)
         return [tuple(row) for row in connection.execute(rows)] + [
             tuple(row) for row in connection.execute(tally)
         ]
@@ -299,9 +306,9 @@ def test_the_migration_counts_the_attempts_already_stored_and_walks_down_and_up(
     engine = make_engine(url)
     try:
         with engine.begin() as connection:
-            connection.execute(insert(Learner.__table__), [{"id": LEARNERS[0], "created_at": T0}])
+            connection.execute(insert(LEARNER), [{"id": LEARNERS[0], "created_at": T0}])
             connection.execute(
-                insert(Attempt.__table__),
+                insert(ATTEMPT),
                 [
                     {
                         "learner_id": LEARNERS[0],
@@ -333,7 +340,7 @@ def test_the_migration_counts_the_attempts_already_stored_and_walks_down_and_up(
         upgrade(url)
         assert kept_rows(engine) == rows
         with engine.connect() as connection:
-            assert connection.execute(select(TAG)).all()
+            assert connection.execute(select(MASTERY_TAG)).all()
     finally:
         engine.dispose()
 

@@ -14,13 +14,13 @@ from sqlmodel import Session
 from app.content.course import load_course
 from app.content.quiz import Question
 from app.learning import review
-from app.learning.learners import export_learner, merge_learner
+from app.learning.learners import learner_data, merge_learner
 from app.learning.mastery import concept_tags
 from app.main import create_app
 from app.platform.auth import Passwords
 from app.platform.db import make_engine
 from app.platform.migrate import upgrade
-from app.platform.models import Attempt, ReviewCard
+from app.platform.models import REVIEW_CARD, Attempt, ReviewCard
 from tests.support.accounts import (
     PASSWORD,
     instructor,
@@ -94,7 +94,7 @@ def test_a_first_try_miss_is_due_in_ten_minutes(db):
 
 def test_a_right_first_try_moves_out_by_fsrs_intervals(db):
     store(db, "a" * 32, True, T0, "k" * 16)
-    (card,) = db.exec(ReviewCard.__table__.select()).all()
+    (card,) = db.exec(REVIEW_CARD.select()).all()
     assert card.due.replace(tzinfo=UTC) == T0 + timedelta(days=2)
     assert due_ids(db, "a" * 32, T0 + timedelta(days=1, hours=23)) == []
     store(db, "a" * 32, True, T0 + timedelta(days=2), "l" * 16)
@@ -313,7 +313,8 @@ def test_export_and_delete_include_the_cards(client, settings):
 
 
 def test_export_of_a_learner_without_cards_has_an_empty_list(db):
-    assert export_learner(db, "z" * 32).review_cards == []
+    data = learner_data(db, "z" * 32)
+    assert data is not None and data.review_cards == []
 
 
 def test_the_attempts_csv_tells_review_answers_apart(client, settings, frozen):
@@ -426,13 +427,13 @@ def test_the_replay_makes_the_cards_the_app_kept_answer_by_answer(db):
         store(db, who * 32, correct, at, f"{n:02d}" + "k" * 14, question=question)
 
     def cards() -> list[tuple]:
-        rows = db.exec(sa.select(ReviewCard.__table__).order_by("learner_id", "question_id"))
+        rows = db.exec(sa.select(REVIEW_CARD).order_by("learner_id", "question_id"))
         return [tuple(row) for row in rows]
 
     kept = cards()
     assert len(kept) == 4
     connection = db.connection()
-    connection.execute(sa.delete(ReviewCard.__table__))
+    connection.execute(sa.delete(REVIEW_CARD))
     assert review.replay(connection, batch=3) == 4
     db.commit()
     assert cards() == kept

@@ -1,7 +1,7 @@
 """The analytics floor: what instructors read about a course and its learners.
 
 - :mod:`app.analytics.dashboard`: the funnel and per-question figures, from the tallies
-  :mod:`app.learning.aggregates` keeps with each answer;
+  :mod:`app.learning.tallies` keeps with each answer;
 - :mod:`app.analytics.dashboard_cache`: the dashboard kept per course version;
 - :mod:`app.analytics.dashboard_view`: the dashboard as the page shows it (typed views: shares,
   labels that agree with their counts, plural texts), so the template computes nothing;

@@ -1,51 +1,34 @@
-"""The instructor dashboard's figures, read from the aggregates kept as answers are written.
+"""The instructor dashboard's figures, read from the tallies kept as answers are written.
 
-For every learner the figures come from ``app/learning/aggregates.py``'s counters: the rows read
-are bounded by the number of lessons, questions, scores and answers, plus at most the two
-27% groups' boundary learners of each question, so the page costs about the same with ten
-learners or ten thousand. A class's figures come from its learners' ``first_try`` rows,
-judged in Python by the same rules (:func:`python_funnel`, :func:`python_items`). The rules
-are in ``app/learning/rules.py``; the judgement of the figures in
-``app/analytics/item_analysis.py``.
+For every learner the figures come from the tallies' counters (``app/learning/tallies/``):
+the rows read are bounded by the number of lessons, questions, scores and answers, plus at
+most the two 27% groups' boundary learners of each question, so the page costs about the
+same with ten learners or ten thousand. A class's figures come from its learners'
+``first_try`` rows, judged in Python by the same rules (:func:`python_funnel`,
+:func:`python_items`). The rules are in ``app/learning/rules.py``; the judgement of the
+figures in ``app/analytics/item_analysis.py``.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import case, func, select, tuple_, union_all
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from app.analytics.item_analysis import ItemStats, OptionCounts
 from app.content.course import Course
-from app.learning.aggregates import (
-    FIELD,
-    LEARNER_TALLY,
-    LESSON,
-    LINE,
-    QUESTION,
-    SCORE,
-    Basis,
-    State,
-    Try,
-    course_score,
-    read_basis,
-    stored_states,
-    sync_basis,
-)
 from app.learning.classes import class_learners, in_class
 from app.learning.rules import group_size, is_done, ranked
+from app.learning.tallies.codec import count_answers, join_answers
+from app.learning.tallies.fold import Basis, QuestionHistory, State, course_score
+from app.learning.tallies.rebuild import sync_basis
+from app.learning.tallies.write import read_basis, stored_states
 from app.platform.db import begin_write
-from app.platform.models import Attempt, Learner, WalkRecord
-
-# SQLAlchemy Core selects over the tables, run with Session.execute (typed for them).
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
-WALK = SQLModel.metadata.tables[WalkRecord.__tablename__]
-LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
+from app.platform.models import LEARNER_TALLY, LESSON_TALLY, QUESTION_TALLY, SCORE_TALLY, WALK
 
 
 @dataclass(frozen=True)
@@ -87,11 +70,12 @@ def current_versions(course: Course) -> list[tuple[str, str, str]]:
     ]
 
 
-def prepare(db: Session, course: Course) -> None:
-    """Make the course's current question versions the aggregates' basis (committed).
+def sync_tally_basis(db: Session, course: Course) -> None:
+    """Make the course's current question versions the tallies' basis (committed).
 
     Cheap when nothing changed; after a question is edited, added or removed, the
-    score-dependent counters are recounted once (see :func:`app.learning.aggregates.sync_basis`).
+    score-dependent counters are recounted once
+    (:func:`app.learning.tallies.rebuild.sync_basis`).
     """
     versions = current_versions(course)
     if Basis(frozenset(versions)) == read_basis(db.connection()):
@@ -132,16 +116,16 @@ def funnel(db: Session, course: Course, class_id: int | None = None) -> list[Fun
     """Per lesson, in course order: learners who started it and learners who completed it.
 
     Completion follows the learner's own rule (:func:`app.learning.rules.is_done`). Every learner:
-    read from ``lesson_tally`` (after :func:`prepare`); ``class_id``: only that class's
+    read from ``lesson_tally`` (after :func:`sync_tally_basis`); ``class_id``: only that class's
     learners, judged in Python from their ``first_try`` rows.
     """
     if class_id is not None:
         return python_funnel(class_states(db, class_id), course)
-    prepare(db, course)
+    sync_tally_basis(db, course)
     found = {
         slug: (started, completed)
         for slug, started, completed in db.execute(
-            select(LESSON.c.lesson_slug, LESSON.c.started, LESSON.c.completed)
+            select(LESSON_TALLY.c.lesson_slug, LESSON_TALLY.c.started, LESSON_TALLY.c.completed)
         )
     }
     return [
@@ -161,7 +145,7 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
     """The funnel judged in Python from learners' states (the rules of ``app/learning/rules.py``).
 
     Args:
-        states: learner id → state (see :func:`app.learning.aggregates.fold`).
+        states: learner id → state (see :func:`app.learning.tallies.fold.fold`).
         course: the course as it is now.
 
     Returns:
@@ -216,7 +200,7 @@ def python_items(states: Mapping[str, State], course: Course) -> dict[tuple[str,
     return out
 
 
-def _cells(tries: list[Try]) -> list[tuple[str, int, int]]:
+def _cells(tries: list[QuestionHistory]) -> list[tuple[str, int, int]]:
     """First tries as ``(chosen, learners, rights)`` cells, one learner each."""
     return [(t.chosen, 1, int(t.correct)) for t in tries]
 
@@ -253,10 +237,10 @@ def item_stats(
 ) -> dict[tuple[str, str], ItemStats]:
     """Every current question's item analysis, by ``(lesson slug, question id)``.
 
-    Every learner: from ``question_tally`` and ``score_tally`` (after :func:`prepare`),
-    plus the ``learner_tally`` rows of the learners whose score is cut by the edge of a 27%
-    group (one query; they are taken by learner id). ``class_id``: only that class's
-    learners (the groups are then the class's), judged in Python.
+    Every learner: from ``question_tally`` and ``score_tally`` (after
+    :func:`sync_tally_basis`), plus the ``learner_tally`` rows of the learners whose score is
+    cut by the edge of a 27% group (one query; they are taken by learner id). ``class_id``:
+    only that class's learners (the groups are then the class's), judged in Python.
 
     Returns:
         The figures of each question; a question nobody answered has zeros.
@@ -266,29 +250,9 @@ def item_stats(
     versions = current_versions(course)
     if not versions:
         return {}
-    prepare(db, course)
-    attempts = {
-        (slug, qid): n
-        for slug, qid, n in db.execute(
-            select(QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.attempts).where(
-                tuple_(
-                    QUESTION.c.lesson_slug, QUESTION.c.question_id, QUESTION.c.question_hash
-                ).in_(versions)
-            )
-        )
-    }
-    buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    for slug, qid, score, chosen, learners, rights in db.execute(
-        select(
-            SCORE.c.lesson_slug,
-            SCORE.c.question_id,
-            SCORE.c.score,
-            SCORE.c.chosen,
-            SCORE.c.learners,
-            SCORE.c.rights,
-        ).where(SCORE.c.learners > 0)
-    ):
-        buckets[(slug, qid)][score].append((chosen, learners, rights))
+    sync_tally_basis(db, course)
+    attempts = _attempt_counts(db, versions)
+    buckets = _score_buckets(db)
     plans = {}
     for lesson in course.lessons:
         for question in lesson.questions.values():
@@ -297,32 +261,7 @@ def item_stats(
             k = group_size(sum(n for cells in by_score.values() for _, n, _ in cells))
             plans[key] = (by_score, _plan(by_score, k, top=True), _plan(by_score, k, top=False))
     edges = {edge[0] for _, *groups in plans.values() for _, edge in groups if edge}
-    on_edge: dict[int, list[str]] = defaultdict(list)
-    if edges:
-        for score, answers in db.execute(
-            select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
-            .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
-            .order_by(LEARNER_TALLY.c.learner_id)
-        ):
-            on_edge[score].append(answers)
-    joined = {score: LINE + (LINE + LINE).join(rows) + LINE for score, rows in on_edge.items()}
-
-    def edge_cells(key, edge, top: bool) -> list:
-        """The first learners by id (the last, for the bottom) in the edge's bucket, counted.
-
-        Each learner's answers hold at most one line per question, so the matches of the
-        question's line in the bucket's answers, in order, are its learners in id order.
-        """
-        if edge is None:
-            return []
-        score, wanted = edge
-        line = re.compile(
-            re.escape(LINE + FIELD.join(key) + FIELD) + f"([^{FIELD}{LINE}]*){FIELD}([01]){LINE}"
-        )
-        found = line.findall(joined[score])
-        counted = Counter(found[:wanted] if top else found[-wanted:])
-        return [(chosen, n, n * int(right)) for (chosen, right), n in counted.items()]
-
+    edge_cells = _edge_answers(db, edges)
     out = {}
     for lesson in course.lessons:
         for question in lesson.questions.values():
@@ -337,6 +276,66 @@ def item_stats(
                 question,
             )
     return out
+
+
+# (question, edge ``(score, how many)`` or None, top group?) → the edge's cells.
+EdgeCells = Callable[[tuple[str, str], tuple[int, int] | None, bool], list]
+
+
+def _attempt_counts(
+    db: Session, versions: list[tuple[str, str, str]]
+) -> dict[tuple[str, str], int]:
+    """Attempts at each question's current version (``question_tally``)."""
+    q = QUESTION_TALLY.c
+    return {
+        (slug, qid): n
+        for slug, qid, n in db.execute(
+            select(q.lesson_slug, q.question_id, q.attempts).where(
+                tuple_(q.lesson_slug, q.question_id, q.question_hash).in_(versions)
+            )
+        )
+    }
+
+
+def _score_buckets(db: Session) -> dict[tuple[str, str], dict[int, list]]:
+    """``score_tally`` as question → learners' score → ``(chosen, learners, rights)`` cells."""
+    t = SCORE_TALLY.c
+    buckets: dict[tuple[str, str], dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    for slug, qid, score, chosen, learners, rights in db.execute(
+        select(t.lesson_slug, t.question_id, t.score, t.chosen, t.learners, t.rights).where(
+            t.learners > 0
+        )
+    ):
+        buckets[(slug, qid)][score].append((chosen, learners, rights))
+    return buckets
+
+
+def _edge_answers(db: Session, edges: set[int]) -> EdgeCells:
+    """Read the answers of the learners whose score is an edge of a group (one query, in
+    learner id order), and return how to count a question's cells on one edge.
+
+    The returned function takes the question, the edge ``(score, how many)`` or ``None``, and
+    whether the group is the top one: the first learners by id (the last, for the bottom) of
+    that score, counted as ``(chosen, learners, rights)`` cells.
+    """
+    on_edge: dict[int, list[str]] = defaultdict(list)
+    if edges:
+        for score, answers in db.execute(
+            select(LEARNER_TALLY.c.score, LEARNER_TALLY.c.answers)
+            .where(LEARNER_TALLY.c.score.in_(sorted(edges)))
+            .order_by(LEARNER_TALLY.c.learner_id)
+        ):
+            on_edge[score].append(answers)
+    joined = {score: join_answers(rows) for score, rows in on_edge.items()}
+
+    def edge_cells(key: tuple[str, str], edge: tuple[int, int] | None, top: bool) -> list:
+        if edge is None:
+            return []
+        score, wanted = edge
+        counted = count_answers(joined[score], key, wanted, top)
+        return [(chosen, n, n * int(right)) for (chosen, right), n in counted.items()]
+
+    return edge_cells
 
 
 def _plan(by_score: dict[int, list], k: int, top: bool) -> tuple[list, tuple[int, int] | None]:

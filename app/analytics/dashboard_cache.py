@@ -26,7 +26,7 @@ from app.analytics.dashboard import (
     current_versions,
     funnel,
     item_stats,
-    prepare,
+    sync_tally_basis,
     tree_walks,
 )
 from app.analytics.item_analysis import ItemStats, OptionCounts
@@ -57,15 +57,15 @@ class Figures:
 
 
 def compute(db: Session, course: Course, now: datetime, class_id: int | None = None) -> Figures:
-    """Compute every figure now from the kept aggregates (see ``app/analytics/dashboard.py``).
+    """Compute every figure now from the kept tallies (see ``app/analytics/dashboard.py``).
 
     ``class_id``: only that class's learners. Class figures are not stored: a class is a
     small part of the learners, and its figures change as soon as someone joins or leaves.
     May commit ``db`` (when the course's question versions changed, see
-    :func:`app.analytics.dashboard.prepare`).
+    :func:`app.analytics.dashboard.sync_tally_basis`).
     """
     if class_id is None:
-        prepare(db, course)  # once, before the figures' reads
+        sync_tally_basis(db, course)  # once, before the figures' reads
     return Figures(
         activity(db, now, class_id),
         tuple(funnel(db, course, class_id)),

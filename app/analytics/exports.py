@@ -38,11 +38,12 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, and_, case, func, literal, select, true, tuple_, union_all
 from sqlmodel import Session
 
-from app.analytics.dashboard import ATTEMPT, LEARNER, current_versions
+from app.analytics.dashboard import current_versions
 from app.content.course import Course
 from app.learning.classes import class_learners
 from app.learning.grading import LessonStatus
 from app.learning.rules import done_sql, first_try_order
+from app.platform.models import ATTEMPT, LEARNER
 
 ATTEMPT_COLUMNS = (
     "tentativa",

@@ -2,35 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.learning.aggregates import recount_learners
 from app.learning.mastery import recount_mastery
 from app.learning.review import delete_cards, learner_cards, merge_cards
 from app.learning.store import Place, ensure_learner, set_place
+from app.learning.tallies.write import recount_learners
 from app.platform.db import begin_write
 from app.platform.models import (
     Account,
-    AccountPublic,
     Attempt,
-    AttemptPublic,
     ClassMember,
     Classroom,
     ClassStaff,
     Learner,
-    LearnerExport,
-    LearnerPublic,
     LessonDraft,
     LessonRevision,
-    MembershipPublic,
-    ReviewCardPublic,
-    SessionPublic,
-    WalkPublic,
+    ReviewCard,
     WalkRecord,
     WebSession,
-    utcnow,
 )
 from app.platform.sessions import end_sessions_of
 
@@ -132,22 +127,29 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     db.commit()
 
 
-def export_learner(db: Session, learner_id: str | None) -> LearnerExport:
-    """Gather everything stored about ``learner_id`` (LGPD access request).
+@dataclass(frozen=True)
+class LearnerData:
+    """Everything stored about one learner, as rows (the web floor shapes it as JSON).
 
-    Args:
-        db: an open session.
-        learner_id: the learner, or None for a visitor who stored nothing (no query runs).
-
-    Returns:
-        The learner row, the account (without the password hash), every attempt, every walk,
-        the review cards, the classes joined and the sessions' expiry; empty parts for a
-        learner who stored nothing yet.
+    Attributes:
+        classes: ``(class name, joined at)`` of each class joined, oldest first.
+        review_cards: soonest due first.
     """
+
+    learner: Learner | None
+    account: Account | None
+    attempts: list[Attempt]
+    walks: list[WalkRecord]
+    sessions: list[WebSession]
+    classes: list[tuple[str, datetime]]
+    review_cards: list[ReviewCard]
+
+
+def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
+    """Gather everything stored about ``learner_id`` (LGPD access request); ``None`` for a
+    visitor who stored nothing (no query runs). Attempts and walks oldest first."""
     if not learner_id:
-        return LearnerExport(
-            exported_at=utcnow(), learner=None, account=None, attempts=[], walks=[], sessions=[]
-        )
+        return None
     learner = db.get(Learner, learner_id)
     account = account_of(db, learner_id)
     attempts = db.exec(
@@ -167,20 +169,14 @@ def export_learner(db: Session, learner_id: str | None) -> LearnerExport:
         .where(ClassMember.learner_id == learner_id)
         .order_by(col(ClassMember.joined_at))
     )
-    return LearnerExport(
-        exported_at=utcnow(),
-        learner=LearnerPublic.model_validate(learner, from_attributes=True) if learner else None,
-        account=AccountPublic(username=account.username, created_at=account.created_at)
-        if account
-        else None,
-        attempts=[AttemptPublic.model_validate(a, from_attributes=True) for a in attempts],
-        walks=[WalkPublic.from_walk(walk) for walk in walks],
-        sessions=[SessionPublic(expires_at=s.expires_at) for s in sessions],
-        classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in joined],
-        review_cards=[
-            ReviewCardPublic.model_validate(card, from_attributes=True)
-            for card in learner_cards(db, learner_id)
-        ],
+    return LearnerData(
+        learner=learner,
+        account=account,
+        attempts=list(attempts),
+        walks=list(walks),
+        sessions=list(sessions),
+        classes=[(name, when) for name, when in joined],
+        review_cards=learner_cards(db, learner_id),
     )
 
 

@@ -13,7 +13,7 @@ the instructor dashboard the sums (a class: the mean of its learners' rows), wit
 ranking the attempt table. The tags the rows were counted with are kept in ``mastery_tag``;
 when the course's tags differ (a question tagged, untagged, added or removed), the rows are
 computed again from ``attempt`` by the rule in SQL (:func:`sync_mastery`, run by the
-dashboard as :func:`app.learning.aggregates.sync_basis` is). Deleting or moving attempts
+dashboard as :func:`app.learning.tallies.rebuild.sync_basis` is). Deleting or moving attempts
 recounts their learners (:func:`recount_mastery`). The SQL of the rule
 (:func:`reference_learner_mastery`, :func:`reference_course_mastery`) stays the reference the
 tests compare the kept figures with.
@@ -45,25 +45,21 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from app.content.course import Course
 from app.content.glossary import Term
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.learning.aggregates import LEARNER, LearnerAnswer, utc
 from app.learning.classes import in_class
+from app.learning.tallies.fold import LearnerAnswer, utc
 from app.platform.db import begin_write
-from app.platform.models import Attempt, KeptMastery, MasteryTag, MasteryTally
+from app.platform.models import ATTEMPT, KEPT_MASTERY, LEARNER, MASTERY_TAG, MASTERY_TALLY
 
 LAST_N = 10
 DECAY = 0.8
 WEIGHTS = tuple(DECAY**i for i in range(LAST_N))  # newest answer first
 
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
-KEPT = SQLModel.metadata.tables[KeptMastery.__tablename__]
-TAG = SQLModel.metadata.tables[MasteryTag.__tablename__]
-TALLY = SQLModel.metadata.tables[MasteryTally.__tablename__]
 UNITS = 10**12  # ``mastery_tally.units`` per whole mastery
 
 # (lesson slug, question id) → the concepts it is tagged with (glossary terms only).
@@ -264,7 +260,9 @@ def _over_learners(found: list[Concept], rows: Iterable[Any]) -> list[ConceptMas
 def in_sync(db: Session | Connection, tags: Tags) -> bool:
     """Whether ``kept_mastery`` was counted with ``tags`` (one query)."""
     connection = db.connection() if isinstance(db, Session) else db
-    stored = connection.execute(select(TAG.c.lesson_slug, TAG.c.question_id, TAG.c.concept))
+    stored = connection.execute(
+        select(MASTERY_TAG.c.lesson_slug, MASTERY_TAG.c.question_id, MASTERY_TAG.c.concept)
+    )
     return {tuple(row) for row in stored} == _tag_rows(tags)
 
 
@@ -280,8 +278,8 @@ def learner_mastery(db: Session, course: Course, learner_id: str) -> list[Concep
     rows = {
         concept: (mastery, answers)
         for concept, mastery, answers in db.execute(
-            select(KEPT.c.concept, KEPT.c.mastery, KEPT.c.answers).where(
-                KEPT.c.learner_id == learner_id
+            select(KEPT_MASTERY.c.concept, KEPT_MASTERY.c.mastery, KEPT_MASTERY.c.answers).where(
+                KEPT_MASTERY.c.learner_id == learner_id
             )
         )
     }
@@ -308,9 +306,12 @@ def course_mastery(
     prepare_mastery(db, course)
     if class_id is None:
         tallied = db.execute(
-            select(TALLY.c.concept, TALLY.c.units, TALLY.c.answers, TALLY.c.learners).where(
-                TALLY.c.learners > 0
-            )
+            select(
+                MASTERY_TALLY.c.concept,
+                MASTERY_TALLY.c.units,
+                MASTERY_TALLY.c.answers,
+                MASTERY_TALLY.c.learners,
+            ).where(MASTERY_TALLY.c.learners > 0)
         )
         rows: Iterable[Any] = [
             (concept, units / UNITS / learners, answers, learners)
@@ -318,9 +319,14 @@ def course_mastery(
         ]
     else:
         rows = db.execute(
-            select(KEPT.c.concept, func.avg(KEPT.c.mastery), func.sum(KEPT.c.answers), func.count())
-            .where(in_class(KEPT.c.learner_id, class_id))
-            .group_by(KEPT.c.concept)
+            select(
+                KEPT_MASTERY.c.concept,
+                func.avg(KEPT_MASTERY.c.mastery),
+                func.sum(KEPT_MASTERY.c.answers),
+                func.count(),
+            )
+            .where(in_class(KEPT_MASTERY.c.learner_id, class_id))
+            .group_by(KEPT_MASTERY.c.concept)
         )
     return _over_learners(found, rows)
 
@@ -358,18 +364,19 @@ def rebuild_mastery(db: Session | Connection, tags: Tags) -> None:
         connection.exec_driver_sql(
             "LOCK TABLE mastery_tag, kept_mastery, mastery_tally IN EXCLUSIVE MODE"
         )
-    connection.execute(delete(TAG))
+    connection.execute(delete(MASTERY_TAG))
     rows = sorted(_tag_rows(tags))
     if rows:
         connection.execute(
-            insert(TAG), [{"lesson_slug": s, "question_id": q, "concept": c} for s, q, c in rows]
+            insert(MASTERY_TAG),
+            [{"lesson_slug": s, "question_id": q, "concept": c} for s, q, c in rows],
         )
-    connection.execute(delete(KEPT))
-    connection.execute(delete(TALLY))
+    connection.execute(delete(KEPT_MASTERY))
+    connection.execute(delete(MASTERY_TALLY))
     sums = _recount(connection, None)
     if sums:
         connection.execute(
-            insert(TALLY),
+            insert(MASTERY_TALLY),
             [
                 {"concept": c, "learners": n, "answers": a, "units": u}
                 for c, (n, a, u) in sorted(sums.items())
@@ -388,9 +395,11 @@ def recount_mastery(db: Session | Connection, learner_ids: Iterable[str]) -> Non
     if not ids:
         return
     old = connection.execute(
-        select(KEPT.c.concept, KEPT.c.mastery, KEPT.c.answers).where(KEPT.c.learner_id.in_(ids))
+        select(KEPT_MASTERY.c.concept, KEPT_MASTERY.c.mastery, KEPT_MASTERY.c.answers).where(
+            KEPT_MASTERY.c.learner_id.in_(ids)
+        )
     ).all()
-    connection.execute(delete(KEPT).where(KEPT.c.learner_id.in_(ids)))
+    connection.execute(delete(KEPT_MASTERY).where(KEPT_MASTERY.c.learner_id.in_(ids)))
     sums = _recount(connection, ids)
     for concept, mastery, answers in old:
         _count_in(sums, concept, -1, -answers, -units_of(mastery))
@@ -426,21 +435,25 @@ def _add_to_tally(connection: Connection, sums: Sums) -> None:
     dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
     stmt = _ADD.get(dialect)
     if stmt is None:
-        upsert = (postgresql if dialect == "postgresql" else sqlite).insert(TALLY)
+        upsert = (postgresql if dialect == "postgresql" else sqlite).insert(MASTERY_TALLY)
         stmt = upsert.on_conflict_do_update(
             index_elements=["concept"],
-            set_={v: TALLY.c[v] + upsert.excluded[v] for v in ("learners", "answers", "units")},
+            set_={
+                v: MASTERY_TALLY.c[v] + upsert.excluded[v] for v in ("learners", "answers", "units")
+            },
         )
         _ADD[dialect] = stmt
     connection.execute(stmt, rows)
     if any(learners < 0 for learners, _, _ in sums.values()):
-        connection.execute(delete(TALLY).where(TALLY.c.learners <= 0))
+        connection.execute(delete(MASTERY_TALLY).where(MASTERY_TALLY.c.learners <= 0))
 
 
 def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> Sums:
     """Insert the rows of ``learner_ids`` (every learner for ``None``) from their last
     answers, ranked in SQL with the kept tags; return what they add to each concept's sums."""
-    ranked = _ranked(TAG, None if learner_ids is None else ATTEMPT.c.learner_id.in_(learner_ids))
+    ranked = _ranked(
+        MASTERY_TAG, None if learner_ids is None else ATTEMPT.c.learner_id.in_(learner_ids)
+    )
     query = (
         select(
             ranked.c.learner_id,
@@ -468,12 +481,12 @@ def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> Sums:
             done()
             pair, entries = (learner_id, concept), []
             if len(batch) >= 5000:
-                connection.execute(insert(KEPT), batch)
+                connection.execute(insert(KEPT_MASTERY), batch)
                 batch = []
         entries.append((_stamp(created_at), attempt_id, int(bool(correct))))
     done()
     if batch:
-        connection.execute(insert(KEPT), batch)
+        connection.execute(insert(KEPT_MASTERY), batch)
     return sums
 
 
@@ -511,7 +524,7 @@ def _upsert(connection: Connection) -> Insert:
     dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
     cached = _UPSERTS.get(dialect)
     if cached is None:
-        stmt = (postgresql if dialect == "postgresql" else sqlite).insert(KEPT)
+        stmt = (postgresql if dialect == "postgresql" else sqlite).insert(KEPT_MASTERY)
         cached = stmt.on_conflict_do_update(
             index_elements=["learner_id", "concept"],
             set_={v: stmt.excluded[v] for v in ("recent", "mastery", "answers")},
@@ -552,13 +565,13 @@ def record_in_mastery(
     connection = db.connection() if isinstance(db, Session) else db
     learners = sorted({learner for learner, _ in new})
     read = (
-        select(LEARNER.c.id, KEPT.c.concept, KEPT.c.recent, KEPT.c.mastery)
+        select(LEARNER.c.id, KEPT_MASTERY.c.concept, KEPT_MASTERY.c.recent, KEPT_MASTERY.c.mastery)
         .select_from(
             LEARNER.outerjoin(
-                KEPT,
+                KEPT_MASTERY,
                 and_(
-                    KEPT.c.learner_id == LEARNER.c.id,
-                    KEPT.c.concept.in_(sorted({concept for _, concept in new})),
+                    KEPT_MASTERY.c.learner_id == LEARNER.c.id,
+                    KEPT_MASTERY.c.concept.in_(sorted({concept for _, concept in new})),
                 ),
             )
         )

@@ -12,7 +12,6 @@ from app.content.page_ids import QUIZ_ANCHOR, question_anchor
 from app.i18n import gettext
 from app.learning.grading import LessonProgress, course_percent, lesson_progress, question_records
 from app.learning.state import CardRow, LearnerState, Place
-from app.platform.models import LessonProgressPublic, PlacePublic, ProgressPublic, WalkPublic
 
 
 @dataclass(frozen=True)
@@ -131,28 +130,3 @@ def resume_at(course: Course, place: Place | None) -> Resume | None:
     titles = section_titles(lesson)
     section = place.section if place.section in titles else None
     return Resume(lesson, section, titles.get(section) if section else None)
-
-
-def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPublic:
-    """Build the JSON shape of a learner's progress (lessons, finished walks, place)."""
-    lessons = [
-        LessonProgressPublic(
-            slug=p.slug,
-            title=lesson.meta.title_text,
-            status=p.status.value,
-            right=p.right,
-            total=p.total,
-            first_try_right=p.first_try_right,
-            attempts=p.attempts,
-        )
-        for lesson, p in progress.rows
-    ]
-    resume = progress.resume
-    return ProgressPublic(
-        percent=progress.percent,
-        lessons=lessons,
-        walks=[WalkPublic.from_walk(walk) for walk in state.walks],
-        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume.url)
-        if resume
-        else None,
-    )

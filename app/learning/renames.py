@@ -3,7 +3,7 @@
 Every row that names a lesson by its slug moves to the new slug, in the caller's transaction
 (the editor's publication, so the file and the rows change together or not at all):
 attempts, review cards, class due dates, learners' places, and the dashboard's aggregates
-(recounted from the moved attempts by :func:`app.learning.aggregates.rebuild`, the same
+(recounted from the moved attempts by :func:`app.learning.tallies.rebuild.rebuild`, the same
 code the migration that made them runs). Kept mastery per concept does not name lessons:
 its tags move to the new slug, and only learners who had attempts under the new slug
 already are recounted (:func:`app.learning.mastery.recount_mastery`). The change is
@@ -21,14 +21,18 @@ from collections.abc import Callable
 from sqlalchemy import Table, and_, delete, exists, func, select, update
 from sqlmodel import Session, col
 
-from app.learning.aggregates import ATTEMPT, BASIS, LEARNER, rebuild
-from app.learning.mastery import TAG, recount_mastery
-from app.platform.models import ClassDue, LessonRename, ReviewCard
+from app.learning.mastery import recount_mastery
+from app.learning.tallies.rebuild import rebuild
+from app.platform.models import (
+    ATTEMPT,
+    CLASS_DUE,
+    LEARNER,
+    MASTERY_TAG,
+    REVIEW_CARD,
+    TALLY_BASIS,
+    LessonRename,
+)
 
-# SQLModel sets ``__table__`` on each table class; its types do not declare it (the attempt
-# and learner handles come from app.learning.aggregates, which says the same).
-CARD = ReviewCard.__table__  # type: ignore[attr-defined]
-DUE = ClassDue.__table__  # type: ignore[attr-defined]
 MAX_HOPS = 50  # a chain of renames longer than this is not followed
 
 
@@ -59,10 +63,10 @@ def carry_progress(
     ).scalars()
     recount = list(joining)
     db.execute(update(ATTEMPT).where(ATTEMPT.c.lesson_slug == old).values(lesson_slug=new))
-    _move_keyed(db, CARD, ("learner_id", "question_id"), old, new)
-    _move_keyed(db, DUE, ("class_id",), old, new)
-    _move_keyed(db, BASIS, ("question_id",), old, new)
-    _move_keyed(db, TAG, ("question_id", "concept"), old, new)
+    _move_keyed(db, REVIEW_CARD, ("learner_id", "question_id"), old, new)
+    _move_keyed(db, CLASS_DUE, ("class_id",), old, new)
+    _move_keyed(db, TALLY_BASIS, ("question_id",), old, new)
+    _move_keyed(db, MASTERY_TAG, ("question_id", "concept"), old, new)
     db.execute(update(LEARNER).where(LEARNER.c.place_lesson == old).values(place_lesson=new))
     rebuild(db)
     recount_mastery(db, recount)

@@ -23,16 +23,16 @@ from typing import Any, Protocol
 
 from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy import ColumnElement, Connection, Row, delete, func, literal, or_, tuple_, update
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, col, select
 
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.learning.aggregates import LearnerAnswer, upsert
 from app.learning.grading import AttemptFact
 from app.learning.state import CardRow
-from app.platform.db import tuple_in
-from app.platform.models import Attempt, Learner, ReviewCard
+from app.learning.tallies.fold import LearnerAnswer
+from app.platform.db import tuple_in, upsert
+from app.platform.models import ATTEMPT, LEARNER, REVIEW_CARD, Attempt, ReviewCard
 
 STEP = timedelta(minutes=10)
 # fsrs.Card makes an id from the clock, and sleeps 1 ms to keep ids apart, when given none. A card
@@ -41,11 +41,6 @@ CARD_ID = 0
 # One learning step: a miss comes back in ten minutes, a right first answer graduates at once
 # (FSRS's first interval, two days). No fuzzing: the same answers give the same dates.
 SCHEDULER = Scheduler(learning_steps=(STEP,), relearning_steps=(STEP,), enable_fuzzing=False)
-
-
-ATTEMPT = SQLModel.metadata.tables[Attempt.__tablename__]
-CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
-LEARNER = SQLModel.metadata.tables[Learner.__tablename__]
 
 
 class Answered(Protocol):
@@ -156,10 +151,10 @@ def schedule_batch(
     if not attempts:
         return {}
     keys = sorted({(a.learner_id, a.lesson_slug, a.question_id) for a in attempts})
-    columns = (CARD.c.learner_id, CARD.c.lesson_slug, CARD.c.question_id)
+    columns = (REVIEW_CARD.c.learner_id, REVIEW_CARD.c.lesson_slug, REVIEW_CARD.c.question_id)
     cards: dict[CardKey, tuple[Card, str]] = {}
     stamps: list[tuple[str, str, str, datetime]] = []
-    for row in connection.execute(CARD.select().where(tuple_in(columns, keys))):
+    for row in connection.execute(REVIEW_CARD.select().where(tuple_in(columns, keys))):
         key = (row.learner_id, row.lesson_slug, row.question_id)
         cards[key] = (card_of(row), row.question_hash)
         if row.last_review is not None:
@@ -196,7 +191,7 @@ def schedule_batch(
     if not changed:
         return {}
     rows = [_card_row(key, *cards[key]) for key in sorted(changed)]
-    connection.execute(upsert(connection, CARD, CARD_KEY, CARD_VALUES, add=False), rows)
+    connection.execute(upsert(connection, REVIEW_CARD, CARD_KEY, CARD_VALUES, add=False), rows)
     return {
         key: CardRow(key[1], key[2], question_hash, card.due)
         for key in changed
@@ -223,7 +218,7 @@ def replay(connection: Connection, batch: int = 1000) -> int:
     Returns:
         How many cards were written.
     """
-    connection.execute(delete(CARD))
+    connection.execute(delete(REVIEW_CARD))
     attempts = connection.execute(
         # SQLAlchemy's select() is typed for a fixed number of columns; this one has more.
         select(  # type: ignore[call-overload]
@@ -251,7 +246,7 @@ def replay(connection: Connection, batch: int = 1000) -> int:
         nonlocal pending, written
         pending.append(_card_row(key, card, question_hash))
         if len(pending) == batch:
-            connection.execute(CARD.insert(), pending)
+            connection.execute(REVIEW_CARD.insert(), pending)
             written, pending = written + len(pending), []
 
     key: tuple[str, str, str] | None = None
@@ -270,7 +265,7 @@ def replay(connection: Connection, batch: int = 1000) -> int:
     if key is not None and card is not None:
         keep(key, card, card_hash)
     if pending:
-        connection.execute(CARD.insert(), pending)
+        connection.execute(REVIEW_CARD.insert(), pending)
     return written + len(pending)
 
 

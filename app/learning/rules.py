@@ -1,7 +1,7 @@
 """The rules behind every progress and dashboard figure, each written once.
 
 Python code and SQL both read these constants and helpers, so the learner's own
-progress, the dashboard, the exports and the kept aggregates (``app/learning/aggregates.py``)
+progress, the dashboard, the exports and the kept aggregates (``app/learning/tallies/``)
 cannot drift apart:
 
 - **First try**: a learner's first attempt at a question (or at one version of it) is the

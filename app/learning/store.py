@@ -23,8 +23,6 @@ from sqlalchemy.types import TypeEngine
 from sqlmodel import Session, SQLModel, col, select
 
 from app.learning.classes import LessonDue, as_utc
-from app.learning.grading import AttemptFact
-from app.learning.rules import first_try_order
 from app.learning.state import (
     AttemptRow,
     CardRow,
@@ -54,12 +52,25 @@ _LEARNER = bindparam("learner", type_=String)
 
 
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
-    """One statement for a learner's whole state: the learner row, attempts and walks.
+    """One statement for a learner's whole state: the learner row, attempts, walks, review
+    cards and the due dates of the learner's classes, told apart by ``kind``.
 
-    Rows are told apart by ``kind`` (0 learner, 1 attempt, 2 walk, 3 review card, 4 a due date
-    of one of the learner's classes, soonest first); the columns
-    a kind does not have are NULL. Built once (see :data:`_STATE`). SQLAlchemy's ``select``,
-    not SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
+    Built once (see :data:`_STATE`). What each kind puts in the shared columns (NULL where
+    it has nothing):
+
+    ====  ===========  ============  =============  ===============  ===================
+    kind  row          ``slug``      ``name``       ``detail``       ``at``, ``row_id``
+    ====  ===========  ============  =============  ===============  ===================
+    0     learner      place lesson  place section                   place time, 0
+    1     attempt      lesson slug   question id    question hash    created, attempt id
+    2     walk         tree id       path           result id        created, walk id
+    3     review card  lesson slug   question id    question hash    due, 0
+    4     due date     lesson slug   class name     class time zone  due, class id
+    ====  ===========  ============  =============  ===============  ===================
+
+    ``chosen``, ``correct`` and ``credit`` are the attempt's. Rows come by kind, then ``at``
+    (due dates soonest first). SQLAlchemy's ``select``, not SQLModel's: its types cover nine
+    columns and a subquery, and it runs the same way.
     """
 
     def nothing(kind: type[TypeEngine[Any]]) -> Cast[Any]:
@@ -67,12 +78,12 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
 
     learner = sa.select(
         literal_column("0", Integer).label("kind"),
-        col(Learner.place_lesson).label("a"),
-        col(Learner.place_section).label("b"),
-        nothing(String).label("c"),
-        nothing(String).label("d"),
-        nothing(Boolean).label("e"),
-        nothing(Float).label("f"),
+        col(Learner.place_lesson).label("slug"),
+        col(Learner.place_section).label("name"),
+        nothing(String).label("detail"),
+        nothing(String).label("chosen"),
+        nothing(Boolean).label("correct"),
+        nothing(Float).label("credit"),
         col(Learner.place_at).label("at"),
         literal_column("0", Integer).label("row_id"),
     ).where(col(Learner.id) == _LEARNER)
@@ -112,8 +123,8 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     dues = (
         sa.select(
             literal_column("4", Integer),
-            col(Classroom.name),
             col(ClassDue.lesson_slug),
+            col(Classroom.name),
             col(Classroom.time_zone),
             nothing(String),
             nothing(Boolean),
@@ -151,17 +162,26 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
             stored = True
-            place = Place(row.a, row.b) if row.a is not None else None
+            place = Place(row.slug, row.name) if row.slug is not None else None
         elif row.kind == 1:
             attempts.append(
-                AttemptRow(row.a, row.b, row.c, row.d, bool(row.e), row.f, row.at, row.row_id)
+                AttemptRow(
+                    row.slug,
+                    row.name,
+                    row.detail,
+                    row.chosen,
+                    bool(row.correct),
+                    row.credit,
+                    row.at,
+                    row.row_id,
+                )
             )
         elif row.kind == 2:
-            walks.append(WalkRow(row.a, row.b, row.c, row.at, row.row_id))
+            walks.append(WalkRow(row.slug, row.name, row.detail, row.at, row.row_id))
         elif row.kind == 3:
-            cards.append(CardRow(row.a, row.b, row.c, row.at))
+            cards.append(CardRow(row.slug, row.name, row.detail, row.at))
         else:  # the soonest due date of a lesson wins when two classes set one
-            dues.setdefault(row.b, LessonDue(row.a, row.b, as_utc(row.at), row.c))
+            dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
     walks.reverse()
     return LearnerState(
         learner_id,
@@ -179,38 +199,6 @@ def ensure_learner(session: Session, learner_id: str) -> None:
     if session.get(Learner, learner_id) is None:
         session.add(Learner(id=learner_id))
         session.flush()
-
-
-def lesson_attempts(session: Session, learner_id: str, lesson_slug: str) -> list[Attempt]:
-    """Return the learner's attempts in one lesson, oldest first (one query)."""
-    return list(
-        session.exec(
-            select(Attempt)
-            .where(Attempt.learner_id == learner_id, Attempt.lesson_slug == lesson_slug)
-            .order_by(col(Attempt.created_at), col(Attempt.id))
-        )
-    )
-
-
-def attempt_facts(session: Session, learner_id: str) -> list[AttemptFact]:
-    """Return what progress needs from every attempt of the learner, oldest first."""
-    rows = session.exec(
-        select(Attempt.lesson_slug, Attempt.question_id, Attempt.question_hash, Attempt.correct)
-        .where(Attempt.learner_id == learner_id)
-        .order_by(*first_try_order(Attempt.__table__))  # type: ignore[attr-defined]
-    )
-    return [AttemptFact(*row) for row in rows]
-
-
-def learner_walks(session: Session, learner_id: str) -> list[WalkRecord]:
-    """Return the decision-tree walks the learner finished, newest first."""
-    return list(
-        session.exec(
-            select(WalkRecord)
-            .where(WalkRecord.learner_id == learner_id)
-            .order_by(col(WalkRecord.created_at).desc(), col(WalkRecord.id).desc())
-        )
-    )
 
 
 def stored_place(session: Session, learner_id: str) -> Place | None:

@@ -13,7 +13,7 @@ One batch, in one transaction, whatever its size:
 2. the attempts, once per idempotency key (one ``INSERT ... ON CONFLICT DO NOTHING
    RETURNING``); a key already stored costs one more read, to answer as the first time;
 3. what follows an answer, set-based for the batch: the dashboard's tallies
-   (:func:`app.learning.aggregates.record_in_aggregates`), mastery per learner × concept
+   (:func:`app.learning.tallies.write.record_in_tallies`), mastery per learner × concept
    (:func:`app.learning.mastery.record_in_mastery`) and the review cards
    (:func:`app.learning.review.schedule_batch`).
 
@@ -40,12 +40,12 @@ from sqlalchemy import Connection, Engine, Row, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app.content.page_ids import question_anchor
-from app.learning.aggregates import ATTEMPT, LEARNER, record_in_aggregates
 from app.learning.mastery import Tags, record_in_mastery
 from app.learning.review import schedule_batch
 from app.learning.state import AttemptRow, DuplicateKeyError, NewAnswer, Place, Written
+from app.learning.tallies.write import record_in_tallies
 from app.platform.db import IMMEDIATE, tuple_in
-from app.platform.models import Account, utcnow
+from app.platform.models import ACCOUNT, ATTEMPT, LEARNER, utcnow
 
 log = logging.getLogger(__name__)
 # Either dialect's ``insert``: both know ``ON CONFLICT`` and ``excluded``.
@@ -311,7 +311,7 @@ def _store_attempts(
                 job.result = Written(_row(found), False, learner_id)
     if not stored:
         return
-    record_in_aggregates(connection, stored)  # the dashboard's counters (aggregates.py)
+    record_in_tallies(connection, stored)
     record_in_mastery(connection, tags, stored)  # mastery per concept (mastery.py)
     cards = schedule_batch(connection, stored)  # spaced review (review.py)
     for job, answer, learner_id in batch:
@@ -347,7 +347,6 @@ def _claim(connection: Connection, answer: NewAnswer, now: datetime) -> str:
     by someone who has since signed up) ``learner_id`` is made without a birth key. Nothing
     here reads a cookie.
     """
-    account = Account.__table__  # type: ignore[attr-defined]  # SQLModel's table attribute
     insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
     learner_id, key = answer.learner_id, answer.birth_key
     connection.execute(
@@ -362,7 +361,7 @@ def _claim(connection: Connection, answer: NewAnswer, now: datetime) -> str:
         return learner_id
     created = born[1] if born[1].tzinfo else born[1].replace(tzinfo=UTC)
     signed_up = connection.execute(
-        select(account.c.learner_id).where(account.c.learner_id == born[0])
+        select(ACCOUNT.c.learner_id).where(ACCOUNT.c.learner_id == born[0])
     ).first()
     if now - created < BIRTH_WINDOW and signed_up is None:
         return str(born[0])

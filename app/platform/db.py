@@ -10,7 +10,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, and_, event, tuple_
+from sqlalchemy import ColumnElement, Connection, Engine, Insert, Table, and_, event, tuple_
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
@@ -180,3 +181,24 @@ def tuple_in(
     for the rows' first values lets it search the index on ``a`` (PostgreSQL plans both alike).
     """
     return and_(columns[0].in_(sorted({row[0] for row in rows})), tuple_(*columns).in_(list(rows)))
+
+
+_UPSERTS: dict[tuple[str, str], Insert] = {}
+
+
+def upsert(
+    connection: Connection, table: Table, keys: Sequence[str], values: Sequence[str], add: bool
+) -> Insert:
+    """The dialect's ``INSERT ... ON CONFLICT (keys) DO UPDATE`` for ``table``, built once.
+
+    ``add``: the conflicting row's ``values`` are increased by the new ones (counters);
+    otherwise replaced.
+    """
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    cached = _UPSERTS.get((dialect, table.name))
+    if cached is None:
+        stmt = (postgresql if dialect == "postgresql" else sqlite).insert(table)
+        change = {v: (table.c[v] + stmt.excluded[v]) if add else stmt.excluded[v] for v in values}
+        cached = stmt.on_conflict_do_update(index_elements=list(keys), set_=change)
+        _UPSERTS[(dialect, table.name)] = cached
+    return cached

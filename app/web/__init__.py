@@ -7,7 +7,8 @@
   tree from its URL, 404/503), :mod:`app.web.templating` and :mod:`app.web.fragments`
   (page-or-fragment rendering, rendering with a token hole), the HTML caches
   (:mod:`app.web.splice`, the codec; :mod:`app.web.page_cache`, the pages by key),
-  :mod:`app.web.urls`, :mod:`app.web.assets`, :mod:`app.web.errors`, and the middleware
+  :mod:`app.web.public` (the JSON shapes the API returns), :mod:`app.web.urls`,
+  :mod:`app.web.assets`, :mod:`app.web.errors`, and the middleware
   (:mod:`app.web.security`, :mod:`app.web.headers`, :mod:`app.web.visitor_pages`).
 
 May import: content, platform, learning, analytics, authoring. Never imports cli.

@@ -1,6 +1,6 @@
 """dashboard aggregates
 
-The instructor dashboard's figures kept as each answer is written (``app/learning/aggregates.py``):
+The instructor dashboard's figures kept as each answer is written (``app/learning/tallies/``):
 ``first_try`` (per learner × question version), ``question_tally``, ``learner_tally``,
 ``lesson_tally``, ``score_tally`` and ``tally_basis``. The upgrade fills them from the
 attempts already stored; the score-dependent ones are counted on the dashboard's first
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-from app.learning.aggregates import rebuild
+from app.learning.tallies.rebuild import rebuild
 
 revision = "0008"
 down_revision = "0007"

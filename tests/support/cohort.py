@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from app.learning.aggregates import record_in_aggregates
 from app.learning.mastery import concept_tags, record_in_mastery
+from app.learning.tallies.write import record_in_tallies
 from app.platform.models import Attempt, Learner, WalkRecord
 from tests.support.lessons import GOOD, HEADER, TREE
 
@@ -112,6 +112,6 @@ def seed_cohort(engine, course) -> None:
         db.commit()
         db.add_all(attempts + walks)
         db.flush()
-        record_in_aggregates(db, attempts)  # what the app's write path does
+        record_in_tallies(db, attempts)  # what the app's write path does
         record_in_mastery(db, concept_tags(course), attempts)
         db.commit()

@@ -111,14 +111,13 @@ def let_time_pass(settings, ago: timedelta = timedelta(minutes=1)) -> None:
     """Make every review card due ``ago`` before now: what the clock does once their intervals
     have passed. Answers are stamped with the real time, so the cards move, not the clock."""
     from sqlalchemy import update
-    from sqlmodel import SQLModel
 
     from app.platform.db import make_engine
+    from app.platform.models import REVIEW_CARD
 
     engine = make_engine(settings.database_url)
     try:
         with engine.begin() as connection:
-            cards = SQLModel.metadata.tables["review_card"]
-            connection.execute(update(cards).values(due=datetime.now(UTC) - ago))
+            connection.execute(update(REVIEW_CARD).values(due=datetime.now(UTC) - ago))
     finally:
         engine.dispose()

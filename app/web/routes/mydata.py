@@ -9,8 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
 from app.i18n import N_, gettext
 from app.learning.classes import memberships
-from app.learning.learners import delete_learner, export_learner
-from app.platform.models import LearnerExport
+from app.learning.learners import delete_learner, learner_data
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
@@ -20,6 +19,7 @@ from app.web.deps import (
     SignInLimiterDep,
 )
 from app.web.headers import PERSONAL
+from app.web.public import LearnerExport, learner_export
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -50,7 +50,7 @@ def my_data_page(
 )
 def export(db: SessionDep, learner_id: LearnerIdDep):
     """Download everything stored about the current learner as a JSON file."""
-    data = export_learner(db, learner_id)  # no learner yet: every part is empty
+    data = learner_export(learner_data(db, learner_id))  # no learner yet: every part is empty
     return JSONResponse(
         data.model_dump(mode="json"),
         headers={
@@ -91,7 +91,7 @@ def delete(
 
 
 def _page(request, db, learner_id, account, deleted=False, error=None, status=200):
-    data = export_learner(db, learner_id)
+    data = learner_export(learner_data(db, learner_id))
     joined = [classroom for classroom, _ in memberships(db, learner_id)] if learner_id else []
     context = {
         "data": data,

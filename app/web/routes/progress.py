@@ -10,11 +10,10 @@ from fastapi.responses import HTMLResponse
 
 from app.i18n import N_, gettext
 from app.learning import mastery
-from app.learning.progress import course_progress, progress_public, section_titles
+from app.learning.progress import course_progress, section_titles
 from app.learning.state import Place
 from app.learning.store import has_row, read_state
 from app.learning.trees import walk_summary
-from app.platform.models import ProgressPublic
 from app.web.deps import (
     CourseDep,
     LearnerForWriteDep,
@@ -25,6 +24,7 @@ from app.web.deps import (
 )
 from app.web.headers import PERSONAL
 from app.web.lookups import keep_in_session, session_place
+from app.web.public import ProgressPublic, progress_public
 from app.web.templating import render
 
 router = APIRouter()

@@ -1,0 +1,208 @@
+"""The JSON shapes the API returns (``/api/progresso``, ``/meus-dados/exportar``), and how
+each is built from what the learning floor reads. The routes return these, never a table row.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, Protocol
+
+from sqlmodel import SQLModel
+
+from app.learning.learners import LearnerData
+from app.learning.progress import CourseProgress
+from app.learning.state import LearnerState
+from app.platform.models import AttemptBase, utcnow
+
+
+class StoredWalk(Protocol):
+    """What :meth:`WalkPublic.from_walk` reads: a :class:`WalkRecord` row, or the learner
+    state's ``WalkRow`` (:mod:`app.learning.state`)."""
+
+    @property
+    def tree_id(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def result_id(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class WalkPublic(SQLModel):
+    """A finished decision-tree walk, as the API and the export show it."""
+
+    tree_id: str
+    path: list[str]
+    result_id: str
+    created_at: datetime
+
+    @classmethod
+    def from_walk(cls, walk: StoredWalk) -> WalkPublic:
+        """Build from a stored walk, splitting its path."""
+        path = [value for value in walk.path.split(",") if value]
+        return cls(
+            tree_id=walk.tree_id, path=path, result_id=walk.result_id, created_at=walk.created_at
+        )
+
+
+class LessonProgressPublic(SQLModel):
+    """One lesson's progress for the current learner.
+
+    Attributes:
+        slug: the lesson's slug.
+        title: its title.
+        status: ``não iniciada``, ``em andamento`` or ``concluída``.
+        right: questions answered right at least once.
+        total: questions the lesson has now.
+        first_try_right: questions right on the first attempt.
+        attempts: attempts on the lesson's current questions.
+    """
+
+    slug: str
+    title: str
+    status: Literal["não iniciada", "em andamento", "concluída"]
+    right: int
+    total: int
+    first_try_right: int
+    attempts: int
+
+
+class PlacePublic(SQLModel):
+    """Where "Continuar de onde parei" leads."""
+
+    lesson_slug: str
+    section: str | None
+    url: str
+
+
+class ProgressPublic(SQLModel):
+    """The current learner's progress (``GET /api/progresso``).
+
+    Attributes:
+        percent: questions answered right at least once, as a share of the course, 0 to 100.
+        lessons: every current lesson, in course order.
+        walks: finished decision-tree walks, newest first.
+        resume: where the learner was, or ``null``.
+    """
+
+    percent: int
+    lessons: list[LessonProgressPublic]
+    walks: list[WalkPublic]
+    resume: PlacePublic | None
+
+
+class LearnerPublic(SQLModel):
+    """The learner row as exported."""
+
+    id: str
+    created_at: datetime
+    place_lesson: str | None
+    place_section: str | None
+    place_at: datetime | None
+
+
+class AccountPublic(SQLModel):
+    """An account as exported: the password hash stays out (only it is never shown)."""
+
+    username: str
+    created_at: datetime
+    password: str = "guardada apenas como hash argon2, que não é exportado"
+
+
+class AttemptPublic(AttemptBase):
+    """An attempt as exported: every stored field but the internal ids."""
+
+    idempotency_key: str | None
+
+
+class SessionPublic(SQLModel):
+    """A session as exported (its id, a secret, stays out)."""
+
+    expires_at: datetime
+
+
+class MembershipPublic(SQLModel):
+    """A class the learner is in, as "Meus dados" exports it."""
+
+    class_name: str
+    joined_at: datetime
+
+
+class ReviewCardPublic(SQLModel):
+    """A review card as exported ("Meus dados")."""
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    state: int
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime
+    last_review: datetime | None
+
+
+class LearnerExport(SQLModel):
+    """Everything stored about one learner ("Meus dados", LGPD access)."""
+
+    exported_at: datetime
+    learner: LearnerPublic | None
+    account: AccountPublic | None
+    attempts: list[AttemptPublic]
+    walks: list[WalkPublic]
+    sessions: list[SessionPublic]
+    classes: list[MembershipPublic] = []
+    review_cards: list[ReviewCardPublic] = []
+
+
+def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPublic:
+    """The JSON shape of a learner's progress (lessons, finished walks, place)."""
+    lessons = [
+        LessonProgressPublic(
+            slug=p.slug,
+            title=lesson.meta.title_text,
+            status=p.status.value,
+            right=p.right,
+            total=p.total,
+            first_try_right=p.first_try_right,
+            attempts=p.attempts,
+        )
+        for lesson, p in progress.rows
+    ]
+    resume = progress.resume
+    return ProgressPublic(
+        percent=progress.percent,
+        lessons=lessons,
+        walks=[WalkPublic.from_walk(walk) for walk in state.walks],
+        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume.url)
+        if resume
+        else None,
+    )
+
+
+def learner_export(data: LearnerData | None) -> LearnerExport:
+    """The JSON shape of "Meus dados"; ``None`` (a visitor who stored nothing) gives empty parts."""
+    if data is None:
+        return LearnerExport(
+            exported_at=utcnow(), learner=None, account=None, attempts=[], walks=[], sessions=[]
+        )
+    learner, account = data.learner, data.account
+    return LearnerExport(
+        exported_at=utcnow(),
+        learner=LearnerPublic.model_validate(learner, from_attributes=True) if learner else None,
+        account=AccountPublic(username=account.username, created_at=account.created_at)
+        if account
+        else None,
+        attempts=[AttemptPublic.model_validate(a, from_attributes=True) for a in data.attempts],
+        walks=[WalkPublic.from_walk(walk) for walk in data.walks],
+        sessions=[SessionPublic(expires_at=s.expires_at) for s in data.sessions],
+        classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in data.classes],
+        review_cards=[
+            ReviewCardPublic.model_validate(card, from_attributes=True)
+            for card in data.review_cards
+        ],
+    )
