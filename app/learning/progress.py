@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.page_ids import QUIZ_ANCHOR, question_anchor
@@ -28,11 +27,6 @@ class Resume:
     lesson: Lesson
     section: str | None
     section_title: str | None
-
-    @property
-    def url(self) -> str:
-        """The link to the lesson, at the section."""
-        return paths.lesson(self.lesson.slug, self.section)
 
 
 @dataclass(frozen=True)
@@ -133,8 +127,11 @@ def resume_at(course: Course, place: Place | None) -> Resume | None:
     return Resume(lesson, section, titles.get(section) if section else None)
 
 
-def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPublic:
-    """Build the JSON shape of a learner's progress (lessons, finished walks, place)."""
+def progress_public(
+    progress: CourseProgress, state: LearnerState, resume_url: str = ""
+) -> ProgressPublic:
+    """Build the JSON shape of a learner's progress (lessons, finished walks, place);
+    ``resume_url`` is the link to ``progress.resume``, which the web floor builds."""
     lessons = [
         LessonProgressPublic(
             slug=p.slug,
@@ -152,7 +149,7 @@ def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPu
         percent=progress.percent,
         lessons=lessons,
         walks=[WalkPublic.from_walk(walk) for walk in state.walks],
-        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume.url)
+        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume_url)
         if resume
         else None,
     )

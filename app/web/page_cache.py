@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.content import paths
 from app.platform.sessions import SESSION_COOKIE
 from app.web.templating import FORM_KEY_FIELD
 
@@ -350,7 +349,6 @@ def respond(request: Request, page: SplicedPage, headers: dict[str, str]) -> Res
     return Response(body, headers=headers, media_type="text/html")
 
 
-LESSON_PREFIX = paths.LESSONS_PREFIX  # the lesson route's shape, from its one home
 # Sent with every cached lesson page (private: each carries its reader's token).
 VISITOR_HEADERS = {
     "Vary": "HX-Request, HX-History-Restore-Request, Cookie, Accept-Encoding",
@@ -381,25 +379,25 @@ class VisitorPages:
         self.state = state
         self.theme = theme
         self.response_headers = response_headers
+        self.lesson_prefix = state.urls.prefix("lesson")  # the stack is built after the routes
 
     async def __call__(self, scope, receive, send) -> None:
         """Answer from the cache when the request allows it, else pass it on."""
         if self._eligible(scope):
             request = Request(scope)
             course = self.state.live_course.current()
-            key = (scope["path"][len(LESSON_PREFIX) :], self.theme(request))
+            key = (scope["path"][len(self.lesson_prefix) :], self.theme(request))
             page = self.state.page_cache.peek(course, key)
             if page is not None:
                 await respond(request, page, self.response_headers)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
-    @staticmethod
-    def _eligible(scope) -> bool:
+    def _eligible(self, scope) -> bool:
         if scope["type"] != "http" or scope["method"] != "GET" or scope["query_string"]:
             return False
         path = scope["path"]
-        if not path.startswith(LESSON_PREFIX) or "/" in path[len(LESSON_PREFIX) :]:
+        if not path.startswith(self.lesson_prefix) or "/" in path[len(self.lesson_prefix) :]:
             return False
         for name, value in scope["headers"]:
             if name == b"cookie" and SESSION_COOKIE_NAME + b"=" in value:

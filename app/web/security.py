@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Collection
 
 from asgi_csrf import DEFAULT_COOKIE_NAME, DEFAULT_FORM_INPUT, DEFAULT_SIGNING_NAMESPACE, asgi_csrf
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -20,11 +21,12 @@ from app.platform.sessions import SESSION_COOKIE
 from app.web.errors import EXPIRED_MESSAGE, error_html
 from app.web.headers import security_headers
 from app.web.templating import VARY
+from app.web.urls import Urls
 
 MAX_FORM_BYTES = 64 * 1024
 # The lesson editor posts a whole lesson file, percent-encoded (an accented letter is 6 bytes).
 MAX_EDITOR_FORM_BYTES = 4 * 1024 * 1024
-EDITOR_PATHS = "/instrutor/licoes/"
+EDITOR_ROUTE = "lesson_editor"  # the editor's forms all post under this route's prefix
 EDITOR_TOO_LARGE = N_(
     "The lesson text sent is over %(max)s MB, so it could not be read: nothing was published "
     "or kept on the server. The editor keeps a copy of what you sent in this browser: go back "
@@ -33,7 +35,7 @@ EDITOR_TOO_LARGE = N_(
 )
 # The only route that takes a multipart body: the editor's image upload. Its limit is the
 # image's (app.authoring.image_upload.MAX_IMAGE_BYTES) plus room for the token and the part headers.
-UPLOAD_PATH = "/instrutor/imagens"
+UPLOAD_ROUTE = "image_upload_save"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024 + 16 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
 # Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
@@ -44,7 +46,7 @@ OTHER_SITES = (b"same-site", b"cross-site")
 # redirects to a registered platform; the launch is accepted only with an id_token signed by
 # a registered platform's key, for our client id and deployment, unexpired, whose nonce we
 # issued and is used once, and whose state matches the cookie set at the login.
-LTI_CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
+LTI_CROSS_SITE_POSTS = ("lti_login", "lti_launch")  # route names
 # Cookies a browser must send inside the LMS's iframe (another site) when served over HTTPS.
 FRAMED_COOKIES = (SESSION_COOKIE.encode() + b"=", DEFAULT_COOKIE_NAME.encode() + b"=")
 _LAX = re.compile(rb";\s*samesite=lax", re.I)
@@ -55,11 +57,12 @@ COOKIE_PAIR = re.compile(
 )
 
 
-def csrf_middleware(templates, signing_secret: str, secure: bool):
+def csrf_middleware(templates, urls: Urls, signing_secret: str, secure: bool):
     """Return a middleware factory for ``app.add_middleware`` wrapping asgi-csrf.
 
     Args:
         templates: the app's Jinja2 templates, for the 403 page.
+        urls: the app's URL builder, for the LTI posts it lets through.
         signing_secret: the app's secret key.
         secure: mark the CSRF cookie ``Secure``.
     """
@@ -69,21 +72,27 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
         await send_html(send, 403, html)
 
     def factory(app):
+        lti_posts = lti_cross_site_posts(urls)  # built with the stack, once the routes exist
         return asgi_csrf(
             app,
             signing_secret=signing_secret,
             cookie_secure=secure,
             cookie_samesite="Lax",
             send_csrf_failed=send_failed,
-            skip_if_scope=is_lti_cross_site_post,
+            skip_if_scope=lambda scope: is_lti_cross_site_post(scope, lti_posts),
         )
 
     return factory
 
 
-def is_lti_cross_site_post(scope) -> bool:
-    """True for the LTI login and launch POSTs (:data:`LTI_CROSS_SITE_POSTS`), and only them."""
-    return scope.get("method") == "POST" and scope.get("path") in LTI_CROSS_SITE_POSTS
+def lti_cross_site_posts(urls: Urls) -> frozenset[str]:
+    """The paths of :data:`LTI_CROSS_SITE_POSTS`."""
+    return frozenset(urls.path(name) for name in LTI_CROSS_SITE_POSTS)
+
+
+def is_lti_cross_site_post(scope, lti_posts: Collection[str]) -> bool:
+    """True for a POST to one of ``lti_posts`` (:func:`lti_cross_site_posts`), and only them."""
+    return scope.get("method") == "POST" and scope.get("path") in lti_posts
 
 
 class RequestGuard:
@@ -96,15 +105,16 @@ class RequestGuard:
       parser turns a quoted ``"\\000"`` into a NUL byte, which PostgreSQL refuses.
     - ``HEAD`` is served as ``GET`` (the server drops the body).
     - A body that is not a URL-encoded form or JSON gets 415, except a ``multipart/form-data``
-      POST to :data:`UPLOAD_PATH` (the image upload), which must name its boundary as
+      POST to :data:`UPLOAD_ROUTE` (the image upload), which must name its boundary as
       asgi-csrf parses it (``; boundary=``, else 400) and whose ``Content-Length``, when sent,
       is checked before any of it is read. asgi-csrf 0.11's own multipart parser no longer
       works with python-multipart (``FormParser`` lost its ``FileClass`` argument), so the
       guard reads the ``csrftoken`` field with Starlette's parser, refuses with the CSRF 403
       unless it equals the signed ``csrftoken`` cookie (itsdangerous, as asgi-csrf signs it),
       and hands it to asgi-csrf as the ``x-csrftoken`` header, which asgi-csrf then checks.
-    - A body over :data:`MAX_FORM_BYTES` (:data:`MAX_EDITOR_FORM_BYTES` for the lesson editor,
-      which posts a whole lesson) gets 413; one that is not UTF-8 gets 400.
+    - A body over :data:`MAX_FORM_BYTES` (:data:`MAX_EDITOR_FORM_BYTES` under the lesson
+      editor's :data:`EDITOR_ROUTE`, which posts a whole lesson) gets 413; one that is not
+      UTF-8 gets 400.
     - ``Authorization`` is dropped: the app has no token auth, and asgi-csrf would skip
       its check for a ``Bearer`` header.
     - A state-changing request without the CSRF cookie gets the CSRF 403 (asgi-csrf lets a
@@ -122,10 +132,20 @@ class RequestGuard:
     """
 
     def __init__(
-        self, app, templates, signing_secret: str = "", hsts: bool = False, lms_origins=None
+        self,
+        app,
+        templates,
+        urls: Urls,
+        signing_secret: str = "",
+        hsts: bool = False,
+        lms_origins=None,
     ):
         self.app = app
         self.templates = templates
+        # Starlette builds the middleware on the first request, once every route is there.
+        self.upload_path = urls.path(UPLOAD_ROUTE)
+        self.editor_paths = urls.prefix(EDITOR_ROUTE)
+        self.lti_posts = lti_cross_site_posts(urls)
         self.signer = URLSafeSerializer(signing_secret)
         self.hsts = hsts
         self.lms_origins = lms_origins
@@ -154,14 +174,14 @@ class RequestGuard:
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
         scope = {**scope, "headers": headers}
-        lti_post = is_lti_cross_site_post(scope)
+        lti_post = is_lti_cross_site_post(scope, self.lti_posts)
         if dict(headers).get(b"sec-fetch-site") in OTHER_SITES and not lti_post:
             await self._fail(scope, send, 403, gettext(EXPIRED_MESSAGE))
             return
         raw_type = dict(headers).get(b"content-type", b"")
         content_type = raw_type.split(b";")[0].strip().lower()
         upload = (
-            scope["path"] == UPLOAD_PATH
+            scope["path"] == self.upload_path
             and scope["method"] == "POST"
             and content_type == b"multipart/form-data"
         )
@@ -173,7 +193,7 @@ class RequestGuard:
             return
         if upload:
             limit = MAX_UPLOAD_BYTES
-        elif scope["path"].startswith(EDITOR_PATHS):
+        elif scope["path"].startswith(self.editor_paths):
             limit = MAX_EDITOR_FORM_BYTES
         else:
             limit = MAX_FORM_BYTES
