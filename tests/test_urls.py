@@ -11,9 +11,9 @@ from starlette.routing import Route
 
 from app.content import paths
 from app.learning.trees import tree_view
-from app.web.urls import every_route
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
+from app.web.urls import every_route
 from tests.support.app import make_settings
 
 # A quoted string that starts with one "/" and then a letter, a quote, "?" or "#": "/",

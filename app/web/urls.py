@@ -33,7 +33,8 @@ NAV_SECTIONS = {
 
 
 class _RouteTable(Protocol):
-    routes: list[Any]
+    @property
+    def routes(self) -> list[Any]: ...
 
     def url_path_for(self, name: str, /, **path_params: Any) -> Any: ...
 
