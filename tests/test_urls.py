@@ -247,3 +247,15 @@ at = "/licoes/kernels#fusao"
     ]
     others = 'a = "/static"\nb = "/"\nc = "text/html"\nd = "/nowhere"\n'
     assert route_literals(app, others) == []
+
+
+def test_only_the_lesson_html_spells_paths_below_the_web_floor():
+    importing = re.compile(
+        r"^(from app\.content import paths|from app\.content\.paths import)", re.M
+    )
+    users = sorted(
+        str(module.relative_to(PROJECT_ROOT))
+        for module in (PROJECT_ROOT / "app").rglob("*.py")
+        if importing.search(module.read_text("utf-8"))
+    )
+    assert users == ["app/content/glossary.py", "app/content/links.py"]
