@@ -119,6 +119,7 @@ def _middleware(state: State, settings: Settings) -> list[Middleware]:
         Middleware(
             RequestGuard,
             templates=state.templates,
+            urls=state.urls,
             signing_secret=state.secret,
             hsts=settings.secure_cookies,
             lms_origins=state.lms_origins,
@@ -134,7 +135,9 @@ def _middleware(state: State, settings: Settings) -> list[Middleware]:
         ),
         Middleware(SessionLoader),
         Middleware(RequestLog, salt=state.secret),
-        Middleware(csrf_middleware(state.templates, state.secret, settings.secure_cookies)),
+        Middleware(
+            csrf_middleware(state.templates, state.urls, state.secret, settings.secure_cookies)
+        ),
         # Inside asgi-csrf (it hands out the token), before any routing: cached visitor pages.
         Middleware(VisitorPages, state=state),
     ]

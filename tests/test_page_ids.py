@@ -114,42 +114,42 @@ def pages(tmp_path_factory) -> dict[str, tuple[int, str]]:
         lesson = course.lessons[0]
         urls = app.state.urls
         tree_id = sorted(course.trees)[0]
-        get("home", urls.home())
-        get("lesson", urls.lesson(lesson.slug))
-        get("trees", urls.trees())
-        get("tree", urls.tree(tree_id))
-        get("compare", urls.compare())
-        get("glossary", urls.glossary())
-        get("search", urls.search())
-        get("search results", urls.search("kernel"))
-        get("sign-in", urls.account())
+        get("home", urls.path("home"))
+        get("lesson", urls.path("lesson", slug=lesson.slug))
+        get("trees", urls.path("trees"))
+        get("tree", urls.path("tree", tree_id=tree_id))
+        get("compare", urls.path("compare"))
+        get("glossary", urls.path("glossary"))
+        get("search", urls.path("search"))
+        get("search results", urls.with_query("search", {"q": "kernel"}))
+        get("sign-in", urls.path("account"))
         get("error", "/nao-existe")
         question = next(iter(lesson.questions.values()))
-        page = client.get(urls.lesson(lesson.slug)).text
+        page = client.get(urls.path("lesson", slug=lesson.slug)).text
         key = re.search(r'name="chave" value="([^"]+)"', page)
         assert key is not None
         answered = post(
-            urls.question_fragment(lesson.slug, question.id),
+            urls.path("question", slug=lesson.slug, question_id=question.id),
             chave=key.group(1),
             opcao=question.options[0].id,
             versao=question.content_hash,
         )
         assert answered.status_code == 303, answered.text
-        get("lesson answered", urls.lesson(lesson.slug))
-        get("progress", urls.progress())
-        get("review", urls.review())
+        get("lesson answered", urls.path("lesson", slug=lesson.slug))
+        get("progress", urls.path("progress"))
+        get("review", urls.path("review"))
         assert post(urls.path("sign_up"), usuario="prof", senha=PASSWORD, confirmacao=PASSWORD)
         with Session(app.state.engine) as db:
             set_instructor(db, "prof", True)
-        get("account", urls.account())
-        get("my data", urls.my_data())
-        get("instructor dashboard", urls.instructor())
-        get("instructor preview", urls.instructor_lesson(lesson.slug))
-        get("editor", urls.lesson_editor(lesson.slug))
-        get("lesson history", urls.lesson_history(lesson.slug))
-        get("new lesson", urls.lesson_new())
-        get("image upload", urls.image_upload())
-        get("classes", urls.classes())
+        get("account", urls.path("account"))
+        get("my data", urls.path("my_data"))
+        get("instructor dashboard", urls.path("instructor_dashboard"))
+        get("instructor preview", urls.path("instructor_preview", slug=lesson.slug))
+        get("editor", urls.path("lesson_editor", slug=lesson.slug))
+        get("lesson history", urls.path("lesson_history", slug=lesson.slug))
+        get("new lesson", urls.path("lesson_new"))
+        get("image upload", urls.path("image_upload"))
+        get("classes", urls.path("classes"))
         created = post(urls.path("class_create"), nome="Turma A", descricao="")
         assert created.status_code == 303
         get("class page", created.headers["location"])

@@ -3,13 +3,17 @@ path the builder gives is the one the site has always served."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
+from starlette.routing import Route
 
 from app.content import paths
+from app.learning.trees import tree_view
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
+from app.web.urls import every_route
 from tests.support.app import make_settings
 
 # A quoted string that starts with one "/" and then a letter, a quote, "?" or "#": "/",
@@ -54,51 +58,81 @@ def test_the_scan_catches_each_kind_of_literal():
 def test_every_page_keeps_its_address(app):
     urls = app.state.urls
     cases = [
-        (urls.home(), "/"),
-        (urls.lesson("kernels"), "/licoes/kernels"),
-        (urls.lesson("kernels", "fusao"), "/licoes/kernels#fusao"),
+        (urls.path("home"), "/"),
+        (urls.path("lesson", slug="kernels"), "/licoes/kernels"),
+        (urls.with_anchor("lesson", "fusao", slug="kernels"), "/licoes/kernels#fusao"),
         (urls.question("kernels", "q1"), "/licoes/kernels#pergunta-q1"),
-        (urls.question_retry("kernels", "q1"), "/licoes/kernels?refazer=q1#pergunta-q1"),
-        (urls.question_fragment("kernels", "q1"), "/licoes/kernels/perguntas/q1"),
+        (urls.question("kernels", "q1", retry=True), "/licoes/kernels?refazer=q1#pergunta-q1"),
+        (urls.path("question", slug="kernels", question_id="q1"), "/licoes/kernels/perguntas/q1"),
         (
-            urls.question_fragment("kernels", "q1", retry=True),
+            urls.with_query("question", {"refazer": 1}, slug="kernels", question_id="q1"),
             "/licoes/kernels/perguntas/q1?refazer=1",
         ),
-        (urls.calculator("kernels", "vazao"), "/licoes/kernels/calculadoras/vazao"),
-        (urls.trees(), "/arvores"),
-        (urls.tree("guia"), "/arvores/guia"),
-        (urls.tree("guia", ("a", "b")), "/arvores/guia?c=a,b"),
-        (urls.tree("guia", ()), "/arvores/guia?c="),
-        (urls.tree_step("guia"), "/arvores/guia/passo"),
-        (urls.compare(), "/arvores/comparar"),
-        (urls.compare("comparacao"), "/arvores/comparar#comparacao"),
-        (urls.glossary(), "/glossario"),
-        (urls.glossary_term("kv-cache"), "/glossario#kv-cache"),
-        (urls.search(), "/busca"),
-        (urls.search("fusão"), "/busca?q=fus%C3%A3o"),
-        (urls.progress(), "/progresso"),
-        (urls.review(), "/revisar"),
-        (urls.review_answer("kernels", "q1"), "/revisar/kernels/q1"),
-        (urls.account(), "/conta"),
-        (urls.account(next_page="/instrutor"), "/conta?proximo=%2Finstrutor"),
-        (urls.my_data(), "/meus-dados"),
-        (urls.my_data_export(), "/meus-dados/exportar"),
-        (urls.theme(), "/tema"),
-        (urls.class_join("AB12"), "/turmas/entrar/AB12"),
-        (urls.instructor(), "/instrutor"),
-        (urls.instructor({"turma": 3}), "/instrutor?turma=3"),
-        (urls.instructor_lesson("kernels"), "/instrutor/licoes/kernels"),
-        (urls.instructor_lesson("kernels", "pergunta-q1"), "/instrutor/licoes/kernels#pergunta-q1"),
-        (urls.lesson_editor("kernels"), "/instrutor/licoes/kernels/editar"),
-        (urls.lesson_history("kernels"), "/instrutor/licoes/kernels/historico"),
-        (urls.lesson_new(), "/instrutor/licoes/nova"),
-        (urls.image_upload(), "/instrutor/imagens"),
-        (urls.classes(), "/instrutor/turmas"),
-        (urls.class_page(3), "/instrutor/turmas/3"),
-        (urls.export_attempts(), "/instrutor/exportar/tentativas.csv"),
-        (urls.export_attempts({"turma": 3}), "/instrutor/exportar/tentativas.csv?turma=3"),
-        (urls.export_progress({"turma": 3}), "/instrutor/exportar/progresso.csv?turma=3"),
-        (urls.export_gift(), "/instrutor/exportar/questoes.gift"),
+        (
+            urls.path("calculator", slug="kernels", calculator_id="vazao"),
+            "/licoes/kernels/calculadoras/vazao",
+        ),
+        (
+            urls.with_query("lesson", {"calc": "vazao", "n": 2}, "calc-vazao", slug="kernels"),
+            "/licoes/kernels?calc=vazao&n=2#calc-vazao",
+        ),
+        (urls.path("trees"), "/arvores"),
+        (urls.path("tree", tree_id="guia"), "/arvores/guia"),
+        (urls.tree_at("guia", ("a", "b")), "/arvores/guia?c=a,b"),
+        (urls.tree_at("guia", ()), "/arvores/guia?c="),
+        (urls.path("tree_step", tree_id="guia"), "/arvores/guia/passo"),
+        (
+            urls.with_query("tree_widget", {"c": "a,b", "licao": "k"}, tree_id="guia"),
+            "/arvores/guia/widget?c=a%2Cb&licao=k",
+        ),
+        (urls.path("compare"), "/arvores/comparar"),
+        (urls.with_anchor("compare", "comparacao"), "/arvores/comparar#comparacao"),
+        (urls.path("glossary"), "/glossario"),
+        (urls.with_anchor("glossary", "kv-cache"), "/glossario#kv-cache"),
+        (urls.path("search"), "/busca"),
+        (urls.with_query("search", {"q": "fusão"}), "/busca?q=fus%C3%A3o"),
+        (urls.path("progress"), "/progresso"),
+        (urls.path("review"), "/revisar"),
+        (urls.path("review_answer", slug="kernels", question_id="q1"), "/revisar/kernels/q1"),
+        (
+            urls.with_anchor("review_answered", "pergunta-q1", slug="kernels", question_id="q1"),
+            "/revisar/kernels/q1#pergunta-q1",
+        ),
+        (urls.path("account"), "/conta"),
+        (urls.with_query("account", {"proximo": "/instrutor"}), "/conta?proximo=%2Finstrutor"),
+        (urls.path("my_data"), "/meus-dados"),
+        (urls.with_query("my_data", {"apagado": 1}), "/meus-dados?apagado=1"),
+        (urls.path("export"), "/meus-dados/exportar"),
+        (urls.path("theme"), "/tema"),
+        (urls.path("class_join_page", code="AB12"), "/turmas/entrar/AB12"),
+        (urls.path("instructor_dashboard"), "/instrutor"),
+        (urls.with_query("instructor_dashboard", {"turma": 3}), "/instrutor?turma=3"),
+        (urls.with_query("instructor_dashboard", None), "/instrutor"),
+        (urls.path("instructor_preview", slug="kernels"), "/instrutor/licoes/kernels"),
+        (
+            urls.with_anchor("instructor_preview", "pergunta-q1", slug="kernels"),
+            "/instrutor/licoes/kernels#pergunta-q1",
+        ),
+        (urls.path("lesson_editor", slug="kernels"), "/instrutor/licoes/kernels/editar"),
+        (
+            urls.with_query("lesson_editor", {"publicada": 7}, slug="kernels"),
+            "/instrutor/licoes/kernels/editar?publicada=7",
+        ),
+        (urls.path("lesson_history", slug="kernels"), "/instrutor/licoes/kernels/historico"),
+        (urls.path("lesson_new"), "/instrutor/licoes/nova"),
+        (urls.path("image_upload"), "/instrutor/imagens"),
+        (urls.path("classes"), "/instrutor/turmas"),
+        (urls.path("class_page", class_id=3), "/instrutor/turmas/3"),
+        (urls.path("export_attempts"), "/instrutor/exportar/tentativas.csv"),
+        (
+            urls.with_query("export_attempts", {"turma": 3}),
+            "/instrutor/exportar/tentativas.csv?turma=3",
+        ),
+        (
+            urls.with_query("export_progress", {"turma": 3}),
+            "/instrutor/exportar/progresso.csv?turma=3",
+        ),
+        (urls.path("export_gift"), "/instrutor/exportar/questoes.gift"),
         (urls.path("class_due", class_id=3), "/instrutor/turmas/3/prazos"),
         (
             urls.path("lesson_restore", slug="k", revision_id=7),
@@ -108,8 +142,27 @@ def test_every_page_keeps_its_address(app):
         (urls.path("sign_up"), "/conta/criar"),
         (urls.path("sign_out"), "/conta/sair"),
         (urls.path("my_data_delete"), "/meus-dados/apagar"),
+        (urls.with_query("lti_login", {"a": "1"}), "/lti/login?a=1"),
+        (urls.path("lesson", slug="a b/c"), "/licoes/a%20b%2Fc"),
+        (urls.prefix("lesson"), "/licoes/"),
+        (urls.prefix("lesson_editor"), "/instrutor/licoes/"),
+        (urls.prefix("class_join_page"), "/turmas/entrar/"),
+        (urls.prefix("trees"), "/arvores"),
     ]
     assert [got for got, _ in cases] == [want for _, want in cases]
+
+
+def test_a_walk_links_to_the_page_that_shows_its_tree(app):
+    course = app.state.live_course.current()
+    tree = next(iter(course.trees.values()))
+    urls = app.state.urls
+    alone = tree_view(tree, None)
+    in_lesson = tree_view(tree, None, "kernels")
+    assert urls.walk(alone, ()) == f"/arvores/{tree.id}"
+    assert urls.walk(alone, ("a", "b"), "mudou") == f"/arvores/{tree.id}?c=a%2Cb&aviso=mudou"
+    assert urls.walk(in_lesson, ("a",)) == (
+        f"/licoes/kernels?arvore={tree.id}&c=a#arvore-{tree.id}"
+    )
 
 
 def test_an_unknown_route_name_fails_loudly(app):
@@ -117,24 +170,18 @@ def test_an_unknown_route_name_fails_loudly(app):
 
     with pytest.raises(NoMatchFound):
         app.state.urls.path("no_such_page")
+    with pytest.raises(NoMatchFound):
+        app.state.urls.prefix("no_such_page")
 
 
 def test_the_shapes_content_spells_are_the_named_routes(app):
     urls = app.state.urls
-    assert (
-        paths.lesson("kernels")
-        == urls.lesson("kernels")
-        == app.url_path_for("lesson", slug="kernels")
-    )
-    assert paths.lesson("kernels", "fusao", {"a": "1"}) == urls.lesson(
-        "kernels", "fusao", {"a": "1"}
-    )
-    assert paths.question("kernels", "q1") == urls.question("kernels", "q1")
-    assert paths.tree("guia") == urls.tree("guia") == app.url_path_for("tree", tree_id="guia")
-    assert paths.tree_widget("guia") == app.url_path_for("tree_widget", tree_id="guia")
-    assert paths.tree_in_lesson("kernels", "guia") == urls.lesson("kernels", "arvore-guia")
-    assert paths.glossary_term("kv-cache") == urls.glossary_term("kv-cache")
-    assert app.url_path_for("lesson", slug="x")[:-1] == paths.LESSONS_PREFIX
+    assert paths.lesson("kernels") == urls.path("lesson", slug="kernels")
+    assert paths.lesson("kernels", "fusao") == urls.with_anchor("lesson", "fusao", slug="kernels")
+    assert paths.glossary_term("kv-cache") == urls.with_anchor("glossary", "kv-cache")
+    assert urls.prefix("lesson") == paths.LESSONS_PREFIX
+    assert urls.path("trees") == paths.TREES_PATH
+    assert urls.path("glossary") == paths.GLOSSARY_PATH
 
 
 @pytest.mark.parametrize(
@@ -155,3 +202,60 @@ def test_the_shapes_content_spells_are_the_named_routes(app):
 )
 def test_the_nav_marks_the_section_of_each_page(app, path, section):
     assert app.state.urls.nav_section(path) == section
+
+
+# The web kit: app/web/*.py, which are not routers (those declare the route table itself).
+WEB_KIT = sorted((PROJECT_ROOT / "app" / "web").glob("*.py"))
+
+
+def route_literals(app, source: str) -> list[str]:
+    """String constants in ``source`` that are a route's path, or the start of one."""
+    routes = [route for route in every_route(app.routes) if isinstance(route, Route)]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        if not re.match(r"/[a-z]", node.value):
+            continue
+        path = re.split(r"[?#]", node.value)[0]
+        if any(r.path_format.startswith(path) or r.path_regex.match(path) for r in routes):
+            found.append((node.lineno, node.col_offset, node.value))
+    return [value for _, _, value in sorted(found)]
+
+
+def test_no_web_kit_module_holds_a_literal_route_path(app):
+    assert len(WEB_KIT) > 10
+    found = {module.name: route_literals(app, module.read_text("utf-8")) for module in WEB_KIT}
+    assert {name: literals for name, literals in found.items() if literals} == {}
+
+
+def test_the_kit_scan_catches_route_paths_and_nothing_else(app):
+    source = """
+EDITOR_PATHS = "/instrutor/licoes/"
+UPLOAD_PATH = "/instrutor/imagens"
+POSTS = ("/lti/login", "/lti/launch")
+api = path.startswith("/api/")
+at = "/licoes/kernels#fusao"
+"""
+    assert route_literals(app, source) == [
+        "/instrutor/licoes/",
+        "/instrutor/imagens",
+        "/lti/login",
+        "/lti/launch",
+        "/api/",
+        "/licoes/kernels#fusao",
+    ]
+    others = 'a = "/static"\nb = "/"\nc = "text/html"\nd = "/nowhere"\n'
+    assert route_literals(app, others) == []
+
+
+def test_only_the_lesson_html_spells_paths_below_the_web_floor():
+    importing = re.compile(
+        r"^(from app\.content import paths|from app\.content\.paths import)", re.M
+    )
+    users = sorted(
+        str(module.relative_to(PROJECT_ROOT))
+        for module in (PROJECT_ROOT / "app").rglob("*.py")
+        if importing.search(module.read_text("utf-8"))
+    )
+    assert users == ["app/content/glossary.py", "app/content/links.py"]

@@ -26,7 +26,6 @@ from html import escape
 from html.parser import HTMLParser
 from typing import Any
 
-from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.markdown import plain_text
@@ -69,7 +68,7 @@ class Hit:
         lesson_title: the lesson's title.
         position: the lesson's number in the course (1-based).
         title: the section's title.
-        url: the lesson page, at the section's anchor.
+        anchor: the section's id on the lesson page.
         snippet_html: an escaped excerpt with the matching words in ``<mark>``.
     """
 
@@ -77,7 +76,7 @@ class Hit:
     lesson_title: str
     position: int
     title: str
-    url: str
+    anchor: str
     snippet_html: str
 
 
@@ -286,7 +285,7 @@ class SearchIndex:
                 lesson_title,
                 position,
                 title,
-                paths.lesson(slug, anchor),
+                anchor,
                 snippet(body, query) or escape(title, quote=False),
             )
             for slug, lesson_title, position, anchor, title, body in rows

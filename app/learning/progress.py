@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.content import paths
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.page_ids import QUIZ_ANCHOR, question_anchor
@@ -27,11 +26,6 @@ class Resume:
     lesson: Lesson
     section: str | None
     section_title: str | None
-
-    @property
-    def url(self) -> str:
-        """The link to the lesson, at the section."""
-        return paths.lesson(self.lesson.slug, self.section)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from app.content import paths
 from app.content.course import Course
 from app.content.layout import Layout, layout
 from app.content.trees import Tree
@@ -73,19 +72,17 @@ class TreeView:
         """The tree's version (:func:`tree_version`), for the step form."""
         return tree_version(self.tree)
 
-    def url(self, values: tuple[str, ...], notice: str = "") -> str:
-        """The page URL that reproduces the walk after ``values`` (``notice``: ``?aviso=``)."""
-        extra = {"aviso": notice} if notice else {}
-        if self.lesson_slug:
-            query = {"arvore": self.tree.id, **({"c": ",".join(values)} if values else {}), **extra}
-            return paths.tree_in_lesson(self.lesson_slug, self.tree.id, query)
-        query = {**({"c": ",".join(values)} if values else {}), **extra}
-        return paths.tree(self.tree.id, query)
+    def page_query(self, values: tuple[str, ...], notice: str = "") -> dict[str, str]:
+        """The query that reproduces the walk after ``values`` on the page showing the tree
+        (``notice``: ``?aviso=``); the web floor adds the path (``Urls.walk``)."""
+        query = {"arvore": self.tree.id} if self.lesson_slug else {}
+        if values:
+            query["c"] = ",".join(values)
+        return {**query, **({"aviso": notice} if notice else {})}
 
-    def fragment_url(self, values: tuple[str, ...]) -> str:
-        """The URL htmx fetches to swap the widget to the walk after ``values``."""
-        query = {"c": ",".join(values), "licao": self.lesson_slug}
-        return paths.tree_widget(self.tree.id, query)
+    def widget_query(self, values: tuple[str, ...]) -> dict[str, str]:
+        """The query htmx sends to swap the widget to the walk after ``values``."""
+        return {"c": ",".join(values), "licao": self.lesson_slug}
 
     @property
     def map_view(self) -> TreeMap:

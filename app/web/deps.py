@@ -180,7 +180,7 @@ def current_instructor(request: Request, db: SessionDep) -> Account:
     username = session_account(request)
     if username is None:
         here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        location = urls_of(request).account(next_page=here)
+        location = urls_of(request).with_query("account", {"proximo": here})
         raise HTTPException(
             status_code=303, detail=gettext(SIGN_IN_FIRST), headers={"Location": location}
         )

@@ -48,9 +48,14 @@ def error_response(request: Request, status_code: int, detail: str | None):
     ``detail`` is already in Portuguese; the defaults are looked up in the catalog.
     """
     message = detail if detail and status_code != 500 else _default_detail(status_code) or detail
-    if request.url.path.startswith("/api/"):
+    if request.url.path.startswith(api_section(request)):
         return JSONResponse({"detail": message or title_of(status_code)}, status_code=status_code)
     return render(request, _template(request), _context(status_code, message), status_code)
+
+
+def api_section(request: Request) -> str:
+    """What every API path starts with: the folder of the app's OpenAPI schema (``/api/``)."""
+    return request.app.openapi_url.rpartition("/")[0] + "/"
 
 
 def error_html(templates: Jinja2Templates, scope: Scope, status_code: int, message: str) -> str:

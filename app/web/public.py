@@ -159,8 +159,11 @@ class LearnerExport(SQLModel):
     review_cards: list[ReviewCardPublic] = []
 
 
-def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPublic:
-    """The JSON shape of a learner's progress (lessons, finished walks, place)."""
+def progress_public(
+    progress: CourseProgress, state: LearnerState, resume_url: str = ""
+) -> ProgressPublic:
+    """The JSON shape of a learner's progress (lessons, finished walks, place); ``resume_url``
+    is the link to ``progress.resume``."""
     lessons = [
         LessonProgressPublic(
             slug=p.slug,
@@ -178,7 +181,7 @@ def progress_public(progress: CourseProgress, state: LearnerState) -> ProgressPu
         percent=progress.percent,
         lessons=lessons,
         walks=[WalkPublic.from_walk(walk) for walk in state.walks],
-        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume.url)
+        resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume_url)
         if resume
         else None,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +24,12 @@ from app.platform.sessions import SESSION_COOKIE
 from app.web.errors import EXPIRED_MESSAGE, error_html
 from app.web.headers import security_headers
 from app.web.templating import VARY
+from app.web.urls import Urls
 
 MAX_FORM_BYTES = 64 * 1024
 # The lesson editor posts a whole lesson file, percent-encoded (an accented letter is 6 bytes).
 MAX_EDITOR_FORM_BYTES = 4 * 1024 * 1024
-EDITOR_PATHS = "/instrutor/licoes/"
+EDITOR_ROUTE = "lesson_editor"  # the editor's forms all post under this route's prefix
 EDITOR_TOO_LARGE = N_(
     "The lesson text sent is over %(max)s MB, so it could not be read: nothing was published "
     "or kept on the server. The editor keeps a copy of what you sent in this browser: go back "
@@ -37,7 +38,7 @@ EDITOR_TOO_LARGE = N_(
 )
 # The only route that takes a multipart body: the editor's image upload. Its limit is the
 # image's (app.authoring.image_upload.MAX_IMAGE_BYTES) plus room for the token and the part headers.
-UPLOAD_PATH = "/instrutor/imagens"
+UPLOAD_ROUTE = "image_upload_save"
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024 + 16 * 1024
 ACCEPTED_BODIES = (b"application/x-www-form-urlencoded", b"application/json", b"")
 # Sec-Fetch-Site values of requests that another site started (Fetch Metadata).
@@ -48,7 +49,7 @@ OTHER_SITES = (b"same-site", b"cross-site")
 # redirects to a registered platform; the launch is accepted only with an id_token signed by
 # a registered platform's key, for our client id and deployment, unexpired, whose nonce we
 # issued and is used once, and whose state matches the cookie set at the login.
-LTI_CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
+LTI_CROSS_SITE_POSTS = ("lti_login", "lti_launch")  # route names
 # Cookies a browser must send inside the LMS's iframe (another site) when served over HTTPS.
 FRAMED_COOKIES = (SESSION_COOKIE.encode() + b"=", DEFAULT_COOKIE_NAME.encode() + b"=")
 _LAX = re.compile(rb";\s*samesite=lax", re.I)
@@ -59,11 +60,12 @@ COOKIE_PAIR = re.compile(
 )
 
 
-def csrf_middleware(templates, signing_secret: str, secure: bool):
+def csrf_middleware(templates, urls: Urls, signing_secret: str, secure: bool):
     """Return a middleware factory for ``app.add_middleware`` wrapping asgi-csrf.
 
     Args:
         templates: the app's Jinja2 templates, for the 403 page.
+        urls: the app's URL builder, for the LTI posts it lets through.
         signing_secret: the app's secret key.
         secure: mark the CSRF cookie ``Secure``.
     """
@@ -73,21 +75,27 @@ def csrf_middleware(templates, signing_secret: str, secure: bool):
         await send_html(send, 403, html)
 
     def factory(app):
+        lti_posts = lti_cross_site_posts(urls)  # built with the stack, once the routes exist
         return asgi_csrf(
             app,
             signing_secret=signing_secret,
             cookie_secure=secure,
             cookie_samesite="Lax",
             send_csrf_failed=send_failed,
-            skip_if_scope=is_lti_cross_site_post,
+            skip_if_scope=lambda scope: is_lti_cross_site_post(scope, lti_posts),
         )
 
     return factory
 
 
-def is_lti_cross_site_post(scope) -> bool:
-    """True for the LTI login and launch POSTs (:data:`LTI_CROSS_SITE_POSTS`), and only them."""
-    return scope.get("method") == "POST" and scope.get("path") in LTI_CROSS_SITE_POSTS
+def lti_cross_site_posts(urls: Urls) -> frozenset[str]:
+    """The paths of :data:`LTI_CROSS_SITE_POSTS`."""
+    return frozenset(urls.path(name) for name in LTI_CROSS_SITE_POSTS)
+
+
+def is_lti_cross_site_post(scope: Scope, lti_posts: Collection[str]) -> bool:
+    """True for a POST to one of ``lti_posts`` (:func:`lti_cross_site_posts`), and only them."""
+    return scope.get("method") == "POST" and scope.get("path") in lti_posts
 
 
 class RequestGuard:
@@ -100,7 +108,7 @@ class RequestGuard:
       parser turns a quoted ``"\\000"`` into a NUL byte, which PostgreSQL refuses.
     - ``HEAD`` is served as ``GET`` (the server drops the body).
     - A body that is not a URL-encoded form or JSON gets 415, except a ``multipart/form-data``
-      POST to :data:`UPLOAD_PATH` (the image upload), which must name its boundary as
+      POST to :data:`UPLOAD_ROUTE` (the image upload), which must name its boundary as
       asgi-csrf parses it (``; boundary=``, else 400) and whose ``Content-Length``, when sent,
       is checked before any of it is read. asgi-csrf 0.11's own multipart parser no longer
       works with python-multipart (``FormParser`` lost its ``FileClass`` argument), so the
@@ -129,12 +137,17 @@ class RequestGuard:
         self,
         app: ASGIApp,
         templates: Any,
+        urls: Urls,
         signing_secret: str = "",
         hsts: bool = False,
         lms_origins: Callable[[], tuple[str, ...]] | None = None,
     ) -> None:
         self.app = app
         self.templates = templates
+        # Starlette builds the middleware on the first request, once every route is there.
+        self.paths = GuardedPaths(
+            urls.path(UPLOAD_ROUTE), urls.prefix(EDITOR_ROUTE), lti_cross_site_posts(urls)
+        )
         self.signer = URLSafeSerializer(signing_secret)
         self.hsts = hsts
         self.lms_origins = lms_origins
@@ -154,7 +167,7 @@ class RequestGuard:
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"authorization"]
         scope = {**scope, "headers": headers}
-        post = Post.of(scope)
+        post = Post.of(scope, self.paths)
         refusal = next((r for check in HEADER_CHECKS if (r := check(post)) is not None), None)
         if refusal is None:
             messages, refusal = await read_body(receive, post)
@@ -228,6 +241,15 @@ def forbidden() -> Refusal:
 
 
 @dataclass(frozen=True)
+class GuardedPaths:
+    """The paths the guard treats apart, from the route table."""
+
+    upload: str  # the image upload: multipart, with its own limit
+    editor: str  # the editor's prefix: a whole lesson fits
+    lti_posts: frozenset[str]  # LTI's cross-site POSTs
+
+
+@dataclass(frozen=True)
 class Post:
     """What the guard's checks read of a state-changing request."""
 
@@ -235,27 +257,27 @@ class Post:
     raw_headers: list[tuple[bytes, bytes]]  # as sent, a header maybe repeated
     headers: dict[bytes, bytes]  # the last of each
     content_type: bytes  # lower-case, without parameters
-    upload: bool  # a multipart POST to UPLOAD_PATH
+    upload: bool  # a multipart POST to the upload route
     lti_post: bool  # one of LTI_CROSS_SITE_POSTS
     limit: int  # bytes the body may have
 
     @classmethod
-    def of(cls, scope: Scope) -> Post:
+    def of(cls, scope: Scope, paths: GuardedPaths) -> Post:
         raw_headers = list(scope.get("headers") or [])
         headers = dict(raw_headers)
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         upload = (
-            scope["path"] == UPLOAD_PATH
+            scope["path"] == paths.upload
             and scope["method"] == "POST"
             and content_type == b"multipart/form-data"
         )
         if upload:
             limit = MAX_UPLOAD_BYTES
-        elif scope["path"].startswith(EDITOR_PATHS):
+        elif scope["path"].startswith(paths.editor):
             limit = MAX_EDITOR_FORM_BYTES
         else:
             limit = MAX_FORM_BYTES
-        lti_post = is_lti_cross_site_post(scope)
+        lti_post = is_lti_cross_site_post(scope, paths.lti_posts)
         return cls(scope["path"], raw_headers, headers, content_type, upload, lti_post, limit)
 
     def too_large(self) -> Refusal:

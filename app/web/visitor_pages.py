@@ -6,11 +6,9 @@ from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.content import paths
 from app.platform.sessions import SESSION_COOKIE
 from app.web.page_cache import lesson_page_key, respond
 
-LESSON_PREFIX = paths.LESSONS_PREFIX  # the lesson route's shape, from its one home
 SESSION_COOKIE_NAME = SESSION_COOKIE.encode()
 
 
@@ -25,12 +23,13 @@ class VisitorPages:
     def __init__(self, app: ASGIApp, state: State) -> None:
         self.app = app
         self.state = state
+        self.lesson_prefix = state.urls.prefix("lesson")  # the stack is built after the routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if _eligible(scope):
+        if _eligible(scope, self.lesson_prefix):
             request = Request(scope)
             course = self.state.live_course.current()
-            key = lesson_page_key(scope["path"][len(LESSON_PREFIX) :], request)
+            key = lesson_page_key(scope["path"][len(self.lesson_prefix) :], request)
             page = self.state.visitor_pages.peek(course, key)
             if page is not None:
                 await respond(request, page)(scope, receive, send)
@@ -38,11 +37,11 @@ class VisitorPages:
         await self.app(scope, receive, send)
 
 
-def _eligible(scope: Scope) -> bool:
+def _eligible(scope: Scope, lesson_prefix: str) -> bool:
     if scope["type"] != "http" or scope["method"] != "GET" or scope["query_string"]:
         return False
     path = scope["path"]
-    if not path.startswith(LESSON_PREFIX) or "/" in path[len(LESSON_PREFIX) :]:
+    if not path.startswith(lesson_prefix) or "/" in path[len(lesson_prefix) :]:
         return False
     for name, value in scope["headers"]:
         if name == b"cookie" and SESSION_COOKIE_NAME + b"=" in value:

@@ -61,7 +61,7 @@ def account_page(
     """
     instructor = instructor_account(db, account) is not None
     next_page = safe_next(proximo)
-    joining = join_context(db, urls_of(request).class_join(""), next_page)
+    joining = join_context(db, urls_of(request).prefix("class_join_page"), next_page)
     return _page(request, account, next_page=next_page, instructor=instructor, joining=joining)
 
 
@@ -103,7 +103,9 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    response = RedirectResponse(safe_next(proximo) or urls_of(request).progress(), status_code=303)
+    response = RedirectResponse(
+        safe_next(proximo) or urls_of(request).path("progress"), status_code=303
+    )
     return _known_device(request, devices, username, response)
 
 
@@ -168,7 +170,7 @@ def sign_in(
         db, learner_id, found.learner_id, stored_place(db, learner_id) or session_place(request)
     )
     _sign_in(request, found.learner_id, found.username)
-    response = RedirectResponse(next_page or urls_of(request).progress(), status_code=303)
+    response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
     return _known_device(request, devices, found.username, response)
 
 
@@ -191,7 +193,7 @@ def sign_out(request: Request, db: SessionDep, learner_id: LearnerIdDep):
     if learner_id is not None:
         forget_birth_key(db, learner_id)
     request.session.clear()
-    response = RedirectResponse(urls_of(request).home(), status_code=303)
+    response = RedirectResponse(urls_of(request).path("home"), status_code=303)
     response.delete_cookie(CSRF_COOKIE, path="/")
     return response
 

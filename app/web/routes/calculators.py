@@ -52,7 +52,9 @@ def share_url(urls: Urls, lesson: Lesson, calculator: Calculator, result: Result
     Returns:
         The lesson's path with ``?calc=<id>&<the values>`` and the calculator's anchor.
     """
-    return urls.lesson(lesson.slug, calculator.anchor, {FIELD: calculator.id, **result.typed})
+    return urls.with_query(
+        "lesson", {FIELD: calculator.id, **result.typed}, calculator.anchor, slug=lesson.slug
+    )
 
 
 @router.get(

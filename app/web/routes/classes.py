@@ -79,7 +79,9 @@ def class_create(
         return render(request, "classes.html", context, status_code=422)
     classroom = classes.create_class(db, instructor, nome, descricao)
     assert classroom.id is not None  # a stored class
-    return RedirectResponse(urls_of(request).class_page(classroom.id), status_code=303)
+    return RedirectResponse(
+        urls_of(request).path("class_page", class_id=classroom.id), status_code=303
+    )
 
 
 def _class_page(
@@ -91,7 +93,9 @@ def _class_page(
     error: str | None = None,
     typed: dict[str, str] | None = None,
 ):
-    join_url = str(request.base_url).rstrip("/") + urls_of(request).class_join(classroom.join_code)
+    join_url = str(request.base_url).rstrip("/") + urls_of(request).path(
+        "class_join_page", code=classroom.join_code
+    )
     dues = classes.due_rows(db, classroom)
     context = {
         "classroom": classroom,
@@ -121,14 +125,14 @@ def class_page(
 def class_rotate(request: Request, class_id: RowId, db: SessionDep, instructor: InstructorDep):
     """Replace the join link; the old one stops working."""
     classes.rotate_code(db, _class(db, instructor, class_id))
-    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
+    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
 def class_delete(request: Request, class_id: RowId, db: SessionDep, instructor: InstructorDep):
     """Delete the class: its memberships and due dates go, the learners' answers stay."""
     classes.delete_class(db, _class(db, instructor, class_id))
-    return RedirectResponse(urls_of(request).classes(), status_code=303)
+    return RedirectResponse(urls_of(request).path("classes"), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
@@ -151,7 +155,7 @@ def class_due(
         typed = {"lesson": licao, "due": prazo}  # the form shows what was typed
         return _class_page(request, db, course, classroom, 422, str(exc), typed)
     classes.set_due(db, classroom, licao, due_at)
-    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
+    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
@@ -170,7 +174,7 @@ def class_staff(
         message = gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()}
         return _class_page(request, db, course, classroom, 422, message)
     classes.add_staff(db, classroom, other)
-    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
+    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
 
 
 @router.post(
@@ -194,8 +198,8 @@ def class_unstaff(
     except classes.StaffError as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
     if classes.class_for(db, instructor, class_id) is None:
-        return RedirectResponse(urls_of(request).classes(), status_code=303)
-    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
+        return RedirectResponse(urls_of(request).path("classes"), status_code=303)
+    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
@@ -213,7 +217,7 @@ def class_zone(
         classes.set_time_zone(db, classroom, fuso)
     except classes.BadTimeZone as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
-    return RedirectResponse(urls_of(request).class_page(class_id), status_code=303)
+    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
 
 
 def _by_code(db, code: str) -> Classroom:
@@ -230,7 +234,9 @@ def join_page(
     """The join link: who is signed in confirms; anyone else is sent to sign in or sign up."""
     classroom = _by_code(db, code)
     if account is None:
-        location = urls_of(request).account(next_page=urls_of(request).class_join(code))
+        location = urls_of(request).with_query(
+            "account", {"proximo": urls_of(request).path("class_join_page", code=code)}
+        )
         return RedirectResponse(location, status_code=303)
     member = learner_id is not None and any(
         c.id == classroom.id for c, _ in classes.memberships(db, learner_id)
@@ -251,15 +257,17 @@ def join(
     """Join the class of the link (needs an account), then go to the course home."""
     classroom = _by_code(db, code)
     if account is None:
-        location = urls_of(request).account(next_page=urls_of(request).class_join(code))
+        location = urls_of(request).with_query(
+            "account", {"proximo": urls_of(request).path("class_join_page", code=code)}
+        )
         return RedirectResponse(location, status_code=303)
     classes.join(db, classroom, learner_id)
     request.session[NOTICE_KEY] = gettext(JOINED) % {"name": classroom.name}
-    return RedirectResponse(urls_of(request).home(), status_code=303)
+    return RedirectResponse(urls_of(request).path("home"), status_code=303)
 
 
 @router.post("/turmas/{class_id}/sair", name="class_leave")
 def leave(request: Request, class_id: RowId, db: SessionDep, learner_id: LearnerForWriteDep):
     """Leave a class (answers stay); back to "Meus dados"."""
     classes.leave(db, class_id, learner_id)
-    return RedirectResponse(urls_of(request).my_data(), status_code=303)
+    return RedirectResponse(urls_of(request).path("my_data"), status_code=303)

@@ -281,7 +281,7 @@ def _save(
     assert revision is not None  # a published save has its revision
     new_slug = revision.lesson_slug
     return RedirectResponse(
-        urls_of(request).lesson_editor(new_slug) + f"?publicada={revision.id}",
+        urls_of(request).with_query("lesson_editor", {"publicada": revision.id}, slug=new_slug),
         status_code=303,
     )
 
@@ -297,10 +297,10 @@ def publish(
     source = _read(path)
     text = editor.published_text(source.text)
     if text is None:  # published already (a second click, another instructor)
-        return RedirectResponse(urls_of(request).lesson(slug), status_code=303)
+        return RedirectResponse(urls_of(request).path("lesson", slug=slug), status_code=303)
     response = _save(request, db, instructor, slug, path, text, source.hash)
     if isinstance(response, RedirectResponse):
-        return RedirectResponse(urls_of(request).lesson(slug), status_code=303)
+        return RedirectResponse(urls_of(request).path("lesson", slug=slug), status_code=303)
     return response
 
 
@@ -313,7 +313,7 @@ def discard(
     assert instructor.id is not None  # a stored account
     editor.discard_draft(db, path.name, instructor.id)
     db.commit()
-    return RedirectResponse(urls_of(request).lesson_editor(slug), status_code=303)
+    return RedirectResponse(urls_of(request).path("lesson_editor", slug=slug), status_code=303)
 
 
 @router.get("/licoes/{slug}/historico", response_class=HTMLResponse, name="lesson_history")
@@ -390,7 +390,7 @@ def create(
             request, "lesson_new.html", {"title": titulo, "error": str(exc)}, status_code=422
         )
     slug = editor.new_lesson_slug(path)
-    return RedirectResponse(urls_of(request).lesson_editor(slug), status_code=303)
+    return RedirectResponse(urls_of(request).path("lesson_editor", slug=slug), status_code=303)
 
 
 @router.get("/imagens", response_class=HTMLResponse, name="image_upload")

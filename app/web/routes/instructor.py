@@ -98,7 +98,7 @@ def dashboard(
 def recompute(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
     """Compute the dashboard's figures now ("Recalcular agora"), then show the dashboard."""
     dashboard_cache.figures(db, course, datetime.now(UTC), 0, refresh=True)
-    return RedirectResponse(urls_of(request).instructor(), status_code=303)
+    return RedirectResponse(urls_of(request).path("instructor_dashboard"), status_code=303)
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="instructor_preview")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import secrets
 from typing import Annotated, Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -238,15 +237,15 @@ async def lti_launch(request: Request, course: CourseDep):
     custom = claims.get(lti.CLAIM + "custom") or {}
     slug = str(custom.get("licao") or "") if isinstance(custom, dict) else ""
     if slug == REVIEW_PAGE:
-        return RedirectResponse(urls.review(), status_code=303)
+        return RedirectResponse(urls.path("review"), status_code=303)
     if not slug:
-        return RedirectResponse(urls.home(), status_code=303)
+        return RedirectResponse(urls.path("home"), status_code=303)
     if course.get(slug) is None:
         raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON) % {"slug": slug})
     graded = lti.graded_launch(platform_id, person.class_id, claims, slug)
     if graded is not None and not person.instructor:
         request.session[lti.SESSION_KEY] = graded.to_session()
-    return RedirectResponse(urls.lesson(slug), status_code=303)
+    return RedirectResponse(urls.path("lesson", slug=slug), status_code=303)
 
 
 def _launch(state: Any, lti_request: StarletteLtiRequest):
@@ -295,7 +294,7 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
         params = lti.kept_state(request.app.state.engine, LOGIN_PARAMS_PREFIX + state)
         if isinstance(params, dict):
             query = {**params, "lti1p3_new_window": "1"}
-            new_tab = urls_of(request).path("lti_login") + "?" + urlencode(query)
+            new_tab = urls_of(request).with_query("lti_login", query)
     context = {"message": gettext(BAD_LAUNCH) % {"why": why}, "new_tab": new_tab}
     return render(request, "lti_refused.html", context, status_code=403 if new_tab else 400)
 
@@ -429,7 +428,7 @@ def lti_link(
     request.session.update({key: value for key, value in kept.items() if value is not None})
     graded = lti.GradedLaunch.from_session(kept[lti.SESSION_KEY])
     urls = urls_of(request)
-    target = urls.lesson(graded.lesson_slug) if graded else urls.progress()
+    target = urls.path("lesson", slug=graded.lesson_slug) if graded else urls.path("progress")
     return RedirectResponse(target, status_code=303)
 
 

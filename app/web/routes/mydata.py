@@ -85,7 +85,9 @@ def delete(
     if username is not None:
         limiter.forget(username)  # failed sign-ins are counted by username
     request.session.clear()
-    response = RedirectResponse(urls_of(request).my_data() + "?apagado=1", status_code=303)
+    response = RedirectResponse(
+        urls_of(request).with_query("my_data", {"apagado": 1}), status_code=303
+    )
     response.delete_cookie(CSRF_COOKIE, path="/")  # the next person here gets a new token
     return response
 

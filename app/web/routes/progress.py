@@ -26,6 +26,7 @@ from app.web.headers import PERSONAL
 from app.web.lookups import keep_in_session, session_place
 from app.web.public import ProgressPublic, progress_public
 from app.web.templating import render
+from app.web.urls import urls_of
 
 router = APIRouter()
 BAD_PLACE = N_("Unknown place in this lesson.")
@@ -65,9 +66,10 @@ async def progress_api(
     response.headers["Cache-Control"] = PERSONAL
     with read_session(request) as db:
         state = read_state(db, learner_id)
-    return progress_public(
-        course_progress(course, state, state.place or session_place(request)), state
-    )
+    progress = course_progress(course, state, state.place or session_place(request))
+    resume = progress.resume
+    url = resume and urls_of(request).with_anchor("lesson", resume.section, slug=resume.lesson.slug)
+    return progress_public(progress, state, url or "")
 
 
 @router.post("/progresso/lugar", status_code=204, response_class=Response, include_in_schema=False)

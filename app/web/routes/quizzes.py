@@ -7,7 +7,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
-from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.i18n import gettext
 from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
@@ -33,6 +32,7 @@ from app.web.deps import (
 from app.web.forms import FLASH_KEY, QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
 from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
+from app.web.urls import urls_of
 
 router = APIRouter()
 
@@ -144,8 +144,7 @@ def _render(request, lesson, question, page: QuestionPage, status_code: int = 42
 
 
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
-    url = request.url_for("lesson", slug=lesson.slug).path
-    url += (f"?refazer={question.id}" if retry else "") + "#" + question_anchor(question.id)
+    url = urls_of(request).question(lesson.slug, question.id, retry)
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 

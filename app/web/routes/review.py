@@ -76,7 +76,9 @@ def _page(
             error=error,
             typed=typed,
         )
-        context["answer_url"] = urls_of(request).review_answer(lesson.slug, question.id)
+        context["answer_url"] = urls_of(request).path(
+            "review_answer", slug=lesson.slug, question_id=question.id
+        )
         context["in_review"] = True
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
@@ -147,7 +149,7 @@ def review_answer(
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _page(request, course, page.state, lesson, question, graded=True)
-    url = request.url_for("review_answered", slug=lesson.slug, question_id=question.id).path
-    return RedirectResponse(
-        url + "#" + question_anchor(question.id), status_code=303, headers={"Vary": VARY}
+    url = urls_of(request).with_anchor(
+        "review_answered", question_anchor(question.id), slug=lesson.slug, question_id=question.id
     )
+    return RedirectResponse(url, status_code=303, headers={"Vary": VARY})

@@ -27,12 +27,12 @@ def sitemap_paths(urls: Urls, lesson_slugs: list[str], tree_ids: list[str]) -> l
         The home page, each lesson, the trees page and each tree, the glossary and the search page.
     """
     return [
-        urls.home(),
-        *(urls.lesson(slug) for slug in lesson_slugs),
-        urls.trees(),
-        *(urls.tree(tree_id) for tree_id in tree_ids),
-        urls.glossary(),
-        urls.search(),
+        urls.path("home"),
+        *(urls.path("lesson", slug=slug) for slug in lesson_slugs),
+        urls.path("trees"),
+        *(urls.path("tree", tree_id=tree_id) for tree_id in tree_ids),
+        urls.path("glossary"),
+        urls.path("search"),
     ]
 
 

@@ -25,6 +25,7 @@ from app.learning.trees import (
 from app.web.deps import CourseDep, LearnerForWriteDep, ReaderCourseDep, SessionDep
 from app.web.lookups import find_tree
 from app.web.templating import VARY, render, wants_fragment
+from app.web.urls import urls_of
 
 router = APIRouter()
 
@@ -97,7 +98,7 @@ def tree_step(
     if versao != tree_version(tree):
         view = tree_view(tree, c, slug)
         if not wants_fragment(request):
-            url = view.url(view.walk.values, notice=CHANGED_NOTICE)
+            url = urls_of(request).walk(view, view.walk.values, CHANGED_NOTICE)
             return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
         error = view.error or gettext(QUESTION_CHANGED)
         view = TreeView(view.tree, view.walk, view.map, slug, error)
@@ -107,16 +108,16 @@ def tree_step(
     except WalkError:
         view = tree_view(tree, c, slug)
         if not wants_fragment(request):  # a stale page: show the current question again
-            return RedirectResponse(
-                view.url(view.walk.values), status_code=303, headers={"Vary": VARY}
-            )
+            url = urls_of(request).walk(view, view.walk.values)
+            return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
         view = TreeView(view.tree, view.walk, view.map, slug, gettext(UNKNOWN_OPTION))
         return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:
         record_walk(session, learner_id, tree.id, walk.values, walk.result.id)
     view = TreeView(tree, walk, layout(tree), slug)
+    url = urls_of(request).walk(view, walk.values)
     if wants_fragment(request):
         response = render(request, "_tree.html", {"view": view})
-        response.headers["HX-Push-Url"] = view.url(walk.values)
+        response.headers["HX-Push-Url"] = url
         return response
-    return RedirectResponse(view.url(walk.values), status_code=303, headers={"Vary": VARY})
+    return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
