@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
+.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev chromium migrate check lint types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -42,20 +42,15 @@ $(VENV)/bin/uv:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
 
-$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv icu
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv icu
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[dev]'
 	touch $(VENV)/.installed $@
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-
-icu: ## ICU headers, to build PyICU (Portuguese sort order) the first time (about a minute)
-	@pkg-config --exists icu-i18n 2>/dev/null || { \
-	  echo "Instalando o ICU do Debian (libicu-dev)..."; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; }
 
 chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playwright install`
 	@test -x /usr/bin/chromium -a -d /usr/share/fonts/truetype/noto || { \
