@@ -35,8 +35,9 @@ install-dev: $(VENV)/.installed-dev
 # Without .pyc files every start compiles ~1,000 modules again (seconds: uv installs without
 # compiling, and PYTHONDONTWRITEBYTECODE=1 keeps Python from saving them). Compiled once here,
 # they are only read; compileall skips what is up to date, so running it again costs little.
-# pip and setuptools (a quarter of the venv's files) are never imported by the app: skipped.
-NO_PYC := '/(pip|setuptools|pkg_resources|_distutils_hack)/'
+# pip and setuptools (a quarter of the venv's files) are never imported by the app: skipped
+# (their _distutils_hack is, by a .pth file at every start, so it stays).
+NO_PYC := '/(pip|setuptools|pkg_resources)/'
 bytecode: ## compile the app and its installed packages to .pyc (a fast cold start)
 	$(PY) -m compileall -q -j 0 -x $(NO_PYC) app $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') >/dev/null || true
 
