@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTHON ?= python3
 
-.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev chromium icu migrate check lint types fmt messages clean
+.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev chromium migrate check lint types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -35,27 +35,26 @@ install-dev: $(VENV)/.installed-dev
 # Without .pyc files every start compiles ~1,000 modules again (seconds: uv installs without
 # compiling, and PYTHONDONTWRITEBYTECODE=1 keeps Python from saving them). Compiled once here,
 # they are only read; compileall skips what is up to date, so running it again costs little.
+# pip and setuptools (a quarter of the venv's files) are never imported by the app: skipped
+# (their _distutils_hack is, by a .pth file at every start, so it stays).
+NO_PYC := '/(pip|setuptools|pkg_resources)/'
 bytecode: ## compile the app and its installed packages to .pyc (a fast cold start)
-	$(PY) -m compileall -q -j 0 app $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') >/dev/null || true
+	$(PY) -m compileall -q -j 0 -x $(NO_PYC) app $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') >/dev/null || true
 
 $(VENV)/bin/uv:
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv
 
-$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv icu
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e .
+# No --compile-bytecode: the targets that start the app run `bytecode` after, which skips pip.
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv
+	$(UV) pip install --quiet --python $(PY) -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv icu
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[dev]'
 	touch $(VENV)/.installed $@
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-
-icu: ## ICU headers, to build PyICU (Portuguese sort order) the first time (about a minute)
-	@pkg-config --exists icu-i18n 2>/dev/null || { \
-	  echo "Instalando o ICU do Debian (libicu-dev)..."; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; }
 
 chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playwright install`
 	@test -x /usr/bin/chromium -a -d /usr/share/fonts/truetype/noto || { \
@@ -72,10 +71,10 @@ bench: install-dev bytecode chromium ## benchmark against nginx (installs wrk an
 lighthouse: install-dev chromium ## Lighthouse 12 on the "kernels" lesson (installs it with npm into ~/.cache/curso-lighthouse)
 	$(PY) -m bench.lighthouse
 
-migrate: install
+migrate: install bytecode
 	$(VENV)/bin/curso migrate
 
-check: install ## validate every lesson
+check: install bytecode ## validate every lesson
 	$(VENV)/bin/curso check lessons
 
 lint: install-dev ## ruff: lint and formatting

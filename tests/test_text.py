@@ -84,6 +84,29 @@ def test_portuguese_order_ignores_case_and_accents():
     ]
 
 
+@pytest.mark.parametrize(
+    "expected",
+    [
+        # Letters first; among equal letters, unaccented before accented, then lower before upper.
+        ["acao", "Acao", "açao", "ação", "Ação", "AÇÃO"],
+        ["etê", "eter", "Eter", "éter", "Éter"],
+        # A space or a hyphen weighs less than a letter, and the unspaced word comes last.
+        ["kv cache", "KV cache", "KV-cache", "KVcache"],
+        ["sao paulo", "Sao Paulo", "São Paulo", "são-paulo"],
+    ],
+)
+def test_portuguese_order_breaks_case_and_accent_ties_whatever_the_input_order(expected):
+    for shuffled in (expected[::-1], expected[1::2] + expected[::2]):
+        assert sorted(shuffled, key=collation_key) == expected
+
+
+def test_a_decomposed_accent_sorts_like_the_composed_one():
+    decomposed = unicodedata.normalize("NFD", "Ação")
+    assert decomposed != "Ação"
+    assert collation_key(decomposed) == collation_key("Ação")
+    assert sorted([decomposed, "acao", "AÇÃO"], key=collation_key) == ["acao", decomposed, "AÇÃO"]
+
+
 def test_fold_drops_case_and_accents_in_any_normal_form():
     for variant in (
         "decodificação",
