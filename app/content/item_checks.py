@@ -111,9 +111,6 @@ def question_warnings(question: Question) -> list[ItemWarning]:
 
     Args:
         question: a rendered question; for a scenario, its key already resolved.
-
-    Returns:
-        The warnings, possibly none.
     """
     if question.kind == "ordering":
         return [ItemWarning(question.id, question.line, m) for m in _positions_told(question)]

@@ -126,7 +126,6 @@ class LessonCache:
 
         Args:
             path: the lesson file (its path is part of the load: errors and links name it).
-            raw: the file's bytes.
             glossary_raw: the glossary file's bytes (empty when there is none).
 
         Returns:

@@ -443,9 +443,6 @@ def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
 def parse_tolerance(raw: float | str) -> tuple[Decimal, bool]:
     """Read a ``tolerance``: a number (absolute) or a percentage such as ``"2%"`` (relative).
 
-    Args:
-        raw: the YAML value.
-
     Returns:
         ``(tolerance, relative)``; a relative tolerance is a fraction (``"2%"`` → ``0.02``).
 
@@ -555,9 +552,6 @@ def content_hash(spec: QuestionSpec) -> str:
 
     Options count by id and text, in any order (the page shuffles them anyway);
     explanations are left out, so fixing an explanation does not mark the question changed.
-
-    Args:
-        spec: the validated question.
 
     Returns:
         16 hex characters of a SHA-256 over the canonical JSON of those fields.
