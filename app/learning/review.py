@@ -86,7 +86,6 @@ def _aware(value: datetime | None) -> datetime | None:
 
 
 def card_of(row: ReviewCard | Row[Any]) -> Card:
-    """Turn a stored row into an ``fsrs.Card``."""
     return Card(
         card_id=CARD_ID,
         state=State(row.state),
@@ -290,7 +289,6 @@ class DueReview:
     """A question due for review.
 
     Attributes:
-        lesson: its lesson.
         question: the question as it is now.
         due: when it fell due, UTC.
         changed: the question was edited since the learner's last answer (the card is new).
