@@ -88,10 +88,7 @@ class WalkRecord(SQLModel, table=True):
     Not to be confused with :class:`app.content.walk.Walk`, a walk in progress through a tree.
 
     Attributes:
-        learner_id: who walked it.
-        tree_id: the tree's id.
         path: the chosen option values, joined by ``,``.
-        result_id: the id of the result reached.
         created_at: when it was finished, UTC.
     """
 
