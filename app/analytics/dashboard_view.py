@@ -270,7 +270,6 @@ class DashboardView:
 
 
 def dashboard_view(course: Course, found: Figures) -> DashboardView:
-    """Build the dashboard's view from the course and its figures."""
     funnel = []
     for step in found.funnel:
         lesson = course.get(step.slug)

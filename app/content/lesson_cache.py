@@ -205,7 +205,6 @@ class LessonCache:
         folder has just written. Left-over temporary files of that age go too.
 
         Args:
-            keep: the keys in use.
             older_than_s: minimum age, in seconds, of an entry to delete.
 
         Returns:

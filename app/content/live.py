@@ -121,7 +121,6 @@ class LiveCourse:
 
         Args:
             path: a lesson file of the folder (it may not exist yet).
-            raw: the bytes the file would hold.
 
         Returns:
             The candidate course; its problems for ``path`` and ``get``/``unavailable`` tell

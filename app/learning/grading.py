@@ -353,7 +353,6 @@ class AttemptFact:
 
     Attributes:
         question_hash: the version answered ("" when unknown).
-        correct: the stored grade.
     """
 
     lesson_slug: str
@@ -444,9 +443,6 @@ def lesson_progress(
 
 def course_percent(lessons: Sequence[LessonProgress]) -> int:
     """Return the share of the course's questions answered right at least once, 0 to 100.
-
-    Args:
-        lessons: every lesson's progress.
 
     Returns:
         The percentage, rounded down (100 only when everything is done); 0 for no questions.

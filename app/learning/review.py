@@ -65,7 +65,6 @@ def rating_for(correct: bool, previous_correct: bool | None) -> Rating:
     """Map a graded answer to an FSRS rating.
 
     Args:
-        correct: the answer's grade.
         previous_correct: the grade of the answer that last reviewed the card (``None`` for
             a new card).
 
@@ -113,7 +112,6 @@ def next_card(
     Args:
         card: the question's card, or ``None`` before its first answer.
         card_hash: the question version ``card`` was last answered in.
-        answer: the new answer.
         previous_correct: the grade of the answer that last reviewed ``card`` (an answer
             that reviewed nothing does not make the next one a retry).
     """

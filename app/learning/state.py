@@ -25,7 +25,6 @@ class AttemptRow:
     Attributes:
         question_hash: the question's ``content_hash`` when it was answered.
         chosen: what was stored (option ids, a number or an order, comma-joined).
-        correct: the stored grade.
         credit: ``ordering``: the share of items in place (0 to 1), else ``None``.
         created_at: when it was stored (UTC).
         id: the row id (orders attempts stored in the same instant).
@@ -47,7 +46,6 @@ class WalkRow:
 
     Attributes:
         path: the option values chosen, comma-joined.
-        result_id: the result reached.
         created_at: when it was finished (UTC).
     """
 

@@ -52,7 +52,6 @@ class TreeView:
 
     Attributes:
         walk: where the learner stands.
-        map: the map's layout.
         lesson_slug: the lesson that embeds it ("" on the standalone page).
         error: a message when the requested path was invalid.
     """

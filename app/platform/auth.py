@@ -110,7 +110,6 @@ class PasswordCheck:
     """The outcome of checking a password against an account's hash.
 
     Attributes:
-        matched: the password is right.
         new_hash: a hash to store in place of the old one (the old hash was made from the
             password before NFKC normalisation, or with outdated parameters), else ``None``.
     """
@@ -326,7 +325,6 @@ class SignInLimiter:
         Args:
             username: the clean username, or ``None`` for a name no account can have (then
                 only the client counts the attempt).
-            ip: the client's address.
             device: the known device id (:meth:`KnownDevices.device`), or ``None``.
 
         Returns:

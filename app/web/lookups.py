@@ -38,7 +38,6 @@ class CheckPanel:
     """What ``curso check`` says about one lesson file (``templates/_content_problems.html``).
 
     Attributes:
-        problems: its errors and warnings.
         stale: learners see the last good version, because the file has errors.
         lesson: the lesson served, or ``None`` when it never loaded without errors.
         preview: shown on the preview with the key itself (no link to it, then).
