@@ -84,7 +84,6 @@ class ItemWarning:
     """One item-writing warning about a question.
 
     Attributes:
-        question_id: the question it is about.
         line: 1-based line of the question in its file.
         message: what to fix, in Portuguese (from the gettext catalog).
     """

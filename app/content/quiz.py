@@ -115,7 +115,6 @@ class Scenario:
         situation: ``(facet name, option label)`` for each question the walk answers
             (filled when the course resolves it).
         values: the option values of that walk, for a link to the map.
-        tree_title: the tree's title.
         result_title: the engines of the result reached.
         col: 1-based column of ``tree:``.
         base_hash: the question's version before its key is known; the course adds the
@@ -154,7 +153,6 @@ class NumericKey:
         value: the right value.
         tolerance: how far an answer may be from ``value``: absolute, or a fraction of
             ``value`` when ``relative`` (``"2%"`` in YAML is ``Decimal("0.02")``).
-        relative: the tolerance is relative.
         unit: the unit shown after the input (e.g. ``×``, ``tok/s``), or ``None``.
         working_html: how the right value is worked out, as HTML ("64 ÷ 14,5 ≈ 4,41").
         wrong: ``(value, explanation HTML)`` for likely wrong values, matched with the

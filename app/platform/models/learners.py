@@ -39,7 +39,6 @@ class AttemptBase(SQLModel):
     """Fields shared by stored and public attempts.
 
     Attributes:
-        lesson_slug: the lesson's ``slug``.
         question_id: the question's ``id`` inside that lesson.
         question_hash: content hash of the question version answered ("" before versions existed).
         chosen: chosen option ids, sorted, comma-separated (ids never hold commas); for a
