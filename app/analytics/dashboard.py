@@ -51,7 +51,6 @@ class FunnelStep:
     """One lesson of the completion funnel.
 
     Attributes:
-        slug: the lesson.
         started: learners who answered at least one of its current questions.
         completed: learners who got every current question right at least once.
     """
@@ -146,7 +145,6 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
 
     Args:
         states: learner id → state (see :func:`app.learning.tallies.fold.fold`).
-        course: the course as it is now.
 
     Returns:
         One step per lesson with questions, in course order.
@@ -176,7 +174,6 @@ def python_items(states: Mapping[str, State], course: Course) -> dict[tuple[str,
 
     Args:
         states: learner id → state.
-        course: the course as it is now.
 
     Returns:
         The figures by ``(lesson slug, question id)``; zeros for a question nobody answered.

@@ -86,9 +86,6 @@ def figures(
         now: the current time, UTC.
         max_age_s: a stored copy younger than this many seconds is reused.
         refresh: compute them again whatever their age ("Recalcular agora").
-
-    Returns:
-        The figures, with the time they were computed.
     """
     key = cache_key(course)
     stored = db.get(ReportCache, key)

@@ -30,8 +30,6 @@ class OptionBar:
     """One option in a question's distribution chart.
 
     Attributes:
-        option_id: the option's id.
-        text_html: the option's text.
         is_key: part of the right answer.
         is_distractor: a wrong option chosen by more of the top group than of the bottom.
         chosen: first tries that chose it.
@@ -130,7 +128,6 @@ class FunnelRow:
     """One lesson of the completion funnel as the table shows it.
 
     Attributes:
-        lesson: the lesson.
         step: who started and who completed it.
     """
 
@@ -153,7 +150,6 @@ class ResultCount:
     """Finished walks that reached one result.
 
     Attributes:
-        result_id: the result's id.
         title: the result's engines, or ``None`` for a result no longer in the tree.
         count: walks that reached it.
     """
@@ -168,7 +164,6 @@ class TreeWalks:
     """One decision tree's finished walks.
 
     Attributes:
-        tree: the tree.
         finished: finished walks in all.
         results: the tree's results in order (0 for one nobody reached), then the results
             reached that the tree no longer has.
@@ -194,9 +189,7 @@ class LessonFile:
     """One lesson file in the dashboard's list.
 
     Attributes:
-        slug: the lesson's address.
         title: its title, or the slug for a lesson that never loaded.
-        path: the file.
         stale: served in its last good version because the file has errors.
         unavailable: never loaded without errors, so not served.
         warnings: its warnings in pt-BR ("2 avisos"), or ``""`` when it has none.
@@ -277,7 +270,6 @@ class DashboardView:
 
 
 def dashboard_view(course: Course, found: Figures) -> DashboardView:
-    """Build the dashboard's view from the course and its figures."""
     funnel = []
     for step in found.funnel:
         lesson = course.get(step.slug)

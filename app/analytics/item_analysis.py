@@ -35,7 +35,6 @@ class OptionCounts:
     """How often one option was chosen on first tries.
 
     Attributes:
-        option_id: the option's id.
         is_key: the option is (part of) the right answer.
         chosen: first tries that chose it, among all learners.
         upper: first tries that chose it in the top group.

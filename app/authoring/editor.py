@@ -235,10 +235,8 @@ def save(
     Args:
         db: a database session (committed here).
         live: the app's live course (told to look at the files again after a write).
-        path: the lesson file.
         text: the new text (any line endings; written with the file's own).
         base_hash: the hash of the file when the instructor loaded it.
-        account: the instructor saving.
         origin: ``editor`` or ``restored``.
         restored_from: the revision restored, for ``restored``.
         replacing: the hash of the file whose differences the instructor saw after a

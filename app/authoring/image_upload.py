@@ -36,7 +36,6 @@ class ImageRefused(ValueError):
     """An upload the course does not keep; ``str(exc)`` is the pt-BR message for the user.
 
     Args:
-        message: the translated message.
         status: the HTTP status to answer with (413 too large, 415 wrong type, 422 empty).
     """
 
@@ -70,9 +69,6 @@ class SavedImage:
 def image_type(data: bytes) -> str:
     """Return the media type of ``data`` read from its magic numbers.
 
-    Args:
-        data: the file's bytes.
-
     Returns:
         One of the keys of :data:`ACCEPTED`.
 
@@ -98,12 +94,7 @@ def save_image(lessons_dir: Path, original_name: str, data: bytes) -> SavedImage
     The file is created exclusively (never overwrites) and fsynced.
 
     Args:
-        lessons_dir: the lessons folder.
         original_name: the name the browser sent (only used for readability).
-        data: the file's bytes.
-
-    Returns:
-        The saved image.
 
     Raises:
         ImageRefused: see :func:`image_type`.

@@ -45,9 +45,6 @@ def _plain_parser() -> MarkdownIt:
 def code_lines(src: str) -> tuple[frozenset[int], dict[int, int]]:
     """Where fenced code is, as CommonMark reads ``src`` without boxes.
 
-    Args:
-        src: the Markdown text.
-
     Returns:
         The 0-based lines inside a fence (its opening and closing lines included), and
         for each fence that is never closed, its opening line → its last line.

@@ -260,7 +260,6 @@ def compute(calculator: Calculator, given: Mapping[str, str]) -> Result:
     """Work out the outputs for the values typed (pt-BR numbers); never raises.
 
     Args:
-        calculator: the calculator.
         given: input name → text typed; a missing input takes its default.
 
     Returns:

@@ -24,7 +24,6 @@ def check_concepts(
 
     Args:
         lessons: the lessons served.
-        glossary: the course glossary.
         glossary_file: the glossary's path, where untested terms are reported.
 
     Returns:

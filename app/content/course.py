@@ -129,7 +129,6 @@ def load_file(
     """Load one file: the lesson, or the :class:`ContentErrors` that keep it from loading.
 
     Args:
-        path: the lesson file.
         glossary: the course glossary the lesson is rendered with.
         raw: the file's bytes instead of reading them (a text not saved yet).
         cache: rendered lessons on disk; an entry for these bytes (and this glossary and
@@ -176,7 +175,6 @@ def read_glossary(
     """Load the glossary of ``folder``, from the disk cache when it holds these bytes.
 
     Args:
-        folder: the lessons folder.
         cache: rendered lessons and glossaries on disk; ``None`` parses the file.
 
     Returns:
@@ -221,7 +219,6 @@ def load_course(
     """Load every lesson in ``folder``.
 
     Args:
-        folder: the lessons folder.
         static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
         cache: rendered lessons on disk (see :mod:`app.content.lesson_cache`); ``None``
             renders every file.
@@ -258,7 +255,6 @@ def build_course(
     """Assemble a course from loaded files.
 
     Args:
-        folder: the lessons folder.
         loads: each file's lesson, or the errors that kept it from loading.
         fallbacks: the last version served of each file; a file whose current version
             fails (on its own or against the course: a repeated slug, a scenario that no

@@ -71,7 +71,6 @@ class EngineTable:
     """``engines.yml`` once validated.
 
     Attributes:
-        path: the file.
         hardware: facet value → kind of hardware.
         engines: the engines, by id.
     """

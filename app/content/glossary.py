@@ -149,7 +149,6 @@ def load_glossary(folder: Path, raw: bytes | None = None) -> tuple[Glossary, lis
     """Read ``glossario.yml`` in ``folder``; a missing file is an empty glossary.
 
     Args:
-        folder: the lessons folder.
         raw: the file's bytes when the caller already read them (they are then the bytes
             the lessons' cache key names); ``None`` reads the file.
 

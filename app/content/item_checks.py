@@ -84,7 +84,6 @@ class ItemWarning:
     """One item-writing warning about a question.
 
     Attributes:
-        question_id: the question it is about.
         line: 1-based line of the question in its file.
         message: what to fix, in Portuguese (from the gettext catalog).
     """
@@ -111,9 +110,6 @@ def question_warnings(question: Question) -> list[ItemWarning]:
 
     Args:
         question: a rendered question; for a scenario, its key already resolved.
-
-    Returns:
-        The warnings, possibly none.
     """
     if question.kind == "ordering":
         return [ItemWarning(question.id, question.line, m) for m in _positions_told(question)]

@@ -149,9 +149,6 @@ def layout(tree: Tree) -> Layout:
 
     Args:
         tree: a validated tree (acyclic, every node reachable).
-
-    Returns:
-        The layout.
     """
     depth = _columns(tree)
     columns: dict[int, list[tuple[str, str | tuple[str, int]]]] = {}

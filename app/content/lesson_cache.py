@@ -126,7 +126,6 @@ class LessonCache:
 
         Args:
             path: the lesson file (its path is part of the load: errors and links name it).
-            raw: the file's bytes.
             glossary_raw: the glossary file's bytes (empty when there is none).
 
         Returns:
@@ -206,7 +205,6 @@ class LessonCache:
         folder has just written. Left-over temporary files of that age go too.
 
         Args:
-            keep: the keys in use.
             older_than_s: minimum age, in seconds, of an entry to delete.
 
         Returns:

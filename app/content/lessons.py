@@ -69,7 +69,6 @@ class FrontMatter(BaseModel):
 
     @cached_property
     def title_text(self) -> str:
-        """The title's plain text."""
         return plain_text(self.title_html)
 
     @cached_property
@@ -115,7 +114,6 @@ class Lesson:
     """A loaded lesson, rendered once per file version.
 
     Attributes:
-        path: the source file.
         meta: the validated front matter.
         parts: the body in order: HTML strings and the blocks' parts (:mod:`app.content.blocks`).
         headings: the table of contents (``##`` and ``###``).
@@ -172,9 +170,6 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
         glossary: the course glossary; each term's first use in the body gets its definition.
         raw: the file's bytes, when they are not (yet) on disk: the web editor checks a text
             before it is saved. ``None`` reads ``path``.
-
-    Returns:
-        The lesson.
 
     Raises:
         ContentErrors: every problem found, each with its file and line.

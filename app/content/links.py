@@ -147,7 +147,6 @@ def check_links(
     Args:
         lessons: the lessons served.
         folder: the lessons folder (images live in its ``imagens/``).
-        tree_ids: the ids of the course's decision trees.
         static_dir: the app's ``static/`` folder, for ``/static/...`` images (``None``: unchecked).
 
     Returns:

@@ -62,7 +62,6 @@ class LiveCourse:
     Thread-safe: requests served by different threads share one instance.
 
     Args:
-        folder: the lessons folder.
         interval_s: the files are looked at no more than once per this many seconds
             (``0``: on every call).
         static_dir: the app's ``static/`` folder, to check ``/static/...`` images.
@@ -122,7 +121,6 @@ class LiveCourse:
 
         Args:
             path: a lesson file of the folder (it may not exist yet).
-            raw: the bytes the file would hold.
 
         Returns:
             The candidate course; its problems for ``path`` and ``get``/``unavailable`` tell

@@ -63,9 +63,6 @@ def escape_html(text: str) -> str:
 
     Defined here so that code which only escapes text does not import markdown-it.
 
-    Args:
-        text: any text.
-
     Returns:
         The text, safe inside HTML content and double-quoted attributes.
     """

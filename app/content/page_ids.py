@@ -70,85 +70,36 @@ QUIZ_ANCHOR = "quiz"
 
 
 def question_anchor(question_id: str) -> str:
-    """The id of a question's block on its lesson page.
-
-    Args:
-        question_id: the question's id, as written in the lesson's quiz.
-
-    Returns:
-        ``pergunta-<question_id>``; also the place kept for a learner who answered it.
-    """
+    """The id of a question's block on its lesson page, also the place kept for a learner who
+    answered it."""
     return f"{QUESTION_PREFIX}{question_id}"
 
 
 def error_anchor(question_id: str) -> str:
-    """The id of a question's error message (its answer form's ``aria-describedby``).
-
-    Args:
-        question_id: the question's id.
-
-    Returns:
-        ``erro-<question_id>``.
-    """
+    """The id of a question's error message (its answer form's ``aria-describedby``)."""
     return f"{ERROR_PREFIX}{question_id}"
 
 
 def option_anchor(question_id: str, option_id: str) -> str:
-    """The id of one option's input in a question's form.
-
-    Args:
-        question_id: the question's id.
-        option_id: the option's id inside that question.
-
-    Returns:
-        ``op-<question_id>-<option_id>``.
-    """
+    """The id of one option's input in a question's form."""
     return f"{OPTION_PREFIX}{question_id}-{option_id}"
 
 
 def tree_anchor(tree_id: str) -> str:
-    """The id of a decision tree's widget on a lesson page.
-
-    Args:
-        tree_id: the tree's id.
-
-    Returns:
-        ``arvore-<tree_id>``.
-    """
+    """The id of a decision tree's widget on a lesson page."""
     return f"{TREE_PREFIX}{tree_id}"
 
 
 def term_anchor(term_slug: str) -> str:
-    """The id of a glossary term's first use (its ``<dfn>``) in a lesson.
-
-    Args:
-        term_slug: the term's slug.
-
-    Returns:
-        ``termo-<term_slug>``.
-    """
+    """The id of a glossary term's first use (its ``<dfn>``) in a lesson."""
     return f"{TERM_PREFIX}{term_slug}"
 
 
 def definition_anchor(term_slug: str) -> str:
-    """The id of the popover with a glossary term's definition, next to its first use.
-
-    Args:
-        term_slug: the term's slug.
-
-    Returns:
-        ``def-<term_slug>``.
-    """
+    """The id of the popover with a glossary term's definition, next to its first use."""
     return f"{DEFINITION_PREFIX}{term_slug}"
 
 
 def chart_anchor(title_slug: str) -> str:
-    """The id of a chart, from the slug of its title.
-
-    Args:
-        title_slug: the slug of the chart's title (already through ``slugify``).
-
-    Returns:
-        ``grafico-<title_slug>``.
-    """
+    """The id of a chart, from the slug of its title (already through ``slugify``)."""
     return f"{CHART_PREFIX}{title_slug}"

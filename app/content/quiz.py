@@ -115,7 +115,6 @@ class Scenario:
         situation: ``(facet name, option label)`` for each question the walk answers
             (filled when the course resolves it).
         values: the option values of that walk, for a link to the map.
-        tree_title: the tree's title.
         result_title: the engines of the result reached.
         col: 1-based column of ``tree:``.
         base_hash: the question's version before its key is known; the course adds the
@@ -154,7 +153,6 @@ class NumericKey:
         value: the right value.
         tolerance: how far an answer may be from ``value``: absolute, or a fraction of
             ``value`` when ``relative`` (``"2%"`` in YAML is ``Decimal("0.02")``).
-        relative: the tolerance is relative.
         unit: the unit shown after the input (e.g. ``×``, ``tok/s``), or ``None``.
         working_html: how the right value is worked out, as HTML ("64 ÷ 14,5 ≈ 4,41").
         wrong: ``(value, explanation HTML)`` for likely wrong values, matched with the
@@ -443,9 +441,6 @@ def _check_scenario(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
 def parse_tolerance(raw: float | str) -> tuple[Decimal, bool]:
     """Read a ``tolerance``: a number (absolute) or a percentage such as ``"2%"`` (relative).
 
-    Args:
-        raw: the YAML value.
-
     Returns:
         ``(tolerance, relative)``; a relative tolerance is a fraction (``"2%"`` → ``0.02``).
 
@@ -555,9 +550,6 @@ def content_hash(spec: QuestionSpec) -> str:
 
     Options count by id and text, in any order (the page shuffles them anyway);
     explanations are left out, so fixing an explanation does not mark the question changed.
-
-    Args:
-        spec: the validated question.
 
     Returns:
         16 hex characters of a SHA-256 over the canonical JSON of those fields.

@@ -64,10 +64,7 @@ class Hit:
     """One search result.
 
     Attributes:
-        lesson_slug: the lesson's slug.
-        lesson_title: the lesson's title.
         position: the lesson's number in the course (1-based).
-        title: the section's title.
         anchor: the section's id on the lesson page.
         snippet_html: an escaped excerpt with the matching words in ``<mark>``.
     """

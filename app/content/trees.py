@@ -144,7 +144,6 @@ class TreeQuestion:
     """A question node.
 
     Attributes:
-        id: node id.
         facet: the fact about the learner's situation this question asks for.
         text_html: the question, inline HTML.
         text: the question as plain Markdown source (for the terminal and JSON).
@@ -172,7 +171,6 @@ class TreeResult:
     """A result node.
 
     Attributes:
-        id: node id.
         engines: engine names; the first is the main recommendation.
         verdict: recommended, alternative or avoid.
         why_html / why: the reason, as HTML and as Markdown source.
@@ -210,7 +208,6 @@ class Tree:
     """A validated decision tree (compared and hashed by identity).
 
     Attributes:
-        id: as written.
         title, source, short: plain text, taken from the rendered inline Markdown.
         start: id of the first question.
         facets: facet id → the facet's name as the learner reads it (plain text).

@@ -34,7 +34,6 @@ class Walk:
     """Where a walk stands.
 
     Attributes:
-        tree: the tree walked.
         steps: the answered questions, in order.
         current: the question to answer next, or ``None`` when a result is reached.
         result: the result reached, or ``None``.
@@ -88,11 +87,7 @@ def walk_path(tree: Tree, values: Sequence[str]) -> Walk:
     """Follow chosen option values from the start.
 
     Args:
-        tree: the tree.
         values: one option value per answered question, in order.
-
-    Returns:
-        The walk after those choices.
 
     Raises:
         WalkError: a value matches no option of its question, or values remain after a result.
@@ -116,7 +111,6 @@ def walk_facts(tree: Tree, facts: Mapping[str, str]) -> Walk:
     """Walk the tree answering each question with the fact for its facet.
 
     Args:
-        tree: the tree.
         facts: facet → value, e.g. ``{"hardware": "amd"}``.
 
     Returns:

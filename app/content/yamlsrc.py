@@ -321,7 +321,6 @@ def locator(source: YamlSource, first_line: int) -> Locator:
     """Return ``at(*path)``: the 1-based file ``(line, column)`` of the node at ``path``.
 
     Args:
-        source: the parsed YAML.
         first_line: 1-based file line of the YAML text's first line.
     """
 

@@ -45,7 +45,6 @@ class MemberRow:
     """A learner in a class as its instructors see it.
 
     Attributes:
-        learner_id: the learner.
         username: the account's username (shown only to the class's own instructors).
         joined_at: UTC.
     """
@@ -60,7 +59,6 @@ class DueRow:
     """A lesson's due date in a class, with its answers on time and late.
 
     Attributes:
-        lesson_slug: the lesson.
         due_at: UTC.
         on_time / late: answers of the class's learners to the lesson before / after it.
         late_learners: learners with at least one late answer.
@@ -340,8 +338,6 @@ class LessonDue:
     """A lesson's due date in one of the learner's classes, as the learner reads it.
 
     Attributes:
-        class_name: the class's name.
-        lesson_slug: the lesson.
         due_at: UTC.
         zone: the class's IANA zone, in which the date is shown.
     """

@@ -30,7 +30,6 @@ class GuideOutcome:
     """One tree's answer to the learner's facts.
 
     Attributes:
-        tree: the guide.
         walk: the walk, when it reached a result.
         problem: why it did not (a facet still unanswered, or a case the guide does not cover).
     """

@@ -59,11 +59,7 @@ def validate_choice(question: Question, chosen: Iterable[str]) -> frozenset[str]
     """Check a submitted choice against the question's options.
 
     Args:
-        question: the question answered.
         chosen: option ids from the form.
-
-    Returns:
-        The chosen ids as a set.
 
     Raises:
         AnswerError: nothing chosen, an unknown id, or several ids for a ``single`` question.
@@ -87,7 +83,6 @@ def grade(question: Question, chosen: frozenset[str]) -> Grade:
     """Grade an answer by option ids, never by position.
 
     Args:
-        question: the question.
         chosen: the chosen option ids (ids no longer in the question are ignored).
 
     Returns:
@@ -205,7 +200,6 @@ def grade_form(
     """Grade an answer form by the question's kind (the lesson's and the review's forms).
 
     Args:
-        question: the question answered.
         opcao: chosen option ids (``single``, ``multiple``, ``scenario``).
         valor: the number as typed (``numeric``).
         posicao: ``"<item id>=<position>"`` pairs (``ordering``).
@@ -291,8 +285,6 @@ def shuffled_items(question: Question, learner_id: str, lesson_slug: str) -> tup
 
     Args:
         question: an ``ordering`` question.
-        learner_id: the learner's id.
-        lesson_slug: the lesson's slug.
 
     Returns:
         The items shuffled; when the shuffle lands on the right order, it is turned by one
@@ -309,14 +301,6 @@ def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> t
 
     The order is seeded by learner, lesson and question, so it is the same on every
     visit and differs between learners. Grading never looks at it: it goes by id.
-
-    Args:
-        question: the question.
-        learner_id: the learner's id.
-        lesson_slug: the lesson's slug.
-
-    Returns:
-        The options, shuffled.
     """
     return tuple(stable_shuffle(question.options, learner_id, lesson_slug, question.id))
 
@@ -368,10 +352,7 @@ class AttemptFact:
     """What progress needs from one stored attempt.
 
     Attributes:
-        lesson_slug: the lesson.
-        question_id: the question.
         question_hash: the version answered ("" when unknown).
-        correct: the stored grade.
     """
 
     lesson_slug: str
@@ -404,14 +385,7 @@ class QuestionRecord:
 
 
 def question_records(facts: Iterable[AttemptFact]) -> dict[tuple[str, str], QuestionRecord]:
-    """Fold attempts, oldest first, into one record per (lesson slug, question id).
-
-    Args:
-        facts: the learner's attempts in chronological order.
-
-    Returns:
-        The records by ``(lesson_slug, question_id)``.
-    """
+    """Fold attempts, oldest first, into one record per (lesson slug, question id)."""
     records: dict[tuple[str, str], QuestionRecord] = {}
     for fact in facts:
         key = (fact.lesson_slug, fact.question_id)
@@ -431,8 +405,6 @@ class LessonProgress:
     """A learner's progress in one lesson, counted over its current questions only.
 
     Attributes:
-        slug: the lesson.
-        status: its status.
         right: questions answered right at least once.
         total: questions the lesson has now.
         first_try_right: questions whose first attempt was right.
@@ -453,12 +425,8 @@ def lesson_progress(
     """Count one lesson's progress; removed questions simply drop out of the totals.
 
     Args:
-        slug: the lesson's slug.
         question_ids: the lesson's current question ids.
         records: the learner's records (see :func:`question_records`).
-
-    Returns:
-        The lesson's progress.
     """
     ids = list(question_ids)
     mine = {qid: records[(slug, qid)] for qid in ids if (slug, qid) in records}
@@ -475,9 +443,6 @@ def lesson_progress(
 
 def course_percent(lessons: Sequence[LessonProgress]) -> int:
     """Return the share of the course's questions answered right at least once, 0 to 100.
-
-    Args:
-        lessons: every lesson's progress.
 
     Returns:
         The percentage, rounded down (100 only when everything is done); 0 for no questions.

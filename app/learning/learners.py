@@ -53,9 +53,6 @@ def create_account(db: Session, learner_id: str, username: str, password_hash: s
         username: the clean username.
         password_hash: the argon2 hash.
 
-    Returns:
-        The new account.
-
     Raises:
         UsernameTaken: another account has ``username`` (checked, and enforced by the database).
     """
@@ -121,7 +118,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     if place is not None:
         set_place(db, target_id, place)
     recount_learners(db, [source_id, target_id])  # before the source row (and its counts) goes
-    recount_mastery(db, [source_id, target_id])  # mastery per concept (mastery.py)
+    recount_mastery(db, [source_id, target_id])
     db.exec(delete(Learner).where(col(Learner.id) == source_id))
     end_sessions_of(db, source_id)
     db.commit()

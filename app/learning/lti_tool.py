@@ -144,7 +144,6 @@ class DatabaseStorage(LaunchDataStorage[Any]):
             lti.state_set(db, key, value, exp or 86400)
 
     def check_value(self, key: str) -> bool:
-        """True when ``key`` holds a value."""
         return self.get_value(key) is not None
 
 

@@ -86,7 +86,6 @@ class ConceptMastery:
     """One concept's mastery.
 
     Attributes:
-        concept: the concept.
         mastery: 0 to 1 by :data:`the rule <app.learning.mastery>`, ``None`` with no answers yet.
         answers: answers counted (at most :data:`LAST_N`; on the dashboard, over learners).
         learners: learners with answers (the dashboard; 1 or 0 for one learner).

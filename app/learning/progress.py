@@ -18,7 +18,6 @@ class Resume:
     """A place the learner can go back to.
 
     Attributes:
-        lesson: the lesson.
         section: the anchor inside it, or ``None``.
         section_title: what the learner reads for that section.
     """
@@ -45,7 +44,6 @@ class CourseProgress:
     due: int = 0
 
     def of(self, slug: str) -> LessonProgress | None:
-        """Return the progress of the lesson ``slug``."""
         return next((progress for lesson, progress in self.rows if lesson.slug == slug), None)
 
 
@@ -79,7 +77,6 @@ def course_progress(
     """Count the learner's progress in every current lesson and find where to resume.
 
     Args:
-        course: the course as it is now.
         state: the learner's stored state (attempts oldest first).
         place: where to resume; the state's own place when ``None``.
 

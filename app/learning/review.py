@@ -65,7 +65,6 @@ def rating_for(correct: bool, previous_correct: bool | None) -> Rating:
     """Map a graded answer to an FSRS rating.
 
     Args:
-        correct: the answer's grade.
         previous_correct: the grade of the answer that last reviewed the card (``None`` for
             a new card).
 
@@ -86,7 +85,6 @@ def _aware(value: datetime | None) -> datetime | None:
 
 
 def card_of(row: ReviewCard | Row[Any]) -> Card:
-    """Turn a stored row into an ``fsrs.Card``."""
     return Card(
         card_id=CARD_ID,
         state=State(row.state),
@@ -114,7 +112,6 @@ def next_card(
     Args:
         card: the question's card, or ``None`` before its first answer.
         card_hash: the question version ``card`` was last answered in.
-        answer: the new answer.
         previous_correct: the grade of the answer that last reviewed ``card`` (an answer
             that reviewed nothing does not make the next one a retry).
     """
@@ -290,7 +287,6 @@ class DueReview:
     """A question due for review.
 
     Attributes:
-        lesson: its lesson.
         question: the question as it is now.
         due: when it fell due, UTC.
         changed: the question was edited since the learner's last answer (the card is new).

@@ -23,11 +23,8 @@ class AttemptRow:
     """One stored answer, as the pages need it (the ``attempt`` table's columns).
 
     Attributes:
-        lesson_slug: the lesson.
-        question_id: the question.
         question_hash: the question's ``content_hash`` when it was answered.
         chosen: what was stored (option ids, a number or an order, comma-joined).
-        correct: the stored grade.
         credit: ``ordering``: the share of items in place (0 to 1), else ``None``.
         created_at: when it was stored (UTC).
         id: the row id (orders attempts stored in the same instant).
@@ -48,11 +45,8 @@ class WalkRow:
     """A finished decision-tree walk (the ``walk`` table's columns a learner sees).
 
     Attributes:
-        tree_id: the tree.
         path: the option values chosen, comma-joined.
-        result_id: the result reached.
         created_at: when it was finished (UTC).
-        id: the row id.
     """
 
     tree_id: str
@@ -72,8 +66,6 @@ class CardRow:
     """A spaced-review card as the pages need it: which question, which version, when due.
 
     Attributes:
-        lesson_slug: the lesson.
-        question_id: the question.
         question_hash: the version last answered (an edited question is due at once).
         due: when it falls due (UTC).
     """
@@ -168,11 +160,8 @@ class NewAnswer:
 
     Attributes:
         learner_id: the learner (for a visitor's first answer, the id their new session got).
-        lesson_slug: the lesson.
-        question_id: the question.
         question_hash: the question version answered (its ``content_hash``).
         chosen: what to store (option ids, a number or an order, comma-joined).
-        correct: the grade.
         credit: ``ordering``: the share of items in place, else ``None``.
         key: the form's idempotency key.
         review: answered on ``/revisar``.

@@ -148,7 +148,6 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     """Read everything the learner's pages show in one statement (none for a visitor).
 
     Args:
-        session: an open session.
         learner_id: the learner, or ``None`` for a visitor who has stored nothing.
 
     Returns:

@@ -31,9 +31,6 @@ def tree_version(tree: Tree) -> str:
     explanations are for quiz questions. Trees compare by identity, so the cache holds one
     entry per loaded version.
 
-    Args:
-        tree: the tree.
-
     Returns:
         The version, carried by the step form as ``versao``.
     """
@@ -54,9 +51,7 @@ class TreeView:
     """Everything ``_tree.html`` needs to draw one tree at one point of a walk.
 
     Attributes:
-        tree: the tree.
         walk: where the learner stands.
-        map: the map's layout.
         lesson_slug: the lesson that embeds it ("" on the standalone page).
         error: a message when the requested path was invalid.
     """
@@ -116,7 +111,6 @@ class MapBox:
     """One node of the map: a question (with a row per option) or a result.
 
     Attributes:
-        id: the node's id in the tree.
         classes: its CSS classes (kind, ``visited``, ``current``, ``verdict-<v>``).
         x, y, w, h: where the box sits.
         lines: its text, wrapped.
@@ -140,7 +134,6 @@ class MapEdge:
     """One arrow of the map, from a question's option to the next node.
 
     Attributes:
-        source: the question's id.
         option: the option's index.
         d: the SVG path.
         classes: its CSS classes (``tree-edge``, ``taken``, ``latest``).

@@ -87,7 +87,7 @@ class LessonPage:
             "position": self.position,
             "total": self.total,
             "progress": self.progress,
-            # calculadora blocks: results from the query string (app/content/calculators.py)
+            # calculadora blocks' results, from the query string
             "calc_results": self.calc_results,
             "lesson_due": self.due,
             "overdue": self.overdue,

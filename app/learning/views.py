@@ -77,7 +77,6 @@ def question_view(
     """Decide how to show ``question`` to the learner.
 
     Args:
-        lesson_slug: the lesson's slug.
         question: the question as it is now.
         learner_id: the learner (seeds the option order); ``None`` for a visitor, who gets
             :data:`VISITOR_ORDER`.

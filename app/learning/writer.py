@@ -312,8 +312,8 @@ def _store_attempts(
     if not stored:
         return
     record_in_tallies(connection, stored)
-    record_in_mastery(connection, tags, stored)  # mastery per concept (mastery.py)
-    cards = schedule_batch(connection, stored)  # spaced review (review.py)
+    record_in_mastery(connection, tags, stored)
+    cards = schedule_batch(connection, stored)
     for job, answer, learner_id in batch:
         result = job.result
         if result is not None and result.new:

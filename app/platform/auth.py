@@ -84,12 +84,6 @@ def normalize_password(password: str) -> str:
     "e" plus a combining accent (NFD, as macOS text and some keyboards and password managers
     send it). NIST SP 800-63B, section 5.1.1.2, advises NFKC (or NFKD) normalisation of
     Unicode secrets before hashing.
-
-    Args:
-        password: the password as typed.
-
-    Returns:
-        Its NFKC form.
     """
     return unicodedata.normalize("NFKC", password)
 
@@ -116,7 +110,6 @@ class PasswordCheck:
     """The outcome of checking a password against an account's hash.
 
     Attributes:
-        matched: the password is right.
         new_hash: a hash to store in place of the old one (the old hash was made from the
             password before NFKC normalisation, or with outdated parameters), else ``None``.
     """
@@ -143,9 +136,6 @@ class Passwords:
         """Return the argon2 hash (PHC string) of ``password`` in NFKC.
 
         The password is normalised first (:func:`normalize_password`).
-
-        Returns:
-            The PHC string.
         """
         return self._hasher.hash(normalize_password(password))
 
@@ -219,7 +209,6 @@ class KnownDevices:
     and is limited per device instead, so nobody can lock a learner out of their own devices.
 
     Args:
-        secret: the app's secret key.
         max_age_s: how long a cookie stays valid, in seconds.
     """
 
@@ -336,7 +325,6 @@ class SignInLimiter:
         Args:
             username: the clean username, or ``None`` for a name no account can have (then
                 only the client counts the attempt).
-            ip: the client's address.
             device: the known device id (:meth:`KnownDevices.device`), or ``None``.
 
         Returns:

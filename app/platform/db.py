@@ -52,9 +52,6 @@ def make_migration_engine(url: str) -> Engine:
     :func:`check_foreign_keys`. The pragma is set when the connection opens because it is a
     no-op inside a transaction.
 
-    Args:
-        url: the SQLAlchemy URL to migrate.
-
     Returns:
         A single-connection engine (other databases: as :func:`make_engine`).
     """

@@ -40,9 +40,6 @@ def new_revision(database_url: str, message: str) -> None:
 def pending_revisions(database_url: str) -> list[str]:
     """Return the revisions ``upgrade`` would apply to ``database_url``, oldest first.
 
-    Args:
-        database_url: a SQLAlchemy URL.
-
     Returns:
         Revision ids; empty when the database is at head.
     """
@@ -71,7 +68,6 @@ def backup_before_upgrade(database_url: str, backups_dir: Path) -> Path | None:
     no migration is pending.
 
     Args:
-        database_url: the database about to be migrated.
         backups_dir: folder for the copy (created if missing).
 
     Returns:

@@ -100,7 +100,6 @@ class DatabaseLimitStorage(Storage):
         return float(value) if value is not None and value > time.time() else time.time()
 
     def clear(self, key: str) -> None:
-        """Forget the counter of ``key``."""
         with self.engine.begin() as connection:
             connection.execute(text("DELETE FROM rate_limit WHERE key = :key"), {"key": key})
 

@@ -55,7 +55,6 @@ class DatabaseStore(SessionStore):
     dropped whenever a new session is stored.
 
     Args:
-        engine: the app's engine.
         loop_engine: the engine for reads on the event loop
             (:func:`app.platform.db.make_loop_engine`).
     """
@@ -94,7 +93,6 @@ class DatabaseStore(SessionStore):
         return session_id
 
     async def remove(self, session_id: str) -> None:
-        """Delete the session."""
         await run_in_threadpool(self.remove_now, session_id)
 
     def write_now(self, session_id: str, text: str, expires_at: datetime) -> None:

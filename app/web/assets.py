@@ -30,7 +30,6 @@ class Assets:
     """Fingerprints of the files under one folder, computed once per file version.
 
     Attributes:
-        directory: the static folder.
         prefix: the URL path it is mounted at.
     """
 

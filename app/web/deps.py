@@ -142,17 +142,14 @@ async def signed_in_as(request: Request) -> str | None:
 
 
 async def get_passwords(request: Request) -> Passwords:
-    """Return the app's password hasher."""
     return request.app.state.passwords
 
 
 async def get_sign_in_limiter(request: Request) -> SignInLimiter:
-    """Return the app's failed sign-in limiter."""
     return request.app.state.sign_in_limiter
 
 
 async def get_known_devices(request: Request) -> KnownDevices:
-    """Return the app's signer of "known device" cookies."""
     return request.app.state.known_devices
 
 

@@ -62,7 +62,6 @@ def error_html(templates: Jinja2Templates, scope: Scope, status_code: int, messa
     """The error page's HTML for a middleware that answers before any route runs.
 
     Args:
-        templates: the app's templates.
         scope: the ASGI scope (an htmx request gets only the ``_error.html`` fragment).
         status_code: the HTTP status shown in the page.
         message: what went wrong, already in Portuguese.
@@ -80,8 +79,6 @@ def _context(status_code: int, message: str | None) -> dict[str, object]:
 
 
 def install(app: FastAPI) -> None:
-    """Register the handlers on ``app``."""
-
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         detail = (

@@ -51,7 +51,6 @@ class RenderedTrees:
     """A bounded, thread-safe cache of rendered ``_tree_widget.html`` fragments.
 
     Args:
-        env: the app's Jinja2 environment.
         max_entries: how many renders to keep (least recently used go first).
     """
 

@@ -38,8 +38,6 @@ class CheckPanel:
     """What ``curso check`` says about one lesson file (``templates/_content_problems.html``).
 
     Attributes:
-        path: the file.
-        problems: its errors and warnings.
         stale: learners see the last good version, because the file has errors.
         lesson: the lesson served, or ``None`` when it never loaded without errors.
         preview: shown on the preview with the key itself (no link to it, then).
@@ -98,7 +96,6 @@ class JoinContext:
     """The class a join link leads to, as the sign-in page names it before the learner signs in.
 
     Attributes:
-        name: the class's name.
         staff: usernames of its instructors, sorted.
     """
 

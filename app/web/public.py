@@ -53,8 +53,6 @@ class LessonProgressPublic(SQLModel):
     """One lesson's progress for the current learner.
 
     Attributes:
-        slug: the lesson's slug.
-        title: its title.
         status: ``não iniciada``, ``em andamento`` or ``concluída``.
         right: questions answered right at least once.
         total: questions the lesson has now.

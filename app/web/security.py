@@ -66,7 +66,6 @@ def csrf_middleware(templates, urls: Urls, signing_secret: str, secure: bool):
     Args:
         templates: the app's Jinja2 templates, for the 403 page.
         urls: the app's URL builder, for the LTI posts it lets through.
-        signing_secret: the app's secret key.
         secure: mark the CSRF cookie ``Secure``.
     """
 

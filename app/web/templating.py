@@ -136,13 +136,9 @@ def make_templates(
     """Build the Jinja2 environment with the catalog and the helpers every template uses.
 
     Args:
-        directory: the templates' folder.
         assets: the fingerprinted static files (``static_url``); the project's when ``None``.
         urls: the app's URL builder, the ``urls`` global (:class:`app.web.urls.Urls`).
             The page's ids come from the ``ids`` global (:mod:`app.content.page_ids`).
-
-    Returns:
-        The templates, with the i18n extension and the globals installed.
     """
     templates = Jinja2Templates(directory=str(directory))
     # Templates are code: they change with a restart, so no file is checked on each render.

@@ -39,7 +39,6 @@ class AttemptBase(SQLModel):
     """Fields shared by stored and public attempts.
 
     Attributes:
-        lesson_slug: the lesson's ``slug``.
         question_id: the question's ``id`` inside that lesson.
         question_hash: content hash of the question version answered ("" before versions existed).
         chosen: chosen option ids, sorted, comma-separated (ids never hold commas); for a
@@ -88,10 +87,7 @@ class WalkRecord(SQLModel, table=True):
     Not to be confused with :class:`app.content.walk.Walk`, a walk in progress through a tree.
 
     Attributes:
-        learner_id: who walked it.
-        tree_id: the tree's id.
         path: the chosen option values, joined by ``,``.
-        result_id: the id of the result reached.
         created_at: when it was finished, UTC.
     """
 

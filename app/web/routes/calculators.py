@@ -44,9 +44,6 @@ def share_url(urls: Urls, lesson: Lesson, calculator: Calculator, result: Result
     """The lesson address that shows this calculator with these values.
 
     Args:
-        urls: the app's URL builder.
-        lesson: the calculator's lesson.
-        calculator: the calculator.
         result: its result for the values typed.
 
     Returns:

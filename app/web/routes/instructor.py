@@ -84,11 +84,10 @@ def dashboard(
         "dues": due_rows(db, classroom) if classroom else [],
         "due_label": due_label,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
-        # mastery per concept (app/learning/mastery.py): one aggregate query, bounded by the
-        # concepts
+        # one aggregate query, bounded by the concepts
         "concepts": course_mastery(db, course, classroom.id if classroom else None),
         "mastery_last": LAST_N,
-        # grades sent to the LMS, per class of an LMS course (LTI; app/learning/lti.py)
+        # grades sent to the LMS, per class of an LMS course
         "passback": passback_state(db, classroom.id if classroom else None),
     }
     return render(request, "instructor.html", context)

@@ -82,11 +82,9 @@ class StarletteLtiRequest(LtiRequest):
         return self._params.get(key, "")
 
     def get_cookie(self, key: str) -> str | None:
-        """A cookie of the request."""
         return self._cookies.get(key)
 
     def is_secure(self) -> bool:
-        """Served over HTTPS."""
         return self._secure
 
 
@@ -106,7 +104,6 @@ class CookieService:
         return self.request.get_cookie(f"{self.prefix}-{name}")
 
     def set_cookie(self, name: str, value: str | int, exp: int | None = 3600) -> None:
-        """Set ``name`` on the response."""
         self.to_set[f"{self.prefix}-{name}"] = (str(value), exp or 3600)
 
     def update_response(self, response: Response) -> None:
@@ -133,7 +130,6 @@ class StarletteRedirect(Redirect[Response]):
         self.location, self.cookies = location, cookies
 
     def do_redirect(self) -> Response:
-        """The redirect response."""
         response = RedirectResponse(self.location, status_code=302)
         self.cookies.update_response(response)
         return response
@@ -143,11 +139,9 @@ class StarletteRedirect(Redirect[Response]):
         return self.do_redirect()
 
     def set_redirect_url(self, location: str) -> None:
-        """Change the target."""
         self.location = location
 
     def get_redirect_url(self) -> str:
-        """The target."""
         return self.location
 
 

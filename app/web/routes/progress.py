@@ -38,7 +38,6 @@ async def progress_page(request: Request, course: CourseDep, learner_id: Learner
     (``app/learning/mastery.py``); then finished walks."""
     with read_session(request) as db:
         state = read_state(db, learner_id)
-        # mastery per concept (app/learning/mastery.py)
         concepts = (
             mastery.learner_mastery(db, course, learner_id)
             if learner_id

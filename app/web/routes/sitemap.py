@@ -19,9 +19,7 @@ def sitemap_paths(urls: Urls, lesson_slugs: list[str], tree_ids: list[str]) -> l
     """The paths listed in the sitemap, in reading order.
 
     Args:
-        urls: the app's URL builder.
         lesson_slugs: the lessons served, in course order.
-        tree_ids: the decision trees served.
 
     Returns:
         The home page, each lesson, the trees page and each tree, the glossary and the search page.
