@@ -37,3 +37,43 @@ SLOW = {
     "test_trees.py::test_phase17_guide_hardware_then_scale_then_workload",
     "test_xss.py::test_csp_forbids_inline_scripts",
 }
+# Tests that only read pages as a visitor (GET and HEAD, no account): their ``client`` is one
+# app per backend and test process, shared with the other tests of this list (see the
+# ``client`` fixture in tests/conftest.py). It refuses any other method, and its cookies and
+# headers are reset around each test.
+READ_ONLY = {
+    "test_calculator.py::test_the_get_form_shows_the_result_in_the_page",
+    "test_calculator.py::test_a_refused_value_in_the_page_marks_its_input",
+    "test_calculator.py::test_the_htmx_fragment_announces_and_keeps_a_shareable_url",
+    "test_delivery.py::test_pages_link_fingerprinted_static_files_cached_for_a_year",
+    "test_delivery.py::test_plain_and_stale_static_names_still_work_but_revalidate",
+    "test_delivery.py::test_html_has_an_etag_and_answers_304_when_unchanged",
+    "test_delivery.py::test_responses_are_compressed",
+    "test_glossary.py::test_glossary_page_lists_terms_in_order_with_where_they_appear",
+    "test_history_restore.py::test_search_restore_reproducer_gets_the_full_page",
+    "test_http.py::test_home_lists_the_lessons_in_order_with_status",
+    "test_http.py::test_lesson_page_has_toc_body_quiz_and_pager",
+    "test_http.py::test_no_key_and_no_explanation_reach_the_page_before_answering",
+    "test_http.py::test_head_and_wrong_method",
+    "test_i18n.py::test_pages_show_no_untranslated_message",
+    "test_question_kinds.py::test_numeric_form_shows_an_input_with_its_unit_and_no_key",
+    "test_question_kinds.py::test_ordering_form_has_a_position_select_per_item_in_the_learner_order",
+    "test_search.py::test_decodificacao_is_found_however_it_is_typed",
+    "test_search.py::test_kernel_finds_kernels",
+    "test_search.py::test_every_result_links_to_a_heading_that_exists",
+    "test_search.py::test_results_summary_and_empty_states",
+    "test_search.py::test_htmx_gets_only_the_results_fragment",
+    "test_security_review.py::test_no_redirect_takes_its_host_from_the_request",
+    "test_security_review.py::test_personal_json_is_never_stored_by_a_cache",
+    "test_trees_http.py::test_lesson_shows_the_tree_at_its_start_with_the_whole_map",
+    "test_trees_http.py::test_path_in_the_url_reproduces_the_walk",
+    "test_trees_http.py::test_a_bad_path_restarts_with_a_message",
+    "test_trees_http.py::test_back_and_restart_fragments",
+    "test_trees_http.py::test_tree_pages_and_404",
+    "test_trees_http.py::test_compare_shows_both_guides_and_where_they_differ",
+    "test_trees_http.py::test_compare_asks_for_missing_facets_and_names_uncovered_cases",
+    "test_trees_http.py::test_compare_shows_the_long_context_disagreement_and_walks_amd_and_blackwell",
+    "test_trees_http.py::test_json_api_lists_and_returns_trees",
+    "test_trees_http.py::test_chart_is_an_accessible_svg_with_bars_to_scale",
+    "test_visitor_pages.py::test_the_chosen_theme_is_a_page_of_its_own",
+}
