@@ -19,16 +19,19 @@ from pwdlib.hashers.argon2 import Argon2Hasher
 from app.main import create_app
 from app.platform import auth
 from app.platform.settings import Settings
+from app.web import templating
 from tests.support.app import (
     ARTIFACTS,
     BACKENDS,
     REPO_LESSONS,
+    SharedCodeTemplates,
     create_postgres_database,
     drop_postgres_database,
     make_settings,
 )
-from tests.support.markers import BROWSER_FIXTURES, SLOW
+from tests.support.markers import BROWSER_FIXTURES, READ_ONLY, SLOW
 from tests.support.server import CHROMIUM_ARGS, LiveServer
+from tests.support.visitor import ReadOnlyClient, SharedVisitors
 
 TESTS = Path(__file__).parent
 
@@ -53,8 +56,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         callspec = getattr(item, "callspec", None)
         if callspec and "postgresql" in callspec.params.values():
             item.add_marker(pytest.mark.postgres)
-        if {path.as_posix(), f"{path.as_posix()}::{item.originalname}"} & SLOW:
+        names = {path.as_posix(), f"{path.as_posix()}::{item.originalname}"}
+        if names & SLOW:
             item.add_marker(pytest.mark.slow)
+        if names & READ_ONLY:
+            item.add_marker(pytest.mark.read_only)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "read_only: its client is the shared visitor app (tests/support/markers.py)"
+    )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_template_code() -> Iterator[None]:
+    """Every app of this test process compiles each template once (see SharedTemplateCode)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templating, "Jinja2Templates", SharedCodeTemplates)
+        yield
 
 
 # Argon2 with pwdlib's recommended cost takes ~0.12 s per hash or check here, and a hundred
@@ -83,9 +103,15 @@ class _Recommended:
 
 
 @pytest.fixture(params=BACKENDS)
-def database_url(request, tmp_path: Path) -> Iterator[str]:
+def backend(request) -> str:
+    """``sqlite``, and ``postgresql`` when CI starts one: each test with a database runs on both."""
+    return request.param
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path) -> Iterator[str]:
     """An empty database: a SQLite file, or (when CI starts one) a fresh PostgreSQL database."""
-    if request.param == "sqlite":
+    if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'curso.db'}"
         return
     url = create_postgres_database()
@@ -99,9 +125,28 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
 
 
 @pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings)) as test_client:
+def client(request: pytest.FixtureRequest, backend: str) -> Iterator[TestClient]:
+    """A client of a new app on the test's own database.
+
+    A test named in ``READ_ONLY`` (tests/support/markers.py) gets instead the visitor client
+    of one app shared by those tests (per backend and process, as datasette's ``ds_client``):
+    building an app and rendering its first pages costs more than most such tests.
+    """
+    if request.node.get_closest_marker("read_only"):
+        shared = request.getfixturevalue("visitor_clients")[backend]
+        with shared.for_one_test():
+            yield shared
+        return
+    with TestClient(create_app(request.getfixturevalue("settings"))) as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="session")
+def visitor_clients(tmp_path_factory) -> Iterator[dict[str, ReadOnlyClient]]:
+    """The shared visitor client of each backend, its app and database made on first use."""
+    clients = SharedVisitors(tmp_path_factory)
+    yield clients
+    clients.close()
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.platform.settings import PROJECT_ROOT
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
@@ -79,11 +81,11 @@ def test_modules_import_the_test_kit_never_each_other() -> None:
 
 
 def test_every_slow_test_named_in_the_markers_exists() -> None:
-    from tests.support.markers import SLOW
+    from tests.support.markers import READ_ONLY, SLOW
 
     tests = PROJECT_ROOT / "tests"
     missing = []
-    for entry in sorted(SLOW):
+    for entry in sorted(SLOW | READ_ONLY):
         module, _, name = entry.partition("::")
         path = tests / module
         if not path.exists():
@@ -156,3 +158,39 @@ def test_the_schema_holds_no_json_shape() -> None:
     import app.platform.models as models
 
     assert [name for name in models.__all__ if name.endswith(("Public", "Export"))] == []
+
+
+def test_every_read_only_test_takes_a_client_and_nothing_that_writes() -> None:
+    """A test in ``READ_ONLY`` shares one app with the others, so it asks for none of the
+    fixtures of a database or an app of its own."""
+    from tests.support.markers import READ_ONLY
+
+    tests = PROJECT_ROOT / "tests"
+    wrong = []
+    for entry in sorted(READ_ONLY):
+        module, _, name = entry.partition("::")
+        tree = ast.parse((tests / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                arguments = {argument.arg for argument in node.args.args}
+                if "client" not in arguments or arguments & WRITERS:
+                    wrong.append(f"{entry}: {sorted(arguments)}")
+    assert wrong == []
+
+
+WRITERS = {"settings", "database_url", "tmp_path", "monkeypatch", "caplog", "live_server"}
+
+
+def test_the_shared_visitor_client_refuses_to_write_and_forgets_each_visitor(tmp_path) -> None:
+    from app.main import create_app
+    from tests.support.app import make_settings
+    from tests.support.visitor import ReadOnlyClient
+
+    with ReadOnlyClient(create_app(make_settings(tmp_path))) as client:
+        with client.for_one_test():
+            client.cookies.set("tema", "escuro")
+            client.headers["HX-Request"] = "true"
+            assert client.get("/glossario").status_code == 200
+            with pytest.raises(AssertionError, match="este teste escreve"):
+                client.post("/tema", data={"tema": "claro"})
+        assert not client.cookies and "HX-Request" not in client.headers

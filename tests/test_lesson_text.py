@@ -10,6 +10,7 @@ Markdown and angle brackets.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from app.content.markdown import inline_text, plain_text
 from app.main import create_app
 from tests.support.app import make_settings
 from tests.support.html import csrf_from
+from tests.support.visitor import ReadOnlyClient
 
 LATENCY = "A latência precisa ficar < 100 ms e a vazão > 50 tok/s?"
 GPUS_MD = "Você tem **mais de uma** GPU e usa `vllm`?"
@@ -92,12 +94,29 @@ bars:
 """
 
 
-@pytest.fixture
-def client(tmp_path: Path):
-    folder = tmp_path / "licoes"
-    folder.mkdir()
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("licoes")
     (folder / "01-latencia.md").write_text(LESSON, encoding="utf-8")
     assert [str(p) for p in load_course(folder).errors] == []
+    return folder
+
+
+@pytest.fixture(scope="module")
+def reader(folder: Path, tmp_path_factory) -> Iterator[ReadOnlyClient]:
+    """One app of the lesson for this module's tests in ``READ_ONLY``."""
+    settings = make_settings(tmp_path_factory.mktemp("leitor"), folder)
+    with ReadOnlyClient(create_app(settings)) as shared:
+        yield shared
+
+
+@pytest.fixture
+def client(request: pytest.FixtureRequest, folder: Path, tmp_path: Path):
+    if request.node.get_closest_marker("read_only"):
+        shared = request.getfixturevalue("reader")
+        with shared.for_one_test():
+            yield shared
+        return
     with TestClient(create_app(make_settings(tmp_path, folder))) as test_client:
         yield test_client
 

@@ -10,6 +10,10 @@ import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi.templating import Jinja2Templates
 
 from app.platform.migrate import upgrade
 from app.platform.settings import PROJECT_ROOT, Settings
@@ -109,6 +113,39 @@ def migrated_sqlite() -> Path:
     upgrade(f"sqlite:///{database}")
     assert not database.with_name("curso.db-wal").exists(), "a conexão da migração ficou aberta"
     return database
+
+
+class SharedTemplateCode(jinja2.BytecodeCache):
+    """Compiled templates kept in memory for every app of this test process.
+
+    Each ``create_app`` builds a new Jinja environment, and compiling the ~20 templates a test
+    renders cost more than half of a test app's CPU. Jinja keys an entry by the template's
+    name and file and checks the checksum of its source, so an edited template is compiled
+    again; every test app's environment is made by ``make_templates``, the same way.
+    """
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+SHARED_TEMPLATE_CODE = SharedTemplateCode()
+
+
+class SharedCodeTemplates(Jinja2Templates):
+    """``Jinja2Templates`` whose environment reads and stores :data:`SHARED_TEMPLATE_CODE`;
+    tests/conftest.py puts it in place of the app's for the whole run."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.env.bytecode_cache = SHARED_TEMPLATE_CODE
 
 
 def db_rows(settings: Settings, sql: str, *args) -> list[tuple]:
