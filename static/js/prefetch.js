@@ -28,10 +28,17 @@
       if (url.pathname.indexOf(prefix) === 0) prefetch(url.href);
     }
     curso.later(function () {
-      var next = document.querySelector("link[rel='next']");
-      if (next) prefetch(next.getAttribute("href"));
       document.addEventListener("pointerover", ahead, { passive: true });
       document.addEventListener("focusin", ahead);
     });
+  });
+
+  // The next lesson: the pager's link, which a lesson opened in place (nav.js) brings along.
+  curso.onLoad("a[rel~='next'][href]", function (link) {
+    var connection = navigator.connection;
+    if (connection && connection.saveData) return;
+    var prefix = document.body.getAttribute("data-prefetch");
+    if (prefix === null || link.pathname.indexOf(prefix) !== 0) return;
+    curso.later(function () { if (link.isConnected) prefetch(link.href); });
   });
 })();

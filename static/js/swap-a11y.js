@@ -10,8 +10,9 @@
 
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     var elt = evt.target;
-    if (!elt || elt === document.body || (evt.detail && evt.detail.boosted)) return;  // nav.js
+    // A lesson opened in place or a page restored from history: nav.js moves focus to its h1.
     var config = evt.detail && evt.detail.requestConfig;
+    if (!elt || elt === document.body || !config || evt.detail.boosted) return;
     var typing = config && config.triggeringEvent && config.triggeringEvent.type === "input";
     var target = find(elt, "[data-focus]");
     if (target && !typing) {
