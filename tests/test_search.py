@@ -171,7 +171,9 @@ def test_the_header_box_gets_its_suggestions_as_a_listbox(client):
 
 def test_the_header_listbox_is_empty_and_hidden_for_no_words_and_says_when_nothing_matched(client):
     empty = soup(client.get("/busca/lista", params={"q": "   "}, headers=HX)).select_one("ul")
-    assert empty.has_attr("hidden") and empty.select("li") == [] and "data-announce" not in empty.attrs
+    assert (
+        empty.has_attr("hidden") and empty.select("li") == [] and "data-announce" not in empty.attrs
+    )
     none = soup(client.get("/busca/lista", params={"q": "xyzzyqq"}, headers=HX)).select_one("ul")
     assert [li["data-href"] for li in none.select("li")] == ["/busca?q=xyzzyqq"]
     assert none["data-announce"] == "Nenhum resultado para “xyzzyqq”."

@@ -39,7 +39,11 @@ VENDORED_SCRIPTS = {"htmx.min.js", "swagger/swagger-ui-bundle.js"}
 def test_no_script_of_ours_holds_a_literal_route_path():
     """JavaScript takes its URLs from the page (data-* attributes the URL builder fills)."""
     scripts = sorted((PROJECT_ROOT / "static").rglob("*.js"))
-    ours = [s for s in scripts if s.relative_to(PROJECT_ROOT / "static").as_posix() not in VENDORED_SCRIPTS]
+    ours = [
+        s
+        for s in scripts
+        if s.relative_to(PROJECT_ROOT / "static").as_posix() not in VENDORED_SCRIPTS
+    ]
     assert len(ours) == len(scripts) - len(VENDORED_SCRIPTS)
     assert any(s.parent.name == "js" for s in ours)
     found = []
@@ -61,7 +65,7 @@ def test_the_scan_catches_each_kind_of_literal():
         '{% trans url="/licoes/" ~ slug %}',
         '<a href="/glossario#termo">',
         'fetch("/progresso/lugar", { method: "POST" })',
-        "new URLSearchParams(\"/busca?\" + query)",
+        'new URLSearchParams("/busca?" + query)',
         "link.closest(\"a[href^='/licoes/']\")",
     ):
         assert LITERAL_PATH.search(line), line
