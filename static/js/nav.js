@@ -15,6 +15,12 @@
     curso.announce(heading.textContent.replace(/\s+/g, " ").trim());
   }
 
+  // At the top before the first frame of the new page is drawn. The rest waits for htmx's
+  // settle (its processing of the new <main>, and the behaviours' set-up, come after that
+  // frame, so the heading is painted first).
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    if (evt.detail && evt.detail.boosted) window.scrollTo(0, 0);
+  });
   var seen = window.WeakSet ? new WeakSet() : null;
   var shown = window.location.pathname;  // the page on screen (a tree step keeps its lesson's)
   document.body.addEventListener("htmx:afterSettle", function (evt) {
