@@ -8,6 +8,7 @@ import re
 
 from bs4 import BeautifulSoup
 
+from app.platform.settings import PROJECT_ROOT
 from app.web.assets import IMMUTABLE, split_fingerprint
 from tests.support.html import csrf_from
 
@@ -24,14 +25,28 @@ def asset_urls(html: str) -> list[str]:
 
 def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
     urls = asset_urls(client.get("/licoes/kernels").text)
-    assert len(urls) == 5
+    behaviours = sorted(p.name for p in (PROJECT_ROOT / "static" / "js").glob("*.js"))
+    assert len(urls) == 4 + len(behaviours)
     for url in urls:
-        assert re.fullmatch(r"/static/[\w.]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
+        assert re.fullmatch(r"/static/(js/)?[\w.-]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
         response = client.get(url)
         assert response.status_code == 200
         assert (
             response.headers["cache-control"] == IMMUTABLE == "public, max-age=31536000, immutable"
         )
+
+
+def test_every_behaviour_script_is_on_the_page_deferred_after_htmx_and_the_shared_helpers(client):
+    """One file per behaviour (static/js/): each one on the page, none holding up the paint."""
+    page = BeautifulSoup(client.get("/licoes/kernels").text, "html.parser")
+    scripts = [tag for tag in page.select("head script[src]")]
+    assert all(tag.has_attr("defer") for tag in scripts)
+    names = [split_fingerprint(tag["src"].removeprefix("/static/"))[0] for tag in scripts]
+    behaviours = sorted(p.name for p in (PROJECT_ROOT / "static" / "js").glob("*.js"))
+    assert names[:2] == ["htmx.min.js", "js/core.js"]
+    assert sorted(names[2:]) == [f"js/{name}" for name in behaviours if name != "core.js"]
+    assert len(behaviours) >= 10
+    assert page.select("body script") == []
 
 
 def test_plain_and_stale_static_names_still_work_but_revalidate(client):

@@ -148,6 +148,45 @@ def test_htmx_gets_only_the_results_fragment(client):
     assert fragment.select(".search-hit")
 
 
+def test_the_header_box_gets_its_suggestions_as_a_listbox(client):
+    """The header's combobox swaps in this server-rendered listbox: one option per result,
+    the same links and order as the search page, then "see every result"."""
+    response = client.get("/busca/lista", params={"q": "  kernels "}, headers=HX)
+    assert response.status_code == 200
+    box = soup(response).select_one("ul#busca-topo-lista[role=listbox]")
+    assert box is not None and not box.has_attr("hidden")
+    assert box["data-query"] == "kernels"
+    options = box.select("li[role=option]")
+    page_hits = soup(client.get("/busca", params={"q": "kernels"})).select(".search-hit")
+    assert len(options) == len(page_hits) + 1 >= 2
+    for option, hit in zip(options, page_hits, strict=False):
+        assert option["data-href"] == hit.select_one(".search-hit-title a")["href"]
+        assert option.select_one(".search-popup-title").get_text() == hit.select_one("a").get_text()
+        assert option["aria-selected"] == "false"
+    assert [o["id"] for o in options] == [f"busca-topo-lista-{i}" for i in range(len(options))]
+    assert options[-1]["data-href"] == "/busca?q=kernels"
+    assert options[-1].get_text(strip=True) == "Ver todos os resultados na página de busca"
+    assert box["data-announce"] == f"{len(page_hits)} resultados para “kernels”"
+
+
+def test_the_header_listbox_is_empty_and_hidden_for_no_words_and_says_when_nothing_matched(client):
+    empty = soup(client.get("/busca/lista", params={"q": "   "}, headers=HX)).select_one("ul")
+    assert (
+        empty.has_attr("hidden") and empty.select("li") == [] and "data-announce" not in empty.attrs
+    )
+    none = soup(client.get("/busca/lista", params={"q": "xyzzyqq"}, headers=HX)).select_one("ul")
+    assert [li["data-href"] for li in none.select("li")] == ["/busca?q=xyzzyqq"]
+    assert none["data-announce"] == "Nenhum resultado para “xyzzyqq”."
+
+
+def test_the_listbox_address_opened_by_hand_goes_to_the_search_page(client):
+    response = client.get("/busca/lista", params={"q": "fusão"}, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/busca?q=fus%C3%A3o"
+    too_long = client.get("/busca/lista", params={"q": "x" * 201}, headers=HX)
+    assert too_long.status_code == 422
+
+
 def test_snippet_escapes_text_and_marks_words():
     text = "O <script> do decode e as decodificações"
     html = snippet(text, Query.parse("decodificação"))

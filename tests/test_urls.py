@@ -36,6 +36,29 @@ def test_no_template_holds_a_literal_route_path():
     assert found == []
 
 
+# Other projects' files, served as they come (their licences sit next to them).
+VENDORED_SCRIPTS = {"htmx.min.js", "swagger/swagger-ui-bundle.js"}
+
+
+def test_no_script_of_ours_holds_a_literal_route_path():
+    """JavaScript takes its URLs from the page (data-* attributes the URL builder fills)."""
+    scripts = sorted((PROJECT_ROOT / "static").rglob("*.js"))
+    ours = [
+        s
+        for s in scripts
+        if s.relative_to(PROJECT_ROOT / "static").as_posix() not in VENDORED_SCRIPTS
+    ]
+    assert len(ours) == len(scripts) - len(VENDORED_SCRIPTS)
+    assert any(s.parent.name == "js" for s in ours)
+    found = []
+    for script in ours:
+        for number, line in enumerate(script.read_text(encoding="utf-8").splitlines(), 1):
+            found.extend(
+                f"{script.name}:{number}: {m.group(0)}" for m in LITERAL_PATH.finditer(line)
+            )
+    assert found == []
+
+
 def test_the_scan_catches_each_kind_of_literal():
     for line in (
         '<a href="/">',
@@ -45,6 +68,9 @@ def test_the_scan_catches_each_kind_of_literal():
         '<button hx-post="/conta/sair">',
         '{% trans url="/licoes/" ~ slug %}',
         '<a href="/glossario#termo">',
+        'fetch("/progresso/lugar", { method: "POST" })',
+        'new URLSearchParams("/busca?" + query)',
+        "link.closest(\"a[href^='/licoes/']\")",
     ):
         assert LITERAL_PATH.search(line), line
     for line in (

@@ -223,7 +223,7 @@ def highlight_code(code: str, language: str) -> str:
     inline styles).
 
     An unknown or missing language is shown as plain text. The block is focusable so a
-    keyboard can scroll it; ``static/app.js`` adds the copy button.
+    keyboard can scroll it; ``static/js/copy-code.js`` adds the copy button.
     """
     from pygments import highlight
     from pygments.formatters import HtmlFormatter

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 # The page chrome's literal ids (templates/base.html, lesson.html, _course_nav.html,
 # _content_problems.html, _resume.html, and editor.html and _editor_preview.html, which show
-# a lesson being edited), and the one static/app.js makes for the header search's results.
+# a lesson being edited), and the header search's listbox (_search_listbox.html).
 CHROME_IDS = frozenset(
     {
         "busca-topo-lista",

@@ -59,6 +59,15 @@ class Assets:
         self._digests[name] = (stat.st_mtime_ns, stat.st_size, digest, now)
         return digest
 
+    def scripts(self, folder: str, first: str) -> list[str]:
+        """The names of the ``.js`` files in ``folder``, ``first`` (shared helpers) before the rest.
+
+        One file per behaviour (``static/js/``): a file added there is on every page, with no
+        list to keep. Read once, when the templates are built.
+        """
+        names = sorted(p.name for p in (self.directory / folder).glob("*.js") if p.name != first)
+        return [f"{folder}/{name}" for name in [first, *names]]
+
     def url(self, name: str) -> str:
         """The fingerprinted URL of ``name``: ``app.css`` → ``/static/app.0123456789.css``."""
         digest = self.digest(name)

@@ -155,6 +155,7 @@ def make_templates(
         dark_media=dark_media,
         current_path=current_path,
         static_url=assets.url,
+        behaviour_scripts=assets.scripts("js", first="core.js"),
         local_datetime=_local_datetime,
         account_name=account_name,
         tree_html=RenderedTrees(templates.env).html,

@@ -1,6 +1,6 @@
 """The learner's display preferences: the light/dark theme, remembered in a cookie.
 
-``static/app.js`` switches the theme at once and writes the same cookie; this route
+``static/js/theme-switch.js`` switches the theme at once and writes the same cookie; this route
 is the plain-form path, for browsers without JavaScript.
 """
 

@@ -71,7 +71,13 @@ async def progress_api(
     return progress_public(progress, state, url or "")
 
 
-@router.post("/progresso/lugar", status_code=204, response_class=Response, include_in_schema=False)
+@router.post(
+    "/progresso/lugar",
+    status_code=204,
+    response_class=Response,
+    include_in_schema=False,
+    name="place",
+)
 def save_place_route(
     request: Request,
     course: CourseDep,
@@ -80,7 +86,7 @@ def save_place_route(
     licao: Annotated[str, Form(max_length=100)],
     secao: Annotated[str, Form(max_length=200)] = "",
 ):
-    """Remember the section the learner is reading (sent by ``app.js`` as they scroll).
+    """Remember the section the learner is reading (sent by ``static/js/place.js`` as they scroll).
 
     Returns 204; an unknown lesson or section gives 422 with a message in Portuguese. Like every
     POST, it gives a visitor their learner id; the place stays in the session until the learner

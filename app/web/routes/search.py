@@ -1,16 +1,19 @@
-"""``/busca``: search every lesson, as a page or (htmx, while typing) as a results fragment."""
+"""``/busca``: search every lesson, as a page or (htmx, while typing) as a results fragment;
+``/busca/lista``: the same search as the header box's suggestions (a listbox fragment)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.content.search import SearchIndex
 from app.i18n import gettext, ngettext
 from app.web.deps import SearchDep
 from app.web.templating import render, wants_fragment
+from app.web.urls import urls_of
 
 router = APIRouter()
 MAX_QUERY_CHARS = 200
@@ -37,11 +40,31 @@ async def search(
     A plain GET renders the page; htmx (typing, or submitting the form) gets the
     ``_search_results.html`` fragment alone.
     """
+    context = await _searched(index, q)
+    return render(
+        request, "_search_results.html" if wants_fragment(request) else "search.html", context
+    )
+
+
+@router.get("/busca/lista", response_class=HTMLResponse, name="search_listbox")
+async def search_listbox(
+    request: Request, index: SearchDep, q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)] = ""
+):
+    """The header box's suggestions (``_search_listbox.html``), for htmx while the learner types.
+
+    A browser that opens the address itself is sent to the search page for the same words.
+    """
+    if not wants_fragment(request):
+        return RedirectResponse(
+            urls_of(request).with_query("search", {"q": " ".join(q.split())}), status_code=303
+        )
+    return render(request, "_search_listbox.html", await _searched(index, q))
+
+
+async def _searched(index: SearchIndex, q: str) -> dict:
+    """The template context of a search for ``q`` (spaces collapsed): query, hits and summary."""
     query = " ".join(q.split())
     # On the threadpool: after a lesson edit the first search rebuilds the index (about a
     # second with 300 lessons), which must not stall the worker's other requests.
     hits = await run_in_threadpool(index.search, query) if query else []
-    context = {"query": query, "hits": hits, "summary": results_summary(query, len(hits))}
-    return render(
-        request, "_search_results.html" if wants_fragment(request) else "search.html", context
-    )
+    return {"query": query, "hits": hits, "summary": results_summary(query, len(hits))}

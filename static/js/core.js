@@ -1,0 +1,71 @@
+// What the behaviours in static/js/ share. Each behaviour is one file, hooked by a data-*
+// attribute and set up by htmx.onLoad for the page and for every piece of HTML htmx puts in
+// (a swap, a history restore), so no list of things to redo after a swap is kept by hand.
+// The site works without any of this. Texts come from data-msg-* attributes on <body>, which
+// the server fills from the catalog; URLs come from data-* attributes the server writes.
+window.curso = (function () {
+  "use strict";
+  var YEAR_S = 365 * 24 * 3600;
+
+  function message(name) {
+    return document.body.getAttribute("data-msg-" + name) || "";
+  }
+
+  function announce(text) {
+    var region = document.getElementById("anuncio");
+    if (!region || !text) return;
+    region.textContent = "";
+    // A fresh text node after a tick makes screen readers announce repeated messages.
+    window.setTimeout(function () { region.textContent = text; }, 50);
+  }
+
+  function showError(text) {
+    var box = document.getElementById("aviso-erro");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = false;
+    window.clearTimeout(showError.timer);
+    showError.timer = window.setTimeout(function () { box.hidden = true; }, 10000);
+  }
+
+  // Values are plain words and IANA zone names ("America/Manaus"), sent as they are.
+  function setCookie(name, value) {
+    if (!/^[A-Za-z0-9_+\-\/]+$/.test(value)) return;
+    var secure = window.location.protocol === "https:" ? "; secure" : "";
+    document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax" + secure;
+  }
+
+  function calm() {
+    return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
+  // Work that is not needed for the first paint waits until the browser is idle (a phone's main
+  // thread is busy laying out the lesson then); Safari has no requestIdleCallback.
+  function later(work) {
+    if (window.requestIdleCallback) window.requestIdleCallback(work, { timeout: 1500 });
+    else window.setTimeout(work, 200);
+  }
+
+  // Set up each element under root (root included) that matches selector, once per element:
+  // htmx.onLoad runs again for every swapped piece, and an element already set up keeps its
+  // listeners. Nothing here reads the layout, so it stays cheap while the page is laid out.
+  function onLoad(selector, setup) {
+    var done = window.WeakSet ? new WeakSet() : null;
+    function run(root) {
+      var found = [];
+      if (root.matches && root.matches(selector)) found.push(root);
+      if (root.querySelectorAll) Array.prototype.push.apply(found, root.querySelectorAll(selector));
+      found.forEach(function (el) {
+        if (!done || done.has(el)) return;
+        done.add(el);
+        setup(el);
+      });
+    }
+    if (window.htmx) window.htmx.onLoad(run);
+  }
+
+  return {
+    message: message, announce: announce, showError: showError, setCookie: setCookie,
+    calm: calm, later: later, onLoad: onLoad
+  };
+})();
