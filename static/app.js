@@ -752,7 +752,7 @@
     later(function () { revealCurrent(document); });
     later(function () { addCopyButtons(document); });
     later(prefetchLessons);
-    if (!window.htmx) return;
+    // Plain listeners: htmx may arrive later (a lesson loads it on the first interaction).
     // After a swap: announce the new content and move focus to its heading, except while the
     // learner is typing (live search), where focus stays in the box and only the announcement plays.
     document.body.addEventListener("htmx:afterSettle", function (evt) {
