@@ -194,6 +194,7 @@ def main() -> int:
         0, also when a target is missed (the table says so, like bench.run's).
     """
     binary = lighthouse_bin()
+    load_before = os.getloadavg()[0]
     work = Path(tempfile.mkdtemp(prefix="curso-lighthouse-"))
     try:
         upgrade(f"sqlite:///{work / 'curso.db'}")
@@ -214,7 +215,16 @@ def main() -> int:
     rows = figures(reports)
     load = os.getloadavg()[0]  # other work on the machine inflates every main-thread task
     print(table(rows))
-    print(f"Carga da máquina (média de 1 min): {load:.1f} em {os.cpu_count()} núcleos")
+    print(
+        f"Carga da máquina (média de 1 min): {load_before:.1f} no começo, {load:.1f} no fim, "
+        f"em {os.cpu_count()} núcleos"
+    )
+    missed = [f.name for f in rows if not f.met]
+    print(
+        "Todas as metas atingidas."
+        if not missed
+        else "Metas NÃO atingidas: " + "; ".join(missed) + "."
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "lighthouse.json").write_text(
         json.dumps(
@@ -223,6 +233,7 @@ def main() -> int:
                 "url": LESSON,
                 "runs": RUNS,
                 "load_average": load,
+                "load_average_at_start": load_before,
                 "figures": [asdict(f) for f in rows],
             },
             ensure_ascii=False,

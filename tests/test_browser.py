@@ -77,6 +77,36 @@ def test_answer_right_and_wrong_with_htmx_then_reload(
     assert watch.errors == []
 
 
+def test_a_lesson_loads_htmx_on_the_first_interaction_and_an_early_answer_still_swaps(
+    live_server: LiveServer, page_js: Page
+):
+    """Issue 27, item 5: no htmx at start-up on a lesson; an answer sent before it is there
+    (no pointer, key or focus came first) waits for it and is swapped in place."""
+    watch = ConsoleWatch(page_js)
+    fetched: list[str] = []
+    page_js.on("request", lambda request: fetched.append(request.url))
+    question = next(iter(KERNELS.questions.values()))
+    page_js.goto(live_server.url + "/licoes/kernels")
+    page_js.wait_for_load_state("load")
+    page_js.evaluate("window.mesmaPagina = true")
+    assert page_js.evaluate("typeof window.htmx") == "undefined"
+    assert not [url for url in fetched if "/static/htmx" in url and "on-demand" not in url]
+
+    page_js.evaluate(
+        """id => {
+          document.getElementById(`op-${id}-b`).checked = true;
+          document.querySelector(`#pergunta-${id} form`).requestSubmit();
+        }""",
+        question.id,
+    )
+    graded = page_js.locator(f"#pergunta-{question.id}")
+    expect(graded.locator(".verdict")).to_have_text(re.compile("Resposta correta"))
+    expect(graded.locator(".question-title")).to_be_focused()
+    assert page_js.evaluate("window.mesmaPagina === true"), "htmx troca só a pergunta"
+    assert page_js.evaluate("typeof window.htmx") == "object"
+    assert watch.errors == []
+
+
 def test_empty_submit_is_stopped_and_explained(live_server: LiveServer, page_js: Page):
     question = list(KERNELS.questions.values())[2]
     page_js.goto(live_server.url + "/licoes/kernels")

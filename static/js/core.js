@@ -1,5 +1,5 @@
 // What the behaviours in static/js/ share. Each behaviour is one file, hooked by a data-*
-// attribute and set up by htmx.onLoad for the page and for every piece of HTML htmx puts in
+// attribute and set up by curso.onLoad (htmx.onLoad's event) for the page and for every piece of HTML htmx puts in
 // (a swap, a history restore), so no list of things to redo after a swap is kept by hand.
 // The site works without any of this. Texts come from data-msg-* attributes on <body>, which
 // the server fills from the catalog; URLs come from data-* attributes the server writes.
@@ -61,11 +61,21 @@ window.curso = (function () {
         setup(el);
       });
     }
-    if (window.htmx) window.htmx.onLoad(run);
+    // The page now (the scripts are deferred: it is parsed), then every piece htmx puts in:
+    // htmx.onLoad's "htmx:load", listened for on the document because a lesson loads htmx
+    // only on the reader's first interaction (static/htmx-on-demand.js).
+    run(document.body);
+    document.addEventListener("htmx:load", function (evt) { run(evt.detail.elt); });
+  }
+
+  // Run work that needs htmx now, or once a lesson has loaded it (static/htmx-on-demand.js).
+  function withHtmx(work) {
+    if (window.htmx) work();
+    else if (window.whenHtmx) window.whenHtmx(work);
   }
 
   return {
     message: message, announce: announce, showError: showError, setCookie: setCookie,
-    calm: calm, later: later, onLoad: onLoad
+    calm: calm, later: later, onLoad: onLoad, withHtmx: withHtmx
   };
 })();

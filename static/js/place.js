@@ -15,11 +15,14 @@
   function send(section) {
     if (!article || !article.isConnected || section === sent) return;
     sent = section;
-    htmx.ajax("POST", article.getAttribute("data-place-url"), {
-      source: article,
-      swap: "none",
-      values: { licao: article.getAttribute("data-licao"), secao: section }
-    }).catch(function () { sent = null; });
+    var from = article;
+    curso.withHtmx(function () {
+      htmx.ajax("POST", from.getAttribute("data-place-url"), {
+        source: from,
+        swap: "none",
+        values: { licao: from.getAttribute("data-licao"), secao: section }
+      }).catch(function () { sent = null; });
+    });
   }
 
   document.addEventListener("curso:secao", function (evt) {

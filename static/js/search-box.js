@@ -95,7 +95,7 @@
       var items = options(), l = list();
       if (evt.key === "ArrowDown" || evt.key === "ArrowUp") {
         evt.preventDefault();
-        if (l.hidden) { if (items.length) open(true); else htmx.trigger(input, "curso:ask"); return; }
+        if (l.hidden) { if (items.length) open(true); else curso.withHtmx(function () { htmx.trigger(input, "curso:ask"); }); return; }
         var n = items.length;
         choose(evt.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n - 1 : active - 1));
       } else if (evt.key === "Enter" && !l.hidden && active >= 0 && items[active]) {
