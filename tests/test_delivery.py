@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from bs4 import BeautifulSoup
 
 from app.platform.settings import PROJECT_ROOT
@@ -36,17 +37,26 @@ def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
         )
 
 
-def test_every_behaviour_script_is_on_the_page_deferred_after_htmx_and_the_shared_helpers(client):
+@pytest.mark.parametrize(
+    ("path", "loader"),
+    [("/", "htmx.min.js"), ("/licoes/kernels", "htmx-on-demand.js")],  # a lesson: htmx on demand
+)
+def test_every_behaviour_script_is_on_the_page_deferred_after_htmx_and_the_shared_helpers(
+    client, path, loader
+):
     """One file per behaviour (static/js/): each one on the page, none holding up the paint."""
-    page = BeautifulSoup(client.get("/licoes/kernels").text, "html.parser")
+    page = BeautifulSoup(client.get(path).text, "html.parser")
     scripts = [tag for tag in page.select("head script[src]")]
     assert all(tag.has_attr("defer") for tag in scripts)
     names = [split_fingerprint(tag["src"].removeprefix("/static/"))[0] for tag in scripts]
     behaviours = sorted(p.name for p in (PROJECT_ROOT / "static" / "js").glob("*.js"))
-    assert names[:2] == ["htmx.min.js", "js/core.js"]
+    assert names[:2] == [loader, "js/core.js"]
     assert sorted(names[2:]) == [f"js/{name}" for name in behaviours if name != "core.js"]
     assert len(behaviours) >= 10
     assert page.select("body script") == []
+    if loader == "htmx-on-demand.js":  # it loads the fingerprinted htmx when the reader acts
+        src = scripts[0]["data-src"].removeprefix("/static/")
+        assert split_fingerprint(src)[0] == "htmx.min.js"
 
 
 def test_plain_and_stale_static_names_still_work_but_revalidate(client):
