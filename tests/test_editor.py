@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-import app.content.course as course_module
 from app.content.course import load_course
 from app.content.sourcefile import (
     SourceFormat,
@@ -29,7 +28,7 @@ from app.platform.settings import Settings
 from tests.support.accounts import instructor, sign_up
 from tests.support.app import REPO_LESSONS, TEST_SECRET, db_rows, make_settings
 from tests.support.html import csrf_from, soup, text
-from tests.support.lessons import GOOD
+from tests.support.lessons import GOOD, rendered_files
 
 EDITOR = "/instrutor/licoes/decode-prefill/editar"
 PREVIEW = "/instrutor/licoes/decode-prefill/previa"
@@ -77,15 +76,7 @@ def db_site(tmp_path: Path, lessons: Path, database_url: str):
 @pytest.fixture
 def renders(monkeypatch) -> list[str]:
     """The names of the lesson files rendered from now on (cache hits are not renders)."""
-    seen: list[str] = []
-    real = course_module.load_lesson
-
-    def counting(path: Path, glossary=None, raw=None):
-        seen.append(path.name)
-        return real(path, glossary, raw)
-
-    monkeypatch.setattr(course_module, "load_lesson", counting)
-    return seen
+    return rendered_files(monkeypatch)
 
 
 def editor_form(client: TestClient, url: str = EDITOR) -> dict:

@@ -21,7 +21,7 @@ from app.content.live import LiveCourse
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
 from tests.support.app import REPO_LESSONS, make_settings
-from tests.support.lessons import GOOD, OTHER, lessons, messages, save
+from tests.support.lessons import GOOD, OTHER, lessons, messages, rendered_files, save
 
 BROKEN = GOOD.replace("order: 1", "order: zero")
 
@@ -29,15 +29,7 @@ BROKEN = GOOD.replace("order: 1", "order: zero")
 @pytest.fixture
 def loads(monkeypatch) -> list[str]:
     """The names of the files rendered (not read from the cache), in order."""
-    seen: list[str] = []
-    real = course_module.load_lesson
-
-    def counting(path: Path, glossary=None, raw=None):
-        seen.append(path.name)
-        return real(path, glossary, raw)
-
-    monkeypatch.setattr(course_module, "load_lesson", counting)
-    return seen
+    return rendered_files(monkeypatch)
 
 
 def course_facts(course) -> list:

@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 
-import app.content.course as course_module
 from app.content.course import load_course
 from app.content.live import LiveCourse
 from tests.support.app import query
 from tests.support.html import csrf_from, soup, text
-from tests.support.lessons import GOOD, HEADER, OTHER, SCENARIO, TREE, lessons, messages, save
+from tests.support.lessons import (
+    GOOD,
+    HEADER,
+    OTHER,
+    SCENARIO,
+    TREE,
+    lessons,
+    messages,
+    rendered_files,
+    save,
+)
 from tests.support.server import LiveServer, reloading_server
 
 
 @pytest.fixture
 def loads(monkeypatch) -> list[str]:
     """The names of the files read and rendered, in order."""
-    seen: list[str] = []
-    real = course_module.load_lesson
-
-    def counting(path: Path, glossary=None, raw=None):
-        seen.append(path.name)
-        return real(path, glossary, raw)
-
-    monkeypatch.setattr(course_module, "load_lesson", counting)
-    return seen
+    return rendered_files(monkeypatch)
 
 
 def test_a_saved_file_shows_on_the_next_look_and_only_it_is_rendered_again(tmp_path, loads):

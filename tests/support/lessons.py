@@ -180,3 +180,19 @@ VALID = """\
   aliases: [cache dos valores-chave]
   definition: O cache dos valores-chave do modelo.
 """
+
+
+def rendered_files(monkeypatch) -> list[str]:
+    """The names of the lesson files rendered from now on, in order (a disk-cache hit is not a
+    render): ``load_lesson`` counted through ``monkeypatch``."""
+    import app.content.course as course_module
+
+    seen: list[str] = []
+    real = course_module.load_lesson
+
+    def counting(path: Path, glossary=None, raw=None):
+        seen.append(path.name)
+        return real(path, glossary, raw)
+
+    monkeypatch.setattr(course_module, "load_lesson", counting)
+    return seen
