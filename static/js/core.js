@@ -35,6 +35,17 @@ window.curso = (function () {
     document.cookie = name + "=" + value + "; path=/; max-age=" + YEAR_S + "; samesite=lax" + secure;
   }
 
+  // Tell the server the learner's time zone (a cookie named by <body data-zone-cookie>), once:
+  // dates are shown in it. The pages vary by cookie, so prefetch.js calls this before it fetches
+  // a lesson ahead; otherwise the copy fetched ahead would not match the next request.
+  var TEMPORAL = !!(window.Temporal && Temporal.Now && Temporal.Now.timeZoneId);
+  function rememberZone() {
+    var name = document.body.getAttribute("data-zone-cookie");
+    if (!name) return;
+    var zone = TEMPORAL ? Temporal.Now.timeZoneId() : window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && (" " + document.cookie + ";").indexOf(" " + name + "=" + zone + ";") === -1) setCookie(name, zone);
+  }
+
   function calm() {
     return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   }
@@ -76,6 +87,7 @@ window.curso = (function () {
 
   return {
     message: message, announce: announce, showError: showError, setCookie: setCookie,
-    calm: calm, later: later, onLoad: onLoad, withHtmx: withHtmx
+    calm: calm, later: later, onLoad: onLoad, withHtmx: withHtmx,
+    rememberZone: rememberZone, temporal: TEMPORAL
   };
 })();

@@ -11,6 +11,7 @@
     if (url.origin !== window.location.origin || url.pathname === window.location.pathname) return;
     if (done[url.pathname]) return;
     done[url.pathname] = true;
+    curso.rememberZone();  // first: the copy fetched ahead must carry the cookies of the next visit
     var link = document.createElement("link");
     link.rel = "prefetch";
     link.href = url.pathname;

@@ -5,14 +5,7 @@
 // Hook: data-zone-cookie="<cookie name>" on <body>.
 (function () {
   "use strict";
-  var TEMPORAL = !!(window.Temporal && Temporal.Now && Temporal.Now.timeZoneId);
-
-  curso.onLoad("[data-zone-cookie]", function (body) {
-    var name = body.getAttribute("data-zone-cookie");
-    function remember() {
-      var zone = TEMPORAL ? Temporal.Now.timeZoneId() : window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-      if (zone && (" " + document.cookie + ";").indexOf(" " + name + "=" + zone + ";") === -1) curso.setCookie(name, zone);
-    }
-    if (TEMPORAL) remember(); else curso.later(remember);
+  curso.onLoad("[data-zone-cookie]", function () {
+    if (curso.temporal) curso.rememberZone(); else curso.later(curso.rememberZone);
   });
 })();
