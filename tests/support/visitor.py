@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+import httpx
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -18,14 +19,9 @@ READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 class ReadOnlyClient(TestClient):
     """A ``TestClient`` that refuses to write: a test that posts needs an app of its own."""
 
-    # httpx's signature spells out a dozen keywords; this only checks the method and passes
-    # the rest on, hence the looser signature.
-    def request(self, method: str, url: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        assert method.upper() in READ_METHODS, (
-            f"{method} {url}: este teste escreve, então não pode usar o app compartilhado "
-            "(tire-o de READ_ONLY em tests/support/markers.py)"
-        )
-        return super().request(method, url, *args, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.event_hooks["request"].append(_refuse_writes)  # httpx runs it before each send
 
     @contextmanager
     def for_one_test(self) -> Iterator[None]:
@@ -37,6 +33,13 @@ class ReadOnlyClient(TestClient):
         finally:
             self.cookies.clear()
             self.headers = headers
+
+
+def _refuse_writes(request: httpx.Request) -> None:
+    assert request.method in READ_METHODS, (
+        f"{request.method} {request.url.path}: este teste escreve, então não pode usar o app "
+        "compartilhado (tire-o de READ_ONLY em tests/support/markers.py)"
+    )
 
 
 class SharedVisitors(dict[str, ReadOnlyClient]):
