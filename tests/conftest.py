@@ -24,6 +24,7 @@ from tests.support.app import (
     ARTIFACTS,
     BACKENDS,
     REPO_LESSONS,
+    PostgresDatabases,
     SharedCodeTemplates,
     create_postgres_database,
     drop_postgres_database,
@@ -108,9 +109,30 @@ def backend(request) -> str:
     return request.param
 
 
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[PostgresDatabases]:
+    """This process's pool of migrated PostgreSQL databases (see PostgresDatabases)."""
+    databases = PostgresDatabases()
+    yield databases
+    databases.close()
+
+
 @pytest.fixture
-def database_url(backend: str, tmp_path: Path) -> Iterator[str]:
-    """An empty database: a SQLite file, or (when CI starts one) a fresh PostgreSQL database."""
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The test's own database: a SQLite file not made yet (``make_settings`` and ``upgrade``
+    make it), or an empty migrated PostgreSQL database (when CI starts one), emptied after."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'curso.db'}"
+        return
+    databases = request.getfixturevalue("postgres_databases")
+    url = databases.take()
+    yield url
+    databases.give_back(url)
+
+
+@pytest.fixture
+def empty_database_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A database with no table at all, for tests that migrate it step by step themselves."""
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'curso.db'}"
         return

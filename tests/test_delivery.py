@@ -7,17 +7,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from bs4 import BeautifulSoup
 
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import IMMUTABLE, split_fingerprint
-from tests.support.html import csrf_from
+from tests.support.html import csrf_from, soup
 
 GZIP = {"Accept-Encoding": "gzip"}
 
 
 def asset_urls(html: str) -> list[str]:
-    page = BeautifulSoup(html, "html.parser")
+    page = soup(html)
     return [
         tag.get("href") or tag.get("src")
         for tag in page.select("link[rel=stylesheet], link[rel=icon], script[src]")
@@ -45,7 +44,7 @@ def test_every_behaviour_script_is_on_the_page_deferred_after_htmx_and_the_share
     client, path, loader
 ):
     """One file per behaviour (static/js/): each one on the page, none holding up the paint."""
-    page = BeautifulSoup(client.get(path).text, "html.parser")
+    page = soup(client.get(path).text)
     scripts = [tag for tag in page.select("head script[src]")]
     assert all(tag.has_attr("defer") for tag in scripts)
     names = [split_fingerprint(tag["src"].removeprefix("/static/"))[0] for tag in scripts]

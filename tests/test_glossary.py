@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
 
 from app.content.course import load_course
 from app.content.glossary import parse_glossary
 from app.content.lessons import load_lesson
 from app.content.text import collation_key, text_keys
 from tests.support.app import REPO_LESSONS
+from tests.support.html import soup
 from tests.support.lessons import GOOD, VALID
 from tests.support.problems import GLOSSARY_PROBLEMS
 
@@ -34,10 +34,6 @@ SEED_TERMS = {
     "arquitetura desagregada",
     "KV em camadas",
 }
-
-
-def soup(html: str) -> BeautifulSoup:
-    return BeautifulSoup(html, "html.parser")
 
 
 def glossary_errors(tmp_path: Path, text: str) -> list[str]:

@@ -13,13 +13,12 @@ import re
 from urllib.parse import urlencode, urljoin
 
 import pytest
-from bs4 import BeautifulSoup
 from playwright.sync_api import Page, expect
 
 from app.content.course import load_course
 from tests.support.app import REPO_LESSONS
 from tests.support.browser import ConsoleWatch
-from tests.support.html import csrf_from
+from tests.support.html import csrf_from, soup
 from tests.support.server import LiveServer
 
 COURSE = load_course(REPO_LESSONS)
@@ -27,10 +26,6 @@ HX = {"HX-Request": "true"}
 RESTORE = {"HX-Request": "true", "HX-History-Restore-Request": "true"}
 TREE = "guia-fase17"
 TREE_LESSON = COURSE.tree_lessons[TREE]
-
-
-def soup(html: str) -> BeautifulSoup:
-    return BeautifulSoup(html, "html.parser")
 
 
 def assert_full_page(html: str, url: str) -> None:

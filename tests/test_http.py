@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from tests.support.app import db_rows, make_settings
-from tests.support.html import HX, csrf_from, soup, text
+from tests.support.html import HX, csrf_from, is_fragment, soup, text
 from tests.support.learning import (
     COURSE,
     KERNELS,
@@ -73,7 +73,7 @@ def test_right_answer_is_graded_explained_and_stored(client, settings):
     fragment = soup(response)
     assert text(fragment.select_one(".verdict")) == "✓ Resposta correta"
     assert question.option("b").explanation_html.strip() in response.text
-    assert fragment.html is None, "htmx recebe só o fragmento"
+    assert is_fragment(response), "htmx recebe só o fragmento"
     assert stored(settings) == [("kernels", question.id, "b", 1)]
 
 

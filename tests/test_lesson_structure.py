@@ -21,6 +21,7 @@ from app.content.item_checks import check_items
 from app.content.lessons import load_lesson
 from app.main import create_app
 from tests.support.app import make_settings
+from tests.support.html import soup
 
 HEADER = """\
 ---
@@ -75,7 +76,7 @@ def page(tmp_path: Path, folder: Path, slug: str = "teste") -> BeautifulSoup:
     with TestClient(create_app(make_settings(tmp_path, folder))) as client:
         response = client.get(f"/licoes/{slug}")
     assert response.status_code == 200, response.text
-    return BeautifulSoup(response.text, "html.parser")
+    return soup(response.text)
 
 
 # --- item 2: boxes and fences -------------------------------------------------------------
@@ -253,16 +254,16 @@ def test_random_lessons_render_every_heading_and_question(tmp_path_factory, data
     assert [h.text for h in lesson.headings] == names["headings"], body
     assert list(lesson.questions) == names["questions"], body
     html = "".join(p for p in lesson.parts if isinstance(p, str))
-    soup = BeautifulSoup(html, "html.parser")
-    assert [h.get_text() for h in soup.find_all("h2")] == names["headings"], body
+    tree = soup(html)
+    assert [h.get_text() for h in tree.find_all("h2")] == names["headings"], body
     # every box is an <aside>, and outside code no colon line is left as text
-    assert len(soup.select("aside.callout")) == body.count(" Caixa\n"), body
-    assert [t.get_text() for t in soup.select(".callout-title")] == ["Caixa"] * body.count(
+    assert len(tree.select("aside.callout")) == body.count(" Caixa\n"), body
+    assert [t.get_text() for t in tree.select(".callout-title")] == ["Caixa"] * body.count(
         " Caixa\n"
     )
-    for pre in soup.find_all("pre"):
+    for pre in tree.find_all("pre"):
         pre.decompose()
-    assert ":::" not in soup.get_text(), body
+    assert ":::" not in tree.get_text(), body
 
 
 # --- item 3: quiz prompts -----------------------------------------------------------------

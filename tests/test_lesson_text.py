@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
 from app.content.markdown import inline_text, plain_text
 from app.main import create_app
 from tests.support.app import make_settings
-from tests.support.html import csrf_from
+from tests.support.html import csrf_from, soup
 from tests.support.visitor import ReadOnlyClient
 
 LATENCY = "A latência precisa ficar < 100 ms e a vazão > 50 tok/s?"
@@ -123,10 +122,10 @@ def client(request: pytest.FixtureRequest, folder: Path, tmp_path: Path):
 
 def labels(html: str) -> list[tuple[str, str]]:
     """Every label-like text of a page or fragment: ``(where, text)``."""
-    soup = BeautifulSoup(html, "html.parser")
+    tree = soup(html)
     found = []
     for attribute in ("aria-label", "title", "data-announce", "alt", "placeholder"):
-        found += [(f"[{attribute}]", node[attribute]) for node in soup.select(f"[{attribute}]")]
+        found += [(f"[{attribute}]", node[attribute]) for node in tree.select(f"[{attribute}]")]
     for selector in (
         "title",
         "desc",
@@ -141,10 +140,10 @@ def labels(html: str) -> list[tuple[str, str]]:
         "h3",
     ):
         found += [
-            (selector, " ".join(node.get_text(" ").split())) for node in soup.select(selector)
+            (selector, " ".join(node.get_text(" ").split())) for node in tree.select(selector)
         ]
     found += [
-        ("meta description", node["content"]) for node in soup.select("meta[name=description]")
+        ("meta description", node["content"]) for node in tree.select("meta[name=description]")
     ]
     return found
 
@@ -175,7 +174,7 @@ def test_tree_announcements_keep_the_comparison_and_drop_the_markdown(client):
     found = dict((place, text) for place, text in labels(page) if place == "[data-announce]")
     assert found["[data-announce]"] == f"Pergunta 1: {LATENCY}"
     token = csrf_from(page)
-    version = BeautifulSoup(page, "html.parser").select_one('form.tree-step input[name="versao"]')
+    version = soup(page).select_one('form.tree-step input[name="versao"]')
     data = {
         "csrftoken": token,
         "c": "",
@@ -189,27 +188,27 @@ def test_tree_announcements_keep_the_comparison_and_drop_the_markdown(client):
         text for place, text in assert_clean(step.text, "passo") if place == "[data-announce]"
     ]
     assert announced == [f"Pergunta 2: {GPUS}"]
-    soup = BeautifulSoup(step.text, "html.parser")
-    assert soup.select_one(".tree-question-text strong").get_text() == "mais de uma"
-    assert [" ".join(li.get_text().split()) for li in soup.select(".tree-path li")] == [
+    tree = soup(step.text)
+    assert tree.select_one(".tree-question-text strong").get_text() == "mais de uma"
+    assert [" ".join(li.get_text().split()) for li in tree.select(".tree-path li")] == [
         "Latência alvo: Sim, < 100 ms"
     ]
-    assert "Caminho: Sim, < 100 ms." in soup.select_one("svg desc").get_text()
+    assert "Caminho: Sim, < 100 ms." in tree.select_one("svg desc").get_text()
 
 
 def test_visible_texts_render_their_markdown(client):
-    soup = BeautifulSoup(client.get("/licoes/latencia").text, "html.parser")
-    assert soup.select_one("h1 strong").get_text() == "baixa"
-    assert soup.select_one("h1 code").get_text() == "vllm"
+    tree = soup(client.get("/licoes/latencia").text)
+    assert tree.select_one("h1 strong").get_text() == "baixa"
+    assert tree.select_one("h1 code").get_text() == "vllm"
     assert (
-        soup.select_one("title").get_text()
+        tree.select_one("title").get_text()
         == "Latência baixa com vllm < 100 ms · Engines de inferência"
     )
-    assert soup.select_one(".objectives li code").get_text() == "vllm"
-    box = soup.select_one("aside.callout-warning")
+    assert tree.select_one(".objectives li code").get_text() == "vllm"
+    box = tree.select_one("aside.callout-warning")
     assert box["aria-label"] == "Cuidado com --max-model-len < 4096"
     assert box.select_one(".callout-title code").get_text() == "--max-model-len"
-    widget = soup.select_one("#arvore-metas")
+    widget = tree.select_one("#arvore-metas")
     assert widget.select_one(".tree-title strong").get_text() == "latência"
     assert [
         b.select_one("strong, code").get_text() for b in widget.select("button.tree-option")
@@ -220,13 +219,13 @@ def test_visible_texts_render_their_markdown(client):
     assert widget.select_one("svg title").get_text() == "Mapa da árvore Metas de latência < 100 ms"
     boxes = [" ".join(t.get_text(" ").split()) for t in widget.select("svg text.tree-node-text")]
     assert boxes[:2] == [LATENCY, GPUS]
-    chart = soup.select_one("figure.chart")
+    chart = tree.select_one("figure.chart")
     assert chart.select_one("svg title").get_text() == "Vazão com vllm < 2x"
     assert chart.select_one("figcaption code").get_text() == "vllm"
     assert chart.select_one("table th[scope=row] strong").get_text() == "8"
-    toc = [a.get_text() for a in soup.select("nav.toc a")]
+    toc = [a.get_text() for a in tree.select("nav.toc a")]
     assert toc == ["Latência < 100 ms e vazão > 50"]
-    assert soup.select_one("#pergunta-meta legend").get_text(" ", strip=True) == (
+    assert tree.select_one("#pergunta-meta legend").get_text(" ", strip=True) == (
         "Qual engine atende a latência < 100 ms e a vazão > 50 tok/s?"
     )
 

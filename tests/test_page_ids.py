@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
@@ -16,7 +15,7 @@ from app.learning.instructors import set_instructor
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
 from tests.support.app import make_settings
-from tests.support.html import csrf_from
+from tests.support.html import csrf_from, soup
 
 PASSWORD = "uma senha boa"
 
@@ -89,7 +88,7 @@ CHROME_HEADINGS = "\n\n".join(
 
 
 def _ids_twice(html: str) -> list[str]:
-    ids = [tag["id"] for tag in BeautifulSoup(html, "html.parser").select("[id]")]
+    ids = [tag["id"] for tag in soup(html).select("[id]")]
     return sorted({i for i in ids if ids.count(i) > 1})
 
 

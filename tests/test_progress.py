@@ -15,7 +15,7 @@ from app.platform.db import make_engine
 from app.platform.models import Attempt
 from tests.support.answers import record_attempt, store_attempts
 from tests.support.app import db_rows, make_settings
-from tests.support.html import HX, csrf_from, soup, text
+from tests.support.html import HX, csrf_from, is_fragment, soup, text
 from tests.support.learning import (
     COURSE,
     KERNELS,
@@ -80,7 +80,7 @@ def test_retry_keeps_every_attempt_the_first_try_and_the_current_state(client, s
     fragment = client.get(f"/licoes/kernels/perguntas/{question.id}?refazer=1", headers=HX)
     assert fragment.headers["vary"].startswith("HX-Request")
     form = soup(fragment)
-    assert form.html is None and form.select_one(f"#pergunta-{question.id} form")
+    assert is_fragment(fragment) and form.select_one(f"#pergunta-{question.id} form")
     assert text(form.select_one(".history")) == "Primeira tentativa: errada · 1 tentativa"
     plain = client.get(f"/licoes/kernels/perguntas/{question.id}?refazer=1", follow_redirects=False)
     assert plain.status_code == 303

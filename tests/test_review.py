@@ -439,7 +439,10 @@ def test_the_replay_makes_the_cards_the_app_kept_answer_by_answer(db):
     assert cards() == kept
 
 
-def test_answers_given_before_spaced_review_get_their_cards_on_upgrade(tmp_path, database_url):
+def test_answers_given_before_spaced_review_get_their_cards_on_upgrade(
+    tmp_path, empty_database_url
+):
+    database_url = empty_database_url
     now = datetime.now(UTC).replace(microsecond=0)
     t0 = now - timedelta(days=3)
     recent = now - timedelta(minutes=2)

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import re
 
-from bs4 import BeautifulSoup
-
 from app.content.course import load_course
 from tests.support.app import REPO_LESSONS, query
-from tests.support.html import csrf_from
+from tests.support.html import csrf_from, is_fragment, soup
 
 COURSE = load_course(REPO_LESSONS)
 HX = {"HX-Request": "true"}
-
-
-def soup(html: str) -> BeautifulSoup:
-    return BeautifulSoup(html, "html.parser")
 
 
 def text(node) -> str:
@@ -88,7 +82,7 @@ def test_htmx_step_returns_the_widget_and_pushes_the_url(client, settings):
         == "/licoes/escolha-self-hosted?arvore=guia-fase17&c=hopper#arvore-guia-fase17"
     )
     fragment = soup(response.text)
-    assert fragment.html is None and fragment.select_one(".tree-widget")
+    assert is_fragment(response) and fragment.select_one(".tree-widget")
     assert text(fragment.select_one("legend .tree-question-text")).startswith("Em Hopper")
     assert walks(settings) == [], "só caminhos que chegam a um resultado são guardados"
 

@@ -33,13 +33,13 @@ POSTGRES_URL = os.environ.get("CURSO_TEST_POSTGRES_URL", "")
 BACKENDS = ["sqlite", *(["postgresql"] if POSTGRES_URL else [])]
 
 
-def create_postgres_database() -> str:
-    """Create an empty database on the test PostgreSQL server and return its URL."""
+def create_postgres_database(template: str = "template1") -> str:
+    """Create a database on the test PostgreSQL server (a copy of ``template``); return its URL."""
     import psycopg
 
     name = f"t_{secrets.token_hex(6)}"
     with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     return POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}"
 
 
@@ -50,6 +50,90 @@ def drop_postgres_database(url: str) -> None:
     name = url.rsplit("/", 1)[1]
     with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class PostgresDatabases:
+    """Migrated PostgreSQL databases handed to one test at a time, emptied and reused.
+
+    Creating a database and running every migration on it took 0.5 to 1.5 s per test; a
+    database given back is emptied instead (``TRUNCATE ... RESTART IDENTITY``, tens of ms),
+    which leaves it as a fresh migrated one: the migrations insert no rows and own no other
+    sequence. One whose schema a test changed (a downgrade, a table of its own) is dropped,
+    and a new one is copied from a template migrated once per process. One pool per test
+    process (xdist worker): databases are never shared between processes.
+    """
+
+    def __init__(self) -> None:
+        self._template = ""
+        self._tables: frozenset[str] = frozenset()
+        self._head = ""
+        self._free: list[str] = []
+        self._all: list[str] = []
+
+    def take(self) -> str:
+        """The URL of an empty migrated database, for this test alone."""
+        if self._free:
+            return self._free.pop()
+        if not self._template:
+            self._template = create_postgres_database()
+            upgrade(self._template)
+            self._tables, self._head = _schema(self._template)
+            _close_connections(self._template)
+            self._all.append(self._template)
+        url = create_postgres_database(template=self._template.rsplit("/", 1)[1])
+        self._all.append(url)
+        return url
+
+    def give_back(self, url: str) -> None:
+        """Empty the database for the next test, or drop it if its schema changed."""
+        _close_connections(url)
+        if _schema(url) != (self._tables, self._head):
+            self._all.remove(url)
+            drop_postgres_database(url)
+            return
+        import psycopg
+
+        tables = ", ".join(f'"{name}"' for name in sorted(self._tables - {"alembic_version"}))
+        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as connection:
+            connection.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+        self._free.append(url)
+
+    def close(self) -> None:
+        """Drop every database of the pool."""
+        for url in self._all:
+            drop_postgres_database(url)
+        self._all.clear()
+        self._free.clear()
+
+
+def _schema(url: str) -> tuple[frozenset[str], str]:
+    """The tables of the public schema and the Alembic revision of a database."""
+    import psycopg
+
+    with psycopg.connect(url.replace("+psycopg", "")) as connection:
+        tables = frozenset(
+            row[0]
+            for row in connection.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            )
+        )
+        head = ""
+        if "alembic_version" in tables:
+            row = connection.execute("SELECT string_agg(version_num, ',') FROM alembic_version")
+            head = row.fetchone()[0] or ""
+    return tables, head
+
+
+def _close_connections(url: str) -> None:
+    """End the connections a test left open on a database (an engine it did not dispose)."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(POSTGRES_URL.replace("+psycopg", ""), autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+            (name,),
+        )
 
 
 def make_settings(

@@ -27,14 +27,16 @@ def stored(settings) -> list[tuple]:
 
 def version_of(html: str, qid: str) -> str:
     """The question version that the answer form of question ``qid`` on a page carries."""
-    node = soup(html).select_one(f'#pergunta-{qid} input[name="versao"]')
-    assert node, f"a pergunta {qid} não mostra o formulário"
-    return node["value"]
+    return _hidden(soup(html, only=f"pergunta-{qid}"), qid, "versao")
 
 
 def key_of(html: str, qid: str) -> str:
     """The idempotency key of the answer form of question ``qid`` on a page."""
-    node = soup(html).select_one(f'#pergunta-{qid} input[name="chave"]')
+    return _hidden(soup(html, only=f"pergunta-{qid}"), qid, "chave")
+
+
+def _hidden(form, qid: str, name: str) -> str:
+    node = form.select_one(f'#pergunta-{qid} input[name="{name}"]')
     assert node, f"a pergunta {qid} não mostra o formulário"
     return node["value"]
 
@@ -52,10 +54,11 @@ def answer(
     (see :func:`right_form` and :func:`wrong_form`)."""
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
     fields = options if isinstance(options, dict) else {"opcao": options}
+    form = soup(page, only=f"pergunta-{qid}")
     data = {
         "csrftoken": token or csrf_from(page),
-        "chave": key or key_of(page, qid),
-        "versao": version_of(page, qid) if soup(page).select_one(f"#pergunta-{qid}") else "",
+        "chave": key or _hidden(form, qid, "chave"),
+        "versao": _hidden(form, qid, "versao") if form.select_one(f"#pergunta-{qid}") else "",
         **fields,
     }
     return client.post(

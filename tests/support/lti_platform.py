@@ -33,6 +33,7 @@ from urllib.parse import urlencode
 import httpx
 
 from app.platform.settings import PROJECT_ROOT
+from tests.support.html import soup
 
 CLIENT_ID = "curso-no-moodle"
 DEPLOYMENT_ID = "implantacao-1"
@@ -381,9 +382,7 @@ def launch(client: httpx.Client, platform: PlatformServer, **hint: str) -> httpx
 def launch_form(html: str) -> tuple[str, dict[str, str]]:
     """The action and fields of a form that posts a signed message: the platform's launch
     (``id_token``) or the tool's deep-linking answer (``JWT``)."""
-    from bs4 import BeautifulSoup
-
-    page = BeautifulSoup(html, "html.parser")
+    page = soup(html)
     form = page.select_one("form:has(input[name=id_token]), form:has(input[name=JWT])")
     assert form is not None, html[:500]
     return form["action"], {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
