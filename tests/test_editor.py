@@ -97,6 +97,7 @@ def test_the_editor_shows_the_file_its_check_and_its_preview(site):
     page = soup(teacher.get(EDITOR).text)
     source = parse_source(path.read_bytes())
     assert page.select_one("#editor-texto").get_text() == source.text
+    assert page.select_one("#editor-texto")["wrap"] == "off", "sem JavaScript também não quebra"
     assert page.select_one('input[name="versao"]')["value"] == content_hash(path.read_bytes())
     assert text(page.select_one(".check-ok")) == "Nenhum problema: o curso check aceita este texto."
     assert text(page.select_one("#editor-resultado #titulo-licao")) == "Decode e prefill"
