@@ -37,8 +37,12 @@ HISTORY = "/instrutor/licoes/decode-prefill/historico"
 BROKEN = GOOD.replace("answer: [b]", "answer: [x]")
 BROKEN_LINE = GOOD.split("\n").index("  answer: [b]") + 1
 # One option's `explanation:` a space to the left: line 29, inside the options list of line 24.
-MISINDENTED_LINE = GOOD.split("\n").index("      explanation: Certo, o decode acompanha a banda.") + 1
-MISINDENTED = GOOD.replace("      explanation: Certo, o decode", "     explanation: Certo, o decode")
+MISINDENTED_LINE = (
+    GOOD.split("\n").index("      explanation: Certo, o decode acompanha a banda.") + 1
+)
+MISINDENTED = GOOD.replace(
+    "      explanation: Certo, o decode", "     explanation: Certo, o decode"
+)
 
 
 @pytest.fixture
