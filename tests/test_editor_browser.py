@@ -46,10 +46,17 @@ def reset(server):
 
 
 def signed_in(
-    browser: Browser, server: LiveServer, width: int = 1280, color_scheme: str = "light"
+    browser: Browser,
+    server: LiveServer,
+    width: int = 1280,
+    color_scheme: str = "light",
+    javascript: bool = True,
 ) -> Page:
     page = browser.new_context(
-        viewport={"width": width, "height": 900}, locale="pt-BR", color_scheme=color_scheme
+        viewport={"width": width, "height": 900},
+        locale="pt-BR",
+        color_scheme=color_scheme,
+        java_script_enabled=javascript,
     ).new_page()
     page.goto(server.url + EDITOR)
     page.fill("#entrar-usuario", INSTRUCTOR)
@@ -186,6 +193,18 @@ def test_line_numbers_stay_by_their_lines_the_text_does_not_wrap_and_errors_jump
     page.screenshot(path=artifacts / f"editor-linhas-{width}-{theme}.png", full_page=True)
     assert axe_violations(page) == []
     assert watch.errors == []
+
+
+def test_without_javascript_the_box_has_no_numbers_fills_its_column_and_does_not_wrap(
+    reset, browser
+):
+    page = signed_in(browser, reset, 360, javascript=False)
+    expect(page.locator(".editor-gutter")).to_have_count(0)
+    widths = page.locator("#editor-texto").evaluate(
+        "b => [b.offsetWidth, b.form.clientWidth, b.scrollWidth, b.clientWidth]"
+    )
+    assert widths[0] == widths[1], "a caixa ocupa a coluna toda"
+    assert widths[2] > widths[3], "as linhas longas rolam para o lado"
 
 
 def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is_lost(
