@@ -1,4 +1,5 @@
-// The lesson editor: a problem's "line N, column M" link moves the cursor there.
+// The lesson editor: a problem's "line N, column M" link moves the cursor there and centres
+// that line in the box.
 // Without this file the link still jumps to the text box.
 (function () {
   "use strict";
@@ -20,10 +21,12 @@
     var offset = offsetOf(box.value, line, col);
     box.focus();
     box.setSelectionRange(offset, offset);
-    // Scroll the line into view: the share of the text before it times the scroll height.
+    // The text does not wrap (wrap="off"): each line is one line height tall. Centre the line.
     var before = box.value.slice(0, offset).split("\n").length - 1;
-    var lines = box.value.split("\n").length;
-    box.scrollTop = Math.max(0, (before / lines) * box.scrollHeight - box.clientHeight / 2);
+    var style = window.getComputedStyle(box);
+    var height = parseFloat(style.lineHeight) || 0;
+    var top = (parseFloat(style.paddingTop) || 0) + before * height;
+    box.scrollTop = Math.max(0, top - (box.clientHeight - height) / 2);
   }
 
   document.addEventListener("click", function (evt) {

@@ -11,6 +11,7 @@ from app.content.course import load_course
 from app.content.errors import ContentErrors
 from app.content.lessons import load_lesson
 from app.content.markdown import slugify
+from app.content.yamlsrc import YamlSyntaxError, parse_yaml
 from tests.support.app import REPO_LESSONS
 from tests.support.lessons import GOOD, PREFILL
 from tests.support.problems import MARKDOWN_AND_YAML_PROBLEMS, QUIZ_AND_HEADER_PROBLEMS
@@ -108,6 +109,25 @@ def test_markdown_and_yaml_mistakes_are_reported_in_portuguese(tmp_path, old, ne
         for e in errors_of(write(tmp_path, GOOD.replace(old, new, 1)))
     ]
     assert expected in reported, reported
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        # Misindented: the line PyYAML's problem names, not where the list or mapping starts.
+        ("options:\n  - id: a\n    text: A\n  - id: b\n   text: B\n", 5, 4),
+        ("a:\n  b: 1\n c: 2\n", 3, 2),
+        ("a: 1\n- b\n", 2, 1),
+        # Left open: where it was opened, not where the parser gave up.
+        ("a: [1, 2\nb: 3\n", 1, 4),
+        ('a: "abc\nb: 2\n', 1, 4),
+        ("a: 1\nb\nc: 2\n", 2, 1),
+    ],
+)
+def test_a_yaml_syntax_error_names_the_line_to_fix(text, line, col):
+    with pytest.raises(YamlSyntaxError) as raised:
+        parse_yaml(text)
+    assert (raised.value.line + 1, raised.value.col + 1) == (line, col)
 
 
 def test_missing_front_matter_is_line_one(tmp_path):

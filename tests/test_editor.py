@@ -27,6 +27,7 @@ from app.main import create_app
 from app.platform.settings import Settings
 from tests.support.accounts import instructor, sign_up
 from tests.support.app import REPO_LESSONS, TEST_SECRET, db_rows, make_settings
+from tests.support.cli import curso
 from tests.support.html import csrf_from, is_fragment, soup, text
 from tests.support.lessons import GOOD, rendered_files
 
@@ -35,6 +36,13 @@ PREVIEW = "/instrutor/licoes/decode-prefill/previa"
 HISTORY = "/instrutor/licoes/decode-prefill/historico"
 BROKEN = GOOD.replace("answer: [b]", "answer: [x]")
 BROKEN_LINE = GOOD.split("\n").index("  answer: [b]") + 1
+# One option's `explanation:` a space to the left: line 29, inside the options list of line 24.
+MISINDENTED_LINE = (
+    GOOD.split("\n").index("      explanation: Certo, o decode acompanha a banda.") + 1
+)
+MISINDENTED = GOOD.replace(
+    "      explanation: Certo, o decode", "     explanation: Certo, o decode"
+)
 
 
 @pytest.fixture
@@ -93,6 +101,7 @@ def test_the_editor_shows_the_file_its_check_and_its_preview(site):
     page = soup(teacher.get(EDITOR).text)
     source = parse_source(path.read_bytes())
     assert page.select_one("#editor-texto").get_text() == source.text
+    assert page.select_one("#editor-texto")["wrap"] == "off", "sem JavaScript também não quebra"
     assert page.select_one('input[name="versao"]')["value"] == content_hash(path.read_bytes())
     assert text(page.select_one(".check-ok")) == "Nenhum problema: o curso check aceita este texto."
     assert text(page.select_one("#editor-resultado #titulo-licao")) == "Decode e prefill"
@@ -369,6 +378,38 @@ def test_new_lesson_from_the_browser_does_what_curso_nova_does(site):
         text(soup(bad.text).select_one(".form-error"))
         == "O título precisa ter pelo menos uma letra ou um número."
     )
+
+
+def test_a_misindented_yaml_line_is_named_alike_in_the_editor_the_lesson_page_and_check(site):
+    """The live preview, a refused save, the page of a lesson that never loaded and `curso
+    check` all name the line out of place, not the start of the list around it."""
+    teacher, settings, path = site
+    form = editor_form(teacher)
+    message = "YAML inválido: a indentação não bate com a das linhas anteriores"
+    preview = teacher.post(
+        PREVIEW, data={**form, "texto": MISINDENTED}, headers={"HX-Request": "true"}
+    )
+    saved = teacher.post(EDITOR, data={**form, "texto": MISINDENTED})
+    assert (preview.status_code, saved.status_code) == (200, 422)
+    for page in (soup(preview.text), soup(saved.text)):
+        goto = page.select_one(".check-error .check-goto")
+        assert text(goto) == f"linha {MISINDENTED_LINE}, coluna 6"
+        assert goto["data-line"] == str(MISINDENTED_LINE)
+        assert text(page.select_one(".check-error .check-message")) == message
+    broken = path.parent / "10-quebrada.md"
+    broken.write_text(
+        MISINDENTED.replace("slug: decode-prefill", "slug: quebrada").replace(
+            "order: 1", "order: 10"
+        ),
+        encoding="utf-8",
+    )
+    unavailable = teacher.get("/licoes/quebrada")
+    assert unavailable.status_code == 503
+    panel = soup(unavailable.text).select_one(".check-error")
+    assert text(panel.select_one(".check-where")) == f"10-quebrada.md:{MISINDENTED_LINE}:6"
+    assert text(panel.select_one(".check-message")) == message
+    checked = curso(settings, "check", str(broken))
+    assert checked.stdout.splitlines() == [f"{broken}:{MISINDENTED_LINE}:6: error: {message}"]
 
 
 def test_a_lesson_that_never_loaded_can_be_fixed_in_the_editor(site):

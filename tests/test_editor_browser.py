@@ -1,6 +1,6 @@
 """The lesson editor in Chromium, as an instructor: live check and preview, a click on an
-error moves the cursor to its line, publish, two browsers on one lesson (409 with the diff,
-nothing lost), and restoring an old revision.
+error moves the cursor to its line, line numbers by the text that does not wrap, publish, two
+browsers on one lesson (409 with the diff, nothing lost), and restoring an old revision.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 from app.content.sourcefile import parse_source
 from tests.support.accounts import sign_up
 from tests.support.app import REPO_LESSONS
-from tests.support.browser import ConsoleWatch
+from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.lessons import GOOD
 from tests.support.server import LiveServer, grant_instructor
 
@@ -45,8 +45,19 @@ def reset(server):
     return server
 
 
-def signed_in(browser: Browser, server: LiveServer) -> Page:
-    page = browser.new_context(viewport={"width": 1280, "height": 900}, locale="pt-BR").new_page()
+def signed_in(
+    browser: Browser,
+    server: LiveServer,
+    width: int = 1280,
+    color_scheme: str = "light",
+    javascript: bool = True,
+) -> Page:
+    page = browser.new_context(
+        viewport={"width": width, "height": 900},
+        locale="pt-BR",
+        color_scheme=color_scheme,
+        java_script_enabled=javascript,
+    ).new_page()
     page.goto(server.url + EDITOR)
     page.fill("#entrar-usuario", INSTRUCTOR)
     page.fill("#entrar-senha", "senha-boa-123")
@@ -97,6 +108,103 @@ def test_edit_see_the_preview_and_an_error_at_its_line_fix_it_and_publish(
     page.goto(server.url + "/licoes/editavel")
     expect(page.locator("h1")).to_have_text("Decode e prefill")
     assert watch.errors == []
+
+
+# Eighty paragraphs and one long line before the quiz, whose option `b` has its `explanation:`
+# a space to the left: the YAML error is far down the box, out of sight until the link is used.
+FILLER = "".join(f"Parágrafo {n} sobre o decode.\n\n" for n in range(1, 81))
+LONG_LINE = "Uma linha longa: " + "prefill e decode " * 40
+LONG = LESSON.replace(
+    "Cuidado com o Ollama.\n:::\n", f"Cuidado com o Ollama.\n:::\n\n{FILLER}{LONG_LINE}\n"
+)
+MISINDENTED = LONG.replace(
+    "      explanation: Certo, o decode", "     explanation: Certo, o decode"
+)
+MISINDENTED_LINE = (
+    MISINDENTED.split("\n").index("     explanation: Certo, o decode acompanha a banda.") + 1
+)
+
+# Where the gutter's number for line N sits, and where line N of the box is: its top
+# (border, padding, N - 1 lines, less the scroll), both relative to the viewport. A line's
+# height is the box's text height over its lines (Chromium rounds 21.6 px to 1/64 px).
+NUMBER_AND_LINE = """n => {
+    const box = document.getElementById("editor-texto");
+    const number = box.previousElementSibling.children[n - 1];
+    const style = getComputedStyle(box), rect = box.getBoundingClientRect();
+    const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+    const height = (box.scrollHeight - padding) / box.value.split("\\n").length;
+    const top = rect.top + box.clientTop + parseFloat(style.paddingTop) + (n - 1) * height
+        - box.scrollTop;
+    const shown = number.getBoundingClientRect();
+    return {number: number.textContent, numberTop: shown.top, numberHeight: shown.height,
+            lineTop: top, lineHeight: height, boxTop: rect.top, boxBottom: rect.bottom};
+}"""
+
+
+# Scroll the box to ``top`` (null: leave it), let the scroll events run (they come before the
+# next frames), then read the box's and the gutter's scroll.
+SCROLL = """async (box, top) => {
+    if (top !== null) box.scrollTop = top;
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    return [box.scrollTop, box.previousElementSibling.scrollTop];
+}"""
+
+
+@pytest.mark.parametrize(("width", "theme"), [(360, "dark"), (1280, "light")])
+def test_line_numbers_stay_by_their_lines_the_text_does_not_wrap_and_errors_jump_there(
+    reset, browser, artifacts, width, theme
+):
+    server = reset
+    page = signed_in(browser, server, width, theme)
+    watch = ConsoleWatch(page)
+    box = page.locator("#editor-texto")
+    gutter = page.locator(".editor-gutter")
+    box.fill(MISINDENTED)
+    lines = MISINDENTED.count("\n") + 1
+    expect(gutter.locator("span")).to_have_count(lines)
+    expect(gutter).to_have_attribute("aria-hidden", "true")
+    long_at = MISINDENTED.split("\n").index(LONG_LINE) + 1
+    sizes = box.evaluate("b => [b.scrollWidth, b.clientWidth, b.scrollHeight, b.clientHeight]")
+    assert sizes[0] > sizes[1], "a linha longa rola para o lado, não quebra"
+    assert sizes[2] > sizes[3], "o texto é mais alto que a caixa"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # Scrolled to the long line, then to the very end: each number stays by its line.
+    for scroll, line in ((long_at * 20, long_at), (10**6, lines)):
+        tops = box.evaluate(SCROLL, scroll)
+        assert tops[0] == tops[1] > 0, "os números rolam com o texto"
+        at = page.evaluate(NUMBER_AND_LINE, line)
+        assert at["number"] == str(line)
+        assert abs(at["numberTop"] - at["lineTop"]) < 1, at
+        assert abs(at["numberHeight"] - at["lineHeight"]) < 0.05, at
+        assert at["boxTop"] <= at["lineTop"] < at["boxBottom"], (at, sizes)
+    # The check names the misindented line; its number turns red; the link goes there.
+    error = page.locator("#editor-resultado .check-error .check-goto")
+    expect(error).to_have_text(f"linha {MISINDENTED_LINE}, coluna 6")
+    expect(gutter.locator("span.has-problem")).to_have_text([str(MISINDENTED_LINE)])
+    box.evaluate("b => { b.setSelectionRange(0, 0); b.scrollTop = 0; }")
+    error.click()
+    expect(box).to_be_focused()
+    assert caret_line(page) == MISINDENTED_LINE
+    tops = box.evaluate(SCROLL, None)
+    assert tops[0] == tops[1] > 0, "o link rolou a caixa até a linha, e os números com ela"
+    at = page.evaluate(NUMBER_AND_LINE, MISINDENTED_LINE)
+    assert abs(at["numberTop"] - at["lineTop"]) < 1, at
+    assert at["boxTop"] < at["lineTop"] < at["boxBottom"] - at["lineHeight"], "a linha está à vista"
+    page.screenshot(path=artifacts / f"editor-linhas-{width}-{theme}.png", full_page=True)
+    assert axe_violations(page) == []
+    assert watch.errors == []
+
+
+def test_without_javascript_the_box_has_no_numbers_fills_its_column_and_does_not_wrap(
+    reset, browser
+):
+    page = signed_in(browser, reset, 360, javascript=False)
+    expect(page.locator(".editor-gutter")).to_have_count(0)
+    widths = page.locator("#editor-texto").evaluate(
+        "b => [b.offsetWidth, b.form.clientWidth, b.scrollWidth, b.clientWidth]"
+    )
+    assert widths[0] == widths[1], "a caixa ocupa a coluna toda"
+    assert widths[2] > widths[3], "as linhas longas rolam para o lado"
 
 
 def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is_lost(

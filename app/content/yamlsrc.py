@@ -74,9 +74,7 @@ def parse_yaml(text: str) -> YamlSource:
             node = yaml.compose(text, Loader=yaml.SafeLoader)
             data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
-        # The context mark points at what was left open (a "[" or a key); that is
-        # where the author has to look, not the end of the text.
-        mark = exc.context_mark or exc.problem_mark
+        mark = _where_to_look(exc)
         line, col = (mark.line, mark.column) if mark else (0, 0)
         raise YamlSyntaxError(line, _invalid(_explain(exc)), col) from exc
     except yaml.YAMLError as exc:
@@ -113,6 +111,23 @@ def _compose_and_construct(
     finally:
         loader.dispose()
     return node, data
+
+
+# PyYAML's contexts whose mark is only where the enclosing list or mapping starts.
+_ENCLOSING_BLOCK = ("while parsing a block collection", "while parsing a block mapping")
+
+
+def _where_to_look(exc: yaml.MarkedYAMLError) -> yaml.Mark | None:
+    """The mark of the line the author has to fix.
+
+    Mostly the context mark: it points at what was left open (a ``[``, a quote, a key
+    without its ``:``), not at the end of the text where the parser gave up. But in a block
+    list or mapping the context mark is where that enclosing item starts, lines above a
+    misindented line; there the problem mark names the line out of place.
+    """
+    if exc.context in _ENCLOSING_BLOCK:
+        return exc.problem_mark or exc.context_mark
+    return exc.context_mark or exc.problem_mark
 
 
 def _invalid(detail: str) -> str:

@@ -95,10 +95,26 @@ MARKDOWN_AND_YAML_PROBLEMS = [
         "\ttext: Prefill",
         "licao.md:25:1: error: YAML inválido: há uma tabulação; em YAML, indente só com espaços",
     ),
+    # A misindented line is named, not the start of the list or mapping around it (24, 20).
+    (
+        "      explanation: Certo, o decode",
+        "     explanation: Certo, o decode",
+        "licao.md:29:6: error: YAML inválido: a indentação não bate com a das linhas anteriores",
+    ),
+    (
+        "  answer: [b]",
+        " answer: [b]",
+        "licao.md:33:2: error: YAML inválido: a indentação não bate com a das linhas anteriores",
+    ),
 ]
 
 
 TREE_PROBLEMS = [
+    (  # the misindented line, not the options list that holds it (33)
+        "        next: r-vllm",
+        "       next: r-vllm",
+        "licao.md:38:8: error: YAML inválido: a indentação não bate com a das linhas anteriores",
+    ),
     (
         "        next: r-vllm",
         "        next: r-gpu",
