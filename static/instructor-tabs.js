@@ -1,7 +1,7 @@
 // The instructor dashboard was one long page; its sections are now tabs, each at its own
-// address. An old link to a section of that page ("/instrutor#revisar", a bookmark, a
-// question's "#q-<lesson>-<id>") opens the overview: this sends it, with its anchor and its
-// class filter, to the tab that now holds the section. The tab links name their sections in
+// address. An old link to a section of that page (the dashboard's address with "#revisar",
+// a bookmark, a question's "#q-<lesson>-<id>") opens the overview: this sends it, with its
+// anchor and its class filter, to the tab that now holds the section. The tab links name their sections in
 // data-sections (a name ending in "-" stands for every id that starts with it).
 (function () {
   "use strict";
