@@ -90,7 +90,7 @@ FUNNEL: Part[tuple[FunnelStep, ...]] = Part(
 )
 # Item analysis by ``(lesson slug, question id)``.
 ITEMS: Part[dict[tuple[str, str], ItemStats]] = Part(
-    "questoes",
+    "perguntas",
     lambda db, course, _now, class_id: item_stats(db, course, class_id),
     lambda items: [[slug, qid, asdict(stats)] for (slug, qid), stats in items.items()],
     _load_items,
