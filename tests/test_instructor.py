@@ -268,7 +268,7 @@ def test_question_cards_label_attempts_and_learners_for_their_count(client, sett
 
     def figures(question) -> list[str]:
         card = page.select_one(f"#q-kernels-{question.id}")
-        return [text(figure) for figure in card.select("dl.figures > div")][:2]
+        return [text(figure) for figure in card.select(".figures > .figure")][:2]
 
     assert figures(none) == ["Tentativas 0", "Alunos 0"]
     assert figures(once) == ["Tentativa 1", "Aluno 1"]
