@@ -1,8 +1,8 @@
 """The instructor dashboard as the page shows it: typed views built from the figures.
 
-The dashboard's tabs (``templates/_dashboard_*.html``) render these fields and compute nothing: shares, chart bars,
-the figure labels that agree with their counts, and the plural texts are made here, in
-Python, with the catalog (:func:`app.i18n.ngettext`).
+The dashboard's tabs (``templates/_dashboard_*.html``) render these fields and compute
+nothing: shares, chart bars, the figure labels that agree with their counts, and the plural
+texts are made here, in Python, with the catalog (:func:`app.i18n.ngettext`).
 """
 
 from __future__ import annotations

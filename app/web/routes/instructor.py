@@ -147,7 +147,7 @@ def _tab(
     classroom: Classroom | None,
     computed_at: datetime | None = None,
     **context,
-) -> HTMLResponse:
+) -> Response:
     """Render one tab in the dashboard's frame: the tools, the class filter, when the
     figures were computed, and the tabs' nav (each link keeps the class filter)."""
     max_age = request.app.state.settings.dashboard_max_age
