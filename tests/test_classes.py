@@ -347,6 +347,8 @@ def test_the_dashboard_shows_one_class_picked_in_a_get_form(school, settings):
     assert page.select_one(f'select[name=turma] option[value="{class_id}"]').has_attr("selected")
     scope = page.select_one(".class-scope")
     assert scope.get_text().startswith("Só os alunos da turma Turma A; números calculados agora.")
+    from_class = soup(teacher.get(class_url).text).select_one("a.class-dashboard")
+    assert (text(from_class), from_class["href"]) == ("Painel", f"/instrutor?turma={class_id}")
     assert scope.select_one("a")["href"] == class_url
     funnel = soup(teacher.get(f"/instrutor/funil?turma={class_id}").text)
     assert _funnel(funnel)["kernels"][0] == "1"
