@@ -33,6 +33,11 @@ OPEN = [
 ]
 INSTRUCTOR_ONLY = [
     "/instrutor",
+    "/instrutor/funil",
+    "/instrutor/perguntas",
+    "/instrutor/dominio",
+    "/instrutor/arvores",
+    "/instrutor/arquivos",
     "/instrutor/licoes/kernels",
     "/instrutor/exportar/tentativas.csv",
     "/instrutor/exportar/progresso.csv",

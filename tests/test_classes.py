@@ -336,8 +336,9 @@ def test_the_dashboard_shows_one_class_picked_in_a_get_form(school, settings):
     options = [(o["value"], text(o)) for o in picker.select("select[name=turma] option")]
     assert options[0] == ("", "Todos os alunos")
     assert sorted(name for _, name in options[1:]) == ["Turma A", "Turma B"]
-    assert _funnel(everyone)["kernels"][0] == "2"
-    assert _item(everyone, "kernels", FIRST) == ("4", "2", "50%")
+    assert _funnel(soup(teacher.get("/instrutor/funil").text))["kernels"][0] == "2"
+    questions = soup(teacher.get("/instrutor/perguntas").text)
+    assert _item(questions, "kernels", FIRST) == ("4", "2", "50%")
     assert everyone.select_one("#prazos") is None
 
     response = teacher.get(f"/instrutor?turma={class_id}")
@@ -346,9 +347,13 @@ def test_the_dashboard_shows_one_class_picked_in_a_get_form(school, settings):
     assert page.select_one(f'select[name=turma] option[value="{class_id}"]').has_attr("selected")
     scope = page.select_one(".class-scope")
     assert scope.get_text().startswith("Só os alunos da turma Turma A; números calculados agora.")
+    from_class = soup(teacher.get(class_url).text).select_one("a.class-dashboard")
+    assert (text(from_class), from_class["href"]) == ("Painel", f"/instrutor?turma={class_id}")
     assert scope.select_one("a")["href"] == class_url
-    assert _funnel(page)["kernels"][0] == "1"
-    assert _item(page, "kernels", FIRST) == ("2", "1", "100%")
+    funnel = soup(teacher.get(f"/instrutor/funil?turma={class_id}").text)
+    assert _funnel(funnel)["kernels"][0] == "1"
+    questions = soup(teacher.get(f"/instrutor/perguntas?turma={class_id}").text)
+    assert _item(questions, "kernels", FIRST) == ("2", "1", "100%")
     assert text(page.select_one(".fig-total")) == "1"
     due = page.select_one('#prazos tr[data-licao="kernels"]')
     assert (text(due.select_one(".on-time")), text(due.select_one(".late"))) == (

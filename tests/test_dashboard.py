@@ -25,12 +25,13 @@ from app.learning.tallies.rebuild import rebuild
 from app.learning.tallies.write import record_in_tallies
 from app.main import create_app
 from app.platform.db import make_engine
-from app.platform.models import ATTEMPT, LEARNER, Attempt, Learner
+from app.platform.models import ATTEMPT, LEARNER, Attempt, ClassMember, Learner
 from tests.support.accounts import sign_up
 from tests.support.app import db_rows, make_settings
 from tests.support.cohort import (
     FIRST_TRIES,
     ITEMS,
+    LEARNERS,
     NOW,
     seed_cohort,
     write_cohort_lessons,
@@ -102,8 +103,9 @@ def instructor_client(settings, engine) -> TestClient:
 
 @pytest.fixture
 def dashboard(cohort):
+    """The questions tab, where the item analysis is."""
     settings, _course, engine = cohort
-    return soup(instructor_client(settings, engine).get("/instrutor"))
+    return soup(instructor_client(settings, engine).get("/instrutor/perguntas"))
 
 
 def card(page, qid: str):
@@ -173,18 +175,22 @@ def test_option_chart_marks_the_key_and_the_distractor_that_attracts_the_top_gro
     )
 
 
-def test_funnel_walks_and_activity_on_the_page(dashboard):
+def test_funnel_walks_and_activity_on_their_tabs(cohort):
+    settings, _course, engine = cohort
+    client = instructor_client(settings, engine)
+    funnel = soup(client.get("/instrutor/funil"))
     rows = {
         tr["data-licao"]: (text(tr.select_one(".started")), text(tr.select_one(".completed")))
-        for tr in dashboard.select("table.funnel tbody tr")
+        for tr in funnel.select("table.funnel tbody tr")
     }
     assert rows == {"decode-prefill": ("4", "3"), "itens": ("10", "1")}
-    assert [text(dashboard.select_one(s)) for s in (".fig-7", ".fig-30", ".fig-total")] == [
+    overview = soup(client.get("/instrutor"))
+    assert [text(overview.select_one(s)) for s in (".fig-7", ".fig-30", ".fig-total")] == [
         "8",
         "10",
         "11",
     ]
-    tree = dashboard.select_one('.tree-card[data-arvore="mini"]')
+    tree = soup(client.get("/instrutor/arvores")).select_one('.tree-card[data-arvore="mini"]')
     assert text(tree.select_one(".fig-walks")) == "4"
     counts = {tr["data-resultado"]: text(tr.select_one(".count")) for tr in tree.select("tbody tr")}
     assert counts == {"r-cpu": "2", "r-vllm": "1", "r-velho": "1"}
@@ -249,7 +255,7 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
     sign_up(client, "prof")
     with Session(make_engine(settings.database_url)) as db:
         set_instructor(db, "prof", True)
-    page = soup(client.get("/instrutor"))
+    page = soup(client.get("/instrutor/perguntas"))
     assert text(card(page, "facil").select_one(".fig-learners")) == "10000"
 
 
@@ -276,30 +282,39 @@ def _new_first_try(engine, course, qid: str = "facil") -> None:
 def test_figures_are_kept_until_recalculated_and_say_when_they_were_computed(cohort):
     settings, course, engine = cohort
     client = instructor_client(settings, engine)
-    first = soup(client.get("/instrutor"))
+    first = soup(client.get("/instrutor/perguntas"))
     assert text(card(first, "facil").select_one(".fig-learners")) == "10"
     assert text(first.select_one(".computed-at p")).startswith("Números calculados em")
     _new_first_try(engine, course)
-    kept = soup(client.get("/instrutor"))
+    kept = soup(client.get("/instrutor/perguntas"))
     assert text(card(kept, "facil").select_one(".fig-learners")) == "10", (
         "os números guardados são reusados"
     )
-    token = kept.select_one(".computed-at input[name=csrftoken]")["value"]
-    again = client.post("/instrutor/recalcular", data={"csrftoken": token}, follow_redirects=False)
-    assert (again.status_code, again.headers["location"]) == (303, "/instrutor")
-    fresh = soup(client.get("/instrutor"))
+    form = {i["name"]: i["value"] for i in kept.select(".computed-at input[type=hidden]")}
+    assert form["aba"] == "perguntas"
+    again = client.post("/instrutor/recalcular", data=form, follow_redirects=False)
+    assert (again.status_code, again.headers["location"]) == (303, "/instrutor/perguntas"), (
+        "volta à aba do botão"
+    )
+    fresh = soup(client.get("/instrutor/perguntas"))
     assert text(card(fresh, "facil").select_one(".fig-learners")) == "11"
     assert text(card(fresh, "facil").select_one(".fig-facility")) == "91%"
     (stored,) = [row for row in db_rows(settings, "SELECT key FROM report_cache")]
-    assert stored[0].startswith("painel:"), "uma cópia só, a da versão atual das perguntas"
+    assert stored[0].startswith("painel:perguntas:"), (
+        "uma cópia só, a da aba visitada e da versão atual das perguntas"
+    )
+    unknown = client.post(
+        "/instrutor/recalcular", data={**form, "aba": "nada"}, follow_redirects=False
+    )
+    assert (unknown.status_code, unknown.headers["location"]) == (303, "/instrutor")
 
 
 def test_a_zero_max_age_computes_the_figures_on_every_visit(cohort):
     settings, course, engine = cohort
     client = instructor_client(settings.model_copy(update={"dashboard_max_age": 0}), engine)
-    client.get("/instrutor")
+    client.get("/instrutor/perguntas")
     _new_first_try(engine, course)
-    page = soup(client.get("/instrutor"))
+    page = soup(client.get("/instrutor/perguntas"))
     assert text(card(page, "facil").select_one(".fig-learners")) == "11"
 
 
@@ -322,3 +337,88 @@ def test_only_instructors_may_recalculate(cohort):
 def test_question_kinds_read_in_portuguese(dashboard):
     meta = text(card(dashboard, "facil").select_one(".meta"))
     assert meta.startswith("Pergunta facil (escolha única)"), meta
+
+
+# Each tab, its address, its link's text and the sections it shows: each shows its own
+# sections and none of another tab's.
+TABS = {
+    "/instrutor": ("Visão geral", {"alunos", "ava", "exportar", "abas"}),
+    "/instrutor/funil": ("Funil", {"funil"}),
+    "/instrutor/perguntas": ("Perguntas", {"revisar", "perguntas", "como-calculamos"}),
+    "/instrutor/dominio": ("Domínio", {"conceitos"}),
+    "/instrutor/arvores": ("Árvores", {"arvores"}),
+    "/instrutor/arquivos": ("Arquivos", {"arquivos"}),
+}
+
+
+def tab_links(page) -> list[tuple[str, str, str | None]]:
+    nav = page.select_one('nav.dashboard-tabs[aria-label="Seções do painel"]')
+    return [(text(a), a["href"], a.get("aria-current")) for a in nav.select("a")]
+
+
+def test_each_tab_has_its_own_address_and_shows_only_its_sections(cohort):
+    settings, _course, engine = cohort
+    client = instructor_client(settings, engine)
+    for url, (label, sections) in TABS.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        page = soup(response)
+        assert {s["id"] for s in page.select("main section[id]")} == sections, url
+        assert tab_links(page) == [
+            (name, href, "page" if href == url else None) for href, (name, _) in TABS.items()
+        ], url
+        title = text(page.select_one("title"))
+        assert title.startswith("Painel do instrutor" if url == "/instrutor" else f"{label} ·")
+    overview = soup(client.get("/instrutor"))
+    assert [(text(a), a["href"]) for a in overview.select("#abas li > a")] == [
+        (label, url) for url, (label, _) in TABS.items() if url != "/instrutor"
+    ], "a visão geral diz o que há em cada aba"
+
+
+def test_the_class_filter_is_kept_across_the_tabs(cohort):
+    settings, _course, engine = cohort
+    client = instructor_client(settings, engine)
+    token = client.cookies.get("csrftoken")
+    made = client.post(
+        "/instrutor/turmas",
+        data={"csrftoken": token, "nome": "Noite"},
+        follow_redirects=False,
+    )
+    assert made.status_code == 303
+    class_id = made.headers["location"].rsplit("/", 1)[1]
+    with Session(engine) as db:
+        db.add(ClassMember(class_id=int(class_id), learner_id=LEARNERS[0], joined_at=NOW))
+        db.commit()
+    for url in TABS:
+        page = soup(client.get(f"{url}?turma={class_id}"))
+        assert [href for _, href, _ in tab_links(page)] == [
+            f"{tab}?turma={class_id}" for tab in TABS
+        ], url
+        picker = page.select_one("form.class-filter")
+        assert picker["action"] == url, "escolher outra turma fica na mesma aba"
+        assert picker.select_one(f'option[value="{class_id}"]').has_attr("selected")
+        assert text(page.select_one(".class-scope")).startswith("Só os alunos da turma Noite")
+        assert page.select_one(".computed-at input[name=aba]") is None
+    funnel = soup(client.get(f"/instrutor/funil?turma={class_id}"))
+    rows = {
+        tr["data-licao"]: text(tr.select_one(".started"))
+        for tr in funnel.select("table.funnel tbody tr")
+    }
+    assert rows == {"decode-prefill": "1", "itens": "1"}, "só o aluno L0, o da turma"
+    trees = soup(client.get(f"/instrutor/arvores?turma={class_id}"))
+    assert text(trees.select_one('.tree-card[data-arvore="mini"] .fig-walks')) == "1"
+    questions = soup(client.get(f"/instrutor/perguntas?turma={class_id}"))
+    assert text(card(questions, "facil").select_one(".fig-learners")) == "1"
+    assert client.get("/instrutor/dominio?turma=abc").status_code == 422
+    assert client.get("/instrutor/arvores?turma=999").status_code == 404
+
+
+def test_a_tab_stores_only_its_own_figures(cohort):
+    settings, _course, engine = cohort
+    client = instructor_client(settings, engine)
+    stored = []
+    for url in ("/instrutor/arquivos", "/instrutor/dominio", "/instrutor/funil", "/instrutor"):
+        client.get(url)
+        keys = db_rows(settings, "SELECT key FROM report_cache ORDER BY key")
+        stored.append(sorted(key.split(":")[1] for (key,) in keys))
+    assert stored == [[], [], ["funil"], ["alunos", "funil"]]

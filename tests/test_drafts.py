@@ -72,7 +72,7 @@ def test_a_new_lesson_is_a_draft_that_learners_never_see(site):
     assert text(page.select_one(".draft-banner h2")) == BANNER
     assert text(page.select_one(".draft-banner button")) == "Publicar a lição"
     assert text(page.select_one("h1")) == TITLE
-    dashboard = soup(teacher.get("/instrutor"))
+    dashboard = soup(teacher.get("/instrutor/arquivos"))
     row = next(li for li in dashboard.select(".lesson-files li") if SLUG in str(li))
     assert "rascunho: só instrutores a veem" in text(row)
 

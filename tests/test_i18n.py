@@ -141,6 +141,11 @@ def test_instructor_pages_show_no_untranslated_message(client, settings):
     english = english_ids()
     for url in [
         "/instrutor",
+        "/instrutor/funil",
+        "/instrutor/perguntas",
+        "/instrutor/dominio",
+        "/instrutor/arvores",
+        "/instrutor/arquivos",
         "/instrutor/licoes/kernels",
         "/instrutor/licoes/escolha-self-hosted",
         "/licoes/kernels",
@@ -148,9 +153,10 @@ def test_instructor_pages_show_no_untranslated_message(client, settings):
     ]:
         html = teacher.get(url).text
         assert [m for m in english if m in html] == [], url
-    dashboard = teacher.get("/instrutor").text
-    assert "Escolhas na primeira tentativa" in dashboard and "1 escolha (100%)" in dashboard
-    assert "Lições no ar: 3. Nenhum problema nos arquivos:" in dashboard
+    questions = teacher.get("/instrutor/perguntas").text
+    assert "Escolhas na primeira tentativa" in questions and "1 escolha (100%)" in questions
+    files = teacher.get("/instrutor/arquivos").text
+    assert "Lições no ar: 3. Nenhum problema nos arquivos:" in files
 
 
 # --- `curso check`, `curso arvore` and the other commands: every sentence from the catalog ---

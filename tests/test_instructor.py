@@ -20,6 +20,11 @@ from tests.support.lessons import GOOD
 
 INSTRUCTOR_PAGES = [
     "/instrutor",
+    "/instrutor/funil",
+    "/instrutor/perguntas",
+    "/instrutor/dominio",
+    "/instrutor/arvores",
+    "/instrutor/arquivos",
     "/instrutor/licoes/kernels",
     "/instrutor/exportar/tentativas.csv",
     "/instrutor/exportar/progresso.csv",
@@ -94,7 +99,8 @@ def test_every_instructor_tool_is_a_link_away_from_the_dashboard(client, setting
     }
     for href in tools.values():
         assert teacher.get(href).status_code == 200, href
-    edits = [a["href"] for a in page.select(".lesson-files .edit-link")]
+    files = soup(teacher.get("/instrutor/arquivos"))
+    edits = [a["href"] for a in files.select(".lesson-files .edit-link")]
     assert edits == [f"/instrutor/licoes/{lesson.slug}/editar" for lesson in COURSE.lessons]
     preview = soup(teacher.get("/instrutor/licoes/kernels"))
     link = preview.find("a", string="Editar esta lição")
@@ -197,7 +203,7 @@ def test_only_instructors_see_the_check_panel_on_lesson_pages(course_with_proble
         "Esta lição nunca carregou sem erros: os alunos veem a página “Lição indisponível”."
     )
     assert teacher.get("/instrutor/licoes/nada").status_code == 404
-    files = text(soup(teacher.get("/instrutor")).select_one("#arquivos"))
+    files = text(soup(teacher.get("/instrutor/arquivos")).select_one("#arquivos"))
     assert (
         "Nos arquivos: 1 erro e 1 aviso" in files
         and "indisponível: nunca carregou sem erros" in files
@@ -258,11 +264,11 @@ def test_question_cards_label_attempts_and_learners_for_their_count(client, sett
     answer(client, "kernels", once.id, [wrong_option(once)])
     answer(client, "kernels", twice.id, [wrong_option(twice)])
     answer(new_browser(client), "kernels", twice.id, [wrong_option(twice)])
-    page = soup(instructor(new_browser(client), settings).get("/instrutor"))
+    page = soup(instructor(new_browser(client), settings).get("/instrutor/perguntas"))
 
     def figures(question) -> list[str]:
         card = page.select_one(f"#q-kernels-{question.id}")
-        return [text(figure) for figure in card.select("dl.figures > div")][:2]
+        return [text(figure) for figure in card.select(".figures > .figure")][:2]
 
     assert figures(none) == ["Tentativas 0", "Alunos 0"]
     assert figures(once) == ["Tentativa 1", "Aluno 1"]

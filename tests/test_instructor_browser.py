@@ -65,16 +65,35 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     page.get_by_role("button", name="Entrar").click()
     expect(page).to_have_url(server.url + "/instrutor")
     expect(page.locator("h1")).to_have_text("Painel do instrutor")
+    tabs = page.get_by_role("navigation", name="Seções do painel")
+    expect(tabs.locator('[aria-current="page"]')).to_have_text("Visão geral")
+    page.screenshot(path=artifacts / "instrutor-painel-1280.png", full_page=True)
+    page.screenshot(path=artifacts / "instrutor-painel-topo-1280.png")
+    tabs.get_by_role("link", name="Funil").click()
+    expect(page).to_have_url(server.url + "/instrutor/funil")
+    expect(page.locator('table.funnel tr[data-licao="kernels"] .started')).to_have_text("3")
+    tabs.get_by_role("link", name="Perguntas").click()
+    expect(page).to_have_url(server.url + "/instrutor/perguntas")
+    expect(tabs.locator('[aria-current="page"]')).to_have_text("Perguntas")
     card = page.locator(f"#q-kernels-{FIRST.id}")
     expect(card.locator(".fig-learners")).to_have_text("3")
     expect(card.locator(".fig-facility")).to_have_text("67%")
+    card.locator(":scope > summary").click()  # the card opens on its chart
     expect(card.locator(".ic-option.ic-key .ic-key-mark")).to_have_text("✓ gabarito")
-    expect(page.locator('table.funnel tr[data-licao="kernels"] .started')).to_have_text("3")
-    page.screenshot(path=artifacts / "instrutor-painel-1280.png", full_page=True)
-    page.screenshot(path=artifacts / "instrutor-painel-topo-1280.png")
     card.screenshot(path=artifacts / "instrutor-pergunta-1280.png")
-    for section in ("arvores", "arquivos", "como-calculamos"):
+    page.locator("#como-calculamos").screenshot(
+        path=artifacts / "instrutor-como-calculamos-1280.png"
+    )
+    for section in ("arvores", "arquivos"):
+        tabs.locator(f'a[href="/instrutor/{section}"]').click()
+        expect(page).to_have_url(server.url + f"/instrutor/{section}")
         page.locator(f"#{section}").screenshot(path=artifacts / f"instrutor-{section}-1280.png")
+    page.go_back()
+    page.go_back()
+    expect(page).to_have_url(server.url + "/instrutor/perguntas")
+    page.go_back()
+    page.go_back()
+    expect(page).to_have_url(server.url + "/instrutor")
 
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Tentativas (CSV)").click()
@@ -91,6 +110,10 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
         (FIRST.id, "b", "sim"),
     ]
 
+    page.go_forward()
+    page.go_forward()
+    expect(page).to_have_url(server.url + "/instrutor/perguntas")
+    card.evaluate("details => { details.open = true; }")  # open, whatever history kept
     card.get_by_role("link", name="Ver com o gabarito").click()
     expect(page).to_have_url(re.compile(rf"/instrutor/licoes/kernels#pergunta-{FIRST.id}$"))
     expect(page.locator(".check-panel .check-ok")).to_have_text(
@@ -102,11 +125,13 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     page.screenshot(path=artifacts / "instrutor-previa-1280.png")
 
     page.set_viewport_size({"width": 360, "height": 800})
-    page.goto(server.url + "/instrutor")
-    page.screenshot(path=artifacts / "instrutor-painel-360.png", full_page=True)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360, (
-        "nada rola para o lado no celular"
-    )
+    for tab in ("", "/funil", "/perguntas", "/dominio", "/arvores", "/arquivos"):
+        page.goto(server.url + "/instrutor" + tab)
+        name = tab.strip("/") or "painel"
+        page.screenshot(path=artifacts / f"instrutor-{name}-360.png", full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, (
+            f"nada rola para o lado no celular: {tab}"
+        )
     assert watch.errors == []
     context.close()
 
@@ -168,7 +193,8 @@ def test_the_dashboard_points_at_the_question_that_misleads(
         engine.dispose()
         page = signed_in_page(browser, server, "professora")
         watch = ConsoleWatch(page)
-        page.goto(server.url + "/instrutor#revisar")
+        page.goto(server.url + "/instrutor#revisar")  # a link to the one-page dashboard
+        expect(page).to_have_url(server.url + "/instrutor/perguntas#revisar")
         review = page.locator("#revisar")
         expect(review.locator(".flagged-list > li")).to_have_count(3)
         review.screenshot(path=artifacts / "instrutor-revisar-1280.png")
@@ -179,4 +205,42 @@ def test_the_dashboard_points_at_the_question_that_misleads(
         page.set_viewport_size({"width": 360, "height": 800})
         card.screenshot(path=artifacts / "instrutor-distractor-360.png")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert watch.errors == []
+
+
+def test_old_links_into_the_one_page_dashboard_land_on_the_tab_that_holds_them(
+    browser: Browser, tmp_path, monkeypatch
+):
+    """``/instrutor#funil``, ``#conceitos``, ``#q-<lesson>-<id>``… were sections of one page;
+    each now opens the tab that holds it, with the class filter kept, and back leaves it."""
+    folder = tmp_path / "lessons"
+    write_cohort_lessons(folder)
+    with reloading_server(tmp_path, folder, monkeypatch) as server:
+        engine = make_engine(f"sqlite:///{server.database}")
+        seed_cohort(engine, load_course(folder))
+        engine.dispose()
+        page = signed_in_page(browser, server, "professora")
+        watch = ConsoleWatch(page)
+        landings = {
+            "funil": "/instrutor/funil#funil",
+            "conceitos": "/instrutor/dominio#conceitos",
+            "arvores": "/instrutor/arvores#arvores",
+            "arquivos": "/instrutor/arquivos#arquivos",
+            "como-calculamos": "/instrutor/perguntas#como-calculamos",
+            "q-itens-ruim": "/instrutor/perguntas#q-itens-ruim",
+            "alunos": "/instrutor#alunos",
+            "exportar": "/instrutor#exportar",
+        }
+        for anchor, landing in landings.items():
+            page.goto(f"{server.url}/instrutor#{anchor}")
+            expect(page).to_have_url(server.url + landing)
+            expect(page.locator(f"#{anchor}")).to_be_in_viewport()
+        ruim = page.locator("#q-itens-ruim")
+        page.goto(f"{server.url}/instrutor#q-itens-ruim")
+        expect(ruim.locator(".ic-distractor .ic-distractor-mark")).to_be_visible()
+        page.goto(server.url + "/instrutor/arquivos")
+        page.goto(server.url + "/instrutor?turma=#funil")
+        expect(page).to_have_url(server.url + "/instrutor/funil#funil")
+        page.go_back()
+        expect(page).to_have_url(server.url + "/instrutor/arquivos")
         assert watch.errors == []

@@ -73,9 +73,9 @@ def rename(teacher: TestClient, old: str, new: str):
 
 
 def dashboard_figures(teacher: TestClient, slug: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    page = soup(teacher.get("/instrutor").text)
-    row = page.select_one(f'#funil table.funnel tbody tr[data-licao="{slug}"]')
-    item = page.select_one(f"#q-{slug}-{QUESTION}")
+    funnel = soup(teacher.get("/instrutor/funil").text)
+    row = funnel.select_one(f'#funil table.funnel tbody tr[data-licao="{slug}"]')
+    item = soup(teacher.get("/instrutor/perguntas").text).select_one(f"#q-{slug}-{QUESTION}")
     assert row is not None and item is not None, slug
     return (
         (text(row.select_one(".started")), text(row.select_one(".completed"))),

@@ -142,7 +142,8 @@ def pages(tmp_path_factory) -> dict[str, tuple[int, str]]:
             set_instructor(db, "prof", True)
         get("account", urls.path("account"))
         get("my data", urls.path("my_data"))
-        get("instructor dashboard", urls.path("instructor_dashboard"))
+        for tab in ("dashboard", "funnel", "questions", "mastery", "trees", "files"):
+            get(f"instructor {tab}", urls.path(f"instructor_{tab}"))
         get("instructor preview", urls.path("instructor_preview", slug=lesson.slug))
         get("editor", urls.path("lesson_editor", slug=lesson.slug))
         get("lesson history", urls.path("lesson_history", slug=lesson.slug))
@@ -178,6 +179,11 @@ PAGE_TYPES = [
     "account",
     "my data",
     "instructor dashboard",
+    "instructor funnel",
+    "instructor questions",
+    "instructor mastery",
+    "instructor trees",
+    "instructor files",
     "instructor preview",
     "editor",
     "lesson history",

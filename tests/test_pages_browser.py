@@ -131,8 +131,10 @@ CHARTED = KERNEL_QUESTIONS[1]
 
 
 def open_chart_table(page: Page) -> None:
-    """Open the data table under a question's option chart and bring the card into view."""
+    """Open a question's card and the data table under its option chart, and bring the card
+    into view."""
     card = page.locator(f"#q-kernels-{CHARTED.id}")
+    card.evaluate("details => { details.open = true; }")  # a card folds unless flagged
     card.locator("details.chart-data").evaluate("details => { details.open = true; }")
     card.scroll_into_view_if_needed()
 
@@ -149,10 +151,24 @@ def conflict(page: Page) -> None:
 
 
 CONFLICT_FILE: list = []  # the lesson file the conflict page changes, set by instructor_site
+# The dashboard's tabs, each at its own address (issue 27).
+DASHBOARD_TABS = {
+    "instrutor-painel": "/instrutor",
+    "instrutor-funil": "/instrutor/funil",
+    "instrutor-perguntas": "/instrutor/perguntas",
+    "instrutor-dominio": "/instrutor/dominio",
+    "instrutor-arvores": "/instrutor/arvores",
+    "instrutor-arquivos": "/instrutor/arquivos",
+}
 INSTRUCTOR_PAGE_TYPES = [
-    PageType(  # the whole dashboard, with one question's option chart and its table open
-        "instrutor-painel",
-        f"/instrutor#q-kernels-{CHARTED.id}",
+    *(
+        PageType(name, path, instructor=True)
+        for name, path in DASHBOARD_TABS.items()
+        if name != "instrutor-perguntas"
+    ),
+    PageType(  # the questions tab, with one question's option chart and its table open
+        "instrutor-perguntas",
+        f"/instrutor/perguntas#q-kernels-{CHARTED.id}",
         open_chart_table,
         instructor=True,
         detail=f"#q-kernels-{CHARTED.id}",
@@ -187,6 +203,7 @@ INSTRUCTOR_PAGE_TYPES = [
     PageType("turmas", "/instrutor/turmas", instructor=True),
     PageType("turma", "/instrutor/turmas/1", instructor=True),
     PageType("instrutor-painel-turma", "/instrutor?turma=1", instructor=True),
+    PageType("instrutor-perguntas-turma", "/instrutor/perguntas?turma=1", instructor=True),
     PageType("editor-imagens", "/instrutor/imagens", instructor=True),
     PageType("turma-entrar", "/turmas/entrar/codigo-da-turma-de-teste", instructor=True),
 ]
@@ -319,3 +336,26 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
     assert hosts == {f"127.0.0.1:{live_server.port}"}, "nenhum pedido a outro host"
     expected = f"status of {kind.status}"
     assert [e for e in watch.errors if kind.status == 200 or expected not in e] == []
+
+
+TAB_HEIGHT = 6_000  # px at 1280: the one-page dashboard was 17,000 (issue 27)
+
+
+def test_each_dashboard_tab_is_short_enough_to_read(instructor_site, new_page):
+    """With the repo's lessons and ten learners' answers, at 1280 px each tab is less than
+    6,000 px tall, and at 360 px the tabs' nav fits the width with every link in view."""
+    live_server, state = instructor_site
+    page = new_page(storage_state=state)
+    heights = {}
+    for name, path in DASHBOARD_TABS.items():
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(live_server.url + path)
+        expect(page.locator('.dashboard-tabs a[aria-current="page"]')).to_have_count(1)
+        heights[name] = page.evaluate("document.documentElement.scrollHeight")
+        page.set_viewport_size({"width": 360, "height": 800})
+        links = page.locator(".dashboard-tabs a")
+        assert links.count() == len(DASHBOARD_TABS)
+        for i in range(links.count()):
+            box = links.nth(i).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, name
+    assert {name: h for name, h in heights.items() if h >= TAB_HEIGHT} == {}, heights

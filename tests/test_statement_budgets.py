@@ -17,8 +17,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
+from app.analytics.dashboard import sync_tally_basis
 from app.learning.writer import WRITER_THREAD
+from tests.support.accounts import instructor, new_browser
 from tests.support.app import db_rows
 from tests.support.html import HX, csrf_from, soup
 from tests.support.learning import KERNELS, answer, key_of, right_form, version_of
@@ -33,18 +36,36 @@ BUDGETS = {
     "/api/progresso": 2,
     "visitor my-data page": 0,
 }
+# The dashboard's tabs (issue 27), each with an instructor's session and account, the class
+# filter's classes, and its own figures: computed and stored on a first visit, read kept on
+# the next (the mastery tab computes its one query on every visit; the files tab has none).
+BUDGETS |= {
+    "dashboard /instrutor, first visit": 9,
+    "dashboard /instrutor, kept visit": 5,
+    "dashboard /instrutor/funil, first visit": 9,
+    "dashboard /instrutor/funil, kept visit": 4,
+    "dashboard /instrutor/perguntas, first visit": 10,
+    "dashboard /instrutor/perguntas, kept visit": 4,
+    "dashboard /instrutor/dominio, first visit": 5,
+    "dashboard /instrutor/dominio, kept visit": 5,
+    "dashboard /instrutor/arvores, first visit": 8,
+    "dashboard /instrutor/arvores, kept visit": 4,
+    "dashboard /instrutor/arquivos, first visit": 3,
+    "dashboard /instrutor/arquivos, kept visit": 3,
+}
 TRANSACTION_CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
 
 
 @contextmanager
-def counting() -> Iterator[list[str]]:
-    """Collect the statements sent while the block runs (transaction control left out)."""
+def counting(width: int = 200) -> Iterator[list[str]]:
+    """Collect the statements sent while the block runs (transaction control left out), each
+    cut to ``width`` characters."""
     statements: list[str] = []
 
     def count(_conn, _cursor, statement, _params, _context, _many):
         if not TRANSACTION_CONTROL.match(statement):
             where = "writer: " if threading.current_thread().name == WRITER_THREAD else ""
-            statements.append(where + " ".join(statement.split())[:200])
+            statements.append(where + " ".join(statement.split())[:width])
 
     event.listen(Engine, "before_cursor_execute", count)
     try:
@@ -188,3 +209,38 @@ def test_a_visitors_my_data_page_asks_the_database_nothing(client: TestClient):
     assert page.select_one(".stored-attempts").get_text() == "0"
     assert page.select_one(".stored-account").get_text() == "nenhuma (uso anônimo)"
     assert exported.json()["attempts"] == [] and exported.json()["learner"] is None
+
+
+# Each tab of the instructor dashboard reads only the tables of what it shows (issue 27).
+TAB_TABLES = {
+    "/instrutor": {"learner_tally", "walk"},
+    "/instrutor/funil": {"lesson_tally"},
+    "/instrutor/perguntas": {"question_tally", "score_tally"},
+    "/instrutor/dominio": {"mastery_tally"},
+    "/instrutor/arvores": {"walk"},
+    "/instrutor/arquivos": set(),
+}
+FIGURE_TABLES = set().union(*TAB_TABLES.values())
+
+
+def test_each_dashboard_tab_reads_only_its_figures(learner: TestClient, settings):
+    """A first visit computes the tab's figures and keeps them; the next one reads them kept
+    (the mastery tab computes its one query on every visit)."""
+    teacher = instructor(new_browser(learner), settings)
+    state = learner.app.state
+    with Session(state.engine) as db:  # what any tab does once after a question changes
+        sync_tally_basis(db, state.live_course.current())
+    for url, tables in TAB_TABLES.items():
+        for visit in ("first", "kept"):
+            with counting(width=100_000) as statements:
+                response = teacher.get(url)
+            assert response.status_code == 200
+            read = {
+                table
+                for table in FIGURE_TABLES
+                if any(re.search(rf"\b{table}\b", s) for s in statements)
+            }
+            assert read == (tables if visit == "first" else set()) or (
+                url == "/instrutor/dominio" and read == tables
+            ), (url, visit, statements)
+            within(statements, f"dashboard {url}, {visit} visit")

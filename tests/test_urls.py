@@ -134,6 +134,11 @@ def test_every_page_keeps_its_address(app):
         (urls.path("instructor_dashboard"), "/instrutor"),
         (urls.with_query("instructor_dashboard", {"turma": 3}), "/instrutor?turma=3"),
         (urls.with_query("instructor_dashboard", None), "/instrutor"),
+        (urls.path("instructor_funnel"), "/instrutor/funil"),
+        (urls.with_query("instructor_questions", {"turma": 3}), "/instrutor/perguntas?turma=3"),
+        (urls.path("instructor_mastery"), "/instrutor/dominio"),
+        (urls.path("instructor_trees"), "/instrutor/arvores"),
+        (urls.path("instructor_files"), "/instrutor/arquivos"),
         (urls.path("instructor_preview", slug="kernels"), "/instrutor/licoes/kernels"),
         (
             urls.with_anchor("instructor_preview", "pergunta-q1", slug="kernels"),

@@ -1,8 +1,8 @@
 """The instructor dashboard as the page shows it: typed views built from the figures.
 
-``templates/instructor.html`` renders these fields and computes nothing: shares, chart bars,
-the figure labels that agree with their counts, and the plural texts are made here, in
-Python, with the catalog (:func:`app.i18n.ngettext`).
+The dashboard's tabs (``templates/_dashboard_*.html``) render these fields and compute
+nothing: shares, chart bars, the figure labels that agree with their counts, and the plural
+texts are made here, in Python, with the catalog (:func:`app.i18n.ngettext`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.analytics.dashboard import FunnelStep
-from app.analytics.dashboard_cache import Figures
 from app.analytics.item_analysis import Flag, FlagKind, ItemStats, decimal, flags, percent
 from app.content.course import Course
 from app.content.lessons import Lesson
@@ -245,42 +244,32 @@ def lesson_files(course: Course) -> tuple[LessonFile, ...]:
     return tuple(served + never)
 
 
-@dataclass(frozen=True)
-class DashboardView:
-    """Everything the dashboard shows that is computed from the figures and the course.
-
-    Attributes:
-        funnel: the completion funnel, one row per lesson with questions.
-        reports: every question's report, lesson by lesson.
-        trees: each decision tree's walks, in the course's order.
-        problems_found: the files' errors and warnings in one phrase, ``""`` when none.
-        files: every lesson file and its state.
-    """
-
-    funnel: tuple[FunnelRow, ...]
-    reports: tuple[QuestionReport, ...]
-    trees: tuple[TreeWalks, ...]
-    problems_found: str
-    files: tuple[LessonFile, ...]
-
-    @property
-    def flagged(self) -> tuple[QuestionReport, ...]:
-        """The reports with at least one flag."""
-        return tuple(report for report in self.reports if report.flags)
-
-
-def dashboard_view(course: Course, found: Figures) -> DashboardView:
-    funnel = []
-    for step in found.funnel:
+def funnel_rows(course: Course, steps: tuple[FunnelStep, ...]) -> tuple[FunnelRow, ...]:
+    """The funnel's rows, in course order; a step of a lesson no longer served is left out."""
+    rows = []
+    for step in steps:
         lesson = course.get(step.slug)
         if lesson is not None:
-            funnel.append(FunnelRow(lesson, step))
-    reports = tuple(
-        question_report(lesson, question, found.items[(lesson.slug, question.id)])
+            rows.append(FunnelRow(lesson, step))
+    return tuple(rows)
+
+
+def question_reports(
+    course: Course, items: dict[tuple[str, str], ItemStats]
+) -> tuple[QuestionReport, ...]:
+    """Every current question's report, lesson by lesson."""
+    return tuple(
+        question_report(lesson, question, items[(lesson.slug, question.id)])
         for lesson in course.lessons
         for question in lesson.questions.values()
     )
-    trees = tuple(tree_walks(tree, found.walks.get(tree.id, {})) for tree in course.trees.values())
-    return DashboardView(
-        tuple(funnel), reports, trees, problems_found(course), lesson_files(course)
-    )
+
+
+def flagged(reports: tuple[QuestionReport, ...]) -> tuple[QuestionReport, ...]:
+    """The reports with at least one flag."""
+    return tuple(report for report in reports if report.flags)
+
+
+def trees_walks(course: Course, walks: dict[str, dict[str, int]]) -> tuple[TreeWalks, ...]:
+    """Each decision tree's walks, in the course's order."""
+    return tuple(tree_walks(tree, walks.get(tree.id, {})) for tree in course.trees.values())

@@ -6,13 +6,23 @@ visitor is sent to sign in, any other account gets 403.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Annotated, TypeVar
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from app.analytics import dashboard_cache
-from app.analytics.dashboard_view import dashboard_view
+from app.analytics.dashboard_cache import ACTIVITY, FUNNEL, ITEMS, WALKS, Kept, Part
+from app.analytics.dashboard_view import (
+    flagged,
+    funnel_rows,
+    lesson_files,
+    problems_found,
+    question_reports,
+    trees_walks,
+)
 from app.analytics.exports import (
     ATTEMPT_COLUMNS,
     PROGRESS_COLUMNS,
@@ -27,6 +37,7 @@ from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
+from app.platform.models import Classroom
 from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep, is_row_id
 from app.web.lookups import check_panel
 from app.web.templating import render
@@ -34,7 +45,127 @@ from app.web.urls import urls_of
 
 router = APIRouter(prefix="/instrutor")
 NO_CLASS = N_("There is no class with this address, or it is not one of yours.")
+T = TypeVar("T")
 UNKNOWN_LESSON = N_("There is no lesson or file with this address in the lessons folder.")
+
+
+@dataclass(frozen=True)
+class Tab:
+    """One tab of the dashboard: its own address, its route and what it holds.
+
+    Attributes:
+        key: its name in the "Recalcular agora" form (``aba``).
+        route: the name of its route; ``fragment``: its template, ``_dashboard_<fragment>.html``.
+        label: its link's text (a catalog id); ``summary``: what it shows, on the overview.
+        sections: ids of the one-page dashboard's sections it now holds; a prefix ending
+            in ``-`` stands for every id that starts with it. ``static/instructor-tabs.js``
+            sends an old link (``/instrutor#revisar``) to the tab that holds its section.
+    """
+
+    key: str
+    route: str
+    fragment: str
+    label: str
+    summary: str
+    sections: tuple[str, ...] = ()
+
+
+TABS = (
+    Tab("geral", "instructor_dashboard", "overview", N_("Overview"), ""),
+    Tab(
+        "funil",
+        "instructor_funnel",
+        "funnel",
+        N_("Funnel"),
+        N_("Per lesson, how many learners started it and how many completed it."),
+        ("funil",),
+    ),
+    Tab(
+        "perguntas",
+        "instructor_questions",
+        "questions",
+        N_("Questions"),
+        N_("The questions to review, and each question's figures and answer chart."),
+        ("revisar", "perguntas", "como-calculamos", "q-"),
+    ),
+    Tab(
+        "dominio",
+        "instructor_mastery",
+        "mastery",
+        N_("Mastery"),
+        N_("The learners' mean mastery of each concept."),
+        ("conceitos",),
+    ),
+    Tab(
+        "arvores",
+        "instructor_trees",
+        "trees",
+        N_("Trees"),
+        N_("Where the learners' walks through each decision tree ended."),
+        ("arvores",),
+    ),
+    Tab(
+        "arquivos",
+        "instructor_files",
+        "files",
+        N_("Files"),
+        N_("The lesson files, their problems and their editor."),
+        ("arquivos",),
+    ),
+)
+TAB_BY_KEY = {tab.key: tab for tab in TABS}
+TAB_BY_ROUTE = {tab.route: tab for tab in TABS}
+
+
+def _classroom(db, instructor, turma: str) -> Classroom | None:
+    """The class of ``?turma=``: ``None`` when empty, 422 for an id that is not a number,
+    404 for a class the instructor does not teach (any class for an admin)."""
+    if not turma.strip():
+        return None
+    if not is_row_id(turma.strip()):
+        raise HTTPException(status_code=422, detail=gettext(NO_CLASS))
+    classroom = class_for(db, instructor, int(turma))
+    if classroom is None:
+        raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
+    return classroom
+
+
+def _figures(request: Request, db, course, part: Part[T], classroom: Classroom | None) -> Kept[T]:
+    """A part of the figures: kept for every learner, computed now for a class."""
+    now = datetime.now(UTC)
+    if classroom is None:
+        max_age = request.app.state.settings.dashboard_max_age
+        return dashboard_cache.figures(db, course, part, now, max_age)
+    return dashboard_cache.compute(db, course, part, now, classroom.id)
+
+
+def _tab(
+    request: Request,
+    route: str,
+    db,
+    instructor,
+    classroom: Classroom | None,
+    computed_at: datetime | None = None,
+    **context,
+) -> Response:
+    """Render one tab in the dashboard's frame: the tools, the class filter, when the
+    figures were computed, and the tabs' nav (each link keeps the class filter)."""
+    max_age = request.app.state.settings.dashboard_max_age
+    return render(
+        request,
+        "instructor.html",
+        {
+            **context,
+            "tab": TAB_BY_ROUTE[route],
+            "tabs": TABS,
+            "only": {"turma": classroom.id} if classroom else None,
+            "instructor": instructor,
+            "classes": classes_of(db, instructor),
+            "classroom": classroom,
+            "computed_at": computed_at,
+            "max_age_minutes": max(1, round(max_age / 60)),
+        },
+    )
 
 
 @router.get("", response_class=HTMLResponse, name="instructor_dashboard")
@@ -45,59 +176,164 @@ def dashboard(
     instructor: InstructorDep,
     turma: str = "",
 ):
-    """Learners, completion funnel, item analysis per question, walks per tree, file problems.
+    """The dashboard's overview: active learners, a class's due dates, grades sent to the
+    LMS, the exports, and a line on each of the other tabs.
 
-    The figures are reused for ``CURSO_DASHBOARD_MAX_AGE`` seconds
-    (``app/analytics/dashboard_cache.py``);
-    the page says when they were computed. ``?turma=<id>`` (the select on the page, a GET
-    form): the same figures for one class the instructor teaches (any class for an admin),
-    computed on each visit, with its due dates and the answers on time and late; 404 for
-    another class, 422 for an id that is not a number; empty means every learner.
+    Every tab computes only what it shows. The figures of every learner are reused for
+    ``CURSO_DASHBOARD_MAX_AGE`` seconds (``app/analytics/dashboard_cache.py``); the page
+    says when they were computed. ``?turma=<id>`` (the select on every tab, a GET form): the
+    same figures for one class the instructor teaches (any class for an admin), computed on
+    each visit, with its due dates and the answers on time and late; 404 for another
+    class, 422 for an id that is not a number; empty means every learner.
     """
-    max_age = request.app.state.settings.dashboard_max_age
-    classroom = None
-    if turma.strip():
-        if not is_row_id(turma.strip()):
-            raise HTTPException(status_code=422, detail=gettext(NO_CLASS))
-        classroom = class_for(db, instructor, int(turma))
-        if classroom is None:
-            raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
-    now = datetime.now(UTC)
-    if classroom is None:
-        found = dashboard_cache.figures(db, course, now, max_age)
-    else:
-        found = dashboard_cache.compute(db, course, now, classroom.id)
-    context = {
-        "course": course,
-        "view": dashboard_view(course, found),
-        "activity": found.activity,
-        "computed_at": found.computed_at,
-        "max_age_minutes": max(1, round(max_age / 60)),
-        "instructor": instructor,
-        "percent": percent,
-        "min_learners": MIN_LEARNERS,
-        "easy_above": EASY_ABOVE,
-        "hard_below": HARD_BELOW,
-        "group_percent": GROUP_PERCENT,
-        "classes": classes_of(db, instructor),
-        "classroom": classroom,
-        "dues": due_rows(db, classroom) if classroom else [],
-        "due_label": due_label,
-        "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
-        # one aggregate query, bounded by the concepts
-        "concepts": course_mastery(db, course, classroom.id if classroom else None),
-        "mastery_last": LAST_N,
+    classroom = _classroom(db, instructor, turma)
+    found = _figures(request, db, course, ACTIVITY, classroom)
+    return _tab(
+        request,
+        "instructor_dashboard",
+        db,
+        instructor,
+        classroom,
+        found.computed_at,
+        activity=found.value,
+        dues=due_rows(db, classroom) if classroom else [],
+        due_label=due_label,
+        titles={lesson.slug: lesson.meta.title for lesson in course.lessons},
         # grades sent to the LMS, per class of an LMS course
-        "passback": passback_state(db, classroom.id if classroom else None),
-    }
-    return render(request, "instructor.html", context)
+        passback=passback_state(db, classroom.id if classroom else None),
+    )
+
+
+@router.get("/funil", response_class=HTMLResponse, name="instructor_funnel")
+def funnel_tab(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    turma: str = "",
+):
+    """The completion funnel: per lesson, learners who started it and who completed it."""
+    classroom = _classroom(db, instructor, turma)
+    found = _figures(request, db, course, FUNNEL, classroom)
+    return _tab(
+        request,
+        "instructor_funnel",
+        db,
+        instructor,
+        classroom,
+        found.computed_at,
+        funnel=funnel_rows(course, found.value),
+    )
+
+
+@router.get("/perguntas", response_class=HTMLResponse, name="instructor_questions")
+def questions_tab(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    turma: str = "",
+):
+    """Item analysis: the flagged questions, then every question's figures and chart, and
+    how they are computed."""
+    classroom = _classroom(db, instructor, turma)
+    found = _figures(request, db, course, ITEMS, classroom)
+    reports = question_reports(course, found.value)
+    return _tab(
+        request,
+        "instructor_questions",
+        db,
+        instructor,
+        classroom,
+        found.computed_at,
+        reports=reports,
+        flagged=flagged(reports),
+        percent=percent,
+        min_learners=MIN_LEARNERS,
+        easy_above=EASY_ABOVE,
+        hard_below=HARD_BELOW,
+        group_percent=GROUP_PERCENT,
+    )
+
+
+@router.get("/dominio", response_class=HTMLResponse, name="instructor_mastery")
+def mastery_tab(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    turma: str = "",
+):
+    """Mean mastery per concept (one aggregate query, bounded by the concepts; computed on
+    each visit)."""
+    classroom = _classroom(db, instructor, turma)
+    return _tab(
+        request,
+        "instructor_mastery",
+        db,
+        instructor,
+        classroom,
+        concepts=course_mastery(db, course, classroom.id if classroom else None),
+        mastery_last=LAST_N,
+    )
+
+
+@router.get("/arvores", response_class=HTMLResponse, name="instructor_trees")
+def trees_tab(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    turma: str = "",
+):
+    """Finished walks per decision tree and result."""
+    classroom = _classroom(db, instructor, turma)
+    found = _figures(request, db, course, WALKS, classroom)
+    return _tab(
+        request,
+        "instructor_trees",
+        db,
+        instructor,
+        classroom,
+        found.computed_at,
+        trees=trees_walks(course, found.value),
+    )
+
+
+@router.get("/arquivos", response_class=HTMLResponse, name="instructor_files")
+def files_tab(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    turma: str = "",
+):
+    """The lesson files and their state; nothing from the answers."""
+    classroom = _classroom(db, instructor, turma)
+    return _tab(
+        request,
+        "instructor_files",
+        db,
+        instructor,
+        classroom,
+        course=course,
+        problems_found=problems_found(course),
+        files=lesson_files(course),
+    )
 
 
 @router.post("/recalcular", name="instructor_recompute")
-def recompute(request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep):
-    """Compute the dashboard's figures now ("Recalcular agora"), then show the dashboard."""
-    dashboard_cache.figures(db, course, datetime.now(UTC), 0, refresh=True)
-    return RedirectResponse(urls_of(request).path("instructor_dashboard"), status_code=303)
+def recompute(
+    request: Request,
+    db: SessionDep,
+    instructor: InstructorDep,
+    aba: Annotated[str, Form(max_length=40)] = "",
+):
+    """Drop the kept figures ("Recalcular agora"), then show the tab the button was on
+    (``aba``, the overview for an unknown one), its figures computed anew."""
+    dashboard_cache.forget(db)
+    tab = TAB_BY_KEY.get(aba, TABS[0])
+    return RedirectResponse(urls_of(request).path(tab.route), status_code=303)
 
 
 @router.get("/licoes/{slug}", response_class=HTMLResponse, name="instructor_preview")
