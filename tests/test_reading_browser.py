@@ -363,8 +363,13 @@ def test_next_lesson_is_prefetched_when_idle_and_opens_from_the_cache(
     )
     assert total <= BUDGET_BYTES, f"{total} bytes transferidos com a próxima lição buscada antes"
     # Chromium writes the copy fetched ahead to its HTTP cache after the response ends; on a
-    # loaded machine a click right then went to the network. The reader clicks seconds later.
-    page.wait_for_timeout(500)
+    # loaded machine a click right then went to the network. The reader clicks seconds later:
+    # wait until the cache answers for it (a fetch that may only read the cache).
+    wait_until(
+        page,
+        f"fetch('{ahead}', {{cache: 'only-if-cached', mode: 'same-origin'}})"
+        ".then(r => r.ok, () => false)",
+    )
     tab_until(page, "e.classList.contains('pager-next')")
     page.keyboard.press("Enter")
     expect(page.locator("h1")).to_have_text(following.meta.title)
