@@ -5,11 +5,13 @@ theme cookie.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from app.platform.settings import PROJECT_ROOT
-from app.web.assets import IMMUTABLE, split_fingerprint
+from app.web import assets as assets_module
+from app.web.assets import IMMUTABLE, Assets, split_fingerprint
 from tests.support.html import csrf_from, soup
 
 GZIP = {"Accept-Encoding": "gzip"}
@@ -25,10 +27,10 @@ def asset_urls(html: str) -> list[str]:
 
 def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
     urls = asset_urls(client.get("/licoes/kernels").text)
-    behaviours = sorted(p.name for p in (PROJECT_ROOT / "static" / "js").glob("*.js"))
-    assert len(urls) == 4 + len(behaviours)
+    # the icon, the two style sheets, htmx (on demand on a lesson) and the behaviours
+    assert len(urls) == 5
     for url in urls:
-        assert re.fullmatch(r"/static/(js/)?[\w.-]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
+        assert re.fullmatch(r"/static/[\w.-]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
         response = client.get(url)
         assert response.status_code == 200
         assert (
@@ -40,22 +42,88 @@ def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
     ("path", "loader"),
     [("/", "htmx.min.js"), ("/licoes/kernels", "htmx-on-demand.js")],  # a lesson: htmx on demand
 )
-def test_every_behaviour_script_is_on_the_page_deferred_after_htmx_and_the_shared_helpers(
-    client, path, loader
-):
-    """One file per behaviour (static/js/): each one on the page, none holding up the paint."""
+def test_the_behaviours_are_one_deferred_script_holding_every_file_in_order(client, path, loader):
+    """One source file per behaviour (static/js/), one script on the page, shared helpers first."""
     page = soup(client.get(path).text)
-    scripts = [tag for tag in page.select("head script[src]")]
+    scripts = page.select("head script[src]")
     assert all(tag.has_attr("defer") for tag in scripts)
     names = [split_fingerprint(tag["src"].removeprefix("/static/"))[0] for tag in scripts]
-    behaviours = sorted(p.name for p in (PROJECT_ROOT / "static" / "js").glob("*.js"))
-    assert names[:2] == [loader, "js/core.js"]
-    assert sorted(names[2:]) == [f"js/{name}" for name in behaviours if name != "core.js"]
-    assert len(behaviours) >= 10
+    assert names == [loader, "behaviours.js"]
     assert page.select("body script") == []
     if loader == "htmx-on-demand.js":  # it loads the fingerprinted htmx when the reader acts
         src = scripts[0]["data-src"].removeprefix("/static/")
         assert split_fingerprint(src)[0] == "htmx.min.js"
+
+    bundle = client.get(scripts[1]["src"], headers=GZIP)
+    assert bundle.status_code == 200
+    assert bundle.headers["cache-control"] == IMMUTABLE
+    assert bundle.headers["content-type"].startswith("text/javascript")
+    assert bundle.headers["content-encoding"] == "gzip"
+    folder = PROJECT_ROOT / "static" / "js"
+    behaviours = sorted(p.name for p in folder.glob("*.js") if p.name != "core.js")
+    assert len(behaviours) >= 10
+    starts = [
+        bundle.text.index((folder / name).read_text(encoding="utf-8").rstrip())
+        for name in ["core.js", *behaviours]
+    ]
+    assert starts == sorted(starts)  # core.js (curso.*) before the behaviours that use it
+
+
+def test_the_bundle_answers_304_to_its_etag_and_a_head_without_its_body(client):
+    src = BeautifulSoup(client.get("/").text, "html.parser").select("script[src*=behaviours]")[0]
+    first = client.get(src["src"])
+    again = client.get(src["src"], headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["cache-control"] == IMMUTABLE
+    plain = client.get("/static/behaviours.js")
+    assert plain.headers["cache-control"] == "no-cache" and plain.content == first.content
+    stale = client.get("/static/behaviours.0000000000.js")
+    assert stale.headers["cache-control"] == "no-cache" and stale.content == first.content
+    head = client.head(src["src"], headers={"Accept-Encoding": "identity"})
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == str(len(first.content))
+
+
+def behaviour_folder(root: Path) -> Path:
+    (root / "js").mkdir()
+    (root / "js" / "core.js").write_text("window.curso = {};\n")
+    (root / "js" / "b.js").write_text("(function () { curso.b = 1; })();")
+    (root / "js" / "a.js").write_text("(function () { curso.a = 1; })();\n")
+    return root
+
+
+def test_the_bundle_joins_the_files_in_order_each_closed(tmp_path):
+    assets = Assets(behaviour_folder(tmp_path))
+    name = assets.bundle("behaviours.js", assets.scripts("js", first="core.js"))
+    assert assets.bundled(name) == (
+        b"/* js/core.js */\nwindow.curso = {};\n;\n"
+        b"/* js/a.js */\n(function () { curso.a = 1; })();\n;\n"
+        b"/* js/b.js */\n(function () { curso.b = 1; })();\n;\n"
+    )
+    assert re.fullmatch(r"/static/behaviours\.[0-9a-f]{10}\.js", assets.url(name))
+    assert assets.bundled("js/a.js") is None
+
+
+def test_editing_a_behaviour_changes_the_bundles_fingerprint(tmp_path, monkeypatch):
+    folder = behaviour_folder(tmp_path)
+    before = Assets(folder)
+    url = before.url(before.bundle("behaviours.js", before.scripts("js", first="core.js")))
+    # a new length: two writes within one tick of the file system clock share their time
+    (folder / "js" / "b.js").write_text("(function () { curso.b = 22; })();")
+    after = Assets(folder)  # the next start of the app
+    edited = after.url(after.bundle("behaviours.js", after.scripts("js", first="core.js")))
+    assert edited != url
+    assert b"curso.b = 22" in (after.bundled("behaviours.js") or b"")
+    monkeypatch.setattr(assets_module, "RECHECK_S", 0.0)  # a running app sees it too
+    assert before.url("behaviours.js") == edited
+
+
+def test_a_bundle_cannot_hide_a_file_or_lose_one(tmp_path):
+    assets = Assets(behaviour_folder(tmp_path))
+    with pytest.raises(ValueError, match="bundle name is a static file: js/a.js"):
+        assets.bundle("js/a.js", ["js/core.js"])
+    with pytest.raises(FileNotFoundError, match="static files not found for x.js: js/nada.js"):
+        assets.bundle("x.js", ["js/core.js", "js/nada.js"])
 
 
 def test_plain_and_stale_static_names_still_work_but_revalidate(client):

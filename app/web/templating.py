@@ -40,6 +40,8 @@ THEMES = {"claro": "light", "escuro": "dark"}
 DARK_SYSTEM = "(prefers-color-scheme: dark)"
 TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
+# The one script of the behaviours (static/js/, each file one behaviour), made at start-up.
+BEHAVIOURS = "behaviours.js"
 
 
 def csrf_token(request: Request) -> str:
@@ -155,7 +157,7 @@ def make_templates(
         dark_media=dark_media,
         current_path=current_path,
         static_url=assets.url,
-        behaviour_scripts=assets.scripts("js", first="core.js"),
+        behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
         local_datetime=_local_datetime,
         account_name=account_name,
         tree_html=RenderedTrees(templates.env).html,

@@ -6,7 +6,9 @@
   "use strict";
   curso.onLoad("[data-to-top]", function (link) {
     var narrow = window.matchMedia("(max-width: 60rem)");
-    var ticking = false, lastY = window.scrollY, up = false;
+    // lastY starts at 0, not at window.scrollY: reading the scroll position here would force
+    // the layout of the whole lesson inside this script; the first frame reads it (update).
+    var ticking = false, lastY = 0, up = false;
     function update() {
       ticking = false;
       var y = window.scrollY;
