@@ -70,7 +70,7 @@ def test_the_behaviours_are_one_deferred_script_holding_every_file_in_order(clie
 
 
 def test_the_bundle_answers_304_to_its_etag_and_a_head_without_its_body(client):
-    src = BeautifulSoup(client.get("/").text, "html.parser").select("script[src*=behaviours]")[0]
+    src = soup(client.get("/").text).select("script[src*=behaviours]")[0]
     first = client.get(src["src"])
     again = client.get(src["src"], headers={"If-None-Match": first.headers["etag"]})
     assert again.status_code == 304 and again.content == b""
