@@ -8,13 +8,11 @@ from pathlib import Path
 import pytest
 
 from app.content.calculators import compute, parse_calculator
-from app.content.course import load_course
-from tests.support.app import REPO_LESSONS
 from tests.support.cli import run
 from tests.support.html import HX, soup, text
+from tests.support.learning import KERNELS
 from tests.support.lessons import folder_with
 
-KERNELS = load_course(REPO_LESSONS).get("kernels")
 DECODE = KERNELS.calculators["teto-do-decode"]
 BLOCK = """\
 id: razao

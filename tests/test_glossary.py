@@ -6,16 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.content.course import load_course
 from app.content.glossary import parse_glossary
 from app.content.lessons import load_lesson
 from app.content.text import collation_key, text_keys
-from tests.support.app import REPO_LESSONS
 from tests.support.html import soup
+from tests.support.learning import COURSE
 from tests.support.lessons import GOOD, VALID
 from tests.support.problems import GLOSSARY_PROBLEMS
 
-COURSE = load_course(REPO_LESSONS)
 SEED_TERMS = {
     "kernel",
     "prefill",

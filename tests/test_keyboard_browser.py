@@ -9,13 +9,12 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.content.course import load_course
 from app.i18n import local_datetime
-from tests.support.app import REPO_LESSONS, query
+from tests.support.app import query
 from tests.support.browser import BUDGET_BYTES, ConsoleWatch, focused, tab_until
+from tests.support.learning import COURSE
 from tests.support.server import LiveServer
 
-COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
 FIRST = next(iter(KERNELS.questions.values()))
 

@@ -23,10 +23,9 @@ from tests.support.answers import record_attempt
 from tests.support.app import REPO_LESSONS
 from tests.support.cli import run
 from tests.support.html import soup, text
-from tests.support.learning import answer, right_form, wrong_form
+from tests.support.learning import COURSE, answer, right_form, wrong_form
 from tests.support.lessons import GOOD
 
-COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
 DECODE_QUESTIONS = [q for q in KERNELS.questions.values() if "decode" in q.concepts]
 GLOSSARY = """\

@@ -19,17 +19,15 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.content.course import load_course
 from tests.support.accounts import sign_up
 from tests.support.app import REPO_LESSONS
 from tests.support.browser import FIRST_QUESTION, ConsoleWatch, axe_violations, settle
-from tests.support.learning import answer
+from tests.support.learning import COURSE, answer
 from tests.support.lessons import GOOD
 from tests.support.server import LiveServer, grant_instructor
 
 WIDTHS = (360, 1280)
 THEMES = ("light", "dark")
-COURSE = load_course(REPO_LESSONS)
 
 
 def answer_first_question(page: Page) -> None:

@@ -14,12 +14,10 @@ import pytest
 from playwright.sync_api import Page, expect
 from pypdf import PdfReader
 
-from app.content.course import load_course
-from tests.support.app import REPO_LESSONS
 from tests.support.browser import BUDGET_BYTES, ConsoleWatch, focused, tab_until
+from tests.support.learning import COURSE
 from tests.support.server import LiveServer
 
-COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
 WIDTHS = (1280, 360)
 TREE_LESSON = next(lesson for lesson in COURSE.lessons if lesson.trees)

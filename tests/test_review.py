@@ -11,7 +11,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event
 from sqlmodel import Session
 
-from app.content.course import load_course
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.learners import learner_data, merge_learner
@@ -30,9 +29,10 @@ from tests.support.accounts import (
     sign_up,
 )
 from tests.support.answers import record_attempt
-from tests.support.app import REPO_LESSONS, db_rows, make_settings
+from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.learning import (
+    COURSE,
     answer,
     key_of,
     let_time_pass,
@@ -42,7 +42,6 @@ from tests.support.learning import (
     wrong_form,
 )
 
-COURSE = load_course(REPO_LESSONS)
 KERNELS = COURSE.get("kernels")
 Q = KERNELS.questions["qual-fase-domina"]
 NUMERIC = KERNELS.questions["ganho-3090"]

@@ -10,13 +10,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.content.course import load_course
-from tests.support.app import REPO_LESSONS, query
+from tests.support.app import query
 from tests.support.browser import ConsoleWatch, axe_violations
-from tests.support.learning import wrong_option
+from tests.support.learning import COURSE, wrong_option
 from tests.support.server import LiveServer
 
-COURSE = load_course(REPO_LESSONS)
 Q = COURSE.get("kernels").questions["qual-fase-domina"]
 RIGHT = next(iter(Q.answer))
 

@@ -13,6 +13,7 @@ from app.content.layout import layout
 from app.content.trees import Tree, TreeOption, TreeQuestion, TreeResult, Verdict
 from app.content.walk import WalkError, walk_facts, walk_path
 from tests.support.app import REPO_LESSONS
+from tests.support.learning import COURSE
 from tests.support.lessons import HEADER, SCENARIO, TREE
 from tests.support.problems import CHART_PROBLEMS, SCENARIO_PROBLEMS, TREE_PROBLEMS
 
@@ -83,7 +84,7 @@ def test_scenario_that_does_not_reach_a_result_fails_the_check(tmp_path, old, ne
 
 
 def test_course_trees_and_scenarios():
-    course = load_course(REPO_LESSONS)
+    course = COURSE
     assert set(course.trees) == {"guia-osman", "guia-fase17"}
     scenarios = [q for lesson in course.lessons for q in lesson.questions.values() if q.scenario]
     assert len(scenarios) >= 3
@@ -106,7 +107,7 @@ OSMAN_ORDER = [
 
 @pytest.mark.parametrize(("hardware", "goal", "engine"), OSMAN_ORDER)
 def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
-    tree = load_course(REPO_LESSONS).trees["guia-osman"]
+    tree = COURSE.trees["guia-osman"]
     facts = {"hardware": hardware, **({"goal": goal} if goal else {})}
     result = walk_facts(tree, facts).result
     assert result.title == engine
@@ -117,7 +118,7 @@ def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
     ("goal", "engine"), [("general-production", "vLLM"), ("long-context", "SGLang")]
 )
 def test_osman_guide_takes_amd_to_the_goals_that_need_no_nvidia(goal, engine):
-    tree = load_course(REPO_LESSONS).trees["guia-osman"]
+    tree = COURSE.trees["guia-osman"]
     walk = walk_facts(tree, {"hardware": "amd", "goal": goal})
     assert walk.steps[0].option.label == "GPU AMD"
     assert walk.result.title == engine
@@ -126,7 +127,7 @@ def test_osman_guide_takes_amd_to_the_goals_that_need_no_nvidia(goal, engine):
 @pytest.mark.parametrize("goal", ["max-performance", "cluster", "convenience"])
 def test_osman_guide_offers_amd_no_nvidia_only_engine_and_no_ollama(goal):
     """Issue 25, E3: AMD used to reach TensorRT-LLM ("NVIDIA-only") and NVIDIA Dynamo."""
-    tree = load_course(REPO_LESSONS).trees["guia-osman"]
+    tree = COURSE.trees["guia-osman"]
     with pytest.raises(WalkError) as caught:
         walk_facts(tree, {"hardware": "amd", "goal": goal})
     assert caught.value.node == "goal-amd"
@@ -187,14 +188,14 @@ def test_osman_guide_offers_amd_no_nvidia_only_engine_and_no_ollama(goal):
     ],
 )
 def test_phase17_guide_hardware_then_scale_then_workload(facts, engines):
-    tree = load_course(REPO_LESSONS).trees["guia-fase17"]
+    tree = COURSE.trees["guia-fase17"]
     assert walk_facts(tree, facts).result.engines == engines
 
 
 def test_blackwell_results_carry_the_hardware_fact_and_amd_never_reaches_trt_llm():
     """Seed 004: "NVIDIA Blackwell (B200 / GB200) → TRT-LLM é o líder em throughput";
     "AMD / não-NVIDIA → apenas vLLM (TRT-LLM é restrito a NVIDIA)"."""
-    tree = load_course(REPO_LESSONS).trees["guia-fase17"]
+    tree = COURSE.trees["guia-fase17"]
     blackwell = [r for rid, r in tree.results.items() if rid.startswith("bw-")]
     amd = [r for rid, r in tree.results.items() if rid.startswith("amd-")]
     assert len(blackwell) == 8 and len(amd) == 6
@@ -204,7 +205,7 @@ def test_blackwell_results_carry_the_hardware_fact_and_amd_never_reaches_trt_llm
 
 
 def test_both_long_context_results_name_the_other_texts_view():
-    course = load_course(REPO_LESSONS)
+    course = COURSE
     osman = course.trees["guia-osman"].results["sglang"]
     assert "vLLM + chunked prefill" in osman.note_html and "Lição 28 da Fase 17" in osman.note_html
     fase17 = course.trees["guia-fase17"]
@@ -213,7 +214,7 @@ def test_both_long_context_results_name_the_other_texts_view():
 
 
 def test_layout_of_the_course_trees_has_no_overlap():
-    for tree in load_course(REPO_LESSONS).trees.values():
+    for tree in COURSE.trees.values():
         placed = layout(tree)
         assert set(placed.boxes) == set(tree.questions) | set(tree.results)
         _assert_no_overlap(placed)

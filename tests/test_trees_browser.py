@@ -7,13 +7,10 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.content.course import load_course
 from app.content.walk import walk_path
-from tests.support.app import REPO_LESSONS
 from tests.support.browser import ConsoleWatch
+from tests.support.learning import COURSE
 from tests.support.server import LiveServer
-
-COURSE = load_course(REPO_LESSONS)
 
 
 def result_paths(tree) -> list[tuple[int, ...]]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from app.content.course import load_course
-from tests.support.app import REPO_LESSONS, query
+from tests.support.app import query
 from tests.support.html import csrf_from, is_fragment, soup
+from tests.support.learning import COURSE
 
-COURSE = load_course(REPO_LESSONS)
 HX = {"HX-Request": "true"}
 
 

@@ -24,9 +24,9 @@ from tests.support.app import (
     db_rows,
     drop_postgres_database,
 )
+from tests.support.learning import COURSE
 from tests.support.server import LiveServer
 
-COURSE = load_course(REPO_LESSONS)
 LEARNERS = 200
 SECONDS = 15  # both workers keep writing at once the whole time; make test runs it per database
 
