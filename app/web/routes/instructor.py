@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from sqlmodel import Session
 
 from app.analytics import dashboard_cache
 from app.analytics.dashboard_cache import ACTIVITY, FUNNEL, ITEMS, WALKS, Kept, Part
@@ -31,13 +32,14 @@ from app.analytics.exports import (
     progress_rows,
 )
 from app.analytics.item_analysis import EASY_ABOVE, GROUP_PERCENT, HARD_BELOW, MIN_LEARNERS, percent
+from app.content.course import Course
 from app.content.gift import gift_document
 from app.content.item_checks import warnings_by_question
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
-from app.platform.models import Classroom
+from app.platform.models import Account, Classroom
 from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep, is_row_id
 from app.web.lookups import check_panel
 from app.web.templating import render
@@ -130,52 +132,58 @@ def _classroom(db, instructor, turma: str) -> Classroom | None:
     return classroom
 
 
-def _figures(request: Request, db, course, part: Part[T], classroom: Classroom | None) -> Kept[T]:
-    """A part of the figures: kept for every learner, computed now for a class."""
-    now = datetime.now(UTC)
-    if classroom is None:
-        max_age = request.app.state.settings.dashboard_max_age
-        return dashboard_cache.figures(db, course, part, now, max_age)
-    return dashboard_cache.compute(db, course, part, now, classroom.id)
+@dataclass(frozen=True)
+class _Frame:
+    """What every tab of the dashboard starts from: the request, the course, the database, the
+    instructor, and the class of ``?turma=`` (``None`` for every learner)."""
+
+    request: Request
+    course: Course
+    db: Session
+    instructor: Account
+    classroom: Classroom | None
+
+    def figures(self, part: Part[T]) -> Kept[T]:
+        """A part of the figures: kept for every learner, computed now for a class."""
+        now = datetime.now(UTC)
+        if self.classroom is None:
+            max_age = self.request.app.state.settings.dashboard_max_age
+            return dashboard_cache.figures(self.db, self.course, part, now, max_age)
+        return dashboard_cache.compute(self.db, self.course, part, now, self.classroom.id)
+
+    def render(self, route: str, computed_at: datetime | None = None, **context) -> Response:
+        """Render one tab in the dashboard's frame: the tools, the class filter, when the
+        figures were computed, and the tabs' nav (each link keeps the class filter)."""
+        max_age = self.request.app.state.settings.dashboard_max_age
+        classroom = self.classroom
+        return render(
+            self.request,
+            "instructor.html",
+            {
+                **context,
+                "tab": TAB_BY_ROUTE[route],
+                "tabs": TABS,
+                "only": {"turma": classroom.id} if classroom else None,
+                "instructor": self.instructor,
+                "classes": classes_of(self.db, self.instructor),
+                "classroom": classroom,
+                "computed_at": computed_at,
+                "max_age_minutes": max(1, round(max_age / 60)),
+            },
+        )
 
 
-def _tab(
-    request: Request,
-    route: str,
-    db,
-    instructor,
-    classroom: Classroom | None,
-    computed_at: datetime | None = None,
-    **context,
-) -> Response:
-    """Render one tab in the dashboard's frame: the tools, the class filter, when the
-    figures were computed, and the tabs' nav (each link keeps the class filter)."""
-    max_age = request.app.state.settings.dashboard_max_age
-    return render(
-        request,
-        "instructor.html",
-        {
-            **context,
-            "tab": TAB_BY_ROUTE[route],
-            "tabs": TABS,
-            "only": {"turma": classroom.id} if classroom else None,
-            "instructor": instructor,
-            "classes": classes_of(db, instructor),
-            "classroom": classroom,
-            "computed_at": computed_at,
-            "max_age_minutes": max(1, round(max_age / 60)),
-        },
-    )
+def _frame(
+    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep, turma: str = ""
+) -> _Frame:
+    return _Frame(request, course, db, instructor, _classroom(db, instructor, turma))
+
+
+FrameDep = Annotated[_Frame, Depends(_frame)]
 
 
 @router.get("", response_class=HTMLResponse, name="instructor_dashboard")
-def dashboard(
-    request: Request,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    turma: str = "",
-):
+def dashboard(tab: FrameDep):
     """The dashboard's overview: active learners, a class's due dates, grades sent to the
     LMS, the exports, and a line on each of the other tabs.
 
@@ -186,65 +194,37 @@ def dashboard(
     each visit, with its due dates and the answers on time and late; 404 for another
     class, 422 for an id that is not a number; empty means every learner.
     """
-    classroom = _classroom(db, instructor, turma)
-    found = _figures(request, db, course, ACTIVITY, classroom)
-    return _tab(
-        request,
+    found = tab.figures(ACTIVITY)
+    classroom = tab.classroom
+    return tab.render(
         "instructor_dashboard",
-        db,
-        instructor,
-        classroom,
         found.computed_at,
         activity=found.value,
-        dues=due_rows(db, classroom) if classroom else [],
+        dues=due_rows(tab.db, classroom) if classroom else [],
         due_label=due_label,
-        titles={lesson.slug: lesson.meta.title for lesson in course.lessons},
+        titles={lesson.slug: lesson.meta.title for lesson in tab.course.lessons},
         # grades sent to the LMS, per class of an LMS course
-        passback=passback_state(db, classroom.id if classroom else None),
+        passback=passback_state(tab.db, classroom.id if classroom else None),
     )
 
 
 @router.get("/funil", response_class=HTMLResponse, name="instructor_funnel")
-def funnel_tab(
-    request: Request,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    turma: str = "",
-):
+def funnel_tab(tab: FrameDep):
     """The completion funnel: per lesson, learners who started it and who completed it."""
-    classroom = _classroom(db, instructor, turma)
-    found = _figures(request, db, course, FUNNEL, classroom)
-    return _tab(
-        request,
-        "instructor_funnel",
-        db,
-        instructor,
-        classroom,
-        found.computed_at,
-        funnel=funnel_rows(course, found.value),
+    found = tab.figures(FUNNEL)
+    return tab.render(
+        "instructor_funnel", found.computed_at, funnel=funnel_rows(tab.course, found.value)
     )
 
 
 @router.get("/perguntas", response_class=HTMLResponse, name="instructor_questions")
-def questions_tab(
-    request: Request,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    turma: str = "",
-):
+def questions_tab(tab: FrameDep):
     """Item analysis: the flagged questions, then every question's figures and chart, and
     how they are computed."""
-    classroom = _classroom(db, instructor, turma)
-    found = _figures(request, db, course, ITEMS, classroom)
-    reports = question_reports(course, found.value)
-    return _tab(
-        request,
+    found = tab.figures(ITEMS)
+    reports = question_reports(tab.course, found.value)
+    return tab.render(
         "instructor_questions",
-        db,
-        instructor,
-        classroom,
         found.computed_at,
         reports=reports,
         flagged=flagged(reports),
@@ -257,68 +237,34 @@ def questions_tab(
 
 
 @router.get("/dominio", response_class=HTMLResponse, name="instructor_mastery")
-def mastery_tab(
-    request: Request,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    turma: str = "",
-):
+def mastery_tab(tab: FrameDep):
     """Mean mastery per concept (one aggregate query, bounded by the concepts; computed on
     each visit)."""
-    classroom = _classroom(db, instructor, turma)
-    return _tab(
-        request,
+    class_id = tab.classroom.id if tab.classroom else None
+    return tab.render(
         "instructor_mastery",
-        db,
-        instructor,
-        classroom,
-        concepts=course_mastery(db, course, classroom.id if classroom else None),
+        concepts=course_mastery(tab.db, tab.course, class_id),
         mastery_last=LAST_N,
     )
 
 
 @router.get("/arvores", response_class=HTMLResponse, name="instructor_trees")
-def trees_tab(
-    request: Request,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    turma: str = "",
-):
+def trees_tab(tab: FrameDep):
     """Finished walks per decision tree and result."""
-    classroom = _classroom(db, instructor, turma)
-    found = _figures(request, db, course, WALKS, classroom)
-    return _tab(
-        request,
-        "instructor_trees",
-        db,
-        instructor,
-        classroom,
-        found.computed_at,
-        trees=trees_walks(course, found.value),
+    found = tab.figures(WALKS)
+    return tab.render(
+        "instructor_trees", found.computed_at, trees=trees_walks(tab.course, found.value)
     )
 
 
 @router.get("/arquivos", response_class=HTMLResponse, name="instructor_files")
-def files_tab(
-    request: Request,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    turma: str = "",
-):
+def files_tab(tab: FrameDep):
     """The lesson files and their state; nothing from the answers."""
-    classroom = _classroom(db, instructor, turma)
-    return _tab(
-        request,
+    return tab.render(
         "instructor_files",
-        db,
-        instructor,
-        classroom,
-        course=course,
-        problems_found=problems_found(course),
-        files=lesson_files(course),
+        course=tab.course,
+        problems_found=problems_found(tab.course),
+        files=lesson_files(tab.course),
     )
 
 
