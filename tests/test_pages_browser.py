@@ -357,3 +357,30 @@ def test_each_dashboard_tab_is_short_enough_to_read(instructor_site, new_page):
             box = links.nth(i).bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, name
     assert {name: h for name, h in heights.items() if h >= TAB_HEIGHT} == {}, heights
+
+
+# Each word's box: a heading broken inside a word ("Alu|nos") has more boxes than words.
+WORD_BROKEN_HEADINGS = """[...document.querySelectorAll(".concept-mastery thead th")].filter(th => {
+    const range = document.createRange(); range.selectNodeContents(th);
+    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    return lines.size > th.textContent.trim().split(/\\s+/).length;
+}).map(th => th.textContent.trim())"""
+
+
+def test_on_a_phone_the_dashboard_tabs_are_on_the_first_screen_and_nothing_breaks_a_word(
+    instructor_site, new_page
+):
+    """At 360 × 740 the tabs come before the figures' notes, the mastery table's column
+    headings break only between words, and a question card's title sits beside its arrow."""
+    live_server, state = instructor_site
+    page = new_page(360, 740, storage_state=state)
+    page.goto(live_server.url + DASHBOARD_TABS["instrutor-perguntas"])
+    last_tab = page.locator(".dashboard-tabs a").last.bounding_box()
+    assert last_tab is not None and last_tab["y"] + last_tab["height"] <= 740
+    card = page.locator(".item-card > summary").first
+    title = card.locator("h4").bounding_box()
+    summary = card.bounding_box()
+    assert title is not None and summary is not None
+    assert title["y"] - summary["y"] < 8, "o título da pergunta foi para baixo da seta"
+    page.goto(live_server.url + DASHBOARD_TABS["instrutor-dominio"])
+    assert page.evaluate(WORD_BROKEN_HEADINGS) == []
