@@ -145,6 +145,11 @@ def test_the_address_follows_the_sections_past_the_tree(
     if walked:  # a step of the walk: the tree owns the address while it is on screen
         widget.locator(".tree-options button").first.click()
         expect(page).to_have_url(re.compile(rf"\?arvore={tree_id}&c=[^#]+#arvore-{tree_id}$"))
+        # The step moves focus into the tree once swapped in, which scrolls to it; on a loaded
+        # machine that came after the scroll below. The reader scrolls on after seeing the step.
+        wait_until(
+            page, f"document.getElementById('arvore-{tree_id}').contains(document.activeElement)"
+        )
     after = page.evaluate(AFTER_TREE)
     page.evaluate(f"document.getElementById('{after}').scrollIntoView()")
     page.mouse.wheel(0, 1)
