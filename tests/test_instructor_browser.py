@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from app.content.course import load_course
 from app.platform.db import make_engine
@@ -182,16 +184,23 @@ def test_a_broken_save_shows_the_instructor_where_and_the_learner_nothing(
         assert watch.errors == []
 
 
-def test_the_dashboard_points_at_the_question_that_misleads(
-    browser: Browser, artifacts, tmp_path, monkeypatch
-):
+@contextmanager
+def cohort_dashboard(browser: Browser, tmp_path, monkeypatch) -> Iterator[tuple[LiveServer, Page]]:
+    """A live server with the cohort's lessons and answers (tests/support/cohort.py), and a
+    page signed in as its instructor."""
     folder = tmp_path / "lessons"
     write_cohort_lessons(folder)
     with reloading_server(tmp_path, folder, monkeypatch) as server:
         engine = make_engine(f"sqlite:///{server.database}")
         seed_cohort(engine, load_course(folder))
         engine.dispose()
-        page = signed_in_page(browser, server, "professora")
+        yield server, signed_in_page(browser, server, "professora")
+
+
+def test_the_dashboard_points_at_the_question_that_misleads(
+    browser: Browser, artifacts, tmp_path, monkeypatch
+):
+    with cohort_dashboard(browser, tmp_path, monkeypatch) as (server, page):
         watch = ConsoleWatch(page)
         page.goto(server.url + "/instrutor#revisar")  # a link to the one-page dashboard
         expect(page).to_have_url(server.url + "/instrutor/perguntas#revisar")
@@ -213,13 +222,7 @@ def test_old_links_into_the_one_page_dashboard_land_on_the_tab_that_holds_them(
 ):
     """``/instrutor#funil``, ``#conceitos``, ``#q-<lesson>-<id>``… were sections of one page;
     each now opens the tab that holds it, with the class filter kept, and back leaves it."""
-    folder = tmp_path / "lessons"
-    write_cohort_lessons(folder)
-    with reloading_server(tmp_path, folder, monkeypatch) as server:
-        engine = make_engine(f"sqlite:///{server.database}")
-        seed_cohort(engine, load_course(folder))
-        engine.dispose()
-        page = signed_in_page(browser, server, "professora")
+    with cohort_dashboard(browser, tmp_path, monkeypatch) as (server, page):
         watch = ConsoleWatch(page)
         landings = {
             "funil": "/instrutor/funil#funil",
