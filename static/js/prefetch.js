@@ -34,6 +34,20 @@
     });
   });
 
+  // A visitor's first POST (the place saved as they read, a first answer) starts their session,
+  // and the pages vary by Cookie: a copy fetched ahead without the session cookie no longer
+  // serves. So after the first POST of a page, what was fetched ahead is fetched again, once,
+  // with the cookies as they are now (for a reader who had a session already, a 304).
+  var refreshed = false;
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var config = evt.detail.requestConfig;
+    if (refreshed || !evt.detail.successful || !config || config.verb !== "post") return;
+    refreshed = true;
+    Object.keys(done).forEach(function (path) {
+      fetch(path, { credentials: "same-origin", priority: "low" }).catch(function () {});
+    });
+  });
+
   // The next lesson: the pager's link, which a lesson opened in place (nav.js) brings along.
   curso.onLoad("a[rel~='next'][href]", function (link) {
     var connection = navigator.connection;
