@@ -10,12 +10,18 @@
     var url = new URL(href, window.location.href);
     if (url.origin !== window.location.origin || url.pathname === window.location.pathname) return;
     if (done[url.pathname]) return;
-    done[url.pathname] = true;
     curso.rememberZone();  // first: the copy fetched ahead must carry the cookies of the next visit
-    var link = document.createElement("link");
-    link.rel = "prefetch";
-    link.href = url.pathname;
-    document.head.appendChild(link);
+    done[url.pathname] = prefetchLink(url.pathname);
+  }
+
+  // A <link rel="prefetch"> (never fetch()): the server knows it by its Sec-Purpose header and
+  // does not take it for the reader opening that lesson (their place stays where it is).
+  function prefetchLink(path) {
+    var element = document.createElement("link");
+    element.rel = "prefetch";
+    element.href = path;
+    document.head.appendChild(element);
+    return element;
   }
 
   curso.onLoad("[data-prefetch]", function (body) {
@@ -44,7 +50,8 @@
     if (refreshed || !evt.detail.successful || !config || config.verb !== "post") return;
     refreshed = true;
     Object.keys(done).forEach(function (path) {
-      fetch(path, { credentials: "same-origin", priority: "low" }).catch(function () {});
+      done[path].remove();
+      done[path] = prefetchLink(path);
     });
   });
 
