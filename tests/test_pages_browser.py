@@ -21,7 +21,12 @@ from playwright.sync_api import Page, expect
 
 from tests.support.accounts import sign_up
 from tests.support.app import REPO_LESSONS
-from tests.support.browser import FIRST_QUESTION, ConsoleWatch, axe_violations, settle
+from tests.support.browser import (
+    FIRST_QUESTION,
+    ConsoleWatch,
+    axe_violations,
+    settle,
+)
 from tests.support.learning import COURSE, answer
 from tests.support.lessons import GOOD
 from tests.support.server import LiveServer, grant_instructor
@@ -296,40 +301,46 @@ TABLES_THAT_SCROLL = """[...document.querySelectorAll("table")]
     .map(t => `${t.className || t.parentElement.className}: ${t.scrollWidth} > ${t.clientWidth}`)"""
 
 
-@pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("kind", PAGE_TYPES + INSTRUCTOR_PAGE_TYPES, ids=lambda kind: kind.name)
 def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
-    request, new_page, artifacts, kind: PageType, theme: str
+    request, new_page, artifacts, kind: PageType
 ):
+    """At each width the page is opened and brought to its state once, then checked in the
+    light theme and in the dark one: the browser's colour scheme is switched on the same page,
+    and static/dark.css follows it at once, as it does for a reader whose system turns dark."""
     if kind.instructor:
         live_server, state = request.getfixturevalue("instructor_site")
-        page = new_page(color_scheme=theme, storage_state=state)
+        page = new_page(storage_state=state)
     else:
         live_server = request.getfixturevalue("live_server")
-        page = new_page(color_scheme=theme)
+        page = new_page()
     watch = ConsoleWatch(page)
     hosts: set[str] = set()
     page.on("request", lambda r: hosts.add(r.url.split("/")[2]))
     problems = {}
     for width in WIDTHS:
+        page.emulate_media(color_scheme=THEMES[0])
         page.set_viewport_size({"width": width, "height": 800})
         page.goto(live_server.url + kind.path)
         if kind.prepare:
             kind.prepare(page)
-        settle(page)
-        overflow = page.evaluate("document.documentElement.scrollWidth")
-        assert overflow <= width, f"{kind.name} rola para o lado em {width} px ({overflow} px)"
-        if kind.instructor:  # our own tables; a lesson's wide table may scroll in its box
-            cut = page.evaluate(TABLES_THAT_SCROLL)
-            assert cut == [], f"{kind.name}: tabela cortada em {width} px"
-        if request.config.getoption("screenshots"):  # nothing here looks at them: on request
-            page.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}.png", full_page=True)
-            if kind.detail:
-                detail = page.locator(kind.detail)
-                detail.screenshot(path=artifacts / f"{kind.name}-{width}-{theme}-detalhe.png")
-        violations = axe_violations(page)
-        if violations:
-            problems[width] = violations
+        for theme in THEMES:
+            page.emulate_media(color_scheme=theme)
+            assert page.evaluate(f"matchMedia('(prefers-color-scheme: {theme})').matches")
+            settle(page)  # a colour that changes with the theme may be in transition
+            overflow = page.evaluate("document.documentElement.scrollWidth")
+            assert overflow <= width, f"{kind.name} rola para o lado em {width} px ({overflow} px)"
+            if kind.instructor:  # our own tables; a lesson's wide table may scroll in its box
+                cut = page.evaluate(TABLES_THAT_SCROLL)
+                assert cut == [], f"{kind.name}: tabela cortada em {width} px"
+            if request.config.getoption("screenshots"):  # nothing here looks at them: on request
+                name = f"{kind.name}-{width}-{theme}"
+                page.screenshot(path=artifacts / f"{name}.png", full_page=True)
+                if kind.detail:
+                    page.locator(kind.detail).screenshot(path=artifacts / f"{name}-detalhe.png")
+            violations = axe_violations(page)
+            if violations:
+                problems[f"{width} {theme}"] = violations
     assert problems == {}
     assert hosts == {f"127.0.0.1:{live_server.port}"}, "nenhum pedido a outro host"
     expected = f"status of {kind.status}"
