@@ -12,8 +12,7 @@ def curso(settings, *args: str) -> subprocess.CompletedProcess:
     """Run ``curso ARGS`` against the test database in this process (Typer's CliRunner).
 
     It answers as a subprocess would (``returncode``, ``stdout``, ``stderr``) without the
-    seconds a new interpreter costs; :func:`run` and ``grant_instructor``
-    (tests/support/server.py) run the command as a real process.
+    seconds a new interpreter costs; :func:`run` runs the command as a real process.
     """
     env = {"CURSO_DATABASE_URL": settings.database_url, "CURSO_SECRET_KEY": settings.secret_key}
     result = cli_runner()(*args, env=env)
