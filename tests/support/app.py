@@ -56,7 +56,7 @@ class PostgresDatabases:
     """Migrated PostgreSQL databases handed to one test at a time, emptied and reused.
 
     Creating a database and running every migration on it took 0.5 to 1.5 s per test; a
-    database given back is emptied instead (``TRUNCATE ... RESTART IDENTITY``, tens of ms)
+    database given back is emptied instead (``DELETE``, its sequences set back; a few ms)
     and given the rows the migrations wrote (0014 tags the questions of the repository's
     lessons), which leaves it as a fresh migrated one. One whose schema a test changed (a
     downgrade, a table of its own) is dropped, and a new one is copied from a template
@@ -69,6 +69,7 @@ class PostgresDatabases:
         self._tables: frozenset[str] = frozenset()
         self._head = ""
         self._rows: dict[str, tuple[list[str], list[tuple]]] = {}
+        self._sequences: dict[str, int | None] = {}
         self._free: list[str] = []
         self._all: list[str] = []
 
@@ -81,6 +82,7 @@ class PostgresDatabases:
             upgrade(self._template)
             self._tables, self._head = _schema(self._template)
             self._rows = _migrated_rows(self._template, self._tables - {"alembic_version"})
+            self._sequences = _sequences(self._template)
             _close_connections(self._template)
             self._all.append(self._template)
         url = create_postgres_database(template=self._template.rsplit("/", 1)[1])
@@ -96,9 +98,17 @@ class PostgresDatabases:
             return
         import psycopg
 
-        tables = ", ".join(f'"{name}"' for name in sorted(self._tables - {"alembic_version"}))
-        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as connection:
-            connection.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+        with psycopg.connect(url.replace("+psycopg", "")) as connection:
+            # DELETE, not TRUNCATE: on tables of a few rows it is several times faster (TRUNCATE
+            # makes new files for every table and index). Without the foreign-key triggers
+            # (replica role) the order of the tables does not matter.
+            connection.execute("SET session_replication_role = replica")
+            for name in sorted(self._tables - {"alembic_version"}):
+                connection.execute(f'DELETE FROM "{name}"')
+            for sequence, last in self._sequences.items():
+                connection.execute(
+                    "SELECT setval(%s, %s, %s)", (sequence, last or 1, last is not None)
+                )
             for table, (columns, rows) in self._rows.items():
                 names = ", ".join(f'"{column}"' for column in columns)
                 marks = ", ".join(["%s"] * len(columns))
@@ -144,6 +154,18 @@ def _migrated_rows(url: str, tables: frozenset[str]) -> dict[str, tuple[list[str
             if rows:
                 found[table] = ([column.name for column in cursor.description], rows)
     return found
+
+
+def _sequences(url: str) -> dict[str, int | None]:
+    """Each sequence of the public schema and its last value (``None`` when never used)."""
+    import psycopg
+
+    with psycopg.connect(url.replace("+psycopg", "")) as connection:
+        rows = connection.execute(
+            "SELECT quote_ident(sequencename), last_value FROM pg_sequences"
+            " WHERE schemaname = 'public'"
+        )
+        return dict(rows.fetchall())
 
 
 def _close_connections(url: str) -> None:
