@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from app.content.walk import walk_path
 from tests.support.browser import ConsoleWatch
@@ -13,68 +15,150 @@ from tests.support.learning import COURSE
 from tests.support.server import LiveServer
 
 
-def result_paths(tree) -> list[tuple[int, ...]]:
-    """Every path from the start to a result, as option indexes."""
-    paths: list[tuple[int, ...]] = []
-
-    def visit(node: str, trail: tuple[int, ...]) -> None:
-        if node in tree.results:
-            paths.append(trail)
-            return
-        for index, option in enumerate(tree.questions[node].options):
-            visit(option.next, (*trail, index))
-
-    visit(tree.start, ())
-    return paths
-
-
 @pytest.fixture
 def page(new_page) -> Page:
     return new_page()
 
 
-def tab_to_first_option(page: Page) -> None:
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.classList.contains('tree-option')"):
+# Counts the keyboard's stops from here on, and the stop at which it first reached an option.
+COUNT_STOPS = """() => {
+    window.__stops = 0;
+    window.__option = 0;
+    document.addEventListener("focusin", (event) => {
+        window.__stops += 1;
+        if (!window.__option && event.target.classList.contains("tree-option")) {
+            window.__option = window.__stops;
+        }
+    });
+}"""
+
+
+def tab_to_first_option(page: Page, batch: int = 8) -> None:
+    """Tab from the top of the page to the first option, by keyboard alone.
+
+    A listener counts the stops, so the page is asked once per ``batch`` Tabs rather than after
+    each; Shift+Tab then comes back over the stops pressed past the first option.
+    """
+    page.evaluate(COUNT_STOPS)
+    pressed = 0
+    while pressed < 40:
+        for _ in range(batch):
+            page.keyboard.press("Tab")
+        pressed += batch
+        reached = page.evaluate("window.__option")
+        if reached:
+            for _ in range(pressed - reached):
+                page.keyboard.press("Shift+Tab")
+            assert page.evaluate(
+                "document.activeElement === document.querySelector('.tree-option')"
+            ), "Shift+Tab não voltou à primeira opção"
             return
     raise AssertionError("o teclado não chegou à primeira opção")
 
 
+def tab_until(page: Page, selector: str, limit: int = 30) -> None:
+    """Press Tab until the focused element matches ``selector``."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"o teclado não chegou a {selector}")
+
+
+# After a step: focus is on the new heading (data-focus); with ``news``, the live region says
+# what that heading announces too (core.js's announce() writes it 50 ms after the swap).
+SWAPPED = """(news) => {
+    const focused = document.activeElement;
+    return focused.hasAttribute("data-focus") && (!news
+        || document.getElementById("anuncio").textContent === focused.dataset.announce);
+}"""
+
+
+def swapped(page: Page, news: bool = False) -> None:
+    """Wait, polling every frame, for a step to settle: the checks after it then pass at once
+    instead of waiting out expect's 100 ms and longer retries. Should it never settle, they
+    still run and say what is wrong."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(SWAPPED, arg=news, timeout=5_000)
+
+
 @pytest.mark.parametrize("tree_id", ["guia-osman", "guia-fase17"])
 def test_walk_every_result_by_keyboard_alone(live_server: LiveServer, page: Page, tree_id: str):
+    """Every path to a result, by keyboard alone, depth first from one page load.
+
+    Tab from the top of the page to the first option; then each option of each question is
+    taken once with Tab and Enter (focus on the next question's heading, or on the result,
+    checked at the end of each path), and "Voltar um passo", by keyboard too, comes back to
+    the question (focus on its heading again) for its next option. The last path's result
+    goes back to the start with "Recomeçar".
+    """
     tree = COURSE.trees[tree_id]
     watch = ConsoleWatch(page)
-    widget = page.locator(f"#arvore-{tree_id}")
-    for path in result_paths(tree):
-        page.goto(f"{live_server.url}/arvores/{tree_id}")
-        tab_to_first_option(page)
-        for depth, index in enumerate(path):
-            if depth:
-                expect(widget.locator(".tree-question-heading")).to_be_focused()
+    tid = f"arvore-{tree_id}"
+    widget = page.locator(f"#{tid}")
+    engines = widget.locator(".tree-result-engines")
+    back = f"#{tid} .tree-controls a:first-child"
+    url = f"{live_server.url}/arvores/{tree_id}"
+    results: set[str] = set()
+
+    def at_page(values: tuple[str, ...]) -> None:
+        query = "?c=" + "%2C".join(values) if values else ""
+        expect(page).to_have_url(re.compile(re.escape(url + query) + "$"))
+
+    def at_question(node: str, values: tuple[str, ...]) -> None:
+        """Focus is on the heading of ``node``'s question, reached after ``values``."""
+        question = tree.questions[node]
+        swapped(page)
+        heading = widget.locator(f"#{tid}-passo-{len(values)} .tree-question-heading")
+        expect(heading.filter(has_text=question.text_plain)).to_be_focused()
+        at_page(values)
+
+    def visit(node: str, values: tuple[str, ...], on_heading: bool, last: bool) -> None:
+        """Walk every result under ``node`` and come back to ``node`` (unless ``last``)."""
+        if node in tree.results:
+            result = walk_path(tree, values).result
+            assert result is not None and result.id == node
+            swapped(page, news=True)
+            expect(engines).to_be_focused()
+            expect(engines).to_have_text(result.main)
+            expect(widget.locator(f"#{tid}-n-{node}")).to_have_class(re.compile(r"\bcurrent\b"))
+            at_page(values)
+            expect(page.locator("#anuncio")).to_contain_text(f"Resultado: {result.main}")
+            results.add(node)
+            tab_until(page, back)
+            if last:  # the next stop is "Recomeçar": back to the first question
                 page.keyboard.press("Tab")
-            for _ in range(index):
+                expect(widget.get_by_role("link", name="↺ Recomeçar")).to_be_focused()
+                page.keyboard.press("Enter")
+                at_question(tree.start, ())
+                expect(widget.locator(".tree-path")).to_have_count(0)
+            else:
+                page.keyboard.press("Enter")
+            return
+        options = tree.questions[node].options
+        for index, option in enumerate(options):
+            # From the heading, Tab reaches the first option; from the first option, it is there.
+            for _ in range(index + 1 if on_heading else index):
                 page.keyboard.press("Tab")
             page.keyboard.press("Enter")
-        values = [tree.questions[q].options[i].value for q, i in _nodes(tree, path)]
-        result = walk_path(tree, values).result
-        expect(widget.locator(".tree-result-engines")).to_be_focused()
-        expect(widget.locator(".tree-result-engines")).to_have_text(result.main)
-        expect(widget.locator(f"#arvore-{tree_id}-n-{result.id}")).to_have_class(
-            re.compile(r"\bcurrent\b")
-        )
-        expect(page).to_have_url(
-            re.compile(re.escape(f"/arvores/{tree_id}?c=") + re.escape("%2C".join(values)) + "$")
-        )
-        expect(page.locator("#anuncio")).to_contain_text(f"Resultado: {result.main}")
+            if option.next in tree.questions:
+                at_question(option.next, (*values, option.value))
+            final = last and index == len(options) - 1
+            visit(option.next, (*values, option.value), True, final)
+            if not final:
+                at_question(node, values)  # "Voltar um passo" left focus on this heading
+            on_heading = True
+        if values and not last:
+            for _ in range(len(options) + 1):  # past the options to "Voltar um passo"
+                page.keyboard.press("Tab")
+            expect(page.locator(back)).to_be_focused()
+            page.keyboard.press("Enter")
+
+    page.goto(url)
+    tab_to_first_option(page)
+    visit(tree.start, (), False, True)
+    assert results == set(tree.results), "algum resultado ficou sem caminho"
     assert watch.errors == []
-
-
-def _nodes(tree, path):
-    node = tree.start
-    for index in path:
-        yield node, index
-        node = tree.questions[node].options[index].next
 
 
 def test_back_restart_link_and_browser_history(live_server: LiveServer, page: Page, artifacts):
