@@ -40,7 +40,7 @@ from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.models import Account, Classroom
-from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep, is_row_id
+from app.web.deps import CourseDep, InstructorDep, SessionDep, is_row_id
 from app.web.lookups import check_panel
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -119,9 +119,10 @@ TAB_BY_KEY = {tab.key: tab for tab in TABS}
 TAB_BY_ROUTE = {tab.route: tab for tab in TABS}
 
 
-def _classroom(db, instructor, turma: str) -> Classroom | None:
-    """The class of ``?turma=``: ``None`` when empty, 422 for an id that is not a number,
-    404 for a class the instructor does not teach (any class for an admin)."""
+def _classroom(db: SessionDep, instructor: InstructorDep, turma: str = "") -> Classroom | None:
+    """The class of ``?turma=``, for the dashboard's tabs and its exports alike: ``None`` when
+    empty (every learner), 422 for an id that is not a number, 404 for a class the instructor
+    does not teach (any class for an admin)."""
     if not turma.strip():
         return None
     if not is_row_id(turma.strip()):
@@ -130,6 +131,9 @@ def _classroom(db, instructor, turma: str) -> Classroom | None:
     if classroom is None:
         raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
     return classroom
+
+
+ClassroomDep = Annotated[Classroom | None, Depends(_classroom)]
 
 
 @dataclass(frozen=True)
@@ -174,9 +178,13 @@ class _Frame:
 
 
 def _frame(
-    request: Request, course: CourseDep, db: SessionDep, instructor: InstructorDep, turma: str = ""
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    instructor: InstructorDep,
+    classroom: ClassroomDep,
 ) -> _Frame:
-    return _Frame(request, course, db, instructor, _classroom(db, instructor, turma))
+    return _Frame(request, course, db, instructor, classroom)
 
 
 FrameDep = Annotated[_Frame, Depends(_frame)]
@@ -314,29 +322,19 @@ def _csv(request: Request, name: str, lines) -> StreamingResponse:
     )
 
 
-def _class_filter(db, instructor, turma: int | None) -> int | None:
-    """The class id of ``?turma=``, checked: 404 for a class the instructor does not teach."""
-    if turma is None:
-        return None
-    if class_for(db, instructor, turma) is None:
-        raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
-    return turma
-
-
 @router.get("/exportar/tentativas.csv", name="export_attempts")
 def export_attempts(
     request: Request,
     course: CourseDep,
-    db: SessionDep,
     instructor: InstructorDep,
-    turma: RowId | None = None,
+    classroom: ClassroomDep,
 ):
     """Every attempt, one row each (columns in ``app/analytics/exports.py`` and the README).
 
     ``?turma=<id>``: only the attempts of that class's learners.
     """
-    class_id = _class_filter(db, instructor, turma)
     state = request.app.state
+    class_id = classroom.id if classroom else None
     rows = attempt_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
 
@@ -345,16 +343,15 @@ def export_attempts(
 def export_progress(
     request: Request,
     course: CourseDep,
-    db: SessionDep,
     instructor: InstructorDep,
-    turma: RowId | None = None,
+    classroom: ClassroomDep,
 ):
     """One row per learner × lesson (columns in ``app/analytics/exports.py`` and the README).
 
     ``?turma=<id>``: only that class's learners.
     """
-    class_id = _class_filter(db, instructor, turma)
     state = request.app.state
+    class_id = classroom.id if classroom else None
     rows = progress_rows(state.engine, course, state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))
 
