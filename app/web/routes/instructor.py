@@ -155,9 +155,10 @@ class _Frame:
             return dashboard_cache.figures(self.db, self.course, part, now, max_age)
         return dashboard_cache.compute(self.db, self.course, part, now, self.classroom.id)
 
-    def render(self, route: str, computed_at: datetime | None = None, **context) -> Response:
-        """Render one tab in the dashboard's frame: the tools, the class filter, when the
-        figures were computed, and the tabs' nav (each link keeps the class filter)."""
+    def render(self, computed_at: datetime | None = None, **context) -> Response:
+        """Render the tab of the request's route in the dashboard's frame: the tools, the class
+        filter, when the figures were computed, and the tabs' nav (each link keeps the class
+        filter)."""
         max_age = self.request.app.state.settings.dashboard_max_age
         classroom = self.classroom
         return render(
@@ -165,7 +166,7 @@ class _Frame:
             "instructor.html",
             {
                 **context,
-                "tab": TAB_BY_ROUTE[route],
+                "tab": TAB_BY_ROUTE[self.request.scope["route"].name],
                 "tabs": TABS,
                 "only": {"turma": classroom.id} if classroom else None,
                 "instructor": self.instructor,
@@ -205,7 +206,6 @@ def dashboard(tab: FrameDep):
     found = tab.figures(ACTIVITY)
     classroom = tab.classroom
     return tab.render(
-        "instructor_dashboard",
         found.computed_at,
         activity=found.value,
         dues=due_rows(tab.db, classroom) if classroom else [],
@@ -220,9 +220,7 @@ def dashboard(tab: FrameDep):
 def funnel_tab(tab: FrameDep):
     """The completion funnel: per lesson, learners who started it and who completed it."""
     found = tab.figures(FUNNEL)
-    return tab.render(
-        "instructor_funnel", found.computed_at, funnel=funnel_rows(tab.course, found.value)
-    )
+    return tab.render(found.computed_at, funnel=funnel_rows(tab.course, found.value))
 
 
 @router.get("/perguntas", response_class=HTMLResponse, name="instructor_questions")
@@ -232,7 +230,6 @@ def questions_tab(tab: FrameDep):
     found = tab.figures(ITEMS)
     reports = question_reports(tab.course, found.value)
     return tab.render(
-        "instructor_questions",
         found.computed_at,
         reports=reports,
         flagged=flagged(reports),
@@ -250,7 +247,6 @@ def mastery_tab(tab: FrameDep):
     each visit)."""
     class_id = tab.classroom.id if tab.classroom else None
     return tab.render(
-        "instructor_mastery",
         concepts=course_mastery(tab.db, tab.course, class_id),
         mastery_last=LAST_N,
     )
@@ -260,16 +256,13 @@ def mastery_tab(tab: FrameDep):
 def trees_tab(tab: FrameDep):
     """Finished walks per decision tree and result."""
     found = tab.figures(WALKS)
-    return tab.render(
-        "instructor_trees", found.computed_at, trees=trees_walks(tab.course, found.value)
-    )
+    return tab.render(found.computed_at, trees=trees_walks(tab.course, found.value))
 
 
 @router.get("/arquivos", response_class=HTMLResponse, name="instructor_files")
 def files_tab(tab: FrameDep):
     """The lesson files and their state; nothing from the answers."""
     return tab.render(
-        "instructor_files",
         course=tab.course,
         problems_found=problems_found(tab.course),
         files=lesson_files(tab.course),
