@@ -271,12 +271,23 @@ def test_search_from_anywhere_with_the_overlay_and_marked_words(
     expect(page.locator("#anuncio")).to_have_text(
         re.compile(rf"^{count} resultados? para “kernels”$")
     )
+    # However long the list ("kernels" has more hits than fit), "see every result" is in view
+    # at its foot without scrolling the list.
+    expect(options.last).to_be_in_viewport(ratio=1)
     page.keyboard.press("ArrowDown")
     first = options.first
     expect(first).to_have_attribute("aria-selected", "true")
     expect(box).to_have_attribute("aria-activedescendant", first.get_attribute("id") or "")
     page.keyboard.press("ArrowUp")  # wraps to "see every result"
     expect(options.last).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("ArrowUp")  # the last hit: scrolled into view, above the foot
+    last_hit = options.nth(count - 1)
+    expect(last_hit).to_have_attribute("aria-selected", "true")
+    expect(last_hit).to_be_in_viewport(ratio=1)
+    assert last_hit.evaluate(
+        """(hit) => { const r = hit.getBoundingClientRect();
+        return hit.contains(document.elementFromPoint(r.left + r.width / 2, r.bottom - 2)); }"""
+    ), "a última sugestão escolhida ficou atrás de “Ver todos”"
     page.keyboard.press("Escape")
     expect(listbox).to_be_hidden()
     expect(box).to_have_attribute("aria-expanded", "false")

@@ -79,6 +79,10 @@
     Array.prototype.forEach.call(items, function (item, i) { item.setAttribute("aria-selected", i === index ? "true" : "false"); });
     if (index >= 0 && items[index]) {
       input.setAttribute("aria-activedescendant", items[index].id);
+      // The last option ("see every result") sticks to the list's foot (app.css): an option
+      // scrolled into view must end above it, whatever its height at this width and font size.
+      var l = list(), foot = items[items.length - 1];
+      if (l) l.style.scrollPaddingBottom = index === items.length - 1 ? "" : foot.offsetHeight + "px";
       items[index].scrollIntoView({ block: "nearest" });
     } else {
       input.removeAttribute("aria-activedescendant");
