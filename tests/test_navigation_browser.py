@@ -39,6 +39,25 @@ def arrived(page: Page, lesson) -> None:
     expect(page.locator("#anuncio")).to_have_text(lesson.meta.title)
     expect(page.locator("main")).to_have_count(1)
     expect(page.locator("h1")).to_have_count(1)
+    head_is_of(page, lesson)
+
+
+HEAD = """() => Object.fromEntries(["canonical", "prev", "next"].map(rel => {
+    const link = document.head.querySelectorAll(`link[rel="${rel}"]`);
+    return [rel, [...link].map(l => new URL(l.href).pathname)]; }))"""
+
+
+def head_is_of(page: Page, lesson) -> None:
+    """The <head> is the lesson's too: its canonical address (what a phone's "share" sends), the
+    previous and next lessons, and its description."""
+    index = COURSE.lessons.index(lesson)
+    neighbours = {"prev": COURSE.lessons[:index][-1:], "next": COURSE.lessons[index + 1 :][:1]}
+    expected = {"canonical": [f"/licoes/{lesson.slug}"]} | {
+        rel: [f"/licoes/{other.slug}" for other in found] for rel, found in neighbours.items()
+    }
+    assert page.evaluate(HEAD) == expected
+    description = page.locator("meta[name='description']")
+    expect(description).to_have_attribute("content", lesson.meta.summary_text)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

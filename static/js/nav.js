@@ -21,12 +21,31 @@
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     if (evt.detail && evt.detail.boosted) window.scrollTo(0, 0);
   });
+  // What <head> says of the page (its canonical address, which a phone's "share" sends, the
+  // previous and next lessons, the description) is taken from the new page too: htmx puts only
+  // its <main> and <title> in. Back and forward (a history restore from the server) as well.
+  var HEAD = ["link[rel='canonical']", "link[rel='prev']", "link[rel='next']", "meta[name='description']"];
+  function takeHead(html) {
+    var fresh = new DOMParser().parseFromString(html, "text/html").head;
+    if (!fresh || !fresh.querySelector(HEAD[0])) return;  // not a whole page: leave it as it is
+    HEAD.forEach(function (selector) {
+      var old = document.head.querySelector(selector), now = fresh.querySelector(selector);
+      if (old && now) old.replaceWith(now);
+      else if (old) old.remove();
+      else if (now) document.head.appendChild(now);
+    });
+  }
+  document.body.addEventListener("htmx:historyCacheMissLoad", function (evt) {
+    if (evt.detail && evt.detail.xhr) takeHead(evt.detail.xhr.responseText);
+  });
+
   var seen = window.WeakSet ? new WeakSet() : null;
   var shown = window.location.pathname;  // the page on screen (a tree step keeps its lesson's)
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     var xhr = evt.detail && evt.detail.xhr;
     if (!evt.detail.boosted || !xhr || !seen || seen.has(xhr)) return;
     seen.add(xhr);
+    takeHead(xhr.responseText);
     shown = window.location.pathname;
     window.scrollTo(0, 0);
     arrived(document.querySelector("main"));
