@@ -159,6 +159,62 @@ def test_the_address_follows_the_sections_past_the_tree(
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+def test_a_heading_that_stops_just_above_the_reading_line_is_the_section_read(
+    new_page, live_server: LiveServer, width: int
+):
+    # Found by a new reader: the observer watched the top 34% of the window, and the section
+    # was read against a third of it. A heading that came to rest between the two (a slow,
+    # smooth scroll) was not the section read until it left the window, so the address and
+    # "Continuar de onde parei" stayed one section behind.
+    lesson = COURSE.lessons[0]
+    anchor = lesson.headings[2].anchor
+    page = new_page(width, 800)
+    page.goto(live_server.url + f"/licoes/{lesson.slug}")
+    page.evaluate(
+        """(id) => window.scrollBy(0,
+            document.getElementById(id).getBoundingClientRect().top - innerHeight * 0.337)""",
+        anchor,
+    )
+    expect(page).to_have_url(re.compile(f"#{anchor}$"))
+
+
+def click_where(page: Page, element) -> None:
+    box = element.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_using_the_header_leaves_the_lesson_where_it_was(new_page, live_server: LiveServer):
+    # Found by a new reader: on a wide screen (a sticky header, and the page padded by its
+    # height for jumps) each letter typed in the header's search box, and a click on the theme
+    # switch, scrolled the lesson up by a header's height, and moved the place read with it.
+    page = new_page(1280, 900)
+    page.goto(live_server.url + f"/licoes/{TREE_LESSON.slug}")
+    page.evaluate("window.scrollTo(0, 1600)")
+    stay = page.evaluate("window.scrollY")
+    # The mouse at the controls' places, as a reader clicks (a locator's click would first
+    # scroll the control into view itself).
+    click_where(page, page.locator("#busca-topo"))
+    page.keyboard.type("kv cache")
+    expect(page.get_by_role("listbox")).to_be_visible()
+    assert page.evaluate("window.scrollY") == stay
+    page.keyboard.press("Escape")
+    switch = page.locator(".theme-switch button:visible")
+    shown = switch.get_attribute("class") or ""
+    click_where(page, switch)
+    expect(switch).not_to_have_class(shown)  # the other theme's button: the theme switched
+    assert page.evaluate("window.scrollY") == stay
+    # Leaving the bar by keyboard, focus is still kept clear of it: Tab goes on into the page,
+    # and the control it reaches is scrolled to below the bar.
+    page.keyboard.press("Tab")
+    top, bar = page.evaluate(
+        """() => [document.activeElement.getBoundingClientRect().top,
+                  document.querySelector(".site-header").getBoundingClientRect().bottom]"""
+    )
+    assert page.evaluate("!document.activeElement.closest('.site-header')")
+    assert top >= bar, "o controle com o foco ficou sob o cabeçalho"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 def test_header_comes_back_and_back_to_top_by_keyboard(
     new_page, live_server: LiveServer, width: int
 ):

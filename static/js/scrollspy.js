@@ -1,12 +1,17 @@
-// The section being read: the last heading (or question) whose top has passed the upper third
-// of the window. An IntersectionObserver (no work on every scroll event) fires "curso:secao"
-// when it changes; the contents rail and the address bar (here) and "Continuar de onde parei"
-// (place.js) listen. Set up when the browser is idle: it measures the laid-out page.
+// The section being read: the last heading (or question) whose top has passed the reading line,
+// a third of the way down the window. An IntersectionObserver (no work on every scroll event)
+// fires "curso:secao" when it changes; the contents rail and the address bar (here) and
+// "Continuar de onde parei" (place.js) listen. Set up when the browser is idle: it measures the
+// laid-out page.
 // Hook: data-scrollspy on the lesson's <article>; a new lesson (instant navigation) replaces it.
 (function () {
   "use strict";
   // A tree counts as a place too, so its step's address (#arvore-...) is kept while it is read.
   var SELECTOR = ":scope > .heading-anchor > h2[id], :scope > .heading-anchor > h3[id], .question[id], .tree-widget[id]";
+  // The reading line, as a share of the window's height from its top. The observer watches the
+  // band above it and find() reads against the same line: with the band at 34% and the line at
+  // a third, a heading that entered between the two was missed until it left the window.
+  var LINE_PERCENT = 34;
   var spy = null;  // the article being followed: { article, observer, update, observeAll }
   var quiet = false;
 
@@ -16,7 +21,7 @@
     var current = null;
     function find() {
       var marks = article.querySelectorAll(SELECTOR);  // htmx swaps questions and trees
-      var found = "", line = window.innerHeight / 3;
+      var found = "", line = window.innerHeight * LINE_PERCENT / 100;
       for (var i = 0; i < marks.length; i++) {
         if (marks[i].getBoundingClientRect().top > line) break;
         found = marks[i].id;
@@ -34,7 +39,7 @@
       current = section;
       document.dispatchEvent(new CustomEvent("curso:secao", { detail: { id: section, first: first } }));
     }
-    var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -66% 0px" });
+    var observer = new IntersectionObserver(update, { rootMargin: "0px 0px -" + (100 - LINE_PERCENT) + "% 0px" });
     function observeAll() {
       observer.disconnect();
       Array.prototype.forEach.call(article.querySelectorAll(SELECTOR), function (mark) { observer.observe(mark); });
