@@ -134,6 +134,27 @@ def test_a_lesson_opened_in_place_takes_answers_and_remembers_them(
     assert watch.errors == []
 
 
+@pytest.mark.parametrize("width", WIDTHS)
+def test_back_from_the_previous_lesson_keeps_the_section_that_was_read(
+    new_page, live_server: LiveServer, width: int
+):
+    # Found by a new reader: read to the end of a lesson, "Lição anterior", then back. The
+    # previous lesson was on screen before htmx pushed its address, and the scrollspy wrote
+    # one of its sections into the address of the lesson being left: back came to that lesson
+    # with the other lesson's section in its address.
+    page = new_page(width, 800)
+    page.goto(f"{live_server.url}/licoes/{SECOND.slug}")
+    page.locator(".pager-prev").scroll_into_view_if_needed()
+    page.mouse.wheel(0, 1)
+    expect(page).to_have_url(re.compile(rf"/licoes/{SECOND.slug}#[\w-]+$"))
+    read = page.url
+    page.locator(".pager-prev").click()
+    arrived(page, FIRST)
+    page.go_back()
+    expect(page.locator("main h1")).to_have_text(SECOND.meta.title)
+    expect(page).to_have_url(read)
+
+
 def test_without_javascript_the_pager_and_contents_are_plain_links(
     new_page, live_server: LiveServer
 ):

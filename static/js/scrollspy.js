@@ -3,7 +3,8 @@
 // fires "curso:secao" when it changes; the contents rail and the address bar (here) and
 // "Continuar de onde parei" (place.js) listen. Set up when the browser is idle: it measures the
 // laid-out page.
-// Hook: data-scrollspy on the lesson's <article>; a new lesson (instant navigation) replaces it.
+// Hook: data-scrollspy on the lesson's <article> (data-path: its address); a new lesson (instant
+// navigation) replaces it.
 (function () {
   "use strict";
   // A tree counts as a place too, so its step's address (#arvore-...) is kept while it is read.
@@ -91,6 +92,10 @@
     Array.prototype.forEach.call(links, function (link) { link.removeAttribute("aria-current"); });
     if (headings[section]) headings[section].setAttribute("aria-current", "location");
     if (evt.detail.first) return;  // opening the page keeps the address it was opened with
+    // A lesson opened in place is on screen before htmx pushes its address: until then the
+    // address is the last lesson's, and a section of this one must not be written into it
+    // (back then returned to the last lesson with this one's section in its address).
+    if (article.getAttribute("data-path") !== window.location.pathname) return;
     // An address the reader chose (a link, a tree step: ?arvore=...#arvore-..., which back
     // and forward walk) stays while its target is on screen; one this code wrote follows the
     // reading. Once the reader has passed the target, the address follows the reading again.
