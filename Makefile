@@ -20,10 +20,11 @@ test: install-dev chromium ## install test dependencies and run the whole suite 
 	tests/with_postgres.sh $(MAKE) --no-print-directory suites
 
 # Everything but the load runs on both cores (pytest-xdist: each worker its own databases, its
-# own uvicorn and its own Chromium); the load runs measure a server on their own, after.
+# own uvicorn and its own Chromium); the load runs measure a server on their own, after (only
+# tests/load is collected for them: collecting the whole suite to deselect it cost seconds).
 suites: install-dev
 	$(PYTEST) -n 2 -m "not load"
-	$(PYTEST) -m load
+	$(PYTEST) -m load tests/load
 
 FAST := not browser and not load and not postgres and not slow
 
