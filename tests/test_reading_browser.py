@@ -191,11 +191,16 @@ def test_using_the_header_leaves_the_lesson_where_it_was(new_page, live_server: 
     page.goto(live_server.url + f"/licoes/{TREE_LESSON.slug}")
     page.evaluate("window.scrollTo(0, 1600)")
     stay = page.evaluate("window.scrollY")
+    box = page.locator("#busca-topo")
+    expect(box).to_have_attribute("role", "combobox")  # search-box.js has set the box up
     # The mouse at the controls' places, as a reader clicks (a locator's click would first
     # scroll the control into view itself).
-    click_where(page, page.locator("#busca-topo"))
+    click_where(page, box)
     page.keyboard.type("kv cache")
-    expect(page.get_by_role("listbox")).to_be_visible()
+    expect(box).to_have_value("kv cache")
+    # The suggestions come from the server (htmx, loaded at the first keystroke): on a loaded
+    # machine that took more than expect's 5 s.
+    expect(page.get_by_role("listbox")).to_be_visible(timeout=15_000)
     assert page.evaluate("window.scrollY") == stay
     page.keyboard.press("Escape")
     switch = page.locator(".theme-switch button:visible")
