@@ -4,6 +4,8 @@
 // submit, a click on an htmx link or button, or a keystroke in an htmx field that comes before
 // htmx is ready waits for it and is then replayed, so nothing the reader does is lost or turns
 // into a full page load. Without JavaScript the forms and links stay plain forms and links.
+// htmx takes a field's value when it sets the field up, so a field's own trigger must not say
+// "changed": the replayed keystrokes would look like no change (tests/test_delivery.py).
 (function () {
   "use strict";
   var me = document.currentScript;

@@ -69,6 +69,16 @@ def test_the_behaviours_are_one_deferred_script_holding_every_file_in_order(clie
     assert starts == sorted(starts)  # core.js (curso.*) before the behaviours that use it
 
 
+def test_no_field_on_a_lesson_drops_keystrokes_typed_before_htmx(client):
+    """htmx-on-demand.js replays the keystrokes typed before htmx arrived, but htmx takes a
+    field's value when it sets the field up: a field whose own trigger says "changed" would see
+    the replay as no change and send nothing (a lesson with a slow htmx: no suggestions)."""
+    page = soup(client.get("/licoes/kernels").text)
+    fields = page.select("input[hx-trigger], textarea[hx-trigger], select[hx-trigger]")
+    assert fields, "a caixa de busca do cabeçalho é um campo com hx-trigger"
+    assert [f["id"] for f in fields if "changed" in f["hx-trigger"]] == []
+
+
 def test_the_bundle_answers_304_to_its_etag_and_a_head_without_its_body(client):
     src = soup(client.get("/").text).select("script[src*=behaviours]")[0]
     first = client.get(src["src"])

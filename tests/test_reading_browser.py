@@ -198,8 +198,8 @@ def test_using_the_header_leaves_the_lesson_where_it_was(new_page, live_server: 
     click_where(page, box)
     page.keyboard.type("kv cache")
     expect(box).to_have_value("kv cache")
-    # The suggestions come from the server (htmx, loaded at the first keystroke): on a loaded
-    # machine that took more than expect's 5 s.
+    # The suggestions come from the server, through htmx, which a lesson loads at the first
+    # key (the keystrokes typed before it arrives are replayed: test_browser.py).
     expect(page.get_by_role("listbox")).to_be_visible(timeout=15_000)
     assert page.evaluate("window.scrollY") == stay
     page.keyboard.press("Escape")
