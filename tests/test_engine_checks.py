@@ -213,6 +213,7 @@ def test_the_course_trees_send_no_engine_to_hardware_it_does_not_run_on():
 def test_every_fonte_quotes_the_course_texts_word_for_word():
     """The seeds are at ../shared/seeds for every developer and CI run (shared/README.md)."""
     seeds = PROJECT_ROOT.parent / "shared" / "seeds"
+    assert seeds.is_dir(), f"os textos-fonte do curso não estão em {seeds}"
     texts = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in seeds.glob("*.txt"))
     assert len(list(seeds.glob("*.txt"))) == 3
     table = yaml.safe_load((REPO_LESSONS / ENGINES_FILE).read_text(encoding="utf-8"))
