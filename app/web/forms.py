@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Form
+from fastapi import Depends, Form, Request
 
 from app.i18n import N_, gettext
 from app.learning import usecases
@@ -49,5 +49,17 @@ def refusal_message(refused: FormRefused) -> str:
 
 # The session key of a refused answer: {"lesson", "question", "message", "typed"}.
 FLASH_KEY = "aviso"
-# The session key of a one-line confirmation for the next page (a class joined): a string.
+# The session key of a one-line confirmation for the next page (a class joined, an account
+# created): a string, shown once by the page the redirect leads to.
 NOTICE_KEY = "recado"
+
+
+def leave_notice(request: Request, text: str) -> None:
+    """Keep ``text`` for the next page that shows notices (the course home, the progress page)."""
+    request.session[NOTICE_KEY] = text
+
+
+def take_notice(request: Request, learner_id: str | None) -> str | None:
+    """The notice left for this page, removed so a reload does not show it again; a visitor
+    (no learner yet) has none, and their session is left unwritten."""
+    return request.session.pop(NOTICE_KEY, None) if learner_id is not None else None

@@ -33,6 +33,7 @@ from app.web.deps import (
     SessionDep,
     SignInLimiterDep,
 )
+from app.web.forms import leave_notice
 from app.web.lookups import join_context, session_place
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -44,6 +45,10 @@ ALREADY_IN = N_(
 )
 DEVICE_COOKIE = "curso_dispositivo"
 TAKEN = N_("That username already exists. Choose another, or sign in with it if it is yours.")
+CREATED = N_(
+    "Account created: you are signed in as %(name)s. Your progress is kept in it, and you can "
+    "sign in to it from any browser."
+)
 Field = Annotated[str, Form(max_length=300)]
 
 
@@ -84,7 +89,7 @@ def sign_up(
     Sign-ups are limited per client (IPv4 address or IPv6 /64): past the limit, 429 with a
     message in Portuguese and ``Retry-After``. The browser becomes a known device of the account.
     Success leads to ``proximo`` when it is a path of this site (a class join link), else
-    to the progress page.
+    to the progress page, which says the account was created.
     """
     if account:
         return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
@@ -103,9 +108,10 @@ def sign_up(
     except UsernameTaken:
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
-    response = RedirectResponse(
-        safe_next(proximo) or urls_of(request).path("progress"), status_code=303
-    )
+    next_page = safe_next(proximo)
+    if not next_page:  # a page asked for the account (a class link): it says what comes next
+        leave_notice(request, gettext(CREATED) % {"name": username})
+    response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
     return _known_device(request, devices, username, response)
 
 

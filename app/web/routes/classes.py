@@ -25,7 +25,7 @@ from app.web.deps import (
     RowId,
     SessionDep,
 )
-from app.web.forms import NOTICE_KEY
+from app.web.forms import leave_notice
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -262,7 +262,7 @@ def join(
         )
         return RedirectResponse(location, status_code=303)
     classes.join(db, classroom, learner_id)
-    request.session[NOTICE_KEY] = gettext(JOINED) % {"name": classroom.name}
+    leave_notice(request, gettext(JOINED) % {"name": classroom.name})
     return RedirectResponse(urls_of(request).path("home"), status_code=303)
 
 

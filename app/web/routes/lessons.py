@@ -15,7 +15,7 @@ from app.learning.progress import course_progress
 from app.learning.store import read_state
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
-from app.web.forms import FLASH_KEY, NOTICE_KEY
+from app.web.forms import FLASH_KEY, take_notice
 from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
 from app.web.page_cache import cached_page, lesson_page_key
 from app.web.templating import render
@@ -41,8 +41,12 @@ async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
         and not (item.is_late(now) and status[lesson.slug] == LessonStatus.DONE)
     ]
     due.sort(key=lambda row: not row["overdue"])  # overdue lessons first
-    notice = request.session.pop(NOTICE_KEY, None) if learner_id is not None else None
-    context = {"rows": progress.rows, "progress": progress, "due": due, "notice": notice}
+    context = {
+        "rows": progress.rows,
+        "progress": progress,
+        "due": due,
+        "notice": take_notice(request, learner_id),
+    }
     return render(request, "home.html", context)
 
 

@@ -22,6 +22,7 @@ from app.web.deps import (
     learner_store,
     read_session,
 )
+from app.web.forms import take_notice
 from app.web.headers import PERSONAL
 from app.web.lookups import keep_in_session, session_place
 from app.web.public import ProgressPublic, progress_public
@@ -50,6 +51,7 @@ async def progress_page(request: Request, course: CourseDep, learner_id: Learner
         "mastery": concepts,
         "mastery_last": mastery.LAST_N,
         "mastery_decay": format_decimal(mastery.DECAY, locale="pt_BR"),
+        "notice": take_notice(request, learner_id),
     }
     return render(request, "progress.html", context)
 
