@@ -109,7 +109,7 @@ def sign_up(
         return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
     _sign_in(request, learner_id, username)
     next_page = safe_next(proximo)
-    if not next_page:  # a page asked for the account (a class link): it says what comes next
+    if not next_page:  # else the page that asked for an account (a class link) says what's next
         leave_notice(request, gettext(CREATED) % {"name": username})
     response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
     return _known_device(request, devices, username, response)
