@@ -13,6 +13,7 @@ import httpx
 from fastapi.testclient import TestClient
 
 from app.platform.migrate import downgrade, upgrade
+from app.learning.usecases import birth_key
 from app.platform.settings import Settings
 from tests.support.accounts import post_form, sign_in, sign_up
 from tests.support.app import db_rows, query
@@ -22,6 +23,7 @@ from tests.support.learning import KERNELS, answer, key_of, version_of
 QUESTION = next(iter(KERNELS.questions.values()))
 URL = f"/licoes/kernels/perguntas/{QUESTION.id}"
 SESSION = "curso_sessao"
+VISIT = "curso_visita"
 
 
 def stranger(client: TestClient, token: str) -> TestClient:
@@ -145,20 +147,25 @@ def test_every_page_view_gets_form_keys_of_its_own(client):
     assert len({node["value"] for node in forms}) == len(forms) > 1, "uma chave por formulário"
 
 
-def double_submit(client: TestClient, page: str, token: str) -> list[httpx.Response]:
-    """The same first answer sent twice at once by a browser that has no session yet."""
+def same_browser(client: TestClient) -> TestClient:
+    """Another connection of the browser of ``client``: its cookies as they are now (a request
+    sent before the response of the one before it set anything new)."""
+    return TestClient(client.app, cookies=dict(client.cookies))
+
+
+def double_submit(
+    client: TestClient, page: str, token: str, times: int = 2
+) -> list[httpx.Response]:
+    """The same first answer sent ``times`` at once by a browser that has no session yet."""
     data = {
         "csrftoken": token,
         "chave": key_of(page, QUESTION.id),
         "versao": version_of(page, QUESTION.id),
         "opcao": sorted(QUESTION.answer)[0],
     }
-
-    def send(_):
-        return TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(send, range(2)))
+    browsers = [same_browser(client) for _ in range(times)]
+    with ThreadPoolExecutor(max_workers=times) as pool:
+        return list(pool.map(lambda b: b.post(URL, data=data, headers=HX), browsers))
 
 
 def test_a_double_submitted_first_answer_makes_one_learner(client, settings):
@@ -187,34 +194,139 @@ def first_form(client: TestClient) -> dict[str, str]:
 
 def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client, settings):
     data = first_form(client)
-    token = data["csrftoken"]
+    token, visit = data["csrftoken"], client.cookies[VISIT]
     assert client.post(URL, data=data, headers=HX).status_code == 200
     assert sign_up(client, "primeira").status_code == 303
-    late = TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
+    late = TestClient(client.app, cookies={"csrftoken": token, VISIT: visit}).post(
+        URL, data=data, headers=HX
+    )
     assert late.status_code == 200
     assert learners(settings) == 2, "a conta não é alcançada pela chave do formulário"
 
     other = TestClient(client.app)
     data = first_form(other)
+    again = same_browser(other)
     assert other.post(URL, data=data, headers=HX).status_code == 200
     db_rows(
         settings,
         "UPDATE learner SET created_at = '2000-01-01 00:00:00' WHERE birth_key = ?",
-        data["chave"],
+        birth_key(data["chave"], other.cookies[VISIT]),
     )
-    again = TestClient(client.app, cookies={"csrftoken": data["csrftoken"]})
     assert again.post(URL, data=data, headers=HX).status_code == 200
     assert learners(settings) == 4, "passada a janela, a mesma chave faz outro aluno"
 
 
 def test_signing_out_ends_the_window_of_the_first_form(client, settings):
     data = first_form(client)
-    token = data["csrftoken"]
+    before = same_browser(client)
     assert client.post(URL, data=data, headers=HX).status_code == 200
     assert post_form(client, "/conta/sair").status_code == 303
-    after = TestClient(client.app, cookies={"csrftoken": token}).post(URL, data=data, headers=HX)
+    after = before.post(URL, data=data, headers=HX)
     assert after.status_code == 200
     assert learners(settings) == 2
+
+
+def exported(browser: TestClient) -> dict:
+    response = browser.get("/meus-dados/exportar")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_a_stranger_with_the_form_key_joins_nobody(client, settings):
+    """Issue 34, finding 1: a second client sending the victim's form key (``chave``) within
+    30 s became the victim's learner, and after the victim signed up it still exported the
+    account, answered into it and erased it. The key alone no longer joins: the join needs
+    the visit cookie of the browser that showed the form (HttpOnly, never in the page)."""
+    data = first_form(client)  # the victim's page view, and the key anyone who saw it knows
+    assert client.post(URL, data=data, headers=HX).status_code == 200
+    stranger = TestClient(client.app)
+    own = first_form(stranger)  # a page of their own: a valid CSRF pair and a visit cookie
+    sent = {**data, "csrftoken": own["csrftoken"]}
+    assert stranger.post(URL, data=sent, headers=HX).status_code == 200
+    assert learners(settings) == 2, "a chave da vítima não leva ao aluno dela"
+    owners = db_rows(settings, "SELECT DISTINCT learner_id FROM websession")
+    assert len(owners) == 2
+
+    assert sign_up(client, "vitima").status_code == 303
+    assert "vitima" not in stranger.get("/meus-dados/exportar").text
+    assert post_form(stranger, "/meus-dados/apagar", confirmo="sim").status_code == 303
+    victim = TestClient(client.app)
+    assert sign_in(victim, "vitima").status_code == 303, "a conta da vítima continua lá"
+    assert [a["chosen"] for a in exported(victim)["attempts"]] == ["a"]
+
+
+def test_signing_up_ends_every_other_session_of_the_learner(client, settings):
+    """Issue 34, finding 1 (shared computer): whoever used this browser before made two sessions
+    of one learner with a double submit of their own form, and kept the second. The next
+    person to sign up here signed up into that learner, and the kept session opened the
+    account. Signing up now ends every other session of the learner."""
+    page = client.get("/licoes/kernels").text
+    first, kept = double_submit(client, page, csrf_from(page))
+    assert learners(settings) == 1, "o clique duplo faz um aluno só, com duas sessões"
+    browser = same_browser(client)  # the shared computer: it keeps the first session
+    browser.cookies.set(SESSION, first.cookies[SESSION])
+    attacker = same_browser(client)
+    attacker.cookies.set(SESSION, kept.cookies[SESSION])
+    assert exported(attacker)["attempts"], "antes: a segunda sessão vê o aluno"
+
+    assert sign_up(browser, "proxima").status_code == 303
+    after = exported(attacker)
+    assert after["account"] is None and after["attempts"] == []
+    assert "proxima" not in attacker.get("/meus-dados/exportar").text
+    answered = attacker.post(URL, data={**first_form(attacker), "opcao": "b"}, headers=HX)
+    assert answered.status_code == 200
+    assert post_form(attacker, "/meus-dados/apagar", confirmo="sim").status_code == 303
+    again = TestClient(client.app)
+    assert sign_in(again, "proxima").status_code == 303, "a conta não foi apagada"
+    mine = exported(again)
+    assert mine["account"]["username"] == "proxima"
+    assert [a["chosen"] for a in mine["attempts"]] == [",".join(sorted(QUESTION.answer))]
+    stored = {row[0] for row in db_rows(settings, "SELECT id FROM websession")}
+    assert kept.cookies[SESSION] not in stored and len(stored) == 2, "as duas da conta, só"
+
+
+def test_signing_in_ends_the_other_sessions_of_the_learner_it_merges(client, settings):
+    """The same, signing in: the anonymous learner merged into the account is ended with every
+    session of it; the account's own session on another device stays."""
+    laptop = TestClient(client.app)
+    assert sign_up(laptop, "ana").status_code == 303
+    page = client.get("/licoes/kernels").text
+    first, kept = double_submit(client, page, csrf_from(page))
+    browser, attacker = same_browser(client), same_browser(client)
+    browser.cookies.set(SESSION, first.cookies[SESSION])
+    attacker.cookies.set(SESSION, kept.cookies[SESSION])
+    assert sign_in(browser, "ana").status_code == 303
+    assert exported(attacker)["account"] is None and exported(attacker)["attempts"] == []
+    assert exported(laptop)["account"]["username"] == "ana", "o outro aparelho continua"
+    assert len(exported(browser)["attempts"]) == 1
+
+
+def test_the_join_window_closes_with_the_second_session(client, settings):
+    """A join is for one double click: a third copy of the same first answer, from the same
+    browser and inside the 30 s, makes a learner of its own."""
+    page = client.get("/licoes/kernels").text
+    third = same_browser(client)
+    double_submit(client, page, csrf_from(page))
+    data = {
+        "csrftoken": csrf_from(page),
+        "chave": key_of(page, QUESTION.id),
+        "versao": version_of(page, QUESTION.id),
+        "opcao": "a",
+    }
+    assert third.post(URL, data=data, headers=HX).status_code == 200
+    assert learners(settings) == 2
+    joined = db_rows(settings, "SELECT birth_key FROM learner ORDER BY created_at")[0]
+    assert joined == (None,), "o aluno do clique duplo não recebe mais ninguém"
+
+
+def test_the_visit_cookie_is_httponly_and_never_in_the_page(client):
+    response = client.get("/licoes/kernels")
+    visit = client.cookies[VISIT]
+    assert len(visit) >= 16 and visit not in response.text
+    header = next(h for h in response.headers.get_list("set-cookie") if h.startswith(VISIT))
+    assert "httponly" in header.lower() and "samesite=lax" in header.lower()
+    again = client.get("/licoes/kernels")
+    assert VISIT not in again.headers.get("set-cookie", ""), "dada uma vez por navegador"
 
 
 def test_the_migration_re_keys_no_learner(database_url):

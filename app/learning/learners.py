@@ -47,6 +47,11 @@ def account_of(db: Session, learner_id: str) -> Account | None:
 def create_account(db: Session, learner_id: str, username: str, password_hash: str) -> Account:
     """Turn the (anonymous) learner into an account holder; their progress stays theirs.
 
+    Every session of the learner ends, in the same transaction: an account is reached only
+    through the session that signs up (rotated by the caller) and later sign-ins. A second
+    session made by the first-answer join, or kept by whoever used this browser before, opens
+    nothing after it; and the join window closes (``birth_key``).
+
     Args:
         db: an open session; this function commits it.
         learner_id: the learner signing up (their row is created if missing).
@@ -60,6 +65,8 @@ def create_account(db: Session, learner_id: str, username: str, password_hash: s
         raise UsernameTaken(username)
     begin_write(db)
     ensure_learner(db, learner_id)
+    db.exec(update(Learner).where(col(Learner.id) == learner_id).values(birth_key=None))
+    end_sessions_of(db, learner_id)
     account = Account(learner_id=learner_id, username=username, password_hash=password_hash)
     db.add(account)
     try:

@@ -265,7 +265,7 @@ def _insert_for(session: Session) -> InsertFor:
 
 def forget_birth_key(session: Session, learner_id: str) -> None:
     """End the learner's birth window now (sign-out): no request can join them by their first
-    form's key any more (:func:`claim_learner`). Commits."""
+    form's key any more (:func:`app.learning.writer._claim`). Commits."""
     begin_write(session)
     session.execute(update(Learner).where(col(Learner.id) == learner_id).values(birth_key=None))
     session.commit()

@@ -9,6 +9,7 @@ neither HTTP nor SQL.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
@@ -330,11 +331,15 @@ class AnswerPlace:
         born: the learner id is new in this request (a visitor's first answer): the learner
             is made with the form's key, and a double submit of that form stores for the
             learner the first request made (:attr:`app.learning.writer.NewAnswer.birth_key`).
+        visit: the sending browser's visit cookie (``curso_visita``, HttpOnly, never printed
+            in a page): part of the birth key, so only the browser that showed the form can
+            join the learner its first request made, not whoever else saw the form's key.
     """
 
     review: bool = False
     order_of: str | None = None
     born: bool = False
+    visit: str = ""
 
 
 def answer_question(
@@ -381,7 +386,7 @@ def answer_question(
                 grade.credit,
                 answer.key,
                 review=where.review,
-                birth_key=answer.key if where.born else None,
+                birth_key=birth_key(answer.key, where.visit) if where.born else None,
             )
         )
     except DuplicateKeyError as exc:
@@ -399,6 +404,12 @@ def answer_question(
         learner_id=written.learner_id,
         state=state,
     )
+
+
+def birth_key(form_key: str, visit: str) -> str:
+    """The birth key of a visitor's first answer: SHA-256 (64 hex digits) of the form's key and
+    the browser's visit cookie, so a request joins the first one only with both."""
+    return hashlib.sha256(f"{form_key}\x00{visit}".encode()).hexdigest()
 
 
 __all__ = [

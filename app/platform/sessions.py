@@ -30,6 +30,10 @@ from app.platform.models import WebSession, utcnow
 # The session cookie's name: the session middleware sets it, the visitor-page cache and the
 # framed-cookie rewrite look for it.
 SESSION_COOKIE = "curso_sessao"
+# A random value a browser gets with its first page of answer forms (HttpOnly, never in a page):
+# the proof a double submit of a visitor's first answer shares, and a stranger holding only
+# the page's form key does not (app.learning.usecases.AnswerPlace.visit).
+VISIT_COOKIE = "curso_visita"
 LEARNER_KEY = "learner"
 ACCOUNT_KEY = "account"
 # A rolling session's expiry is stored again at most once a day, not on every request.
@@ -82,25 +86,36 @@ class DatabaseStore(SessionStore):
         """Store the session for ``ttl`` seconds and return its id.
 
         A session this request read and did not change is not written again, unless its stored
-        expiry is more than :data:`EXPIRY_SLACK` behind; so reading pages writes nothing.
+        expiry is more than :data:`EXPIRY_SLACK` behind; so reading pages writes nothing. A
+        session this request read that was ended meanwhile (a sign-up or an erasure ended every
+        session of its learner) stays ended.
         """
         text = data.decode("utf-8")
         expires_at = utcnow() + timedelta(seconds=ttl or lifetime or DEFAULT_TTL_S)
         loaded = _LOADED.get()
-        if loaded and loaded[0] == session_id and _unchanged(loaded[1:], text, expires_at):
+        read_here = loaded is not None and loaded[0] == session_id
+        if read_here and loaded and _unchanged(loaded[1:], text, expires_at):
             return session_id
-        await run_in_threadpool(self.write_now, session_id, text, expires_at)
+        await run_in_threadpool(self.write_now, session_id, text, expires_at, read_here)
         return session_id
 
     async def remove(self, session_id: str) -> None:
         await run_in_threadpool(self.remove_now, session_id)
 
-    def write_now(self, session_id: str, text: str, expires_at: datetime) -> None:
-        """Store ``text`` (the session's JSON) until ``expires_at``, in one write transaction."""
+    def write_now(
+        self, session_id: str, text: str, expires_at: datetime, existed: bool = False
+    ) -> None:
+        """Store ``text`` (the session's JSON) until ``expires_at``, in one write transaction.
+
+        ``existed``: the session was read from the store by this request; if its row is gone
+        now, it was ended meanwhile, and is not stored again.
+        """
         learner_id = json.loads(text).get(LEARNER_KEY)
         with Session(self.engine) as db:
             begin_write(db)
             row = db.get(WebSession, session_id)
+            if row is None and existed:
+                return
             if row is None:
                 db.exec(delete(WebSession).where(col(WebSession.expires_at) <= utcnow()))
                 row = WebSession(id=session_id, data=text, expires_at=expires_at)

@@ -21,6 +21,7 @@ same CSRF cookie gets ``304 Not Modified`` and keeps a page whose token still ma
 from __future__ import annotations
 
 import hashlib
+import secrets
 import threading
 from collections.abc import Callable, Hashable, MutableMapping
 from typing import Any
@@ -29,6 +30,7 @@ from cachetools import LRUCache
 from starlette.requests import Request
 from starlette.responses import Response
 
+from app.platform.sessions import VISIT_COOKIE
 from app.web.fragments import render_with_token_hole
 from app.web.splice import SplicedPage, chosen_encoding, new_form_key_prefix, with_key_holes
 from app.web.templating import HTML_CACHE, TIMEZONE_COOKIE, VARY, not_modified, theme
@@ -104,16 +106,27 @@ def respond(request: Request, page: SplicedPage) -> Response:
     """The reader's response: their token spliced in, or ``304`` when their copy is current.
 
     Taking the token (asgi-csrf's ``csrftoken``) makes asgi-csrf set the cookie for a visitor
-    who has none.
+    who has none. A browser without the visit cookie (:data:`VISIT_COOKIE`) gets one, with the
+    whole page (never a 304): its answer forms' first answer is bound to it.
     """
     token = request.scope["csrftoken"]().encode()
     etag = f'W/"{page.digest}-{hashlib.blake2b(token, digest_size=6).hexdigest()}"'
     headers = {**CACHED_PAGE_HEADERS, "ETag": etag}
-    unchanged = not_modified(request, etag, headers)
+    has_visit = VISIT_COOKIE in request.cookies
+    unchanged = not_modified(request, etag, headers) if has_visit else None
     if unchanged is not None:
         return unchanged
     encoding = chosen_encoding(request.headers.get("accept-encoding", ""))
     if encoding.name:
         headers["Content-Encoding"] = encoding.name
     body = encoding.build(page, token, new_form_key_prefix())
-    return Response(body, headers=headers, media_type="text/html")
+    response = Response(body, headers=headers, media_type="text/html")
+    if not has_visit:
+        response.set_cookie(
+            VISIT_COOKIE,
+            secrets.token_urlsafe(16),
+            httponly=True,
+            samesite="lax",
+            secure=request.app.state.settings.secure_cookies,
+        )
+    return response

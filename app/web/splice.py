@@ -4,7 +4,7 @@ A cached page (:mod:`app.web.page_cache`) is the same for every reader but for t
 CSRF token their forms and htmx headers carry (asgi-csrf's double-submit token, one per
 browser) and the prefix of the quiz forms' idempotency keys (new for every response, so no two
 page views share a key: a visitor's first answer makes their learner with that key,
-:func:`app.learning.store.claim_learner`). The page is rendered with :data:`TOKEN_HOLE` and
+:func:`app.learning.writer._claim`). The page is rendered with :data:`TOKEN_HOLE` and
 :data:`FORM_KEY_HOLE` in those places, split there, and each part compressed once. A response
 joins the parts around its fills:
 

@@ -22,7 +22,7 @@ from app.learning.learners import (
 )
 from app.learning.store import forget_birth_key, stored_place
 from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
-from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, VISIT_COOKIE, rotate_session_id
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
@@ -201,6 +201,7 @@ def sign_out(request: Request, db: SessionDep, learner_id: LearnerIdDep):
     request.session.clear()
     response = RedirectResponse(urls_of(request).path("home"), status_code=303)
     response.delete_cookie(CSRF_COOKIE, path="/")
+    response.delete_cookie(VISIT_COOKIE, path="/")
     return response
 
 

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from app.i18n import N_, gettext
 from app.learning.classes import memberships
 from app.learning.learners import delete_learner, learner_data
+from app.platform.sessions import VISIT_COOKIE
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
@@ -89,6 +90,7 @@ def delete(
         urls_of(request).with_query("my_data", {"apagado": 1}), status_code=303
     )
     response.delete_cookie(CSRF_COOKIE, path="/")  # the next person here gets a new token
+    response.delete_cookie(VISIT_COOKIE, path="/")
     return response
 
 

@@ -20,6 +20,7 @@ from app.learning.usecases import (
     show_question,
 )
 from app.learning.views import VISITOR_ORDER
+from app.platform.sessions import VISIT_COOKIE
 from app.web.deps import (
     SESSION_KEY,
     LearnerForWriteDep,
@@ -68,7 +69,11 @@ def answer(
     store = learner_store(request, session)
     born = born_in_this_request(request)
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
-    where = AnswerPlace(order_of=VISITOR_ORDER if born else None, born=born)
+    where = AnswerPlace(
+        order_of=VISITOR_ORDER if born else None,
+        born=born,
+        visit=request.cookies.get(VISIT_COOKIE, ""),
+    )
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, where)
     except FormRefused as refused:

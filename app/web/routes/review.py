@@ -22,6 +22,7 @@ from app.learning.state import LearnerState
 from app.learning.store import read_state
 from app.learning.usecases import QUESTION_CHANGED, AnswerPlace, FormRefused, answer_question
 from app.learning.views import question_view
+from app.platform.sessions import VISIT_COOKIE
 from app.web.deps import (
     SESSION_KEY,
     CourseDep,
@@ -132,7 +133,13 @@ def review_answer(
     born = born_in_this_request(request)
     try:
         page = answer_question(
-            store, course, lesson, question, learner_id, sent, AnswerPlace(review=True, born=born)
+            store,
+            course,
+            lesson,
+            question,
+            learner_id,
+            sent,
+            AnswerPlace(review=True, born=born, visit=request.cookies.get(VISIT_COOKIE, "")),
         )
     except (FormRefused, AnswerError) as exc:
         if isinstance(exc, FormRefused):
