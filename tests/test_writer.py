@@ -30,7 +30,7 @@ from app.learning.usecases import (
     FormRefused,
     answer_question,
 )
-from app.learning.writer import AnswerWriter, store_now
+from app.learning.writer import AnswerWriter, WriterUnavailable, store_now
 from app.platform.db import make_engine
 from tests.support.app import db_rows
 from tests.support.learning import COURSE, KERNELS
@@ -239,3 +239,97 @@ def test_a_lesson_opened_moves_the_place_through_the_writer(settings):
     ]
     with pytest.raises(DuplicateKeyError):
         writer.store(_answer(7, 1, question_id=QUESTIONS[-1].id))
+
+
+def _in_thread(call) -> tuple[threading.Thread, list[object]]:
+    """Run ``call`` in a thread; its result or exception lands in the returned list."""
+    out: list[object] = []
+
+    def run() -> None:
+        try:
+            out.append(call())
+        except Exception as exc:
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def test_an_error_outside_any_answer_fails_its_batch_and_the_writer_goes_on(settings):
+    """Issue 34, finding 8: an exception outside the writer's ``try`` (here, the batch's read
+    of the concept tags) ended the thread, and its waiting answers hung forever."""
+    engine = make_engine(settings.database_url)
+    calls = iter([RuntimeError("tags unreadable")])
+
+    def tags():
+        failure = next(calls, None)
+        if failure is not None:
+            raise failure
+        return TAGS
+
+    writer = AnswerWriter(engine, tags)
+    thread, out = _in_thread(lambda: writer.store(_answer(1, 1)))
+    thread.join(60)
+    assert not thread.is_alive(), "the request waiting for the failed batch was answered"
+    assert isinstance(out[0], WriterUnavailable)
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)], "nothing half-stored"
+    assert writer.store(_answer(1, 1)).new, "the next answer is stored: the writer goes on"
+    engine.dispose()
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
+
+
+def test_a_request_gives_up_waiting_and_its_answer_is_dropped_if_not_taken(settings):
+    """``store`` waits ``timeout_s`` at most; an answer the writer has not taken by then is
+    never stored, so the learner's retry of the same form is the one that counts."""
+    engine = make_engine(settings.database_url)
+    release = threading.Event()
+
+    def slow_tags():
+        release.wait(60)
+        return TAGS
+
+    writer = AnswerWriter(engine, slow_tags, timeout_s=0.5)
+    first, first_out = _in_thread(lambda: writer.store(_answer(1, 1)))
+    first.join(5)  # the writer holds the first answer's batch (in slow_tags)
+    with pytest.raises(WriterUnavailable):
+        writer.store(_answer(2, 1))  # queued behind it, not taken: given up
+    release.set()
+    writer.timeout_s = 60
+    assert writer.store(_answer(3, 1)).new
+    engine.dispose()
+    stored = db_rows(settings, "SELECT learner_id FROM attempt ORDER BY learner_id")
+    assert stored == [(f"{1:032d}",), (f"{3:032d}",)], "the given-up answer was not stored"
+    assert isinstance(first_out[0], WriterUnavailable), "the first request gave up too"
+
+
+def test_a_failed_batch_answers_503_in_portuguese_and_the_retry_stores_once(client, settings):
+    from tests.support.html import HX, soup, text
+    from tests.support.learning import key_of, version_of
+
+    page = client.get("/licoes/kernels").text
+    data = {
+        "csrftoken": client.cookies["csrftoken"],
+        "chave": key_of(page, SINGLE.id),
+        "versao": version_of(page, SINGLE.id),
+        "opcao": RIGHT,
+    }
+    writer = client.app.state.answer_writer
+    kept = writer.tags
+    writer.tags = lambda: (_ for _ in ()).throw(RuntimeError("tags unreadable"))
+    url = f"/licoes/kernels/perguntas/{SINGLE.id}"
+    refused = client.post(url, data=data, headers=HX)
+    assert refused.status_code == 503
+    assert refused.headers["Retry-After"] == "1"
+    assert text(soup(refused).select_one(".form-error")) == (
+        "O curso não conseguiu guardar a sua resposta agora, e nada dela ficou guardado pela "
+        "metade. Tente de novo: enviar a mesma resposta outra vez a guarda uma vez só."
+    )
+    plain = client.post(url, data=data, follow_redirects=False)  # without JavaScript
+    assert plain.status_code == 503
+    assert text(soup(plain).select_one("h1")) == "Resposta não guardada"
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
+    writer.tags = kept
+    for _ in range(2):
+        assert client.post(url, data=data, headers=HX).status_code == 200
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]

@@ -57,6 +57,15 @@ IDLE_S = 30.0  # the thread ends after this long without work (the next answer s
 # How long after a visitor's first answer a second request with the same form key (a double
 # submit sent before the first response set the session cookie) joins that learner.
 BIRTH_WINDOW = timedelta(seconds=30)
+# How long a request waits for its answer's commit: above SQLite's busy timeout (15 s), so only
+# a writer that is stuck, not one waiting its turn for the lock, makes a request give up.
+STORE_TIMEOUT_S = 20.0
+
+
+class WriterUnavailable(RuntimeError):
+    """The writer could not store the answer now: its batch failed outside any one answer, or
+    no commit came within the timeout. The answer was not acknowledged; sending the same form
+    again is safe (its idempotency key stores it once)."""
 
 
 @dataclass
@@ -65,6 +74,7 @@ class _Job:
     done: threading.Event | None = field(default_factory=threading.Event)
     result: Written | None = None
     error: Exception | None = None
+    abandoned: bool = False  # its request stopped waiting: skipped if not yet taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +92,15 @@ class AnswerWriter:
         engine: the writer's own engine (:func:`app.platform.db.make_writer_engine`).
         tags: the concept tags of the course as it is now
             (:func:`app.learning.mastery.concept_tags`), read once per batch.
+        timeout_s: how long :meth:`store` waits for the commit.
     """
 
-    def __init__(self, engine: Engine, tags: Callable[[], Tags]) -> None:
+    def __init__(
+        self, engine: Engine, tags: Callable[[], Tags], timeout_s: float = STORE_TIMEOUT_S
+    ) -> None:
         self.engine = engine
         self.tags = tags
+        self.timeout_s = timeout_s
         self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -97,13 +111,19 @@ class AnswerWriter:
 
         Raises:
             DuplicateKeyError: the learner already used the key for another question.
+            WriterUnavailable: the batch failed outside any one answer, or no commit came
+                within ``timeout_s`` (the answer is then dropped if the writer has not taken
+                it yet; if it has, it is stored whole, and the same form sent again answers
+                as the first time).
             Exception: whatever storing this one answer raised (the others of its batch
                 are stored).
         """
         job = _Job(answer)
         self._put(job)
         assert job.done is not None
-        job.done.wait()
+        if not job.done.wait(self.timeout_s):
+            job.abandoned = True
+            raise WriterUnavailable(f"no commit within {self.timeout_s} s")
         if job.error is not None:
             raise job.error
         assert job.result is not None
@@ -137,13 +157,25 @@ class AnswerWriter:
                     jobs.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            self._commit(jobs)
+            jobs = [job for job in jobs if not job.abandoned]
+            if jobs:
+                self._commit(jobs)
 
     def _commit(self, jobs: list[_Job]) -> None:
-        self.batches += _commit(self.engine, jobs, self.tags())
-        for job in jobs:
-            if job.done is not None:
-                job.done.set()
+        """Write ``jobs`` and wake their requests, whatever happens: an error outside any one
+        answer fails the batch's waiters with :class:`WriterUnavailable`, and the thread goes
+        on with the next batch."""
+        try:
+            self.batches += _commit(self.engine, jobs, self.tags())
+        except Exception as exc:
+            log.exception("answer batch not stored")
+            for job in jobs:
+                if job.result is None and job.error is None:
+                    job.error = WriterUnavailable(f"batch failed: {exc!r}")
+        finally:
+            for job in jobs:
+                if job.done is not None:
+                    job.done.set()
 
 
 def store_now(

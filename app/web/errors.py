@@ -11,6 +11,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import Scope
 
 from app.i18n import N_, gettext
+from app.learning.writer import WriterUnavailable
 from app.web.headers import security_headers
 from app.web.lookups import moved_lesson_url
 from app.web.templating import render, wants_fragment
@@ -33,6 +34,11 @@ DEFAULT_DETAIL = {
     500: N_("Something went wrong on our side. Your earlier answers are saved; try again."),
 }
 EXPIRED_MESSAGE = N_("Session expired, reload the page.")
+NOT_STORED_TITLE = N_("Answer not saved")
+NOT_STORED = N_(
+    "The course could not save your answer just now, and nothing of it was saved halfway. "
+    "Try again: sending the same answer again saves it once."
+)
 INVALID_FORM = N_("The form sent is incomplete or malformed. Reload the page and try again.")
 ERROR = N_("Error")
 
@@ -42,15 +48,21 @@ def title_of(status_code: int) -> str:
     return gettext(TITLES.get(status_code, ERROR))
 
 
-def error_response(request: Request, status_code: int, detail: str | None):
+def error_response(
+    request: Request, status_code: int, detail: str | None, title: str | None = None
+):
     """Render the error page (the ``_error.html`` fragment for htmx, JSON under ``/api/``).
 
-    ``detail`` is already in Portuguese; the defaults are looked up in the catalog.
+    ``detail`` and ``title`` are already in Portuguese; the defaults are looked up in the
+    catalog.
     """
     message = detail if detail and status_code != 500 else _default_detail(status_code) or detail
     if request.url.path.startswith(api_section(request)):
         return JSONResponse({"detail": message or title_of(status_code)}, status_code=status_code)
-    return render(request, _template(request), _context(status_code, message), status_code)
+    context = _context(status_code, message)
+    if title:
+        context["title"] = title
+    return render(request, _template(request), context, status_code)
 
 
 def api_section(request: Request) -> str:
@@ -98,6 +110,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, _exc: RequestValidationError):
         return error_response(request, 422, gettext(INVALID_FORM))
+
+    @app.exception_handler(WriterUnavailable)
+    async def not_stored(request: Request, _exc: WriterUnavailable):
+        response = error_response(request, 503, gettext(NOT_STORED), gettext(NOT_STORED_TITLE))
+        response.headers["Retry-After"] = "1"
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, _exc: Exception):
