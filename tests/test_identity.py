@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 from fastapi.testclient import TestClient
 
-from app.platform.migrate import downgrade, upgrade
 from app.learning.usecases import birth_key
+from app.platform.migrate import downgrade, upgrade
 from app.platform.settings import Settings
 from tests.support.accounts import post_form, sign_in, sign_up
 from tests.support.app import db_rows, query
