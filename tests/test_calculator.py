@@ -148,7 +148,9 @@ def test_the_htmx_fragment_announces_and_keeps_a_shareable_url(client):
 
 
 @pytest.mark.parametrize(
-    "minus", ["\u2212", "\u2013", "\ufe63"], ids=["U+2212", "U+2013", "U+FE63"]
+    "minus",
+    ["\u2212", "\u2013", "\ufe63", "\u2010", "\uff0d"],
+    ids=["U+2212", "U+2013", "U+FE63", "U+2010", "U+FF0D"],
 )
 def test_a_calculator_reads_a_minus_sign_or_a_dash_as_a_minus(tmp_path, minus):
     from fastapi.testclient import TestClient

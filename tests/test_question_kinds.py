@@ -538,7 +538,9 @@ NEGATIVE = """
 
 
 @pytest.mark.parametrize(
-    "minus", ["-", "\u2212", "\u2013", "\ufe63"], ids=["hyphen", "U+2212", "U+2013", "U+FE63"]
+    "minus",
+    ["-", "\u2212", "\u2013", "\ufe63", "\u2010", "\uff0d"],
+    ids=["hyphen", "U+2212", "U+2013", "U+FE63", "U+2010", "U+FF0D"],
 )
 def test_a_minus_typed_as_a_minus_sign_or_a_dash_is_read_as_a_minus(tmp_path, minus):
     from fastapi.testclient import TestClient

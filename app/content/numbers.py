@@ -24,8 +24,9 @@ _PREFIX = re.compile(r"^(?:≈|~|=|cerca de|aprox\.?|aproximadamente)\s*", re.IG
 _SUFFIX = re.compile(r"\s*(?:×|x|vezes)$", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\d)[\s\u00a0\u202f](?=\d{3}\b)")
 # Phone keyboards, word processors and copied text write a minus as U+2212 (minus sign),
-# U+2013 (en dash) or U+FE63 (small hyphen-minus); Babel reads only "-".
-MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2013\ufe63", "-"))
+# U+2013 (en dash), U+FE63 (small hyphen-minus), U+2010 (hyphen) or U+FF0D (fullwidth
+# hyphen-minus, from CJK and some phone keyboards); Babel reads only "-".
+MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2212\u2013\ufe63\u2010\uff0d", "-"))
 
 
 def parse_number(text: str, unit: str | None = None) -> Decimal:
@@ -35,7 +36,7 @@ def parse_number(text: str, unit: str | None = None) -> Decimal:
     "1 000", "1.000,5"), a leading "≈" or "~", and a trailing "×" or the question's unit
     ("4,41×", "64 tok/s"). A point followed by exactly three digits and no comma is a
     thousands separator ("1.000" is one thousand), as in pt-BR. A minus may also be
-    typed as "−", "–" or "﹣" (:data:`MINUS_SIGNS`).
+    typed as "−", "–", "﹣", "‐" or "－" (:data:`MINUS_SIGNS`).
 
     Args:
         text: what the learner typed.
