@@ -5,6 +5,9 @@ Run with ``uvicorn --factory app.main:create_app``; nothing is built at import t
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from starlette.datastructures import State
@@ -20,6 +23,7 @@ from app.i18n import keep_compiled_catalog
 from app.learning.lti import LmsOrigins
 from app.learning.lti_sender import ScoreSender
 from app.learning.mastery import concept_tags
+from app.learning.retention import RetentionSweeper
 from app.learning.writer import AnswerWriter
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine, make_writer_engine
@@ -60,6 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/api/openapi.json",
         debug=settings.debug,
         redirect_slashes=False,  # its redirect builds an absolute URL from the Host header
+        lifespan=_lifespan,
     )
     _state(app, settings)
     # add_middleware wraps what is there, so the list (outermost first) is added from its end.
@@ -70,6 +75,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     _api_docs(app)
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The app's own threads that run on a timer, started with the server, stopped with it."""
+    app.state.retention.start()
+    yield
+    app.state.retention.stop()
 
 
 def _state(app: FastAPI, settings: Settings) -> None:
@@ -107,6 +120,8 @@ def _state(app: FastAPI, settings: Settings) -> None:
         tags=lambda: concept_tags(state.live_course.current()),
     )
     state.lti_sender.wake_if_pending()  # scores queued before a restart go out
+    # Anonymous learners nobody can reach any more are erased, once a day (LGPD).
+    state.retention = RetentionSweeper(state.engine, settings.anonymous_retention_days)
     state.secret = settings.resolved_secret_key()
     state.known_devices = KnownDevices(state.secret)
     state.pseudonym_salt = state.secret.encode()  # learners in CSV exports, as in the logs

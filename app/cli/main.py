@@ -44,6 +44,28 @@ def migrate() -> None:
 
 
 @cli.command(
+    "apagar-anonimos",
+    help=gettext(
+        "Erases now the anonymous learners nobody can reach any more (no account and no live "
+        "session), idle for longer than CURSO_ANONYMOUS_RETENTION_DAYS; the course also does "
+        "it once a day."
+    ),
+)
+def apagar_anonimos() -> None:
+    """Erase the unreachable anonymous learners now (:mod:`app.learning.retention`)."""
+    from app.learning.retention import erase_unreachable
+    from app.platform.db import make_engine
+
+    settings = load_settings()
+    engine = make_engine(settings.resolved_database_url())
+    try:
+        erased = erase_unreachable(engine, settings.anonymous_retention_days)
+    finally:
+        engine.dispose()
+    typer.echo(gettext("Anonymous learners erased: %(count)d.") % {"count": erased})
+
+
+@cli.command(
     help=gettext("Generates a migration comparing the models with the database (for developers).")
 )
 def revisao(mensagem: str) -> None:

@@ -15,9 +15,10 @@ Rules and use-cases (plain functions, data in and out; no HTTP):
 
 Storage of what learners do (SQL through SQLModel):
 
-- :mod:`app.learning.store`: attempts, places and walks; :mod:`app.learning.learners`:
-  learners and their data; :mod:`app.learning.tallies`: the dashboard's tallies, kept with
-  each answer;
+- :mod:`app.learning.store`: attempts, places and walks; :mod:`app.learning.writer`: the
+  process's one writer of answers and places; :mod:`app.learning.learners`: learners and
+  their data; :mod:`app.learning.retention`: anonymous learners nobody can reach, erased after
+  a period; :mod:`app.learning.tallies`: the dashboard's tallies, kept with each answer;
 - :mod:`app.learning.review`, :mod:`app.learning.mastery`: spaced review and mastery per
   concept; :mod:`app.learning.classes`, :mod:`app.learning.instructors`: classes and staff.
 

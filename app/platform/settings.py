@@ -62,6 +62,9 @@ class Settings(BaseSettings):
             off: each machine would otherwise edit its own copy.
         debug: show tracebacks on failing requests (Starlette's debug page). Off by default;
             it must stay off in production, where a failure shows the plain 500 page.
+        anonymous_retention_days: days after their last activity that an anonymous learner
+            nobody can reach any more (no live session) is erased
+            (:mod:`app.learning.retention`).
     """
 
     model_config = SettingsConfigDict(env_prefix="CURSO_", extra="ignore")
@@ -77,6 +80,7 @@ class Settings(BaseSettings):
     public_url: str = ""
     web_editor: bool = True
     debug: bool = False
+    anonymous_retention_days: int = Field(default=30, ge=1, le=3650)
 
     @field_validator("secret_key", mode="before")
     @classmethod
