@@ -85,6 +85,7 @@ def test_json_gives_the_same_data(tmp_path):
         "lessons": 1,
         "errors": 1,
         "warnings": 1,
+        "notes": 0,
         "problems": [
             {
                 "file": f"{tmp_path}/01-a.md",

@@ -80,20 +80,28 @@ hardware:
 engines:
   mlx:
     nomes: [MLX]
-    hardware: [apple]
-    fonte: ["Guia: “Metal nativo + memória unificada”"]
+    roda: [apple]
+    roda_fonte: ["Artigo: “MLX é o sistema de array da Apple em Apple Silicon”"]
+    indicado:
+      apple: ["Guia: “Metal nativo + memória unificada”"]
   vllm:
     nomes: [vLLM]
-    hardware: [nvidia, amd]
-    fonte: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]
+    roda: [nvidia, amd]
+    roda_fonte: ["Documentação do vLLM: https://docs.vllm.ai/en/latest/getting_started/installation/"]
+    indicado:
+      nvidia: ["Lição 28: “NVIDIA Hopper (H100 / H200) → vLLM, SGLang ou TRT-LLM.”"]
+      amd: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]
   tensorrt-llm:
     nomes: [TensorRT-LLM, TRT-LLM]
-    hardware: [nvidia]
-    fonte: ["Guia: “Compilado para a GPU; NVIDIA-only.”"]
+    roda: [nvidia]
+    roda_fonte: ["Guia: “Compilado para a GPU; NVIDIA-only.”"]
+    indicado:
+      nvidia: ["Guia: “Compilado para a GPU; NVIDIA-only.”"]
 """
 
 # Lines in the lesson file: the header, then the tree.
 RESULT_TRT_LINE = HEADER.count("\n") + TREE.splitlines().index("  trt:") + 2  # its `engines`
+RESULT_VLLM_LINE = HEADER.count("\n") + TREE.splitlines().index("  vllm:") + 2
 OPTION_LINE = (
     HEADER.count("\n") + TREE.splitlines().index("      - label: Nenhuma das anteriores") + 1
 )
@@ -109,9 +117,9 @@ def course_with(tmp_path: Path, table: str | None = TABLE, tree: str = TREE) -> 
     return [str(p).replace(f"{folder}/", "") for p in course.problems]
 
 
-def test_a_result_reached_through_hardware_its_engine_does_not_run_on_warns(tmp_path):
+def test_a_result_reached_through_hardware_its_engine_does_not_run_on_is_an_error(tmp_path):
     assert course_with(tmp_path) == [
-        f"01-arvore.md:{RESULT_TRT_LINE}:1: warning: a árvore `guia` leva a `TensorRT-LLM` "
+        f"01-arvore.md:{RESULT_TRT_LINE}:1: error: a árvore `guia` leva a `TensorRT-LLM` "
         "(resultado `trt`) pelo caminho hardware=amd → goal=max → budget=high, mas engines.yml "
         "diz que TensorRT-LLM só roda em nvidia, não em amd"
     ]
@@ -136,42 +144,76 @@ def test_without_a_table_there_is_no_check(tmp_path):
 
 
 def test_an_engine_or_a_hardware_value_the_table_does_not_know_warns(tmp_path):
-    table = TABLE.replace("  amd: amd\n", "").replace(
-        "    nomes: [TensorRT-LLM, TRT-LLM]", "    nomes: [TRT-LLM]"
+    table = (
+        TABLE.replace("  amd: amd\n", "")
+        .replace("    nomes: [TensorRT-LLM, TRT-LLM]", "    nomes: [TRT-LLM]")
+        .replace('      amd: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]\n', "")
     )
     assert course_with(tmp_path, table=table.replace("[nvidia, amd]", "[nvidia]")) == [
         f"01-arvore.md:{OPTION_LINE}:1: warning: a árvore `guia` tem o valor de hardware `amd`, "
         "que engines.yml não associa a nenhum tipo de hardware",
         f"01-arvore.md:{RESULT_TRT_LINE}:1: warning: o resultado `trt` da árvore `guia` indica "
         "`TensorRT-LLM`, que não está em engines.yml; acrescente-o com o hardware em que ele "
-        "roda e a `fonte`",
+        "roda (`roda`, `roda_fonte`)",
     ]
 
 
 def test_the_tables_own_mistakes_are_errors_at_their_lines(tmp_path):
     table = (
-        TABLE.replace("hardware: [apple]", "hardware: [apple, risc-v]")
+        TABLE.replace("roda: [apple]", "roda: [apple, risc-v]")
         .replace(
-            'fonte: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]',
-            "fonte: [vLLM roda na AMD]",
+            'roda_fonte: ["Documentação do vLLM: https://docs.vllm.ai/en/latest/getting_started/installation/"]',
+            "roda_fonte: [vLLM roda na AMD]",
         )
+        .replace('      amd: ["Lição 28', '      amd: ["Lição 28 sem aspas", "Lição 28')
         .replace("nomes: [TensorRT-LLM, TRT-LLM]", "nomes: [TensorRT-LLM, vllm]")
+        .replace(
+            '      nvidia: ["Guia: “Compilado',
+            '      amd: ["Guia: “x”"]\n      nvidia: ["Guia: “Compilado',
+        )
     )
     assert course_with(tmp_path, table=table) == [
-        f"01-arvore.md:{RESULT_TRT_LINE}:1: warning: a árvore `guia` leva a `TensorRT-LLM` "
+        f"01-arvore.md:{RESULT_TRT_LINE}:1: error: a árvore `guia` leva a `TensorRT-LLM` "
         "(resultado `trt`) pelo caminho hardware=amd → goal=max → budget=high, mas engines.yml "
         "diz que TensorRT-LLM só roda em nvidia, não em amd",
         "engines.yml:8:1: error: o engine `mlx` roda em `risc-v`, que não é um tipo de hardware "
         "desta tabela (o `hardware:` só leva a amd, apple, nvidia)",
-        "engines.yml:13:1: error: a `fonte` de `vllm` não cita o texto: escreva as palavras do "
+        "engines.yml:15:1: error: a `roda_fonte` de `vllm` não cita nada: dê o endereço da "
+        "documentação do engine, ou as palavras de um texto do curso entre “ ”",
+        "engines.yml:18:1: error: o `indicado` de `vllm` não cita o texto: escreva as palavras do "
         "texto entre “ ” e diga de qual texto elas vêm",
-        "engines.yml:15:1: error: o nome `vllm` já é de `vllm`",
+        "engines.yml:20:1: error: o nome `vllm` já é de `vllm`",
+        "engines.yml:24:1: error: `tensorrt-llm` é indicado para `amd`, mas `roda` não lista esse "
+        "hardware: um texto só pode indicar um engine no hardware em que ele roda",
     ]
 
 
-def test_a_table_that_is_not_the_format_reports_the_field(tmp_path):
-    problems = course_with(tmp_path, table=TABLE.replace("    fonte:", "    source:", 1))
-    assert "engines.yml:9:1: error: campo desconhecido: `source`" in problems
+def test_a_recommendation_no_text_gives_is_only_a_note(tmp_path):
+    """Runs on AMD, but no text recommends vLLM there: a note, and `--strict` still passes."""
+    table = TABLE.replace(
+        '      amd: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]\n', ""
+    ).replace("    roda: [nvidia]\n", "    roda: [nvidia, amd]\n")
+    note = (
+        "a árvore `guia` indica `vLLM` (resultado `vllm`) pelo caminho hardware=amd → "
+        "goal=general; vLLM roda em amd, mas nenhum texto em engines.yml o indica ali (só em "
+        "nvidia): diga no resultado de quem é o conselho"
+    )
+    problems = course_with(tmp_path, table=table)
+    assert problems[0] == f"01-arvore.md:{RESULT_VLLM_LINE}:1: note: {note}"
+    assert all(": note: " in p for p in problems), problems
+    done = run("check", "--strict", str(tmp_path / "lessons"))
+    assert done.returncode == 0
+    assert f"note: {note}" in done.stdout
+
+
+def test_an_engine_the_tree_advises_against_gets_no_note(tmp_path):
+    table = TABLE.replace(
+        '      amd: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]\n', ""
+    ).replace("    roda: [nvidia]\n", "    roda: [nvidia, amd]\n")
+    tree = TREE
+    for why in ("Padrão.", "Compilado."):
+        tree = tree.replace(f"recommended\n    why: {why}", f"avoid\n    why: {why}")
+    assert course_with(tmp_path, table=table, tree=tree) == []
 
 
 def test_curso_check_strict_fails_on_the_warning(tmp_path):
@@ -217,11 +259,28 @@ def test_every_fonte_quotes_the_course_texts_word_for_word():
     texts = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in seeds.glob("*.txt"))
     assert len(list(seeds.glob("*.txt"))) == 3
     table = yaml.safe_load((REPO_LESSONS / ENGINES_FILE).read_text(encoding="utf-8"))
-    quotes = [
-        (eid, quote)
+    said_by_texts = [
+        (eid, said)
         for eid, entry in table["engines"].items()
-        for said in [*entry["fonte"], entry.get("nota") or ""]
-        for quote in re.findall(r"“([^”]+)”", said)
+        for said in [
+            *entry["roda_fonte"],
+            *(q for quotes in entry.get("indicado", {}).values() for q in quotes),
+            entry.get("nota") or "",
+        ]
     ]
+    quotes = [(eid, q) for eid, said in said_by_texts for q in re.findall(r"“([^”]+)”", said)]
     assert len(quotes) >= 20
     assert [(eid, q) for eid, q in quotes if " ".join(q.split()) not in texts] == []
+
+
+def test_every_recommendation_names_its_text_and_every_fact_its_source():
+    """`indicado` is a text's advice (named, quoted); `roda` cites documentation or a text."""
+    table = yaml.safe_load((REPO_LESSONS / ENGINES_FILE).read_text(encoding="utf-8"))
+    texts = ("Guia de Ahmad Osman", "Lição 28 da Fase 17", "Artigo")
+    for eid, entry in table["engines"].items():
+        for quotes in entry.get("indicado", {}).values():
+            assert all(q.startswith(texts) and "“" in q for q in quotes), eid
+        assert all("“" in f or "https://" in f for f in entry["roda_fonte"]), eid
+        assert set(entry.get("indicado", {})) <= set(entry["roda"]), eid
+    assert "amd" in table["engines"]["ollama"]["roda"], "E7: o Ollama roda em GPUs AMD"
+    assert "amd" not in table["engines"]["ollama"].get("indicado", {})

@@ -330,7 +330,7 @@ def test_numeric_and_ordering_questions_have_no_options_to_warn_about(tmp_path):
     numeric = {
         "id": "ganho",
         "kind": "numeric",
-        "prompt": "Quantas vezes mais rápido? Responda com uma ou duas casas decimais.",
+        "prompt": "Quantas vezes mais rápido? Responda com vírgula, uma ou duas casas decimais.",
         "value": 4.41,
         "tolerance": 0.1,
         "working": "64 ÷ 14,5 ≈ 4,41",
@@ -445,8 +445,20 @@ def test_a_decimal_value_whose_prompt_does_not_say_how_to_write_it_warns(tmp_pat
     found = warnings_of(tmp_path, numeric("ganho", "Quantas vezes mais rápido ficou?", 3.44))
     assert found == [
         "01-itens.md:16: warning: pergunta `ganho`: o valor certo 3,44 tem casas decimais, e o "
-        "enunciado não diz como escrever o número; diga “com vírgula, uma ou duas casas "
-        "decimais”, ou quem digitar ponto e três casas (“3.438”) será lido em milhares (3438)"
+        "enunciado não diz para escrevê-lo com vírgula; diga “com vírgula, uma ou duas casas "
+        "decimais”: o ponto é lido como separador de milhar (“3.438” vira 3438 aqui, e um "
+        "Moodle em português lê “4.41” como 441)"
+    ]
+
+
+def test_decimal_places_without_the_comma_still_warn(tmp_path):
+    """Issue 36: ganho-3090 said "uma ou duas casas decimais" only; "4.41" is 441 in Moodle."""
+    found = warnings_of(
+        tmp_path, numeric("casas", "Quantas vezes? Responda com uma ou duas casas decimais.", 4.41)
+    )
+    assert [f.split(": ", 2)[2].split(";")[0] for f in found] == [
+        "pergunta `casas`: o valor certo 4,41 tem casas decimais, e o enunciado não diz para "
+        "escrevê-lo com vírgula"
     ]
 
 
@@ -456,7 +468,7 @@ def test_a_numeric_prompt_that_says_how_to_write_it_or_a_whole_value_does_not_wa
         numeric(
             "virgula", "Quantas vezes? Responda com vírgula, uma ou duas casas decimais.", 3.44
         ),
-        numeric("casas", "Quantas vezes? Use **uma casa decimal**.", 3.4),
+        numeric("casas", "Quantas vezes? Use **uma casa decimal, com vírgula**.", 3.4),
         numeric("inteiro", "Quantos tokens/s?", 50),
     )
     assert found == []

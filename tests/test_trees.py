@@ -115,17 +115,20 @@ def test_osman_guide_has_the_nine_results_in_order(hardware, goal, engine):
 
 
 @pytest.mark.parametrize(
-    ("goal", "engine"), [("general-production", "vLLM"), ("long-context", "SGLang")]
+    ("goal", "engine"),
+    [("general-production", "vLLM"), ("long-context", "SGLang"), ("convenience", "Ollama")],
 )
 def test_osman_guide_takes_amd_to_the_goals_that_need_no_nvidia(goal, engine):
+    """Issue 37, E7: Ollama runs on AMD GPUs, so AMD readers meet the guide's ⛔ Ollama too."""
     tree = COURSE.trees["guia-osman"]
     walk = walk_facts(tree, {"hardware": "amd", "goal": goal})
     assert walk.steps[0].option.label == "GPU AMD"
     assert walk.result.title == engine
+    assert (walk.result.verdict is Verdict.AVOID) == (engine == "Ollama")
 
 
-@pytest.mark.parametrize("goal", ["max-performance", "cluster", "convenience"])
-def test_osman_guide_offers_amd_no_nvidia_only_engine_and_no_ollama(goal):
+@pytest.mark.parametrize("goal", ["max-performance", "cluster"])
+def test_osman_guide_offers_amd_no_nvidia_only_engine(goal):
     """Issue 25, E3: AMD used to reach TensorRT-LLM ("NVIDIA-only") and NVIDIA Dynamo."""
     tree = COURSE.trees["guia-osman"]
     with pytest.raises(WalkError) as caught:

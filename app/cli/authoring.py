@@ -66,19 +66,21 @@ def check(
     course = load_course(target.parent if target.is_file() else target, PROJECT_ROOT / "static")
     problems = [p for p in course.problems if not target.is_file() or p.file == target]
     if strict:
-        problems = [replace(p, level="error") for p in problems]
+        problems = [replace(p, level="error") if p.level == "warning" else p for p in problems]
     errors = sum(p.is_error for p in problems)
+    notes = sum(p.level == "note" for p in problems)
     lessons = 1 if target.is_file() else len(course.with_drafts.lessons)  # drafts are lessons too
     if formato is OutputFormat.JSON:
         report = {
             "lessons": lessons,
             "errors": errors,
-            "warnings": len(problems) - errors,
+            "warnings": len(problems) - errors - notes,
+            "notes": notes,
             "problems": [p.as_dict() for p in problems],
         }
         typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        _print_text(problems, errors, lessons)
+        _print_text(problems, errors, notes, lessons)
     if errors:
         raise typer.Exit(code=1)
 
@@ -96,11 +98,11 @@ def summary(errors: int, warnings: int) -> str:
     }
 
 
-def _print_text(problems: list[ContentError], errors: int, lessons: int) -> None:
+def _print_text(problems: list[ContentError], errors: int, notes: int, lessons: int) -> None:
     for problem in problems:
         typer.echo(str(problem))
-    if problems:
-        typer.echo(summary(errors, len(problems) - errors), err=True)
+    if len(problems) > notes:
+        typer.echo(summary(errors, len(problems) - errors - notes), err=True)
     else:
         valid = ngettext(
             "%(num)s valid lesson, no problems.", "%(num)s valid lessons, no problems.", lessons

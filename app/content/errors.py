@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-Level = Literal["error", "warning"]
+Level = Literal["error", "warning", "note"]
 
 
 @dataclass(frozen=True)
@@ -14,14 +14,15 @@ class ContentError:
     """A problem in a lesson file, located by file, 1-based line and 1-based column.
 
     An ``error`` keeps the file's new version from being served; a ``warning`` (a broken
-    link, a missing image) does not, but ``curso check --strict`` fails on it.
+    link, a missing image) does not, but ``curso check --strict`` fails on it; a ``note``
+    only informs (a tree's advice that no text gives): it never fails a check.
 
     Attributes:
         file: path of the lesson file.
         line: 1-based line number where the problem is (0 when the whole file is at fault).
         message: what is wrong, in plain Portuguese (from the gettext catalog).
         col: 1-based column on that line (1 when the whole line is at fault).
-        level: ``error`` or ``warning``.
+        level: ``error``, ``warning`` or ``note``.
     """
 
     file: Path
@@ -40,7 +41,7 @@ class ContentError:
 
     @property
     def is_error(self) -> bool:
-        """True for an ``error``, False for a ``warning``."""
+        """True for an ``error``, False for a ``warning`` or a ``note``."""
         return self.level == "error"
 
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -75,8 +75,9 @@ _POSITION_WORD = re.compile(
 _LEADING_POSITION = re.compile(
     r"^\s*(\d+\s*[.)ºª°]|[a-i]\s*\)|(dev|desenvolvimento|staging|homologacao|prod|producao)\s*[:=])"
 )
-# A numeric prompt that says how to write the number: decimal places, the comma, rounding.
-_NUMBER_FORMAT = re.compile(r"\b(casas? decima(l|is)|virgula|arredond\w*|inteiro)\b")
+# A numeric prompt with a decimal answer must say to write the comma: "casas decimais" alone
+# leaves "4.41" possible, which a pt-BR Moodle reads as 441 (issue 36).
+_DECIMAL_COMMA = re.compile(r"\bvirgula\b")
 
 
 @dataclass(frozen=True)
@@ -226,22 +227,24 @@ def _positions_told(question: Question) -> list[str]:
 
 
 def _number_format(question: Question) -> list[str]:
-    """A decimal right value whose prompt does not say how to write the number.
+    """A decimal right value whose prompt does not say to write it with a comma.
 
-    "3.438" reads as 3438 in pt-BR (see :func:`app.content.numbers.parse_number`), so a
-    prompt whose answer has decimals says how many places, or to use the comma.
+    "3.438" reads as 3438 here (see :func:`app.content.numbers.parse_number`), and a pt-BR
+    Moodle reads "4.41" as 441 (the GIFT export keeps the prompt), so a prompt whose answer
+    has decimals says "com vírgula"; "casas decimais" alone does not say which mark to use.
     """
     key = question.numeric
     if key is None or key.value == key.value.to_integral_value():
         return []
     prompt = _folded(question.legend_html + " " + question.prompt_rest_html)
-    if _NUMBER_FORMAT.search(prompt):
+    if _DECIMAL_COMMA.search(prompt):
         return []
     return [
         gettext(
             "question `%(question)s`: the right value %(value)s has decimals, and the prompt "
-            "does not say how to write it; say “com vírgula, uma ou duas casas decimais”, or a "
-            "learner who types a point and three decimals (“3.438”) is read in thousands (3438)"
+            "does not say to write it with a comma; say “com vírgula, uma ou duas casas "
+            "decimais”: a point is read as a thousands mark (“3.438” is 3438 here, and a "
+            "pt-BR Moodle reads “4.41” as 441)"
         )
         % {"question": question.id, "value": format_number(key.value)}
     ]
