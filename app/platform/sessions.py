@@ -27,8 +27,8 @@ from starsessions import (
 from app.platform.db import begin_write
 from app.platform.models import WebSession, utcnow
 
-# The session cookie's name: the session middleware sets it, the visitor-page cache and the
-# framed-cookie rewrite look for it.
+# The session cookie's name: the session middleware sets it, the visitor-page cache looks
+# for it.
 SESSION_COOKIE = "curso_sessao"
 LEARNER_KEY = "learner"
 ACCOUNT_KEY = "account"

@@ -40,6 +40,7 @@ from app.learning.lti_tool import (
 )
 from app.platform.auth import is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.web.cookies import set_cookie
 from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -110,15 +111,14 @@ class CookieService:
         """Write the cookies set so far onto ``response``."""
         secure = self.request.is_secure()
         for key, (value, max_age) in self.to_set.items():
-            response.set_cookie(
+            set_cookie(
+                response,
                 key,
                 value,
                 max_age=max_age,
-                path="/",
                 secure=secure,
-                httponly=True,
                 samesite="none" if secure else "lax",
-                partitioned=secure,
+                partition=secure,
             )
 
 

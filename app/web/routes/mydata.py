@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from app.i18n import N_, gettext
 from app.learning.classes import memberships
 from app.learning.learners import delete_learner, learner_data
+from app.web.cookies import forget_cookie
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
@@ -88,7 +89,8 @@ def delete(
     response = RedirectResponse(
         urls_of(request).with_query("my_data", {"apagado": 1}), status_code=303
     )
-    response.delete_cookie(CSRF_COOKIE, path="/")  # the next person here gets a new token
+    # The next person here gets a new token.
+    forget_cookie(response, CSRF_COOKIE, secure=request.app.state.settings.secure_cookies)
     return response
 
 
