@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from app.content.course import load_course, read_engines
@@ -17,6 +18,7 @@ from app.platform.settings import PROJECT_ROOT
 from tests.support.app import REPO_LESSONS
 from tests.support.cli import run
 from tests.support.lessons import HEADER
+from tests.support.seeds import seeds_dir
 
 # The guide's catch-all: datacenter NVIDIA and AMD share one option, then the goal decides.
 TREE = """\
@@ -253,9 +255,8 @@ def test_the_course_trees_send_no_engine_to_hardware_it_does_not_run_on():
 
 
 def test_every_fonte_quotes_the_course_texts_word_for_word():
-    """The seeds are at ../shared/seeds for every developer and CI run (shared/README.md)."""
-    seeds = PROJECT_ROOT.parent / "shared" / "seeds"
-    assert seeds.is_dir(), f"os textos-fonte do curso não estão em {seeds}"
+    """The source texts: ../shared/seeds or CURSO_SEEDS_DIR (skipped without them, outside CI)."""
+    seeds = seeds_dir()
     texts = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in seeds.glob("*.txt"))
     assert len(list(seeds.glob("*.txt"))) == 3
     table = yaml.safe_load((REPO_LESSONS / ENGINES_FILE).read_text(encoding="utf-8"))
@@ -284,3 +285,20 @@ def test_every_recommendation_names_its_text_and_every_fact_its_source():
         assert set(entry.get("indicado", {})) <= set(entry["roda"]), eid
     assert "amd" in table["engines"]["ollama"]["roda"], "E7: o Ollama roda em GPUs AMD"
     assert "amd" not in table["engines"]["ollama"].get("indicado", {})
+
+
+def test_without_the_source_texts_the_test_is_skipped_with_where_to_put_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("CURSO_SEEDS_DIR", str(tmp_path / "nada"))
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        seeds_dir()
+    assert str(skipped.value) == (
+        f"os textos-fonte do curso não estão em {tmp_path / 'nada'}: ponha-os em "
+        f"{PROJECT_ROOT.parent / 'shared' / 'seeds'} (ao lado do clone) ou aponte "
+        "CURSO_SEEDS_DIR para a pasta deles"
+    )
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception):
+        seeds_dir()
+    (tmp_path / "nada").mkdir()
+    assert seeds_dir() == tmp_path / "nada"

@@ -17,7 +17,7 @@ from app.main import create_app
 from tests.support.accounts import instructor
 from tests.support.app import REPO_LESSONS, make_settings
 from tests.support.cli import curso
-from tests.support.gift import read_gift, unescape
+from tests.support.gift import moodle_id, moodle_tags, read_gift, unescape
 from tests.support.lessons import lessons
 
 FENCE = re.compile(r"^```quiz\n(.*?)^```", re.M | re.S)
@@ -34,23 +34,36 @@ def written_questions(path: Path) -> dict[str, dict]:
 
 def prompt_of(question: dict) -> str:
     prompt = question["prompt"].strip()
-    return f"{question['legend'].strip()}\n\n{prompt}" if question.get("legend") else prompt
+    prompt = f"{question['legend'].strip()}\n\n{prompt}" if question.get("legend") else prompt
+    if question.get("unit"):  # GIFT has no units: the stem says it
+        prompt += f"\n\nUnidade: {question['unit']} (escreva só o número)."
+    return prompt
 
 
-def check_round_trip(folder: Path) -> int:
-    """Export the course in ``folder``, read it back and compare; the number of questions."""
+def category_of(lesson) -> str:
+    """The lesson's category path in Moodle: its title, a ``/`` in it doubled."""
+    return "curso/" + lesson.meta.title_text.replace("/", "//")
+
+
+def check_round_trip(folder: Path, skipped: tuple[str, ...] = ()) -> int:
+    """Export the course in ``folder``, read it back and compare; the number of questions
+    (those ``skipped`` must be left out)."""
     course = load_course(folder)
     assert course.errors == ()
     read = read_gift(gift_document(course.lessons))
-    assert list(read) == [f"curso/{lesson.slug}" for lesson in course.lessons]
+    assert list(read) == [category_of(lesson) for lesson in course.lessons]
     checked = 0
     for lesson in course.lessons:
         written = written_questions(lesson.path)
-        parsed = read[f"curso/{lesson.slug}"]
-        assert [q.title for q in parsed] == list(lesson.questions)
-        for gift in parsed:
-            assert gift.valid, gift.title
-            source, question = written[gift.title], lesson.questions[gift.title]
+        parsed = read[category_of(lesson)]
+        ids = [moodle_id(q).removeprefix(f"{lesson.slug}/") for q in parsed]
+        assert ids == [q for q in lesson.questions if q not in skipped]
+        for question_id, gift in zip(ids, parsed, strict=True):
+            assert gift.valid, question_id
+            source, question = written[question_id], lesson.questions[question_id]
+            name, sentence = unescape(gift.title), " ".join(question.legend_text.split())
+            assert name == sentence or sentence.startswith(name.removesuffix("…")), name
+            assert moodle_tags(gift) == list(source.get("concepts", []))
             check_question(gift, source, question)
             checked += 1
     return checked
@@ -73,8 +86,8 @@ def check_question(gift, source: dict, question) -> None:
             weights = [a.fraction for a in answers]
             assert sum(w for w in weights if w > 0) == pytest.approx(100, abs=0.001)
             assert [w > 0 for w in weights] == [o["id"] in right for o in options]
-            wrong = [w for w in weights if w < 0]
-            assert not wrong or sum(wrong) == pytest.approx(-100, abs=0.001)
+            # One wrong pick gives 0, as in the course.
+            assert [w for w in weights if w < 0] == [-100] * (len(options) - len(right))
         else:
             assert [a.select for a in answers] == [o["id"] in right for o in options]
             assert sum(a.select for a in answers) == 1
@@ -101,7 +114,8 @@ def check_question(gift, source: dict, question) -> None:
         if len(items) < 3:
             assert type(gift.answers).__name__ == "Description"
             order = "\n".join(f"{n}. {text}" for n, text in enumerate(items, 1))
-            assert unescape(gift.text) == f"{prompt_of(source)}\n\n{order}"
+            explanation = source["explanation"].strip()
+            assert unescape(gift.text) == f"{prompt_of(source)}\n\n{order}\n\n{explanation}"
             return
         assert type(gift.answers).__name__ == "MatchingSet"
         assert unescape(gift.text) == prompt_of(source)
@@ -188,8 +202,9 @@ def test_special_characters_line_breaks_and_the_edge_kinds_round_trip(tmp_path):
     folder = lessons(tmp_path, gift=HOSTILE)
     assert check_round_trip(folder) == 5
     text = gift_document(load_course(folder).lessons)
-    assert "::todas::[markdown]Quais? Todas.{\n\t~%33.33333%A#Sim, A." in text
-    assert "~%-50%B#Não." in text  # two wrong options share -100%
+    todas = "// [id:gift-especial/todas]\n::Quais? Todas.::[markdown]Quais? Todas.{\n"
+    assert todas + "\t~%33.33333%A#Sim, A." in text
+    assert "~%-100%B#Não." in text  # each wrong option takes the whole mark away
     assert "=4.41:0.0882#A razão das vazões." in text  # 2% of 4.41, absolute
     assert "\\{chaves\\}" in text and "`a\\=1` \\~ certo" in text
 
@@ -199,12 +214,13 @@ def test_the_command_writes_the_lessons_named(tmp_path):
     target = tmp_path / "kernels.gift"
     done = curso(settings, "exportar", "gift", "kernels", "--saida", str(target))
     assert done.returncode == 0, done.stderr
-    count = len(load_course(REPO_LESSONS).get("kernels").questions)
-    assert done.stdout == f"{count} perguntas gravadas em {target}.\n"
-    assert list(read_gift(target.read_text(encoding="utf-8"))) == ["curso/kernels"]
+    kernels = load_course(REPO_LESSONS).get("kernels")
+    assert done.stdout == f"{len(kernels.questions)} perguntas gravadas em {target}.\n"
+    written = read_gift(target.read_text(encoding="utf-8"))
+    assert list(written) == [f"curso/{kernels.meta.title_text}"]
     everything = curso(settings, "exportar", "gift")
     assert list(read_gift(everything.stdout)) == [
-        f"curso/{lesson.slug}" for lesson in load_course(REPO_LESSONS).lessons
+        f"curso/{lesson.meta.title_text}" for lesson in load_course(REPO_LESSONS).lessons
     ]
     unknown = curso(settings, "exportar", "gift", "nada")
     assert unknown.returncode == 1
@@ -223,3 +239,82 @@ def test_the_dashboard_offers_the_download(tmp_path):
     assert response.headers["content-type"] == "text/plain; charset=utf-8"
     assert response.headers["content-disposition"].startswith('attachment; filename="questoes-')
     assert response.text == gift_document(load_course(REPO_LESSONS).lessons)
+
+
+ELEVEN = "\n".join(
+    f'    - {{id: o{n}, text: "Opção {n}", explanation: "Certa."}}' for n in range(1, 12)
+)
+EDGES = f"""\
+---
+title: "Bordas / do GIFT"
+slug: gift-bordas
+order: 1
+summary: "O que o leitor do Moodle leria de outro jeito."
+minutes: 1
+objectives: ["Exportar"]
+---
+
+## Perguntas
+
+```quiz
+- id: onze
+  kind: multiple
+  prompt: "Quais são certas?"
+  options:
+{ELEVEN}
+    - {{id: x, text: "Nenhuma", explanation: "Errada."}}
+  answer: [o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11]
+- id: formato
+  kind: single
+  prompt: "Qual opção é texto puro?"
+  options:
+    - {{id: a, text: "[html] é só texto aqui", explanation: "[html] também aqui."}}
+    - {{id: b, text: "%50% não é um peso", explanation: "Errada."}}
+    - {{id: c, text: "Outra", explanation: "Errada."}}
+  answer: [a]
+- id: setas
+  kind: ordering
+  prompt: "Ponha em ordem."
+  items:
+    - {{id: p, text: "prompt -> prefill"}}
+    - {{id: d, text: "decode"}}
+    - {{id: f, text: "fim"}}
+  explanation: "Primeiro o prefill."
+```
+"""
+
+
+def test_what_moodle_would_misread_keeps_its_meaning_and_a_missing_weight_is_skipped(
+    tmp_path, monkeypatch
+):
+    folder = lessons(tmp_path, bordas=EDGES)
+    course = load_course(folder)
+    assert [p.message for p in course.errors] == []
+    assert [(p.file.name, p.line, p.message) for p in course.warnings if "GIFT" in p.message] == [
+        (
+            "bordas.md",
+            13,
+            "O Moodle não tem peso de resposta de 9.09091% (11 respostas). "
+            "A exportação GIFT deixa esta pergunta de fora.",
+        )
+    ]
+    assert check_round_trip(folder, skipped=("onze",)) == 2
+    text = gift_document(course.lessons)
+    assert "\t=\\[html] é só texto aqui#\\[html] também aqui." in text
+    assert "\t~%0%%50% não é um peso#Errada." in text
+    assert "\t=prompt -\\> prefill -> 1º" in text
+    assert text.startswith(
+        "// Pergunta gift-bordas/onze deixada de fora da exportação GIFT: "
+        "O Moodle não tem peso de resposta de 9.09091% (11 respostas).\n\n"
+        "$CATEGORY: curso/Bordas // do GIFT\n"
+    )
+    monkeypatch.setenv("CURSO_LESSONS_DIR", str(folder))
+    target = tmp_path / "nova" / "pasta" / "bordas.gift"
+    done = curso(make_settings(tmp_path), "exportar", "gift", "--saida", str(target))
+    assert done.returncode == 0
+    assert done.stderr == (
+        "Pergunta gift-bordas/onze deixada de fora da exportação GIFT: "
+        "O Moodle não tem peso de resposta de 9.09091% (11 respostas).\n"
+    )
+    assert done.stdout == f"2 perguntas gravadas em {target}.\n"
+    assert target.read_text(encoding="utf-8") == text

@@ -265,6 +265,46 @@ def test_a_browser_that_drops_the_cookie_in_the_iframe_gets_a_new_tab_link(lms):
         assert opened.status_code == 303 and opened.headers["location"] == "/licoes/kernels"
 
 
+def test_a_launch_that_cannot_carry_its_cookie_says_why_instead_of_looping(lms):
+    tool, platform = lms
+    cross_site = {"Sec-Fetch-Site": "cross-site"}
+    with httpx.Client() as framed:
+        start = framed.get(
+            platform.url + "/launch",
+            params={"user": "gil-7", "licao": "kernels"},
+            follow_redirects=True,
+        )
+    # Plain HTTP, posted from another site: a new tab would not carry the Lax cookie either.
+    action, fields = launch_form(start.text)
+    with httpx.Client() as no_cookies:
+        refused = no_cookies.post(action, data=fields, headers=cross_site)
+    page = soup(refused.text).select_one("main")
+    assert refused.status_code == 403 and page.select_one("a[target=_blank]") is None
+    assert text(page.select_one("#lti-sem-cookie")) == (
+        "O curso está em HTTP simples, num site diferente do AVA, então o navegador não envia o "
+        "cookie do curso junto com a entrada, nem numa aba nova. O professor precisa servir o "
+        "curso por HTTPS, com CURSO_SECURE_COOKIES=true (veja “Moodle” no README)."
+    )
+    # A browser that blocks the cookie in the new tab too is not sent to a third tab.
+    with httpx.Client() as framed:
+        start = framed.get(
+            platform.url + "/launch",
+            params={"user": "gil-8", "licao": "kernels"},
+            follow_redirects=True,
+        )
+    with httpx.Client() as blocking:
+        first = post_launch_form(blocking, start.text)
+        link = soup(first.text).select_one("main a[target=_blank]")
+        again = blocking.get(tool.url + link["href"], follow_redirects=True)
+        blocking.cookies.clear()
+        second = post_launch_form(blocking, again.text)
+    page = soup(second.text).select_one("main")
+    assert second.status_code == 403 and page.select_one("a[target=_blank]") is None
+    assert text(page.select_one("#lti-sem-cookie")).startswith(
+        "Seu navegador não enviou o cookie do curso nem numa aba nova"
+    )
+
+
 def test_an_lms_person_links_the_course_account_they_already_have(lms):
     tool, platform = lms
     with httpx.Client(base_url=tool.url) as own:

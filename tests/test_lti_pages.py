@@ -167,6 +167,65 @@ def test_over_https_the_cookies_work_inside_the_lms_iframe(settings):
     assert "SameSite=None; Partitioned" in session and "secure" in session.lower()
 
 
+def test_with_secure_cookies_the_login_sets_a_partitioned_state_cookie(settings):
+    settings = settings.model_copy(update={"secure_cookies": True})
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+    client = TestClient(create_app(settings), base_url="https://curso.example.org")
+    login = client.post(
+        "/lti/login",
+        data={
+            "iss": MOODLE,
+            "client_id": "abc",
+            "login_hint": "7",
+            "target_link_uri": "https://curso.example.org/lti/launch",
+        },
+        headers={"Sec-Fetch-Site": "cross-site"},
+        follow_redirects=False,
+    )
+    assert login.status_code == 302
+    assert login.headers["location"].startswith(FIELDS["auth_url"] + "?")
+    state = next(c for c in login.headers.get_list("set-cookie") if c.startswith("lti1p3-state-"))
+    framed = ("Secure", "SameSite=None", "Partitioned")
+    assert all(attribute in state.split("; ") for attribute in framed)
+    # The theme's cookie, set by a route, goes through the same helper.
+    token = csrf_from(client.get("/").text)
+    chosen_theme = {"csrftoken": token, "tema": "escuro"}
+    theme = client.post("/tema", data=chosen_theme, follow_redirects=False)
+    chosen = next(c for c in theme.headers.get_list("set-cookie") if c.startswith("tema="))
+    assert all(attribute in chosen.split("; ") for attribute in framed)
+
+
+def test_a_registered_lms_may_frame_the_error_pages_too(settings):
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+    app = create_app(settings)
+
+    @app.get("/falha-de-teste")
+    def boom():
+        raise RuntimeError("falha de teste proposital")
+
+    client = TestClient(app, raise_server_exceptions=False)
+    cross = {"Sec-Fetch-Site": "cross-site"}
+    pages = {
+        "404": client.get("/nao-existe"),
+        "500": client.get("/falha-de-teste"),
+        "refused launch": client.post("/lti/launch", data={"state": "x"}, headers=cross),
+        "refused login": client.post("/lti/login", data={"iss": "x"}, headers=cross),
+        "CSRF refusal": client.post("/tema", data={"tema": "escuro"}, headers=cross),
+    }
+    for name, page in pages.items():
+        assert page.status_code >= 400, name
+        policy = page.headers["content-security-policy"]
+        assert f"frame-ancestors 'self' {MOODLE}" in policy, name
+        assert "x-frame-options" not in page.headers, name
+    assert text(soup(pages["500"].text).select_one("main p")) == (
+        "Algo deu errado do nosso lado. Suas respostas anteriores estão salvas; tente de novo."
+    )
+    refused = soup(pages["refused launch"].text).select_one("main")
+    assert "Abra a atividade de novo pelo AVA" in text(refused)
+
+
 def test_a_failed_score_waits_longer_each_time_and_the_dashboard_says_why(settings):
     engine = make_engine(settings.database_url)
     with Session(engine) as db:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from app.content.course import load_course
-from app.content.gift import gift_document
+from app.content.gift import gift_export
 from app.i18n import gettext
 from app.platform.settings import load_settings
 
@@ -41,12 +41,15 @@ def gift(
         typer.echo(message % {"slugs": ", ".join(unknown), "known": ", ".join(by_slug)}, err=True)
         raise typer.Exit(1)
     chosen = [by_slug[slug] for slug in licoes] if licoes else list(course.lessons)
-    text = gift_document(chosen)
+    export = gift_export(chosen)
+    for message in export.skipped:
+        typer.echo(message, err=True)
     if saida is None:
-        typer.echo(text, nl=False)
+        typer.echo(export.document(), nl=False)
         return
-    saida.write_text(text, encoding="utf-8")
-    count = sum(len(lesson.questions) for lesson in chosen)
+    saida.parent.mkdir(parents=True, exist_ok=True)
+    saida.write_text(export.document(), encoding="utf-8")
+    count = len(export.questions)
     typer.echo(
         gettext("%(count)s questions written to %(path)s.") % {"count": count, "path": saida}
     )

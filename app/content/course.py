@@ -17,6 +17,7 @@ from pathlib import Path
 from app.content.concepts import check_concepts
 from app.content.engines import ENGINES_FILE, EngineLoad, check_engines, parse_engines
 from app.content.errors import ContentError, ContentErrors
+from app.content.gift import check_gift
 from app.content.glossary import GLOSSARY_FILE, Glossary, load_glossary
 from app.content.item_checks import check_items
 from app.content.lesson_cache import LessonCache
@@ -294,6 +295,7 @@ def build_course(
         p for p in check_links(lessons, folder, trees, static_dir) if p.file not in stale
     )
     problems.update(p for p in check_items(lessons) if p.file not in stale)
+    problems.update(p for p in check_gift(lessons) if p.file not in stale)
     engines = engines if engines is not None else read_engines(folder)
     problems.update(engines.problems)
     problems.update(p for p in check_engines(trees.values(), engines.table) if p.file not in stale)

@@ -1,37 +1,52 @@
 """The question bank in Moodle's GIFT format (``curso exportar gift``, the dashboard download).
 
-Written to the grammar of Moodle's "GIFT format" page (docs.moodle.org/en/GIFT_format):
+Written to the grammar of Moodle's "GIFT format" page (docs.moodle.org/en/GIFT_format) and to
+what its reader (``qformat_gift::readquestion``) does with it:
 
-- one ``$CATEGORY: curso/<slug>`` line per lesson, then its questions, one blank line apart;
-- ``::<question id>::[markdown]<prompt>{…}``: the prompt and the options are the author's
-  Markdown, read again from the lesson file (the loaded lesson keeps only HTML);
-- ``single`` and ``scenario``: ``=`` the right option, ``~`` the others; ``multiple``: every
-  option with its ``%weight%`` (the right ones share 100%, the wrong ones share -100%);
+- one ``$CATEGORY: curso/<lesson title>`` line per lesson, then its questions, one blank line
+  apart; each question starts with ``// [id:<lesson slug>/<question id>]`` (Moodle's stable
+  id number) and a ``// [tag:<concept>]`` line per concept (for random questions by tag);
+- ``::<question sentence>::[markdown]<prompt>{…}``: the prompt and the options are the
+  author's Markdown, read again from the lesson file (the loaded lesson keeps only HTML);
+- ``single`` and ``scenario``: ``=`` the right option, ``~`` the others; ``multiple``: the
+  right options share 100% and each wrong one is -100%, so one wrong pick gives 0 as in the
+  course (Moodle's multiple-answer question still gives part of the mark for some of the
+  right options and no wrong one: GIFT cannot say all-or-nothing);
 - ``numeric``: ``{#=value:tolerance#…}`` (a relative tolerance becomes an absolute one), each
-  likely wrong value as ``=%0%value:tolerance#its explanation``;
+  likely wrong value as ``=%0%value:tolerance#its explanation``; GIFT has no units, so the
+  unit is written in the stem;
 - ``ordering``: a matching question, each item matched to its position (``1º``, ``2º``…);
   Moodle needs three pairs at least, so a two-item ordering becomes a description with the
-  order written out (GIFT has no ordering question);
+  order and the explanation written out (GIFT has no ordering question);
 - each option's explanation as its feedback (``#``); the working and the explanation of a
   numeric or ordering question as the general feedback (``####``).
 
 GIFT's special characters ``~ = # { } :`` and the backslash are escaped with a backslash, and
-line breaks are written ``\\n`` (a blank line would end the question).
+line breaks are written ``\\n`` (a blank line would end the question). Moodle also reads a
+text starting with ``[html]`` (or another format name) as that format, an option starting with
+``%50%`` as its weight, and the first ``->`` of a matching item as the arrow: those are written
+``\\[html]``, ``~%0%%50%`` and ``-\\>`` (the Markdown shows ``[html]`` and ``->``).
+
+A multiple-answer question whose share of 100% Moodle lacks (eleven right options: 9.09091%)
+is left out of the export with a message, and ``curso check`` warns about it
+(:func:`check_gift`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
 from pydantic import TypeAdapter, ValidationError
 
+from app.content.errors import ContentError
 from app.content.lessons import Lesson, normalize_source
 from app.content.markdown import markdown
 from app.content.quiz import Question, QuestionSpec
 from app.content.yamlsrc import parse_yaml
-from app.i18n import gettext
+from app.i18n import N_, gettext
 
 CATEGORY_ROOT = "curso"
 SPECIAL = "\\~=#{}:"
@@ -59,13 +74,35 @@ MOODLE_FRACTIONS = (
     "5",
 )
 MIN_MATCHING_PAIRS = 3
+NAME_LENGTH = 100  # characters of the question sentence kept as its name in the bank
+WRONG_WEIGHT = "-100"  # each wrong option of a multiple-answer question
+# A text Moodle would read as written in another format (parse_text_with_format).
+_FORMAT_NAME = re.compile(r"\[(html|moodle|plain|markdown)\]", re.I)
+NO_WEIGHT = N_("Moodle has no answer weight of %(share)s%% (%(count)s answers).")
+LEFT_OUT = N_("%(reason)s The GIFT export leaves this question out.")
+SKIPPED = N_("Question %(id)s left out of the GIFT export: %(reason)s")
+UNIT = N_("Unit: %(unit)s (write the number alone).")
 _SPECS = TypeAdapter(list[QuestionSpec])
 
 
 def escape(text: str) -> str:
-    """``text`` with GIFT's special characters escaped and its line breaks as ``\\n``."""
+    """``text`` with GIFT's special characters escaped and its line breaks as ``\\n``; a
+    leading format name (``[html]``) gets a backslash, so Moodle keeps it as text."""
     escaped = "".join("\\" + ch if ch in SPECIAL else ch for ch in text.strip())
+    if _FORMAT_NAME.match(escaped):
+        escaped = "\\" + escaped
     return escaped.replace("\r\n", "\n").replace("\n", "\\n")
+
+
+def _answer(text: str) -> str:
+    """An option after ``~``: a leading ``%n%`` is text, not its weight (a ``%0%`` first)."""
+    escaped = escape(text)
+    return "%0%" + escaped if escaped.startswith("%") else escaped
+
+
+def _item(text: str) -> str:
+    """A matching item: its ``->`` is text, not the arrow to its position."""
+    return escape(text).replace("->", "-\\>")
 
 
 def weight(count: int) -> str:
@@ -77,9 +114,24 @@ def weight(count: int) -> str:
     share = (Decimal(100) / count).quantize(Decimal("0.00001"))
     text = format(share.normalize(), "f")
     if text not in MOODLE_FRACTIONS:
-        message = gettext("Moodle has no answer weight of %(share)s%% (%(count)s answers).")
-        raise ValueError(message % {"share": text, "count": count})
+        raise ValueError(gettext(NO_WEIGHT) % {"share": text, "count": count})
     return text
+
+
+def check_gift(lessons: Iterable[Lesson]) -> list[ContentError]:
+    """A warning at each question the GIFT export must leave out (a multiple-answer question
+    whose share of 100% Moodle has no weight for)."""
+    found = []
+    for lesson in lessons:
+        for question in lesson.questions.values():
+            if question.kind != "multiple":
+                continue
+            try:
+                weight(len(question.answer))
+            except ValueError as exc:
+                message = gettext(LEFT_OUT) % {"reason": exc}
+                found.append(ContentError(lesson.path, question.line, message, level="warning"))
+    return found
 
 
 def question_sources(lesson: Lesson) -> dict[str, QuestionSpec]:
@@ -109,30 +161,75 @@ class GiftQuestion:
     """One question ready to write: its category, name and GIFT text."""
 
     category: str
-    name: str
+    name: str  # the question id
     text: str
+
+
+@dataclass(frozen=True)
+class GiftExport:
+    """The questions written and, for each one left out, why (in Portuguese)."""
+
+    questions: list[GiftQuestion]
+    skipped: list[str]
+
+    def document(self) -> str:
+        """The GIFT file: a comment per question left out, then a ``$CATEGORY`` line per
+        lesson and its questions."""
+        parts = [f"// {' '.join(message.split())}" for message in self.skipped]
+        category = None
+        for item in self.questions:
+            if item.category != category:
+                category = item.category
+                parts.append(f"$CATEGORY: {category}")
+            parts.append(item.text)
+        return "\n\n".join(parts) + "\n"
 
 
 def _prompt(spec: QuestionSpec | None, question: Question) -> str:
     if spec is None:
-        return question.legend_text
-    return f"{spec.legend}\n\n{spec.prompt}" if spec.legend else spec.prompt
+        prompt = question.legend_text
+    else:
+        prompt = f"{spec.legend}\n\n{spec.prompt}" if spec.legend else spec.prompt
+    if question.numeric is not None and question.numeric.unit:
+        prompt += "\n\n" + gettext(UNIT) % {"unit": question.numeric.unit}
+    return prompt
+
+
+def _name(question: Question) -> str:
+    """The question's name in the bank: its sentence, cut at a word near :data:`NAME_LENGTH`."""
+    sentence = " ".join(question.legend_text.split()) or question.id
+    if len(sentence) <= NAME_LENGTH:
+        return sentence
+    return sentence[:NAME_LENGTH].rsplit(" ", 1)[0] + "…"
+
+
+def _category(lesson: Lesson) -> str:
+    """``curso/<lesson title>``; a ``/`` of the title doubled, as Moodle reads category paths."""
+    return f"{CATEGORY_ROOT}/{lesson.meta.title_text.replace('/', '//')}"
 
 
 def _number(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
-def gift_question(question: Question, spec: QuestionSpec | None) -> str:
-    """The GIFT text of one question (without its category line)."""
-    head = f"::{escape(question.id)}::[markdown]{escape(_prompt(spec, question))}"
+def gift_question(question: Question, spec: QuestionSpec | None, lesson_slug: str = "") -> str:
+    """The GIFT text of one question (without its category line), its ``// [id:…]`` and
+    ``// [tag:…]`` lines first.
+
+    Raises:
+        ValueError: Moodle has no weight for a multiple-answer question's right options.
+    """
+    lines = [f"// [id:{lesson_slug}/{question.id}]"] if lesson_slug else []
+    lines += [f"// [tag:{concept}]" for concept in question.concepts]
+    lead = "\n".join([*lines, f"::{escape(_name(question))}::[markdown]"])
+    head = lead + escape(_prompt(spec, question))
     options = {o.id: o for o in spec.options or ()} if spec else {}
 
     def option_text(option_id: str, fallback: str) -> tuple[str, str]:
         written = options.get(option_id)
         if written is None:
-            return fallback, ""
-        return escape(written.text), escape(written.explanation)
+            return _answer(fallback), ""
+        return _answer(written.text), escape(written.explanation)
 
     if question.kind in ("single", "scenario"):
         lines = []
@@ -143,12 +240,10 @@ def gift_question(question: Question, spec: QuestionSpec | None) -> str:
         return head + "{\n" + "\n".join(lines) + "\n}"
     if question.kind == "multiple":
         right = weight(len(question.answer))
-        wrongs = len(question.options) - len(question.answer)
-        wrong = weight(wrongs) if wrongs else "0"
         lines = []
         for option in question.options:
             text, feedback = option_text(option.id, option.id)
-            share = right if option.id in question.answer else "-" + wrong
+            share = right if option.id in question.answer else WRONG_WEIGHT
             lines.append(f"\t~%{share}%{text}#{feedback}")
         return head + "{\n" + "\n".join(lines) + "\n}"
     if question.kind == "numeric" and question.numeric is not None:
@@ -167,34 +262,32 @@ def gift_question(question: Question, spec: QuestionSpec | None) -> str:
     items = [(item.id, item.text) for item in spec.items or ()] if spec else []
     if not items:
         items = [(item.id, item.id) for item in question.items]
-    general = escape(spec.explanation or "") if spec else ""
-    if len(items) < MIN_MATCHING_PAIRS:
+    explanation = (spec.explanation or "") if spec else ""
+    if len(items) < MIN_MATCHING_PAIRS:  # a description: no braces, no feedback of its own
         order = "\n".join(f"{n}. {text}" for n, (_id, text) in enumerate(items, 1))
-        note = f"{_prompt(spec, question)}\n\n{order}"
-        return f"::{escape(question.id)}::[markdown]{escape(note)}"  # no braces: a description
-    lines = [f"\t={escape(text)} -> {n}º" for n, (_id, text) in enumerate(items, 1)]
-    return head + "{\n" + "\n".join(lines) + f"\n\t####{general}\n}}"
+        note = "\n\n".join(part for part in (_prompt(spec, question), order, explanation) if part)
+        return lead + escape(note)
+    lines = [f"\t={_item(text)} -> {n}º" for n, (_id, text) in enumerate(items, 1)]
+    return head + "{\n" + "\n".join(lines) + f"\n\t####{escape(explanation)}\n}}"
 
 
-def gift_questions(lessons: Iterable[Lesson]) -> list[GiftQuestion]:
-    """Every question of ``lessons``, in course order, ready to write."""
-    found = []
+def gift_export(lessons: Iterable[Lesson]) -> GiftExport:
+    """Every question of ``lessons``, in course order, ready to write; those Moodle cannot
+    take are left out, each with its reason."""
+    found, skipped = [], []
     for lesson in lessons:
         specs = question_sources(lesson)
-        category = f"{CATEGORY_ROOT}/{lesson.slug}"
         for question in lesson.questions.values():
-            text = gift_question(question, specs.get(question.id))
-            found.append(GiftQuestion(category, question.id, text))
-    return found
+            try:
+                text = gift_question(question, specs.get(question.id), lesson.slug)
+            except ValueError as exc:
+                reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
+                skipped.append(gettext(SKIPPED) % reason)
+                continue
+            found.append(GiftQuestion(_category(lesson), question.id, text))
+    return GiftExport(found, skipped)
 
 
 def gift_document(lessons: Iterable[Lesson]) -> str:
-    """The GIFT file of ``lessons``: a ``$CATEGORY`` line per lesson, then its questions."""
-    parts: list[str] = []
-    category = None
-    for item in gift_questions(lessons):
-        if item.category != category:
-            category = item.category
-            parts.append(f"$CATEGORY: {category}")
-        parts.append(item.text)
-    return "\n\n".join(parts) + "\n"
+    """The GIFT file of ``lessons`` (:meth:`GiftExport.document`)."""
+    return gift_export(lessons).document()

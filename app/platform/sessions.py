@@ -27,8 +27,8 @@ from starsessions import (
 from app.platform.db import begin_write
 from app.platform.models import WebSession, utcnow
 
-# The session cookie's name: the session middleware sets it, the visitor-page cache and the
-# framed-cookie rewrite look for it.
+# The session cookie's name: the session middleware sets it, the visitor-page cache looks
+# for it.
 SESSION_COOKIE = "curso_sessao"
 # A random value a browser gets with its first page of answer forms (HttpOnly, never in a page):
 # the proof a double submit of a visitor's first answer shares, and a stranger holding only

@@ -119,9 +119,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, _exc: Exception):
-        # Sent by Starlette's outermost middleware, which no other middleware wraps.
+        # Sent by Starlette's outermost middleware, which no other middleware wraps. The
+        # registered LMSs may frame it, as every other page: inside their iframe the learner
+        # reads the message, not the browser's "refused to connect".
         response = error_response(request, 500, None)
-        for name, value in security_headers(request.app.state.settings.secure_cookies):
+        state = request.app.state
+        for name, value in security_headers(state.settings.secure_cookies, state.lms_origins()):
             response.headers[name.decode()] = value.decode()
         return response
 

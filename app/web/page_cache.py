@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.platform.sessions import VISIT_COOKIE
+from app.web.cookies import set_cookie
 from app.web.fragments import render_with_token_hole
 from app.web.splice import SplicedPage, chosen_encoding, new_form_key_prefix, with_key_holes
 from app.web.templating import HTML_CACHE, TIMEZONE_COOKIE, VARY, not_modified, theme
@@ -102,6 +103,9 @@ def cached_page(
     return respond(request, page)
 
 
+VISIT_MAX_AGE_S = 365 * 24 * 3600  # as long as a session lives
+
+
 def respond(request: Request, page: SplicedPage) -> Response:
     """The reader's response: their token spliced in, or ``304`` when their copy is current.
 
@@ -122,11 +126,11 @@ def respond(request: Request, page: SplicedPage) -> Response:
     body = encoding.build(page, token, new_form_key_prefix())
     response = Response(body, headers=headers, media_type="text/html")
     if not has_visit:
-        response.set_cookie(
+        set_cookie(
+            response,
             VISIT_COOKIE,
             secrets.token_urlsafe(16),
-            httponly=True,
-            samesite="lax",
+            max_age=VISIT_MAX_AGE_S,
             secure=request.app.state.settings.secure_cookies,
         )
     return response

@@ -20,7 +20,7 @@ from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.i18n import N_, gettext
-from app.platform.sessions import SESSION_COOKIE
+from app.web.cookies import framed
 from app.web.errors import EXPIRED_MESSAGE, error_html
 from app.web.headers import security_headers
 from app.web.templating import VARY
@@ -50,9 +50,6 @@ OTHER_SITES = (b"same-site", b"cross-site")
 # a registered platform's key, for our client id and deployment, unexpired, whose nonce we
 # issued and is used once, and whose state matches the cookie set at the login.
 LTI_CROSS_SITE_POSTS = ("lti_login", "lti_launch")  # route names
-# Cookies a browser must send inside the LMS's iframe (another site) when served over HTTPS.
-FRAMED_COOKIES = (SESSION_COOKIE.encode() + b"=", DEFAULT_COOKIE_NAME.encode() + b"=")
-_LAX = re.compile(rb";\s*samesite=lax", re.I)
 # RFC 6265, section 4.1.1: cookie-name is a token; cookie-value is cookie-octets, maybe quoted.
 _COOKIE_OCTETS = rb"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"
 COOKIE_PAIR = re.compile(
@@ -376,14 +373,15 @@ def with_headers(send, extra: list[tuple[bytes, bytes]]):
 
 
 def framed_cookies(send):
-    """Wrap ``send`` so the session and CSRF cookies are ``SameSite=None; Partitioned``."""
+    """Wrap ``send`` so every cookie the course sets (the session's, the CSRF token's, the
+    theme's...) is ``SameSite=None; Partitioned`` (:func:`app.web.cookies.framed`)."""
 
     async def send_framed(message):
         if message["type"] == "http.response.start":
             headers = []
             for name, value in message.get("headers") or []:
-                if name.lower() == b"set-cookie" and value.startswith(FRAMED_COOKIES):
-                    value = _LAX.sub(b"; SameSite=None; Partitioned", value)
+                if name.lower() == b"set-cookie":
+                    value = framed(value)
                 headers.append((name, value))
             message = {**message, "headers": headers}
         await send(message)

@@ -11,6 +11,7 @@
 - ``server``: ``LiveServer`` (uvicorn on a free port) and helpers that act on it
 - ``browser``: Chromium helpers and axe-core
 - ``markers``: what tests/conftest.py marks browser and slow
+- ``seeds``: where the course's source texts are (``CURSO_SEEDS_DIR`` or ../shared/seeds)
 
 Test modules import from here and from nothing else under tests/ (tests/test_layers.py checks).
 """

@@ -14,6 +14,19 @@ import re
 from pygiftparser import parser
 
 _ESCAPE = re.compile(r"\\(.)", re.S)
+_ID = re.compile(r"^// \[id:(.+)\]$", re.M)
+_TAG = re.compile(r"^// \[tag:(.+)\]$", re.M)
+
+
+def moodle_id(question) -> str:
+    """The ``// [id:…]`` line before a parsed question (Moodle's id number), or ""."""
+    found = _ID.findall(question.full)
+    return found[0] if found else ""
+
+
+def moodle_tags(question) -> list[str]:
+    """The ``// [tag:…]`` lines before a parsed question."""
+    return _TAG.findall(question.full)
 
 
 def unescape(text: str) -> str:
@@ -27,8 +40,9 @@ def read_gift(text: str) -> dict[str, list]:
     chunk: list[str] = []
 
     def flush() -> None:
-        if "".join(chunk).strip():
-            found.setdefault(category, []).extend(parser.parseFile(io.StringIO("".join(chunk))))
+        parsed = parser.parseFile(io.StringIO("".join(chunk))) if "".join(chunk).strip() else []
+        if parsed:  # comments alone (the questions left out) are no category
+            found.setdefault(category, []).extend(parsed)
 
     for line in text.splitlines(keepends=True):
         if line.startswith("$CATEGORY:"):

@@ -23,6 +23,7 @@ from app.learning.learners import (
 from app.learning.store import forget_birth_key, stored_place
 from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, VISIT_COOKIE, rotate_session_id
+from app.web.cookies import forget_cookie, set_cookie
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
@@ -200,8 +201,9 @@ def sign_out(request: Request, db: SessionDep, learner_id: LearnerIdDep):
         forget_birth_key(db, learner_id)
     request.session.clear()
     response = RedirectResponse(urls_of(request).path("home"), status_code=303)
-    response.delete_cookie(CSRF_COOKIE, path="/")
-    response.delete_cookie(VISIT_COOKIE, path="/")
+    secure = request.app.state.settings.secure_cookies
+    forget_cookie(response, CSRF_COOKIE, secure=secure)
+    forget_cookie(response, VISIT_COOKIE, secure=secure)
     return response
 
 
@@ -211,13 +213,12 @@ def _client_ip(request: Request) -> str:
 
 def _known_device(request: Request, devices, username: str, response):
     """Give the browser a fresh signed "known device" cookie for ``username`` (OWASP)."""
-    response.set_cookie(
+    set_cookie(
+        response,
         DEVICE_COOKIE,
         devices.issue(username),
         max_age=devices.max_age_s,
         path="/conta",
-        httponly=True,
-        samesite="lax",
         secure=request.app.state.settings.secure_cookies,
     )
     return response

@@ -40,6 +40,7 @@ from app.learning.lti_tool import (
 )
 from app.platform.auth import is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.web.cookies import set_cookie
 from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -60,6 +61,17 @@ BAD_URL = N_("Write a full address starting with https:// or http://.")
 MISSING_FIELD = N_("Fill in every field.")
 NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
 WRONG_CREDENTIALS = N_("Wrong username or password.")
+NO_COOKIE_OVER_HTTP = N_(
+    "The course is served over plain HTTP, on another site than the LMS, so the browser does "
+    "not send the course's cookie with the launch, not even in a new tab. The instructor must "
+    "serve the course over HTTPS, with CURSO_SECURE_COOKIES=true (see “Moodle” in the README)."
+)
+NO_COOKIE_IN_NEW_TAB = N_(
+    "Your browser did not send the course's cookie even in a new tab, so the launch could not "
+    "be checked. Allow cookies for this site in the browser, or tell the instructor, who must "
+    "check that the course is served over HTTPS."
+)
+NEW_WINDOW_PARAM = "lti1p3_new_window"  # in the login's query: the launch is in a new tab
 LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
 
@@ -110,15 +122,14 @@ class CookieService:
         """Write the cookies set so far onto ``response``."""
         secure = self.request.is_secure()
         for key, (value, max_age) in self.to_set.items():
-            response.set_cookie(
+            set_cookie(
+                response,
                 key,
                 value,
                 max_age=max_age,
-                path="/",
                 secure=secure,
-                httponly=True,
                 samesite="none" if secure else "lax",
-                partitioned=secure,
+                partition=secure,
             )
 
 
@@ -280,17 +291,30 @@ def _launch(state: Any, lti_request: StarletteLtiRequest):
 
 
 def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Response:
-    """The refusal page; when the state cookie did not come back (a browser that blocks
-    cookies in the LMS's iframe), a link that logs in again in a new tab."""
-    new_tab = ""
+    """The refusal page. When the state cookie did not come back (a browser that blocks
+    cookies in the LMS's iframe), a link that logs in again in a new tab; but when a new tab
+    cannot carry it either, no link (it would only lead back here): why, and what to change.
+
+    A new tab cannot help when the course is on plain HTTP and the launch is posted from
+    another site (the ``SameSite=Lax`` cookie stays behind on a cross-site POST), nor when
+    the launch being refused already came from that new tab.
+    """
+    context = {"message": gettext(BAD_LAUNCH) % {"why": why}, "new_tab": "", "no_cookie": ""}
     state = lti_request.get_param("state") or ""
+    params = None
     if state and CookieService(lti_request).get_cookie(state) is None:
         params = lti.kept_state(request.app.state.engine, LOGIN_PARAMS_PREFIX + state)
-        if isinstance(params, dict):
-            query = {**params, "lti1p3_new_window": "1"}
-            new_tab = urls_of(request).with_query("lti_login", query)
-    context = {"message": gettext(BAD_LAUNCH) % {"why": why}, "new_tab": new_tab}
-    return render(request, "lti_refused.html", context, status_code=403 if new_tab else 400)
+    if isinstance(params, dict):
+        cross_site = request.headers.get("sec-fetch-site") == "cross-site"
+        if not _secure(request) and cross_site:
+            context["no_cookie"] = gettext(NO_COOKIE_OVER_HTTP)
+        elif params.get(NEW_WINDOW_PARAM):
+            context["no_cookie"] = gettext(NO_COOKIE_IN_NEW_TAB)
+        else:
+            query = {**params, NEW_WINDOW_PARAM: "1"}
+            context["new_tab"] = urls_of(request).with_query("lti_login", query)
+    status = 403 if params is not None else 400
+    return render(request, "lti_refused.html", context, status_code=status)
 
 
 @router.get("/lti/jwks.json", name="lti_jwks")

@@ -11,6 +11,7 @@ from app.i18n import N_, gettext
 from app.learning.classes import memberships
 from app.learning.learners import delete_learner, learner_data
 from app.platform.sessions import VISIT_COOKIE
+from app.web.cookies import forget_cookie
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
@@ -89,8 +90,10 @@ def delete(
     response = RedirectResponse(
         urls_of(request).with_query("my_data", {"apagado": 1}), status_code=303
     )
-    response.delete_cookie(CSRF_COOKIE, path="/")  # the next person here gets a new token
-    response.delete_cookie(VISIT_COOKIE, path="/")
+    # The next person here gets a new token and a new visit cookie.
+    secure = request.app.state.settings.secure_cookies
+    forget_cookie(response, CSRF_COOKIE, secure=secure)
+    forget_cookie(response, VISIT_COOKIE, secure=secure)
     return response
 
 

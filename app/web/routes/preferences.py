@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse
 
+from app.web.cookies import set_cookie
 from app.web.templating import THEME_COOKIE, THEMES
 
 router = APIRouter()
@@ -36,12 +37,12 @@ def choose_theme(
     """
     response = RedirectResponse(safe_return_path(voltar), status_code=303)
     if tema in THEMES:
-        response.set_cookie(
+        set_cookie(
+            response,
             THEME_COOKIE,
             tema,
             max_age=THEME_MAX_AGE_S,
-            samesite="lax",
-            path="/",
+            httponly=False,
             secure=request.app.state.settings.secure_cookies,
         )
     return response
