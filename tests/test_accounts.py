@@ -266,6 +266,10 @@ def test_export_has_everything_stored_about_me(client, settings):
     assert text(page.select_one(".stored-account")) == "ana"
     assert text(page.select_one(".stored-attempts")) == "1"
     assert text(page.select_one(".stored-walks")) == "1"
+    stopped = page.select_one(".stored-place a")
+    assert (text(stopped), stopped["href"]) == (KERNELS.meta.title_text, "/licoes/kernels"), (
+        "the lesson's title, not its slug"
+    )
 
 
 def test_delete_needs_a_confirmation_then_removes_everything_and_ends_every_session(

@@ -4,7 +4,7 @@ due dates in the class zone, late answers counted, the learner's next due dates,
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, available_timezones
 
 import pytest
 from fastapi.testclient import TestClient
@@ -44,6 +44,19 @@ def school(settings):
 
 def test_create_join_by_link_and_see_the_username_only_in_the_class(school, settings):
     app, teacher, learner, class_url, code = school
+    # Issue 38: a class named "Turma A" is titled so, not "Turma Turma A" ("B" below is "Turma B").
+    page = soup(teacher.get(class_url).text)
+    assert (text(page.select_one("h1")), text(page.select_one("title"))) == (
+        "Turma A",
+        "Turma A · Engines de inferência",
+    )
+    copy = page.select_one("button[data-copy]")
+    assert (text(copy), copy["data-copy"], copy.has_attr("hidden")) == (
+        "Copiar o link",
+        "#link-turma",
+        True,  # shown by static/js/copy-code.js: without JavaScript it could not copy
+    )
+    assert page.select_one("#link-turma") is page.select_one(".join-link")
     assert len(code) >= 32
     listed = soup(teacher.get("/instrutor/turmas").text)
     assert [text(a) for a in listed.select(".class-list a")] == ["Turma A"]
@@ -58,6 +71,8 @@ def test_create_join_by_link_and_see_the_username_only_in_the_class(school, sett
     assert [text(m) for m in members] == ["ana"]
     assert "ana" not in teacher.get("/instrutor").text
     assert db_rows(settings, "SELECT count(*) FROM class_member") == [(1,)]
+    other = post(teacher, "/instrutor/turmas", nome="B")
+    assert text(soup(teacher.get(other.headers["location"]).text).select_one("h1")) == "Turma B"
 
 
 def test_a_rotated_link_stops_working(school):
@@ -387,6 +402,16 @@ def test_the_class_time_zone_is_chosen_from_a_select_and_changes_how_due_dates_r
     select = page.select_one("form.zone-form select[name=fuso]")
     assert select.select_one("option[selected]")["value"] == "America/Sao_Paulo"
     assert "America/Manaus" in [o["value"] for o in select.select("option")]
+    # Issue 38: Brazil's zones first, by city in Portuguese; the rest after, every zone once.
+    brazil, others = select.select("optgroup")
+    assert (brazil["label"], others["label"]) == ("Brasil", "Outros fusos")
+    cities = [text(o) for o in brazil.select("option")]
+    assert cities[0] == "Araguaína (Horário de Brasília)" and cities == sorted(cities)
+    assert "Manaus (Horário do Amazonas)" in cities and "São Paulo (Horário de Brasília)" in cities
+    assert "Rio Branco (Horário do Acre)" in cities and len(cities) == 16
+    values = [o["value"] for o in select.select("option")]
+    assert len(values) == len(set(values)) == len(available_timezones())
+    assert [text(o) for o in others.select("option")][:2] == ["Africa/Abidjan", "Africa/Accra"]
     assert (
         post(teacher, f"/instrutor/turmas/{class_id}/fuso", fuso="America/Manaus").status_code
         == 303

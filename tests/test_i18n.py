@@ -452,6 +452,22 @@ def test_command_help_is_in_portuguese():
     assert "Ferramentas do curso de engines de inferência." in curso("--help").stdout
 
 
+def test_typers_own_words_are_in_portuguese_too():
+    """Typer's usage line, panel titles, help option and usage errors, not only our help."""
+    curso = cli_runner()
+    pages = [curso(*args).output for args in (["--help"], ["check", "--help"], ["instrutor"])]
+    for page in pages:
+        assert "Uso: " in page and "Mostra esta mensagem e sai." in page
+        assert "Usage" not in page and "Show this message" not in page and "Options" not in page
+    assert (
+        "─ Argumentos ─" in pages[1] and "─ Opções ─" in pages[1] and "[padrão: text]" in pages[1]
+    )
+    assert "─ Comandos ─" in pages[0] and "completion" not in pages[0]
+    wrong = curso("naoexiste")
+    assert wrong.exit_code == 2
+    assert "Não existe o comando 'naoexiste'." in wrong.output and "─ Erro ─" in wrong.output
+
+
 # --- Code that can't be checked by running it: no sentence outside the catalog ---
 
 COMMAND_AND_CONTENT_MODULES = sorted(

@@ -11,10 +11,61 @@ from app.cli.authoring import CHECK_HELP, NOVA_HELP, check, instrutor, nova
 from app.cli.exports import exportar
 from app.cli.lti import lti_cli
 from app.cli.tree import ARVORE_HELP, arvore
-from app.i18n import gettext
+from app.i18n import N_, gettext
 from app.platform.settings import load_settings
 
-cli = typer.Typer(help=gettext("Tools of the inference engines course."), no_args_is_help=True)
+
+def _speak_portuguese() -> None:
+    """Make Typer's own words in ``--help`` and usage errors ("Usage:", "Options",
+    "Show this message and exit.") come from the pt-BR catalog.
+
+    Typer writes them in three places that take no setting: the usage line of its
+    vendored Click formatter, the help option it builds for every command, and the
+    titles of its help panels (module constants read when a help page is drawn).
+    """
+    import typer.core
+    import typer.rich_utils as panels
+    from typer._click.core import Command, Context
+    from typer._click.formatting import HelpFormatter
+
+    write_usage = HelpFormatter.write_usage
+    get_help_option = Command.get_help_option
+
+    def usage_in_portuguese(
+        self: HelpFormatter, prog: str, args: str = "", prefix: str | None = None
+    ) -> None:
+        write_usage(self, prog, args, gettext("Usage: ") if prefix is None else prefix)
+
+    def help_option_in_portuguese(self: Command, ctx: Context) -> typer.core.TyperOption | None:
+        option = get_help_option(self, ctx)
+        if option is not None:
+            option.help = gettext("Show this message and exit.")
+        return option
+
+    HelpFormatter.write_usage = usage_in_portuguese  # type: ignore[method-assign]
+    Command.get_help_option = help_option_in_portuguese  # type: ignore[method-assign]
+    # Typer's own gettext calls at run time; the messages it asks for this way:
+    N_("Missing command."), N_("No such command {name!r}.")
+    typer.core._ = gettext
+    panels.ARGUMENTS_PANEL_TITLE = gettext("Arguments")
+    panels.OPTIONS_PANEL_TITLE = gettext("Options")
+    panels.COMMANDS_PANEL_TITLE = gettext("Commands")
+    panels.ERRORS_PANEL_TITLE = gettext("Error")
+    panels.ABORTED_TEXT = gettext("Aborted.")
+    panels.REQUIRED_LONG_STRING = gettext("[required]")
+    panels.DEFAULT_STRING = gettext("[default: {}]")
+    panels.ENVVAR_STRING = gettext("[env var: {}]")
+    panels.RICH_HELP = gettext("Try [blue]'{command_path} {help_option}'[/] for help.")
+
+
+_speak_portuguese()
+
+# No shell completion: its options' help is fixed English text inside Typer.
+cli = typer.Typer(
+    help=gettext("Tools of the inference engines course."),
+    no_args_is_help=True,
+    add_completion=False,
+)
 cli.command(help=ARVORE_HELP)(arvore)
 cli.command(help=CHECK_HELP)(check)
 cli.command(help=NOVA_HELP)(nova)

@@ -102,6 +102,39 @@ def _known_zones() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
+@cache
+def time_zone_choices() -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """Every IANA zone ``zoneinfo`` knows, as ``(group, ((zone, label), ...))`` for a select.
+
+    Brazil's zones come first, named in pt-BR by their city and the time they keep
+    ("São Paulo (Horário de Brasília)", CLDR through Babel), sorted by city; every other
+    zone follows by its IANA name, sorted, with spaces for underscores.
+    """
+    from babel.core import get_global
+    from babel.dates import get_timezone_location, get_timezone_name
+
+    known = _known_zones()
+    brazil = [zone for zone in get_global("territory_zones")["BR"] if zone in known]
+    cities = []
+    for zone in brazil:
+        city = get_timezone_location(zone, locale=LOCALE, return_city=True)
+        cities.append((zone, f"{city} ({get_timezone_name(zone, locale=LOCALE)})"))
+    others = [(zone, zone.replace("_", " ")) for zone in sorted(known - set(brazil))]
+    return (
+        (gettext("Brazil"), tuple(sorted(cities, key=lambda choice: choice[1]))),
+        (gettext("Other zones"), tuple(others)),
+    )
+
+
+def time_zone_label(zone: str) -> str:
+    """How :func:`time_zone_choices` names ``zone`` ("São Paulo (Horário de Brasília)")."""
+    for _group, choices in time_zone_choices():
+        for name, label in choices:
+            if name == zone:
+                return label
+    return zone
+
+
 def learner_zone(name: str | None) -> ZoneInfo:
     """The learner's time zone from its IANA name, or São Paulo's for a missing or unknown one."""
     if name and name in _known_zones():

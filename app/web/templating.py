@@ -132,6 +132,15 @@ def kind_label(kind: str) -> str:
     return gettext(QUESTION_KINDS[kind]) if kind in QUESTION_KINDS else kind
 
 
+def class_title(name: str) -> str:
+    """A class's page title: "Turma UX 2026" for "UX 2026", and the name alone when it already
+    starts with the word (a class named "Turma UX 2026" is not "Turma Turma UX 2026")."""
+    titled = gettext("Class %(name)s") % {"name": name}
+    word = (gettext("Class %(name)s") % {"name": ""}).strip().casefold()
+    first = name.split(maxsplit=1)[0].casefold() if name.strip() else ""
+    return name if word and first == word else titled
+
+
 def make_templates(
     directory: Path = TEMPLATES_DIR, assets: Assets | None = None, urls: Urls | None = None
 ) -> Jinja2Templates:
@@ -162,6 +171,7 @@ def make_templates(
         account_name=account_name,
         tree_html=RenderedTrees(templates.env).html,
         kind_label=kind_label,
+        class_title=class_title,
         number=format_number,
         canonical_url=canonical_url,
         site_url=site_url,

@@ -1,6 +1,8 @@
 // A copy button for each code block (useless without JavaScript, so added here). Set up when
 // the browser is idle: nothing on the first screen needs it.
-// Hook: the .code-block wrapper the lesson renderer (app/content/markdown.py) gives each block.
+// Hooks: the .code-block wrapper the lesson renderer (app/content/markdown.py) gives each block;
+// a hidden <button data-copy="#id" data-copied="said once copied"> the server writes (the
+// class's join link), shown here.
 (function () {
   "use strict";
   function legacyCopy(text) {
@@ -14,6 +16,23 @@
     area.remove();
   }
 
+  function copy(text, said) {
+    var done = function () { curso.announce(said); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { legacyCopy(text); done(); });
+    } else {
+      legacyCopy(text);
+      done();
+    }
+  }
+
+  curso.onLoad("[data-copy]", function (button) {
+    var source = document.querySelector(button.getAttribute("data-copy"));
+    if (!source) return;
+    button.hidden = false;
+    button.addEventListener("click", function () { copy(source.textContent.trim(), button.getAttribute("data-copied")); });
+  });
+
   curso.onLoad(".code-block", function (block) {
     curso.later(function () {
       if (block.querySelector(".copy-button")) return;
@@ -22,14 +41,7 @@
       button.className = "copy-button";
       button.textContent = curso.message("copy");
       button.addEventListener("click", function () {
-        var text = block.querySelector("pre").innerText.replace(/\n$/, "");
-        var done = function () { curso.announce(curso.message("copied")); };
-        if (navigator.clipboard && window.isSecureContext) {
-          navigator.clipboard.writeText(text).then(done, function () { legacyCopy(text); done(); });
-        } else {
-          legacyCopy(text);
-          done();
-        }
+        copy(block.querySelector("pre").innerText.replace(/\n$/, ""), curso.message("copied"));
       });
       block.appendChild(button);
     });

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.i18n import N_, gettext
+from app.i18n import N_, gettext, time_zone_choices, time_zone_label
 from app.learning import classes
 from app.learning.instructors import instructor_account
 from app.platform.models import Classroom
@@ -107,7 +107,8 @@ def _class_page(
         "due_label": classes.due_label,
         "error": error,
         "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
-        "zones": classes.time_zones(),
+        "zones": time_zone_choices(),
+        "time_zone_label": time_zone_label,
         "typed": typed or {},
     }
     return render(request, "class.html", context, status_code=status_code)

@@ -15,6 +15,7 @@ from app.web.cookies import forget_cookie
 from app.web.deps import (
     CSRF_COOKIE,
     AccountNameDep,
+    CourseDep,
     LearnerForWriteDep,
     LearnerIdDep,
     SessionDep,
@@ -36,10 +37,11 @@ def my_data_page(
     db: SessionDep,
     learner_id: LearnerIdDep,
     account: AccountNameDep,
+    course: CourseDep,
     apagado: bool = False,
 ):
     """What is stored about me, the export link and the delete form (with a confirmation)."""
-    return _page(request, db, learner_id, account, deleted=apagado)
+    return _page(request, db, course, learner_id, account, deleted=apagado)
 
 
 @router.get(
@@ -73,6 +75,7 @@ def delete(
     db: SessionDep,
     learner_id: LearnerForWriteDep,
     account: AccountNameDep,
+    course: CourseDep,
     limiter: SignInLimiterDep,
     confirmo: Annotated[str, Form(max_length=10)] = "",
 ):
@@ -82,7 +85,8 @@ def delete(
     Without the confirmation box, 422 and nothing is deleted.
     """
     if confirmo != "sim":
-        return _page(request, db, learner_id, account, error=gettext(CONFIRM_FIRST), status=422)
+        error = gettext(CONFIRM_FIRST)
+        return _page(request, db, course, learner_id, account, error=error, status=422)
     username = delete_learner(db, learner_id)
     if username is not None:
         limiter.forget(username)  # failed sign-ins are counted by username
@@ -97,8 +101,10 @@ def delete(
     return response
 
 
-def _page(request, db, learner_id, account, deleted=False, error=None, status=200):
+def _page(request, db, course, learner_id, account, deleted=False, error=None, status=200):
     data = learner_export(learner_data(db, learner_id))
+    # "Where you stopped" names the lesson by its title; a slug no lesson has now stays a slug.
+    stopped = data.learner.place_lesson if data.learner else None
     joined = [classroom for classroom, _ in memberships(db, learner_id)] if learner_id else []
     context = {
         "data": data,
@@ -106,5 +112,7 @@ def _page(request, db, learner_id, account, deleted=False, error=None, status=20
         "deleted": deleted,
         "error": error,
         "joined": joined,
+        "stopped": stopped,
+        "stopped_lesson": course.get(stopped) if stopped else None,
     }
     return render(request, "mydata.html", context, status_code=status)
