@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,6 +14,9 @@ from app.cli.lti import lti_cli
 from app.cli.tree import ARVORE_HELP, arvore
 from app.i18n import N_, gettext
 from app.platform.settings import load_settings
+
+# Typer's functions that draw a help page or an error panel (typer.core calls them by name).
+DRAWERS = ("rich_format_help", "rich_format_error", "rich_abort_error")
 
 
 def _speak_portuguese() -> None:
@@ -47,15 +51,31 @@ def _speak_portuguese() -> None:
     # Typer's own gettext calls at run time; the messages it asks for this way:
     N_("Missing command."), N_("No such command {name!r}.")
     typer.core._ = gettext
-    panels.ARGUMENTS_PANEL_TITLE = gettext("Arguments")
-    panels.OPTIONS_PANEL_TITLE = gettext("Options")
-    panels.COMMANDS_PANEL_TITLE = gettext("Commands")
-    panels.ERRORS_PANEL_TITLE = gettext("Error")
-    panels.ABORTED_TEXT = gettext("Aborted.")
-    panels.REQUIRED_LONG_STRING = gettext("[required]")
-    panels.DEFAULT_STRING = gettext("[default: {}]")
-    panels.ENVVAR_STRING = gettext("[env var: {}]")
-    panels.RICH_HELP = gettext("Try [blue]'{command_path} {help_option}'[/] for help.")
+
+    def titles() -> None:
+        """Set the panels' words from the catalog as it is when a page is drawn, not when
+        this module was imported."""
+        panels.ARGUMENTS_PANEL_TITLE = gettext("Arguments")
+        panels.OPTIONS_PANEL_TITLE = gettext("Options")
+        panels.COMMANDS_PANEL_TITLE = gettext("Commands")
+        panels.ERRORS_PANEL_TITLE = gettext("Error")
+        panels.ABORTED_TEXT = gettext("Aborted.")
+        panels.REQUIRED_LONG_STRING = gettext("[required]")
+        panels.DEFAULT_STRING = gettext("[default: {}]")
+        panels.ENVVAR_STRING = gettext("[env var: {}]")
+        panels.RICH_HELP = gettext("Try [blue]'{command_path} {help_option}'[/] for help.")
+
+    drawers = {name: getattr(panels, name) for name in DRAWERS}
+
+    def drawn_in_portuguese(name: str) -> Callable[..., Any]:
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            titles()
+            return drawers[name](*args, **kwargs)
+
+        return draw
+
+    for name in DRAWERS:
+        setattr(panels, name, drawn_in_portuguese(name))
 
 
 _speak_portuguese()
