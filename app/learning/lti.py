@@ -77,8 +77,13 @@ def register_platform(
     auth_url: str,
     token_url: str,
     jwks_url: str,
+    confirmed: bool = False,
 ) -> tuple[LtiPlatform, bool]:
     """Register a platform, or update its URLs and add deployments; committed.
+
+    A new platform waits for a site admin's confirmation (:func:`confirm_platform`) unless
+    ``confirmed`` (the command line, run by whoever runs the server); an update that moves its
+    authentication URL to another origin waits again.
 
     Returns:
         The platform and whether it is new.
@@ -95,7 +100,11 @@ def register_platform(
             token_url=token_url,
             jwks_url=jwks_url,
         )
+    if origin_of(platform.auth_url) != origin_of(auth_url):
+        platform.confirmed_at = None
     platform.auth_url, platform.token_url, platform.jwks_url = auth_url, token_url, jwks_url
+    if confirmed and platform.confirmed_at is None:
+        platform.confirmed_at = utcnow()
     db.add(platform)
     db.flush()
     assert platform.id is not None  # flushed
@@ -110,6 +119,20 @@ def register_platform(
     return platform, new
 
 
+def confirm_platform(db: Session, platform_id: int) -> LtiPlatform | None:
+    """A site admin's confirmation: from now on the platform launches the course and its
+    origin enters the CSP. ``None`` for an unknown id. Committed."""
+    platform = db.get(LtiPlatform, platform_id)
+    if platform is None:
+        return None
+    if platform.confirmed_at is None:
+        platform.confirmed_at = utcnow()
+        db.add(platform)
+        db.commit()
+        db.refresh(platform)
+    return platform
+
+
 def platforms(db: Session) -> list[tuple[LtiPlatform, list[str]]]:
     """Every registered platform with its deployment ids, oldest first."""
     rows = db.exec(select(LtiPlatform).order_by(col(LtiPlatform.id))).all()
@@ -120,8 +143,11 @@ def platforms(db: Session) -> list[tuple[LtiPlatform, list[str]]]:
 
 
 def find_platform(db: Session, issuer: str, client_id: str | None) -> LtiPlatform | None:
-    """The platform registered with ``issuer`` (and ``client_id`` when given)."""
-    query = select(LtiPlatform).where(LtiPlatform.issuer == issuer)
+    """The confirmed platform registered with ``issuer`` (and ``client_id`` when given); one
+    that no admin confirmed yet launches nothing."""
+    query = select(LtiPlatform).where(
+        LtiPlatform.issuer == issuer, col(LtiPlatform.confirmed_at).is_not(None)
+    )
     if client_id:
         query = query.where(LtiPlatform.client_id == client_id)
     return db.exec(query.order_by(col(LtiPlatform.id))).first()
@@ -240,8 +266,9 @@ def launch_person(
     """The learner and account of the launch's ``sub`` (made on the first launch, with an
     unusable random password hashed as ``password_hash``), in the class of its context.
 
-    An instructor's account gets the instructor role and teaches that class; a learner joins
-    it. Committed.
+    An LMS instructor teaches that class (class staff) and nothing else: the site-wide
+    instructor role comes only from ``curso instrutor adicionar``. A learner joins the class.
+    Committed.
     """
     assert platform.id is not None  # a stored platform
     sub = str(claims["sub"])
@@ -271,9 +298,6 @@ def launch_person(
         db.flush()
     account = db.get(Account, user.account_id)
     assert account is not None and account.id is not None  # lti_user keeps it (cascade)
-    if instructor and not account.is_instructor:
-        account.is_instructor = True
-        db.add(account)
     class_id = _context_class(db, platform, claims.get(CLAIM + "context"))
     if class_id is not None:
         link: ClassStaff | ClassMember | None
@@ -568,7 +592,7 @@ def origin_of(url: str) -> str:
 
 
 class LmsOrigins:
-    """The origins of the registered platforms (``https://moodle.example.org``): the sites that
+    """The origins of the confirmed platforms (``https://moodle.example.org``): the sites that
     may frame the course and receive its forms.
 
     Read when the app is built, then again in a background thread when a request finds them
@@ -598,10 +622,12 @@ class LmsOrigins:
         return self._origins
 
     def refresh(self) -> None:
-        """Read the origins now (kept as they were when the database cannot be read)."""
+        """Read the confirmed platforms' origins now (kept as they were when the database
+        cannot be read)."""
         try:
             with Session(self.engine) as db:
-                urls = db.exec(select(LtiPlatform.auth_url)).all()
+                confirmed = col(LtiPlatform.confirmed_at).is_not(None)
+                urls = db.exec(select(LtiPlatform.auth_url).where(confirmed)).all()
         except SQLAlchemyError:
             return
         found = {origin_of(url) for url in urls if is_web_address(url)}
@@ -646,9 +672,6 @@ def link_to_account(db: Session, platform_id: int, sub: str, target: Account) ->
         for row in staff:
             if db.get(ClassStaff, (row.class_id, target.id)) is None:
                 db.add(ClassStaff(class_id=row.class_id, account_id=target.id))
-        if old_account.is_instructor and not target.is_instructor:
-            target.is_instructor = True
-            db.add(target)
     user.learner_id, user.account_id = target.learner_id, target.id
     db.add(user)
     db.exec(

@@ -1,5 +1,5 @@
 """The course as an LTI 1.3 tool: OIDC login, launch, deep linking, the tool's JWKS, and the
-registration page for instructors.
+registration page for site admins.
 
 The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirect) are here;
 the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
@@ -40,7 +40,7 @@ from app.learning.lti_tool import (
 )
 from app.platform.auth import is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
-from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
+from app.web.deps import AdminDep, CourseDep, PasswordsDep, RowId, SessionDep, SignInLimiterDep
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -60,6 +60,7 @@ BAD_URL = N_("Write a full address starting with https:// or http://.")
 MISSING_FIELD = N_("Fill in every field.")
 NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
 WRONG_CREDENTIALS = N_("Wrong username or password.")
+NO_PLATFORM = N_("There is no registered platform with this address.")
 LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
 
@@ -307,17 +308,16 @@ def _deep_link_launch(request: Request) -> str:
 
 
 @router.get("/lti/conteudo", response_class=HTMLResponse, name="lti_deep_link")
-def lti_deep_link(request: Request, course: CourseDep, _instructor: InstructorDep):
+def lti_deep_link(request: Request, course: CourseDep):
     """The picker an LMS instructor sees when adding the course as content: every lesson
-    (title, summary, question count) and the review page."""
+    (title, summary, question count) and the review page. Only the session of an instructor's
+    deep-linking launch opens it (403 otherwise)."""
     _deep_link_launch(request)
     return render(request, "lti_deep_link.html", {"course": course})
 
 
 @router.post("/lti/conteudo", response_class=HTMLResponse)
-async def lti_deep_link_answer(
-    request: Request, course: CourseDep, _instructor: InstructorDep, licao: Field = ""
-):
+async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field = ""):
     """Answer the LMS with an ``ltiResourceLink`` (and a line item with the lesson's question
     count): a form that posts the signed response back to the LMS."""
     launch_id = _deep_link_launch(request)
@@ -426,7 +426,7 @@ def lti_link(
     return RedirectResponse(target, status_code=303)
 
 
-# --- registration by an instructor -----------------------------------------------------------
+# --- registration and confirmation by a site admin -------------------------------------------
 
 
 def _tool_urls(request: Request) -> dict[str, str]:
@@ -447,15 +447,17 @@ def _registration_page(request: Request, db: Session, status: int = 200, **conte
         "platforms": lti.platforms(db),
         "tool_urls": _tool_urls(request),
         "passback": lti.passback_state(db),
+        "origin_of": lti.origin_of,
         **context,
     }
     return render(request, "lti_platforms.html", page, status_code=status)
 
 
 @router.get("/instrutor/lti", response_class=HTMLResponse, name="lti_platforms")
-def lti_platforms(request: Request, db: SessionDep, _instructor: InstructorDep):
-    """The tool's URLs to paste into the LMS, the registered platforms, the registration form
-    and the grade passback state per class."""
+def lti_platforms(request: Request, db: SessionDep, _admin: AdminDep):
+    """The tool's URLs to paste into the LMS, the registered platforms (each unconfirmed one
+    with its "Confirmar" button), the registration form and the grade passback state per
+    class. Site admins only."""
     return _registration_page(request, db)
 
 
@@ -463,7 +465,7 @@ def lti_platforms(request: Request, db: SessionDep, _instructor: InstructorDep):
 def lti_register(
     request: Request,
     db: SessionDep,
-    _instructor: InstructorDep,
+    _admin: AdminDep,
     issuer: Field = "",
     client_id: Field = "",
     deployment_id: Field = "",
@@ -472,7 +474,10 @@ def lti_register(
     jwks_url: Field = "",
 ):
     """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing or a URL is not an address. Several deployment ids: comma-separated."""
+    field is missing or a URL is not an address. Several deployment ids: comma-separated.
+
+    The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
+    launches nothing and its origin stays out of the CSP."""
     form = {
         "issuer": issuer.strip(),
         "client_id": client_id.strip(),
@@ -496,4 +501,16 @@ def lti_register(
         form["token_url"],
         form["jwks_url"],
     )
+    request.app.state.lms_origins.refresh()  # an update to another origin waits again
+    return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
+
+
+@router.post("/instrutor/lti/{platform_id}/confirmar", name="lti_confirm")
+def lti_confirm(request: Request, platform_id: RowId, db: SessionDep, _admin: AdminDep):
+    """Confirm a registered platform: it launches the course from now on, and its origin may
+    frame the pages and receive their forms (the CSP; every worker within
+    :class:`app.learning.lti.LmsOrigins`' refresh). 404 for an unknown id."""
+    if lti.confirm_platform(db, platform_id) is None:
+        raise HTTPException(status_code=404, detail=gettext(NO_PLATFORM))
+    request.app.state.lms_origins.refresh()
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
