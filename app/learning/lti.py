@@ -62,6 +62,7 @@ LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 PENDING, SENDING, SENT, FAILED = "pending", "sending", "sent", "failed"
 MAX_BACKOFF = timedelta(hours=1)
 TOKEN_STATE_PREFIX = "lti1p3-token-"
+USED = json.dumps("used")  # the value of a nonce whose launch was accepted
 MAX_REVIEW_TOPICS = 5  # glossary terms named in a score's comment
 LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
 
@@ -223,6 +224,24 @@ def state_set(db: Session, key: str, value: Any, lifetime_s: int) -> None:
     db.add(row)
     db.exec(delete(LtiState).where(col(LtiState.expires_at) <= utcnow()))
     db.commit()
+
+
+def state_use(db: Session, key: str, until: datetime) -> bool:
+    """Mark the value under ``key`` as used and keep it until ``until``; True when this call
+    marked it (a second call, even at the same time from another worker, gets False; so does
+    a key never kept, or expired). Committed."""
+    begin_write(db)
+    result = db.exec(
+        update(LtiState)
+        .where(
+            col(LtiState.key) == key,
+            col(LtiState.expires_at) > utcnow(),
+            col(LtiState.value) != USED,
+        )
+        .values(value=USED, expires_at=until)
+    )
+    db.commit()
+    return bool(result.rowcount)
 
 
 def state_consume(db: Session, key: str) -> bool:

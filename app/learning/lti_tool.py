@@ -7,7 +7,11 @@
   key sets in ``lti_state`` (the launch POST comes from the LMS, without the course's cookies).
 - :class:`OnceSessionService`: a nonce is accepted once. The library only checks that a nonce
   exists, so a replayed id_token + state was accepted again until the token expired;
-  :func:`consume_nonce` deletes it when a launch is accepted.
+  :func:`use_nonce` marks it used when a launch is accepted, and keeps it so until the
+  token's ``exp``.
+- :class:`CourseMessageLaunch`: the id_token is checked as the IMS Security Framework says:
+  ``exp`` and ``iat`` required, ``exp``/``iat``/``nbf`` with :data:`CLOCK_LEEWAY_S` of leeway
+  (a platform whose clock runs a little ahead or behind).
 - :class:`CachingServiceConnector`: access tokens kept in ``lti_state`` until they expire.
 
 Everything here does blocking HTTP (the platform's JWKS and token endpoint): call it from the
@@ -19,11 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import jwt
 import requests
 from pylti1p3.deployment import Deployment
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, LtiMessageValidationException
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.registration import Registration
@@ -41,6 +47,11 @@ NONCE_PREFIX = "lti1p3-nonce-"
 TOKEN_PREFIX = lti.TOKEN_STATE_PREFIX
 KEYSET_LIFETIME_S = 2 * 3600
 HTTP_TIMEOUT_S = 10
+# The IMS Security Framework (5.1.3) allows some leeway for the clocks of platform and tool.
+CLOCK_LEEWAY_S = 60
+REQUIRED_CLAIMS = ["exp", "iat"]
+# A used nonce is kept until its token's exp, and never longer than this.
+MAX_NONCE_KEPT = timedelta(days=1)
 
 
 def registration_of(
@@ -148,17 +159,29 @@ class DatabaseStorage(LaunchDataStorage[Any]):
 
 
 class OnceSessionService(SessionService):
-    """The library's session service over :class:`DatabaseStorage`."""
+    """The library's session service over :class:`DatabaseStorage`; a used nonce (kept until
+    its token expires, :func:`use_nonce`) does not pass :meth:`check_nonce`."""
 
     def __init__(self, request: Request, storage: DatabaseStorage) -> None:
         super().__init__(request)
         self.set_data_storage(storage)
 
+    def check_nonce(self, nonce: str) -> bool:
+        """True for a nonce issued by the login and not used yet."""
+        return self.data_storage.get_value(self._get_key("nonce", nonce)) is True
 
-def consume_nonce(engine: Engine, nonce: str) -> bool:
-    """Use a launch's nonce up; False when it was already used (a replay) or never issued."""
+
+def use_nonce(engine: Engine, nonce: str, exp: Any) -> bool:
+    """Use a launch's nonce up, keeping it (as used) until its token's ``exp`` plus the leeway
+    (at most :data:`MAX_NONCE_KEPT`); False when it was already used (a replay), never issued
+    or expired."""
+    now = datetime.now(UTC)
+    until = now + MAX_NONCE_KEPT
+    if isinstance(exp, int | float) and not isinstance(exp, bool):
+        expires = datetime.fromtimestamp(exp, UTC) + timedelta(seconds=CLOCK_LEEWAY_S)
+        until = min(until, max(expires, now))
     with Session(engine) as db:
-        return lti.state_consume(db, NONCE_PREFIX + nonce)
+        return lti.state_use(db, NONCE_PREFIX + nonce, until)
 
 
 class CachingServiceConnector(ServiceConnector):
@@ -218,6 +241,26 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
 
     def _get_request_param(self, key: str) -> str:
         return str(self._request.get_param(key) or "")
+
+    def validate_jwt_signature(self) -> CourseMessageLaunch:
+        """Check the id_token's signature, and its ``exp``, ``iat`` (both required) and
+        ``nbf`` with :data:`CLOCK_LEEWAY_S` seconds of leeway.
+
+        Raises:
+            LtiMessageValidationException: the token is not valid.
+        """
+        public_key, key_alg = self.get_public_key()
+        try:
+            jwt.decode(
+                self._get_id_token(),
+                public_key,
+                algorithms=[key_alg],
+                leeway=CLOCK_LEEWAY_S,
+                options={"verify_aud": False, "require": REQUIRED_CLAIMS},
+            )
+        except jwt.InvalidTokenError as exc:
+            raise LtiMessageValidationException(f"Can't decode id_token: {exc}") from exc
+        return self
 
     def get_public_key(self) -> tuple[str, str]:
         """The key that signed the id_token; the cached key set is fetched again once when

@@ -8,7 +8,8 @@ platform's JWKS), so every call into it runs on the threadpool.
 The login and launch POSTs come from the LMS, another site: the request guard and asgi-csrf
 let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
-``exp`` and ``nonce`` (used once), and the ``state`` cookie set at the login.
+``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
+``state`` cookie set at the login.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from app.learning.lti_tool import (
     DatabaseStorage,
     OnceSessionService,
     ToolConf,
-    consume_nonce,
+    use_nonce,
 )
 from app.platform.auth import is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
@@ -268,7 +269,7 @@ def _launch(state: Any, lti_request: StarletteLtiRequest):
         raise LtiException("azp is not the client id")
     if "azp" in claims and claims["azp"] != launch.get_client_id():
         raise LtiException("azp is not the client id")
-    if not consume_nonce(engine, str(claims.get("nonce") or "")):
+    if not use_nonce(engine, str(claims.get("nonce") or ""), claims.get("exp")):
         return None
     password_hash = state.passwords.hash(secrets.token_urlsafe(32))
     found = lti.person_for_launch(
