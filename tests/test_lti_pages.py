@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from app.learning import lti
 from app.main import create_app
+from app.platform.auth import SignInLimiter
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
 from app.platform.models import Learner, LtiScore, utcnow
@@ -384,3 +385,44 @@ def test_the_migration_takes_the_site_role_an_lms_launch_gave_and_unconfirms_pla
     upgrade(url)
     assert db_rows(settings, staff) == [("lti-0a",)]
     assert db_rows(settings, roles)[1] == ("lti-0a", False, False)
+
+
+LOGIN = {
+    "iss": MOODLE,
+    "client_id": "abc",
+    "login_hint": "ana",
+    "target_link_uri": "http://testserver/lti/launch",
+}
+
+
+def test_lms_logins_past_the_limit_get_a_429_in_portuguese_and_store_nothing(settings):
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+    app = create_app(settings)
+    app.state.sign_in_limiter = SignInLimiter("memory://", lti_logins_per_ip="3 per minute")
+    client = TestClient(app, follow_redirects=False)
+    for _ in range(3):
+        assert client.get("/lti/login", params=LOGIN).status_code == 302
+    stored = db_rows(settings, "SELECT count(*) FROM lti_state")
+    refused = client.get("/lti/login", params=LOGIN)
+    assert refused.status_code == 429
+    assert text(soup(refused.text).select_one("main .meta")) == (
+        "Entradas demais pelo AVA a partir desta rede. Espere 1 minuto e abra a atividade de novo."
+    )
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert client.post("/lti/login", data=LOGIN).status_code == 429
+    assert db_rows(settings, "SELECT count(*) FROM lti_state") == stored
+
+
+def test_a_login_keeps_its_nonce_and_state_for_minutes_not_a_day(settings):
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+    client = TestClient(create_app(settings), follow_redirects=False)
+    assert client.get("/lti/login", params=LOGIN).status_code == 302
+    rows = db_rows(settings, "SELECT key, expires_at FROM lti_state")
+    assert {key.split("-")[1] for key, _ in rows} == {"nonce", "login"}
+    for key, expires in rows:
+        moment = datetime.fromisoformat(str(expires)) if isinstance(expires, str) else expires
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        left = (moment - datetime.now(UTC)).total_seconds()
+        assert 0 < left <= 600, key

@@ -69,13 +69,13 @@ def test_an_lms_instructor_teaches_their_course_s_class_and_nothing_site_wide(lm
     tool, platform = lms
     # Two LMS courses, each with a learner who answered once.
     for user, context in (("ana-a", "curso-a"), ("bia-b", "curso-b")):
-        with httpx.Client() as learner:
+        with httpx.Client(timeout=30) as learner:
             launch(learner, platform, user=user, licao="kernels", contexto=context, titulo=context)
             answer_right(learner, tool)
-    with httpx.Client() as other_teacher:
+    with httpx.Client(timeout=30) as other_teacher:
         launch(other_teacher, platform, user="prof-b", papel="professor", contexto="curso-b")
     own, other = class_of(tool, "curso-a"), class_of(tool, "curso-b")
-    with httpx.Client(base_url=tool.url) as teacher:
+    with httpx.Client(base_url=tool.url, timeout=30) as teacher:
         opened = launch(teacher, platform, user="prof-a", papel="professor", contexto="curso-a")
         assert opened.status_code == 303
         own_pages = [
@@ -184,13 +184,13 @@ def test_an_unconfirmed_platform_launches_nothing_until_an_admin_confirms_it(lms
     tool, platform = lms
     db_rows(tool.settings, "UPDATE lti_platform SET confirmed_at = NULL")
     try:
-        with httpx.Client() as browser:
+        with httpx.Client(timeout=30) as browser:
             login = browser.get(
                 platform.url + "/launch", params={"user": "ana-u"}, follow_redirects=True
             )
         assert login.status_code == 400
         assert "Este pedido de login LTI não é válido" in login.text
-        with httpx.Client(base_url=tool.url) as admin:
+        with httpx.Client(base_url=tool.url, timeout=30) as admin:
             assert sign_up(admin, "dona").status_code == 303
             done = curso(tool.settings, "instrutor", "adicionar", "dona", "--admin")
             assert done.returncode == 0, done.stderr
@@ -207,7 +207,7 @@ def test_an_unconfirmed_platform_launches_nothing_until_an_admin_confirms_it(lms
             assert text(soup(admin.get("/instrutor/lti").text).select_one(".platform-state")) == (
                 "Confirmada."
             )
-        with httpx.Client() as browser:
+        with httpx.Client(timeout=30) as browser:
             assert launch(browser, platform, user="ana-u", licao="kernels").status_code == 303
     finally:
         db_rows(tool.settings, "UPDATE lti_platform SET confirmed_at = created_at")

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
 from sqlalchemy import Engine, delete, func, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
@@ -224,6 +225,25 @@ def state_set(db: Session, key: str, value: Any, lifetime_s: int) -> None:
     db.add(row)
     db.exec(delete(LtiState).where(col(LtiState.expires_at) <= utcnow()))
     db.commit()
+
+
+def state_claim(db: Session, key: str, lifetime_s: int) -> bool:
+    """Keep ``key`` for ``lifetime_s`` seconds unless it is kept already; True when this call
+    took it (at most one caller per lifetime, across workers: one atomic upsert). Committed."""
+    now = utcnow()
+    insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = insert(LtiState).values(
+        key=key, value=json.dumps(True), expires_at=now + timedelta(seconds=lifetime_s)
+    )
+    statement = statement.on_conflict_do_update(
+        index_elements=["key"],
+        set_={"value": statement.excluded.value, "expires_at": statement.excluded.expires_at},
+        where=col(LtiState.expires_at) <= now,
+    )
+    begin_write(db)
+    taken = db.exec(statement).rowcount
+    db.commit()
+    return bool(taken)
 
 
 def state_use(db: Session, key: str, until: datetime) -> bool:

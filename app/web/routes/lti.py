@@ -32,7 +32,7 @@ from app.i18n import N_, gettext
 from app.learning import lti
 from app.learning.learners import find_account
 from app.learning.lti_tool import (
-    KEYSET_LIFETIME_S,
+    LOGIN_LIFETIME_S,
     CourseMessageLaunch,
     DatabaseStorage,
     OnceSessionService,
@@ -173,9 +173,17 @@ async def _params(request: Request) -> dict[str, str]:
 
 
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
-async def lti_login(request: Request):
-    """OIDC login initiation: remember a nonce, set the state cookie, redirect to the
-    platform's authorization endpoint. An unregistered issuer or client id gets 400."""
+async def lti_login(request: Request, limiter: SignInLimiterDep):
+    """OIDC login initiation: remember a nonce (for minutes), set the state cookie, redirect to
+    the platform's authorization endpoint. An unregistered issuer or client id gets 400; past
+    :data:`app.platform.auth.LTI_LOGINS_PER_IP` from one address, 429 with the wait."""
+    ip = request.client.host if request.client else "desconhecido"
+    blocked = await run_in_threadpool(limiter.lti_login_attempt, ip)
+    if blocked:
+        context = {"message": blocked.message, "new_tab": ""}
+        response = render(request, "lti_refused.html", context, status_code=429)
+        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        return response
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
@@ -193,7 +201,7 @@ async def lti_login(request: Request):
         response = oidc.redirect(launch_url)
         # Kept with the state, for "Abrir em nova aba" when the browser drops the cookie.
         state = next(iter(cookies.to_set)).removeprefix(f"{CookieService.prefix}-")
-        storage.set_value(LOGIN_PARAMS_PREFIX + state, params, 600)
+        storage.set_value(LOGIN_PARAMS_PREFIX + state, params, LOGIN_LIFETIME_S)
         return response
 
     try:
@@ -262,7 +270,6 @@ def _launch(state: Any, lti_request: StarletteLtiRequest):
         cookie_service=CookieService(lti_request),
     )
     launch.engine = engine
-    launch.set_public_key_caching(storage, KEYSET_LIFETIME_S)
     claims = dict(launch.get_launch_data())
     aud = claims.get("aud")
     if isinstance(aud, list) and len(aud) > 1 and claims.get("azp") != launch.get_client_id():
