@@ -87,8 +87,8 @@ def test_signing_in_from_the_redirect_comes_back_to_the_page(client, settings):
 
 def test_every_instructor_tool_is_a_link_away_from_the_dashboard(client, settings):
     """A new instructor found the editor, classes, "Nova lição", images and the LMS page only
-    by typing their addresses."""
-    teacher = instructor(client, settings)
+    by typing their addresses. The LMS page is a site admin's."""
+    teacher = instructor(client, settings, admin=True)
     page = soup(teacher.get("/instrutor"))
     tools = {text(a): a["href"] for a in page.select("nav.instructor-tools a")}
     assert tools == {
@@ -106,6 +106,9 @@ def test_every_instructor_tool_is_a_link_away_from_the_dashboard(client, setting
     link = preview.find("a", string="Editar esta lição")
     assert link is not None and link["href"] == "/instrutor/licoes/kernels/editar"
     assert teacher.get(link["href"]).status_code == 200
+    other = instructor(TestClient(client.app), settings, "outro")
+    tools = [text(a) for a in soup(other.get("/instrutor")).select("nav.instructor-tools a")]
+    assert tools == ["Turmas", "Nova lição", "Enviar uma imagem"]
 
 
 def test_preview_shows_every_key_and_explanation_with_the_check_results(client, settings):

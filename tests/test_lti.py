@@ -135,7 +135,7 @@ def test_an_lms_instructor_teaches_the_class_of_that_course(lms):
         classes = browser.get(tool.url + "/instrutor/turmas")
         assert classes.status_code == 200
         assert "Redes (Moodle)" in classes.text
-        assert browser.get(tool.url + "/instrutor/lti").status_code == 200
+        assert browser.get(tool.url + "/instrutor/lti").status_code == 403
     with httpx.Client() as learner:
         launch(learner, platform, user="ana-77", contexto="c-77", titulo="Redes")
         assert learner.get(tool.url + "/instrutor").status_code == 403

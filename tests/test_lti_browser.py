@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.support.app import db_rows
 from tests.support.browser import FIRST_QUESTION, axe_violations
 from tests.support.lti_platform import course_and_lms
 
@@ -57,7 +58,16 @@ def test_the_lti_pages_pass_axe(lms, new_page):
         page.get_by_role("button", name="Vincular as contas").click()
         page.locator("#vincular-erro").wait_for()
         found[(width, "vincular-erro")] = axe_violations(page)
+        # The platforms page is a site admin's: the LMS instructor is made one here.
+        db_rows(
+            tool.settings,
+            "UPDATE account SET is_instructor = ?, is_admin = ? WHERE id IN"
+            " (SELECT account_id FROM lti_user WHERE sub = 'prof-axe')",
+            True,
+            True,
+        )
         page.goto(f"{tool.url}/instrutor/lti")
+        assert page.locator(".platforms").count() == 1
         found[(width, "plataformas")] = axe_violations(page)
         page.goto(f"{tool.url}/lti/login")
         found[(width, "recusa")] = axe_violations(page)

@@ -5,14 +5,16 @@ backoff and passback state."""
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.learning import lti
 from app.main import create_app
+from app.platform.auth import SignInLimiter
 from app.platform.db import make_engine
+from app.platform.migrate import downgrade, upgrade
 from app.platform.models import Learner, LtiScore, utcnow
 from app.web.security import is_lti_cross_site_post, lti_cross_site_posts
 from tests.support.accounts import instructor, sign_up
@@ -31,8 +33,9 @@ FIELDS = {
 }
 
 
-def test_an_instructor_registers_a_platform_on_the_page(settings):
-    teacher = instructor(TestClient(create_app(settings), follow_redirects=False), settings)
+def test_an_admin_registers_a_platform_on_the_page(settings):
+    app = create_app(settings)
+    teacher = instructor(TestClient(app, follow_redirects=False), settings, admin=True)
     page = teacher.get("/instrutor/lti")
     urls = [text(node) for node in soup(page.text).select(".tool-urls code")]
     base = "http://testserver"
@@ -66,6 +69,47 @@ def test_an_instructor_registers_a_platform_on_the_page(settings):
     assert MOODLE in listed and "abc123" in listed
     keys = teacher.get("/lti/jwks.json").json()["keys"]
     assert len(keys) == 1 and keys[0]["alg"] == "RS256" and keys[0]["use"] == "sig"
+    # Registered, not confirmed: its origin is in no page's CSP, in this app or a new one.
+    for client in (teacher, TestClient(create_app(settings))):
+        csp = client.get("/").headers["content-security-policy"]
+        assert MOODLE not in csp and "frame-ancestors 'none'" in csp
+    page = teacher.get("/instrutor/lti")
+    item = soup(page.text).select_one(".platforms li")
+    assert text(item.select_one(".platform-state")) == (
+        f"Esperando confirmação: ainda não abre nada. Confirmar deixa {MOODLE} mostrar as páginas"
+        " do curso dentro das suas e receber os formulários delas."
+    )
+    confirmed = teacher.post(item.select_one("form")["action"], data={"csrftoken": token})
+    assert confirmed.status_code == 303
+    csp = teacher.get("/").headers["content-security-policy"]
+    assert f"frame-ancestors 'self' {MOODLE}" in csp and f"form-action 'self' {MOODLE}" in csp
+    assert text(soup(teacher.get("/instrutor/lti").text).select_one(".platform-state")) == (
+        "Confirmada."
+    )
+    # Moving it to another origin makes it wait for a confirmation again.
+    moved = {**FIELDS, "auth_url": "https://outro.example.org/auth"}
+    assert teacher.post("/instrutor/lti", data={"csrftoken": token, **moved}).status_code == 303
+    csp = teacher.get("/").headers["content-security-policy"]
+    assert "outro.example.org" not in csp and MOODLE not in csp
+
+
+def test_only_a_site_admin_registers_or_confirms_a_platform(settings):
+    app = create_app(settings)
+    with Session(make_engine(settings.database_url)) as db:
+        platform, _ = lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+    teacher = instructor(TestClient(app, follow_redirects=False), settings)
+    token = csrf_from(teacher.get("/conta").text)
+    assert teacher.get("/instrutor/lti").status_code == 403
+    refused = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, "client_id": "z"})
+    assert refused.status_code == 403
+    assert "Só um administrador do curso registra e confirma AVAs." in refused.text
+    confirm = f"/instrutor/lti/{platform.id}/confirmar"
+    assert teacher.post(confirm, data={"csrftoken": token}).status_code == 403
+    assert db_rows(settings, "SELECT client_id, confirmed_at FROM lti_platform") == [("abc", None)]
+    assert MOODLE not in teacher.get("/").headers["content-security-policy"]
+    admin = instructor(TestClient(app, follow_redirects=False), settings, "dona", admin=True)
+    token = csrf_from(admin.get("/conta").text)
+    assert admin.post("/instrutor/lti/999/confirmar", data={"csrftoken": token}).status_code == 404
 
 
 def test_the_command_registers_and_adds_deployments(settings):
@@ -127,13 +171,13 @@ def test_only_the_two_lti_posts_skip_the_cross_site_checks(settings):
     assert "Esta entrada LTI foi recusada" in launched.text
 
 
-def test_a_registered_lms_may_frame_the_pages_and_receive_forms(settings):
+def test_a_confirmed_lms_may_frame_the_pages_and_receive_forms(settings):
     app = create_app(settings)
     client = TestClient(app)
     assert "frame-ancestors 'none'" in client.get("/").headers["content-security-policy"]
     assert client.get("/").headers["x-frame-options"] == "DENY"
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     fresh = TestClient(create_app(settings))
     headers = fresh.get("/").headers
     assert f"frame-ancestors 'self' {MOODLE}" in headers["content-security-policy"]
@@ -144,7 +188,7 @@ def test_a_registered_lms_may_frame_the_pages_and_receive_forms(settings):
 def test_over_https_the_cookies_work_inside_the_lms_iframe(settings):
     settings = settings.model_copy(update={"secure_cookies": True})
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     client = TestClient(create_app(settings), base_url="https://testserver")
     page = client.get("/conta")
     cookies = page.headers.get_list("set-cookie")
@@ -170,7 +214,7 @@ def test_over_https_the_cookies_work_inside_the_lms_iframe(settings):
 def test_with_secure_cookies_the_login_sets_a_partitioned_state_cookie(settings):
     settings = settings.model_copy(update={"secure_cookies": True})
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     client = TestClient(create_app(settings), base_url="https://curso.example.org")
     login = client.post(
         "/lti/login",
@@ -198,7 +242,7 @@ def test_with_secure_cookies_the_login_sets_a_partitioned_state_cookie(settings)
 
 def test_a_registered_lms_may_frame_the_error_pages_too(settings):
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     app = create_app(settings)
 
     @app.get("/falha-de-teste")
@@ -257,7 +301,7 @@ def test_a_failed_score_waits_longer_each_time_and_the_dashboard_says_why(settin
         assert waits == [2, 4, 8]
         assert lti.due_scores(db, utcnow()) == []
         assert lti.due_scores(db, utcnow(), everything=True) == [score.id]
-    teacher = instructor(TestClient(create_app(settings)), settings)
+    teacher = instructor(TestClient(create_app(settings)), settings, admin=True)
     row = soup(teacher.get("/instrutor/lti").text).select_one("table.passback tbody tr")
     assert [text(cell) for cell in row.select("th, td")] == [
         "(sem turma)",
@@ -269,7 +313,8 @@ def test_a_failed_score_waits_longer_each_time_and_the_dashboard_says_why(settin
 
 
 def test_an_address_that_would_break_the_csp_is_refused(settings):
-    teacher = instructor(TestClient(create_app(settings), follow_redirects=False), settings)
+    app = create_app(settings)
+    teacher = instructor(TestClient(app, follow_redirects=False), settings, admin=True)
     token = csrf_from(teacher.get("/instrutor/lti").text)
     evil = "https://moodle.example.edu.br; script-src 'unsafe-inline'/auth"
     sent = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, "auth_url": evil})
@@ -282,8 +327,10 @@ def test_an_address_that_would_break_the_csp_is_refused(settings):
     )
     # A row written some other way still never reaches the header.
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], evil, evil, evil)
-        lti.register_platform(db, "https://ok", "x", ["1"], MOODLE + "/a", MOODLE, MOODLE)
+        lti.register_platform(db, MOODLE, "abc", ["1"], evil, evil, evil, confirmed=True)
+        lti.register_platform(
+            db, "https://ok", "x", ["1"], MOODLE + "/a", MOODLE, MOODLE, confirmed=True
+        )
     csp = TestClient(create_app(settings)).get("/").headers["content-security-policy"]
     assert csp.endswith(f"frame-ancestors 'self' {MOODLE}")
     assert "unsafe-inline'/" not in csp and csp.count("script-src") == 1
@@ -321,3 +368,120 @@ def test_scores_queued_before_a_restart_are_sent_when_the_app_starts(settings):
     app.state.lti_sender.stop()
     assert rows[0][0] == "failed" and rows[0][1] >= 1
     assert "Connection refused" in db_rows(settings, "SELECT last_error FROM lti_score")[0][0]
+
+
+def test_the_migration_takes_the_site_role_an_lms_launch_gave_and_unconfirms_platforms(settings):
+    url = settings.database_url
+    downgrade(url, "0014")
+    when = datetime(2026, 12, 1, tzinfo=UTC)
+    db_rows(
+        settings,
+        "INSERT INTO lti_platform (issuer, client_id, auth_url, token_url, jwks_url, created_at)"
+        " VALUES (?, 'abc', ?, ?, ?, ?)",
+        MOODLE,
+        *list(FIELDS.values())[3:],
+        when,
+    )
+    # username, site instructor, admin, signed in by an LMS person
+    accounts = [
+        ("lti-0a", True, False, True),  # an LMS Instructor launch made it a site instructor
+        ("prof", True, False, False),  # `curso instrutor adicionar prof`
+        ("dona", True, True, True),  # an admin who linked her LMS identity
+        ("lti-0b", False, False, True),  # an LMS learner
+    ]
+    for number, (username, site, admin, from_lms) in enumerate(accounts):
+        learner = f"{number:032d}"
+        db_rows(settings, "INSERT INTO learner (id, created_at) VALUES (?, ?)", learner, when)
+        db_rows(
+            settings,
+            "INSERT INTO account (learner_id, username, password_hash, created_at, is_instructor,"
+            " is_admin) VALUES (?, ?, 'x', ?, ?, ?)",
+            learner,
+            username,
+            when,
+            site,
+            admin,
+        )
+        if from_lms:
+            db_rows(
+                settings,
+                "INSERT INTO lti_user (platform_id, sub, learner_id, account_id, name, created_at)"
+                " SELECT p.id, ?, ?, a.id, '', ? FROM lti_platform p, account a"
+                " WHERE a.username = ?",
+                username,
+                learner,
+                when,
+                username,
+            )
+    db_rows(
+        settings,
+        "INSERT INTO classroom (name, description, join_code, time_zone, created_at)"
+        " VALUES ('Redes (Moodle)', '', 'codigo', 'America/Sao_Paulo', ?)",
+        when,
+    )
+    db_rows(
+        settings,
+        "INSERT INTO class_staff (class_id, account_id) SELECT c.id, a.id FROM classroom c,"
+        " account a WHERE a.username = 'lti-0a'",
+    )
+    upgrade(url)
+    roles = "SELECT username, is_instructor, is_admin FROM account ORDER BY username"
+    assert db_rows(settings, roles) == [
+        ("dona", True, True),
+        ("lti-0a", False, False),
+        ("lti-0b", False, False),
+        ("prof", True, False),
+    ]
+    staff = "SELECT a.username FROM class_staff s JOIN account a ON a.id = s.account_id"
+    assert db_rows(settings, staff) == [("lti-0a",)]
+    assert db_rows(settings, "SELECT confirmed_at FROM lti_platform") == [(None,)]
+    assert (
+        MOODLE not in TestClient(create_app(settings)).get("/").headers["content-security-policy"]
+    )
+    downgrade(url, "0014")
+    assert db_rows(settings, "SELECT count(*) FROM lti_platform") == [(1,)]
+    assert db_rows(settings, "SELECT count(*) FROM account") == [(4,)]
+    upgrade(url)
+    assert db_rows(settings, staff) == [("lti-0a",)]
+    assert db_rows(settings, roles)[1] == ("lti-0a", False, False)
+
+
+LOGIN = {
+    "iss": MOODLE,
+    "client_id": "abc",
+    "login_hint": "ana",
+    "target_link_uri": "http://testserver/lti/launch",
+}
+
+
+def test_lms_logins_past_the_limit_get_a_429_in_portuguese_and_store_nothing(settings):
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+    app = create_app(settings)
+    app.state.sign_in_limiter = SignInLimiter("memory://", lti_logins_per_ip="3 per minute")
+    client = TestClient(app, follow_redirects=False)
+    for _ in range(3):
+        assert client.get("/lti/login", params=LOGIN).status_code == 302
+    stored = db_rows(settings, "SELECT count(*) FROM lti_state")
+    refused = client.get("/lti/login", params=LOGIN)
+    assert refused.status_code == 429
+    assert text(soup(refused.text).select_one("main .meta")) == (
+        "Entradas demais pelo AVA a partir desta rede. Espere 1 minuto e abra a atividade de novo."
+    )
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert client.post("/lti/login", data=LOGIN).status_code == 429
+    assert db_rows(settings, "SELECT count(*) FROM lti_state") == stored
+
+
+def test_a_login_keeps_its_nonce_and_state_for_minutes_not_a_day(settings):
+    with Session(make_engine(settings.database_url)) as db:
+        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+    client = TestClient(create_app(settings), follow_redirects=False)
+    assert client.get("/lti/login", params=LOGIN).status_code == 302
+    rows = db_rows(settings, "SELECT key, expires_at FROM lti_state")
+    assert {key.split("-")[1] for key, _ in rows} == {"nonce", "login"}
+    for key, expires in rows:
+        moment = datetime.fromisoformat(str(expires)) if isinstance(expires, str) else expires
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        left = (moment - datetime.now(UTC)).total_seconds()
+        assert 0 < left <= 600, key

@@ -242,7 +242,7 @@ def instructor_site(tmp_path_factory, browser):
             assert answer(learner, "kernels", charted.id, chosen).status_code == 200
     with httpx.Client(base_url=server.url) as client:
         assert sign_up(client, INSTRUCTOR).status_code == 303
-    grant_instructor(server, INSTRUCTOR)
+    grant_instructor(server, INSTRUCTOR, admin=True)  # an admin: /instrutor/lti is theirs
     context = browser.new_context(locale="pt-BR")
     page = context.new_page()
     page.goto(server.url + "/conta")
@@ -258,7 +258,8 @@ def instructor_site(tmp_path_factory, browser):
 
 
 def _seed_class(server: LiveServer) -> None:
-    """A class taught by the instructor, with a known join code, a learner and a due date."""
+    """A class taught by the instructor, with a known join code, a learner and a due date, and
+    an LMS waiting for the admin's confirmation."""
     from sqlalchemy import text
 
     from app.platform.db import make_engine
@@ -290,6 +291,15 @@ def _seed_class(server: LiveServer) -> None:
             text(
                 "INSERT INTO class_due (class_id, lesson_slug, due_at)"
                 " VALUES (1, 'kernels', '2026-01-01 12:00:00.000000')"
+            )
+        )
+        db.execute(
+            text(
+                "INSERT INTO lti_platform (issuer, client_id, auth_url, token_url, jwks_url,"
+                " created_at) VALUES ('https://moodle.example.edu.br', 'abc',"
+                " 'https://moodle.example.edu.br/mod/lti/auth.php',"
+                " 'https://moodle.example.edu.br/mod/lti/token.php',"
+                " 'https://moodle.example.edu.br/mod/lti/certs.php', CURRENT_TIMESTAMP)"
             )
         )
     engine.dispose()

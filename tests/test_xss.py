@@ -448,6 +448,15 @@ def test_no_payload_runs_in_the_lti_pages(hostile_server: LiveServer, browser: B
                 payload[:1000],
             )
         db_rows(tool.settings, "UPDATE classroom SET name = ?", PAYLOADS[0][:120])
+        # /instrutor/lti is a site admin's page, and half the platforms wait for confirmation.
+        db_rows(
+            tool.settings,
+            "UPDATE account SET is_instructor = ?, is_admin = ? WHERE id IN"
+            " (SELECT account_id FROM lti_user WHERE sub = 'prof-xss')",
+            True,
+            True,
+        )
+        db_rows(tool.settings, "UPDATE lti_platform SET confirmed_at = NULL WHERE id % 2 = 0")
         for url in ("/instrutor/lti", f"/instrutor?turma={class_id}"):
             page.goto(tool.url + url)
             failures[url] = page.evaluate(SCAN)

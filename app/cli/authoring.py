@@ -162,7 +162,10 @@ def _set_role(usuario: str, value: bool, admin: bool = False) -> None:
     finally:
         engine.dispose()
     if value and admin:
-        said = gettext("`%(name)s` is now an instructor and an admin, who sees every class.")
+        said = gettext(
+            "`%(name)s` is now an instructor and an admin, who sees every class and registers "
+            "the LMSs."
+        )
     elif value:
         said = (
             gettext("`%(name)s` is now an instructor.")
@@ -184,10 +187,15 @@ def _set_role(usuario: str, value: bool, admin: bool = False) -> None:
 def adicionar(
     usuario: Annotated[str, typer.Argument(help=gettext("The username of an existing account."))],
     admin: Annotated[
-        bool, typer.Option("--admin", help=gettext("Also lets the instructor see every class."))
+        bool,
+        typer.Option(
+            "--admin",
+            help=gettext("Also lets the instructor see every class and register the LMSs."),
+        ),
     ] = False,
 ) -> None:
-    """Give the instructor role to an existing account (``--admin``: who sees every class)."""
+    """Give the instructor role to an existing account (``--admin``: who sees every class and
+    registers the LMSs)."""
     _set_role(usuario, True, admin)
 
 

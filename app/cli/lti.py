@@ -40,7 +40,8 @@ def registrar(
         str, typer.Option("--jwks-url", help=gettext("The platform's public keyset URL."))
     ],
 ) -> None:
-    """Register a platform (or update it, adding deployments)."""
+    """Register a platform (or update it, adding deployments), confirmed: whoever runs the
+    server's commands needs no admin to confirm it (the web form's platforms wait for one)."""
     from app.learning.lti import is_web_address, register_platform
 
     for url in (auth_url, token_url, jwks_url):
@@ -51,7 +52,7 @@ def registrar(
 
     with Session(_engine()) as db:
         _platform, new = register_platform(
-            db, issuer, client_id, deployment_id, auth_url, token_url, jwks_url
+            db, issuer, client_id, deployment_id, auth_url, token_url, jwks_url, confirmed=True
         )
     done = (
         gettext("Platform registered: %(issuer)s")

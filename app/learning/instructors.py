@@ -1,11 +1,20 @@
-"""The instructor role: who has it, granting and taking it away (no HTTP here)."""
+"""The roles: who has them, granting and taking them away (no HTTP here).
+
+- A **site instructor** (``account.is_instructor``, given only by ``curso instrutor
+  adicionar``) edits and publishes lessons and sees every learner on the dashboard.
+- A **site admin** (``account.is_admin`` too, ``curso instrutor adicionar --admin``) also sees
+  every class and registers and confirms the LMSs (LTI platforms).
+- A **class instructor** (a ``class_staff`` row) sees that class only: its dashboard, exports,
+  due dates. An LMS Instructor launch makes the person one of the class of that LMS course,
+  and nothing more.
+"""
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.learning.learners import find_account
-from app.platform.models import Account
+from app.platform.models import Account, ClassStaff
 
 
 class AccountNotFound(LookupError):
@@ -50,3 +59,19 @@ def instructor_account(db: Session, username: str | None) -> Account | None:
     """Return the account of ``username`` when it has the instructor role, else ``None``."""
     account = find_account(db, username) if username else None
     return account if account is not None and account.is_instructor else None
+
+
+def staff_account(db: Session, username: str | None) -> Account | None:
+    """Return the account of ``username`` when it is a site instructor or teaches a class (an
+    LMS course's class included), else ``None``."""
+    account = find_account(db, username) if username else None
+    if account is None or account.is_instructor:
+        return account
+    teaches = db.exec(select(ClassStaff).where(ClassStaff.account_id == account.id)).first()
+    return account if teaches is not None else None
+
+
+def admin_account(db: Session, username: str | None) -> Account | None:
+    """Return the account of ``username`` when it is a site admin, else ``None``."""
+    account = instructor_account(db, username)
+    return account if account is not None and account.is_admin else None

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
 from sqlalchemy import Engine, delete, func, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
@@ -62,6 +63,7 @@ LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 PENDING, SENDING, SENT, FAILED = "pending", "sending", "sent", "failed"
 MAX_BACKOFF = timedelta(hours=1)
 TOKEN_STATE_PREFIX = "lti1p3-token-"
+USED = json.dumps("used")  # the value of a nonce whose launch was accepted
 MAX_REVIEW_TOPICS = 5  # glossary terms named in a score's comment
 LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
 
@@ -77,8 +79,13 @@ def register_platform(
     auth_url: str,
     token_url: str,
     jwks_url: str,
+    confirmed: bool = False,
 ) -> tuple[LtiPlatform, bool]:
     """Register a platform, or update its URLs and add deployments; committed.
+
+    A new platform waits for a site admin's confirmation (:func:`confirm_platform`) unless
+    ``confirmed`` (the command line, run by whoever runs the server); an update that moves its
+    authentication URL to another origin waits again.
 
     Returns:
         The platform and whether it is new.
@@ -95,7 +102,11 @@ def register_platform(
             token_url=token_url,
             jwks_url=jwks_url,
         )
+    if origin_of(platform.auth_url) != origin_of(auth_url):
+        platform.confirmed_at = None
     platform.auth_url, platform.token_url, platform.jwks_url = auth_url, token_url, jwks_url
+    if confirmed and platform.confirmed_at is None:
+        platform.confirmed_at = utcnow()
     db.add(platform)
     db.flush()
     assert platform.id is not None  # flushed
@@ -110,6 +121,20 @@ def register_platform(
     return platform, new
 
 
+def confirm_platform(db: Session, platform_id: int) -> LtiPlatform | None:
+    """A site admin's confirmation: from now on the platform launches the course and its
+    origin enters the CSP. ``None`` for an unknown id. Committed."""
+    platform = db.get(LtiPlatform, platform_id)
+    if platform is None:
+        return None
+    if platform.confirmed_at is None:
+        platform.confirmed_at = utcnow()
+        db.add(platform)
+        db.commit()
+        db.refresh(platform)
+    return platform
+
+
 def platforms(db: Session) -> list[tuple[LtiPlatform, list[str]]]:
     """Every registered platform with its deployment ids, oldest first."""
     rows = db.exec(select(LtiPlatform).order_by(col(LtiPlatform.id))).all()
@@ -120,8 +145,11 @@ def platforms(db: Session) -> list[tuple[LtiPlatform, list[str]]]:
 
 
 def find_platform(db: Session, issuer: str, client_id: str | None) -> LtiPlatform | None:
-    """The platform registered with ``issuer`` (and ``client_id`` when given)."""
-    query = select(LtiPlatform).where(LtiPlatform.issuer == issuer)
+    """The confirmed platform registered with ``issuer`` (and ``client_id`` when given); one
+    that no admin confirmed yet launches nothing."""
+    query = select(LtiPlatform).where(
+        LtiPlatform.issuer == issuer, col(LtiPlatform.confirmed_at).is_not(None)
+    )
     if client_id:
         query = query.where(LtiPlatform.client_id == client_id)
     return db.exec(query.order_by(col(LtiPlatform.id))).first()
@@ -199,6 +227,43 @@ def state_set(db: Session, key: str, value: Any, lifetime_s: int) -> None:
     db.commit()
 
 
+def state_claim(db: Session, key: str, lifetime_s: int) -> bool:
+    """Keep ``key`` for ``lifetime_s`` seconds unless it is kept already; True when this call
+    took it (at most one caller per lifetime, across workers: one atomic upsert). Committed."""
+    now = utcnow()
+    insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = insert(LtiState).values(
+        key=key, value=json.dumps(True), expires_at=now + timedelta(seconds=lifetime_s)
+    )
+    statement = statement.on_conflict_do_update(
+        index_elements=["key"],
+        set_={"value": statement.excluded.value, "expires_at": statement.excluded.expires_at},
+        where=col(LtiState.expires_at) <= now,
+    )
+    begin_write(db)
+    taken = db.exec(statement).rowcount
+    db.commit()
+    return bool(taken)
+
+
+def state_use(db: Session, key: str, until: datetime) -> bool:
+    """Mark the value under ``key`` as used and keep it until ``until``; True when this call
+    marked it (a second call, even at the same time from another worker, gets False; so does
+    a key never kept, or expired). Committed."""
+    begin_write(db)
+    result = db.exec(
+        update(LtiState)
+        .where(
+            col(LtiState.key) == key,
+            col(LtiState.expires_at) > utcnow(),
+            col(LtiState.value) != USED,
+        )
+        .values(value=USED, expires_at=until)
+    )
+    db.commit()
+    return bool(result.rowcount)
+
+
 def state_consume(db: Session, key: str) -> bool:
     """Delete ``key``; True when this call deleted it (a second call, even at the same time
     from another worker, gets False). Committed."""
@@ -240,8 +305,9 @@ def launch_person(
     """The learner and account of the launch's ``sub`` (made on the first launch, with an
     unusable random password hashed as ``password_hash``), in the class of its context.
 
-    An instructor's account gets the instructor role and teaches that class; a learner joins
-    it. Committed.
+    An LMS instructor teaches that class (class staff) and nothing else: the site-wide
+    instructor role comes only from ``curso instrutor adicionar``. A learner joins the class.
+    Committed.
     """
     assert platform.id is not None  # a stored platform
     sub = str(claims["sub"])
@@ -271,9 +337,6 @@ def launch_person(
         db.flush()
     account = db.get(Account, user.account_id)
     assert account is not None and account.id is not None  # lti_user keeps it (cascade)
-    if instructor and not account.is_instructor:
-        account.is_instructor = True
-        db.add(account)
     class_id = _context_class(db, platform, claims.get(CLAIM + "context"))
     if class_id is not None:
         link: ClassStaff | ClassMember | None
@@ -568,7 +631,7 @@ def origin_of(url: str) -> str:
 
 
 class LmsOrigins:
-    """The origins of the registered platforms (``https://moodle.example.org``): the sites that
+    """The origins of the confirmed platforms (``https://moodle.example.org``): the sites that
     may frame the course and receive its forms.
 
     Read when the app is built, then again in a background thread when a request finds them
@@ -598,10 +661,12 @@ class LmsOrigins:
         return self._origins
 
     def refresh(self) -> None:
-        """Read the origins now (kept as they were when the database cannot be read)."""
+        """Read the confirmed platforms' origins now (kept as they were when the database
+        cannot be read)."""
         try:
             with Session(self.engine) as db:
-                urls = db.exec(select(LtiPlatform.auth_url)).all()
+                confirmed = col(LtiPlatform.confirmed_at).is_not(None)
+                urls = db.exec(select(LtiPlatform.auth_url).where(confirmed)).all()
         except SQLAlchemyError:
             return
         found = {origin_of(url) for url in urls if is_web_address(url)}
@@ -646,9 +711,6 @@ def link_to_account(db: Session, platform_id: int, sub: str, target: Account) ->
         for row in staff:
             if db.get(ClassStaff, (row.class_id, target.id)) is None:
                 db.add(ClassStaff(class_id=row.class_id, account_id=target.id))
-        if old_account.is_instructor and not target.is_instructor:
-            target.is_instructor = True
-            db.add(target)
     user.learner_id, user.account_id = target.learner_id, target.id
     db.add(user)
     db.exec(

@@ -5,9 +5,17 @@
   deployments are accepted.
 - :class:`DatabaseStorage`: the library's launch data, OIDC state, nonces and the platforms'
   key sets in ``lti_state`` (the launch POST comes from the LMS, without the course's cookies).
-- :class:`OnceSessionService`: a nonce is accepted once. The library only checks that a nonce
+- :class:`OnceSessionService`: a login's nonce is kept for minutes (:data:`LOGIN_LIFETIME_S`),
+  and accepted once. The library only checks that a nonce
   exists, so a replayed id_token + state was accepted again until the token expired;
-  :func:`consume_nonce` deletes it when a launch is accepted.
+  :func:`use_nonce` marks it used when a launch is accepted, and keeps it so until the
+  token's ``exp``.
+- :class:`CourseMessageLaunch`: the id_token is checked as the IMS Security Framework says:
+  ``exp`` and ``iat`` required, ``exp``/``iat``/``nbf`` with :data:`CLOCK_LEEWAY_S` of leeway
+  (a platform whose clock runs a little ahead or behind).
+- :class:`CourseMessageLaunch`'s key fetches are bounded: the platform's key set is kept as
+  its ``Cache-Control`` says, fetched again at most once a minute on an unknown ``kid``, and
+  never dropped by a bad token.
 - :class:`CachingServiceConnector`: access tokens kept in ``lti_state`` until they expire.
 
 Everything here does blocking HTTP (the platform's JWKS and token endpoint): call it from the
@@ -19,11 +27,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import jwt
 import requests
 from pylti1p3.deployment import Deployment
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, LtiKeyException, LtiMessageValidationException
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.registration import Registration
@@ -31,6 +41,7 @@ from pylti1p3.request import Request
 from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
 from pylti1p3.tool_config.abstract import ToolConfAbstract
+from requests.utils import parse_dict_header
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -39,8 +50,18 @@ from app.platform.models import LtiPlatform
 
 NONCE_PREFIX = "lti1p3-nonce-"
 TOKEN_PREFIX = lti.TOKEN_STATE_PREFIX
-KEYSET_LIFETIME_S = 2 * 3600
+KEYSET_LIFETIME_S = 2 * 3600  # a platform's key set without Cache-Control
+KEYSET_MAX_S = 86400  # ...and with the longest Cache-Control honoured
+REFETCH_EVERY_S = 60  # at most one fetch per platform this often, for an unknown kid
+KEYSET_PREFIX = "key-set-url-"  # + md5 of the URL, the library's own cache key
+REFETCH_PREFIX = "key-set-fetched-"
+LOGIN_LIFETIME_S = 600  # a login's nonce and parameters, until its launch comes
 HTTP_TIMEOUT_S = 10
+# The IMS Security Framework (5.1.3) allows some leeway for the clocks of platform and tool.
+CLOCK_LEEWAY_S = 60
+REQUIRED_CLAIMS = ["exp", "iat"]
+# A used nonce is kept until its token's exp, and never longer than this.
+MAX_NONCE_KEPT = timedelta(days=1)
 
 
 def registration_of(
@@ -148,17 +169,33 @@ class DatabaseStorage(LaunchDataStorage[Any]):
 
 
 class OnceSessionService(SessionService):
-    """The library's session service over :class:`DatabaseStorage`."""
+    """The library's session service over :class:`DatabaseStorage`; a used nonce (kept until
+    its token expires, :func:`use_nonce`) does not pass :meth:`check_nonce`."""
 
     def __init__(self, request: Request, storage: DatabaseStorage) -> None:
         super().__init__(request)
         self.set_data_storage(storage)
 
+    def save_nonce(self, nonce: str) -> None:
+        """Keep a login's nonce for :data:`LOGIN_LIFETIME_S` (the library's default: a day)."""
+        self.data_storage.set_value(self._get_key("nonce", nonce), True, exp=LOGIN_LIFETIME_S)
 
-def consume_nonce(engine: Engine, nonce: str) -> bool:
-    """Use a launch's nonce up; False when it was already used (a replay) or never issued."""
+    def check_nonce(self, nonce: str) -> bool:
+        """True for a nonce issued by the login and not used yet."""
+        return self.data_storage.get_value(self._get_key("nonce", nonce)) is True
+
+
+def use_nonce(engine: Engine, nonce: str, exp: Any) -> bool:
+    """Use a launch's nonce up, keeping it (as used) until its token's ``exp`` plus the leeway
+    (at most :data:`MAX_NONCE_KEPT`); False when it was already used (a replay), never issued
+    or expired."""
+    now = datetime.now(UTC)
+    until = now + MAX_NONCE_KEPT
+    if isinstance(exp, int | float) and not isinstance(exp, bool):
+        expires = datetime.fromtimestamp(exp, UTC) + timedelta(seconds=CLOCK_LEEWAY_S)
+        until = min(until, max(expires, now))
     with Session(engine) as db:
-        return lti.state_consume(db, NONCE_PREFIX + nonce)
+        return lti.state_use(db, NONCE_PREFIX + nonce, until)
 
 
 class CachingServiceConnector(ServiceConnector):
@@ -208,10 +245,30 @@ def _with_timeout(send: Any) -> Any:
     return request
 
 
-class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
-    """A message launch that refetches the platform's key set once on an unknown ``kid``.
+def keyset_lifetime(cache_control: str | None) -> int:
+    """How long to keep a platform's key set, in seconds, from its answer's ``Cache-Control``:
+    ``max-age`` (or ``s-maxage``) within [:data:`REFETCH_EVERY_S`, :data:`KEYSET_MAX_S`];
+    ``no-store`` / ``no-cache``: :data:`REFETCH_EVERY_S`; none: :data:`KEYSET_LIFETIME_S`."""
+    if not cache_control:
+        return KEYSET_LIFETIME_S
+    directives = {name.lower(): value for name, value in parse_dict_header(cache_control).items()}
+    if "no-store" in directives or "no-cache" in directives:
+        return REFETCH_EVERY_S
+    for name in ("s-maxage", "max-age"):
+        value = str(directives.get(name) or "")
+        if value.isascii() and value.isdigit():
+            return min(max(int(value), REFETCH_EVERY_S), KEYSET_MAX_S)
+    return KEYSET_LIFETIME_S
 
-    The key set is cached in :class:`DatabaseStorage` for :data:`KEYSET_LIFETIME_S`.
+
+class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
+    """A message launch whose platform key set is fetched a bounded number of times.
+
+    The key set is cached in :class:`DatabaseStorage` for as long as its ``Cache-Control``
+    says (:func:`keyset_lifetime`). A token whose ``kid`` is not in it (the platform rotated
+    its keys, or a forged token) fetches it again at most once per platform per
+    :data:`REFETCH_EVERY_S`, for every worker (:func:`app.learning.lti.state_claim`); a fetch
+    that fails, or a bad token, leaves the cached set as it was.
     """
 
     engine: Engine
@@ -219,16 +276,86 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
     def _get_request_param(self, key: str) -> str:
         return str(self._request.get_param(key) or "")
 
-    def get_public_key(self) -> tuple[str, str]:
-        """The key that signed the id_token; the cached key set is fetched again once when
-        it has no key with the token's ``kid`` (the platform rotated its keys)."""
+    def validate_jwt_signature(self) -> CourseMessageLaunch:
+        """Check the id_token's signature, and its ``exp``, ``iat`` (both required) and
+        ``nbf`` with :data:`CLOCK_LEEWAY_S` seconds of leeway.
+
+        Raises:
+            LtiMessageValidationException: the token is not valid.
+        """
+        public_key, key_alg = self.get_public_key()
         try:
-            return super().get_public_key()
-        except LtiException:
-            assert self._registration is not None
-            url = self._registration.get_key_set_url() or ""
-            digest = hashlib.md5(url.encode("utf-8")).hexdigest()
+            jwt.decode(
+                self._get_id_token(),
+                public_key,
+                algorithms=[key_alg],
+                leeway=CLOCK_LEEWAY_S,
+                options={"verify_aud": False, "require": REQUIRED_CLAIMS},
+            )
+        except jwt.InvalidTokenError as exc:
+            raise LtiMessageValidationException(f"Can't decode id_token: {exc}") from exc
+        return self
+
+    def get_public_key(self) -> tuple[Any, str]:
+        """The key that signed the id_token, and its algorithm.
+
+        Raises:
+            LtiKeyException: no ``kid`` or ``alg``, the key set cannot be fetched, or it has no
+                such key (also when it was fetched again less than a minute ago).
+        """
+        assert self._registration is not None  # validate_registration ran before
+        header = self._jwt.get("header", {})
+        kid, alg = header.get("kid"), header.get("alg")
+        if not kid or not alg:
+            raise LtiKeyException("JWT KID or ALG not found")
+        url = self._registration.get_key_set_url() or ""
+        if not url.startswith(("http://", "https://")):
+            raise LtiKeyException("The public key set URL is invalid: " + url)
+        digest = hashlib.md5(url.encode("utf-8")).hexdigest()
+        with Session(self.engine) as db:
+            cached = lti.state_get(db, KEYSET_PREFIX + digest)
+        if isinstance(cached, dict):
+            found = _key_in(cached, kid, alg)
+            if found is not None:
+                return found
             with Session(self.engine) as db:
-                lti.state_consume(db, "key-set-url-" + digest)
-            self._registration.set_key_set(None)
-            return super().get_public_key()
+                if not lti.state_claim(db, REFETCH_PREFIX + digest, REFETCH_EVERY_S):
+                    raise LtiKeyException(
+                        "Unable to find public key (the platform's keys were fetched again "
+                        "less than a minute ago)"
+                    )
+        found = _key_in(self._fetch_key_set(url, digest), kid, alg)
+        if found is None:
+            raise LtiKeyException("Unable to find public key")
+        return found
+
+    def _fetch_key_set(self, url: str, digest: str) -> dict[str, Any]:
+        """Fetch the platform's key set and keep it (only a valid one replaces the cache)."""
+        try:
+            answer = self._requests_session.get(url, timeout=HTTP_TIMEOUT_S)
+            keyset = answer.json() if answer.status_code == 200 else None
+        except (requests.RequestException, ValueError) as exc:
+            raise LtiKeyException(f"Error while fetching the public key URL {url}: {exc}") from exc
+        if not isinstance(keyset, dict) or not isinstance(keyset.get("keys"), list):
+            raise LtiKeyException(f"The public key URL {url} gave no key set")
+        lifetime = keyset_lifetime(answer.headers.get("Cache-Control"))
+        with Session(self.engine) as db:
+            lti.state_set(db, KEYSET_PREFIX + digest, keyset, lifetime)
+            # whichever way it was fetched, an unknown kid waits a minute for the next fetch
+            lti.state_set(db, REFETCH_PREFIX + digest, True, REFETCH_EVERY_S)
+        return keyset
+
+
+def _key_in(keyset: dict[str, Any], kid: str, alg: str) -> tuple[Any, str] | None:
+    """The public key ``kid`` of ``keyset`` (its ``alg`` defaults to RS256) and its algorithm,
+    or ``None``."""
+    for key in keyset.get("keys") or []:
+        if not isinstance(key, dict) or key.get("kid") != kid:
+            continue
+        if key.get("alg", "RS256") != alg:
+            continue
+        try:
+            return jwt.PyJWK(key, algorithm=alg).key, alg
+        except jwt.PyJWTError as exc:
+            raise LtiKeyException("Can't read the platform's JWT key") from exc
+    return None

@@ -28,6 +28,9 @@ FAILS_PER_IP = "20 per 15 minutes"
 FAILS_PER_USERNAME = "50 per 15 minutes"
 FAILS_PER_DEVICE = "5 per 15 minutes"
 SIGN_UPS_PER_IP = "20 per hour"
+# LMS logins (``/lti/login``, each keeps a nonce for minutes): a class behind one address
+# opening the activity at once fits.
+LTI_LOGINS_PER_IP = "120 per minute"
 DEVICE_COOKIE_MAX_AGE_S = 180 * 24 * 3600
 SCOPE = "entrar"  # the first identifier of every sign-in and sign-up counter's key
 IPV6_CLIENT_PREFIX = 64
@@ -168,26 +171,37 @@ class Passwords:
         return self.check(password, password_hash).matched
 
 
+SIGN_IN, SIGN_UP, LTI_LOGIN = "sign_in", "sign_up", "lti_login"  # what a limit refused
+
+
 @dataclass(frozen=True)
 class Blocked:
-    """A sign-in or sign-up refused by a limit; ``message`` is in Portuguese.
+    """A sign-in, sign-up or LMS login refused by a limit; ``message`` is in Portuguese.
 
     Attributes:
         retry_after_s: seconds until the limit's window ends (at least 1).
-        sign_up: the refused request was a sign-up (else a sign-in).
+        kind: what was refused: :data:`SIGN_IN`, :data:`SIGN_UP` or :data:`LTI_LOGIN`.
     """
 
     retry_after_s: int
-    sign_up: bool = False
+    kind: str = SIGN_IN
 
     @property
     def message(self) -> str:
         """What the learner reads."""
         minutes = max(1, math.ceil(self.retry_after_s / 60))
-        if self.sign_up:
+        if self.kind == SIGN_UP:
             message = ngettext(
                 "Too many accounts created from this network. Wait %(num)s minute and try again.",
                 "Too many accounts created from this network. Wait %(num)s minutes and try again.",
+                minutes,
+            )
+        elif self.kind == LTI_LOGIN:
+            message = ngettext(
+                "Too many entries from the LMS from this network. Wait %(num)s minute and open "
+                "the activity again.",
+                "Too many entries from the LMS from this network. Wait %(num)s minutes and open "
+                "the activity again.",
                 minutes,
             )
         else:
@@ -266,6 +280,7 @@ class SignInLimiter:
         per_username: failures allowed per username over every unknown device.
         per_device: failures allowed per known device.
         sign_ups_per_ip: sign-up attempts allowed per client.
+        lti_logins_per_ip: LMS logins (``/lti/login``) allowed per client.
 
     Raises:
         ValueError: the URI names no storage ``limits`` knows (or its driver is missing).
@@ -283,10 +298,12 @@ class SignInLimiter:
         per_username: str = FAILS_PER_USERNAME,
         per_device: str = FAILS_PER_DEVICE,
         sign_ups_per_ip: str = SIGN_UPS_PER_IP,
+        lti_logins_per_ip: str = LTI_LOGINS_PER_IP,
     ) -> None:
         self._storage_uri = storage_uri
         self._engine = engine
         self._rules = (per_pair, per_ip, per_username, per_device, sign_ups_per_ip)
+        self._lti_rule = lti_logins_per_ip
         self._setup_lock = threading.Lock()
         self._ready = False
         if storage_uri != "database":
@@ -317,6 +334,7 @@ class SignInLimiter:
             self._per_username = parse(per_username)
             self._per_device = parse(per_device)
             self._sign_ups = parse(sign_ups)
+            self._lti_logins = parse(self._lti_rule)
             self._ready = True
 
     def attempt(self, username: str | None, ip: str, device: str | None = None) -> Blocked | None:
@@ -333,7 +351,7 @@ class SignInLimiter:
         """
         self._set_up()
         keys = [(item, key) for item, key, _ in self._keys(username, ip, device)]
-        return self._hit_all(keys, sign_up=False)
+        return self._hit_all(keys, SIGN_IN)
 
     def succeeded(self, username: str, ip: str, device: str | None = None) -> None:
         """The password was right: forget the pair's (or device's) failures, take the rest back."""
@@ -372,13 +390,23 @@ class SignInLimiter:
         """Count one sign-up from the client of ``ip`` (IPv6: its /64).
 
         Returns:
-            :class:`Blocked` (``sign_up=True``) when the client's sign-ups are used up,
+            :class:`Blocked` (:data:`SIGN_UP`) when the client's sign-ups are used up,
             else ``None``.
         """
         self._set_up()
-        return self._hit_all([(self._sign_ups, f"criar:{client_key(ip)}")], sign_up=True)
+        return self._hit_all([(self._sign_ups, f"criar:{client_key(ip)}")], SIGN_UP)
 
-    def _hit_all(self, keys, sign_up: bool) -> Blocked | None:
+    def lti_login_attempt(self, ip: str) -> Blocked | None:
+        """Count one LMS login (``/lti/login``) from the client of ``ip`` (IPv6: its /64).
+
+        Returns:
+            :class:`Blocked` (:data:`LTI_LOGIN`) when the client's LMS logins are used up,
+            else ``None``.
+        """
+        self._set_up()
+        return self._hit_all([(self._lti_logins, f"lti:{client_key(ip)}")], LTI_LOGIN)
+
+    def _hit_all(self, keys, kind: str) -> Blocked | None:
         counted = []
         for item, key in keys:
             counted.append((item, key))
@@ -386,7 +414,7 @@ class SignInLimiter:
                 for hit_item, hit_key in counted:
                     self._limiter.hit(hit_item, SCOPE, hit_key, cost=-1)
                 reset_at = self._limiter.get_window_stats(item, SCOPE, key).reset_time
-                return Blocked(max(1, int(reset_at - time.time())), sign_up=sign_up)
+                return Blocked(max(1, int(reset_at - time.time())), kind)
         return None
 
     def _keys(self, username: str | None, ip: str, device: str | None):

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from app.content.course import Course
 from app.content.search import SearchIndex
 from app.i18n import N_, gettext
-from app.learning.instructors import instructor_account
+from app.learning.instructors import admin_account, instructor_account, staff_account
 from app.learning.store import SqlLearnerStore
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.models import Account
@@ -30,6 +30,10 @@ SESSION_KEY = LEARNER_KEY
 CSRF_COOKIE = "csrftoken"  # asgi-csrf's double-submit cookie (app/web/security.py)
 SIGN_IN_FIRST = N_("Sign in with an instructor account to see this page.")
 INSTRUCTORS_ONLY = N_("This page is for instructors only. Ask whoever runs the course for access.")
+SITE_INSTRUCTORS_ONLY = N_(
+    "This page is for the course's own instructors, not for those of a class or an LMS course."
+)
+ADMINS_ONLY = N_("Only a site admin registers and confirms LMSs.")
 
 
 def is_row_id(text: str) -> bool:
@@ -167,12 +171,12 @@ SignInLimiterDep = Annotated[SignInLimiter, Depends(get_sign_in_limiter)]
 KnownDevicesDep = Annotated[KnownDevices, Depends(get_known_devices)]
 
 
-def current_instructor(request: Request, db: SessionDep) -> Account:
-    """Return the signed-in instructor's account.
+def _signed_in(request: Request) -> str:
+    """The signed-in username.
 
     Raises:
         HTTPException: 303 to the sign-in page (coming back here after) for an anonymous
-            visitor; 403 for an account without the instructor role.
+            visitor.
     """
     username = session_account(request)
     if username is None:
@@ -181,10 +185,50 @@ def current_instructor(request: Request, db: SessionDep) -> Account:
         raise HTTPException(
             status_code=303, detail=gettext(SIGN_IN_FIRST), headers={"Location": location}
         )
+    return username
+
+
+def current_instructor(request: Request, db: SessionDep) -> Account:
+    """Return the signed-in site instructor's account (:mod:`app.learning.instructors`).
+
+    Raises:
+        HTTPException: 303 to the sign-in page for an anonymous visitor; 403 for an account
+            without the site role (a class's or an LMS course's instructor included).
+    """
+    username = _signed_in(request)
     account = instructor_account(db, username)
+    if account is None:
+        message = SITE_INSTRUCTORS_ONLY if staff_account(db, username) else INSTRUCTORS_ONLY
+        raise HTTPException(status_code=403, detail=gettext(message))
+    return account
+
+
+def current_staff(request: Request, db: SessionDep) -> Account:
+    """Return the account of a site instructor or of an instructor of some class (an LMS
+    course's class included); each class route then checks that class.
+
+    Raises:
+        HTTPException: 303 to the sign-in page for an anonymous visitor; 403 for an account
+            that teaches nothing.
+    """
+    account = staff_account(db, _signed_in(request))
     if account is None:
         raise HTTPException(status_code=403, detail=gettext(INSTRUCTORS_ONLY))
     return account
 
 
+def current_admin(request: Request, db: SessionDep) -> Account:
+    """Return the signed-in site admin's account.
+
+    Raises:
+        HTTPException: 303 to the sign-in page for an anonymous visitor; 403 for anyone else.
+    """
+    account = admin_account(db, _signed_in(request))
+    if account is None:
+        raise HTTPException(status_code=403, detail=gettext(ADMINS_ONLY))
+    return account
+
+
 InstructorDep = Annotated[Account, Depends(current_instructor)]
+StaffDep = Annotated[Account, Depends(current_staff)]
+AdminDep = Annotated[Account, Depends(current_admin)]

@@ -9,10 +9,13 @@ from tests.support.cli import curso
 from tests.support.html import csrf_from
 
 
-def instructor(client: TestClient, settings, username: str = "prof") -> TestClient:
-    """Sign ``client`` up as ``username`` and grant the role with the real command."""
+def instructor(
+    client: TestClient, settings, username: str = "prof", admin: bool = False
+) -> TestClient:
+    """Sign ``client`` up as ``username`` and grant the role with the real command (``admin``:
+    ``--admin``, who also registers the LMSs)."""
     assert sign_up(client, username).status_code == 303
-    done = curso(settings, "instrutor", "adicionar", username)
+    done = curso(settings, "instrutor", "adicionar", username, *(["--admin"] if admin else []))
     assert done.returncode == 0, done.stderr
     return client
 

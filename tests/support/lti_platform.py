@@ -184,7 +184,13 @@ def create_platform_app():  # noqa: C901 (one closure per endpoint)
 
     @app.get("/jwks")
     def jwks():
-        return {"keys": [Registration.get_jwk(public_pem)]}
+        """The platform's keys; each fetch is counted in ``jwks-fetches``, and the answer's
+        ``Cache-Control`` is the text of ``jwks-cache-control`` when the file exists."""
+        counter = folder / "jwks-fetches"
+        counter.write_text(str(int(counter.read_text() or 0) + 1 if counter.exists() else 1))
+        control = folder / "jwks-cache-control"
+        headers = {"Cache-Control": control.read_text()} if control.exists() else {}
+        return JSONResponse({"keys": [Registration.get_jwk(public_pem)]}, headers=headers)
 
     @app.get("/launch")
     def launch(request: Request):
@@ -348,6 +354,19 @@ class PlatformServer:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=15)
 
+    def jwks_fetches(self) -> int:
+        """How many times the platform's JWKS was fetched (its start-up check included)."""
+        counter = self.folder / "jwks-fetches"
+        return int(counter.read_text()) if counter.exists() else 0
+
+    def set_jwks_cache_control(self, value: str | None) -> None:
+        """The ``Cache-Control`` of the JWKS's next answers (``None``: none)."""
+        control = self.folder / "jwks-cache-control"
+        if value is None:
+            control.unlink(missing_ok=True)
+        else:
+            control.write_text(value)
+
     def gradebook(self) -> dict[str, Any]:
         return httpx.get(self.url + "/gradebook", timeout=10).json()
 
@@ -377,6 +396,67 @@ def launch(client: httpx.Client, platform: PlatformServer, **hint: str) -> httpx
     start = client.get(platform.url + "/launch", params=hint, follow_redirects=True)
     assert start.status_code == 200, start.text
     return post_launch_form(client, start.text)
+
+
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
+
+
+def signed_launch(
+    client: httpx.Client,
+    tool_url: str,
+    platform: PlatformServer,
+    claims: dict[str, Any] | None = None,
+    drop: tuple[str, ...] = (),
+    header: dict[str, Any] | None = None,
+) -> httpx.Response:
+    """A resource launch whose id_token the test writes, signed with the platform's own key
+    (as the platform, or someone holding its key, would), through the tool's real OIDC login:
+    its state cookie and its nonce. ``claims`` replace the usual ones, ``drop`` removes some,
+    ``header`` replaces JWT header fields (a ``kid``). The tool's answer to the launch POST."""
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from lti1p3platform.registration import Registration
+
+    login = client.get(
+        tool_url + "/lti/login",
+        params={
+            "iss": platform.url,
+            "client_id": CLIENT_ID,
+            "login_hint": "forjado",
+            "target_link_uri": tool_url + "/lti/launch",
+        },
+    )
+    assert login.status_code == 302, login.text[:300]
+    query = dict(httpx.URL(login.headers["location"]).params)
+    private_pem = (platform.folder / "platform-key.pem").read_text()
+    now = int(time.time())
+    body: dict[str, Any] = {
+        "iss": platform.url,
+        "aud": CLIENT_ID,
+        "sub": "pessoa-forjada",
+        "iat": now,
+        "exp": now + 300,
+        "nonce": query["nonce"],
+        LTI + "deployment_id": DEPLOYMENT_ID,
+        LTI + "message_type": "LtiResourceLinkRequest",
+        LTI + "version": "1.3.0",
+        LTI + "roles": ROLES["aluno"],
+        LTI + "resource_link": {"id": "link-forjado"},
+        LTI + "target_link_uri": tool_url + "/lti/launch",
+        LTI + "custom": {"licao": "kernels"},
+        **(claims or {}),
+    }
+    for name in drop:
+        body.pop(name, None)
+    key = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    public_pem = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    kid = Registration.get_jwk(public_pem)["kid"]
+    token = jwt.encode(body, private_pem, algorithm="RS256", headers={"kid": kid, **(header or {})})
+    return client.post(tool_url + "/lti/launch", data={"id_token": token, "state": query["state"]})
 
 
 def launch_form(html: str) -> tuple[str, dict[str, str]]:

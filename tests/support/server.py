@@ -149,12 +149,13 @@ class LiveServer:
             self.process.wait(timeout=10)
 
 
-def grant_instructor(server: LiveServer, username: str) -> None:
-    """``curso instrutor adicionar USERNAME`` on the server's database, in this process (a new
-    interpreter cost ~0.8 s of CPU; the command itself is tested in tests/test_instructor.py)."""
+def grant_instructor(server: LiveServer, username: str, admin: bool = False) -> None:
+    """``curso instrutor adicionar USERNAME`` (``--admin`` with ``admin``) on the server's
+    database, in this process (a new interpreter cost ~0.8 s of CPU; the command itself is
+    tested in tests/test_instructor.py)."""
     from tests.support.cli import curso
 
-    done = curso(server.settings, "instrutor", "adicionar", username)
+    done = curso(server.settings, "instrutor", "adicionar", username, *(["--admin"] * admin))
     assert done.returncode == 0, done.stderr
 
 

@@ -19,6 +19,9 @@ class LtiPlatform(SQLModel, table=True):
         auth_url: the platform's OIDC authorization endpoint.
         token_url: its OAuth 2 token endpoint (grades are posted with its tokens).
         jwks_url: its public keys (launches are verified against them).
+        confirmed_at: when a site admin confirmed it (UTC), ``None`` until then. Only a
+            confirmed platform launches the course, frames its pages and receives its forms
+            (its origin enters the CSP); registering it from the command line confirms it.
     """
 
     __tablename__ = "lti_platform"
@@ -31,6 +34,7 @@ class LtiPlatform(SQLModel, table=True):
     token_url: str = Field(max_length=1000)
     jwks_url: str = Field(max_length=1000)
     created_at: datetime = Field(default_factory=utcnow)
+    confirmed_at: datetime | None = None
 
 
 class LtiDeployment(SQLModel, table=True):

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.i18n import N_, gettext
-from app.learning.instructors import instructor_account
+from app.learning.instructors import staff_account
 from app.learning.learners import (
     UsernameTaken,
     create_account,
@@ -65,7 +65,7 @@ def account_page(
 
     ``?proximo=/caminho`` is where signing in leads (a page that asked for a sign-in).
     """
-    instructor = instructor_account(db, account) is not None
+    instructor = staff_account(db, account) is not None
     next_page = safe_next(proximo)
     joining = join_context(db, urls_of(request).prefix("class_join_page"), next_page)
     return _page(request, account, next_page=next_page, instructor=instructor, joining=joining)

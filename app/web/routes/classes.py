@@ -1,8 +1,10 @@
 """Classes (turmas): the instructor's pages and the learner's join link.
 
 The rules live in :mod:`app.learning.classes`. An instructor opening a class they do not teach gets
-404, as for a class that does not exist. Joining needs an account: an anonymous learner is
-sent to ``/conta`` (sign-up merges their progress, as usual) and comes back to the link.
+404, as for a class that does not exist. A class's pages are open to its instructors, an LMS
+course's instructor included (:data:`StaffDep`); creating a class needs a site instructor.
+Joining needs an account: an anonymous learner is sent to ``/conta`` (sign-up merges their
+progress, as usual) and comes back to the link.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from app.web.deps import (
     LearnerIdDep,
     RowId,
     SessionDep,
+    StaffDep,
 )
 from app.web.forms import leave_notice
 from app.web.templating import render
@@ -49,10 +52,12 @@ def _class(db, instructor, class_id: int) -> Classroom:
 
 
 @router.get("/instrutor/turmas", response_class=HTMLResponse, name="classes")
-def class_list(request: Request, db: SessionDep, instructor: InstructorDep):
-    """The instructor's classes (every class for an admin) and the form for a new one."""
+def class_list(request: Request, db: SessionDep, instructor: StaffDep):
+    """The instructor's classes (every class for an admin) and, for a site instructor, the form
+    for a new one."""
     context = {
         "classes": classes.classes_of(db, instructor),
+        "can_create": instructor.is_instructor,
         "error": None,
         "name": "",
         "description": "",
@@ -72,6 +77,7 @@ def class_create(
     if not nome.strip():
         context = {
             "classes": classes.classes_of(db, instructor),
+            "can_create": True,
             "error": gettext(NO_NAME),
             "name": nome,
             "description": descricao,
@@ -116,21 +122,21 @@ def _class_page(
 
 @router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
 def class_page(
-    request: Request, class_id: RowId, course: CourseDep, db: SessionDep, instructor: InstructorDep
+    request: Request, class_id: RowId, course: CourseDep, db: SessionDep, instructor: StaffDep
 ):
     """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
     return _class_page(request, db, course, _class(db, instructor, class_id))
 
 
 @router.post("/instrutor/turmas/{class_id}/codigo", name="class_rotate")
-def class_rotate(request: Request, class_id: RowId, db: SessionDep, instructor: InstructorDep):
+def class_rotate(request: Request, class_id: RowId, db: SessionDep, instructor: StaffDep):
     """Replace the join link; the old one stops working."""
     classes.rotate_code(db, _class(db, instructor, class_id))
     return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
-def class_delete(request: Request, class_id: RowId, db: SessionDep, instructor: InstructorDep):
+def class_delete(request: Request, class_id: RowId, db: SessionDep, instructor: StaffDep):
     """Delete the class: its memberships and due dates go, the learners' answers stay."""
     classes.delete_class(db, _class(db, instructor, class_id))
     return RedirectResponse(urls_of(request).path("classes"), status_code=303)
@@ -142,7 +148,7 @@ def class_due(
     class_id: RowId,
     course: CourseDep,
     db: SessionDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     licao: Annotated[str, Form(max_length=100)] = "",
     prazo: Annotated[str, Form(max_length=40)] = "",
 ):
@@ -165,7 +171,7 @@ def class_staff(
     class_id: RowId,
     course: CourseDep,
     db: SessionDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     usuario: Annotated[str, Form(max_length=30)] = "",
 ):
     """Add another instructor to the class."""
@@ -186,7 +192,7 @@ def class_unstaff(
     class_id: RowId,
     course: CourseDep,
     db: SessionDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     usuario: Annotated[str, Form(max_length=30)] = "",
 ):
     """Remove an instructor from the class (never the last one: 422).
@@ -209,7 +215,7 @@ def class_zone(
     class_id: RowId,
     course: CourseDep,
     db: SessionDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     fuso: Annotated[str, Form(max_length=64)] = "",
 ):
     """Set the class's time zone (from the select of IANA zones); 422 for any other value."""

@@ -1,7 +1,10 @@
 """Instructor pages: the dashboard, the lesson preview with keys, and the CSV exports.
 
-Every route needs a signed-in instructor (:data:`app.web.deps.InstructorDep`): an anonymous
-visitor is sent to sign in, any other account gets 403.
+The dashboard's figures and the CSV exports are open to a class's instructors for their class
+(:data:`app.web.deps.StaffDep` and ``?turma=``, an LMS course's instructor included); every
+learner's figures, the lesson files, the preview with keys and the question bank need a site
+instructor (:data:`app.web.deps.InstructorDep`). An anonymous visitor is sent to sign in, any
+other account gets 403.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
 from app.platform.models import Account, Classroom
-from app.web.deps import CourseDep, InstructorDep, SessionDep, is_row_id
+from app.web.deps import CourseDep, InstructorDep, SessionDep, StaffDep, is_row_id
 from app.web.lookups import check_panel
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -119,12 +122,20 @@ TAB_BY_KEY = {tab.key: tab for tab in TABS}
 TAB_BY_ROUTE = {tab.route: tab for tab in TABS}
 
 
-def _classroom(db: SessionDep, instructor: InstructorDep, turma: str = "") -> Classroom | None:
+def _classroom(
+    request: Request, db: SessionDep, instructor: StaffDep, turma: str = ""
+) -> Classroom | None:
     """The class of ``?turma=``, for the dashboard's tabs and its exports alike: ``None`` when
     empty (every learner), 422 for an id that is not a number, 404 for a class the instructor
-    does not teach (any class for an admin)."""
+    does not teach (any class for an admin). Every learner is for site instructors: anyone
+    else asking for them (an LMS course's instructor) is sent to their newest class's page."""
     if not turma.strip():
-        return None
+        if instructor.is_instructor:
+            return None
+        newest = classes_of(db, instructor)[0]  # StaffDep: they teach at least one
+        route = request.scope["route"].name
+        location = urls_of(request).with_query(route, {"turma": newest.id})
+        raise HTTPException(status_code=303, headers={"Location": location})
     if not is_row_id(turma.strip()):
         raise HTTPException(status_code=422, detail=gettext(NO_CLASS))
     classroom = class_for(db, instructor, int(turma))
@@ -170,6 +181,8 @@ class _Frame:
                 "tabs": TABS,
                 "only": {"turma": classroom.id} if classroom else None,
                 "instructor": self.instructor,
+                "site": self.instructor.is_instructor,  # lessons, files, every learner
+                "admin": self.instructor.is_admin,  # the LMSs
                 "classes": classes_of(self.db, self.instructor),
                 "classroom": classroom,
                 "computed_at": computed_at,
@@ -182,7 +195,7 @@ def _frame(
     request: Request,
     course: CourseDep,
     db: SessionDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     classroom: ClassroomDep,
 ) -> _Frame:
     return _Frame(request, course, db, instructor, classroom)
@@ -260,8 +273,8 @@ def trees_tab(tab: FrameDep):
 
 
 @router.get("/arquivos", response_class=HTMLResponse, name="instructor_files")
-def files_tab(tab: FrameDep):
-    """The lesson files and their state; nothing from the answers."""
+def files_tab(_site: InstructorDep, tab: FrameDep):
+    """The lesson files and their state; nothing from the answers (site instructors only)."""
     return tab.render(
         course=tab.course,
         problems_found=problems_found(tab.course),
@@ -319,7 +332,7 @@ def _csv(request: Request, name: str, lines) -> StreamingResponse:
 def export_attempts(
     request: Request,
     course: CourseDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     classroom: ClassroomDep,
 ):
     """Every attempt, one row each (columns in ``app/analytics/exports.py`` and the README).
@@ -336,7 +349,7 @@ def export_attempts(
 def export_progress(
     request: Request,
     course: CourseDep,
-    instructor: InstructorDep,
+    instructor: StaffDep,
     classroom: ClassroomDep,
 ):
     """One row per learner × lesson (columns in ``app/analytics/exports.py`` and the README).

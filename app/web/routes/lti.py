@@ -1,5 +1,5 @@
 """The course as an LTI 1.3 tool: OIDC login, launch, deep linking, the tool's JWKS, and the
-registration page for instructors.
+registration page for site admins.
 
 The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirect) are here;
 the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
@@ -8,7 +8,8 @@ platform's JWKS), so every call into it runs on the threadpool.
 The login and launch POSTs come from the LMS, another site: the request guard and asgi-csrf
 let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
-``exp`` and ``nonce`` (used once), and the ``state`` cookie set at the login.
+``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
+``state`` cookie set at the login.
 """
 
 from __future__ import annotations
@@ -31,17 +32,17 @@ from app.i18n import N_, gettext
 from app.learning import lti
 from app.learning.learners import find_account
 from app.learning.lti_tool import (
-    KEYSET_LIFETIME_S,
+    LOGIN_LIFETIME_S,
     CourseMessageLaunch,
     DatabaseStorage,
     OnceSessionService,
     ToolConf,
-    consume_nonce,
+    use_nonce,
 )
 from app.platform.auth import is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.cookies import set_cookie
-from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
+from app.web.deps import AdminDep, CourseDep, PasswordsDep, RowId, SessionDep, SignInLimiterDep
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -72,6 +73,7 @@ NO_COOKIE_IN_NEW_TAB = N_(
     "check that the course is served over HTTPS."
 )
 NEW_WINDOW_PARAM = "lti1p3_new_window"  # in the login's query: the launch is in a new tab
+NO_PLATFORM = N_("There is no registered platform with this address.")
 LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
 
@@ -182,9 +184,17 @@ async def _params(request: Request) -> dict[str, str]:
 
 
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
-async def lti_login(request: Request):
-    """OIDC login initiation: remember a nonce, set the state cookie, redirect to the
-    platform's authorization endpoint. An unregistered issuer or client id gets 400."""
+async def lti_login(request: Request, limiter: SignInLimiterDep):
+    """OIDC login initiation: remember a nonce (for minutes), set the state cookie, redirect to
+    the platform's authorization endpoint. An unregistered issuer or client id gets 400; past
+    :data:`app.platform.auth.LTI_LOGINS_PER_IP` from one address, 429 with the wait."""
+    ip = request.client.host if request.client else "desconhecido"
+    blocked = await run_in_threadpool(limiter.lti_login_attempt, ip)
+    if blocked:
+        context = {"message": blocked.message, "new_tab": ""}
+        response = render(request, "lti_refused.html", context, status_code=429)
+        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        return response
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
@@ -202,7 +212,7 @@ async def lti_login(request: Request):
         response = oidc.redirect(launch_url)
         # Kept with the state, for "Abrir em nova aba" when the browser drops the cookie.
         state = next(iter(cookies.to_set)).removeprefix(f"{CookieService.prefix}-")
-        storage.set_value(LOGIN_PARAMS_PREFIX + state, params, 600)
+        storage.set_value(LOGIN_PARAMS_PREFIX + state, params, LOGIN_LIFETIME_S)
         return response
 
     try:
@@ -271,14 +281,13 @@ def _launch(state: Any, lti_request: StarletteLtiRequest):
         cookie_service=CookieService(lti_request),
     )
     launch.engine = engine
-    launch.set_public_key_caching(storage, KEYSET_LIFETIME_S)
     claims = dict(launch.get_launch_data())
     aud = claims.get("aud")
     if isinstance(aud, list) and len(aud) > 1 and claims.get("azp") != launch.get_client_id():
         raise LtiException("azp is not the client id")
     if "azp" in claims and claims["azp"] != launch.get_client_id():
         raise LtiException("azp is not the client id")
-    if not consume_nonce(engine, str(claims.get("nonce") or "")):
+    if not use_nonce(engine, str(claims.get("nonce") or ""), claims.get("exp")):
         return None
     password_hash = state.passwords.hash(secrets.token_urlsafe(32))
     found = lti.person_for_launch(
@@ -331,17 +340,16 @@ def _deep_link_launch(request: Request) -> str:
 
 
 @router.get("/lti/conteudo", response_class=HTMLResponse, name="lti_deep_link")
-def lti_deep_link(request: Request, course: CourseDep, _instructor: InstructorDep):
+def lti_deep_link(request: Request, course: CourseDep):
     """The picker an LMS instructor sees when adding the course as content: every lesson
-    (title, summary, question count) and the review page."""
+    (title, summary, question count) and the review page. Only the session of an instructor's
+    deep-linking launch opens it (403 otherwise)."""
     _deep_link_launch(request)
     return render(request, "lti_deep_link.html", {"course": course})
 
 
 @router.post("/lti/conteudo", response_class=HTMLResponse)
-async def lti_deep_link_answer(
-    request: Request, course: CourseDep, _instructor: InstructorDep, licao: Field = ""
-):
+async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field = ""):
     """Answer the LMS with an ``ltiResourceLink`` (and a line item with the lesson's question
     count): a form that posts the signed response back to the LMS."""
     launch_id = _deep_link_launch(request)
@@ -450,7 +458,7 @@ def lti_link(
     return RedirectResponse(target, status_code=303)
 
 
-# --- registration by an instructor -----------------------------------------------------------
+# --- registration and confirmation by a site admin -------------------------------------------
 
 
 def _tool_urls(request: Request) -> dict[str, str]:
@@ -471,15 +479,17 @@ def _registration_page(request: Request, db: Session, status: int = 200, **conte
         "platforms": lti.platforms(db),
         "tool_urls": _tool_urls(request),
         "passback": lti.passback_state(db),
+        "origin_of": lti.origin_of,
         **context,
     }
     return render(request, "lti_platforms.html", page, status_code=status)
 
 
 @router.get("/instrutor/lti", response_class=HTMLResponse, name="lti_platforms")
-def lti_platforms(request: Request, db: SessionDep, _instructor: InstructorDep):
-    """The tool's URLs to paste into the LMS, the registered platforms, the registration form
-    and the grade passback state per class."""
+def lti_platforms(request: Request, db: SessionDep, _admin: AdminDep):
+    """The tool's URLs to paste into the LMS, the registered platforms (each unconfirmed one
+    with its "Confirmar" button), the registration form and the grade passback state per
+    class. Site admins only."""
     return _registration_page(request, db)
 
 
@@ -487,7 +497,7 @@ def lti_platforms(request: Request, db: SessionDep, _instructor: InstructorDep):
 def lti_register(
     request: Request,
     db: SessionDep,
-    _instructor: InstructorDep,
+    _admin: AdminDep,
     issuer: Field = "",
     client_id: Field = "",
     deployment_id: Field = "",
@@ -496,7 +506,10 @@ def lti_register(
     jwks_url: Field = "",
 ):
     """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing or a URL is not an address. Several deployment ids: comma-separated."""
+    field is missing or a URL is not an address. Several deployment ids: comma-separated.
+
+    The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
+    launches nothing and its origin stays out of the CSP."""
     form = {
         "issuer": issuer.strip(),
         "client_id": client_id.strip(),
@@ -520,4 +533,16 @@ def lti_register(
         form["token_url"],
         form["jwks_url"],
     )
+    request.app.state.lms_origins.refresh()  # an update to another origin waits again
+    return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
+
+
+@router.post("/instrutor/lti/{platform_id}/confirmar", name="lti_confirm")
+def lti_confirm(request: Request, platform_id: RowId, db: SessionDep, _admin: AdminDep):
+    """Confirm a registered platform: it launches the course from now on, and its origin may
+    frame the pages and receive their forms (the CSP; every worker within
+    :class:`app.learning.lti.LmsOrigins`' refresh). 404 for an unknown id."""
+    if lti.confirm_platform(db, platform_id) is None:
+        raise HTTPException(status_code=404, detail=gettext(NO_PLATFORM))
+    request.app.state.lms_origins.refresh()
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
