@@ -241,3 +241,28 @@ def test_the_errors_of_the_december_review_stay_fixed():
     # D19 (issue 37): a quotation keeps the text's own "Laptop"; the course's words never use it.
     unquoted = {n: re.sub(r"“[^”]*”|\"[^\"\n]*\"", "", t) for n, t in sources.items()}
     assert [n for n, t in unquoted.items() if n != "README.md" and "laptop" in t.lower()] == []
+
+
+def test_the_errors_of_the_second_december_review_stay_fixed():
+    """Issue 37: E8 (KTransformers under "Só CPU"), E9 ("qualquer GPU não NVIDIA → só vLLM"
+    sends Apple Silicon to vLLM), E10 (160 GB "mais do que cabe numa GPU") and M9 (the guide's
+    measurements against its own tree, never said). E7 is guarded in test_trees and
+    test_engine_checks."""
+    sources = {p.name: p.read_text(encoding="utf-8") for p in REPO_LESSONS.glob("*.md")}
+    table = sources["03-alem-do-ollama.md"].split("## O mapa dos engines por alvo")[1]
+    rows = {
+        cells[0]: cells
+        for line in table.split("\n\n")[2].splitlines()[2:]
+        for cells in [[c.strip() for c in line.split("|")[1:-1]]]
+    }
+    assert rows["Só CPU"][3] == "—"
+    assert "KTransformers" in rows["CPU e GPU juntas"][3]
+    choose = sources["02-escolha-self-hosted.md"]
+    assert "qualquer GPU não NVIDIA" not in choose
+    box = choose.split("::: tip O texto-base discorda de si mesmo nas duas regras")[1]
+    box = box.split("\n:::")[0]
+    assert "Apple" in box and "O SGLang também" in box and "Ollama também funciona" in box
+    assert "mais do que cabe numa GPU" not in choose
+    assert "mais do que cabe numa H100 (80 GB)" in choose
+    kernels = sources["01-kernels.md"]
+    assert "::: tip As medições do guia não seguem a árvore do próprio guia" in kernels

@@ -208,6 +208,15 @@ def test_a_recommendation_no_text_gives_is_only_a_note(tmp_path):
     assert f"note: {note}" in done.stdout
 
 
+def test_a_note_is_not_counted_as_a_warning_of_the_course(tmp_path):
+    table = TABLE.replace(
+        '      amd: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]\n', ""
+    ).replace("    roda: [nvidia]\n", "    roda: [nvidia, amd]\n")
+    problems = course_with(tmp_path, table=table)
+    course = load_course(tmp_path / "lessons")
+    assert problems and course.warnings == () and course.errors == ()
+
+
 def test_an_engine_the_tree_advises_against_gets_no_note(tmp_path):
     table = TABLE.replace(
         '      amd: ["Lição 28: “GPU AMD → vLLM (suporte a AMD ROCm).”"]\n', ""

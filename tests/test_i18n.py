@@ -503,7 +503,8 @@ NOT_MESSAGES = {
     "_NOT_ABSOLUTE",
     "_POSITION_WORD",
     "_LEADING_POSITION",
-    "_NUMBER_FORMAT",
+    "_DECIMAL_COMMA",
+    "_ECHO_STOPWORDS",
     "_QUOTE",
 }
 """Constants that hold lesson text or patterns that match it (the lesson template, item-check

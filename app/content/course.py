@@ -71,8 +71,8 @@ class Course:
 
     @property
     def warnings(self) -> tuple[ContentError, ...]:
-        """The problems of level ``warning``."""
-        return tuple(p for p in self.problems if not p.is_error)
+        """The problems of level ``warning`` (a ``note`` is neither an error nor a warning)."""
+        return tuple(p for p in self.problems if p.level == "warning")
 
     def problems_of(self, path: Path) -> tuple[ContentError, ...]:
         """The problems found in one file."""

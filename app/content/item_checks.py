@@ -44,6 +44,83 @@ MIN_QUESTIONS_FOR_PATTERNS = 3
 """Lesson-wide patterns (longest key, key position) are judged from this many questions on."""
 MIN_MULTIPLE_FOR_SPREAD = 2
 """The spread of right options is judged from this many multiple-answer questions on."""
+MIN_SLOTS = 2
+"""Options read as slots ("dev = Ollama, staging = llama.cpp") when they all split into the
+same number of parts, at least this many, on commas and semicolons."""
+MIN_ECHO_CHARS = 3
+"""Stem words this long or longer count when echoed into the key ("AMD", "GPU", "prefill")."""
+# Words the stem and an option share without giving anything away.
+_ECHO_STOPWORDS = frozenset(
+    (
+        "que",
+        "uma",
+        "uns",
+        "umas",
+        "dos",
+        "das",
+        "nos",
+        "nas",
+        "num",
+        "numa",
+        "com",
+        "sem",
+        "por",
+        "para",
+        "pelo",
+        "pela",
+        "pelos",
+        "pelas",
+        "mais",
+        "menos",
+        "como",
+        "quando",
+        "onde",
+        "qual",
+        "quais",
+        "quem",
+        "cujo",
+        "cuja",
+        "seu",
+        "sua",
+        "seus",
+        "suas",
+        "ele",
+        "ela",
+        "eles",
+        "elas",
+        "isso",
+        "isto",
+        "esse",
+        "essa",
+        "este",
+        "esta",
+        "aquele",
+        "aquela",
+        "ser",
+        "sao",
+        "foi",
+        "sera",
+        "estao",
+        "tem",
+        "texto",
+        "textos",
+        "licao",
+        "curso",
+        "segundo",
+        "diz",
+        "dizem",
+        "pergunta",
+        "opcao",
+        "resposta",
+        "certa",
+        "certas",
+        "correta",
+        "corretas",
+        "marque",
+        "todas",
+        "afirmacoes",
+    )
+)
 
 _ALL_OR_NONE = re.compile(
     r"^(todas|todos|nenhuma|nenhum)\s+(as\s+|os\s+|das\s+|dos\s+)?"
@@ -59,10 +136,20 @@ _NUMBER = re.compile(r"\d+")
 # Absolute words ("specific determiners" in Haladyna et al.'s rule 31), matched in the
 # lower-case text with or without accents. "Quase sempre" is not absolute, nor is "só" after
 # "um/uma + noun" ("uma RTX só" means "a single RTX").
-ABSOLUTE_WORDS = ("nunca", "sempre", "qualquer", "único", "só", "todos", "exclusivo")
+ABSOLUTE_WORDS = (
+    "nunca",
+    "jamais",
+    "sempre",
+    "qualquer",
+    "único",
+    "só",
+    "apenas",
+    "todos",
+    "exclusivo",
+)
 _ABSOLUTE = re.compile(
-    r"\b(nunca|sempre|qualquer|quaisquer|[uú]nic[oa]s?|[uú]nicamente|s[oó]|somente|tod[oa]s"
-    r"|exclusiv[oa]s?|exclusivamente)\b"
+    r"\b(nunca|jamais|sempre|qualquer|quaisquer|[uú]nic[oa]s?|[uú]nicamente|s[oó]|somente"
+    r"|apenas|tod[oa]s|exclusiv[oa]s?|exclusivamente)\b"
 )
 _NOT_ABSOLUTE = re.compile(r"\bquase \w+|\buma? \w+ s[oó]\b")
 # An ordering item that tells its own position: an ordinal or sequence word, an enumeration
@@ -101,7 +188,9 @@ def _folded(html: str) -> str:
 def question_warnings(question: Question) -> list[ItemWarning]:
     """The item-writing warnings about one question, in the order of the rules.
 
-    Rules: the right option visibly longest (single and scenario questions only);
+    Rules: the right option visibly longest (single and scenario questions), or the right
+    options longer on average than the wrong (multiple-answer); a key made of the parts most
+    options share (convergence); a prompt word only the right options repeat;
     "todas/nenhuma das anteriores"; a negative word in the prompt not in bold;
     fewer than three options; duplicate options; an explanation that only repeats
     its option.
@@ -122,6 +211,10 @@ def question_warnings(question: Question) -> list[ItemWarning]:
     texts = {o.id: plain_text(o.text_html) for o in question.options}
     if question.kind != "multiple" and len(question.answer) == 1:
         out.extend(_longest_key(question, texts))
+    else:
+        out.extend(_longer_keys(question, texts))
+    out.extend(_convergence(question, texts))
+    out.extend(_stem_echo(question))
     for option in question.options:
         if _ALL_OR_NONE.match(_folded(option.text_html)):
             out.append(
@@ -177,6 +270,90 @@ def _longest_key(question: Question, texts: dict[str, str]) -> list[str]:
             "against a mean of %(mean)s in the others (1.5× or more gives the answer away)"
         )
         % {"question": question.id, "key": len(texts[key]), "mean": round(mean)}
+    ]
+
+
+def _longer_keys(question: Question, texts: dict[str, str]) -> list[str]:
+    """Right options of a multiple-answer question visibly longer, on average, than the wrong."""
+    keys = [len(t) for oid, t in texts.items() if oid in question.answer]
+    others = [len(t) for oid, t in texts.items() if oid not in question.answer]
+    if not keys or not others:
+        return []
+    mean_keys, mean_others = sum(keys) / len(keys), sum(others) / len(others)
+    if mean_keys < LONGEST_RATIO * mean_others:
+        return []
+    return [
+        gettext(
+            "question `%(question)s`: the right options have %(keys)s characters on average "
+            "against %(others)s in the wrong ones (1.5× or more gives them away); give the "
+            "wrong options the same detail"
+        )
+        % {"question": question.id, "keys": round(mean_keys), "others": round(mean_others)}
+    ]
+
+
+def _slots(text: str) -> list[str]:
+    return [" ".join(_WORD.findall(fold(part))) for part in re.split(r"[,;]", text)]
+
+
+def _convergence(question: Question, texts: dict[str, str]) -> list[str]:
+    """A single key made of slots ("dev = Ollama, staging = …") that holds, in every slot that
+    varies, the value most options share: each distractor is one swap away from the key, so
+    the "centroid" is the answer (convergence cue)."""
+    if len(question.answer) != 1 or len(texts) < MIN_OPTIONS:
+        return []
+    (key,) = question.answer
+    slots = {oid: _slots(t) for oid, t in texts.items()}
+    sizes = {len(parts) for parts in slots.values()}
+    if key not in slots or len(sizes) != 1 or sizes.pop() < MIN_SLOTS:
+        return []
+    varying = 0
+    for position in range(len(slots[key])):
+        counts = Counter(parts[position] for parts in slots.values())
+        if len(counts) == 1:
+            continue
+        varying += 1
+        ranked = counts.most_common(2)
+        if ranked[0][0] != slots[key][position] or ranked[0][1] == ranked[1][1]:
+            return []
+    if varying < MIN_SLOTS:
+        return []
+    return [
+        gettext(
+            "question `%(question)s`: in each of its parts, the right option holds the value "
+            "most options share; the wrong options are single swaps of it, so the answer is "
+            "the one in the middle: vary the wrong options more"
+        )
+        % {"question": question.id}
+    ]
+
+
+def _content_words(html: str) -> set[str]:
+    return {
+        w
+        for w in _WORD.findall(fold(plain_text(html)))
+        if len(w) >= MIN_ECHO_CHARS and w not in _ECHO_STOPWORDS and not w.isdigit()
+    }
+
+
+def _stem_echo(question: Question) -> list[str]:
+    """A word of the stem that every right option repeats and no wrong option does."""
+    if not question.answer:
+        return []
+    stem = _content_words(question.legend_html + " " + question.prompt_rest_html)
+    keys = [_content_words(o.text_html) for o in question.options if o.id in question.answer]
+    wrong = [_content_words(o.text_html) for o in question.options if o.id not in question.answer]
+    if not keys or not wrong:
+        return []
+    echoed = stem.intersection(*keys) - set().union(*wrong)
+    if not echoed:
+        return []
+    return [
+        gettext(
+            "question `%(question)s`: only the right options repeat “%(words)s” from the "
+            "prompt; a learner can match the words without knowing the answer"
+        )
+        % {"question": question.id, "words": "”, “".join(sorted(echoed))}
     ]
 
 
