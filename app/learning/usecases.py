@@ -27,6 +27,7 @@ from app.learning.views import KEY_RE, QuestionView, question_view
 
 if TYPE_CHECKING:
     from app.learning.classes import LessonDue
+    from app.learning.lti import ScoreOrder
 
 
 class LearnerStore(Protocol):
@@ -330,11 +331,14 @@ class AnswerPlace:
         born: the learner id is new in this request (a visitor's first answer): the learner
             is made with the form's key, and a double submit of that form stores for the
             learner the first request made (:attr:`app.learning.writer.NewAnswer.birth_key`).
+        score: an LTI launch's score, queued with the answer
+            (:attr:`app.learning.state.NewAnswer.score`).
     """
 
     review: bool = False
     order_of: str | None = None
     born: bool = False
+    score: ScoreOrder | None = None
 
 
 def answer_question(
@@ -382,6 +386,7 @@ def answer_question(
                 answer.key,
                 review=where.review,
                 birth_key=answer.key if where.born else None,
+                score=where.score,
             )
         )
     except DuplicateKeyError as exc:

@@ -10,7 +10,7 @@ from app.content.numbers import AnswerError
 from app.content.quiz import Question
 from app.i18n import gettext
 from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
-from app.learning.lti import queue_launched_lesson_score
+from app.learning.lti import GradedLaunch, score_order
 from app.learning.usecases import (
     QUESTION_CHANGED,
     AnswerPlace,
@@ -67,8 +67,15 @@ def answer(
     lesson, question = _find(course, slug, question_id)
     store = learner_store(request, session)
     born = born_in_this_request(request)
+    launch = GradedLaunch.from_session(request.session.get(LTI_SESSION_KEY))
+    if launch is not None and launch.lesson_slug != lesson.slug:
+        launch = None  # only the launched lesson's answers are graded in the LMS
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
-    where = AnswerPlace(order_of=VISITOR_ORDER if born else None, born=born)
+    where = AnswerPlace(
+        order_of=VISITOR_ORDER if born else None,
+        born=born,
+        score=score_order(launch, course, lesson) if launch is not None else None,
+    )
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, where)
     except FormRefused as refused:
@@ -88,14 +95,8 @@ def answer(
         )
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
-    launch = request.session.get(LTI_SESSION_KEY)
-    if (
-        launch
-        and page.stored
-        and page.state is not None
-        and queue_launched_lesson_score(session, launch, course, lesson, page.state)
-    ):
-        request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the gradebook
+    if where.score is not None:
+        request.app.state.lti_sender.wake()  # LTI: the score queued with the answer goes out
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
