@@ -52,17 +52,17 @@ def lms(request, tmp_path_factory):
             drop_postgres_database(database_url)
 
 
-def answer(client: httpx.Client, tool: LiveServer, question, form) -> httpx.Response:
-    page = client.get(tool.url + "/licoes/kernels", params={"refazer": question.id}).text
+def answer(
+    client: httpx.Client, tool: LiveServer, question, form, page_url: str = "/licoes/kernels"
+) -> httpx.Response:
+    """Answer ``question`` as its form on ``page_url`` (a launch's ``Location``) posts it."""
+    url = httpx.URL(tool.url + page_url).copy_merge_params({"refazer": question.id})
+    page = client.get(url).text
     node = soup(page).select_one(f"#pergunta-{question.id}")
     fields = form if isinstance(form, dict) else {"opcao": form}
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": node.select_one('input[name="chave"]')["value"],
-        "versao": node.select_one('input[name="versao"]')["value"],
-        **fields,
-    }
-    url = f"{tool.url}/licoes/kernels/perguntas/{question.id}"
+    hidden = {i["name"]: i["value"] for i in node.select("form input[type=hidden]")}
+    data = {**hidden, "csrftoken": csrf_from(page), **fields}
+    url = tool.url + node.select_one("form")["action"]
     return client.post(url, data=data, headers=HX)
 
 
@@ -81,7 +81,7 @@ def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):
     with httpx.Client() as browser:
         opened = launch(browser, platform, user="ana-1", papel="aluno", licao="kernels")
         assert opened.status_code == 303
-        assert opened.headers["location"] == "/licoes/kernels"
+        assert opened.headers["location"].startswith("/licoes/kernels?lancamento=")
         page = browser.get(tool.url + "/conta")
         assert re.search(r"lti-[0-9a-f]{16}", text(soup(page.text).select_one("main")))
         assert answer(browser, tool, QUESTIONS[0], right_form(QUESTIONS[0])).status_code == 200
@@ -279,7 +279,8 @@ def test_a_browser_that_drops_the_cookie_in_the_iframe_gets_a_new_tab_link(lms):
         assert link["href"].startswith("/lti/login?") and "lti1p3_new_window=1" in link["href"]
         again = no_cookies.get(tool.url + link["href"], follow_redirects=True)
         opened = post_launch_form(no_cookies, again.text)
-        assert opened.status_code == 303 and opened.headers["location"] == "/licoes/kernels"
+        assert opened.status_code == 303
+        assert opened.headers["location"].startswith("/licoes/kernels?lancamento=")
 
 
 def test_an_lms_person_links_the_course_account_they_already_have(lms):
@@ -302,7 +303,8 @@ def test_an_lms_person_links_the_course_account_they_already_have(lms):
             tool.url + "/lti/vincular",
             data={"csrftoken": token, "usuario": "dora", "senha": PASSWORD},
         )
-        assert linked.status_code == 303 and linked.headers["location"] == "/licoes/kernels"
+        assert linked.status_code == 303
+        assert linked.headers["location"].startswith("/licoes/kernels?lancamento=")
         assert text(soup(browser.get(tool.url + "/conta").text).select_one(".account-name")) == (
             "dora"
         )
@@ -434,3 +436,85 @@ def test_a_score_older_than_the_gradebooks_is_superseded_and_not_retried(lms):
             for row in soup(board.text).select("table.passback tbody tr")
         ]
     assert [row[0] for row in cells if row[3] == "1"] == ["Sistemas de IA (Moodle)"]
+
+
+ESCOLHA = "escolha-self-hosted"
+
+
+def _scores(tool: LiveServer, user: str) -> list[tuple]:
+    return db_rows(
+        tool.settings,
+        "SELECT s.lesson_slug, s.resource_link_id, c.context_id, s.score_given FROM lti_score s"
+        " LEFT JOIN lti_context c ON c.class_id = s.class_id WHERE s.user_sub = ?"
+        " ORDER BY s.lesson_slug, s.resource_link_id",
+        user,
+    )
+
+
+def test_each_tab_grades_for_the_lesson_it_was_launched_with(lms):
+    tool, platform = lms
+    with httpx.Client() as browser:
+        kernels = launch(browser, platform, user="tab-1", licao="kernels", link="link-k")
+        assert launch(
+            browser, platform, user="tab-1", licao=ESCOLHA, link="link-e"
+        ).status_code == (303)
+        # Back in the first tab, whose page came from the kernels launch.
+        done = answer(
+            browser, tool, QUESTIONS[0], right_form(QUESTIONS[0]), kernels.headers["location"]
+        )
+        assert done.status_code == 200
+    assert _scores(tool, "tab-1") == [("kernels", "link-k", "curso-101", 1.0)]
+    sent = last_score(platform, "tab-1", lambda s: True)
+    item = next(i for i in platform.gradebook()["lineitems"] if i["id"].endswith(sent["lineitem"]))
+    assert (item["resourceId"], item["resourceLinkId"]) == ("kernels", "link-k")
+
+
+def test_the_same_lesson_from_two_lms_courses_gets_a_grade_in_each_column(lms):
+    tool, platform = lms
+    with httpx.Client() as browser:
+        course_a = launch(browser, platform, user="duo-1", licao="kernels", link="a", contexto="A")
+        course_b = launch(browser, platform, user="duo-1", licao="kernels", link="b", contexto="B")
+        tab_a, tab_b = course_a.headers["location"], course_b.headers["location"]
+        assert answer(browser, tool, QUESTIONS[0], right_form(QUESTIONS[0]), tab_a).status_code == (
+            200
+        )
+        assert _scores(tool, "duo-1") == [("kernels", "a", "A", 1.0)]
+        assert answer(browser, tool, QUESTIONS[2], right_form(QUESTIONS[2]), tab_b).status_code == (
+            200
+        )
+        assert _scores(tool, "duo-1") == [("kernels", "a", "A", 1.0), ("kernels", "b", "B", 2.0)]
+        # The signed launch is this learner's: another learner's form cannot carry it, and a
+        # changed byte makes it nothing.
+        token = tab_a.split("lancamento=", 1)[1]
+    with httpx.Client() as other:
+        assert launch(other, platform, user="duo-2", licao=ESCOLHA, link="x").status_code == 303
+        page = other.get(tool.url + "/licoes/kernels", params={"lancamento": token}).text
+        assert not soup(page).select('input[name="lancamento"]')
+        stolen = {"lancamento": token}
+        assert answer(other, tool, QUESTIONS[0], {**stolen, "opcao": sorted(QUESTIONS[0].answer)})
+        forged = {"lancamento": token[:-2] + ("AA" if not token.endswith("AA") else "BB")}
+        assert answer(other, tool, QUESTIONS[2], {**forged, "opcao": sorted(QUESTIONS[2].answer)})
+    assert _scores(tool, "duo-2") == []
+    assert _scores(tool, "duo-1") == [("kernels", "a", "A", 1.0), ("kernels", "b", "B", 2.0)]
+
+
+def test_a_review_answer_in_a_launched_session_updates_the_lesson_grade(lms):
+    tool, platform = lms
+    with httpx.Client() as browser:
+        opened = launch(browser, platform, user="rev-1", licao="kernels", link="link-r")
+        tab = opened.headers["location"]
+        assert answer(browser, tool, QUESTIONS[0], wrong_form(QUESTIONS[0]), tab).status_code == 200
+        assert last_score(platform, "rev-1", lambda s: True)["scoreGiven"] == 0
+        learner = db_rows(tool.settings, "SELECT learner_id FROM lti_user WHERE sub = 'rev-1'")
+        db_rows(
+            tool.settings,
+            "UPDATE review_card SET due = '2000-01-01 00:00:00' WHERE learner_id = ?",
+            learner[0][0],
+        )
+        page = browser.get(tool.url + "/revisar").text
+        form = soup(page).select_one(f"#pergunta-{QUESTIONS[0].id} form")
+        data = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+        data["opcao"] = sorted(QUESTIONS[0].answer)
+        assert browser.post(tool.url + form["action"], data=data, headers=HX).status_code == 200
+    assert last_score(platform, "rev-1", lambda s: s["scoreGiven"] == 1)["scoreGiven"] == 1
+    assert _scores(tool, "rev-1") == [("kernels", "link-r", "curso-101", 1.0)]

@@ -267,11 +267,11 @@ def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(setting
     try:
         with monkeypatch.context() as faults:
             faults.setattr(writer, "record_in_tallies", broken)
-            failed = store_now(engine, [_answer(1, 1, score=order)], TAGS)
+            failed = store_now(engine, [_answer(1, 1, scores=(order,))], TAGS)
         assert isinstance(failed[0], RuntimeError)  # not acknowledged: the learner sends again
         assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
         assert db_rows(settings, "SELECT count(*) FROM lti_score") == [(0,)]
-        done = store_now(engine, [_answer(1, 1, score=order)], TAGS)
+        done = store_now(engine, [_answer(1, 1, scores=(order,))], TAGS)
     finally:
         engine.dispose()
     assert isinstance(done[0], Written) and done[0].new
@@ -291,15 +291,15 @@ def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings, monk
     try:
         with monkeypatch.context() as faults:
             faults.setattr(writer, "queue_scores", broken)
-            failed = store_now(engine, [_answer(2, 1, score=order)], TAGS)
+            failed = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
         assert isinstance(failed[0], RuntimeError)
         assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
-        first = store_now(engine, [_answer(2, 1, score=order)], TAGS)
+        first = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
         assert isinstance(first[0], Written) and first[0].new
         # A score lost some other way (queued apart from its answer, before this fix).
         with engine.begin() as connection:
             connection.execute(sa.text("DELETE FROM lti_score"))
-        again = store_now(engine, [_answer(2, 1, score=order)], TAGS)
+        again = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
     finally:
         engine.dispose()
     assert isinstance(again[0], Written) and not again[0].new

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from itsdangerous import BadData, URLSafeTimedSerializer
 from pylti1p3.registration import Registration
 from sqlalchemy import Connection, Engine, Integer, cast, delete, func, update
 from sqlalchemy import select as sa_select
@@ -753,7 +754,58 @@ class LmsOrigins:
         self._origins, self._read_at = tuple(sorted(found)), time.monotonic()
 
 
-SESSION_KEY = "lti"  # a resource launch's GradedLaunch, in the server-side session
+SESSION_KEY = "lti"  # the session's resource launches with grades (GradedLaunch dicts)
+SESSION_LAUNCHES = 20  # the newest launches a session keeps
+LAUNCH_SALT = "curso-lancamento-lti"
+LAUNCH_MAX_AGE_S = 7 * 24 * 3600  # a launched page's forms grade for its launch this long
+
+
+def launch_token(secret: str, launch: GradedLaunch, learner_id: str) -> str:
+    """The launch a page came from, signed for its forms (itsdangerous, with the app's
+    secret), bound to the learner: another learner's request, or a changed byte, gets
+    nothing from it (:func:`launch_from_token`)."""
+    signer = URLSafeTimedSerializer(secret, salt=LAUNCH_SALT)
+    return signer.dumps({"launch": launch.to_session(), "learner": learner_id})
+
+
+def launch_from_token(secret: str, token: str, learner_id: str | None) -> GradedLaunch | None:
+    """The launch of :func:`launch_token`'s ``token`` when it is genuine, younger than
+    :data:`LAUNCH_MAX_AGE_S` and signed for ``learner_id``; else ``None``."""
+    if not token or learner_id is None:
+        return None
+    try:
+        data = URLSafeTimedSerializer(secret, salt=LAUNCH_SALT).loads(
+            token, max_age=LAUNCH_MAX_AGE_S
+        )
+    except BadData:
+        return None
+    if not isinstance(data, dict) or data.get("learner") != learner_id:
+        return None
+    return GradedLaunch.from_session(data.get("launch"))
+
+
+def session_launches(data: Any) -> list[GradedLaunch]:
+    """The launches kept in the session's :data:`SESSION_KEY` (oldest first)."""
+    found = data if isinstance(data, list) else [data]
+    return [launch for item in found if (launch := GradedLaunch.from_session(item)) is not None]
+
+
+def with_launch(data: Any, launch: GradedLaunch) -> list[dict[str, Any]]:
+    """The session's launches with ``launch`` added (one per gradebook column, the newest
+    :data:`SESSION_LAUNCHES`): what :data:`SESSION_KEY` keeps next."""
+    kept = [old for old in session_launches(data) if old.target != launch.target]
+    return [item.to_session() for item in [*kept, launch][-SESSION_LAUNCHES:]]
+
+
+def score_orders(
+    launches: Sequence[GradedLaunch], course: Course, lesson: Lesson
+) -> tuple[ScoreOrder, ...]:
+    """The scores an answer in ``lesson`` queues: one per launch of that lesson."""
+    return tuple(
+        score_order(launch, course, lesson)
+        for launch in launches
+        if launch.lesson_slug == lesson.slug
+    )
 
 
 def link_to_account(db: Session, platform_id: int, sub: str, target: Account) -> None:

@@ -174,8 +174,8 @@ class NewAnswer:
         birth_key: a visitor's first answer: the learner is made with this form key, and a
             double submit of the same form joins the learner the first request made (within
             :data:`app.learning.writer.BIRTH_WINDOW`, and while that learner has no account).
-        score: an LTI launch's score to queue with the answer, in the same transaction (also
-            when the key was stored before and the score is missing: a form sent again).
+        scores: the LTI launches' scores to queue with the answer, in the same transaction
+            (also when the key was stored before and a score is missing: a form sent again).
     """
 
     learner_id: str
@@ -189,7 +189,7 @@ class NewAnswer:
     review: bool = False
     birth_key: str | None = None
     at: datetime | None = None
-    score: ScoreOrder | None = None
+    scores: tuple[ScoreOrder, ...] = ()
 
 
 @dataclass(frozen=True)

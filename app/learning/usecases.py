@@ -331,14 +331,14 @@ class AnswerPlace:
         born: the learner id is new in this request (a visitor's first answer): the learner
             is made with the form's key, and a double submit of that form stores for the
             learner the first request made (:attr:`app.learning.writer.NewAnswer.birth_key`).
-        score: an LTI launch's score, queued with the answer
-            (:attr:`app.learning.state.NewAnswer.score`).
+        scores: LTI launches' scores, queued with the answer
+            (:attr:`app.learning.state.NewAnswer.scores`).
     """
 
     review: bool = False
     order_of: str | None = None
     born: bool = False
-    score: ScoreOrder | None = None
+    scores: tuple[ScoreOrder, ...] = ()
 
 
 def answer_question(
@@ -386,7 +386,7 @@ def answer_question(
                 answer.key,
                 review=where.review,
                 birth_key=answer.key if where.born else None,
-                score=where.score,
+                scores=where.scores,
             )
         )
     except DuplicateKeyError as exc:

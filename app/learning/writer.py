@@ -315,9 +315,10 @@ def _store_attempts(
     queue_scores(
         connection,
         [
-            (answer.score, learner_id, job.result.row.created_at)
+            (order, learner_id, job.result.row.created_at)
             for job, answer, learner_id in batch
-            if answer.score is not None and job.result is not None
+            if job.result is not None
+            for order in answer.scores
         ],
         now,
     )
