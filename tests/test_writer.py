@@ -305,3 +305,35 @@ def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings, monk
     assert isinstance(again[0], Written) and not again[0].new
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
     assert db_rows(settings, "SELECT score_given, status FROM lti_score") == [(1.0, "pending")]
+
+
+def test_the_grade_comment_names_what_was_wrong_and_how_many_are_left(settings):
+    order = _launched(settings)
+    tagged = QUESTIONS[4]  # qual-fase-domina: decode, prefill, banda de memória
+    assert len(tagged.concepts) == 3
+    wrong = sorted({o.id for o in tagged.options} - set(tagged.answer))[0]
+    engine = make_engine(settings.database_url)
+    try:
+        done = store_now(
+            engine,
+            [
+                _answer(3, 1, scores=(order,)),
+                _answer(
+                    3,
+                    2,
+                    question_id=tagged.id,
+                    question_hash=tagged.content_hash,
+                    chosen=wrong,
+                    correct=False,
+                    scores=(order,),
+                ),
+            ],
+            TAGS,
+        )
+    finally:
+        engine.dispose()
+    assert all(isinstance(d, Written) for d in done)
+    terms = ", ".join(COURSE.glossary.get(slug).term for slug in tagged.concepts)
+    assert db_rows(settings, "SELECT comment FROM lti_score") == [
+        (f"Acertou 1 de {len(QUESTIONS)}. Errou: {terms}. {len(QUESTIONS) - 2} sem resposta.",)
+    ]
