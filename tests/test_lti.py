@@ -518,3 +518,24 @@ def test_a_review_answer_in_a_launched_session_updates_the_lesson_grade(lms):
         assert browser.post(tool.url + form["action"], data=data, headers=HX).status_code == 200
     assert last_score(platform, "rev-1", lambda s: s["scoreGiven"] == 1)["scoreGiven"] == 1
     assert _scores(tool, "rev-1") == [("kernels", "link-r", "curso-101", 1.0)]
+
+
+def test_each_launched_page_carries_its_own_launch_past_the_page_caches(lms):
+    tool, platform = lms
+
+    def launch_fields(client: httpx.Client, url: str) -> set[str]:
+        page = soup(client.get(tool.url + url).text)
+        return {node["value"] for node in page.select('form input[name="lancamento"]')}
+
+    with httpx.Client() as ana, httpx.Client() as bia:
+        tab_a = launch(ana, platform, user="cache-a", licao="kernels").headers["location"]
+        tab_b = launch(bia, platform, user="cache-b", licao="kernels").headers["location"]
+        token_a, token_b = (tab.split("lancamento=", 1)[1] for tab in (tab_a, tab_b))
+        for _ in range(2):  # a second view too, where a cache would answer
+            assert launch_fields(ana, tab_a) == {token_a}
+            assert launch_fields(bia, tab_b) == {token_b}
+        # The same lesson opened inside the course (cached per learner) carries no launch.
+        assert launch_fields(ana, "/licoes/kernels") == set()
+        assert launch_fields(ana, tab_a) == {token_a}
+        # Another learner's launch in the address is not carried on.
+        assert launch_fields(bia, tab_a) == set()
