@@ -270,46 +270,77 @@ def test_a_registered_lms_may_frame_the_error_pages_too(settings):
     assert "Abra a atividade de novo pelo AVA" in text(refused)
 
 
+def _queued_score(db: Session, platform_id: int, learner: str, sub: str, lineitem: str) -> LtiScore:
+    """A learner and a queued score, as an answer in a launched lesson leaves them."""
+    db.add(Learner(id=learner))
+    db.commit()
+    score = LtiScore(
+        target=lti.score_target(platform_id, lineitem, "", "", "kernels"),
+        platform_id=platform_id,
+        learner_id=learner,
+        user_sub=sub,
+        lineitem_url=lineitem,
+        lesson_slug="kernels",
+        score_given=1,
+        score_maximum=2,
+        activity_progress="InProgress",
+        grading_progress="FullyGraded",
+    )
+    db.add(score)
+    db.commit()
+    db.refresh(score)
+    return score
+
+
+def _passback_cells(settings) -> list[str]:
+    teacher = instructor(TestClient(create_app(settings)), settings, admin=True)
+    row = soup(teacher.get("/instrutor/lti").text).select_one("table.passback tbody tr")
+    return [text(cell) for cell in row.select("th, td")]
+
+
 def test_a_failed_score_waits_longer_each_time_and_the_dashboard_says_why(settings):
     engine = make_engine(settings.database_url)
     with Session(engine) as db:
         platform, _ = lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
-    learner = "a" * 32
-    # A learner and a queued score, as an answer in a launched lesson leaves them.
-    with Session(engine) as db:
-        db.add(Learner(id=learner))
-        db.commit()
-        score = LtiScore(
-            platform_id=platform.id,
-            learner_id=learner,
-            user_sub="s1",
-            lineitem_url=MOODLE + "/mod/lti/services.php/2/lineitems/9/lineitem",
-            lesson_slug="kernels",
-            score_given=1,
-            score_maximum=2,
-            activity_progress="InProgress",
-            grading_progress="FullyGraded",
-        )
-        db.add(score)
-        db.commit()
-        db.refresh(score)
+        assert platform.id is not None
+        lineitem = MOODLE + "/mod/lti/services.php/2/lineitems/9/lineitem"
+        score = _queued_score(db, platform.id, "a" * 32, "s1", lineitem)
         waits = []
-        for _ in range(3):
-            lti.mark_failed(db, score, "503 Nota recusada pelo LMS")
-            db.refresh(score)
+        for _ in range(5):
+            taken = lti.claim_next(db, "sender-1", everything=True)
+            assert taken is not None and taken.id == score.id
+            lti.mark_failed(db, taken, "503 Nota recusada pelo LMS")
+            score = db.get_one(LtiScore, taken.id)
             waits.append(round((score.next_try_at - utcnow()) / timedelta(seconds=1)))
-        assert waits == [2, 4, 8]
-        assert lti.due_scores(db, utcnow()) == []
-        assert lti.due_scores(db, utcnow(), everything=True) == [score.id]
-    teacher = instructor(TestClient(create_app(settings)), settings, admin=True)
-    row = soup(teacher.get("/instrutor/lti").text).select_one("table.passback tbody tr")
-    assert [text(cell) for cell in row.select("th, td")] == [
+        assert waits == [2, 4, 8, 16, 32]
+        assert score.status == "pending"  # the platform down: retried as long as it takes
+        assert lti.claim_next(db, "sender-2") is None
+    assert _passback_cells(settings) == [
         "(sem turma)",
         "0",
-        "0",
         "1",
+        "0",
+        "0",
         "503 Nota recusada pelo LMS",
     ]
+
+
+def test_a_score_the_platform_refuses_stops_after_three_tries_with_its_message(settings):
+    engine = make_engine(settings.database_url)
+    refusal = '400 {"error": "A nota excede o máximo do item"}'
+    with Session(engine) as db:
+        platform, _ = lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        assert platform.id is not None
+        score = _queued_score(db, platform.id, "c" * 32, "s3", MOODLE + "/lineitems/3")
+        statuses = []
+        for _ in range(lti.MAX_REFUSALS):
+            taken = lti.claim_next(db, "sender-1", everything=True)
+            assert taken is not None
+            lti.mark_failed(db, taken, refusal, refused=True)
+            statuses.append(db.get_one(LtiScore, score.id).status)
+        assert statuses == ["pending", "pending", "failed"]
+        assert lti.claim_next(db, "sender-1", everything=True) is None
+    assert _passback_cells(settings) == ["(sem turma)", "0", "0", "0", "1", refusal]
 
 
 def test_an_address_that_would_break_the_csp_is_refused(settings):
@@ -342,31 +373,18 @@ def test_scores_queued_before_a_restart_are_sent_when_the_app_starts(settings):
         platform, _ = lti.register_platform(
             db, closed, "abc", ["1"], closed + "/auth", closed + "/token", closed + "/jwks"
         )
-        db.add(Learner(id="b" * 32))
-        db.add(
-            LtiScore(
-                platform_id=platform.id,
-                learner_id="b" * 32,
-                user_sub="s2",
-                lineitem_url=closed + "/lineitems/1",
-                lesson_slug="kernels",
-                score_given=1,
-                score_maximum=2,
-                activity_progress="InProgress",
-                grading_progress="FullyGraded",
-            )
-        )
-        db.commit()
+        assert platform.id is not None
+        _queued_score(db, platform.id, "b" * 32, "s2", closed + "/lineitems/1")
     app = create_app(settings)
     deadline = time.monotonic() + 30
     rows = []
     while time.monotonic() < deadline:
         rows = db_rows(settings, "SELECT status, tries FROM lti_score")
-        if rows and rows[0][0] == "failed":
+        if rows and rows[0][1] >= 1:
             break
         time.sleep(0.1)
     app.state.lti_sender.stop()
-    assert rows[0][0] == "failed" and rows[0][1] >= 1
+    assert rows[0][0] == "pending" and rows[0][1] >= 1
     assert "Connection refused" in db_rows(settings, "SELECT last_error FROM lti_score")[0][0]
 
 

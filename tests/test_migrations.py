@@ -110,3 +110,56 @@ def test_the_lesson_renames_migration_walks_down_and_up_keeping_the_editors_data
     assert query(settings, "SELECT old_slug, new_slug, revision_id FROM lesson_rename") == [
         ("velha", "nova", None)
     ]
+
+
+def test_the_score_queue_migration_keeps_the_newest_score_per_column_and_learner(settings):
+    from app.learning.lti import score_target
+    from tests.support.app import query
+
+    downgrade(settings.database_url, "0014")
+    query(
+        settings,
+        "INSERT INTO lti_platform (id, issuer, client_id, auth_url, token_url, jwks_url,"
+        " created_at) VALUES (1, 'https://lms', 'c', 'https://lms/a', 'https://lms/t',"
+        " 'https://lms/j', CURRENT_TIMESTAMP)",
+    )
+    query(settings, "INSERT INTO learner (id, created_at) VALUES ('l1', CURRENT_TIMESTAMP)")
+    rows = [  # (user, line item, score, created_at, status): two columns of u1, one of u2
+        ("u1", "https://lms/items/1", 1, "2026-12-01 10:00:00", "sent"),
+        ("u1", "https://lms/items/1", 3, "2026-12-01 12:00:00", "failed"),
+        ("u1", "https://lms/items/1", 2, "2026-12-01 11:00:00", "sending"),
+        ("u1", "https://lms/items/2", 5, "2026-12-01 09:00:00", "sent"),
+        ("u2", "https://lms/items/1", 4, "2026-12-01 08:00:00", "pending"),
+    ]
+    for user, item, given, created, status in rows:
+        query(
+            settings,
+            "INSERT INTO lti_score (platform_id, learner_id, user_sub, lineitem_url,"
+            " lineitems_url, resource_link_id, lesson_slug, lesson_title, score_given,"
+            " score_maximum, comment, activity_progress, grading_progress, created_at, status,"
+            " tries, next_try_at, last_error) VALUES (1, 'l1', :user, :item, '', '', 'kernels',"
+            " '', :given, 5, '', 'InProgress', 'FullyGraded', :created, :status, 0, :created,"
+            " '')",
+            user=user,
+            item=item,
+            given=given,
+            created=created,
+            status=status,
+        )
+    upgrade(settings.database_url)
+    kept = query(
+        settings,
+        "SELECT user_sub, lineitem_url, score_given, status, target, answered_at = created_at"
+        " FROM lti_score ORDER BY user_sub, lineitem_url",
+    )
+    assert [row[:4] for row in kept] == [
+        ("u1", "https://lms/items/1", 3.0, "pending"),  # the newest; 'failed' was retried
+        ("u1", "https://lms/items/2", 5.0, "sent"),
+        ("u2", "https://lms/items/1", 4.0, "pending"),
+    ]
+    assert [row[4] for row in kept] == [score_target(1, row[1], "", "", "kernels") for row in kept]
+    assert all(row[5] for row in kept)
+    query(settings, "UPDATE lti_score SET status = 'superseded' WHERE user_sub = 'u2'")
+    downgrade(settings.database_url, "0014")
+    assert query(settings, "SELECT status FROM lti_score WHERE user_sub = 'u2'") == [("sent",)]
+    upgrade(settings.database_url)

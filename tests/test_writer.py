@@ -9,9 +9,12 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
+from app.learning import lti, writer
 from app.learning.mastery import concept_tags
 from app.learning.state import (
     AttemptRow,
@@ -333,3 +336,98 @@ def test_a_failed_batch_answers_503_in_portuguese_and_the_retry_stores_once(clie
     for _ in range(2):
         assert client.post(url, data=data, headers=HX).status_code == 200
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
+
+
+def _launched(settings) -> lti.ScoreOrder:
+    """A learner's LTI launch of ``kernels`` with grades: the score its answers queue."""
+    with Session(make_engine(settings.database_url)) as db:
+        platform, _ = lti.register_platform(
+            db, "https://lms.example", "c", ["1"], *["https://lms.example/x"] * 3
+        )
+        assert platform.id is not None
+        launch = lti.GradedLaunch(
+            platform.id, None, "sub-1", "kernels", "https://lms.example/lineitems/1", "", "link-1"
+        )
+    return lti.score_order(launch, COURSE, KERNELS)
+
+
+def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(settings, monkeypatch):
+    order = _launched(settings)
+    engine = make_engine(settings.database_url)
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the tallies failed after the score was queued")
+
+    try:
+        with monkeypatch.context() as faults:
+            faults.setattr(writer, "record_in_tallies", broken)
+            failed = store_now(engine, [_answer(1, 1, scores=(order,))], TAGS)
+        assert isinstance(failed[0], RuntimeError)  # not acknowledged: the learner sends again
+        assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
+        assert db_rows(settings, "SELECT count(*) FROM lti_score") == [(0,)]
+        done = store_now(engine, [_answer(1, 1, scores=(order,))], TAGS)
+    finally:
+        engine.dispose()
+    assert isinstance(done[0], Written) and done[0].new
+    stored = db_rows(settings, "SELECT created_at FROM attempt")
+    assert db_rows(
+        settings, "SELECT user_sub, score_given, score_maximum, answered_at, status FROM lti_score"
+    ) == [("sub-1", 1.0, float(len(QUESTIONS)), stored[0][0], "pending")]
+
+
+def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings, monkeypatch):
+    order = _launched(settings)
+    engine = make_engine(settings.database_url)
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the score could not be queued")
+
+    try:
+        with monkeypatch.context() as faults:
+            faults.setattr(writer, "queue_scores", broken)
+            failed = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
+        assert isinstance(failed[0], RuntimeError)
+        assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
+        first = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
+        assert isinstance(first[0], Written) and first[0].new
+        # A score lost some other way (queued apart from its answer, before this fix).
+        with engine.begin() as connection:
+            connection.execute(sa.text("DELETE FROM lti_score"))
+        again = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
+    finally:
+        engine.dispose()
+    assert isinstance(again[0], Written) and not again[0].new
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
+    assert db_rows(settings, "SELECT score_given, status FROM lti_score") == [(1.0, "pending")]
+
+
+def test_the_grade_comment_names_what_was_wrong_and_how_many_are_left(settings):
+    order = _launched(settings)
+    tagged = QUESTIONS[4]  # qual-fase-domina: decode, prefill, banda de memória
+    assert len(tagged.concepts) == 3
+    wrong = sorted({o.id for o in tagged.options} - set(tagged.answer))[0]
+    engine = make_engine(settings.database_url)
+    try:
+        done = store_now(
+            engine,
+            [
+                _answer(3, 1, scores=(order,)),
+                _answer(
+                    3,
+                    2,
+                    question_id=tagged.id,
+                    question_hash=tagged.content_hash,
+                    chosen=wrong,
+                    correct=False,
+                    scores=(order,),
+                ),
+            ],
+            TAGS,
+        )
+    finally:
+        engine.dispose()
+    assert all(isinstance(d, Written) for d in done)
+    terms = ", ".join(COURSE.glossary.get(slug).term for slug in tagged.concepts)
+    assert db_rows(settings, "SELECT comment FROM lti_score") == [
+        (f"Acertou 1 de {len(QUESTIONS)}. Errou: {terms}. {len(QUESTIONS) - 2} sem resposta.",)
+    ]

@@ -434,18 +434,19 @@ def test_no_payload_runs_in_the_lti_pages(hostile_server: LiveServer, browser: B
         failures = {"picker": page.evaluate(SCAN)}
         learner = db_rows(tool.settings, "SELECT learner_id FROM lti_user")[0][0]
         class_id = db_rows(tool.settings, "SELECT class_id FROM lti_context")[0][0]
-        for payload in PAYLOADS:
+        for number, payload in enumerate(PAYLOADS):
             db_rows(
                 tool.settings,
                 "INSERT INTO lti_score (platform_id, class_id, learner_id, user_sub, lineitem_url,"
                 " lineitems_url, resource_link_id, lesson_slug, lesson_title, score_given,"
                 " score_maximum, comment, activity_progress, grading_progress, created_at,"
-                " status, tries, next_try_at, last_error) VALUES (1, ?, ?, 's', '', '', '',"
-                " 'xss-0', '', 0, 1, '', 'InProgress', 'FullyGraded', '2026-12-01', 'failed', 1,"
-                " '2099-12-01', ?)",
+                " status, tries, next_try_at, last_error, target, answered_at, claim) VALUES"
+                " (1, ?, ?, 's', '', '', '', 'xss-0', '', 0, 1, '', 'InProgress', 'FullyGraded',"
+                " '2026-12-01', 'failed', 1, '2099-12-01', ?, ?, '2026-12-01', '')",
                 class_id,
                 learner,
                 payload[:1000],
+                f"coluna-{number}",
             )
         db_rows(tool.settings, "UPDATE classroom SET name = ?", PAYLOADS[0][:120])
         # /instrutor/lti is a site admin's page, and half the platforms wait for confirmation.

@@ -7,30 +7,36 @@ routes are in :mod:`app.web.routes.lti`; the scores are sent by :mod:`app.learni
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
 import threading
 import time
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from textwrap import shorten
 from typing import Any
 from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from itsdangerous import BadData, URLSafeTimedSerializer
 from pylti1p3.registration import Registration
-from sqlalchemy import Engine, delete, func, update
+from sqlalchemy import Connection, Engine, Integer, cast, delete, func, update
+from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.i18n import gettext
-from app.learning.state import LearnerState
-from app.platform.db import begin_write
+from app.i18n import gettext, ngettext
+from app.platform.db import begin_write, tuple_in
 from app.platform.models import (
+    ATTEMPT,
+    LTI_SCORE,
     Account,
     ClassMember,
     Classroom,
@@ -60,11 +66,12 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
-PENDING, SENDING, SENT, FAILED = "pending", "sending", "sent", "failed"
+PENDING, SENT, SUPERSEDED, FAILED = "pending", "sent", "superseded", "failed"
+MAX_REFUSALS = 3  # tries of a score the platform refuses (a 4xx) before it is left failed
 MAX_BACKOFF = timedelta(hours=1)
 TOKEN_STATE_PREFIX = "lti1p3-token-"
 USED = json.dumps("used")  # the value of a nonce whose launch was accepted
-MAX_REVIEW_TOPICS = 5  # glossary terms named in a score's comment
+QUESTION_LABEL_CHARS = 60  # a question without concepts is named by its sentence, this long
 LEASE = timedelta(minutes=2)  # how long a sender holds a score it is sending
 
 
@@ -395,7 +402,7 @@ def _context_class(db: Session, platform: LtiPlatform, context: Any) -> int | No
 
 @dataclass(frozen=True)
 class GradedLaunch:
-    """What a resource launch says about where its scores go (kept in the session).
+    """Where a resource launch's scores go.
 
     Attributes:
         platform_id / class_id: the platform, and the class of the LMS course.
@@ -427,6 +434,23 @@ class GradedLaunch:
         except TypeError:
             return None
 
+    @property
+    def target(self) -> str:
+        """The gradebook column its scores go to (:func:`score_target`)."""
+        return score_target(
+            self.platform_id, self.lineitem, self.lineitems, self.resource_link_id, self.lesson_slug
+        )
+
+
+def score_target(
+    platform_id: int, lineitem: str, lineitems: str, resource_link_id: str, lesson_slug: str
+) -> str:
+    """The key of a gradebook column (``lti_score.target``, 64 hex digits): the platform and the
+    line item the launch named, else the line items URL with the LMS link and the lesson (the
+    column the sender finds or makes there)."""
+    where = lineitem or "\n".join((lineitems, resource_link_id, lesson_slug))
+    return hashlib.sha256(f"{platform_id}\n{where}".encode()).hexdigest()
+
 
 def graded_launch(
     platform_id: int, class_id: int | None, claims: dict[str, Any], lesson_slug: str
@@ -452,160 +476,281 @@ def graded_launch(
     )
 
 
-def score_comment(right: int, total: int, review: list[str]) -> str:
-    """The pt-BR summary sent with a score: "Acertou 5 de 7. Revise: KV cache, prefill."."""
+def score_comment(right: int, total: int, wrong: list[str], unanswered: int) -> str:
+    """The pt-BR summary sent with a score: "Acertou 1 de 18. Errou: KV cache; Mac e Ollama.
+    15 sem resposta." (``wrong``: what names each question answered but never right)."""
     text = gettext("Got %(right)s of %(total)s right.") % {"right": right, "total": total}
-    if review:
-        text += " " + gettext("Review: %(topics)s.") % {"topics": ", ".join(review)}
+    if wrong:
+        named = "; ".join(dict.fromkeys(wrong))
+        text += " " + gettext("Wrong: %(questions)s.") % {"questions": named}
+    if unanswered:
+        text += " " + ngettext("%(count)s unanswered.", "%(count)s unanswered.", unanswered) % {
+            "count": unanswered
+        }
     return text
 
 
-def queue_lesson_score(
-    db: Session, launch: GradedLaunch, course: Course, lesson: Lesson, state: LearnerState
-) -> LtiScore:
-    """Queue the learner's score on the launched lesson, after a graded answer; committed.
+@dataclass(frozen=True)
+class ScoreOrder:
+    """A score to queue with an answer, in the writer's transaction (the outbox): where it
+    goes, and what the writer needs to count the lesson from the stored attempts.
 
-    ``scoreGiven`` is the lesson's questions answered right at least once (in their current
-    version or before), ``scoreMaximum`` its question count; the comment names the glossary
-    terms of the questions not yet right (the first :data:`MAX_REVIEW_TOPICS`).
+    Attributes:
+        questions: per question of the lesson, its id and how the comment names it when the
+            learner got it wrong (its concepts, else the start of its sentence).
     """
-    answered = state.in_lesson(lesson.slug)
-    right, review = 0, list[str]()
+
+    launch: GradedLaunch
+    lesson_title: str
+    questions: tuple[tuple[str, str], ...]
+
+
+def score_order(launch: GradedLaunch, course: Course, lesson: Lesson) -> ScoreOrder:
+    """The score to queue after an answer in ``lesson`` for ``launch``."""
+    named = []
     for question in lesson.questions.values():
-        if any(attempt.correct for attempt in answered.get(question.id, [])):
-            right += 1
+        terms = [course.glossary.get(slug) for slug in question.concepts]
+        label = ", ".join(term.term for term in terms if term is not None)
+        if not label:
+            sentence = shorten(question.legend_text, QUESTION_LABEL_CHARS, placeholder="…")
+            label = f"“{sentence}”"
+        named.append((question.id, label))
+    return ScoreOrder(launch, lesson.meta.title_text[:255], tuple(named))
+
+
+def queue_scores(
+    connection: Connection, orders: Sequence[tuple[ScoreOrder, str, datetime]], now: datetime
+) -> None:
+    """Upsert the scores of ``orders`` (the order, the learner, when the answer that makes it
+    was given), in the caller's transaction: the writer's, with the answers' attempts.
+
+    Each is counted from the learner's stored attempts in the lesson: ``scoreGiven`` the
+    questions answered right at least once (in any version), ``scoreMaximum`` the question
+    count. A column keeps one row per learner: a score from a newer answer replaces it and is
+    sent again; one from an older answer (or the same, a form sent again) changes nothing, so
+    a retry only queues a score that is missing.
+    """
+    if not orders:
+        return
+    pairs = sorted({(learner, order.launch.lesson_slug) for order, learner, _ in orders})
+    best: dict[tuple[str, str, str], bool] = {}
+    for row in connection.execute(
+        sa_select(
+            ATTEMPT.c.learner_id,
+            ATTEMPT.c.lesson_slug,
+            ATTEMPT.c.question_id,
+            func.max(cast(ATTEMPT.c.correct, Integer)),
+        )
+        .where(tuple_in((ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug), pairs))
+        .group_by(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id)
+    ):
+        best[(row[0], row[1], row[2])] = bool(row[3])
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for order, learner, answered_at in orders:
+        launch, slug = order.launch, order.launch.lesson_slug
+        right, wrong, unanswered = 0, list[str](), 0
+        for question_id, label in order.questions:
+            got = best.get((learner, slug, question_id))
+            if got:
+                right += 1
+            elif got is None:
+                unanswered += 1
+            else:
+                wrong.append(label)
+        total = len(order.questions)
+        key = (launch.target, launch.sub)
+        if key in rows and rows[key]["answered_at"] >= answered_at:
             continue
-        names = [course.glossary.get(slug) for slug in question.concepts]
-        review.extend(term.term for term in names if term is not None)
-    review = list(dict.fromkeys(review))[:MAX_REVIEW_TOPICS]
-    total = len(lesson.questions)
-    done = right == total
-    row = LtiScore(
-        platform_id=launch.platform_id,
-        class_id=launch.class_id,
-        learner_id=state.learner_id or "",
-        user_sub=launch.sub,
-        lineitem_url=launch.lineitem,
-        lineitems_url=launch.lineitems,
-        resource_link_id=launch.resource_link_id,
-        lesson_slug=lesson.slug,
-        lesson_title=lesson.meta.title_text[:255],
-        score_given=right,
-        score_maximum=total,
-        comment=score_comment(right, total, review)[:1000],
-        activity_progress="Completed" if done else "InProgress",
-        grading_progress="FullyGraded",
+        rows[key] = {
+            "target": launch.target,
+            "platform_id": launch.platform_id,
+            "class_id": launch.class_id,
+            "learner_id": learner,
+            "user_sub": launch.sub,
+            "lineitem_url": launch.lineitem,
+            "lineitems_url": launch.lineitems,
+            "resource_link_id": launch.resource_link_id,
+            "lesson_slug": slug,
+            "lesson_title": order.lesson_title,
+            "score_given": right,
+            "score_maximum": total,
+            "comment": score_comment(right, total, wrong, unanswered)[:1000],
+            "activity_progress": "Completed" if right == total else "InProgress",
+            "grading_progress": "FullyGraded",
+            "created_at": now,
+            "answered_at": answered_at,
+            "status": PENDING,
+            "tries": 0,
+            "next_try_at": now,
+            "last_error": "",
+            "claim": "",
+        }
+    insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    upsert = insert(LTI_SCORE)
+    newer = {
+        name: upsert.excluded[name]
+        for name in (
+            "class_id",
+            "learner_id",
+            "score_given",
+            "score_maximum",
+            "comment",
+            "activity_progress",
+            "answered_at",
+            "status",
+            "tries",
+            "next_try_at",
+            "last_error",
+        )
+    }
+    connection.execute(
+        upsert.on_conflict_do_update(
+            index_elements=["target", "user_sub"],
+            set_=newer,
+            where=LTI_SCORE.c.answered_at < upsert.excluded.answered_at,
+        ),
+        [rows[key] for key in sorted(rows)],
     )
-    db.add(row)
-    db.commit()
-    db.refresh(row)
-    return row
 
 
-def due_scores(db: Session, now: datetime, everything: bool = False) -> list[int]:
-    """Ids of the scores not sent yet whose next try is due (every one with ``everything``),
-    oldest first."""
-    query = select(LtiScore.id).where(col(LtiScore.status) != SENT)
+def claim_next(
+    db: Session, claim: str, everything: bool = False, skip: Collection[int] = ()
+) -> LtiScore | None:
+    """Take the oldest score to send (due, or any unsent with ``everything``; none in
+    ``skip``) for the sender ``claim``, for :data:`LEASE`: another sender skips it meanwhile,
+    so each score is posted once. PostgreSQL locks the candidate ``FOR UPDATE SKIP LOCKED``
+    (concurrent senders take different rows without waiting); SQLite's write transaction
+    does the same. ``None`` when nothing is left. Committed; the row is detached (read once:
+    the HTTP calls run outside any transaction)."""
+    now = utcnow()
+    db.rollback()
+    begin_write(db)
+    query = select(LtiScore.id).where(
+        col(LtiScore.status) == PENDING,
+        col(LtiScore.claimed_until).is_(None) | (col(LtiScore.claimed_until) <= now),
+    )
     if not everything:
         query = query.where(col(LtiScore.next_try_at) <= now)
-    ids = [i for i in db.exec(query.order_by(col(LtiScore.id))).all() if i is not None]
-    db.rollback()  # no read transaction stays open while the scores are sent
-    return ids
-
-
-def claim_score(db: Session, score_id: int, everything: bool = False) -> LtiScore | None:
-    """Take the score for one try: its next try moves :data:`LEASE` ahead, so another worker's
-    sender skips it meanwhile. ``None`` when it was sent or taken since. Committed."""
-    now = utcnow()
-    begin_write(db)
-    condition = [col(LtiScore.id) == score_id, col(LtiScore.status) != SENT]
-    if not everything:
-        condition.append(col(LtiScore.next_try_at) <= now)
-    taken = db.exec(update(LtiScore).where(*condition).values(next_try_at=now + LEASE))
-    db.commit()
-    if not taken.rowcount:
+    if skip:
+        query = query.where(col(LtiScore.id).not_in(sorted(skip)))
+    score_id = db.exec(
+        query.order_by(col(LtiScore.id)).limit(1).with_for_update(skip_locked=True)
+    ).first()
+    if score_id is None:
+        db.rollback()
         return None
+    db.exec(
+        update(LtiScore)
+        .where(col(LtiScore.id) == score_id)
+        .values(claim=claim, claimed_until=now + LEASE)
+    )
+    db.commit()
     score = db.get(LtiScore, score_id)
     if score is not None:
-        db.expunge(score)  # read once: the HTTP calls run outside any transaction
+        db.expunge(score)
     db.rollback()
     return score
 
 
-def _update_score(db: Session, score_id: int, **values: Any) -> None:
+def _settle(
+    db: Session, score: LtiScore, values: dict[str, Any], kept: dict[str, Any] | None = None
+) -> None:
+    """Record how a try of ``score`` went (``values``), when the row still holds that score
+    and this sender's claim, and free the row. When a newer answer replaced the score
+    meanwhile, only ``kept`` is recorded: the newer score stays pending and goes next.
+    Committed."""
+    assert score.id is not None  # a stored score
     db.rollback()
     begin_write(db)
-    db.exec(update(LtiScore).where(col(LtiScore.id) == score_id).values(**values))
+    mine = [col(LtiScore.id) == score.id, col(LtiScore.claim) == score.claim]
+    freed = {"claim": "", "claimed_until": None, **(kept or {})}
+    done = db.exec(
+        update(LtiScore)
+        .where(*mine, col(LtiScore.answered_at) == score.answered_at)
+        .values(**freed, **values)
+    )
+    if not done.rowcount:
+        db.exec(update(LtiScore).where(*mine).values(**freed))
     db.commit()
 
 
 def mark_sent(db: Session, score: LtiScore, lineitem: str) -> None:
-    """Record that ``score`` reached the gradebook; committed."""
-    assert score.id is not None  # a stored score
-    _update_score(
-        db,
-        score.id,
-        status=SENT,
-        sent_at=utcnow(),
-        lineitem_url=lineitem,
-        last_error="",
-        tries=score.tries + 1,
-    )
+    """Record that ``score`` reached the gradebook, in the column ``lineitem`` (kept, so a
+    newer score goes straight there); committed."""
+    sent = {"status": SENT, "sent_at": utcnow(), "last_error": "", "tries": 0}
+    _settle(db, score, sent, {"lineitem_url": lineitem})
 
 
-def mark_failed(db: Session, score: LtiScore, error: str) -> None:
-    """Record a failed try: retried after 2^tries seconds (at most an hour); committed."""
-    assert score.id is not None  # a stored score
+def mark_superseded(db: Session, score: LtiScore, error: str) -> None:
+    """Record that the platform holds a newer score than ``score`` (its 409 for an earlier
+    timestamp): not retried. Committed."""
+    _settle(db, score, {"status": SUPERSEDED, "last_error": error[:1000], "tries": score.tries + 1})
+
+
+def mark_failed(db: Session, score: LtiScore, error: str, refused: bool = False) -> None:
+    """Record a failed try: retried after 2^tries seconds (at most an hour). A refusal (a 4xx
+    the platform would give again) stops at the :data:`MAX_REFUSALS`-th try: ``failed``, shown
+    on the instructor's panel with ``error``, the platform's message. Committed."""
     tries = score.tries + 1
     wait = min(timedelta(seconds=2**tries), MAX_BACKOFF)
-    _update_score(
-        db,
-        score.id,
-        status=FAILED,
-        last_error=error[:1000],
-        tries=tries,
-        next_try_at=utcnow() + wait,
-    )
+    status = FAILED if refused and tries >= MAX_REFUSALS else PENDING
+    failed = {
+        "status": status,
+        "last_error": error[:1000],
+        "tries": tries,
+        "next_try_at": utcnow() + wait,
+    }
+    _settle(db, score, failed)
 
 
 def next_due(db: Session) -> datetime | None:
     """When the next unsent score is due, or ``None``."""
-    due = db.exec(select(func.min(LtiScore.next_try_at)).where(col(LtiScore.status) != SENT)).one()
+    due = db.exec(
+        select(func.min(LtiScore.next_try_at)).where(col(LtiScore.status) == PENDING)
+    ).one()
     db.rollback()
     return due
 
 
 @dataclass(frozen=True)
 class PassbackRow:
-    """The grade passback of one class, as the dashboard shows it."""
+    """The grade passback of one class, as the dashboard shows it.
+
+    Attributes:
+        sent / pending / superseded / failed: scores (one per learner and column) in each
+            state; ``failed``: refused by the platform, not retried.
+        last_error: the platform's latest message about a failed or retried score.
+    """
 
     class_id: int | None
     class_name: str
     sent: int
     pending: int
+    superseded: int
     failed: int
     last_error: str
 
 
 def passback_state(db: Session, class_id: int | None = None) -> list[PassbackRow]:
-    """Scores sent, pending and failed per class (one class with ``class_id``), with the
-    platform's latest error message."""
+    """Scores sent, pending, superseded and failed per class (one class with ``class_id``),
+    with the platform's latest message about a score not sent."""
     query = select(LtiScore)
     if class_id is not None:
         query = query.where(LtiScore.class_id == class_id)
     rows: dict[int | None, list[LtiScore]] = {}
-    for score in db.exec(query.order_by(col(LtiScore.id))).all():
+    for score in db.exec(query.order_by(col(LtiScore.next_try_at), col(LtiScore.id))).all():
         rows.setdefault(score.class_id, []).append(score)
     found = []
     for key, scores in rows.items():
-        errors = [s.last_error for s in scores if s.status == FAILED and s.last_error]
+        errors = [s.last_error for s in scores if s.status in (FAILED, PENDING) and s.last_error]
         classroom = db.get(Classroom, key) if key is not None else None
         found.append(
             PassbackRow(
                 key,
                 classroom.name if classroom else "",
                 sum(s.status == SENT for s in scores),
-                sum(s.status in (PENDING, SENDING) for s in scores),
+                sum(s.status == PENDING for s in scores),
+                sum(s.status == SUPERSEDED for s in scores),
                 sum(s.status == FAILED for s in scores),
                 errors[-1] if errors else "",
             )
@@ -673,21 +818,58 @@ class LmsOrigins:
         self._origins, self._read_at = tuple(sorted(found)), time.monotonic()
 
 
-SESSION_KEY = "lti"  # a resource launch's GradedLaunch, in the server-side session
+SESSION_KEY = "lti"  # the session's resource launches with grades (GradedLaunch dicts)
+SESSION_LAUNCHES = 20  # the newest launches a session keeps
+LAUNCH_SALT = "curso-lancamento-lti"
+LAUNCH_MAX_AGE_S = 7 * 24 * 3600  # a launched page's forms grade for its launch this long
 
 
-def queue_launched_lesson_score(
-    db: Session, launch_data: Any, course: Course, lesson: Lesson, state: LearnerState
-) -> bool:
-    """After a graded answer stored in ``lesson``: queue the learner's score when the session
-    came from an LTI launch of that lesson with grades (``launch_data``, the session's
-    :data:`SESSION_KEY`; ``state``, the learner's state after the answer). True when a score
-    was queued (wake the sender)."""
-    launch = GradedLaunch.from_session(launch_data)
-    if launch is None or launch.lesson_slug != lesson.slug:
-        return False
-    queue_lesson_score(db, launch, course, lesson, state)
-    return True
+def launch_token(secret: str, launch: GradedLaunch, learner_id: str) -> str:
+    """The launch a page came from, signed for its forms (itsdangerous, with the app's
+    secret), bound to the learner: another learner's request, or a changed byte, gets
+    nothing from it (:func:`launch_from_token`)."""
+    signer = URLSafeTimedSerializer(secret, salt=LAUNCH_SALT)
+    return signer.dumps({"launch": launch.to_session(), "learner": learner_id})
+
+
+def launch_from_token(secret: str, token: str, learner_id: str | None) -> GradedLaunch | None:
+    """The launch of :func:`launch_token`'s ``token`` when it is genuine, younger than
+    :data:`LAUNCH_MAX_AGE_S` and signed for ``learner_id``; else ``None``."""
+    if not token or learner_id is None:
+        return None
+    try:
+        data = URLSafeTimedSerializer(secret, salt=LAUNCH_SALT).loads(
+            token, max_age=LAUNCH_MAX_AGE_S
+        )
+    except BadData:
+        return None
+    if not isinstance(data, dict) or data.get("learner") != learner_id:
+        return None
+    return GradedLaunch.from_session(data.get("launch"))
+
+
+def session_launches(data: Any) -> list[GradedLaunch]:
+    """The launches kept in the session's :data:`SESSION_KEY` (oldest first)."""
+    found = data if isinstance(data, list) else [data]
+    return [launch for item in found if (launch := GradedLaunch.from_session(item)) is not None]
+
+
+def with_launch(data: Any, launch: GradedLaunch) -> list[dict[str, Any]]:
+    """The session's launches with ``launch`` added (one per gradebook column, the newest
+    :data:`SESSION_LAUNCHES`): what :data:`SESSION_KEY` keeps next."""
+    kept = [old for old in session_launches(data) if old.target != launch.target]
+    return [item.to_session() for item in [*kept, launch][-SESSION_LAUNCHES:]]
+
+
+def score_orders(
+    launches: Sequence[GradedLaunch], course: Course, lesson: Lesson
+) -> tuple[ScoreOrder, ...]:
+    """The scores an answer in ``lesson`` queues: one per launch of that lesson."""
+    return tuple(
+        score_order(launch, course, lesson)
+        for launch in launches
+        if launch.lesson_slug == lesson.slug
+    )
 
 
 def link_to_account(db: Session, platform_id: int, sub: str, target: Account) -> None:

@@ -4,15 +4,23 @@
 :class:`ScoreSender` runs it in a background thread of the app, woken after each queued score
 and at the next retry. Posting a score is blocking HTTP (the token endpoint, then the score),
 and the platform's token endpoint fetches this tool's JWKS while it answers, so it never runs
-on the event loop. A failed try (the platform down, an error, a 401 after a fresh token) is
-retried with exponential backoff; nothing is deleted, so no score is lost.
+on the event loop.
+
+Each score is taken by one sender (concurrent senders, in threads or processes, skip it), and
+its row holds the newest score of its learner and column, so the gradebook gets scores in the
+order of their answers, each once. A failed try (the platform down, a 5xx, a 401 after a fresh
+token) is retried with exponential backoff; a 409 (the platform already holds a newer score)
+ends the score as superseded; another 4xx is tried :data:`app.learning.lti.MAX_REFUSALS`
+times, then left failed with the platform's message for the instructor's panel.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
 
@@ -32,30 +40,60 @@ from app.platform.models import LtiPlatform, LtiScore, utcnow
 log = logging.getLogger("curso.lti")
 IDLE_WAIT_S = 60.0
 SCORE_SCOPES = [lti.SCORE_SCOPE, lti.LINEITEM_SCOPE]
+RETRIED_4XX = (401, 408, 425, 429)  # client errors that a later try may not get
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a score did not arrive.
+
+    Attributes:
+        message: the platform's status and message (or the network's error), for the panel.
+        status: the platform's HTTP status; 0 when it gave none.
+    """
+
+    message: str
+    status: int = 0
+
+    @property
+    def superseded(self) -> bool:
+        """The platform holds a newer score (AGS, Moodle: 409 for an earlier timestamp)."""
+        return self.status == 409
+
+    @property
+    def refused(self) -> bool:
+        """A refusal the platform would give again (a 4xx other than a timeout or a limit)."""
+        return 400 <= self.status < 500 and self.status not in RETRIED_4XX
 
 
 def send_due(engine: Engine, everything: bool = False) -> tuple[int, int]:
-    """Send every due score (with ``everything``, every unsent one); (sent, failed)."""
+    """Send every due score (with ``everything``, every unsent one, backoff or not), each
+    taken by this sender alone (:func:`app.learning.lti.claim_next`), at most once per call;
+    (sent, not sent). A score the platform answers with 409 is superseded: neither."""
     sent = failed = 0
+    claim = secrets.token_hex(16)
+    tried: set[int] = set()
     with Session(engine) as db:
-        for score_id in lti.due_scores(db, utcnow(), everything):
-            score = lti.claim_score(db, score_id, everything)
-            if score is None:
-                continue
-            error = send_one(engine, db, score)
-            if error is None:
+        while (score := lti.claim_next(db, claim, everything, tried)) is not None:
+            assert score.id is not None  # a stored score
+            tried.add(score.id)
+            failure = send_one(engine, db, score)
+            if failure is None:
                 sent += 1
+            elif failure.superseded:
+                lti.mark_superseded(db, score, failure.message)
             else:
-                lti.mark_failed(db, score, error)
+                lti.mark_failed(db, score, failure.message, refused=failure.refused)
                 failed += 1
     return sent, failed
 
 
-def send_one(engine: Engine, db: Session, score: LtiScore) -> str | None:
-    """Post one score; ``None`` when it arrived (marked sent), else the error to record."""
+def send_one(engine: Engine, db: Session, score: LtiScore) -> Failure | None:
+    """Post one score, with the time of its answer as the AGS timestamp; ``None`` when it
+    arrived (marked sent), else why not."""
     platform = db.get(LtiPlatform, score.platform_id)
     if platform is None:
-        return "platform removed"
+        return Failure("platform removed")
     key = lti.signing_key(db)
     registration = registration_of(platform, key.private_pem, json.loads(key.public_jwk))
     db.rollback()  # no transaction stays open during the HTTP calls
@@ -74,7 +112,7 @@ def send_one(engine: Engine, db: Session, score: LtiScore) -> str | None:
         .set_grading_progress(score.grading_progress)
         .set_comment(score.comment)
         .set_user_id(score.user_sub)
-        .set_timestamp(score.created_at.strftime("%Y-%m-%dT%H:%M:%S.%f") + "+00:00")
+        .set_timestamp(score.answered_at.strftime("%Y-%m-%dT%H:%M:%S.%f") + "+00:00")
     )
     for attempt in range(2):
         try:
@@ -85,12 +123,12 @@ def send_one(engine: Engine, db: Session, score: LtiScore) -> str | None:
             if status == 401 and attempt == 0:
                 service.forget_tokens(SCORE_SCOPES)  # an expired or revoked token: a new one
                 continue
-            return _message(exc)
+            return Failure(_message(exc), status)
         except (LtiException, RequestException, LookupError, ValueError) as exc:
-            return str(exc) or exc.__class__.__name__
+            return Failure(str(exc) or exc.__class__.__name__)
         lti.mark_sent(db, score, lineitem)
         return None
-    return "401"
+    return Failure("401", 401)
 
 
 def _lineitem_url(grades: AssignmentsGradesService, score: LtiScore) -> str:

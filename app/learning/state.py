@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from app.learning.classes import LessonDue
 from app.learning.grading import AttemptFact
+
+if TYPE_CHECKING:
+    from app.learning.lti import ScoreOrder
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,8 @@ class NewAnswer:
         birth_key: a visitor's first answer: the learner is made with this form key, and a
             double submit of the same form joins the learner the first request made (within
             :data:`app.learning.writer.BIRTH_WINDOW`, and while that learner has no account).
+        scores: the LTI launches' scores to queue with the answer, in the same transaction
+            (also when the key was stored before and a score is missing: a form sent again).
     """
 
     learner_id: str
@@ -183,6 +189,7 @@ class NewAnswer:
     review: bool = False
     birth_key: str | None = None
     at: datetime | None = None
+    scores: tuple[ScoreOrder, ...] = ()
 
 
 @dataclass(frozen=True)

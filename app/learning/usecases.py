@@ -28,6 +28,7 @@ from app.learning.views import KEY_RE, QuestionView, question_view
 
 if TYPE_CHECKING:
     from app.learning.classes import LessonDue
+    from app.learning.lti import ScoreOrder
 
 
 class LearnerStore(Protocol):
@@ -334,12 +335,15 @@ class AnswerPlace:
         visit: the sending browser's visit cookie (``curso_visita``, HttpOnly, never printed
             in a page): part of the birth key, so only the browser that showed the form can
             join the learner its first request made, not whoever else saw the form's key.
+        scores: LTI launches' scores, queued with the answer
+            (:attr:`app.learning.state.NewAnswer.scores`).
     """
 
     review: bool = False
     order_of: str | None = None
     born: bool = False
     visit: str = ""
+    scores: tuple[ScoreOrder, ...] = ()
 
 
 def answer_question(
@@ -387,6 +391,7 @@ def answer_question(
                 answer.key,
                 review=where.review,
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
+                scores=where.scores,
             )
         )
     except DuplicateKeyError as exc:

@@ -12,10 +12,11 @@ One batch, in one transaction, whatever its size:
 1. the learners' rows: created if missing, their place moved to the question (one upsert);
 2. the attempts, once per idempotency key (one ``INSERT ... ON CONFLICT DO NOTHING
    RETURNING``); a key already stored costs one more read, to answer as the first time;
-3. what follows an answer, set-based for the batch: the dashboard's tallies
-   (:func:`app.learning.tallies.write.record_in_tallies`), mastery per learner × concept
-   (:func:`app.learning.mastery.record_in_mastery`) and the review cards
-   (:func:`app.learning.review.schedule_batch`).
+3. what follows an answer, set-based for the batch: the LTI scores of launched learners
+   (:func:`app.learning.lti.queue_scores`, so a grade is queued with its answer or not at
+   all), the dashboard's tallies (:func:`app.learning.tallies.write.record_in_tallies`),
+   mastery per learner × concept (:func:`app.learning.mastery.record_in_mastery`) and the
+   review cards (:func:`app.learning.review.schedule_batch`).
 
 Places moved by opening a lesson (a GET) are queued the same way, and the request does not
 wait for them. If a batch fails, its answers are stored again one by one, so one bad answer
@@ -40,6 +41,7 @@ from sqlalchemy import Connection, Engine, Row, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app.content.page_ids import question_anchor
+from app.learning.lti import queue_scores
 from app.learning.mastery import Tags, record_in_mastery
 from app.learning.review import schedule_batch
 from app.learning.state import AttemptRow, DuplicateKeyError, NewAnswer, Place, Written
@@ -341,6 +343,17 @@ def _store_attempts(
                 job.error = DuplicateKeyError(answer.key)
             else:
                 job.result = Written(_row(found), False, learner_id)
+    # An LTI launch's score goes with its answer (the outbox), also for a form sent again.
+    queue_scores(
+        connection,
+        [
+            (order, learner_id, job.result.row.created_at)
+            for job, answer, learner_id in batch
+            if job.result is not None
+            for order in answer.scores
+        ],
+        now,
+    )
     if not stored:
         return
     record_in_tallies(connection, stored)

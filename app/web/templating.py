@@ -31,6 +31,7 @@ from app.platform.sessions import session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
+from app.web.launches import launch_query, launch_token_of
 from app.web.splice import FORM_KEY_FIELD
 from app.web.urls import Urls
 
@@ -178,6 +179,8 @@ def make_templates(
         with_highlight=with_highlight,
         urls=urls,
         ids=page_ids,
+        launch_query=launch_query,
+        launch_token=launch_token_of,
     )
     return templates
 

@@ -81,9 +81,16 @@ class Urls:
         tail = f"?{urlencode(query)}" if query else ""
         return self.path(name, **params) + tail + (f"#{anchor}" if anchor else "")
 
-    def question(self, slug: str, question_id: str, retry: bool = False) -> str:
-        """A question on its lesson's page; ``retry`` asks for its form empty (``?refazer=``)."""
-        query = {"refazer": question_id} if retry else None
+    def question(
+        self,
+        slug: str,
+        question_id: str,
+        retry: bool = False,
+        also: Mapping[str, str] | None = None,
+    ) -> str:
+        """A question on its lesson's page; ``retry`` asks for its form empty (``?refazer=``);
+        ``also``: more of the query (the page's LTI launch)."""
+        query = {**({"refazer": question_id} if retry else {}), **(also or {})}
         return self.with_query("lesson", query, question_anchor(question_id), slug=slug)
 
     def tree_at(self, tree_id: str, values: Iterable[str]) -> str:

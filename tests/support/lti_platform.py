@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,11 @@ ROLES = {
     "aluno": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"],
     "professor": ["http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"],
 }
+
+
+def seconds(timestamp: str) -> int:
+    """An ISO 8601 timestamp in whole seconds since 1970, as Moodle's ``strtotime`` reads it."""
+    return int(datetime.fromisoformat(timestamp).timestamp())
 
 
 def _metadata(request: Any, form: dict[str, Any], body: Any) -> dict[str, Any]:
@@ -277,6 +283,19 @@ def create_platform_app():  # noqa: C901 (one closure per endpoint)
     async def scores(item: str, request: Request):
         if (folder / "refuse-scores").exists():
             return JSONResponse({"error": "Nota recusada pelo LMS"}, status_code=503)
+        # Moodle's rule (mod/lti/service/gradebookservices, scores.php): a score older than
+        # the one the gradebook holds for that item and user is refused with 409.
+        sent = await request.json()
+        held = [
+            seconds(s["timestamp"])
+            for s in book()["scores"]
+            if s["lineitem"] == item and s["userId"] == sent.get("userId")
+        ]
+        if held and seconds(sent["timestamp"]) < max(held):
+            refusal = f"Refusing score with an earlier timestamp for item {item} and user "
+            return JSONResponse(
+                {"status": 409, "reason": refusal + str(sent["userId"])}, status_code=409
+            )
         service = await grades(request)
         result = service.handle_resp(service.handle_update_score, line_item_id=item)
         return answer(result, empty=True)

@@ -37,6 +37,7 @@ from app.platform.models.learners import (
     WalkRecord,
 )
 from app.platform.models.lti import (
+    LTI_SCORE,
     LtiContext,
     LtiDeployment,
     LtiKey,
@@ -97,6 +98,7 @@ __all__ = [
     "LtiDeployment",
     "LtiKey",
     "LtiPlatform",
+    "LTI_SCORE",
     "LtiScore",
     "LtiState",
     "LtiUser",

@@ -8,7 +8,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
-from app.platform.models.base import utcnow
+from app.platform.models.base import table, utcnow
 
 
 class LtiPlatform(SQLModel, table=True):
@@ -106,24 +106,39 @@ class LtiContext(SQLModel, table=True):
 
 
 class LtiScore(SQLModel, table=True):
-    """A score waiting to be sent to the LMS gradebook, or sent (AGS), one per graded answer.
+    """The newest score of one learner in one gradebook column (LTI AGS): waiting to be sent,
+    or sent. One row per column and LMS user (``target``, ``user_sub``); a newer answer
+    overwrites it (an older one never does), so the gradebook only ever gets newer scores.
 
     Attributes:
+        target: the column: a hash of the platform, ``lineitem_url`` (or ``lineitems_url``,
+            ``resource_link_id`` and ``lesson_slug`` when the launch named no line item), as
+            the launch gave them (:func:`app.learning.lti.score_target`).
         platform_id / class_id: where it goes, and the class of the LMS course.
         learner_id / user_sub: whose score, in the course and on the platform.
-        lineitem_url: the gradebook column, when the launch named it; else it is found or
-            made under ``lineitems_url`` by ``resource_link_id`` and ``lesson_slug``.
+        lineitem_url: the gradebook column, when the launch named it (or once it was found);
+            else it is found or made under ``lineitems_url`` by ``resource_link_id`` and
+            ``lesson_slug``.
         score_given / score_maximum / comment / activity_progress / grading_progress: the
             AGS score.
-        status: ``pending``, ``sending`` (taken by a sender until ``next_try_at``), ``sent`` or
-            ``failed`` (still retried; ``last_error`` says why).
-        tries / next_try_at: retries with exponential backoff.
+        answered_at: when the answer that produced this score was given: the AGS timestamp.
+        status: ``pending`` (to send; ``last_error`` says why the last try failed), ``sent``,
+            ``superseded`` (the platform holds a newer score: its 409) or ``failed`` (refused
+            by the platform :data:`app.learning.lti.MAX_REFUSALS` times; not retried until a
+            newer answer).
+        tries / next_try_at: tries of this score, retried with exponential backoff.
+        claim / claimed_until: the sender that took the row to send it, and until when
+            (another sender skips it meanwhile); ``""`` when free.
     """
 
     __tablename__ = "lti_score"
-    __table_args__ = (Index("ix_lti_score_status_next", "status", "next_try_at"),)
+    __table_args__ = (
+        Index("ix_lti_score_status_next", "status", "next_try_at"),
+        UniqueConstraint("target", "user_sub", name="uq_lti_score_column"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
+    target: str = Field(max_length=64)
     platform_id: int = Field(foreign_key="lti_platform.id", ondelete="CASCADE")
     class_id: int | None = Field(default=None, foreign_key="classroom.id", ondelete="SET NULL")
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
@@ -139,8 +154,14 @@ class LtiScore(SQLModel, table=True):
     activity_progress: str = Field(max_length=20)
     grading_progress: str = Field(max_length=20)
     created_at: datetime = Field(default_factory=utcnow)
+    answered_at: datetime = Field(default_factory=utcnow)
     status: str = Field(default="pending", max_length=10)
     tries: int = 0
     next_try_at: datetime = Field(default_factory=utcnow)
     last_error: str = Field(default="", max_length=1000)
     sent_at: datetime | None = None
+    claim: str = Field(default="", max_length=32)
+    claimed_until: datetime | None = None
+
+
+LTI_SCORE = table(LtiScore)

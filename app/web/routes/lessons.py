@@ -16,6 +16,7 @@ from app.learning.store import read_state
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
 from app.web.forms import FLASH_KEY, take_notice
+from app.web.launches import tab_launch
 from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
 from app.web.page_cache import cached_page, lesson_page_key
 from app.web.templating import render
@@ -58,10 +59,13 @@ async def lesson_page(
     learner_id: LearnerIdDep,
     account: AccountNameDep,
     refazer: str | None = None,
+    lancamento: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
 
     ``?refazer=<question id>`` shows that question's form again (retry without JavaScript).
+    ``?lancamento=`` is the LTI launch the page came from: its forms carry it, so their
+    answers are graded for that launch (:mod:`app.web.launches`).
     Opening a lesson moves the learner's place to it (kept only where something is stored).
     A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
     what ``curso check`` says about the lesson's file, on top of the page.
@@ -76,6 +80,7 @@ async def lesson_page(
         # Every visitor's page, kept once: app/web/visitor_pages.py answers the next visits.
         key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson)
         return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
+    tab_launch(request, learner_id, lancamento)
     opened = opened_lesson(request, course, lesson, learner_id, refazer)
     if panel is not None or opened.asked.errors or request.query_params:
         return render(request, "lesson.html", {**opened.context(), "panel": panel})

@@ -43,6 +43,7 @@ from app.platform.auth import is_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
 from app.web.cookies import set_cookie
 from app.web.deps import AdminDep, CourseDep, PasswordsDep, RowId, SessionDep, SignInLimiterDep
+from app.web.launches import LAUNCH_FIELD
 from app.web.templating import render
 from app.web.urls import urls_of
 
@@ -239,6 +240,8 @@ async def lti_launch(request: Request, course: CourseDep):
     if outcome is None:
         raise HTTPException(status_code=403, detail=gettext(REPLAYED))
     claims, person, launch_id, deep_link, platform_id = outcome
+    same_learner = request.session.get(LEARNER_KEY) == person.learner_id
+    launched = request.session.get(lti.SESSION_KEY) if same_learner else None
     await run_in_threadpool(rotate_session_id, request)  # it deletes the old session row
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
@@ -258,9 +261,15 @@ async def lti_launch(request: Request, course: CourseDep):
     if course.get(slug) is None:
         raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON) % {"slug": slug})
     graded = lti.graded_launch(platform_id, person.class_id, claims, slug)
-    if graded is not None and not person.instructor:
-        request.session[lti.SESSION_KEY] = graded.to_session()
-    return RedirectResponse(urls.path("lesson", slug=slug), status_code=303)
+    if graded is None or person.instructor:
+        return RedirectResponse(urls.path("lesson", slug=slug), status_code=303)
+    # The lesson's page carries its launch (signed, for this learner) in its forms: another
+    # launch in another tab does not change where this tab's grades go.
+    request.session[lti.SESSION_KEY] = lti.with_launch(launched, graded)
+    token = lti.launch_token(request.app.state.secret, graded, person.learner_id)
+    return RedirectResponse(
+        urls.with_query("lesson", {LAUNCH_FIELD: token}, slug=slug), status_code=303
+    )
 
 
 def _launch(state: Any, lti_request: StarletteLtiRequest):
@@ -452,9 +461,13 @@ def lti_link(
     request.session.clear()
     request.session.update({LEARNER_KEY: found.learner_id, ACCOUNT_KEY: found.username})
     request.session.update({key: value for key, value in kept.items() if value is not None})
-    graded = lti.GradedLaunch.from_session(kept[lti.SESSION_KEY])
+    launches = lti.session_launches(kept[lti.SESSION_KEY])
     urls = urls_of(request)
-    target = urls.path("lesson", slug=graded.lesson_slug) if graded else urls.path("progress")
+    if not launches:
+        return RedirectResponse(urls.path("progress"), status_code=303)
+    graded = launches[-1]  # the lesson launched last, its forms signed for the account now
+    token = lti.launch_token(request.app.state.secret, graded, found.learner_id)
+    target = urls.with_query("lesson", {LAUNCH_FIELD: token}, slug=graded.lesson_slug)
     return RedirectResponse(target, status_code=303)
 
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.quiz import Question
 from app.i18n import gettext
-from app.learning.lti import SESSION_KEY as LTI_SESSION_KEY
-from app.learning.lti import queue_launched_lesson_score
 from app.learning.usecases import (
     QUESTION_CHANGED,
     AnswerPlace,
@@ -31,6 +31,7 @@ from app.web.deps import (
     learner_store,
 )
 from app.web.forms import FLASH_KEY, QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
+from app.web.launches import answer_scores, launch_query, tab_launch
 from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
@@ -47,6 +48,7 @@ def answer(
     session: SessionDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
+    lancamento: Annotated[str | None, Form(max_length=2000)] = None,
 ):
     """Grade and store one answer, once per form (the ``chave`` idempotency key).
 
@@ -64,6 +66,10 @@ def answer(
     was open, or the form carries none), nothing is stored: htmx gets 409 with the new version
     of the question and the notice "Esta pergunta mudou; leia de novo e responda."; a plain
     form post is redirected (303) back to the question, with the same notice.
+
+    In a lesson opened from an LMS, the form carries its launch (``lancamento``, signed for
+    this learner): the lesson's score is queued for that launch with the answer, in the same
+    transaction (:mod:`app.web.launches`).
     """
     lesson, question = _find(course, slug, question_id)
     store = learner_store(request, session)
@@ -73,6 +79,7 @@ def answer(
         order_of=VISITOR_ORDER if born else None,
         born=born,
         visit=request.cookies.get(VISIT_COOKIE, ""),
+        scores=answer_scores(request, learner_id, lancamento, course, lesson),
     )
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, where)
@@ -93,14 +100,8 @@ def answer(
         )
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
-    launch = request.session.get(LTI_SESSION_KEY)
-    if (
-        launch
-        and page.stored
-        and page.state is not None
-        and queue_launched_lesson_score(session, launch, course, lesson, page.state)
-    ):
-        request.app.state.lti_sender.wake()  # LTI: the lesson's score goes to the gradebook
+    if where.scores:
+        request.app.state.lti_sender.wake()  # LTI: the score queued with the answer goes out
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
@@ -116,10 +117,13 @@ def question_fragment(
     session: SessionDep,
     learner_id: LearnerIdDep,
     refazer: bool = False,
+    lancamento: str | None = None,
 ):
     """One question: htmx gets the fragment (``?refazer=1``: the form again, to retry);
-    a plain request is redirected to the question on the lesson page."""
+    a plain request is redirected to the question on the lesson page. ``?lancamento=``: the
+    page's LTI launch, carried on by the form."""
     lesson, question = _find(course, slug, question_id)
+    tab_launch(request, learner_id, lancamento)
     if wants_fragment(request):
         store = learner_store(request, session)
         page = show_question(store, lesson, question, learner_id, retry=refazer)
@@ -149,7 +153,7 @@ def _render(request, lesson, question, page: QuestionPage, status_code: int = 42
 
 
 def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool = False):
-    url = urls_of(request).question(lesson.slug, question.id, retry)
+    url = urls_of(request).question(lesson.slug, question.id, retry, launch_query(request))
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
 
 

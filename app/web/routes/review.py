@@ -33,6 +33,7 @@ from app.web.deps import (
     learner_store,
 )
 from app.web.forms import QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
+from app.web.launches import answer_scores
 from app.web.lookups import find_lesson, session_place
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
@@ -126,21 +127,18 @@ def review_answer(
 
     The same fields as the lesson's answer form. htmx gets the graded question; a plain post
     is redirected (303) to it. A refused answer gets the form again with the message (422),
-    a form of an older version of the question the new version (409).
+    a form of an older version of the question the new version (409). In a session launched
+    from an LMS, the lesson's score is queued for each launch of that lesson, with the answer.
     """
     lesson, question = _find(course, slug, question_id)
     store = learner_store(request, db)
     born = born_in_this_request(request)
+    # From a launched session, the lesson's score goes to its LMS column with the answer.
+    scores = answer_scores(request, learner_id, None, course, lesson)
+    visit = request.cookies.get(VISIT_COOKIE, "")
+    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores)
     try:
-        page = answer_question(
-            store,
-            course,
-            lesson,
-            question,
-            learner_id,
-            sent,
-            AnswerPlace(review=True, born=born, visit=request.cookies.get(VISIT_COOKIE, "")),
-        )
+        page = answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:
         if isinstance(exc, FormRefused):
             message, typed = refusal_message(exc), ""
@@ -153,6 +151,8 @@ def review_answer(
         )
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
+    if scores:
+        request.app.state.lti_sender.wake()
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _page(request, course, page.state, lesson, question, graded=True)
