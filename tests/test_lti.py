@@ -141,6 +141,33 @@ def test_an_lms_instructor_teaches_the_class_of_that_course(lms):
         assert learner.get(tool.url + "/instrutor").status_code == 403
 
 
+def test_the_lms_name_is_shown_in_the_header_the_dashboard_and_the_class(lms):
+    tool, platform = lms
+    with httpx.Client() as learner:
+        launch(learner, platform, user="ana-78", nome="Ana Souza", contexto="c-78", titulo="IA")
+        lesson = learner.get(tool.url + "/licoes/kernels")
+        assert text(soup(lesson.text).select_one(".nav-account")) == "Conta: Ana Souza"
+    with httpx.Client() as teacher:
+        launch(
+            teacher,
+            platform,
+            user="prof-78",
+            nome="Clara Lima",
+            papel="professor",
+            contexto="c-78",
+            titulo="IA",
+        )
+        dashboard = soup(teacher.get(tool.url + "/instrutor").text)
+        assert text(dashboard.select_one(".nav-account")) == "Conta: Clara Lima"
+        assert text(dashboard.select_one("p.lead strong")) == "Clara Lima"
+        (class_id,) = db_rows(
+            tool.settings, "SELECT class_id FROM lti_context WHERE context_id = ?", "c-78"
+        )[0]
+        members = soup(teacher.get(f"{tool.url}/instrutor/turmas/{class_id}").text)
+        names = [text(node) for node in members.select(".member-name")]
+        assert len(names) == 1 and names[0].startswith("Ana Souza (lti-"), names
+
+
 def test_deep_linking_answers_with_the_lesson_and_its_line_item(lms):
     tool, platform = lms
     with httpx.Client() as browser:

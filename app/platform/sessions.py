@@ -32,6 +32,7 @@ from app.platform.models import WebSession, utcnow
 SESSION_COOKIE = "curso_sessao"
 LEARNER_KEY = "learner"
 ACCOUNT_KEY = "account"
+LMS_NAME_KEY = "lms_name"  # the name an LMS launch gave, shown instead of the username
 # A rolling session's expiry is stored again at most once a day, not on every request.
 EXPIRY_SLACK = timedelta(days=1)
 DEFAULT_TTL_S = 24 * 3600

@@ -39,7 +39,7 @@ from app.learning.lti_tool import (
     consume_nonce,
 )
 from app.platform.auth import is_username
-from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, LMS_NAME_KEY, rotate_session_id
 from app.web.cookies import set_cookie
 from app.web.deps import CourseDep, InstructorDep, PasswordsDep, SessionDep, SignInLimiterDep
 from app.web.templating import render
@@ -233,6 +233,8 @@ async def lti_launch(request: Request, course: CourseDep):
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
     request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
+    if name := lti.lms_name(claims):
+        request.session[LMS_NAME_KEY] = name
     urls = urls_of(request)
     if deep_link:
         if not person.instructor:
