@@ -168,6 +168,35 @@ def test_the_lms_name_is_shown_in_the_header_the_dashboard_and_the_class(lms):
         assert len(names) == 1 and names[0].startswith("Ana Souza (lti-"), names
 
 
+def test_a_new_tab_asked_for_inside_the_frame_keeps_the_learner_once(lms):
+    tool, platform = lms
+    with httpx.Client() as framed:
+        launch(framed, platform, user="eva-9", nome="Eva Reis", licao="kernels")
+        assert answer(framed, tool, QUESTIONS[0], right_form(QUESTIONS[0])).status_code == 200
+        lesson = soup(framed.get(tool.url + "/licoes/kernels").text)
+        offered = lesson.select_one("a[data-new-tab]")
+        assert text(offered) == "Abrir em nova aba" and offered["href"] == "/lti/nova-aba"
+        asked = framed.get(tool.url + offered["href"], params={"voltar": "/licoes/kernels"})
+        assert asked.headers["cache-control"] == "no-store"
+        url = asked.json()["url"]
+    with httpx.Client(base_url=tool.url) as new_tab:  # none of the iframe's cookies
+        opened = new_tab.get(url)
+        assert opened.status_code == 303 and opened.headers["location"] == "/licoes/kernels"
+        page = soup(new_tab.get("/licoes/kernels").text)
+        assert text(page.select_one(".nav-account")) == "Conta: Eva Reis"
+        lessons = new_tab.get("/api/progresso").json()["lessons"]
+        assert [(x["slug"], x["right"]) for x in lessons if x["right"]] == [("kernels", 1)]
+    with httpx.Client(base_url=tool.url) as again:
+        used = again.get(url)
+        assert used.status_code == 403
+        assert text(soup(used.text).select_one("main p")) == (
+            "Este link para abrir o curso numa nova aba expirou ou já foi usado. Volte à "
+            "atividade no AVA e clique de novo em “Abrir em nova aba”."
+        )
+        assert again.get("/lti/nova-aba").status_code == 403  # not from an LMS launch
+        assert again.get(url[:-3] + "abc").status_code == 403  # altered
+
+
 def test_deep_linking_answers_with_the_lesson_and_its_line_item(lms):
     tool, platform = lms
     with httpx.Client() as browser:

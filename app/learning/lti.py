@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
 from sqlalchemy import Engine, delete, func, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from app.content.course import Course
@@ -208,6 +208,21 @@ def state_consume(db: Session, key: str) -> bool:
     )
     db.commit()
     return bool(result.rowcount)
+
+
+def state_claim(db: Session, key: str, lifetime_s: int) -> bool:
+    """Mark ``key`` as used for ``lifetime_s`` seconds; False when it already was (a second
+    call, even at the same time from another worker, meets the first one's row). Committed."""
+    begin_write(db)
+    db.exec(delete(LtiState).where(col(LtiState.expires_at) <= utcnow()))
+    expires = utcnow() + timedelta(seconds=lifetime_s)
+    db.add(LtiState(key=key, value="true", expires_at=expires))
+    try:
+        db.commit()
+    except IntegrityError:
+        db.rollback()
+        return False
+    return True
 
 
 # --- who a launch signs in ---------------------------------------------------------------

@@ -27,7 +27,7 @@ from starsessions import SessionNotLoaded
 from app.content import page_ids
 from app.content.numbers import format_number
 from app.i18n import N_, gettext, local_datetime, translations
-from app.platform.sessions import LMS_NAME_KEY, session_account
+from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
@@ -115,6 +115,13 @@ def account_name(request: Request | None) -> str | None:
     return shown if isinstance(shown, str) and shown else username
 
 
+def from_lms(request: Request | None) -> bool:
+    """True when an LMS launch signed this session in (the header offers "Abrir em nova aba")."""
+    if account_name(request) is None or request is None:
+        return False
+    return isinstance(request.session.get(LTI_USER_KEY), list)
+
+
 @pass_context
 def _local_datetime(context, moment) -> str:
     request = context.get("request")
@@ -165,6 +172,7 @@ def make_templates(
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
         local_datetime=_local_datetime,
         account_name=account_name,
+        from_lms=from_lms,
         tree_html=RenderedTrees(templates.env).html,
         kind_label=kind_label,
         number=format_number,
