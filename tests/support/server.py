@@ -75,6 +75,7 @@ class LiveServer:
     workers: int = 1
     tls: TlsFiles | None = None  # served over HTTPS with these files, its cookies Secure
     extra_env: dict[str, str] = field(default_factory=dict)
+    extra_args: list[str] = field(default_factory=list)  # more uvicorn flags
 
     @property
     def url(self) -> str:
@@ -135,6 +136,7 @@ class LiveServer:
                 str(self.workers),
                 "--no-access-log",
                 *tls_args,
+                *self.extra_args,
             ],
             cwd=PROJECT_ROOT,
             env=env,
