@@ -197,6 +197,24 @@ def test_a_new_tab_asked_for_inside_the_frame_keeps_the_learner_once(lms):
         assert again.get(url[:-3] + "abc").status_code == 403  # altered
 
 
+def test_the_same_learner_outside_and_inside_the_lms_gets_each_its_header(lms):
+    """A lesson page is kept per learner: what the header says of the session is in its key."""
+    tool, platform = lms
+    with httpx.Client(base_url=tool.url) as own, httpx.Client() as framed:
+        assert sign_up(own, "rui").status_code == 303
+        launch(framed, platform, user="rui-lms", licao="kernels")
+        token = csrf_from(framed.get(tool.url + "/lti/vincular").text)
+        form = {"csrftoken": token, "usuario": "rui", "senha": PASSWORD}
+        assert framed.post(tool.url + "/lti/vincular", data=form).status_code == 303
+        pages = []
+        for _ in range(2):  # the second time, the learner's state (and place) is the same
+            pages.append(soup(own.get("/licoes/kernels").text))
+            pages.append(soup(framed.get(tool.url + "/licoes/kernels").text))
+        outside, inside = pages[-2:]
+    assert outside.select_one("a[data-new-tab]") is None
+    assert text(inside.select_one("a[data-new-tab]")) == "Abrir em nova aba"
+
+
 def test_deep_linking_answers_with_the_lesson_and_its_line_item(lms):
     tool, platform = lms
     with httpx.Client() as browser:
