@@ -158,6 +158,80 @@ def test_an_lms_instructor_teaches_the_class_of_that_course(lms):
         assert learner.get(tool.url + "/instrutor").status_code == 403
 
 
+def test_the_lms_name_is_shown_in_the_header_the_dashboard_and_the_class(lms):
+    tool, platform = lms
+    with httpx.Client() as learner:
+        launch(learner, platform, user="ana-78", nome="Ana Souza", contexto="c-78", titulo="IA")
+        lesson = learner.get(tool.url + "/licoes/kernels")
+        assert text(soup(lesson.text).select_one(".nav-account")) == "Conta: Ana Souza"
+    with httpx.Client() as teacher:
+        launch(
+            teacher,
+            platform,
+            user="prof-78",
+            nome="Clara Lima",
+            papel="professor",
+            contexto="c-78",
+            titulo="IA",
+        )
+        dashboard = soup(teacher.get(tool.url + "/instrutor", follow_redirects=True).text)
+        assert text(dashboard.select_one(".nav-account")) == "Conta: Clara Lima"
+        assert text(dashboard.select_one("p.lead strong")) == "Clara Lima"
+        (class_id,) = db_rows(
+            tool.settings, "SELECT class_id FROM lti_context WHERE context_id = ?", "c-78"
+        )[0]
+        members = soup(teacher.get(f"{tool.url}/instrutor/turmas/{class_id}").text)
+        names = [text(node) for node in members.select(".member-name")]
+        assert len(names) == 1 and names[0].startswith("Ana Souza (lti-"), names
+
+
+def test_a_new_tab_asked_for_inside_the_frame_keeps_the_learner_once(lms):
+    tool, platform = lms
+    with httpx.Client() as framed:
+        launch(framed, platform, user="eva-9", nome="Eva Reis", licao="kernels")
+        assert answer(framed, tool, QUESTIONS[0], right_form(QUESTIONS[0])).status_code == 200
+        lesson = soup(framed.get(tool.url + "/licoes/kernels").text)
+        offered = lesson.select_one("a[data-new-tab]")
+        assert text(offered) == "Abrir em nova aba" and offered["href"] == "/lti/nova-aba"
+        asked = framed.get(tool.url + offered["href"], params={"voltar": "/licoes/kernels"})
+        assert asked.headers["cache-control"] == "no-store"
+        url = asked.json()["url"]
+    with httpx.Client(base_url=tool.url) as new_tab:  # none of the iframe's cookies
+        opened = new_tab.get(url)
+        assert opened.status_code == 303 and opened.headers["location"] == "/licoes/kernels"
+        page = soup(new_tab.get("/licoes/kernels").text)
+        assert text(page.select_one(".nav-account")) == "Conta: Eva Reis"
+        lessons = new_tab.get("/api/progresso").json()["lessons"]
+        assert [(x["slug"], x["right"]) for x in lessons if x["right"]] == [("kernels", 1)]
+    with httpx.Client(base_url=tool.url) as again:
+        used = again.get(url)
+        assert used.status_code == 403
+        assert text(soup(used.text).select_one("main p")) == (
+            "Este link para abrir o curso numa nova aba expirou ou já foi usado. Volte à "
+            "atividade no AVA e clique de novo em “Abrir em nova aba”."
+        )
+        assert again.get("/lti/nova-aba").status_code == 403  # not from an LMS launch
+        assert again.get(url[:-3] + "abc").status_code == 403  # altered
+
+
+def test_the_same_learner_outside_and_inside_the_lms_gets_each_its_header(lms):
+    """A lesson page is kept per learner: what the header says of the session is in its key."""
+    tool, platform = lms
+    with httpx.Client(base_url=tool.url) as own, httpx.Client() as framed:
+        assert sign_up(own, "rui").status_code == 303
+        launch(framed, platform, user="rui-lms", licao="kernels")
+        token = csrf_from(framed.get(tool.url + "/lti/vincular").text)
+        form = {"csrftoken": token, "usuario": "rui", "senha": PASSWORD}
+        assert framed.post(tool.url + "/lti/vincular", data=form).status_code == 303
+        pages = []
+        for _ in range(2):  # the second time, the learner's state (and place) is the same
+            pages.append(soup(own.get("/licoes/kernels").text))
+            pages.append(soup(framed.get(tool.url + "/licoes/kernels").text))
+        outside, inside = pages[-2:]
+    assert outside.select_one("a[data-new-tab]") is None
+    assert text(inside.select_one("a[data-new-tab]")) == "Abrir em nova aba"
+
+
 def test_deep_linking_answers_with_the_lesson_and_its_line_item(lms):
     tool, platform = lms
     with httpx.Client() as browser:

@@ -4,6 +4,7 @@ every LTI page."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -72,3 +73,17 @@ def test_the_lti_pages_pass_axe(lms, new_page):
         page.goto(f"{tool.url}/lti/login")
         found[(width, "recusa")] = axe_violations(page)
     assert found == {key: [] for key in found}
+
+
+def test_open_in_a_new_tab_is_offered_inside_the_frame_and_keeps_the_learner(lms, new_page):
+    tool, platform = lms
+    page = new_page()
+    page.goto(f"{platform.url}/iframe?user=ivo-3&nome=Ivo+Lopes&licao=kernels")
+    link = page.frame_locator("#ferramenta").get_by_role("link", name="Abrir em nova aba")
+    with page.context.expect_page() as opened:
+        link.click()
+    tab = opened.value
+    # The new tab carries the frame's launch, so its answers grade the same LMS column.
+    tab.wait_for_url(re.compile(re.escape(f"{tool.url}/licoes/kernels?lancamento=") + ".+"))
+    assert tab.locator(".nav-account").inner_text() == "Conta: Ivo Lopes"
+    assert tab.locator("a[data-new-tab]").is_hidden()  # a tab of its own: no link

@@ -19,7 +19,15 @@ from sqlalchemy import ColumnElement, delete, func, true
 from sqlmodel import Session, col, select
 
 from app.i18n import LOCALE, N_, gettext
-from app.platform.models import Account, Attempt, ClassDue, ClassMember, Classroom, ClassStaff
+from app.platform.models import (
+    Account,
+    Attempt,
+    ClassDue,
+    ClassMember,
+    Classroom,
+    ClassStaff,
+    LtiUser,
+)
 
 DEFAULT_ZONE = "America/Sao_Paulo"
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
@@ -47,11 +55,13 @@ class MemberRow:
     Attributes:
         username: the account's username (shown only to the class's own instructors).
         joined_at: UTC.
+        lms_name: the name the LMS gave (``lti_user.name``), "" for an account made here.
     """
 
     learner_id: str
     username: str
     joined_at: datetime
+    lms_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -281,9 +291,18 @@ def memberships(db: Session, learner_id: str) -> list[tuple[Classroom, ClassMemb
 
 
 def members(db: Session, classroom: Classroom) -> list[MemberRow]:
-    """The class's learners with their usernames, by username."""
+    """The class's learners with their usernames and LMS names, by username."""
+    # An account linked from several LMSs has a name from each: one of them is shown.
+    lms_name = (
+        select(func.max(LtiUser.name)).where(col(LtiUser.account_id) == col(Account.id))
+    ).scalar_subquery()
     query = (
-        select(ClassMember.learner_id, Account.username, ClassMember.joined_at)
+        select(
+            ClassMember.learner_id,
+            Account.username,
+            ClassMember.joined_at,
+            func.coalesce(lms_name, ""),
+        )
         .join(Account, col(Account.learner_id) == col(ClassMember.learner_id))
         .where(ClassMember.class_id == classroom.id)
         .order_by(col(Account.username))

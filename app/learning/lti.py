@@ -285,6 +285,11 @@ def state_consume(db: Session, key: str) -> bool:
 # --- who a launch signs in ---------------------------------------------------------------
 
 
+def lms_name(claims: dict[str, Any]) -> str:
+    """The person's name as the LMS gave it (``name``, else ``given_name``), or ""."""
+    return str(claims.get("name") or claims.get("given_name") or "").strip()[:255]
+
+
 @dataclass(frozen=True)
 class LaunchPerson:
     """Who a launch signs in, and the class of the LMS course.
@@ -332,7 +337,7 @@ def launch_person(
         db.add(made)
         db.flush()
         assert made.id is not None  # flushed
-        name = str(claims.get("name") or claims.get("given_name") or "")[:255]
+        name = lms_name(claims)
         user = LtiUser(
             platform_id=platform.id,
             sub=sub,

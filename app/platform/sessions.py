@@ -36,6 +36,8 @@ SESSION_COOKIE = "curso_sessao"
 VISIT_COOKIE = "curso_visita"
 LEARNER_KEY = "learner"
 ACCOUNT_KEY = "account"
+LMS_NAME_KEY = "lms_name"  # the name an LMS launch gave, shown instead of the username
+LTI_USER_KEY = "lti_user"  # [platform id, sub] of the person an LTI launch signed in
 # A rolling session's expiry is stored again at most once a day, not on every request.
 EXPIRY_SLACK = timedelta(days=1)
 DEFAULT_TTL_S = 24 * 3600

@@ -34,7 +34,15 @@ from app.platform.sessions import VISIT_COOKIE
 from app.web.cookies import set_cookie
 from app.web.fragments import render_with_token_hole
 from app.web.splice import SplicedPage, chosen_encoding, new_form_key_prefix, with_key_holes
-from app.web.templating import HTML_CACHE, TIMEZONE_COOKIE, VARY, not_modified, theme
+from app.web.templating import (
+    HTML_CACHE,
+    TIMEZONE_COOKIE,
+    VARY,
+    account_name,
+    from_lms,
+    not_modified,
+    theme,
+)
 
 LEARNER_PAGES = 256
 # Sent with every cached lesson page (private: each carries its reader's token).
@@ -77,10 +85,12 @@ class KeyedPages:
 def lesson_page_key(slug: str, request: Request, stamp: tuple[object, ...] = ()) -> tuple:
     """A lesson page's key: the lesson and the theme; for a learner (a ``stamp`` of their
     state, :attr:`app.learning.usecases.OpenedLesson.stamp`), also their time zone, in which
-    the page shows dates."""
+    the page shows dates, and what the header says of the session (the name shown, and
+    whether an LMS launch opened it: "Abrir em nova aba")."""
     if not stamp:
         return (slug, theme(request))
-    return (slug, theme(request), request.cookies.get(TIMEZONE_COOKIE, ""), *stamp)
+    zone = request.cookies.get(TIMEZONE_COOKIE, "")
+    return (slug, theme(request), zone, account_name(request), from_lms(request), *stamp)
 
 
 def render_page(request: Request, name: str, context: dict[str, Any]) -> bytes:

@@ -27,7 +27,7 @@ from starsessions import SessionNotLoaded
 from app.content import page_ids
 from app.content.numbers import format_number
 from app.i18n import N_, gettext, local_datetime, translations
-from app.platform.sessions import session_account
+from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
@@ -100,15 +100,27 @@ def with_highlight(url: str, query: str) -> str:
 
 
 def account_name(request: Request | None) -> str | None:
-    """The signed-in username for the page header, or ``None``.
+    """The signed-in person's name for the page header: the name the LMS gave at the launch
+    (``LMS_NAME_KEY``), else the username; ``None`` when nobody is signed in.
 
     Also ``None`` when the session store failed while loading: starsessions marks the session
     loaded before reading it, and the 500 page must still render.
     """
     try:
-        return session_account(request)
+        username = session_account(request)
     except SessionNotLoaded:
         return None
+    if username is None or request is None:
+        return username
+    shown = request.session.get(LMS_NAME_KEY)
+    return shown if isinstance(shown, str) and shown else username
+
+
+def from_lms(request: Request | None) -> bool:
+    """True when an LMS launch signed this session in (the header offers "Abrir em nova aba")."""
+    if account_name(request) is None or request is None:
+        return False
+    return isinstance(request.session.get(LTI_USER_KEY), list)
 
 
 @pass_context
@@ -170,6 +182,7 @@ def make_templates(
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
         local_datetime=_local_datetime,
         account_name=account_name,
+        from_lms=from_lms,
         tree_html=RenderedTrees(templates.env).html,
         kind_label=kind_label,
         class_title=class_title,

@@ -18,6 +18,14 @@ from starlette.routing import NoMatchFound
 
 from app.content.page_ids import question_anchor, tree_anchor
 
+
+def safe_return_path(path: str) -> str:
+    """``path`` when it is a path on this site, else ``/`` (never another host)."""
+    if path.startswith("/") and not path.startswith(("//", "/\\")):
+        return path
+    return "/"
+
+
 if TYPE_CHECKING:
     from app.learning.trees import TreeView
 

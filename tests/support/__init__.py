@@ -12,6 +12,8 @@
 - ``browser``: Chromium helpers and axe-core
 - ``markers``: what tests/conftest.py marks browser and slow
 - ``seeds``: where the course's source texts are (``CURSO_SEEDS_DIR`` or ../shared/seeds)
+- ``tls``: a CA made for the run and a certificate for 127.0.0.1 and localhost (trustme)
+- ``tls_proxy``: a small TLS-terminating reverse proxy in front of a live server
 
 Test modules import from here and from nothing else under tests/ (tests/test_layers.py checks).
 """

@@ -19,6 +19,7 @@ import base64
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -35,6 +36,7 @@ import httpx
 
 from app.platform.settings import PROJECT_ROOT
 from tests.support.html import soup
+from tests.support.tls import TlsFiles
 
 CLIENT_ID = "curso-no-moodle"
 DEPLOYMENT_ID = "implantacao-1"
@@ -77,7 +79,7 @@ def create_platform_app():  # noqa: C901 (one closure per endpoint)
     from lti1p3platform.service_connector import AssignmentsGradesService
 
     folder = Path(os.environ["PLATFORM_DIR"])
-    base = f"http://127.0.0.1:{os.environ['PLATFORM_PORT']}"
+    base = os.environ.get("PLATFORM_URL") or f"http://127.0.0.1:{os.environ['PLATFORM_PORT']}"
     tool = os.environ["TOOL_URL"]
     key_file = folder / "platform-key.pem"
     if not key_file.exists():
@@ -326,10 +328,15 @@ class PlatformServer:
     port: int
     tool_url: str
     process: subprocess.Popen | None = None
+    tls: TlsFiles | None = None  # then served as https://localhost:<port>, another site
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"https://localhost:{self.port}" if self.tls else f"http://127.0.0.1:{self.port}"
+
+    @property
+    def verify(self) -> ssl.SSLContext | bool:
+        return self.tls.client_context() if self.tls else True
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -338,7 +345,14 @@ class PlatformServer:
             "PLATFORM_DIR": str(self.folder),
             "PLATFORM_PORT": str(self.port),
             "TOOL_URL": self.tool_url,
+            "PLATFORM_URL": self.url,
+            **(self.tls.env() if self.tls else {}),
         }
+        tls_args = []
+        if self.tls:
+            tls_args = ["--ssl-certfile", str(self.tls.cert), "--ssl-keyfile", str(self.tls.key)]
+            # Chromium keeps its TLS connections open, and uvicorn would wait for them to close.
+            tls_args += ["--timeout-graceful-shutdown", "2"]
         log = open(self.folder / "platform.log", "a")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
             [
@@ -352,6 +366,7 @@ class PlatformServer:
                 "--port",
                 str(self.port),
                 "--no-access-log",
+                *tls_args,
             ],
             cwd=PROJECT_ROOT,
             env=env,
@@ -362,7 +377,7 @@ class PlatformServer:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(self.url + "/jwks", timeout=1).status_code == 200:
+                if httpx.get(self.url + "/jwks", timeout=1, verify=self.verify).status_code == 200:
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)
@@ -387,7 +402,7 @@ class PlatformServer:
             control.write_text(value)
 
     def gradebook(self) -> dict[str, Any]:
-        return httpx.get(self.url + "/gradebook", timeout=10).json()
+        return httpx.get(self.url + "/gradebook", timeout=10, verify=self.verify).json()
 
     def registration_args(self) -> list[str]:
         """The arguments of ``curso lti registrar`` for this platform."""
@@ -494,17 +509,24 @@ def post_launch_form(client: httpx.Client, html: str) -> httpx.Response:
 
 @contextmanager
 def course_and_lms(
-    folder: Path, database_url: str = "", lessons_dir: Path | None = None
+    folder: Path,
+    database_url: str = "",
+    lessons_dir: Path | None = None,
+    tls: TlsFiles | None = None,
 ) -> Iterator[tuple[Any, PlatformServer]]:
     """The course (a live uvicorn) and the platform, registered with ``curso lti registrar``
-    before the course starts (it reads the LMS origins it may be framed by when it starts)."""
+    before the course starts (it reads the LMS origins it may be framed by when it starts).
+
+    With ``tls``, both are served over HTTPS, the course on ``127.0.0.1`` with
+    ``CURSO_SECURE_COOKIES=true`` and the platform on ``localhost``: two sites, as a real LMS
+    and the course are, so the launch is a cross-site POST into a cross-site iframe."""
     from tests.support.app import REPO_LESSONS, make_settings
     from tests.support.cli import curso
     from tests.support.server import LiveServer, free_port
 
-    tool = LiveServer(folder / "curso", lessons_dir or REPO_LESSONS)
+    tool = LiveServer(folder / "curso", lessons_dir or REPO_LESSONS, tls=tls)
     tool.database_url = database_url
-    platform = PlatformServer(folder / "lms", free_port(), "")
+    platform = PlatformServer(folder / "lms", free_port(), "", tls=tls)
     make_settings(tool.tmp, tool.lessons_dir, database_url=database_url or None)
     done = curso(tool.settings, *platform.registration_args())
     assert done.returncode == 0, done.stderr

@@ -6,11 +6,12 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -18,6 +19,7 @@ import httpx
 from app.platform.settings import PROJECT_ROOT, Settings
 from tests.support.accounts import sign_up
 from tests.support.app import TEST_SECRET, make_settings
+from tests.support.tls import TlsFiles
 
 # Chromium's headless mode is the whole browser: each new context opens a window whose address
 # bar preloads two hidden WebUI pages (the omnibox popup and its "AI mode" one), each in a
@@ -71,10 +73,18 @@ class LiveServer:
     process: subprocess.Popen | None = None
     database_url: str = ""
     workers: int = 1
+    tls: TlsFiles | None = None  # served over HTTPS with these files, its cookies Secure
+    extra_env: dict[str, str] = field(default_factory=dict)
+    extra_args: list[str] = field(default_factory=list)  # more uvicorn flags
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    @property
+    def verify(self) -> ssl.SSLContext | bool:
+        """What an httpx client must trust to reach the server (the test CA under TLS)."""
+        return self.tls.client_context() if self.tls else True
 
     @property
     def database(self) -> Path:
@@ -102,7 +112,14 @@ class LiveServer:
             "CURSO_LESSONS_DIR": str(self.lessons_dir),
             "CURSO_VAR_DIR": str(self.tmp / "var"),
             "CURSO_SECRET_KEY": TEST_SECRET,
+            **self.extra_env,
         }
+        tls_args = []
+        if self.tls:
+            env.update({**self.tls.env(), "CURSO_SECURE_COOKIES": "true"})
+            tls_args = ["--ssl-certfile", str(self.tls.cert), "--ssl-keyfile", str(self.tls.key)]
+            # Chromium keeps its TLS connections open, and uvicorn would wait for them to close.
+            tls_args += ["--timeout-graceful-shutdown", "2"]
         log = open(self.log_path, "w")  # noqa: SIM115 (kept open for the process)
         self.process = subprocess.Popen(
             [
@@ -118,6 +135,8 @@ class LiveServer:
                 "--workers",
                 str(self.workers),
                 "--no-access-log",
+                *tls_args,
+                *self.extra_args,
             ],
             cwd=PROJECT_ROOT,
             env=env,
@@ -128,7 +147,7 @@ class LiveServer:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(self.url + "/", timeout=1).status_code == 200:
+                if httpx.get(self.url + "/", timeout=1, verify=self.verify).status_code == 200:
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)

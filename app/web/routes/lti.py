@@ -17,8 +17,9 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from itsdangerous import BadData, URLSafeTimedSerializer
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -40,16 +41,21 @@ from app.learning.lti_tool import (
     use_nonce,
 )
 from app.platform.auth import is_username
-from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, rotate_session_id
+from app.platform.sessions import (
+    ACCOUNT_KEY,
+    LEARNER_KEY,
+    LMS_NAME_KEY,
+    LTI_USER_KEY,
+    rotate_session_id,
+)
 from app.web.cookies import set_cookie
 from app.web.deps import AdminDep, CourseDep, PasswordsDep, RowId, SessionDep, SignInLimiterDep
 from app.web.launches import LAUNCH_FIELD
 from app.web.templating import render
-from app.web.urls import urls_of
+from app.web.urls import safe_return_path, urls_of
 
 router = APIRouter()
 DEEP_LINK_KEY = "lti_deep_link"  # the launch id of a deep-linking request
-LTI_USER_KEY = "lti_user"  # [platform id, sub] of the person a launch signed in
 LOGIN_PARAMS_PREFIX = "lti1p3-login-"
 # The only POSTs another site may send (see the module docstring and app/web/security.py).
 CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
@@ -73,6 +79,15 @@ NO_COOKIE_IN_NEW_TAB = N_(
     "be checked. Allow cookies for this site in the browser, or tell the instructor, who must "
     "check that the course is served over HTTPS."
 )
+NEW_TAB_EXPIRED = N_(
+    "This link to open the course in a new tab has expired or was already used. Go back to "
+    "the activity in the LMS and click “Open in a new tab” again."
+)
+# What a new tab takes from the framed session: the person, the LMS name and the graded launch.
+NEW_TAB_KEPT = (LEARNER_KEY, ACCOUNT_KEY, LTI_USER_KEY, LMS_NAME_KEY, lti.SESSION_KEY)
+NEW_TAB_MAX_AGE_S = 300  # a link is asked for at the click, and used at once
+NEW_TAB_SALT = "curso-lti-nova-aba"
+NEW_TAB_PREFIX = "nova-aba-"  # its nonce in lti_state, once used
 NEW_WINDOW_PARAM = "lti1p3_new_window"  # in the login's query: the launch is in a new tab
 NO_PLATFORM = N_("There is no registered platform with this address.")
 LTI_ACCOUNT_PREFIX = "lti-"
@@ -246,6 +261,8 @@ async def lti_launch(request: Request, course: CourseDep):
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
     request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
+    if name := lti.lms_name(claims):
+        request.session[LMS_NAME_KEY] = name
     urls = urls_of(request)
     if deep_link:
         if not person.instructor:
@@ -407,6 +424,46 @@ async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field
     request.session.pop(DEEP_LINK_KEY, None)
     context = {"return_url": return_url, "jwt": jwt, "title": title}
     return render(request, "lti_deep_link_sent.html", context)
+
+
+# --- a new tab that keeps the learner --------------------------------------------------------
+
+
+def _new_tab_signer(request: Request) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(request.app.state.secret, salt=NEW_TAB_SALT)
+
+
+@router.get("/lti/nova-aba", name="lti_new_tab")
+def lti_new_tab(request: Request, voltar: Annotated[str, Query(max_length=2000)] = "/"):
+    """For a person an LMS launch signed in, inside the LMS's iframe: a link, used once within
+    :data:`NEW_TAB_MAX_AGE_S`, that signs the same person in a new tab (whose cookies are not
+    the iframe's partitioned ones) and opens ``voltar``. JSON ``{"url": …}``; 403 for anyone
+    else. ``static/js/new-tab.js`` asks for it at the click on "Abrir em nova aba"."""
+    _lti_user(request)
+    kept = {key: request.session[key] for key in NEW_TAB_KEPT if key in request.session}
+    ticket = {"session": kept, "path": safe_return_path(voltar), "nonce": secrets.token_hex(16)}
+    token = _new_tab_signer(request).dumps(ticket)
+    url = urls_of(request).path("lti_new_tab_open", token=token)
+    return JSONResponse({"url": url}, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/lti/nova-aba/{token}", name="lti_new_tab_open")
+def lti_new_tab_open(request: Request, db: SessionDep, token: str):
+    """Sign in the person of a :func:`lti_new_tab` link (a new session id) and open its page;
+    an expired, altered or used link is a 403 page saying to click again in the LMS."""
+    try:
+        ticket = _new_tab_signer(request).loads(token, max_age=NEW_TAB_MAX_AGE_S)
+    except BadData:
+        ticket = None
+    fresh = isinstance(ticket, dict) and isinstance(ticket.get("session"), dict)
+    if fresh:
+        fresh = lti.state_claim(db, NEW_TAB_PREFIX + str(ticket["nonce"]), NEW_TAB_MAX_AGE_S)
+    if not fresh:
+        raise HTTPException(status_code=403, detail=gettext(NEW_TAB_EXPIRED))
+    rotate_session_id(request)
+    request.session.clear()
+    request.session.update(ticket["session"])
+    return RedirectResponse(safe_return_path(str(ticket["path"])), status_code=303)
 
 
 # --- linking the LMS person to an existing course account ----------------------------------

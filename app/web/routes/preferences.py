@@ -13,16 +13,10 @@ from fastapi.responses import RedirectResponse
 
 from app.web.cookies import set_cookie
 from app.web.templating import THEME_COOKIE, THEMES
+from app.web.urls import safe_return_path
 
 router = APIRouter()
 THEME_MAX_AGE_S = 365 * 24 * 3600
-
-
-def safe_return_path(path: str) -> str:
-    """``path`` when it is a path on this site, else ``/`` (never another host)."""
-    if path.startswith("/") and not path.startswith(("//", "/\\")):
-        return path
-    return "/"
 
 
 @router.post("/tema", name="theme")
