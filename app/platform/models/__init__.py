@@ -37,6 +37,7 @@ from app.platform.models.learners import (
     WalkRecord,
 )
 from app.platform.models.lti import (
+    LTI_STATE,
     LtiContext,
     LtiDeployment,
     LtiKey,
@@ -76,6 +77,7 @@ __all__ = [
     "Attempt",
     "AttemptBase",
     "CLASS_DUE",
+    "LTI_STATE",
     "ClassDue",
     "ClassMember",
     "ClassStaff",

@@ -8,7 +8,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, Index, SQLModel, UniqueConstraint
 
-from app.platform.models.base import utcnow
+from app.platform.models.base import table, utcnow
 
 
 class LtiPlatform(SQLModel, table=True):
@@ -144,3 +144,7 @@ class LtiScore(SQLModel, table=True):
     next_try_at: datetime = Field(default_factory=utcnow)
     last_error: str = Field(default="", max_length=1000)
     sent_at: datetime | None = None
+
+
+# The Core table, for SQLAlchemy Core statements (the claim's upsert in app/learning/lti.py).
+LTI_STATE = table(LtiState)
