@@ -136,10 +136,29 @@ def test_an_lms_instructor_teaches_their_course_s_class_and_nothing_site_wide(lm
             ("/instrutor/licoes/nova", {"titulo": "Lição do invasor"}),
             ("/instrutor/recalcular", {}),
             ("/instrutor/turmas", {"nome": "Outra turma"}),
+            ("/instrutor/licoes/kernels/editar", {"texto": "---\n", "versao": "0" * 64}),
+            ("/instrutor/licoes/kernels/previa", {"texto": "---\n"}),
+            ("/instrutor/licoes/kernels/rascunho/descartar", {}),
+            ("/instrutor/licoes/kernels/historico/1/restaurar", {}),
+            ("/instrutor/imagens", {}),
         ):
             refused = teacher.post(path, data={"csrftoken": token, **fields})
             assert refused.status_code == 403, path
             assert SITE_ONLY in refused.text, path
+        # Another class's actions are not theirs either.
+        for action, fields in (
+            ("codigo", {}),
+            ("apagar", {}),
+            ("fuso", {"fuso": "America/Manaus"}),
+            ("equipe", {"usuario": "prof-a"}),
+            ("equipe/remover", {"usuario": "prof-a"}),
+        ):
+            path = f"/instrutor/turmas/{other}/{action}"
+            assert teacher.post(path, data={"csrftoken": token, **fields}).status_code == 404, path
+        zone = {"csrftoken": token, "fuso": "America/Manaus"}
+        assert teacher.post(f"/instrutor/turmas/{own}/fuso", data=zone).status_code == 303
+        confirm = teacher.post("/instrutor/lti/1/confirmar", data={"csrftoken": token})
+        assert confirm.status_code == 403 and ADMINS_ONLY in confirm.text
         assert teacher.get("/instrutor/lti").status_code == 403
         registered = teacher.post(
             "/instrutor/lti",
@@ -167,6 +186,10 @@ def test_an_lms_instructor_teaches_their_course_s_class_and_nothing_site_wide(lm
         assert refused.status_code == 404
         assert "evil.example" not in teacher.get("/").headers["content-security-policy"]
     assert db_rows(tool.settings, "SELECT class_id FROM class_due") == [(own,)]
+    zones = "SELECT id, time_zone FROM classroom WHERE id IN (?, ?) ORDER BY id"
+    assert db_rows(tool.settings, zones, own, other) == sorted(
+        [(own, "America/Manaus"), (other, "America/Sao_Paulo")]
+    )
     assert db_rows(tool.settings, "SELECT count(*) FROM lti_platform") == [(1,)]
     assert db_rows(tool.settings, "SELECT count(*) FROM classroom WHERE name = 'Outra turma'") == [
         (0,)

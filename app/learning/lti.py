@@ -37,6 +37,7 @@ from app.platform.db import begin_write, tuple_in
 from app.platform.models import (
     ATTEMPT,
     LTI_SCORE,
+    LTI_STATE,
     Account,
     ClassMember,
     Classroom,
@@ -239,18 +240,20 @@ def state_claim(db: Session, key: str, lifetime_s: int) -> bool:
     took it (at most one caller per lifetime, across workers: one atomic upsert). Committed."""
     now = utcnow()
     insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
-    statement = insert(LtiState).values(
+    statement = insert(LTI_STATE).values(
         key=key, value=json.dumps(True), expires_at=now + timedelta(seconds=lifetime_s)
     )
-    statement = statement.on_conflict_do_update(
+    # Core, not the ORM's bulk insert (whose row count said 1 on PostgreSQL for a row the
+    # WHERE left alone); RETURNING names the row only when it was inserted or updated.
+    claim = statement.on_conflict_do_update(
         index_elements=["key"],
         set_={"value": statement.excluded.value, "expires_at": statement.excluded.expires_at},
-        where=col(LtiState.expires_at) <= now,
-    )
+        where=LTI_STATE.c.expires_at <= now,
+    ).returning(LTI_STATE.c.key)
     begin_write(db)
-    taken = db.exec(statement).rowcount
+    taken = db.execute(claim).first() is not None
     db.commit()
-    return bool(taken)
+    return taken
 
 
 def state_use(db: Session, key: str, until: datetime) -> bool:

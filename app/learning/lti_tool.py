@@ -5,17 +5,15 @@
   deployments are accepted.
 - :class:`DatabaseStorage`: the library's launch data, OIDC state, nonces and the platforms'
   key sets in ``lti_state`` (the launch POST comes from the LMS, without the course's cookies).
-- :class:`OnceSessionService`: a login's nonce is kept for minutes (:data:`LOGIN_LIFETIME_S`),
-  and accepted once. The library only checks that a nonce
-  exists, so a replayed id_token + state was accepted again until the token expired;
-  :func:`use_nonce` marks it used when a launch is accepted, and keeps it so until the
-  token's ``exp``.
-- :class:`CourseMessageLaunch`: the id_token is checked as the IMS Security Framework says:
-  ``exp`` and ``iat`` required, ``exp``/``iat``/``nbf`` with :data:`CLOCK_LEEWAY_S` of leeway
-  (a platform whose clock runs a little ahead or behind).
-- :class:`CourseMessageLaunch`'s key fetches are bounded: the platform's key set is kept as
-  its ``Cache-Control`` says, fetched again at most once a minute on an unknown ``kid``, and
-  never dropped by a bad token.
+- :class:`OnceSessionService`: a login's nonce is kept for minutes (:data:`LOGIN_LIFETIME_S`)
+  and accepted once. The library only checks that a nonce exists, so a replayed id_token +
+  state was accepted again until the token expired; :func:`use_nonce` marks it used when a
+  launch is accepted, and keeps it so until the token's ``exp``.
+- :class:`CourseMessageLaunch`: the id_token is checked as the IMS Security Framework says
+  (``exp`` and ``iat`` required; ``exp``, ``iat`` and ``nbf`` with :data:`CLOCK_LEEWAY_S` of
+  leeway, for a platform whose clock runs a little ahead or behind), and key fetches are
+  bounded: the platform's key set is kept as its ``Cache-Control`` says, fetched again at most
+  once a minute on an unknown ``kid``, and never dropped by a bad token.
 - :class:`CachingServiceConnector`: access tokens kept in ``lti_state`` until they expire.
 
 Everything here does blocking HTTP (the platform's JWKS and token endpoint): call it from the
@@ -57,7 +55,7 @@ KEYSET_PREFIX = "key-set-url-"  # + md5 of the URL, the library's own cache key
 REFETCH_PREFIX = "key-set-fetched-"
 LOGIN_LIFETIME_S = 600  # a login's nonce and parameters, until its launch comes
 HTTP_TIMEOUT_S = 10
-# The IMS Security Framework (5.1.3) allows some leeway for the clocks of platform and tool.
+# The IMS Security Framework allows some leeway for the clocks of platform and tool.
 CLOCK_LEEWAY_S = 60
 REQUIRED_CLAIMS = ["exp", "iat"]
 # A used nonce is kept until its token's exp, and never longer than this.

@@ -38,6 +38,7 @@ from app.platform.models.learners import (
 )
 from app.platform.models.lti import (
     LTI_SCORE,
+    LTI_STATE,
     LtiContext,
     LtiDeployment,
     LtiKey,
@@ -77,6 +78,7 @@ __all__ = [
     "Attempt",
     "AttemptBase",
     "CLASS_DUE",
+    "LTI_STATE",
     "ClassDue",
     "ClassMember",
     "ClassStaff",

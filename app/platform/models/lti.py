@@ -71,8 +71,11 @@ class LtiState(SQLModel, table=True):
     """What the LTI library keeps between requests (OIDC state, nonces, launches, tokens).
 
     Kept in the database, not in a cookie's session: the launch arrives as a POST from the
-    LMS, where the course's ``SameSite=Lax`` cookies are not sent. A nonce row is deleted
-    when its launch is accepted, so an id_token is accepted once.
+    LMS, where the course's ``SameSite=Lax`` cookies are not sent. A login's nonce lives
+    10 minutes; when its launch is accepted it is marked used (value ``"used"``) and kept
+    until the token's ``exp``, so an id_token is accepted once. Also the platforms' key sets
+    (``key-set-url-*``, as long as their ``Cache-Control`` says) and the minute between two
+    fetches of one on an unknown ``kid`` (``key-set-fetched-*``).
     """
 
     __tablename__ = "lti_state"
@@ -164,4 +167,7 @@ class LtiScore(SQLModel, table=True):
     claimed_until: datetime | None = None
 
 
+# The Core tables, for SQLAlchemy Core statements (the score queue's and the claim's upserts in
+# app/learning/lti.py).
 LTI_SCORE = table(LtiScore)
+LTI_STATE = table(LtiState)

@@ -132,9 +132,11 @@ def _classroom(
     if not turma.strip():
         if instructor.is_instructor:
             return None
-        newest = classes_of(db, instructor)[0]  # StaffDep: they teach at least one
+        taught = classes_of(db, instructor)
+        if not taught:  # their last class went since StaffDep looked
+            raise HTTPException(status_code=403, detail=gettext(NO_CLASS))
         route = request.scope["route"].name
-        location = urls_of(request).with_query(route, {"turma": newest.id})
+        location = urls_of(request).with_query(route, {"turma": taught[0].id})
         raise HTTPException(status_code=303, headers={"Location": location})
     if not is_row_id(turma.strip()):
         raise HTTPException(status_code=422, detail=gettext(NO_CLASS))
