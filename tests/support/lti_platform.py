@@ -106,7 +106,10 @@ def create_platform_app():  # noqa: C901 (one closure per endpoint)
         return {"lineitems": [], "scores": [], "content_items": []}
 
     def save(data: dict[str, Any]) -> None:
-        book_file.write_text(json.dumps(data, ensure_ascii=False, indent=1))
+        # Whole or not at all: a reader of /gradebook never sees a file half written.
+        partial = book_file.with_suffix(".json.tmp")
+        partial.write_text(json.dumps(data, ensure_ascii=False, indent=1))
+        os.replace(partial, book_file)
 
     class Conf(LTI1P3PlatformConfAbstract):
         def init_platform_config(self, **kwargs: Any) -> None:
