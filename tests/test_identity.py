@@ -301,24 +301,6 @@ def test_signing_in_ends_the_other_sessions_of_the_learner_it_merges(client, set
     assert len(exported(browser)["attempts"]) == 1
 
 
-def test_the_join_window_closes_with_the_second_session(client, settings):
-    """A join is for one double click: a third copy of the same first answer, from the same
-    browser and inside the 30 s, makes a learner of its own."""
-    page = client.get("/licoes/kernels").text
-    third = same_browser(client)
-    double_submit(client, page, csrf_from(page))
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, QUESTION.id),
-        "versao": version_of(page, QUESTION.id),
-        "opcao": "a",
-    }
-    assert third.post(URL, data=data, headers=HX).status_code == 200
-    assert learners(settings) == 2
-    joined = db_rows(settings, "SELECT birth_key FROM learner ORDER BY created_at")[0]
-    assert joined == (None,), "o aluno do clique duplo não recebe mais ninguém"
-
-
 def test_the_visit_cookie_is_httponly_and_never_in_the_page(client):
     response = client.get("/licoes/kernels")
     visit = client.cookies[VISIT]

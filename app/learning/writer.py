@@ -387,11 +387,13 @@ def _claim(connection: Connection, answer: NewAnswer, now: datetime) -> str:
     ``birth_key`` is the answer form's idempotency key, unique to the page view that printed
     it. The learner row is made with that birth key, unless another request made one with
     the same key first: a double submit of the same form, both sent before the first response
-    set the session cookie. That learner is returned when it was made less than
-    :data:`BIRTH_WINDOW` ago and has no account, and its birth key is dropped then, so no third
-    request joins it (the window is for one double click). Otherwise (a form sent again long
-    after, a third time, after a sign-out, or by someone who has since signed up)
-    ``learner_id`` is made without a birth key. Nothing here reads a cookie.
+    set the session cookie. The birth key is the form key hashed with the browser's HttpOnly
+    visit cookie (:func:`app.learning.usecases.birth_key`), so only copies sent by the browser
+    that showed the form meet it: however many copies a multiple click sends, they store one
+    attempt. That learner is returned when it was made less than :data:`BIRTH_WINDOW` ago and
+    has no account; otherwise (a form sent again long after, after a sign-out, or by someone
+    who has since signed up) ``learner_id`` is made without a birth key. Nothing here reads a
+    cookie.
     """
     insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
     learner_id, key = answer.learner_id, answer.birth_key
@@ -410,8 +412,6 @@ def _claim(connection: Connection, answer: NewAnswer, now: datetime) -> str:
         select(ACCOUNT.c.learner_id).where(ACCOUNT.c.learner_id == born[0])
     ).first()
     if now - created < BIRTH_WINDOW and signed_up is None:
-        # A join is for one double click: the window closes for good with this second session.
-        connection.execute(update(LEARNER).where(LEARNER.c.id == born[0]).values(birth_key=None))
         return str(born[0])
     connection.execute(
         insert(LEARNER).values(id=learner_id, created_at=now).on_conflict_do_nothing()
