@@ -20,7 +20,13 @@ from app.learning import review
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.store import read_state
-from app.learning.usecases import QUESTION_CHANGED, AnswerPlace, FormRefused, answer_question
+from app.learning.usecases import (
+    QUESTION_CHANGED,
+    AnswerPlace,
+    FormRefused,
+    answer_question,
+    opened,
+)
 from app.learning.views import question_view
 from app.web.deps import (
     SESSION_KEY,
@@ -75,6 +81,7 @@ def _page(
             retry=not graded,
             error=error,
             typed=typed,
+            revealed=opened(state, lesson.slug, question),
         )
         context["answer_url"] = urls_of(request).path(
             "review_answer", slug=lesson.slug, question_id=question.id
