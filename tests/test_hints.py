@@ -289,7 +289,7 @@ def test_on_the_review_page_a_hint_opens_in_place_and_its_answer_is_hinted(clien
     let_time_pass(settings)
     page = client.get("/revisar").text
     form = soup(page).select_one(f"#pergunta-{DECODE.id} .hint-form")
-    assert form.select_one('input[name="revisao"]')["value"] == "1"
+    assert form.select_one('input[name="origem"]')["value"] == "revisar"
     response = client.post(
         form["action"],
         data={i["name"]: i["value"] for i in form.select("input")},

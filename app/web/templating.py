@@ -26,7 +26,7 @@ from starsessions import SessionNotLoaded
 
 from app.content import page_ids
 from app.content.numbers import format_number
-from app.i18n import N_, gettext, local_datetime, translations
+from app.i18n import N_, gettext, local_datetime, local_day, translations
 from app.platform.sessions import session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
@@ -118,6 +118,12 @@ def _local_datetime(context, moment) -> str:
     )
 
 
+@pass_context
+def _local_day(context, moment) -> str:
+    request = context.get("request")
+    return local_day(moment, request.cookies.get(TIMEZONE_COOKIE) if request is not None else None)
+
+
 QUESTION_KINDS = {
     "single": N_("single choice"),
     "multiple": N_("multiple choice"),
@@ -159,6 +165,7 @@ def make_templates(
         static_url=assets.url,
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
         local_datetime=_local_datetime,
+        local_day=_local_day,
         account_name=account_name,
         tree_html=RenderedTrees(templates.env).html,
         kind_label=kind_label,

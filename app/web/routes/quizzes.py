@@ -126,15 +126,16 @@ def hint(
     learner_id: LearnerForWriteDep,
     dica: Annotated[RowId, Form()],
     versao: Annotated[str | None, Form(max_length=64)] = None,
-    revisao: Annotated[bool, Form()] = False,
+    origem: Annotated[str, Form(max_length=20)] = "",
 ):
     """Open the question's hints up to number ``dica`` (each stored once, as an event the
     learner's next answer to the question takes with it).
 
     htmx gets the hints block (``_hints.html``) with the hint opened; a plain form post is
-    redirected (303) to the question's form, on the lesson or, with ``revisao``, on
-    ``/revisar``. A hint the question does not have is 404; a form of another version of the
-    question is answered like the answer form's (409 for htmx, the notice after a redirect).
+    redirected (303) to the question's form: on the lesson, or where ``origem`` says
+    (``revisar``: ``/revisar``; ``erradas``: the notebook of mistakes). A hint the question
+    does not have is 404; a form of another version of the question is answered like the
+    answer form's (409 for htmx, the notice after a redirect).
     """
     lesson, question = _find(course, slug, question_id)
     store = learner_store(request, session)
@@ -149,8 +150,9 @@ def hint(
     if wants_fragment(request):
         context = {"lesson": lesson, "question": question, "view": page.view, "opened": True}
         return render(request, "_hints.html", context)
-    if revisao:
-        url = urls_of(request).with_anchor("review", question_anchor(question.id))
+    back = {"revisar": "review", "erradas": "notebook"}.get(origem)
+    if back is not None:
+        url = urls_of(request).with_anchor(back, question_anchor(question.id))
         return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
     return _back_to(request, lesson, question, retry=True)
 
