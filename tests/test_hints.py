@@ -329,3 +329,24 @@ def test_hints_opened_follow_the_learner_into_their_account_are_exported_and_era
     ]
     assert post_form(laptop, "/meus-dados/apagar", confirmo="sim").status_code == 303
     assert db_rows(settings, "SELECT count(*) FROM hint_reveal") == [(0,)]
+
+
+def test_a_class_sees_the_hint_use_of_its_own_learners(client, settings):
+    teacher = instructor(new_browser(client), settings)
+    created = post_form(teacher, "/instrutor/turmas", nome="Turma das dicas")
+    assert created.status_code == 303
+    class_id = created.headers["location"].rsplit("/", 1)[1]
+    link = text(soup(teacher.get(created.headers["location"])).select_one(".join-link"))
+    code = link.split("/turmas/entrar/")[1]
+    answer(client, "kernels", DECODE.id, ["a"])  # a learner row first, then the class
+    assert sign_up(client, "ana").status_code == 303
+    joined = post_form(client, f"/turmas/entrar/{code}")
+    assert joined.status_code == 303, joined.text
+    answer(client, "kernels", GAIN.id, right_form(GAIN))  # no hint, in the class
+    outsider = new_browser(client)
+    open_hint(outsider, GAIN, 1)
+    answer(outsider, "kernels", GAIN.id, right_form(GAIN))  # a hint, outside the class
+    everyone = soup(teacher.get("/instrutor/perguntas"))
+    mine = soup(teacher.get(f"/instrutor/perguntas?turma={class_id}"))
+    assert text(everyone.select_one(f"#q-kernels-{GAIN.id} .fig-hints")) == "50%"
+    assert text(mine.select_one(f"#q-kernels-{GAIN.id} .fig-hints")) == "0%"

@@ -38,7 +38,8 @@ def missed_day(settings, qid: str) -> str:
     (created,) = db_rows(
         settings, f"SELECT max(created_at) FROM attempt WHERE question_id = '{qid}'"
     )[0]
-    moment = datetime.fromisoformat(created).replace(tzinfo=UTC)
+    moment = created if isinstance(created, datetime) else datetime.fromisoformat(created)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
     return local_day(moment, None)
 
 
