@@ -30,7 +30,7 @@ def test_home_and_every_lesson_open_without_console_errors(
     for lesson in COURSE.lessons:
         page_js.goto(f"{live_server.url}/licoes/{lesson.slug}")
         expect(page_js.locator("h1")).to_have_text(lesson.meta.title)
-        expect(page_js.locator(".question form")).to_have_count(len(lesson.questions))
+        expect(page_js.locator(".question > form")).to_have_count(len(lesson.questions))
     assert watch.errors == []
 
 

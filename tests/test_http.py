@@ -40,12 +40,13 @@ def test_lesson_page_has_toc_body_quiz_and_pager(client):
     for href in toc:
         assert page.select_one(href), f"âncora sem alvo: {href}"
     assert len(toc) >= 4
-    assert len(page.select(".question form")) == len(COURSE.get("escolha-self-hosted").questions)
+    assert len(page.select(".question > form")) == len(COURSE.get("escolha-self-hosted").questions)
     assert page.select_one('a[rel="prev"]')["href"] == "/licoes/kernels"
     assert page.select_one('a[rel="next"]')["href"] == "/licoes/alem-do-ollama"
 
 
 def test_no_key_and_no_explanation_reach_the_page_before_answering(client):
+    hinted = 0
     for lesson in COURSE.lessons:
         html = client.get(f"/licoes/{lesson.slug}").text
         for question in lesson.questions.values():
@@ -55,10 +56,14 @@ def test_no_key_and_no_explanation_reach_the_page_before_answering(client):
                     question.id,
                     option.id,
                 )
+            for hint in question.hints:  # a hint, the worked answer above all, waits to be opened
+                hinted += 1
+                assert hint.html.strip() not in html, (lesson.slug, question.id, hint.number)
         page = soup(html)
         for node in page.select(".question"):
             seen = node.get_text()
             assert "Resposta certa" not in seen and "correct" not in str(node).lower()
+    assert hinted, "the course's hints are covered"
 
 
 def test_right_answer_is_graded_explained_and_stored(client, settings):

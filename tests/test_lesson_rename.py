@@ -11,8 +11,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import insert
 
 from app.main import create_app
+from app.platform.db import make_engine
+from app.platform.models import HINT_REVEAL, utcnow
 from tests.support.accounts import instructor, sign_up
 from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
@@ -169,3 +172,26 @@ def test_renaming_back_leads_the_newer_slug_to_the_older_and_never_loops(school)
     back = learner.get(f"/licoes/{NEW}")
     assert (back.status_code, back.headers["location"]) == (301, f"/licoes/{OLD}")
     assert db_rows(settings, "SELECT DISTINCT lesson_slug FROM attempt") == [(OLD,)]
+
+
+def test_hints_opened_and_not_yet_answered_follow_the_lesson_to_its_new_slug(school):
+    settings, teacher, _, _ = school
+    ((learner_id,),) = db_rows(settings, "SELECT learner_id FROM account WHERE username = 'ana'")
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.begin() as connection:  # what the hint route stores (tests/test_hints.py)
+            connection.execute(
+                insert(HINT_REVEAL).values(
+                    learner_id=learner_id,
+                    lesson_slug=OLD,
+                    question_id=QUESTION,
+                    question_hash="h",
+                    hint=1,
+                    worked=False,
+                    created_at=utcnow(),
+                )
+            )
+    finally:
+        engine.dispose()
+    assert rename(teacher, OLD, NEW).status_code == 303
+    assert db_rows(settings, "SELECT DISTINCT lesson_slug FROM hint_reveal") == [(NEW,)]

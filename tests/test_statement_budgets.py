@@ -35,6 +35,8 @@ BUDGETS = {
     "tree step": 3,
     "/api/progresso": 2,
     "visitor my-data page": 0,
+    # The session and the state read: the notebook is built from the state (issue 39).
+    "notebook of mistakes": 2,
 }
 # The dashboard's tabs (issue 27), each with an instructor's session and account, the class
 # filter's classes, and its own figures: computed and stored on a first visit, read kept on
@@ -145,6 +147,21 @@ def test_a_learners_lesson_page(learner: TestClient):
     assert response.status_code == 200
     assert soup(response.text).select(".verdict"), "a página mostra as respostas guardadas"
     within(statements, "learner lesson page")
+
+
+def test_the_notebook_of_mistakes_reads_the_state_once(learner: TestClient):
+    question = list(KERNELS.questions.values())[2]
+    answer(
+        learner,
+        "kernels",
+        question.id,
+        [next(o.id for o in question.options if o.id not in question.answer)],
+    )
+    with counting() as statements:
+        response = learner.get("/revisar/erradas")
+    assert response.status_code == 200
+    assert soup(response.text).select(".notebook-entry"), "the miss is listed"
+    within(statements, "notebook of mistakes")
 
 
 def test_an_answer(learner: TestClient, settings):

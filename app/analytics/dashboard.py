@@ -13,22 +13,29 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, func, select, tuple_, union_all
+from sqlalchemy import Subquery, and_, case, func, select, tuple_, union_all
 from sqlmodel import Session
 
 from app.analytics.item_analysis import ItemStats, OptionCounts
 from app.content.course import Course
 from app.learning.classes import class_learners, in_class
-from app.learning.rules import group_size, is_done, ranked
+from app.learning.rules import NO_HELP, group_size, is_done, ranked
 from app.learning.tallies.codec import count_answers, join_answers
 from app.learning.tallies.fold import Basis, QuestionHistory, State, course_score
 from app.learning.tallies.rebuild import sync_basis
 from app.learning.tallies.write import read_basis, stored_states
 from app.platform.db import begin_write
-from app.platform.models import LEARNER_TALLY, LESSON_TALLY, QUESTION_TALLY, SCORE_TALLY, WALK
+from app.platform.models import (
+    ATTEMPT,
+    LEARNER_TALLY,
+    LESSON_TALLY,
+    QUESTION_TALLY,
+    SCORE_TALLY,
+    WALK,
+)
 
 
 @dataclass(frozen=True)
@@ -240,15 +247,18 @@ def item_stats(
     only that class's learners (the groups are then the class's), judged in Python.
 
     Returns:
-        The figures of each question; a question nobody answered has zeros.
+        The figures of each question; a question nobody answered has zeros. Hint use comes
+        from the attempts themselves (:func:`_helped`).
     """
     if class_id is not None:
-        return python_items(class_states(db, class_id), course)
+        items = python_items(class_states(db, class_id), course)
+        hinted = _hinted_counts(db, current_versions(course), class_id)
+        return {key: replace(stats, hinted=hinted.get(key, 0)) for key, stats in items.items()}
     versions = current_versions(course)
     if not versions:
         return {}
     sync_tally_basis(db, course)
-    attempts = _attempt_counts(db, versions)
+    attempts, hinted = _attempt_counts(db, versions)
     buckets = _score_buckets(db)
     plans = {}
     for lesson in course.lessons:
@@ -265,12 +275,15 @@ def item_stats(
             key = (lesson.slug, question.id)
             by_score, (upper, upper_edge), (lower, lower_edge) = plans[key]
             every = [cell for cells in by_score.values() for cell in cells]
-            out[key] = _stats(
-                attempts.get(key, 0),
-                every,
-                upper + edge_cells(key, upper_edge, True),
-                lower + edge_cells(key, lower_edge, False),
-                question,
+            out[key] = replace(
+                _stats(
+                    attempts.get(key, 0),
+                    every,
+                    upper + edge_cells(key, upper_edge, True),
+                    lower + edge_cells(key, lower_edge, False),
+                    question,
+                ),
+                hinted=hinted.get(key, 0),
             )
     return out
 
@@ -279,19 +292,58 @@ def item_stats(
 EdgeCells = Callable[[tuple[str, str], tuple[int, int] | None, bool], list]
 
 
+def _helped(versions: list[tuple[str, str, str]], class_id: int | None = None) -> Subquery:
+    """Attempts at each question's current version given after a hint (``attempt.help``),
+    counted in SQL; the partial index ``ix_attempt_helped`` holds only those attempts."""
+    a = ATTEMPT.c
+    return (
+        select(a.lesson_slug, a.question_id, a.question_hash, func.count().label("hinted"))
+        .where(
+            a.help != NO_HELP,
+            tuple_(a.lesson_slug, a.question_id, a.question_hash).in_(versions),
+            in_class(a.learner_id, class_id),
+        )
+        .group_by(a.lesson_slug, a.question_id, a.question_hash)
+        .subquery("helped")
+    )
+
+
+def _hinted_counts(
+    db: Session, versions: list[tuple[str, str, str]], class_id: int
+) -> dict[tuple[str, str], int]:
+    """:func:`_helped` for one class, by question."""
+    if not versions:
+        return {}
+    h = _helped(versions, class_id).c
+    rows = db.execute(select(h.lesson_slug, h.question_id, h.hinted))
+    return {(slug, qid): n for slug, qid, n in rows}
+
+
 def _attempt_counts(
     db: Session, versions: list[tuple[str, str, str]]
-) -> dict[tuple[str, str], int]:
-    """Attempts at each question's current version (``question_tally``)."""
+) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+    """Attempts at each question's current version (``question_tally``), and those of them
+    given after a hint (:func:`_helped`), in one query."""
     q = QUESTION_TALLY.c
-    return {
-        (slug, qid): n
-        for slug, qid, n in db.execute(
-            select(q.lesson_slug, q.question_id, q.attempts).where(
-                tuple_(q.lesson_slug, q.question_id, q.question_hash).in_(versions)
+    h = _helped(versions)
+    attempts, hinted = {}, {}
+    for slug, qid, n, helped in db.execute(
+        select(q.lesson_slug, q.question_id, q.attempts, func.coalesce(h.c.hinted, 0))
+        .select_from(
+            QUESTION_TALLY.outerjoin(
+                h,
+                and_(
+                    h.c.lesson_slug == q.lesson_slug,
+                    h.c.question_id == q.question_id,
+                    h.c.question_hash == q.question_hash,
+                ),
             )
         )
-    }
+        .where(tuple_(q.lesson_slug, q.question_id, q.question_hash).in_(versions))
+    ):
+        attempts[(slug, qid)] = n
+        hinted[(slug, qid)] = helped
+    return attempts, hinted
 
 
 def _score_buckets(db: Session) -> dict[tuple[str, str], dict[int, list]]:

@@ -78,7 +78,7 @@ class QuestionReport:
 
     @property
     def figures(self) -> tuple[Figure, ...]:
-        """Attempts, learners, facility and discrimination, labelled for their counts.
+        """Attempts, learners, facility, discrimination and hint use, labelled for their counts.
 
         "0 tentativas", "1 tentativa", "2 tentativas": the labels come from the catalog's
         plural forms, where 0 is plural.
@@ -96,6 +96,11 @@ class QuestionReport:
                 "discrimination",
                 gettext("Discrimination (D)"),
                 decimal(s.discrimination) if s.discrimination is not None else "—",
+            ),
+            Figure(
+                "hints",
+                gettext("With a hint"),
+                percent(s.hint_use) if s.hint_use is not None else "—",
             ),
         )
 

@@ -59,6 +59,8 @@ class ItemStats:
         upper_right: right first tries in the top group.
         lower_right: right first tries in the bottom group.
         options: each option's counts, in the order the instructor wrote them.
+        hinted: attempts at the current version given after opening a hint (or the worked
+            answer).
     """
 
     attempts: int
@@ -67,6 +69,12 @@ class ItemStats:
     upper_right: int
     lower_right: int
     options: tuple[OptionCounts, ...] = ()
+    hinted: int = 0
+
+    @property
+    def hint_use(self) -> float | None:
+        """Share of the attempts given after a hint, 0 to 1; ``None`` before any attempt."""
+        return self.hinted / self.attempts if self.attempts else None
 
     @property
     def group(self) -> int:

@@ -47,6 +47,17 @@ class WrongValueSpec(BaseModel):
     explanation: str = Field(min_length=1)
 
 
+class HintSpec(BaseModel):
+    """A hint written as a mapping: its text and whether it is the worked answer."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    text: str = Field(min_length=1)
+    worked: bool = False
+
+
+MAX_HINTS = 3
+
+
 class ItemSpec(BaseModel):
     """One item of an ``ordering`` question, as written in YAML (in the right order)."""
 
@@ -83,6 +94,7 @@ class QuestionSpec(BaseModel):
     wrong: list[WrongValueSpec] | None = None
     items: list[ItemSpec] | None = Field(default=None, min_length=2, max_length=9)
     concepts: list[str] = Field(default_factory=list, max_length=10)
+    hints: list[str | HintSpec] | None = Field(default=None, min_length=1, max_length=MAX_HINTS)
 
 
 _QUESTIONS = TypeAdapter(list[QuestionSpec])
@@ -130,6 +142,22 @@ class Scenario:
     result_title: str = ""
     col: int = 1
     base_hash: str = ""
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One progressive hint, shown only once the learner asks for it.
+
+    Attributes:
+        number: 1 for the first hint, up to :data:`MAX_HINTS`.
+        html: the hint as block HTML.
+        worked: the hint is the worked answer (only the last one may be): a right answer
+            after it counts as not remembered.
+    """
+
+    number: int
+    html: str
+    worked: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,6 +229,8 @@ class Question:
         concepts: the glossary terms (their slugs) the question tests, from ``concepts:``;
             not part of the version (tagging a question does not reset its answers).
         concept_positions: ``(line, column)`` of each tag in the file, for ``curso check``.
+        hints: the progressive hints, first to last (empty when the question has none); not
+            part of the version, like the explanations.
     """
 
     id: str
@@ -218,6 +248,7 @@ class Question:
     explanation_html: str = ""
     concepts: tuple[str, ...] = ()
     concept_positions: tuple[tuple[int, int], ...] = ()
+    hints: tuple[Hint, ...] = ()
 
     @property
     def legend_text(self) -> str:
@@ -371,8 +402,22 @@ def _missing(
     return errors
 
 
+def _hint_errors(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+    """Only the last hint may be the worked answer: the hints go from light to complete."""
+    errors = []
+    hints = spec.hints or []
+    for i, hint in enumerate(hints[:-1]):
+        if isinstance(hint, HintSpec) and hint.worked:
+            msg = gettext(
+                "only the last hint of the question `%(question)s` may be the worked answer "
+                "(`worked: true`); hints go from the lightest to the most complete"
+            ) % {"question": spec.id}
+            errors.append(ContentError.at(file, at("hints", i), msg))
+    return errors
+
+
 def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
-    errors = _legend_errors(spec, file, at)
+    errors = _legend_errors(spec, file, at) + _hint_errors(spec, file, at)
     if spec.kind == "numeric":
         return errors + _check_numeric(spec, file, at)
     if spec.kind == "ordering":
@@ -539,7 +584,14 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
         items=tuple(Item(item.id, render_inline(item.text)) for item in spec.items or ()),
         explanation_html=render_block(spec.explanation) if spec.explanation else "",
         concepts=tuple(spec.concepts),
+        hints=tuple(_hint(number, hint) for number, hint in enumerate(spec.hints or (), 1)),
     )
+
+
+def _hint(number: int, hint: str | HintSpec) -> Hint:
+    if isinstance(hint, str):
+        return Hint(number, render_block(hint))
+    return Hint(number, render_block(hint.text), hint.worked)
 
 
 def content_hash(spec: QuestionSpec) -> str:

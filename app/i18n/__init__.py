@@ -34,6 +34,7 @@ LOCALE = "pt_BR"
 CATALOG = Path(__file__).resolve().parent.parent / "locale" / LOCALE / "LC_MESSAGES" / "messages.po"
 DEFAULT_TIMEZONE = "America/Sao_Paulo"
 DATETIME_FORMAT = "d 'de' MMMM 'de' y, HH:mm"
+SHORT_DATE_FORMAT = "d 'de' MMM"  # "3 de dez."
 _compiled_catalogs: list[DiskCache] = []
 
 
@@ -157,3 +158,12 @@ def local_datetime(moment: datetime, zone: str | None) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return format_datetime(moment, DATETIME_FORMAT, tzinfo=learner_zone(zone), locale=LOCALE)
+
+
+def local_day(moment: datetime, zone: str | None) -> str:
+    """A stored moment's day in pt-BR in the learner's zone, short: "3 de dez."."""
+    from babel.dates import format_datetime
+
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return format_datetime(moment, SHORT_DATE_FORMAT, tzinfo=learner_zone(zone), locale=LOCALE)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import delete, update
@@ -20,6 +20,7 @@ from app.platform.models import (
     ClassMember,
     Classroom,
     ClassStaff,
+    HintReveal,
     Learner,
     LessonDraft,
     LessonRevision,
@@ -95,9 +96,9 @@ def replace_password_hash(db: Session, account: Account, password_hash: str) -> 
 def merge_learner(db: Session, source_id: str, target_id: str, place: Place | None) -> None:
     """Move everything of the anonymous learner ``source_id`` into ``target_id``, then drop it.
 
-    Every attempt and walk is kept; since the first try is the earliest attempt, where both
-    answered the same question the earlier first try wins. Review cards move too; where both
-    have one for the same question, the most recently reviewed wins. An attempt whose
+    Every attempt, walk and hint opened is kept; since the first try is the earliest attempt,
+    where both answered the same question the earlier first try wins. Review cards move too;
+    where both have one for the same question, the most recently reviewed wins. An attempt whose
     idempotency key the target already holds is the same form sent twice, and is stored once.
 
     Args:
@@ -117,7 +118,7 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
             col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
         )
     )
-    for table in (Attempt, WalkRecord):
+    for table in (Attempt, WalkRecord, HintReveal):
         db.execute(
             update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
         )
@@ -138,6 +139,7 @@ class LearnerData:
     Attributes:
         classes: ``(class name, joined at)`` of each class joined, oldest first.
         review_cards: soonest due first.
+        hints: the hints opened, oldest first.
     """
 
     learner: Learner | None
@@ -147,6 +149,7 @@ class LearnerData:
     sessions: list[WebSession]
     classes: list[tuple[str, datetime]]
     review_cards: list[ReviewCard]
+    hints: list[HintReveal] = field(default_factory=list)
 
 
 def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
@@ -181,13 +184,21 @@ def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
         sessions=list(sessions),
         classes=[(name, when) for name, when in joined],
         review_cards=learner_cards(db, learner_id),
+        hints=list(
+            db.exec(
+                select(HintReveal)
+                .where(HintReveal.learner_id == learner_id)
+                .order_by(col(HintReveal.created_at), col(HintReveal.id))
+            )
+        ),
     )
 
 
 def delete_learner(db: Session, learner_id: str) -> str | None:
-    """Delete the learner, their attempts, walks, review cards, class memberships, dashboard
-    counters (taken out by the recount) and account (with its drafts and class staff places;
-    the lesson revisions it published stay, without its name), and end all their sessions.
+    """Delete the learner, their attempts, hints opened, walks, review cards, class
+    memberships, dashboard counters (taken out by the recount) and account (with its drafts
+    and class staff places; the lesson revisions it published stay, without its name), and
+    end all their sessions.
 
     These rows go by ``ON DELETE CASCADE`` (``SET NULL`` for revisions); they are also
     deleted explicitly, so a database without foreign keys enforced keeps nothing either.
@@ -207,7 +218,7 @@ def delete_learner(db: Session, learner_id: str) -> str | None:
             .where(col(LessonRevision.account_id) == account.id)
             .values(account_id=None)
         )
-    for table in (Attempt, WalkRecord, ClassMember, Account):
+    for table in (HintReveal, Attempt, WalkRecord, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     delete_cards(db, learner_id)
     recount_learners(db, [learner_id])  # takes the learner out of the dashboard's counters

@@ -3,7 +3,9 @@
 The rule, in one place (:data:`LAST_N`, :data:`DECAY`, :func:`mastery_per_learner`): over
 the learner's last ``LAST_N`` answers to the questions tagged with the concept (lesson and
 review answers alike, any version of a current question), the share right, each answer
-weighing ``DECAY`` times the one after it, so the latest counts most.
+weighing ``DECAY`` times the one after it, so the latest counts most. A right answer counts
+by :func:`app.learning.rules.answer_credit`: whole alone, partly after a hint, not at all
+after the worked answer.
 
 The figures are kept per learner × concept in ``kept_mastery`` as answers are written:
 :func:`record_in_mastery` folds a batch of new attempts in, in the caller's transaction,
@@ -52,6 +54,7 @@ from app.content.glossary import Term
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.learning.classes import in_class
+from app.learning.rules import answer_credit, answer_credit_sql
 from app.learning.tallies.fold import LearnerAnswer, utc
 from app.platform.db import begin_write
 from app.platform.models import ATTEMPT, KEPT_MASTERY, LEARNER, MASTERY_TAG, MASTERY_TALLY
@@ -64,7 +67,9 @@ UNITS = 10**12  # ``mastery_tally.units`` per whole mastery
 
 # (lesson slug, question id) → the concepts it is tagged with (glossary terms only).
 Tags = Mapping[tuple[str, str], tuple[str, ...]]
-Entry = tuple[str, int, int]  # one answer of ``kept_mastery.recent``: time, attempt id, right
+# one answer of ``kept_mastery.recent``: time, attempt id, credit (1 right, 0 wrong, between:
+# right with a hint; see app.learning.rules.answer_credit)
+Entry = tuple[str, int, float]
 FIELD, LINE = "\t", "\n"
 
 
@@ -153,9 +158,14 @@ def _tags(found: list[Concept]) -> Subquery:
     return union_all(*rows).subquery("tags")
 
 
-def _ranked(tags: FromClause, where: ColumnElement[bool] | None) -> Subquery:
+def _ranked(tags: FromClause, where: ColumnElement[bool] | None, hints: bool = True) -> Subquery:
     """Every tagged attempt with its rank among the learner's answers on the concept
-    (1 for the newest)."""
+    (1 for the newest) and its credit (``hints``: see :func:`rebuild_mastery`)."""
+    credit = (
+        answer_credit_sql(ATTEMPT.c.correct, ATTEMPT.c.help)
+        if hints
+        else case((ATTEMPT.c.correct, 1.0), else_=0.0)
+    )
     return (
         select(
             ATTEMPT.c.learner_id,
@@ -163,6 +173,7 @@ def _ranked(tags: FromClause, where: ColumnElement[bool] | None) -> Subquery:
             ATTEMPT.c.id,
             ATTEMPT.c.created_at,
             ATTEMPT.c.correct,
+            credit.label("credit"),
             func.row_number()
             .over(
                 partition_by=(ATTEMPT.c.learner_id, tags.c.concept),
@@ -191,7 +202,7 @@ def mastery_per_learner(found: list[Concept], where: ColumnElement[bool] | None 
     """
     ranked = _ranked(_tags(found), where)
     weight = case(*[(ranked.c.rank == n, w) for n, w in enumerate(WEIGHTS, start=1)], else_=0.0)
-    right = case((ranked.c.correct, 1.0), else_=0.0)
+    right = ranked.c.credit
     return (
         select(
             ranked.c.learner_id,
@@ -354,10 +365,15 @@ def sync_mastery(db: Session | Connection, tags: Tags) -> bool:
     return True
 
 
-def rebuild_mastery(db: Session | Connection, tags: Tags) -> None:
+def rebuild_mastery(db: Session | Connection, tags: Tags, hints: bool = True) -> None:
     """Compute every ``kept_mastery`` row again from ``attempt`` with ``tags``, which become
     the kept tags (the caller commits). The last answers are ranked in SQL as the reference
-    does; the rows are written by the same code as :func:`record_in_mastery`'s."""
+    does; the rows are written by the same code as :func:`record_in_mastery`'s.
+
+    Args:
+        hints: False in migration 0014, whose ``attempt`` table has no ``help`` column yet
+            (no answer had a hint then).
+    """
     connection = db.connection() if isinstance(db, Session) else db
     if connection.dialect.name == "postgresql":
         connection.exec_driver_sql(
@@ -372,7 +388,7 @@ def rebuild_mastery(db: Session | Connection, tags: Tags) -> None:
         )
     connection.execute(delete(KEPT_MASTERY))
     connection.execute(delete(MASTERY_TALLY))
-    sums = _recount(connection, None)
+    sums = _recount(connection, None, hints)
     if sums:
         connection.execute(
             insert(MASTERY_TALLY),
@@ -447,11 +463,12 @@ def _add_to_tally(connection: Connection, sums: Sums) -> None:
         connection.execute(delete(MASTERY_TALLY).where(MASTERY_TALLY.c.learners <= 0))
 
 
-def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> Sums:
+def _recount(connection: Connection, learner_ids: Sequence[str] | None, hints: bool = True) -> Sums:
     """Insert the rows of ``learner_ids`` (every learner for ``None``) from their last
-    answers, ranked in SQL with the kept tags; return what they add to each concept's sums."""
+    answers, ranked in SQL with the kept tags; return what they add to each concept's sums
+    (``hints``: see :func:`rebuild_mastery`)."""
     ranked = _ranked(
-        MASTERY_TAG, None if learner_ids is None else ATTEMPT.c.learner_id.in_(learner_ids)
+        MASTERY_TAG, None if learner_ids is None else ATTEMPT.c.learner_id.in_(learner_ids), hints
     )
     query = (
         select(
@@ -459,7 +476,7 @@ def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> Sums:
             ranked.c.concept,
             ranked.c.created_at,
             ranked.c.id,
-            ranked.c.correct,
+            ranked.c.credit,
         )
         .where(ranked.c.rank <= LAST_N)
         .order_by(ranked.c.learner_id, ranked.c.concept, ranked.c.rank)
@@ -475,14 +492,14 @@ def _recount(connection: Connection, learner_ids: Sequence[str] | None) -> Sums:
             batch.append(row)
             _count_in(sums, row["concept"], 1, row["answers"], units_of(row["mastery"]))
 
-    for learner_id, concept, created_at, attempt_id, correct in connection.execute(query):
+    for learner_id, concept, created_at, attempt_id, credit in connection.execute(query):
         if (learner_id, concept) != pair:
             done()
             pair, entries = (learner_id, concept), []
             if len(batch) >= 5000:
                 connection.execute(insert(KEPT_MASTERY), batch)
                 batch = []
-        entries.append((_stamp(created_at), attempt_id, int(bool(correct))))
+        entries.append((_stamp(created_at), attempt_id, float(credit)))
     done()
     if batch:
         connection.execute(insert(KEPT_MASTERY), batch)
@@ -497,21 +514,26 @@ def _stamp(moment: datetime) -> str:
 def _row(pair: tuple[str, str], entries: Sequence[Entry]) -> dict[str, Any]:
     """The ``kept_mastery`` row of a learner × concept from its last answers, newest first."""
     weights = WEIGHTS[: len(entries)]
-    right = sum(w for w, (_, _, ok) in zip(weights, entries, strict=True) if ok)
+    right = sum(w * credit for w, (_, _, credit) in zip(weights, entries, strict=True))
     return {
         "learner_id": pair[0],
         "concept": pair[1],
-        "recent": LINE.join(f"{at}{FIELD}{aid}{FIELD}{ok}" for at, aid, ok in entries),
+        "recent": LINE.join(f"{at}{FIELD}{aid}{FIELD}{_credit_text(c)}" for at, aid, c in entries),
         "mastery": right / sum(weights),
         "answers": len(entries),
     }
 
 
+def _credit_text(credit: float) -> str:
+    """``1`` and ``0`` as before hints existed; a partial credit as its decimal (``0.5``)."""
+    return str(int(credit)) if credit in (0.0, 1.0) else repr(credit)
+
+
 def _entries(recent: str) -> list[Entry]:
     out = []
     for line in filter(None, recent.split(LINE)):
-        at, aid, ok = line.split(FIELD)
-        out.append((at, int(aid), int(ok)))
+        at, aid, credit = line.split(FIELD)
+        out.append((at, int(aid), float(credit)))
     return out
 
 
@@ -556,7 +578,7 @@ def record_in_mastery(
         if not found:
             continue
         assert a.id is not None  # a stored attempt
-        entry = (_stamp(a.created_at), a.id, int(bool(a.correct)))
+        entry = (_stamp(a.created_at), a.id, answer_credit(a.correct, getattr(a, "help", 0)))
         for concept in found:
             new[(a.learner_id, concept)].append(entry)
     if not new:

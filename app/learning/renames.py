@@ -26,6 +26,7 @@ from app.learning.tallies.rebuild import rebuild
 from app.platform.models import (
     ATTEMPT,
     CLASS_DUE,
+    HINT_REVEAL,
     LEARNER,
     MASTERY_TAG,
     REVIEW_CARD,
@@ -63,6 +64,7 @@ def carry_progress(
     ).scalars()
     recount = list(joining)
     db.execute(update(ATTEMPT).where(ATTEMPT.c.lesson_slug == old).values(lesson_slug=new))
+    db.execute(update(HINT_REVEAL).where(HINT_REVEAL.c.lesson_slug == old).values(lesson_slug=new))
     _move_keyed(db, REVIEW_CARD, ("learner_id", "question_id"), old, new)
     _move_keyed(db, CLASS_DUE, ("class_id",), old, new)
     _move_keyed(db, TALLY_BASIS, ("question_id",), old, new)

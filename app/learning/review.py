@@ -4,10 +4,12 @@ Every question a learner answers becomes a card. The first answer, and then the 
 answer once the card is due, rates it (a card is reviewed at most once per due period; an
 answer before the due date, from a second tab or a retry, is stored but rates nothing):
 
-- wrong → ``Again`` (due again in :data:`STEP`, ten minutes);
-- right when the answer that last reviewed the card was wrong (a retry) → ``Hard``;
-- right otherwise (first try, or right again) → ``Good``, which moves the card out by
-  FSRS's intervals (days, then weeks).
+- wrong, or right after opening the worked answer → ``Again`` (due again in :data:`STEP`,
+  ten minutes): the learner was told, not remembering;
+- right after a hint, or right when the answer that last reviewed the card was wrong (a
+  retry) → ``Hard``;
+- right otherwise (first try, or right again, no hint) → ``Good``, which moves the card out
+  by FSRS's intervals (days, then weeks).
 
 A card remembers the question version (``content_hash``) it was last answered in; when the
 author edits the question, the card counts as new (due at once) and its next answer starts
@@ -29,6 +31,7 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.learning.grading import AttemptFact
+from app.learning.rules import HINTED, NO_HELP, WORKED
 from app.learning.state import CardRow
 from app.learning.tallies.fold import LearnerAnswer
 from app.platform.db import tuple_in, upsert
@@ -61,19 +64,21 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def rating_for(correct: bool, previous_correct: bool | None) -> Rating:
+def rating_for(correct: bool, previous_correct: bool | None, help: int = NO_HELP) -> Rating:
     """Map a graded answer to an FSRS rating.
 
     Args:
         previous_correct: the grade of the answer that last reviewed the card (``None`` for
             a new card).
+        help: what the learner opened before answering (:mod:`app.learning.rules`).
 
     Returns:
-        ``Again`` when wrong, ``Hard`` when right after a wrong answer (a retry), else ``Good``.
+        ``Again`` when wrong or right after the worked answer, ``Hard`` when right after a
+        hint or after a wrong answer (a retry), else ``Good``.
     """
-    if not correct:
+    if not correct or help == WORKED:
         return Rating.Again
-    if previous_correct is False:
+    if previous_correct is False or help == HINTED:
         return Rating.Hard
     return Rating.Good
 
@@ -122,7 +127,8 @@ def next_card(
         previous_correct = None
     elif at < card.due:
         return None
-    rating = rating_for(answer.correct, previous_correct)
+    # :func:`replay` reads only the columns of migration 0009, which knew no hints.
+    rating = rating_for(answer.correct, previous_correct, getattr(answer, "help", NO_HELP))
     reviewed, _ = SCHEDULER.review_card(card, rating, review_datetime=at)
     return reviewed
 

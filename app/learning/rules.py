@@ -8,6 +8,10 @@ cannot drift apart:
   oldest by :data:`FIRST_TRY_ORDER` (time, then id).
 - **Done**: a lesson is done when every one of its current questions was answered right
   at least once, in any version (:func:`is_done`, :func:`done_sql`).
+- **Help**: what the learner saw before answering, kept on the attempt (``attempt.help``):
+  :data:`NO_HELP`, :data:`HINTED` (one hint or more) or :data:`WORKED` (the worked answer).
+  A right answer counts whole with no help, :data:`HINT_CREDIT` with a hint and nothing
+  after the worked answer (:func:`answer_credit`, :func:`answer_credit_sql`: mastery).
 - **The 27% groups**: the learners who answered a question are ranked by their course
   score (current questions right on the first try), highest first, ties by learner id;
   the top and the bottom :func:`group_size` learners form the upper and lower groups.
@@ -19,12 +23,43 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, FromClause, and_
+from sqlalchemy import ColumnElement, FromClause, and_, case
 
 GROUP_PERCENT = 27
 FIRST_TRY_ORDER = ("created_at", "id")  # the attempt columns that say which came first
 
 T = TypeVar("T")
+
+NO_HELP = 0  # answered without opening a hint
+HINTED = 1  # answered after one hint or more, short of the worked answer
+WORKED = 2  # answered after the worked answer
+HINT_CREDIT = 0.5  # what a right answer after a hint counts for in mastery
+
+
+def help_of(worked: Sequence[bool]) -> int:
+    """The help of an answer given after revealing hints whose ``worked`` flags are given."""
+    if not worked:
+        return NO_HELP
+    return WORKED if any(worked) else HINTED
+
+
+def answer_credit(correct: bool, help: int) -> float:
+    """What one answer counts for in mastery: 1 right alone, :data:`HINT_CREDIT` right after a
+    hint, 0 wrong or right after the worked answer."""
+    if not correct or help == WORKED:
+        return 0.0
+    return HINT_CREDIT if help == HINTED else 1.0
+
+
+def answer_credit_sql(
+    correct: ColumnElement[Any], help: ColumnElement[Any]
+) -> ColumnElement[float]:
+    """:func:`answer_credit` as a SQL expression over the attempt's two columns."""
+    return case(
+        (and_(correct, help == NO_HELP), 1.0),
+        (and_(correct, help == HINTED), HINT_CREDIT),
+        else_=0.0,
+    )
 
 
 def group_size(learners: int) -> int:

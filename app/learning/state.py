@@ -32,6 +32,8 @@ class AttemptRow:
         credit: ``ordering``: the share of items in place (0 to 1), else ``None``.
         created_at: when it was stored (UTC).
         id: the row id (orders attempts stored in the same instant).
+        help: what the learner opened before answering (:data:`app.learning.rules.NO_HELP`,
+            ``HINTED``, ``WORKED``).
     """
 
     lesson_slug: str
@@ -41,6 +43,25 @@ class AttemptRow:
     correct: bool
     credit: float | None
     created_at: datetime
+    id: int
+    help: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RevealRow:
+    """A hint the learner opened and has not answered after yet (``hint_reveal``).
+
+    Attributes:
+        question_hash: the question version it was opened on.
+        hint: which hint, from 1.
+        worked: it was the worked answer.
+    """
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    hint: int
+    worked: bool
     id: int
 
 
@@ -92,6 +113,7 @@ class LearnerState:
         walks: every finished walk, newest first.
         cards: the spaced-review cards (``app/learning/review.py``).
         dues: the due dates of the learner's classes, soonest first.
+        reveals: the hints opened and not yet followed by an answer, oldest first.
     """
 
     learner_id: str | None
@@ -101,6 +123,7 @@ class LearnerState:
     walks: tuple[WalkRow, ...] = field(default=())
     cards: tuple[CardRow, ...] = field(default=())
     dues: tuple[LessonDue, ...] = field(default=())
+    reveals: tuple[RevealRow, ...] = field(default=())
 
     @property
     def version(self) -> tuple[object, ...]:
@@ -116,7 +139,19 @@ class LearnerState:
             len(self.walks),
             last_walk,
             hash(cards),
+            len(self.reveals),
+            self.reveals[-1].id if self.reveals else 0,
         )
+
+    def revealed(self, slug: str, question_id: str, question_hash: str) -> tuple[RevealRow, ...]:
+        """The hints opened on this version of the question since the learner's last answer
+        to it, by hint number (a hint opened twice counts once)."""
+        found = {
+            r.hint: r
+            for r in self.reveals
+            if (r.lesson_slug, r.question_id, r.question_hash) == (slug, question_id, question_hash)
+        }
+        return tuple(found[n] for n in sorted(found))
 
     def due_for(self, slug: str) -> LessonDue | None:
         """The lesson's due date in the learner's classes (the soonest of them), or ``None``."""
@@ -146,7 +181,29 @@ class LearnerState:
         if card is not None:
             same = (card.lesson_slug, card.question_id)
             cards = (*(c for c in cards if (c.lesson_slug, c.question_id) != same), card)
-        return LearnerState(self.learner_id, True, place, attempts, self.walks, cards, self.dues)
+        reveals = tuple(
+            r
+            for r in self.reveals
+            if (r.lesson_slug, r.question_id) != (attempt.lesson_slug, attempt.question_id)
+        )
+        return LearnerState(
+            self.learner_id, True, place, attempts, self.walks, cards, self.dues, reveals
+        )
+
+    def with_reveals(self, reveals: tuple[RevealRow, ...]) -> LearnerState:
+        """This state after ``reveals`` were stored (the learner row exists from then on)."""
+        known = {r.id for r in self.reveals}
+        added = tuple(r for r in reveals if r.id not in known)
+        return LearnerState(
+            self.learner_id,
+            True,
+            self.place,
+            self.attempts,
+            self.walks,
+            self.cards,
+            self.dues,
+            self.reveals + added,
+        )
 
 
 def facts_of(attempts: Iterable[AttemptRow]) -> list[AttemptFact]:
@@ -169,6 +226,7 @@ class NewAnswer:
         credit: ``ordering``: the share of items in place, else ``None``.
         key: the form's idempotency key.
         review: answered on ``/revisar``.
+        help: what the learner opened before answering (:func:`app.learning.rules.help_of`).
         at: when it was answered (UTC); ``None``: when the batch commits (imports and tests
             give it).
         birth_key: a visitor's first answer: the learner is made with this form key, and a
@@ -187,6 +245,7 @@ class NewAnswer:
     credit: float | None
     key: str
     review: bool = False
+    help: int = 0
     birth_key: str | None = None
     at: datetime | None = None
     scores: tuple[ScoreOrder, ...] = ()

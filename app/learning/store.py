@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -30,6 +30,7 @@ from app.learning.state import (
     LearnerState,
     NewAnswer,
     Place,
+    RevealRow,
     WalkRow,
     Written,
 )
@@ -40,6 +41,7 @@ from app.platform.models import (
     ClassDue,
     ClassMember,
     Classroom,
+    HintReveal,
     Learner,
     ReviewCard,
     WalkRecord,
@@ -66,11 +68,13 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     2     walk         tree id       path           result id        created, walk id
     3     review card  lesson slug   question id    question hash    due, 0
     4     due date     lesson slug   class name     class time zone  due, class id
+    5     hint opened  lesson slug   question id    question hash    opened, reveal id
     ====  ===========  ============  =============  ===============  ===================
 
-    ``chosen``, ``correct`` and ``credit`` are the attempt's. Rows come by kind, then ``at``
-    (due dates soonest first). SQLAlchemy's ``select``, not SQLModel's: its types cover nine
-    columns and a subquery, and it runs the same way.
+    ``chosen``, ``correct``, ``credit`` and ``help`` are the attempt's; a hint opened (and not
+    yet answered after) puts its ``worked`` flag in ``correct`` and its number in ``help``.
+    Rows come by kind, then ``at`` (due dates soonest first). SQLAlchemy's ``select``, not
+    SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
 
     def nothing(kind: type[TypeEngine[Any]]) -> Cast[Any]:
@@ -86,6 +90,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         nothing(Float).label("credit"),
         col(Learner.place_at).label("at"),
         literal_column("0", Integer).label("row_id"),
+        literal_column("0", Integer).label("help"),
     ).where(col(Learner.id) == _LEARNER)
     attempts = sa.select(
         literal_column("1", Integer),
@@ -97,6 +102,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(Attempt.credit),
         col(Attempt.created_at),
         col(Attempt.id),
+        col(Attempt.help),
     ).where(col(Attempt.learner_id) == _LEARNER)
     walks = sa.select(
         literal_column("2", Integer),
@@ -108,6 +114,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         nothing(Float),
         col(WalkRecord.created_at),
         col(WalkRecord.id),
+        literal_column("0", Integer),
     ).where(col(WalkRecord.learner_id) == _LEARNER)
     cards = sa.select(
         literal_column("3", Integer),
@@ -118,6 +125,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         nothing(Boolean),
         nothing(Float),
         col(ReviewCard.due),
+        literal_column("0", Integer),
         literal_column("0", Integer),
     ).where(col(ReviewCard.learner_id) == _LEARNER)
     dues = (
@@ -131,13 +139,26 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
             nothing(Float),
             col(ClassDue.due_at),
             col(Classroom.id),
+            literal_column("0", Integer),
         )
         .select_from(ClassMember)
         .join(Classroom, col(Classroom.id) == col(ClassMember.class_id))
         .join(ClassDue, col(ClassDue.class_id) == col(ClassMember.class_id))
         .where(col(ClassMember.learner_id) == _LEARNER)
     )
-    union = union_all(learner, attempts, walks, cards, dues).subquery()
+    reveals = sa.select(
+        literal_column("5", Integer),
+        col(HintReveal.lesson_slug),
+        col(HintReveal.question_id),
+        col(HintReveal.question_hash),
+        nothing(String),
+        col(HintReveal.worked),
+        nothing(Float),
+        col(HintReveal.created_at),
+        col(HintReveal.id),
+        col(HintReveal.hint),
+    ).where(col(HintReveal.learner_id) == _LEARNER, col(HintReveal.attempt_id).is_(None))
+    union = union_all(learner, attempts, walks, cards, dues, reveals).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
@@ -157,6 +178,7 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
     if learner_id is None:
         return LearnerState(None)
     place, stored, attempts, walks, cards = None, False, [], [], []
+    reveals: list[RevealRow] = []
     dues: dict[str, LessonDue] = {}
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
@@ -173,12 +195,17 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
                     row.credit,
                     row.at,
                     row.row_id,
+                    row.help,
                 )
             )
         elif row.kind == 2:
             walks.append(WalkRow(row.slug, row.name, row.detail, row.at, row.row_id))
         elif row.kind == 3:
             cards.append(CardRow(row.slug, row.name, row.detail, row.at))
+        elif row.kind == 5:
+            reveals.append(
+                RevealRow(row.slug, row.name, row.detail, row.help, bool(row.correct), row.row_id)
+            )
         else:  # the soonest due date of a lesson wins when two classes set one
             dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
     walks.reverse()
@@ -190,6 +217,7 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
         tuple(walks),
         tuple(cards),
         tuple(dues.values()),
+        tuple(reveals),
     )
 
 
@@ -249,6 +277,48 @@ def record_walk(
     session.commit()
 
 
+def record_reveals(
+    session: Session,
+    learner_id: str,
+    slug: str,
+    question_id: str,
+    question_hash: str,
+    hints: Sequence[tuple[int, bool]],
+) -> tuple[RevealRow, ...]:
+    """Store hints opened on a question in one transaction (the learner row is created if
+    missing, as by :func:`record_walk`); they wait for the learner's next answer to it.
+
+    Args:
+        hints: ``(hint number, worked)`` of each hint opened.
+
+    Returns:
+        The reveals stored, as the state reads them.
+    """
+    insert = _insert_for(session)
+    now = utcnow()
+    begin_write(session)
+    session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
+    rows = []
+    for hint, worked in hints:
+        reveal = HintReveal(
+            learner_id=learner_id,
+            lesson_slug=slug,
+            question_id=question_id,
+            question_hash=question_hash,
+            hint=hint,
+            worked=worked,
+            created_at=now,
+        )
+        session.add(reveal)
+        rows.append(reveal)
+    session.flush()
+    stored = tuple(
+        RevealRow(slug, question_id, question_hash, r.hint, r.worked, r.id or 0) for r in rows
+    )
+    session.commit()
+    return stored
+
+
 # Either dialect's ``insert``: two statement classes that both know ``on_conflict_do_*``.
 InsertFor = Callable[[type[SQLModel]], postgresql.Insert | sqlite.Insert]
 
@@ -297,3 +367,14 @@ class SqlLearnerStore:
     def store_answer(self, answer: NewAnswer) -> Written:
         """See :meth:`AnswerWriter.store`."""
         return self.writer.store(answer)
+
+    def store_reveals(
+        self,
+        learner_id: str,
+        slug: str,
+        question_id: str,
+        question_hash: str,
+        hints: Sequence[tuple[int, bool]],
+    ) -> tuple[RevealRow, ...]:
+        """See :func:`record_reveals`."""
+        return record_reveals(self.session, learner_id, slug, question_id, question_hash, hints)

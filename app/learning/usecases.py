@@ -10,6 +10,7 @@ neither HTTP nor SQL.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
@@ -22,7 +23,15 @@ from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.answers import graded_answer
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
-from app.learning.state import DuplicateKeyError, LearnerState, NewAnswer, Place, Written
+from app.learning.rules import help_of
+from app.learning.state import (
+    DuplicateKeyError,
+    LearnerState,
+    NewAnswer,
+    Place,
+    RevealRow,
+    Written,
+)
 from app.learning.trees import TreeView, tree_view
 from app.learning.views import KEY_RE, QuestionView, question_view
 
@@ -48,6 +57,16 @@ class LearnerStore(Protocol):
 
         Raises ``DuplicateKeyError`` when the key was used for another question.
         """
+
+    def store_reveals(
+        self,
+        learner_id: str,
+        slug: str,
+        question_id: str,
+        question_hash: str,
+        hints: Sequence[tuple[int, bool]],
+    ) -> tuple[RevealRow, ...]:
+        """Store hints opened, ``(number, worked)`` each, before returning them as stored."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +231,7 @@ def lesson_page(
             qid == asked.retry,
             asked.errors.get(qid),
             asked.typed.get(qid, ""),
+            opened(state, lesson.slug, question),
         )
         for qid, question in lesson.questions.items()
     }
@@ -277,8 +297,64 @@ def show_question(
     """One question as the learner sees it now (their latest graded answer, or the form)."""
     state = store.read_state(learner_id)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
-    view = question_view(lesson.slug, question, state.learner_id, attempts, retry, error, typed)
+    view = question_view(
+        lesson.slug,
+        question,
+        state.learner_id,
+        attempts,
+        retry,
+        error,
+        typed,
+        opened(state, lesson.slug, question),
+    )
     return QuestionPage(view, error=error, state=state)
+
+
+def opened(state: LearnerState, slug: str, question: Question) -> list[int]:
+    """The numbers of the hints the learner opened on ``question`` since their last answer."""
+    return [r.hint for r in state.revealed(slug, question.id, question.content_hash)]
+
+
+class HintNotFound(LookupError):
+    """The hint asked for is not one of the question's."""
+
+
+def reveal_hint(
+    store: LearnerStore,
+    lesson: Lesson,
+    question: Question,
+    learner_id: str,
+    number: int,
+    version: str | None,
+) -> QuestionPage:
+    """Open the question's hints up to ``number`` (those not open yet are stored, one event
+    each, waiting for the learner's next answer, which then counts as helped) and show the
+    question's form with them.
+
+    Raises:
+        FormRefused: the form showed another version of the question (``QUESTION_CHANGED``).
+        HintNotFound: ``number`` is not between 1 and the question's count of hints.
+    """
+    if version != question.content_hash:
+        raise FormRefused(QUESTION_CHANGED)
+    if not 1 <= number <= len(question.hints):
+        raise HintNotFound(number)
+    state = store.read_state(learner_id)
+    already = set(opened(state, lesson.slug, question))
+    new = [(h.number, h.worked) for h in question.hints[:number] if h.number not in already]
+    if new:
+        rows = store.store_reveals(learner_id, lesson.slug, question.id, question.content_hash, new)
+        state = state.with_reveals(rows)
+    attempts = state.in_lesson(lesson.slug).get(question.id, [])
+    view = question_view(
+        lesson.slug,
+        question,
+        learner_id,
+        attempts,
+        retry=True,
+        revealed=opened(state, lesson.slug, question),
+    )
+    return QuestionPage(view, stored=bool(new), learner_id=learner_id, state=state)
 
 
 @dataclass(frozen=True)
@@ -378,6 +454,7 @@ def answer_question(
         question, answer.options, answer.value, answer.positions, answer.confirmed
     )
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
+    hints = before.revealed(lesson.slug, question.id, question.content_hash)
     try:
         written = store.store_answer(
             NewAnswer(
@@ -390,6 +467,7 @@ def answer_question(
                 grade.credit,
                 answer.key,
                 review=where.review,
+                help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
                 scores=where.scores,
             )
@@ -423,8 +501,10 @@ __all__ = [
     "FormRefused",
     "LessonRequest",
     "OpenedLesson",
+    "HintNotFound",
     "answer_question",
     "open_lesson",
+    "reveal_hint",
     "visitor_lesson",
     "show_question",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.content.numbers import decimal_point_reading
-from app.content.quiz import Item, Option, Question
+from app.content.quiz import Hint, Item, Option, Question
 from app.learning.grading import (
     Grade,
     QuestionRecord,
@@ -46,6 +46,10 @@ class QuestionView:
         typed: ``numeric``: what the learner typed, kept in the form after a refused answer.
         confirm: ``numeric``: the refused answer reads in thousands ("3.438" is 3438); the
             form asks the learner to confirm it as typed.
+        hints: the hints the learner opened since their last answer, in order (only these
+            reach the page: a hint not opened, the worked answer above all, never does).
+        next_hint: the number of the next hint to open, or 0 when none is left.
+        help: the help the graded answer shown had (:mod:`app.learning.rules`).
     """
 
     options: tuple[Option, ...]
@@ -58,6 +62,9 @@ class QuestionView:
     items: tuple[Item, ...] = ()
     typed: str = ""
     confirm: bool = False
+    hints: tuple[Hint, ...] = ()
+    next_hint: int = 0
+    help: int = 0
 
 
 def new_key() -> str:
@@ -73,6 +80,7 @@ def question_view(
     retry: bool = False,
     error: str | None = None,
     typed: str = "",
+    revealed: Sequence[int] = (),
 ) -> QuestionView:
     """Decide how to show ``question`` to the learner.
 
@@ -84,6 +92,8 @@ def question_view(
         retry: show the form even after an answer ("Responder de novo").
         error: a message to show with the form.
         typed: what the learner typed in a refused ``numeric`` answer.
+        revealed: the numbers of the hints opened since the last answer
+            (:meth:`app.learning.state.LearnerState.revealed`).
 
     Returns:
         The graded latest attempt, or the form when there is none, when the learner asked to
@@ -93,10 +103,15 @@ def question_view(
     outdated = record is not None and record.is_outdated(question)
     result = None
     answered_at = None
+    help = 0
     if attempts and not (retry or error or outdated):
         latest = attempts[-1]
         result = regrade_stored(question, latest.chosen, latest.correct)
         answered_at = latest.created_at
+        help = latest.help
+    opened = sorted({n for n in revealed if 1 <= n <= len(question.hints)})
+    hints = tuple(question.hints[n - 1] for n in opened)
+    next_hint = len(hints) + 1 if len(hints) < len(question.hints) else 0
     seed = learner_id or VISITOR_ORDER
     options = shuffled_options(question, seed, lesson_slug)
     items = shuffled_items(question, seed, lesson_slug) if question.items else ()
@@ -113,4 +128,7 @@ def question_view(
         items,
         typed[:100],
         confirm,
+        hints,
+        next_hint,
+        help,
     )

@@ -47,7 +47,7 @@ from app.learning.review import schedule_batch
 from app.learning.state import AttemptRow, DuplicateKeyError, NewAnswer, Place, Written
 from app.learning.tallies.write import record_in_tallies
 from app.platform.db import IMMEDIATE, tuple_in
-from app.platform.models import ACCOUNT, ATTEMPT, LEARNER, utcnow
+from app.platform.models import ACCOUNT, ATTEMPT, HINT_REVEAL, LEARNER, utcnow
 
 log = logging.getLogger(__name__)
 # Either dialect's ``insert``: both know ``ON CONFLICT`` and ``excluded``.
@@ -84,7 +84,7 @@ class _Stored(AttemptRow):
     """An attempt stored by a batch, with its learner: what the page shows and what the
     tallies, the mastery and the cards read."""
 
-    learner_id: str
+    learner_id: str = ""
 
 
 class AnswerWriter:
@@ -298,6 +298,7 @@ def _store_attempts(
                 "credit": answer.credit,
                 "idempotency_key": answer.key,
                 "review": answer.review,
+                "help": answer.help,
                 "created_at": answer.at or now,
             }
             for _, answer, learner_id in batch
@@ -318,7 +319,8 @@ def _store_attempts(
             answer.credit,
             answer.at or now,
             row_id,
-            learner_id,
+            help=answer.help,
+            learner_id=learner_id,
         )
         stored.append(row)
         job.result = Written(row, True, learner_id)
@@ -356,6 +358,27 @@ def _store_attempts(
     )
     if not stored:
         return
+    helped = [row for row in stored if row.help]
+    if helped:  # the hints opened before these answers now belong to them
+        connection.execute(
+            update(HINT_REVEAL)
+            .where(
+                HINT_REVEAL.c.learner_id == bindparam("learner"),
+                HINT_REVEAL.c.lesson_slug == bindparam("lesson"),
+                HINT_REVEAL.c.question_id == bindparam("question"),
+                HINT_REVEAL.c.attempt_id.is_(None),
+            )
+            .values(attempt_id=bindparam("attempt")),
+            [
+                {
+                    "learner": row.learner_id,
+                    "lesson": row.lesson_slug,
+                    "question": row.question_id,
+                    "attempt": row.id,
+                }
+                for row in helped
+            ],
+        )
     record_in_tallies(connection, stored)
     record_in_mastery(connection, tags, stored)
     cards = schedule_batch(connection, stored)
@@ -377,6 +400,7 @@ def _row(row: Row[Any]) -> AttemptRow:
         row.credit,
         created,
         row.id,
+        row.help,
     )
 
 

@@ -34,6 +34,7 @@ QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
 QUESTION_CHANGED = N_("This question changed; read it again and answer.")
+HINT_NOT_FOUND = N_("This question has no such hint. Reload the page.")
 
 
 def refusal_message(refused: FormRefused) -> str:

@@ -144,6 +144,18 @@ class ReviewCardPublic(SQLModel):
     last_review: datetime | None
 
 
+class HintPublic(SQLModel):
+    """A hint opened, as exported ("Meus dados")."""
+
+    lesson_slug: str
+    question_id: str
+    question_hash: str
+    hint: int
+    worked: bool
+    created_at: datetime
+    answered: bool
+
+
 class LearnerExport(SQLModel):
     """Everything stored about one learner ("Meus dados", LGPD access)."""
 
@@ -155,6 +167,7 @@ class LearnerExport(SQLModel):
     sessions: list[SessionPublic]
     classes: list[MembershipPublic] = []
     review_cards: list[ReviewCardPublic] = []
+    hints: list[HintPublic] = []
 
 
 def progress_public(
@@ -202,6 +215,18 @@ def learner_export(data: LearnerData | None) -> LearnerExport:
         walks=[WalkPublic.from_walk(walk) for walk in data.walks],
         sessions=[SessionPublic(expires_at=s.expires_at) for s in data.sessions],
         classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in data.classes],
+        hints=[
+            HintPublic(
+                lesson_slug=h.lesson_slug,
+                question_id=h.question_id,
+                question_hash=h.question_hash,
+                hint=h.hint,
+                worked=h.worked,
+                created_at=h.created_at,
+                answered=h.attempt_id is not None,
+            )
+            for h in data.hints
+        ],
         review_cards=[
             ReviewCardPublic.model_validate(card, from_attributes=True)
             for card in data.review_cards

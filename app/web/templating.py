@@ -26,7 +26,7 @@ from starsessions import SessionNotLoaded
 
 from app.content import page_ids
 from app.content.numbers import format_number
-from app.i18n import N_, gettext, local_datetime, translations
+from app.i18n import N_, gettext, local_datetime, local_day, translations
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
@@ -131,6 +131,12 @@ def _local_datetime(context, moment) -> str:
     )
 
 
+@pass_context
+def _local_day(context, moment) -> str:
+    request = context.get("request")
+    return local_day(moment, request.cookies.get(TIMEZONE_COOKIE) if request is not None else None)
+
+
 QUESTION_KINDS = {
     "single": N_("single choice"),
     "multiple": N_("multiple choice"),
@@ -181,6 +187,7 @@ def make_templates(
         static_url=assets.url,
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
         local_datetime=_local_datetime,
+        local_day=_local_day,
         account_name=account_name,
         from_lms=from_lms,
         tree_html=RenderedTrees(templates.env).html,

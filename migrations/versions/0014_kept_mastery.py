@@ -54,7 +54,7 @@ def upgrade() -> None:
     )
     # a learner who answered before the upgrade keeps their mastery on /progresso
     course = load_course(Settings().lessons_dir)
-    rebuild_mastery(op.get_bind(), concept_tags(course))
+    rebuild_mastery(op.get_bind(), concept_tags(course), hints=False)  # no attempt.help yet
 
 
 def downgrade() -> None:

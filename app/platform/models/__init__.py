@@ -27,11 +27,13 @@ from app.platform.models.classes import (
 )
 from app.platform.models.learners import (
     ATTEMPT,
+    HINT_REVEAL,
     LEARNER,
     REVIEW_CARD,
     WALK,
     Attempt,
     AttemptBase,
+    HintReveal,
     Learner,
     ReviewCard,
     WalkRecord,
@@ -85,6 +87,8 @@ __all__ = [
     "Classroom",
     "FIRST_TRY",
     "FirstTry",
+    "HINT_REVEAL",
+    "HintReveal",
     "KEPT_MASTERY",
     "KeptMastery",
     "LEARNER",

@@ -50,6 +50,8 @@ class AttemptBase(SQLModel):
             still means fully right); ``None`` for other kinds.
         review: the answer was given on the spaced review page (``/revisar``), not in the
             lesson.
+        help: what the learner opened before answering: 0 nothing, 1 a hint, 2 the worked
+            answer (:data:`app.learning.rules.NO_HELP`, ``HINTED``, ``WORKED``).
     """
 
     lesson_slug: str = Field(max_length=100)
@@ -60,6 +62,7 @@ class AttemptBase(SQLModel):
     created_at: datetime = Field(default_factory=utcnow)
     credit: float | None = None
     review: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    help: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Attempt(AttemptBase, table=True):
@@ -74,11 +77,49 @@ class Attempt(AttemptBase, table=True):
     __table_args__ = (
         Index("ix_attempt_learner_lesson", "learner_id", "lesson_slug"),
         UniqueConstraint("learner_id", "idempotency_key", name="uq_attempt_learner_key"),
+        # only the attempts given after a hint: the dashboard's "Com dica" counts them
+        Index(
+            "ix_attempt_helped",
+            "lesson_slug",
+            "question_id",
+            "question_hash",
+            sqlite_where=sa.text("help != 0"),
+            postgresql_where=sa.text("help != 0"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
     idempotency_key: str | None = Field(default=None, max_length=64)
+
+
+class HintReveal(SQLModel, table=True):
+    """One hint a learner opened on a question (table ``hint_reveal``).
+
+    A reveal waits for the learner's next answer to that question, then belongs to it.
+
+    Attributes:
+        question_hash: the question version the hint was opened on.
+        hint: which hint, from 1.
+        worked: the hint was the worked answer.
+        created_at: when it was opened, UTC.
+        attempt_id: the answer given after it, or ``None`` until then.
+    """
+
+    __tablename__ = "hint_reveal"
+    __table_args__ = (Index("ix_hint_reveal_learner", "learner_id", "lesson_slug", "question_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
+    lesson_slug: str = Field(max_length=100)
+    question_id: str = Field(max_length=100)
+    question_hash: str = Field(default="", max_length=64)
+    hint: int
+    worked: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+    attempt_id: int | None = Field(
+        default=None, foreign_key="attempt.id", ondelete="CASCADE", index=True
+    )
 
 
 class WalkRecord(SQLModel, table=True):
@@ -139,3 +180,4 @@ LEARNER = table(Learner)
 ATTEMPT = table(Attempt)
 WALK = table(WalkRecord)
 REVIEW_CARD = table(ReviewCard)
+HINT_REVEAL = table(HintReveal)

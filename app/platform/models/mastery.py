@@ -16,8 +16,9 @@ class KeptMastery(SQLModel, table=True):
     Attributes:
         concept: the glossary term's slug.
         recent: the last :data:`~app.learning.mastery.LAST_N` answers counted, newest first,
-            one line each: time (UTC, ``YYYY-MM-DD HH:MM:SS.ffffff``), attempt id and ``1`` or
-            ``0`` (right or not), separated by tabs.
+            one line each: time (UTC, ``YYYY-MM-DD HH:MM:SS.ffffff``), attempt id and its
+            credit (``1`` right, ``0`` wrong, ``0.5`` right after a hint:
+            :func:`app.learning.rules.answer_credit`), separated by tabs.
         mastery: 0 to 1, by the rule, over ``recent``.
         answers: how many lines ``recent`` holds.
     """

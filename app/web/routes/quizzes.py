@@ -9,14 +9,17 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
+from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.i18n import gettext
 from app.learning.usecases import (
     QUESTION_CHANGED,
     AnswerPlace,
     FormRefused,
+    HintNotFound,
     QuestionPage,
     answer_question,
+    reveal_hint,
     show_question,
 )
 from app.learning.views import VISITOR_ORDER
@@ -26,11 +29,18 @@ from app.web.deps import (
     LearnerForWriteDep,
     LearnerIdDep,
     ReaderCourseDep,
+    RowId,
     SessionDep,
     born_in_this_request,
     learner_store,
 )
-from app.web.forms import FLASH_KEY, QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
+from app.web.forms import (
+    FLASH_KEY,
+    HINT_NOT_FOUND,
+    QUESTION_NOT_FOUND,
+    AnswerFormDep,
+    refusal_message,
+)
 from app.web.launches import answer_scores, launch_query, tab_launch
 from app.web.lookups import find_lesson
 from app.web.templating import VARY, render, wants_fragment
@@ -106,6 +116,49 @@ def answer(
         assert page.state is not None  # an answer's page carries the state it was built from
         return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
     return _back_to(request, lesson, question)
+
+
+@router.post(
+    "/licoes/{slug}/perguntas/{question_id}/dica", response_class=HTMLResponse, name="hint"
+)
+def hint(
+    request: Request,
+    slug: str,
+    question_id: str,
+    course: ReaderCourseDep,
+    session: SessionDep,
+    learner_id: LearnerForWriteDep,
+    dica: Annotated[RowId, Form()],
+    versao: Annotated[str | None, Form(max_length=64)] = None,
+    origem: Annotated[str, Form(max_length=20)] = "",
+):
+    """Open the question's hints up to number ``dica`` (each stored once, as an event the
+    learner's next answer to the question takes with it).
+
+    htmx gets the hints block (``_hints.html``) with the hint opened; a plain form post is
+    redirected (303) to the question's form: on the lesson, or where ``origem`` says
+    (``revisar``: ``/revisar``; ``erradas``: the notebook of mistakes). A hint the question
+    does not have is 404; a form of another version of the question is answered like the
+    answer form's (409 for htmx, the notice after a redirect).
+    """
+    lesson, question = _find(course, slug, question_id)
+    store = learner_store(request, session)
+    try:
+        page = reveal_hint(store, lesson, question, learner_id, dica, versao)
+    except HintNotFound as exc:
+        raise HTTPException(status_code=404, detail=gettext(HINT_NOT_FOUND)) from exc
+    except FormRefused as refused:
+        return _invalid(
+            request, store, lesson, question, refusal_message(refused), learner_id, status_code=409
+        )
+    if wants_fragment(request):
+        context = {"lesson": lesson, "question": question, "view": page.view, "opened": True}
+        return render(request, "_hints.html", context)
+    back = {"revisar": "review", "erradas": "notebook"}.get(origem)
+    if back is not None:
+        url = urls_of(request).with_anchor(back, question_anchor(question.id))
+        return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
+    return _back_to(request, lesson, question, retry=True)
 
 
 @router.get("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="question")

@@ -1,4 +1,5 @@
-"""``/revisar``: the learner's questions due for spaced review, one at a time.
+"""``/revisar``: the learner's questions due for spaced review, one at a time, and the notebook
+of mistakes (``/revisar/erradas``, "Só as que errei").
 
 Each question is the lesson's own fragment (same form, grading and explanations); its
 answer is stored as an attempt marked ``review`` and reschedules the card
@@ -8,19 +9,28 @@ to the graded question, whose "Próxima pergunta" link leads to the next card du
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
-from app.i18n import gettext
+from app.i18n import gettext, learner_zone
 from app.learning import review
+from app.learning.notebook import notebook, notebook_concepts
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.store import read_state
-from app.learning.usecases import QUESTION_CHANGED, AnswerPlace, FormRefused, answer_question
+from app.learning.usecases import (
+    QUESTION_CHANGED,
+    AnswerPlace,
+    FormRefused,
+    answer_question,
+    opened,
+)
 from app.learning.views import question_view
 from app.platform.sessions import VISIT_COOKIE
 from app.web.deps import (
@@ -35,7 +45,7 @@ from app.web.deps import (
 from app.web.forms import QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
 from app.web.launches import answer_scores
 from app.web.lookups import find_lesson, session_place
-from app.web.templating import VARY, render, wants_fragment
+from app.web.templating import TIMEZONE_COOKIE, VARY, render, wants_fragment
 from app.web.urls import urls_of
 
 router = APIRouter()
@@ -77,6 +87,7 @@ def _page(
             retry=not graded,
             error=error,
             typed=typed,
+            revealed=opened(state, lesson.slug, question),
         )
         context["answer_url"] = urls_of(request).path(
             "review_answer", slug=lesson.slug, question_id=question.id
@@ -158,5 +169,126 @@ def review_answer(
         return _page(request, course, page.state, lesson, question, graded=True)
     url = urls_of(request).with_anchor(
         "review_answered", question_anchor(question.id), slug=lesson.slug, question_id=question.id
+    )
+    return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
+
+
+def _notebook_page(
+    request: Request,
+    course,
+    state: LearnerState,
+    concept: str | None = None,
+    just: tuple[Lesson, Question] | None = None,
+    error: str | None = None,
+    typed: str = "",
+    status_code: int = 200,
+):
+    """Render the notebook of mistakes from one state; ``just``: the question just answered
+    here, shown graded (or with ``error``) even once it has left the notebook."""
+    now = review.now()
+    zone = learner_zone(request.cookies.get(TIMEZONE_COOKIE))
+    known = concept if concept and course.glossary.get(concept) else None
+    groups = notebook(course, state, now, zone, known)
+    urls = urls_of(request)
+    views, answer_urls = {}, {}
+    listed = [(e.lesson, e.question) for g in groups for e in g.entries]
+    for lesson, question in ([just] if just and just not in listed else []) + listed:
+        key = (lesson.slug, question.id)
+        views[key] = question_view(
+            lesson.slug,
+            question,
+            state.learner_id,
+            state.in_lesson(lesson.slug).get(question.id, []),
+            retry=just != (lesson, question),
+            error=error if just == (lesson, question) else None,
+            typed=typed if just == (lesson, question) else "",
+            revealed=opened(state, lesson.slug, question),
+        )
+        answer_urls[key] = urls.path("notebook_answer", slug=lesson.slug, question_id=question.id)
+    context = {
+        "progress": course_progress(course, state, state.place or session_place(request)),
+        "groups": groups,
+        "views": views,
+        "answer_urls": answer_urls,
+        "just": just if just and just not in listed else None,
+        "concepts": notebook_concepts(course, state),
+        "concept": known,
+        "glossary": course.glossary,
+    }
+    if just is not None and wants_fragment(request):
+        lesson, question = just
+        key = (lesson.slug, question.id)
+        fragment = {
+            "lesson": lesson,
+            "question": question,
+            "view": views[key],
+            "answer_url": answer_urls[key],
+            "in_notebook": True,
+        }
+        return render(request, "_question.html", fragment, status_code=status_code)
+    return render(request, "notebook.html", context, status_code=status_code)
+
+
+@router.get("/revisar/erradas", response_class=HTMLResponse, name="notebook")
+def notebook_page(
+    request: Request,
+    course: CourseDep,
+    db: SessionDep,
+    learner_id: LearnerIdDep,
+    conceito: Annotated[str | None, Query(max_length=100)] = None,
+    licao: Annotated[str | None, Query(max_length=100)] = None,
+    pergunta: Annotated[str | None, Query(max_length=100)] = None,
+):
+    """ "Só as que errei": every question the learner answered wrong and has not answered
+    right since, by lesson, each with why it is there and its form to answer it in place;
+    ``conceito`` keeps the questions of one glossary term. ``licao`` and ``pergunta``: the
+    question just answered here without JavaScript, shown graded."""
+    just = None
+    if licao and pergunta:
+        just = _find(course, licao, pergunta)
+    return _notebook_page(request, course, read_state(db, learner_id), conceito, just)
+
+
+@router.post(
+    "/revisar/erradas/{slug}/{question_id}", response_class=HTMLResponse, name="notebook_answer"
+)
+def notebook_answer(
+    request: Request,
+    slug: str,
+    question_id: str,
+    course: CourseDep,
+    db: SessionDep,
+    learner_id: LearnerForWriteDep,
+    sent: AnswerFormDep,
+):
+    """Answer a question of the notebook in place: the review's use-case
+    (:func:`app.learning.usecases.answer_question`, the attempt marked ``review``). htmx gets
+    the graded question; a plain post is redirected (303) to the notebook, where it shows
+    graded. A refused answer gets the form again with the message (422; 409 for a form of
+    an older version)."""
+    lesson, question = _find(course, slug, question_id)
+    store = learner_store(request, db)
+    born = born_in_this_request(request)
+    try:
+        page = answer_question(
+            store, course, lesson, question, learner_id, sent, AnswerPlace(review=True, born=born)
+        )
+    except (FormRefused, AnswerError) as exc:
+        if isinstance(exc, FormRefused):
+            message, typed = refusal_message(exc), ""
+            status = 409 if exc.reason == QUESTION_CHANGED else 422
+        else:
+            message, typed, status = str(exc), sent.value or "", 422
+        state = LearnerState(None) if born else store.read_state(learner_id)
+        return _notebook_page(
+            request, course, state, None, (lesson, question), message, typed, status
+        )
+    if page.learner_id != learner_id:  # the same first answer, sent twice at once
+        request.session[SESSION_KEY] = page.learner_id
+    if wants_fragment(request):
+        assert page.state is not None  # an answer's page carries the state it was built from
+        return _notebook_page(request, course, page.state, None, (lesson, question))
+    url = urls_of(request).with_query(
+        "notebook", {"licao": lesson.slug, "pergunta": question.id}, question_anchor(question.id)
     )
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
