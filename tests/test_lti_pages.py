@@ -262,3 +262,18 @@ def test_scores_queued_before_a_restart_are_sent_when_the_app_starts(settings):
     app.state.lti_sender.stop()
     assert rows[0][0] == "failed" and rows[0][1] >= 1
     assert "Connection refused" in db_rows(settings, "SELECT last_error FROM lti_score")[0][0]
+
+
+def test_the_content_picker_opened_outside_the_lms_says_so_without_asking_to_sign_in(settings):
+    """Issue 38: a signed-out visitor was sent to sign in, then refused. Without a
+    deep-linking launch the page says where to open it from, whoever asks."""
+    app = create_app(settings)
+    visitor = TestClient(app, follow_redirects=False)
+    teacher = instructor(TestClient(app, follow_redirects=False), settings)
+    for client in (visitor, teacher):
+        page = client.get("/lti/conteudo")
+        assert page.status_code == 403, page.headers.get("location")
+        assert (
+            "Abra esta página pelo AVA, escolhendo o curso como conteúdo de ferramenta externa."
+            in text(soup(page.text).select_one("main"))
+        )

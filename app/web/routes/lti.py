@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
@@ -306,21 +306,30 @@ def _deep_link_launch(request: Request) -> str:
     return launch_id
 
 
+# Before the instructor check: a visitor who did not come from the LMS is told so at once,
+# not asked to sign in and then refused (FastAPI resolves the parameters' dependencies in order).
+DeepLinkDep = Annotated[str, Depends(_deep_link_launch)]
+
+
 @router.get("/lti/conteudo", response_class=HTMLResponse, name="lti_deep_link")
-def lti_deep_link(request: Request, course: CourseDep, _instructor: InstructorDep):
+def lti_deep_link(
+    request: Request, course: CourseDep, _launch: DeepLinkDep, _instructor: InstructorDep
+):
     """The picker an LMS instructor sees when adding the course as content: every lesson
     (title, summary, question count) and the review page."""
-    _deep_link_launch(request)
     return render(request, "lti_deep_link.html", {"course": course})
 
 
 @router.post("/lti/conteudo", response_class=HTMLResponse)
 async def lti_deep_link_answer(
-    request: Request, course: CourseDep, _instructor: InstructorDep, licao: Field = ""
+    request: Request,
+    course: CourseDep,
+    launch_id: DeepLinkDep,
+    _instructor: InstructorDep,
+    licao: Field = "",
 ):
     """Answer the LMS with an ``ltiResourceLink`` (and a line item with the lesson's question
     count): a form that posts the signed response back to the LMS."""
-    launch_id = _deep_link_launch(request)
     lesson = course.get(licao) if licao != REVIEW_PAGE else None
     if licao != REVIEW_PAGE and lesson is None:
         return render(request, "lti_deep_link.html", {"course": course, "error": True}, 422)
