@@ -94,6 +94,27 @@ def test_answer_a_quiz_question_by_keyboard_alone(page: Page, live_server: LiveS
     assert watch.errors == []
 
 
+def test_a_send_that_fails_offline_keeps_the_focus_on_the_question_and_says_why(
+    page: Page, live_server: LiveServer
+):
+    """Issue 38: after a failed send (no network) the focus dropped to the top of the page."""
+    page.goto(live_server.url + "/licoes/kernels")
+    page.locator(f"#op-{FIRST.id}-b").check()  # the first interaction brings htmx
+    page.wait_for_function("() => !!window.htmx")
+    page.context.set_offline(True)
+    button = page.locator(f"#pergunta-{FIRST.id}").get_by_role("button", name="Responder")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#aviso-erro")).to_have_text(
+        "Sem conexão com o servidor. Verifique a rede e tente de novo; sua resposta não foi "
+        "enviada."
+    )
+    expect(button).to_be_focused()
+    page.context.set_offline(False)
+    page.keyboard.press("Enter")  # sent again from where the focus stayed
+    expect(page.locator(f"#pergunta-{FIRST.id} .verdict")).to_contain_text("Resposta correta")
+
+
 def test_every_quiz_question_and_tree_node_is_a_fieldset_with_its_question_in_the_legend(
     page: Page, live_server: LiveServer
 ):
