@@ -210,3 +210,61 @@ def test_the_first_screen_shows_the_title_and_the_lesson_text(
     expect(page.locator(".lesson-source")).to_be_visible()
     expect(page.locator(".objectives li").first).to_be_visible()
     assert axe_violations(page) == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_first_tab_after_the_skip_link_lands_below_the_header(
+    new_page, live_server: LiveServer, width: int
+):
+    """Issue 38, item 5: after "Pular para o conteúdo" the next Tab went under the header."""
+    page = new_page(width, 740, reduced_motion="reduce")
+    for path in ("/licoes/kernels", "/", "/glossario"):
+        page.goto(live_server.url + path)
+        page.mouse.wheel(0, 1500)
+        rests(page)
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("link", name="Pular para o conteúdo")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.locator("main")).to_be_focused()
+        rests(page)
+        page.keyboard.press("Tab")
+        rests(page)
+        assert page.evaluate("!!document.activeElement.closest('main')"), path
+        box = page.evaluate(
+            """() => [document.activeElement.getBoundingClientRect().top,
+                      Math.max(0, document.querySelector('.site-header')
+                        .getBoundingClientRect().bottom)]"""
+        )
+        assert box[0] >= box[1] - 1, (path, box)
+
+
+def test_the_next_question_after_a_tree_step_on_a_phone_lands_below_the_header(
+    new_page, live_server: LiveServer
+):
+    """Issue 38, item 5: on a phone the tree's next question was focused under the header."""
+    page = new_page(360, 740, reduced_motion="reduce")
+    page.goto(live_server.url + "/licoes/escolha-self-hosted#arvore-guia-fase17")
+    widget = page.locator("#arvore-guia-fase17")
+    for _ in range(3):
+        option = widget.locator(".tree-option").last
+        # The option at the bottom of the window, as when reading down to it.
+        option.evaluate(
+            "(el) => window.scrollTo(0, el.getBoundingClientRect().bottom + scrollY - 700)"
+        )
+        rests(page)
+        heading = widget.locator(".tree-question-heading").inner_text()
+        option.click()
+        expect(
+            widget.locator(".tree-question-heading, .tree-result-engines").first
+        ).not_to_have_text(heading)
+        focused = page.locator(":focus")
+        expect(focused).to_have_attribute("data-focus", "")
+        rests(page)
+        box = page.evaluate(
+            """() => [document.activeElement.getBoundingClientRect().top,
+                      Math.max(0, document.querySelector('.site-header')
+                        .getBoundingClientRect().bottom)]"""
+        )
+        assert box[0] >= box[1] - 1, box
+        if widget.locator(".tree-option").count() == 0:
+            break
