@@ -483,6 +483,18 @@ def test_a_lesson_link_is_prefetched_on_hover(new_page, live_server: LiveServer)
     wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='{behind}']\")")
 
 
+def test_a_lesson_link_is_prefetched_when_a_tap_starts(new_page, live_server: LiveServer):
+    """Issue 38, item 4: a phone has no hover; the touch that starts a tap fetches ahead."""
+    page = new_page(360, 740, has_touch=True, is_mobile=True)
+    last, previous = COURSE.lessons[-1], COURSE.lessons[-2]
+    page.goto(f"{live_server.url}/licoes/{last.slug}", wait_until="load")
+    page.wait_for_timeout(300)
+    assert page.locator("link[rel=prefetch]").count() == 0, "a última lição não tem próxima"
+    page.locator(".pager-prev").dispatch_event("touchstart")
+    behind = f"/licoes/{previous.slug}"
+    wait_until(page, f"!!document.querySelector(\"link[rel=prefetch][href='{behind}']\")")
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_tree_map_waits_behind_see_the_map_on_a_phone(
     new_page, live_server: LiveServer, width: int
