@@ -288,3 +288,20 @@ def test_a_lesson_page_weighs_at_most_100_kb_compressed(
             assert entry["encoded"] < entry["decoded"], f"{entry['name']} veio sem compressão"
     assert total <= BUDGET_BYTES, f"{lesson}: {total} bytes transferidos"
     context.close()
+
+
+def test_a_form_error_puts_the_cursor_on_the_field_to_fix(new_page, live_server: LiveServer):
+    """Issue 38: a wrong password or a confirmation that differs took no focus."""
+    page = new_page(360, 800)
+    page.goto(live_server.url + "/conta")
+    page.fill("#entrar-usuario", "ninguem-aqui")
+    page.fill("#entrar-senha", "senha-errada-123")
+    page.get_by_role("button", name="Entrar").click()
+    expect(page.locator("#erro-entrar")).to_be_visible()
+    expect(page.locator("#entrar-senha")).to_be_focused()
+    page.fill("#criar-usuario", "nova-conta")
+    page.fill("#criar-senha", "senha-boa-123")
+    page.fill("#criar-confirmacao", "senha-outra-123")
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page.locator("#erro-criar")).to_have_text("A confirmação não é igual à senha.")
+    expect(page.locator("#criar-confirmacao")).to_be_focused()
