@@ -165,6 +165,12 @@ def test_bad_sign_ups_get_4xx_in_portuguese(
     error = text(soup(response).select_one(".account-form .form-error"))
     assert error == message if message else error.startswith("O nome de usuário")
     assert db_rows(settings, "SELECT username FROM account") == [("ana",)]
+    # Issue 38: the error took no focus. The field to fix has it, described by the error.
+    (focused,) = soup(response).select("[autofocus]")
+    fix = {"A confirmação": "criar-confirmacao", "A senha": "criar-senha"}
+    wanted = next((fld for start, fld in fix.items() if error.startswith(start)), "criar-usuario")
+    assert (focused["id"], focused["aria-invalid"]) == (wanted, "true"), error
+    assert "erro-criar" in focused["aria-describedby"].split()
 
 
 def test_signed_in_learners_cannot_sign_up_or_in_again(client):
@@ -227,6 +233,9 @@ def test_a_wrong_password_and_an_unknown_user_read_the_same(client):
     assert text(soup(wrong).select_one(".form-error")) == text(
         soup(unknown).select_one(".form-error")
     )
+    # Issue 38: the cursor goes back to the password, the error read with it.
+    (focused,) = soup(wrong).select("[autofocus]")
+    assert (focused["id"], focused["aria-describedby"]) == ("entrar-senha", "erro-entrar")
 
 
 def insert_walk(settings, learner_id: str) -> None:

@@ -69,9 +69,26 @@ def test_answer_right_and_wrong_with_htmx_then_reload(
     assert page_js.evaluate("window.mesmaPagina === true"), "htmx troca só a pergunta"
     graded2.screenshot(path=artifacts / "quiz-respondido-1280.png")
 
+    expect(graded2.locator(".graded-option.right .explanation")).to_be_visible()  # open now
+
     page_js.reload()
     expect(page_js.locator(f"#pergunta-{first.id}.is-correct .verdict")).to_be_visible()
     expect(page_js.locator(f"#pergunta-{second.id}.is-wrong .verdict")).to_be_visible()
+    # Issue 38: an answered question folds to its title and one line (the verdict, "ver
+    # explicação", "Responder de novo"); the explanations unfold on demand.
+    folded = page_js.locator(f"#pergunta-{second.id}")
+    expect(folded.locator(".explanation").first).to_be_hidden()
+    line = folded.locator(".answer-line").bounding_box()
+    retry = folded.get_by_role("link", name="Responder de novo").bounding_box()
+    title = folded.locator(".question-title").bounding_box()
+    box = folded.bounding_box()
+    assert line and retry and title and box
+    assert line["height"] <= 48 and abs(retry["y"] - line["y"]) < 8, (line, retry)
+    assert box["height"] <= title["height"] + line["height"] + 40, (box, title, line)
+    folded.screenshot(path=artifacts / "quiz-dobrada-1280.png")
+    folded.get_by_text("ver explicação").click()
+    expect(folded.locator(".graded-option.right .explanation")).to_be_visible()
+    expect(folded.get_by_role("link", name="Responder de novo")).to_be_visible()
     page_js.goto(live_server.url + "/")
     expect(page_js.locator(".lesson-card").first.locator(".status")).to_have_text("Em andamento")
     assert watch.errors == []

@@ -3,6 +3,7 @@ a whitelist, pt-BR input, clear messages instead of 500s, the GET form and the h
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,10 @@ def test_the_get_form_shows_the_result_in_the_page(client):
     box = page.select_one("#calculadora-teto-do-decode")
     form = box.select_one("form")
     assert (form["method"], form["action"]) == ("get", "/licoes/kernels#calculadora-teto-do-decode")
+    # Issue 38: the result waited 500 ms after the last key (about 470 ms a step in the walk);
+    # the wait before asking is now under the 200 ms a step may take.
+    delay = re.search(r"input changed delay:(\d+)ms", form["hx-trigger"])
+    assert delay and int(delay.group(1)) <= 150, form["hx-trigger"]
     assert box.select_one("#calculadora-teto-do-decode-parametros")["value"] == "70"
     outputs = [text(dd) for dd in box.select(".calculator-output dd")]
     assert outputs == [

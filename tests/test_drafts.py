@@ -89,7 +89,13 @@ def test_publishing_a_draft_shows_it_to_learners_and_records_a_revision(site):
     assert published.status_code == 303
     assert published.headers["location"] == f"/licoes/{SLUG}"
     assert "draft:" not in path.read_text(encoding="utf-8")
-    assert soup(teacher.get(f"/licoes/{SLUG}")).select_one(".draft-banner") is None
+    page = soup(teacher.get(f"/licoes/{SLUG}"))
+    assert page.select_one(".draft-banner") is None
+    # Issue 38: publishing from the banner said nothing; the lesson says it now, once.
+    assert text(page.select_one(".lesson-head .notice[role=status]")) == (
+        "Lição publicada: os alunos já a veem na lista, na busca e no seu progresso."
+    )
+    assert soup(teacher.get(f"/licoes/{SLUG}")).select_one(".notice") is None
     assert learner.get(f"/licoes/{SLUG}").status_code == 200
     assert TITLE in [text(a) for a in soup(learner.get("/")).select(".lesson-card h2 a")]
     history = soup(teacher.get(f"/instrutor/licoes/{SLUG}/historico"))

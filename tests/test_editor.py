@@ -333,6 +333,44 @@ def test_opening_the_editor_and_the_history_writes_nothing_the_next_save_records
     assert rows == [("initial",), ("editor",), ("outside",), ("editor",)]
 
 
+def test_restoring_a_draft_over_a_published_lesson_is_marked_and_asks_first(site):
+    """Issue 38: "Restaurar" of a draft revision put ``draft: true`` back without a word and
+    took the published lesson offline. Draft revisions are marked, and such a restore needs
+    the box ticked: without it, 422 with the reason and the file as it was."""
+    teacher, _, path = site
+    form = editor_form(teacher)
+    draft = form["texto"].replace("---\n", "---\ndraft: true\n", 1)
+    assert teacher.post(EDITOR, data={**form, "texto": draft}).status_code == 303
+    assert teacher.post("/instrutor/licoes/decode-prefill/publicar", data=form).status_code == 303
+    published = path.read_bytes()
+    assert b"draft: true" not in published
+    page = soup(teacher.get(HISTORY).text)
+    revisions = page.select(".revision")
+    assert [bool(r.select_one(".revision-draft")) for r in revisions] == [False, True, False]
+    assert text(revisions[1].select_one(".revision-draft")) == "rascunho"
+    restore = revisions[1].select_one("form")
+    assert text(restore.select_one(".revision-warning")) == (
+        "Esta revisão é um rascunho: restaurá-la tira a lição do ar para os alunos."
+    )
+    box = restore.select_one("input[type=checkbox][name=confirmo]")
+    assert box.has_attr("required") and text(restore.select_one("label")) == (
+        "Restaurar como rascunho, fora do ar"
+    )
+    assert revisions[2].select_one("form input[name=confirmo]") is None, "same state: no box"
+    fields = {i["name"]: i["value"] for i in restore.select("input[type=hidden]")}
+    refused = teacher.post(restore["action"], data=fields)
+    assert refused.status_code == 422
+    assert path.read_bytes() == published
+    again = soup(refused.text)
+    assert text(again.select_one(".form-error")).startswith(
+        "A revisão 2 é um rascunho: restaurá-la tira a lição do ar para os alunos."
+    )
+    focused = again.select("[autofocus]")
+    assert [f["id"] for f in focused] == ["confirmo-2"]
+    assert teacher.post(restore["action"], data={**fields, "confirmo": "sim"}).status_code == 303
+    assert b"draft: true" in path.read_bytes()
+
+
 def test_restoring_from_a_stale_history_page_is_refused_with_409(db_site):
     teacher, _, path = db_site
     editor_form(teacher)

@@ -255,6 +255,15 @@ def test_restore_an_old_revision(reset, browser):
     revisions = page.locator(".revision")
     expect(revisions.first.locator(".revision-origin")).to_have_text("salva no editor")
     expect(revisions.first.locator(".diff-add")).to_contain_text(["+## Uma versão ruim"])
+    # Issue 38: the diff was double-spaced (a newline between the rows' blocks). Row after
+    # row, each starts where the one before ends, one line high.
+    rows = revisions.first.locator(".diff span").evaluate_all(
+        "spans => spans.map(s => [s.getBoundingClientRect().top, s.getBoundingClientRect().height])"
+    )
+    line = rows[0][1]
+    assert 10 < line < 30
+    tops = [top for top, _ in rows]
+    assert all(abs(top - (above + line)) < 1 for above, top in zip(tops, tops[1:], strict=False))
     original = revisions.filter(has_text="o arquivo como o editor o encontrou").last
     original.get_by_role("button", name="Restaurar").click()
     expect(page.locator(".editor-ok")).to_contain_text("Publicado")

@@ -94,6 +94,27 @@ def test_answer_a_quiz_question_by_keyboard_alone(page: Page, live_server: LiveS
     assert watch.errors == []
 
 
+def test_a_send_that_fails_offline_keeps_the_focus_on_the_question_and_says_why(
+    page: Page, live_server: LiveServer
+):
+    """Issue 38: after a failed send (no network) the focus dropped to the top of the page."""
+    page.goto(live_server.url + "/licoes/kernels")
+    page.locator(f"#op-{FIRST.id}-b").check()  # the first interaction brings htmx
+    page.wait_for_function("() => !!window.htmx")
+    page.context.set_offline(True)
+    button = page.locator(f"#pergunta-{FIRST.id}").get_by_role("button", name="Responder")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#aviso-erro")).to_have_text(
+        "Sem conexão com o servidor. Verifique a rede e tente de novo; sua resposta não foi "
+        "enviada."
+    )
+    expect(button).to_be_focused()
+    page.context.set_offline(False)
+    page.keyboard.press("Enter")  # sent again from where the focus stayed
+    expect(page.locator(f"#pergunta-{FIRST.id} .verdict")).to_contain_text("Resposta correta")
+
+
 def test_every_quiz_question_and_tree_node_is_a_fieldset_with_its_question_in_the_legend(
     page: Page, live_server: LiveServer
 ):
@@ -267,3 +288,20 @@ def test_a_lesson_page_weighs_at_most_100_kb_compressed(
             assert entry["encoded"] < entry["decoded"], f"{entry['name']} veio sem compressão"
     assert total <= BUDGET_BYTES, f"{lesson}: {total} bytes transferidos"
     context.close()
+
+
+def test_a_form_error_puts_the_cursor_on_the_field_to_fix(new_page, live_server: LiveServer):
+    """Issue 38: a wrong password or a confirmation that differs took no focus."""
+    page = new_page(360, 800)
+    page.goto(live_server.url + "/conta")
+    page.fill("#entrar-usuario", "ninguem-aqui")
+    page.fill("#entrar-senha", "senha-errada-123")
+    page.get_by_role("button", name="Entrar").click()
+    expect(page.locator("#erro-entrar")).to_be_visible()
+    expect(page.locator("#entrar-senha")).to_be_focused()
+    page.fill("#criar-usuario", "nova-conta")
+    page.fill("#criar-senha", "senha-boa-123")
+    page.fill("#criar-confirmacao", "senha-outra-123")
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page.locator("#erro-criar")).to_have_text("A confirmação não é igual à senha.")
+    expect(page.locator("#criar-confirmacao")).to_be_focused()

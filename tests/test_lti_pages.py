@@ -503,3 +503,18 @@ def test_a_login_keeps_its_nonce_and_state_for_minutes_not_a_day(settings):
         moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         left = (moment - datetime.now(UTC)).total_seconds()
         assert 0 < left <= 600, key
+
+
+def test_the_content_picker_opened_outside_the_lms_says_so_without_asking_to_sign_in(settings):
+    """Issue 38: a signed-out visitor was sent to sign in, then refused. Without a
+    deep-linking launch the page says where to open it from, whoever asks."""
+    app = create_app(settings)
+    visitor = TestClient(app, follow_redirects=False)
+    teacher = instructor(TestClient(app, follow_redirects=False), settings)
+    for client in (visitor, teacher):
+        page = client.get("/lti/conteudo")
+        assert page.status_code == 403, page.headers.get("location")
+        assert (
+            "Abra esta página pelo AVA, escolhendo o curso como conteúdo de ferramenta externa."
+            in text(soup(page.text).select_one("main"))
+        )

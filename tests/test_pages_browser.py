@@ -405,3 +405,7 @@ def test_on_a_phone_the_dashboard_tabs_are_on_the_first_screen_and_nothing_break
     assert title["y"] - summary["y"] < 8, "o título da pergunta foi para baixo da seta"
     page.goto(live_server.url + DASHBOARD_TABS["instrutor-dominio"])
     assert page.evaluate(WORD_BROKEN_HEADINGS) == []
+    # Issue 38: on a phone the dashboard showed no figure on the first screen.
+    page.goto(live_server.url + DASHBOARD_TABS["instrutor-painel"])
+    figure = page.locator(".figures dd").first.bounding_box()
+    assert figure is not None and figure["y"] + figure["height"] <= 740, figure

@@ -189,6 +189,23 @@ def test_a_missed_question_comes_back_on_revisar_after_the_interval(client, sett
     assert "para revisar" not in text(soup(client.get("/")).select_one(".resume"))
 
 
+def test_answering_in_revisar_leaves_continue_where_i_left_off_alone(client, settings):
+    """Issue 38: review is not reading. An answer in /revisar moved the place to the
+    question's lesson; the reader's place stays in the lesson they were reading."""
+    answer(client, "kernels", Q.id, wrong_form(Q))
+    client.get("/licoes/escolha-self-hosted")
+    let_time_pass(settings)
+    before = db_rows(settings, "SELECT place_lesson, place_section FROM learner")
+    assert before[0][0] == "escolha-self-hosted"
+    qid, data = review_form(client, opcao=right_form(Q))
+    response = client.post(f"/revisar/kernels/{qid}", data=data, follow_redirects=False)
+    assert response.status_code == 303
+    assert db_rows(settings, "SELECT correct, review FROM attempt ORDER BY id")[-1] == (1, 1)
+    assert db_rows(settings, "SELECT place_lesson, place_section FROM learner") == before
+    resume = soup(client.get("/")).select_one(".resume-link")
+    assert resume["href"].startswith("/licoes/escolha-self-hosted")
+
+
 def test_a_review_answered_twice_with_the_same_key_counts_once(client, settings):
     answer(client, "kernels", Q.id, wrong_form(Q))
     let_time_pass(settings)

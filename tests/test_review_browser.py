@@ -78,6 +78,36 @@ def test_a_missed_question_comes_back_and_is_answered_with_htmx(
     assert watch.errors == []
 
 
+def test_next_question_swaps_the_card_without_reloading_the_page(new_page, live_server: LiveServer):
+    """Issue 38: "Próxima pergunta" reloaded the whole page; it swaps the card, and the next
+    question's heading takes the focus."""
+    page = new_page(360, 800)
+    watch = ConsoleWatch(page)
+    learner = miss_the_question(page, live_server)
+    second = next(
+        q for q in COURSE.get("kernels").questions.values() if q.kind == "single" and q.id != Q.id
+    )
+    box = page.locator(f"#pergunta-{second.id}")
+    box.locator(f"#op-{second.id}-{wrong_option(second)}").check()
+    box.get_by_role("button", name="Responder").click()
+    expect(box.locator(".verdict")).to_contain_text("Resposta incorreta")
+    let_time_pass(live_server, learner)
+    page.goto(live_server.url + "/revisar")
+    card = page.locator("#revisao")
+    expect(card.locator(".review-count")).to_have_text("2 perguntas para revisar")
+    first_title = card.locator("h3").inner_text()
+    card.locator("input[name=opcao]").first.check()
+    card.get_by_role("button", name="Responder").click()
+    expect(card.locator(".review-next")).to_contain_text("mais 1 pergunta para revisar")
+    page.evaluate("window.samePage = true")
+    card.get_by_role("link", name="Próxima pergunta").click()
+    expect(card.locator(".review-count")).to_have_text("1 pergunta para revisar")
+    expect(card.locator("h3")).not_to_have_text(first_title)
+    expect(card.locator("h3")).to_be_focused()
+    assert page.evaluate("window.samePage === true"), "the page was reloaded"
+    assert watch.errors == []
+
+
 def test_a_review_without_javascript(new_page, live_server: LiveServer):
     page = new_page(360, 800, javascript=False)
     learner = miss_the_question(page, live_server)

@@ -109,6 +109,12 @@ class RevisionRow:
     previous: LessonRevision | None
     pending: bool = False
 
+    @property
+    def draft(self) -> bool:
+        """The revision's text is a draft (``draft: true``): restoring it takes the lesson
+        offline."""
+        return is_draft(self.revision.text)
+
 
 @contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
@@ -369,6 +375,11 @@ def published_text(text: str) -> str | None:
     head, body = text[: end + 1], text[end + 1 :]
     cleared, count = DRAFT_LINE.subn("", head)
     return cleared + body if count else None
+
+
+def is_draft(text: str) -> bool:
+    """The front matter of ``text`` has ``draft: true`` (learners don't see the lesson)."""
+    return published_text(text) is not None
 
 
 def create_lesson(live: LiveCourse, title: str) -> Path:

@@ -241,22 +241,35 @@ def _write_batch(connection: Connection, jobs: Sequence[_Job], tags: Tags) -> No
             return owners.get(id(job), job.item.learner_id)
 
         if answers:
+            # An answer in a lesson moves the learner's place there; one in /revisar doesn't
+            # (review is not reading: "Continuar de onde parei" stays where the reading was).
             learners: dict[str, dict[str, object]] = {}
+            reviewing: dict[str, dict[str, object]] = {}
             for job in answers:
                 assert isinstance(job.item, NewAnswer)
+                row = {"id": owner(job), "created_at": now}
+                if job.item.review:
+                    reviewing[owner(job)] = row
+                    continue
                 learners[owner(job)] = {
-                    "id": owner(job),
-                    "created_at": now,
+                    **row,
                     "place_lesson": job.item.lesson_slug,
                     "place_section": question_anchor(job.item.question_id),
                     "place_at": now,
                 }
             upsert = insert(LEARNER)
             moved = {c: upsert.excluded[c] for c in ("place_lesson", "place_section", "place_at")}
-            connection.execute(
-                upsert.on_conflict_do_update(index_elements=["id"], set_=moved),
-                [learners[learner] for learner in sorted(learners)],  # id order: no lock cycles
-            )
+            if learners:
+                connection.execute(
+                    upsert.on_conflict_do_update(index_elements=["id"], set_=moved),
+                    [learners[learner] for learner in sorted(learners)],  # id order: no cycles
+                )
+            kept = sorted(set(reviewing) - set(learners))
+            if kept:
+                connection.execute(
+                    insert(LEARNER).on_conflict_do_nothing(index_elements=["id"]),
+                    [reviewing[learner] for learner in kept],
+                )
             _store_attempts(connection, answers, owner, now, insert, tags)
         if places:
             connection.execute(

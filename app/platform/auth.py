@@ -37,7 +37,16 @@ IPV6_CLIENT_PREFIX = 64
 
 
 class CredentialsError(ValueError):
-    """A username or password that breaks the rules; ``str(exc)`` is the message in Portuguese."""
+    """A username or password that breaks the rules; ``str(exc)`` is the message in Portuguese.
+
+    Attributes:
+        field: what to fix, ``username``, ``password`` or ``confirmation`` (the form puts the
+            cursor there).
+    """
+
+    def __init__(self, message: str, field: str = "password") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def clean_username(raw: str) -> str:
@@ -53,7 +62,8 @@ def clean_username(raw: str) -> str:
             gettext(
                 "The username must have 3 to 30 characters: unaccented letters, digits, "
                 "dot, hyphen or underscore, starting with a letter or digit."
-            )
+            ),
+            field="username",
         )
     return name
 
@@ -105,7 +115,8 @@ def check_new_password(password: str, confirmation: str) -> None:
         message = gettext("The password may have at most %(num)s characters.")
         raise CredentialsError(message % {"num": PASSWORD_MAX})
     if password != confirmation:
-        raise CredentialsError(gettext("The confirmation does not match the password."))
+        message = gettext("The confirmation does not match the password.")
+        raise CredentialsError(message, field="confirmation")
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,19 @@
-// "Voltar ao topo" appears after one screen of scrolling. Where the text fills the width
-// (phones, narrow windows) it would sit on the text, so there it shows only while the reader
-// scrolls up, as the header does, and while it has the focus.
+// "Voltar ao topo" appears after one screen of scrolling, floating at the bottom right. Where
+// the text fills the width (phones, narrow windows) it would sit on the text, even shown only
+// while scrolling up (issue 38), so there it is a plain link at the end of the page (app.css),
+// and the header, which comes back on scrolling up, is the way up meanwhile.
 // Hook: data-to-top on the link (a plain link to the top of <main> without JavaScript).
 (function () {
   "use strict";
   curso.onLoad("[data-to-top]", function (link) {
     var narrow = window.matchMedia("(max-width: 60rem)");
-    // lastY starts at 0, not at window.scrollY: reading the scroll position here would force
-    // the layout of the whole lesson inside this script; the first frame reads it (update).
-    var ticking = false, lastY = 0, up = false;
+    // The scroll position is read in the first frame (update), not here: reading it here
+    // would force the layout of the whole lesson inside this script.
+    var ticking = false;
     function update() {
       ticking = false;
       var y = window.scrollY;
-      if (y > lastY + 4) up = false;
-      else if (y < lastY - 4) up = true;
-      lastY = y;
-      var wanted = y >= window.innerHeight && (!narrow.matches || up || document.activeElement === link);
-      link.hidden = !wanted;
+      link.hidden = !narrow.matches && y < window.innerHeight;
     }
     window.addEventListener("scroll", function () {
       if (!ticking) { ticking = true; window.requestAnimationFrame(update); }

@@ -103,11 +103,20 @@ def sign_up(
         username = clean_username(usuario)
         check_new_password(senha, confirmacao)
     except CredentialsError as exc:
-        return _page(request, None, status=422, signup_error=str(exc), username=usuario)
+        return _page(
+            request, None, status=422, signup_error=str(exc), username=usuario, wrong=exc.field
+        )
     try:
         create_account(db, learner_id, username, passwords.hash(senha))
     except UsernameTaken:
-        return _page(request, None, status=409, signup_error=gettext(TAKEN), username=usuario)
+        return _page(
+            request,
+            None,
+            status=409,
+            signup_error=gettext(TAKEN),
+            username=usuario,
+            wrong="username",
+        )
     _sign_in(request, learner_id, username)
     next_page = safe_next(proximo)
     if not next_page:  # else the page that asked for an account (a class link) says what's next

@@ -28,6 +28,7 @@ from app.content.sourcefile import NotUtf8, Source, diff_lines, read_source
 from app.i18n import N_, gettext
 from app.platform.models import Account, LessonRevision
 from app.web.deps import CourseDep, InstructorDep, RowId, SessionDep
+from app.web.forms import leave_notice
 from app.web.security import MAX_EDITOR_FORM_BYTES
 from app.web.templating import render, wants_fragment
 from app.web.urls import urls_of
@@ -42,6 +43,15 @@ NOT_UTF8 = N_(
     "damaging it. Save it in UTF-8 on the server first."
 )
 NO_REVISION = N_("There is no such revision of this lesson.")
+PUBLISHED = N_("Lesson published: learners now see it in the list, the search and their progress.")
+CONFIRM_UNPUBLISH = N_(
+    "Revision %(num)s is a draft: restoring it takes the lesson offline for the learners. "
+    "Tick the box to restore it anyway."
+)
+CONFIRM_PUBLISH = N_(
+    "Revision %(num)s is published: restoring it publishes the lesson to the learners. "
+    "Tick the box to restore it anyway."
+)
 TOO_LONG = N_(
     "The text has %(count)s characters and a lesson may have up to %(max)s. Nothing was "
     "published: the text is still in the box; shorten it (split the lesson in two, for "
@@ -300,6 +310,7 @@ def publish(
         return RedirectResponse(urls_of(request).path("lesson", slug=slug), status_code=303)
     response = _save(request, db, instructor, slug, path, text, source.hash)
     if isinstance(response, RedirectResponse):
+        leave_notice(request, gettext(PUBLISHED))
         return RedirectResponse(urls_of(request).path("lesson", slug=slug), status_code=303)
     return response
 
@@ -326,7 +337,19 @@ def history(
     recorded yet (the next save records it).
     """
     path = _path(course, slug)
-    source = _read(path)
+    return _history_page(request, db, slug, path, _read(path))
+
+
+def _history_page(
+    request: Request,
+    db,
+    slug: str,
+    path: Path,
+    source: Source,
+    error: str | None = None,
+    refused: int | None = None,
+    status_code: int = 200,
+):
     rows = editor.history(db, path, slug, source)
     entries = [
         (
@@ -344,8 +367,16 @@ def history(
         )
         for row in rows
     ]
-    context = {"slug": slug, "path": path, "entries": entries, "current_hash": source.hash}
-    return render(request, "lesson_history.html", context)
+    context = {
+        "slug": slug,
+        "path": path,
+        "entries": entries,
+        "current_hash": source.hash,
+        "current_draft": editor.is_draft(source.text),
+        "error": error,
+        "refused": refused,
+    }
+    return render(request, "lesson_history.html", context, status_code=status_code)
 
 
 @router.post(
@@ -361,12 +392,25 @@ def restore(
     db: SessionDep,
     instructor: InstructorDep,
     versao: HashField,
+    confirmo: Annotated[str, Form(max_length=10)] = "",
 ):
-    """Publish an old revision again, as a new revision (409 if the file changed meanwhile)."""
+    """Publish an old revision again, as a new revision (409 if the file changed meanwhile).
+
+    A restore that would take the lesson offline (a draft revision over a published file) or
+    publish it (the other way round) needs ``confirmo=sim``: without it, 422 and the history
+    again, with the reason, and nothing written.
+    """
     path = _path(course, slug)
     old = db.get(LessonRevision, revision_id)
     if old is None or old.file_name != path.name:
         raise HTTPException(status_code=404, detail=gettext(NO_REVISION))
+    source = _read(path)
+    if editor.is_draft(old.text) != editor.is_draft(source.text) and confirmo != "sim":
+        reason = CONFIRM_UNPUBLISH if editor.is_draft(old.text) else CONFIRM_PUBLISH
+        error = gettext(reason) % {"num": old.id}
+        return _history_page(
+            request, db, slug, path, source, error=error, refused=old.id, status_code=422
+        )
     return _save(request, db, instructor, slug, path, old.text, versao, editor.RESTORED, old.id)
 
 

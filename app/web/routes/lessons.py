@@ -83,7 +83,10 @@ async def lesson_page(
     tab_launch(request, learner_id, lancamento)
     opened = opened_lesson(request, course, lesson, learner_id, refazer)
     if panel is not None or opened.asked.errors or request.query_params:
-        return render(request, "lesson.html", {**opened.context(), "panel": panel})
+        # An instructor's page is never kept: the notice of a lesson just published shows here.
+        notice = take_notice(request, learner_id) if panel is not None else None
+        context = {**opened.context(), "panel": panel, "notice": notice}
+        return render(request, "lesson.html", context)
     key = lesson_page_key(lesson.slug, request, opened.stamp)
     return cached_page(request, request.app.state.learner_pages, course, key, opened.context)
 

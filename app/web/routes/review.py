@@ -96,8 +96,9 @@ def _page(
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
         )
-    if wants_fragment(request) and question is not None:
-        return render(request, "_review_question.html", context, status_code=status_code)
+    if wants_fragment(request):  # the card alone: an answer, or "Próxima pergunta"
+        card = "_review_question.html" if question is not None else "_review_none.html"
+        return render(request, card, context, status_code=status_code)
     return render(request, "review.html", context, status_code=status_code)
 
 

@@ -1,0 +1,76 @@
+"""How long the kernels lesson is on a phone, in Chromium at 360 × 740 px (issue 38, item 2).
+
+Two states of ``/licoes/kernels``: a visitor's (every question a form) and a learner's who
+answered every single-choice question (answered questions fold to their title and one line).
+Prints the page's height in px beside MkDocs Material 9.8.2's rendering of the same lesson,
+measured for issue 38 (26,149 px at 360 px). MkDocs is not built here: the figure is the
+issue's, so the row says so. Alone: ``python -m bench.lesson_height``.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+from app.platform.migrate import upgrade
+from bench.run import App, stop_everything
+from bench.search_typing import CHROMIUM, FLAGS
+
+ROOT = Path(__file__).resolve().parent.parent
+MKDOCS_PX = 26_149  # MkDocs Material 9.8.2, kernels lesson at 360 px (issue 38's table)
+HEIGHT = "document.documentElement.scrollHeight"
+
+
+def answer_every_single_choice(page: Page) -> int:
+    """Answer each single-choice question with its first option; return how many."""
+    ids = page.locator(".question:has(input[type=radio][name=opcao])").evaluate_all(
+        "questions => questions.map(q => q.id)"
+    )
+    for anchor in ids:
+        question = page.locator(f"[id='{anchor}']")
+        question.locator("input[type=radio][name=opcao]").first.check()
+        question.get_by_role("button", name="Responder").click()
+        question.locator(".verdict").wait_for()
+    return len(ids)
+
+
+def measure(base: str) -> tuple[int, int, int]:
+    """The lesson's height as a visitor's, then after answering; and the questions answered."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 360, "height": 740}, locale="pt-BR")
+            page.goto(base + "/licoes/kernels")
+            visitor = page.evaluate(HEIGHT)
+            answered = answer_every_single_choice(page)
+            page.goto(base + "/licoes/kernels")
+            learner = page.evaluate(HEIGHT)
+        finally:
+            browser.close()
+    return visitor, learner, answered
+
+
+def main() -> int:
+    """Start the app, measure both states, print the row."""
+    work = Path(tempfile.mkdtemp(prefix="curso-altura-"))
+    try:
+        upgrade(f"sqlite:///{work / 'curso.db'}")
+        app = App(work, ROOT / "lessons", workers=1)
+        visitor, learner, answered = measure(app.base)
+    finally:
+        stop_everything()
+    met = max(visitor, learner) <= MKDOCS_PX
+    px = lambda value: f"{value:,}".replace(",", ".")  # noqa: E731  (pt-BR thousands)
+    print(
+        f"Lição kernels a 360 px: {px(visitor)} px como visitante, {px(learner)} px com "
+        f"{answered} perguntas respondidas (dobradas); MkDocs Material {px(MKDOCS_PX)} px "
+        f"(medida da issue 38, não construído aqui): {'atingida' if met else 'NÃO'}"
+    )
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
