@@ -63,6 +63,16 @@ def measure(base: str) -> tuple[int, int, int]:
     return visitor, learner, answered
 
 
+def px(value: int) -> str:
+    """``value`` with pt-BR thousands ("26.149")."""
+    return f"{value:,}".replace(",", ".")
+
+
+def said(value: int) -> str:
+    """Whether ``value`` is at most MkDocs' height, in the table's words."""
+    return "atingida" if value <= MKDOCS_PX else "NÃO"
+
+
 def main() -> int:
     """Start the app, measure both states, print the row."""
     work = Path(tempfile.mkdtemp(prefix="curso-altura-"))
@@ -73,8 +83,6 @@ def main() -> int:
     finally:
         stop_everything()
     met = max(visitor, learner) <= MKDOCS_PX
-    px = lambda value: f"{value:,}".replace(",", ".")  # noqa: E731  (pt-BR thousands)
-    said = lambda value: "atingida" if value <= MKDOCS_PX else "NÃO"  # noqa: E731
     print(
         f"Lição kernels a 360 px, contra {px(MKDOCS_PX)} px do MkDocs Material (medida da "
         f"issue 38, não construído aqui): {px(visitor)} px como visitante ({said(visitor)}), "
