@@ -72,8 +72,8 @@ bench: install-dev bytecode chromium ## benchmark against nginx (installs wrk an
 	tests/with_postgres.sh $(PY) -m bench.run
 	$(PY) -m bench.search_typing
 	$(PY) -m bench.lesson_navigation
-	$(PY) -m bench.lesson_height
 	$(PY) -m bench.lighthouse
+	$(PY) -m bench.lesson_height
 
 lighthouse: install-dev chromium ## Lighthouse 12 on the "kernels" lesson (installs it with npm into ~/.cache/curso-lighthouse)
 	$(PY) -m bench.lighthouse
