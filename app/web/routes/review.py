@@ -9,6 +9,7 @@ to the graded question, whose "Próxima pergunta" link leads to the next card du
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -28,6 +29,7 @@ from app.learning.usecases import (
     QUESTION_CHANGED,
     AnswerPlace,
     FormRefused,
+    QuestionPage,
     answer_question,
     opened,
 )
@@ -143,28 +145,18 @@ def review_answer(
     from an LMS, the lesson's score is queued for each launch of that lesson, with the answer.
     """
     lesson, question = _find(course, slug, question_id)
-    store = learner_store(request, db)
-    born = born_in_this_request(request)
-    # From a launched session, the lesson's score goes to its LMS column with the answer.
-    scores = answer_scores(request, learner_id, None, course, lesson)
-    visit = request.cookies.get(VISIT_COOKIE, "")
-    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores)
-    try:
-        page = answer_question(store, course, lesson, question, learner_id, sent, where)
-    except (FormRefused, AnswerError) as exc:
-        if isinstance(exc, FormRefused):
-            message, typed = refusal_message(exc), ""
-            status = 409 if exc.reason == QUESTION_CHANGED else 422
-        else:
-            message, typed, status = str(exc), sent.value or "", 422
-        state = LearnerState(None) if born else store.read_state(learner_id)
+    page = _answer_in_review(request, db, course, lesson, question, learner_id, sent)
+    if isinstance(page, _Refused):
         return _page(
-            request, course, state, lesson, question, error=message, typed=typed, status_code=status
+            request,
+            course,
+            page.state,
+            lesson,
+            question,
+            error=page.message,
+            typed=page.typed,
+            status_code=page.status,
         )
-    if page.learner_id != learner_id:  # the same first answer, sent twice at once
-        request.session[SESSION_KEY] = page.learner_id
-    if scores:
-        request.app.state.lti_sender.wake()
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _page(request, course, page.state, lesson, question, graded=True)
@@ -268,24 +260,12 @@ def notebook_answer(
     graded. A refused answer gets the form again with the message (422; 409 for a form of
     an older version)."""
     lesson, question = _find(course, slug, question_id)
-    store = learner_store(request, db)
-    born = born_in_this_request(request)
-    try:
-        page = answer_question(
-            store, course, lesson, question, learner_id, sent, AnswerPlace(review=True, born=born)
-        )
-    except (FormRefused, AnswerError) as exc:
-        if isinstance(exc, FormRefused):
-            message, typed = refusal_message(exc), ""
-            status = 409 if exc.reason == QUESTION_CHANGED else 422
-        else:
-            message, typed, status = str(exc), sent.value or "", 422
-        state = LearnerState(None) if born else store.read_state(learner_id)
+    page = _answer_in_review(request, db, course, lesson, question, learner_id, sent)
+    if isinstance(page, _Refused):
+        just = (lesson, question)
         return _notebook_page(
-            request, course, state, None, (lesson, question), message, typed, status
+            request, course, page.state, None, just, page.message, page.typed, page.status
         )
-    if page.learner_id != learner_id:  # the same first answer, sent twice at once
-        request.session[SESSION_KEY] = page.learner_id
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _notebook_page(request, course, page.state, None, (lesson, question))
@@ -293,3 +273,43 @@ def notebook_answer(
         "notebook", {"licao": lesson.slug, "pergunta": question.id}, question_anchor(question.id)
     )
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A review answer refused before it was stored: the message, what was typed, the status
+    and the learner's state to show the form again from."""
+
+    message: str
+    typed: str
+    status: int
+    state: LearnerState
+
+
+def _answer_in_review(
+    request: Request, db, course, lesson: Lesson, question: Question, learner_id: str, sent
+) -> QuestionPage | _Refused:
+    """The one answer path of ``/revisar`` and of its notebook: the lesson quiz's use-case
+    (:func:`app.learning.usecases.answer_question`), the attempt marked ``review``, the first
+    answer's birth bound to this browser's visit cookie, and in a session launched from an
+    LMS the lesson's score queued for each launch of that lesson, with the answer."""
+    store = learner_store(request, db)
+    born = born_in_this_request(request)
+    scores = answer_scores(request, learner_id, None, course, lesson)
+    visit = request.cookies.get(VISIT_COOKIE, "")
+    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores)
+    try:
+        page = answer_question(store, course, lesson, question, learner_id, sent, where)
+    except (FormRefused, AnswerError) as exc:
+        if isinstance(exc, FormRefused):
+            message, typed = refusal_message(exc), ""
+            status = 409 if exc.reason == QUESTION_CHANGED else 422
+        else:
+            message, typed, status = str(exc), sent.value or "", 422
+        state = LearnerState(None) if born else store.read_state(learner_id)
+        return _Refused(message, typed, status, state)
+    if page.learner_id != learner_id:  # the same first answer, sent twice at once
+        request.session[SESSION_KEY] = page.learner_id
+    if scores:
+        request.app.state.lti_sender.wake()
+    return page
