@@ -94,8 +94,8 @@ def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):
     # QUESTIONS[1] (mac-e-ollama) has no concepts: the comment names it by its sentence.
     assert not QUESTIONS[1].concepts
     assert last["comment"] == (
-        f"Acertou 1 de {len(QUESTIONS)}. Errou: “Você roda num Mac e quer o caminho recomendado"
-        f" pelo guia de…”. {len(QUESTIONS) - 2} sem resposta."
+        f"Acertou 1 de {len(QUESTIONS)}. Errou: “Você roda num Mac com Apple Silicon e quer o"
+        f" caminho…”. {len(QUESTIONS) - 2} sem resposta."
     )
     item = next(i for i in platform.gradebook()["lineitems"] if i["resourceId"] == "kernels")
     assert item["scoreMaximum"] == len(QUESTIONS)

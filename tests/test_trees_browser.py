@@ -229,7 +229,7 @@ def test_scenario_question_in_the_browser(live_server: LiveServer, page: Page):
 
 def test_compare_page_in_the_browser(live_server: LiveServer, page: Page, artifacts):
     page.goto(f"{live_server.url}/arvores/comparar")
-    page.get_by_label("Mac em primeiro lugar (ML/LLM)").check()
+    page.get_by_label("Mac com Apple Silicon em primeiro lugar (ML/LLM)").check()
     page.get_by_label("10–100 usuários / equipe pequena").check()  # the Fase 17 tree asks it
     page.get_by_role("button", name="Comparar").click()
     expect(page.locator(".compare-agreement")).to_contain_text("Os guias divergem")
