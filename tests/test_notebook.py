@@ -110,11 +110,19 @@ def test_a_question_answered_right_in_place_leaves_the_notebook(client, settings
     graded = client.post("/revisar/erradas/kernels/troca-de-engine", data=fields, headers=HX)
     assert graded.status_code == 200
     assert text(soup(graded).select_one(".verdict")) == "✓ Resposta correta"
+    # Its "why" line on the page ("errada em…", "vence hoje") is replaced, out of band.
+    why = soup(page).select_one(".notebook-entry:has(#pergunta-troca-de-engine) .notebook-why")
+    left = soup(graded).select_one(f"#{why['id']}[hx-swap-oob]")
+    assert text(left) == "Certa: saiu da sua lista"
     after = soup(client.get("/revisar/erradas"))
     assert "troca-de-engine" not in [qid for _, qid in listed(after)]
     assert db_rows(settings, "SELECT review, correct FROM attempt ORDER BY id DESC LIMIT 1") == [
         (1, 1)
     ]
+    wrong = {**fields, "chave": key_of(page, "onde-vai-a-gpu"), "opcao": ["b"]}
+    wrong["versao"] = version_of(page, "onde-vai-a-gpu")
+    again = client.post("/revisar/erradas/kernels/onde-vai-a-gpu", data=wrong, headers=HX)
+    assert again.status_code == 200 and not soup(again).select("[hx-swap-oob]"), "still listed"
 
 
 def test_without_javascript_an_answer_comes_back_graded_on_the_notebook(client, settings):

@@ -36,6 +36,8 @@ def test_a_missed_question_is_answered_in_place_by_keyboard(new_page, live_serve
     page.keyboard.press("Enter")
     expect(box.locator(".verdict")).to_have_text("✓ Resposta correta")
     expect(box.locator(".question-title")).to_be_focused()
+    # Why it was listed ("errada em…") gives way to the news that it left the list.
+    expect(page.locator(".notebook-why").first).to_have_text("Certa: saiu da sua lista")
     page.reload()
     expect(page.locator("#pergunta-tp-2")).to_have_count(0)
 

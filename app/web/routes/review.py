@@ -217,8 +217,9 @@ def _notebook_page(
             "view": views[key],
             "answer_url": answer_urls[key],
             "in_notebook": True,
+            "left": just not in listed,  # answered right: it leaves the list
         }
-        return render(request, "_question.html", fragment, status_code=status_code)
+        return render(request, "_notebook_answer.html", fragment, status_code=status_code)
     return render(request, "notebook.html", context, status_code=status_code)
 
 
