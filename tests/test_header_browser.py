@@ -77,7 +77,8 @@ def test_the_header_is_one_row_and_nothing_wraps(new_page, live_server: LiveServ
         # Issue 38: the search row covered the lesson's title; the page moves down instead.
         bar, moved = page.locator(".site-header").bounding_box(), page.locator("h1").bounding_box()
         assert bar and title and moved and moved["y"] >= bar["y"] + bar["height"], (bar, moved)
-        assert box.bounding_box()["y"] + 40 <= bar["y"] + bar["height"]  # type: ignore[index]
+        field = box.bounding_box()
+        assert field and field["y"] + 40 <= bar["y"] + bar["height"], (field, bar)
         expect(toggle).to_have_attribute("aria-expanded", "true")
         box.fill("kernel")
         page.keyboard.press("Enter")

@@ -377,14 +377,9 @@ class PlatformServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/jwks", timeout=1, verify=self.verify).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("a plataforma LTI não respondeu em 60 s")
+        from tests.support.server import wait_until_up
+
+        wait_until_up(self.url + "/jwks", self.verify, "a plataforma LTI")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -144,14 +144,7 @@ class LiveServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so a test can kill -9 it whole
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/", timeout=1, verify=self.verify).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("uvicorn não respondeu em 60 s")
+        wait_until_up(self.url + "/", self.verify, "uvicorn")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
@@ -166,6 +159,22 @@ class LiveServer:
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
+
+
+def wait_until_up(url: str, verify: bool | ssl.SSLContext, name: str, seconds: float = 60) -> None:
+    """Wait until ``url`` answers 200 (a server of the tests starting up).
+
+    Raises:
+        RuntimeError: it did not within ``seconds``; the message names ``name``.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=1, verify=verify).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{name} não respondeu em {seconds:.0f} s")
 
 
 def grant_instructor(server: LiveServer, username: str, admin: bool = False) -> None:

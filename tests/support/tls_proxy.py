@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import httpx
 
 from app.platform.settings import PROJECT_ROOT
+from tests.support.server import wait_until_up
 from tests.support.tls import TlsFiles
 
 HOP_BY_HOP = {b"host", b"connection", b"keep-alive", b"transfer-encoding", b"x-forwarded-for"}
@@ -99,14 +99,7 @@ class TlsProxy:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(self.url + "/healthz", timeout=1, verify=self.tls.client_context())
-                return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("o proxy TLS não respondeu em 60 s")
+        wait_until_up(self.url + "/healthz", self.tls.client_context(), "o proxy TLS")
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
