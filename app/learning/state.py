@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,26 @@ class RevealRow:
 
 
 @dataclass(frozen=True, slots=True)
+class DrawRow:
+    """A stored draw of a question pool (``pool_draw``; :mod:`app.learning.draws`).
+
+    Attributes:
+        number: the learner's draw of this pool, from 1.
+        seed: the seed it was drawn with.
+        question_ids: the questions drawn, in the pool's order.
+        created_at: when it started (UTC).
+    """
+
+    lesson_slug: str
+    pool_id: str
+    number: int
+    seed: str
+    question_ids: tuple[str, ...]
+    created_at: datetime
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
 class WalkRow:
     """A finished decision-tree walk (the ``walk`` table's columns a learner sees).
 
@@ -114,6 +134,7 @@ class LearnerState:
         cards: the spaced-review cards (``app/learning/review.py``).
         dues: the due dates of the learner's classes, soonest first.
         reveals: the hints opened and not yet followed by an answer, oldest first.
+        draws: the learner's stored draws of question pools, oldest first.
     """
 
     learner_id: str | None
@@ -124,6 +145,7 @@ class LearnerState:
     cards: tuple[CardRow, ...] = field(default=())
     dues: tuple[LessonDue, ...] = field(default=())
     reveals: tuple[RevealRow, ...] = field(default=())
+    draws: tuple[DrawRow, ...] = field(default=())
 
     @property
     def version(self) -> tuple[object, ...]:
@@ -141,6 +163,8 @@ class LearnerState:
             hash(cards),
             len(self.reveals),
             self.reveals[-1].id if self.reveals else 0,
+            len(self.draws),
+            self.draws[-1].id if self.draws else 0,
         )
 
     def revealed(self, slug: str, question_id: str, question_hash: str) -> tuple[RevealRow, ...]:
@@ -187,7 +211,15 @@ class LearnerState:
             if (r.lesson_slug, r.question_id) != (attempt.lesson_slug, attempt.question_id)
         )
         return LearnerState(
-            self.learner_id, True, place, attempts, self.walks, cards, self.dues, reveals
+            self.learner_id,
+            True,
+            place,
+            attempts,
+            self.walks,
+            cards,
+            self.dues,
+            reveals,
+            self.draws,
         )
 
     def with_reveals(self, reveals: tuple[RevealRow, ...]) -> LearnerState:
@@ -203,7 +235,14 @@ class LearnerState:
             self.cards,
             self.dues,
             self.reveals + added,
+            self.draws,
         )
+
+    def with_draw(self, draw: DrawRow) -> LearnerState:
+        """This state after ``draw`` was stored (the learner row exists from then on)."""
+        if any(d.id == draw.id for d in self.draws):
+            return self
+        return replace(self, stored=True, draws=(*self.draws, draw))
 
 
 def facts_of(attempts: Iterable[AttemptRow]) -> list[AttemptFact]:

@@ -26,6 +26,7 @@ from app.learning.classes import LessonDue, as_utc
 from app.learning.state import (
     AttemptRow,
     CardRow,
+    DrawRow,
     DuplicateKeyError,
     LearnerState,
     NewAnswer,
@@ -43,6 +44,7 @@ from app.platform.models import (
     Classroom,
     HintReveal,
     Learner,
+    PoolDrawRecord,
     ReviewCard,
     WalkRecord,
     utcnow,
@@ -69,10 +71,12 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     3     review card  lesson slug   question id    question hash    due, 0
     4     due date     lesson slug   class name     class time zone  due, class id
     5     hint opened  lesson slug   question id    question hash    opened, reveal id
+    6     pool draw    lesson slug   pool id        question ids     started, draw id
     ====  ===========  ============  =============  ===============  ===================
 
     ``chosen``, ``correct``, ``credit`` and ``help`` are the attempt's; a hint opened (and not
-    yet answered after) puts its ``worked`` flag in ``correct`` and its number in ``help``.
+    yet answered after) puts its ``worked`` flag in ``correct`` and its number in ``help``; a
+    pool draw puts its seed in ``chosen`` and its number in ``help``.
     Rows come by kind, then ``at`` (due dates soonest first). SQLAlchemy's ``select``, not
     SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
@@ -158,7 +162,19 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(HintReveal.id),
         col(HintReveal.hint),
     ).where(col(HintReveal.learner_id) == _LEARNER, col(HintReveal.attempt_id).is_(None))
-    union = union_all(learner, attempts, walks, cards, dues, reveals).subquery()
+    draws = sa.select(
+        literal_column("6", Integer),
+        col(PoolDrawRecord.lesson_slug),
+        col(PoolDrawRecord.pool_id),
+        col(PoolDrawRecord.question_ids),
+        col(PoolDrawRecord.seed),
+        nothing(Boolean),
+        nothing(Float),
+        col(PoolDrawRecord.created_at),
+        col(PoolDrawRecord.id),
+        col(PoolDrawRecord.number),
+    ).where(col(PoolDrawRecord.learner_id) == _LEARNER)
+    union = union_all(learner, attempts, walks, cards, dues, reveals, draws).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
@@ -179,6 +195,7 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
         return LearnerState(None)
     place, stored, attempts, walks, cards = None, False, [], [], []
     reveals: list[RevealRow] = []
+    draws: list[DrawRow] = []
     dues: dict[str, LessonDue] = {}
     for row in session.execute(_STATE, {"learner": learner_id}):
         if row.kind == 0:
@@ -206,6 +223,8 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
             reveals.append(
                 RevealRow(row.slug, row.name, row.detail, row.help, bool(row.correct), row.row_id)
             )
+        elif row.kind == 6:
+            draws.append(draw_row(row))
         else:  # the soonest due date of a lesson wins when two classes set one
             dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
     walks.reverse()
@@ -218,7 +237,14 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
         tuple(cards),
         tuple(dues.values()),
         tuple(reveals),
+        tuple(draws),
     )
+
+
+def draw_row(row: Any) -> DrawRow:
+    """A ``pool_draw`` row of the state statement as the state holds it."""
+    ids = tuple(qid for qid in row.detail.split(",") if qid)
+    return DrawRow(row.slug, row.name, row.help, row.chosen, ids, row.at, row.row_id)
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:
@@ -319,6 +345,46 @@ def record_reveals(
     return stored
 
 
+def record_draw(
+    session: Session,
+    learner_id: str,
+    slug: str,
+    pool_id: str,
+    number: int,
+    seed: str,
+    question_ids: Sequence[str],
+) -> DrawRow | None:
+    """Store a learner's draw ``number`` of a pool in one transaction (the learner row is
+    created if missing, as by :func:`record_walk`).
+
+    Returns:
+        The draw as the state reads it, or ``None`` when that number was already stored (two
+        tabs asking at once: the first one wins).
+    """
+    insert = _insert_for(session)
+    now = utcnow()
+    begin_write(session)
+    session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
+    stored = session.execute(
+        insert(PoolDrawRecord)
+        .values(
+            learner_id=learner_id,
+            lesson_slug=slug,
+            pool_id=pool_id,
+            number=number,
+            seed=seed,
+            question_ids=",".join(question_ids),
+            created_at=now,
+        )
+        .on_conflict_do_nothing()
+        .returning(col(PoolDrawRecord.id))
+    ).first()
+    session.commit()
+    if stored is None:
+        return None
+    return DrawRow(slug, pool_id, number, seed, tuple(question_ids), now, stored[0])
+
+
 # Either dialect's ``insert``: two statement classes that both know ``on_conflict_do_*``.
 InsertFor = Callable[[type[SQLModel]], postgresql.Insert | sqlite.Insert]
 
@@ -378,3 +444,15 @@ class SqlLearnerStore:
     ) -> tuple[RevealRow, ...]:
         """See :func:`record_reveals`."""
         return record_reveals(self.session, learner_id, slug, question_id, question_hash, hints)
+
+    def store_draw(
+        self,
+        learner_id: str,
+        slug: str,
+        pool_id: str,
+        number: int,
+        seed: str,
+        question_ids: Sequence[str],
+    ) -> DrawRow | None:
+        """See :func:`record_draw`."""
+        return record_draw(self.session, learner_id, slug, pool_id, number, seed, question_ids)

@@ -22,9 +22,19 @@ from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.learning.answers import graded_answer
+from app.learning.draws import (
+    PoolDraw,
+    current_draw,
+    first_draw,
+    lesson_draws,
+    next_draw,
+    pool_of,
+    stored_draws,
+)
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.rules import help_of
 from app.learning.state import (
+    DrawRow,
     DuplicateKeyError,
     LearnerState,
     NewAnswer,
@@ -68,6 +78,17 @@ class LearnerStore(Protocol):
     ) -> tuple[RevealRow, ...]:
         """Store hints opened, ``(number, worked)`` each, before returning them as stored."""
 
+    def store_draw(
+        self,
+        learner_id: str,
+        slug: str,
+        pool_id: str,
+        number: int,
+        seed: str,
+        question_ids: Sequence[str],
+    ) -> DrawRow | None:
+        """Store a pool draw; ``None`` when that number was stored already."""
+
 
 @dataclass(frozen=True)
 class LessonPage:
@@ -83,6 +104,7 @@ class LessonPage:
         progress: the learner's progress over the course.
         due: the lesson's due date in the learner's classes, or ``None``.
         overdue: the due date has passed.
+        draws: the draw the learner sees in each pool of the lesson, by pool id.
     """
 
     lesson: Lesson
@@ -96,6 +118,7 @@ class LessonPage:
     calc_results: object = None
     due: LessonDue | None = None
     overdue: bool = False
+    draws: dict[str, PoolDraw] = field(default_factory=dict)
 
     def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``."""
@@ -112,6 +135,7 @@ class LessonPage:
             "calc_results": self.calc_results,
             "lesson_due": self.due,
             "overdue": self.overdue,
+            "draws": self.draws,
         }
 
 
@@ -144,6 +168,8 @@ class OpenedLesson:
         place: where the learner now is (the lesson opened, unless only prefetched).
         keep_in_session: a place to keep in the session (a learner without a row), or ``None``.
         now: when it was opened (a class due date passed or not).
+        draw_key: the server's secret, which seeds the learner's draws of the lesson's pools
+            (:mod:`app.learning.draws`).
     """
 
     course: Course
@@ -153,6 +179,7 @@ class OpenedLesson:
     place: Place | None = None
     keep_in_session: Place | None = None
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    draw_key: bytes = field(default=b"", repr=False)
 
     @property
     def stamp(self) -> tuple[object, ...]:
@@ -169,7 +196,9 @@ class OpenedLesson:
 
     def page(self) -> LessonPage:
         """The page, built from the state already read (no storage)."""
-        return lesson_page(self.course, self.lesson, self.state, self.place, self.asked, self.now)
+        return lesson_page(
+            self.course, self.lesson, self.state, self.place, self.asked, self.now, self.draw_key
+        )
 
     def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``, the page built now."""
@@ -184,6 +213,7 @@ def open_lesson(
     session_place: Place | None,
     asked: LessonRequest,
     move_place: bool = True,
+    draw_key: bytes = b"",
 ) -> OpenedLesson:
     """Read the learner's state once and move their place to ``lesson`` (stored where they
     have a row; otherwise :attr:`OpenedLesson.keep_in_session` asks the caller to keep it).
@@ -204,7 +234,7 @@ def open_lesson(
             store.move_place(learner_id, place)
         else:
             keep = place
-    return OpenedLesson(course, lesson, asked, state, place, keep)
+    return OpenedLesson(course, lesson, asked, state, place, keep, draw_key=draw_key)
 
 
 def visitor_lesson(course: Course, lesson: Lesson) -> OpenedLesson:
@@ -219,6 +249,7 @@ def lesson_page(
     place: Place | None,
     asked: LessonRequest,
     now: datetime,
+    draw_key: bytes = b"",
 ) -> LessonPage:
     """Build a lesson page from a state already read (no storage)."""
     grouped = state.in_lesson(lesson.slug)
@@ -260,6 +291,7 @@ def lesson_page(
         calculator_results(lesson.calculators, query),
         due,
         due is not None and due.is_late(now),
+        lesson_draws(draw_key, lesson, state),
     )
 
 
@@ -413,6 +445,8 @@ class AnswerPlace:
             join the learner its first request made, not whoever else saw the form's key.
         scores: LTI launches' scores, queued with the answer
             (:attr:`app.learning.state.NewAnswer.scores`).
+        draw_key: the server's secret: an answer to a pool's question stores the learner's
+            draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`).
     """
 
     review: bool = False
@@ -420,6 +454,7 @@ class AnswerPlace:
     born: bool = False
     visit: str = ""
     scores: tuple[ScoreOrder, ...] = ()
+    draw_key: bytes = field(default=b"", repr=False)
 
 
 def answer_question(
@@ -478,6 +513,7 @@ def answer_question(
         before = LearnerState(written.learner_id)
     place = Place(lesson.slug, question_anchor(question.id))
     state = before.with_attempt(written.row, place, written.card)
+    state = keep_first_draw(store, lesson, question, state, where.draw_key)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(lesson.slug, question, where.order_of or written.learner_id, attempts)
     return QuestionPage(
@@ -487,6 +523,50 @@ def answer_question(
         learner_id=written.learner_id,
         state=state,
     )
+
+
+def keep_first_draw(
+    store: LearnerStore, lesson: Lesson, question: Question, state: LearnerState, secret: bytes
+) -> LearnerState:
+    """Store the learner's draw 1 of the pool ``question`` belongs to, when it is their first
+    answer there (no draw of that pool stored yet); the state with it."""
+    pool = pool_of(lesson, question.id)
+    if pool is None or not secret or state.learner_id is None:
+        return state
+    if stored_draws(state, lesson.slug, pool.id):
+        return state
+    seed, ids = first_draw(secret, state.learner_id, lesson.slug, pool)
+    row = store.store_draw(state.learner_id, lesson.slug, pool.id, 1, seed, ids)
+    return state if row is None else state.with_draw(row)
+
+
+class NoNextDraw(LookupError):
+    """ "Outras perguntas" asked before every question of the current draw was answered."""
+
+
+def redraw_pool(
+    store: LearnerStore, lesson: Lesson, pool_id: str, learner_id: str, secret: bytes
+) -> PoolDraw:
+    """Start the learner's next draw of a pool ("Outras perguntas"), ranked by their attempts
+    now; the draw they were shown is stored first when it was not yet.
+
+    Raises:
+        KeyError: the lesson has no pool ``pool_id``.
+        NoNextDraw: a question of the current draw has no answer yet.
+    """
+    pool = lesson.pools[pool_id]
+    state = store.read_state(learner_id)
+    now = current_draw(secret, lesson, pool, state)
+    if not now.answered:
+        raise NoNextDraw(pool_id)
+    if not now.stored:
+        store.store_draw(learner_id, lesson.slug, pool.id, now.number, now.seed, now.question_ids)
+    number = now.number + 1
+    seed, ids = next_draw(secret, learner_id, lesson.slug, pool, number, state.attempts)
+    row = store.store_draw(learner_id, lesson.slug, pool.id, number, seed, ids)
+    if row is not None:
+        state = state.with_draw(row)
+    return current_draw(secret, lesson, pool, state)
 
 
 def birth_key(form_key: str, visit: str) -> str:
@@ -502,6 +582,8 @@ __all__ = [
     "LessonRequest",
     "OpenedLesson",
     "HintNotFound",
+    "NoNextDraw",
+    "redraw_pool",
     "answer_question",
     "open_lesson",
     "reveal_hint",

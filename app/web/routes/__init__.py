@@ -22,6 +22,7 @@ def include_all(app: FastAPI) -> None:
         lessons,
         lti,
         mydata,
+        pools,
         preferences,
         progress,
         quizzes,
@@ -35,6 +36,7 @@ def include_all(app: FastAPI) -> None:
     for module in (
         lessons,
         quizzes,
+        pools,
         trees,
         search,
         glossary,

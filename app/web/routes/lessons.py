@@ -103,7 +103,8 @@ def opened_lesson(
             session_place(request),
             not is_prefetch(request),
         )
-        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves)
+        secret = request.app.state.secret.encode()
+        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves, secret)
     if opened.keep_in_session is not None:
         keep_in_session(request, opened.keep_in_session)
     return opened

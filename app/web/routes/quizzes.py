@@ -90,6 +90,7 @@ def answer(
         born=born,
         visit=request.cookies.get(VISIT_COOKIE, ""),
         scores=answer_scores(request, learner_id, lancamento, course, lesson),
+        draw_key=request.app.state.secret.encode(),
     )
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, where)

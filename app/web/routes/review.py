@@ -298,7 +298,8 @@ def _answer_in_review(
     born = born_in_this_request(request)
     scores = answer_scores(request, learner_id, None, course, lesson)
     visit = request.cookies.get(VISIT_COOKIE, "")
-    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores)
+    secret = request.app.state.secret.encode()
+    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores, draw_key=secret)
     try:
         page = answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:
