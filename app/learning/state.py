@@ -34,6 +34,7 @@ class AttemptRow:
         id: the row id (orders attempts stored in the same instant).
         help: what the learner opened before answering (:data:`app.learning.rules.NO_HELP`,
             ``HINTED``, ``WORKED``).
+        variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
     """
 
     lesson_slug: str
@@ -45,6 +46,7 @@ class AttemptRow:
     created_at: datetime
     id: int
     help: int = 0
+    variant: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +275,7 @@ class NewAnswer:
             :data:`app.learning.writer.BIRTH_WINDOW`, and while that learner has no account).
         scores: the LTI launches' scores to queue with the answer, in the same transaction
             (also when the key was stored before and a score is missing: a form sent again).
+        variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
     """
 
     learner_id: str
@@ -288,6 +291,7 @@ class NewAnswer:
     birth_key: str | None = None
     at: datetime | None = None
     scores: tuple[ScoreOrder, ...] = ()
+    variant: str = ""
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,9 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     6     pool draw    lesson slug   pool id        question ids     started, draw id
     ====  ===========  ============  =============  ===============  ===================
 
-    ``chosen``, ``correct``, ``credit`` and ``help`` are the attempt's; a hint opened (and not
-    yet answered after) puts its ``worked`` flag in ``correct`` and its number in ``help``; a
-    pool draw puts its seed in ``chosen`` and its number in ``help``.
+    ``chosen``, ``correct``, ``credit``, ``help`` and ``variant`` are the attempt's; a hint
+    opened (and not yet answered after) puts its ``worked`` flag in ``correct`` and its
+    number in ``help``; a pool draw puts its seed in ``chosen`` and its number in ``help``.
     Rows come by kind, then ``at`` (due dates soonest first). SQLAlchemy's ``select``, not
     SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
@@ -95,6 +95,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(Learner.place_at).label("at"),
         literal_column("0", Integer).label("row_id"),
         literal_column("0", Integer).label("help"),
+        nothing(String).label("variant"),
     ).where(col(Learner.id) == _LEARNER)
     attempts = sa.select(
         literal_column("1", Integer),
@@ -107,6 +108,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(Attempt.created_at),
         col(Attempt.id),
         col(Attempt.help),
+        col(Attempt.variant),
     ).where(col(Attempt.learner_id) == _LEARNER)
     walks = sa.select(
         literal_column("2", Integer),
@@ -119,6 +121,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(WalkRecord.created_at),
         col(WalkRecord.id),
         literal_column("0", Integer),
+        nothing(String),
     ).where(col(WalkRecord.learner_id) == _LEARNER)
     cards = sa.select(
         literal_column("3", Integer),
@@ -131,6 +134,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(ReviewCard.due),
         literal_column("0", Integer),
         literal_column("0", Integer),
+        nothing(String),
     ).where(col(ReviewCard.learner_id) == _LEARNER)
     dues = (
         sa.select(
@@ -144,6 +148,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
             col(ClassDue.due_at),
             col(Classroom.id),
             literal_column("0", Integer),
+            nothing(String),
         )
         .select_from(ClassMember)
         .join(Classroom, col(Classroom.id) == col(ClassMember.class_id))
@@ -161,6 +166,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(HintReveal.created_at),
         col(HintReveal.id),
         col(HintReveal.hint),
+        nothing(String),
     ).where(col(HintReveal.learner_id) == _LEARNER, col(HintReveal.attempt_id).is_(None))
     draws = sa.select(
         literal_column("6", Integer),
@@ -173,6 +179,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(PoolDrawRecord.created_at),
         col(PoolDrawRecord.id),
         col(PoolDrawRecord.number),
+        nothing(String),
     ).where(col(PoolDrawRecord.learner_id) == _LEARNER)
     union = union_all(learner, attempts, walks, cards, dues, reveals, draws).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
@@ -213,6 +220,7 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
                     row.at,
                     row.row_id,
                     row.help,
+                    row.variant or "",
                 )
             )
         elif row.kind == 2:

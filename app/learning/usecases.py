@@ -21,6 +21,7 @@ from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
+from app.content.variants import instance
 from app.learning.answers import graded_answer
 from app.learning.draws import (
     PoolDraw,
@@ -43,6 +44,7 @@ from app.learning.state import (
     Written,
 )
 from app.learning.trees import TreeView, tree_view
+from app.learning.variants import PAGE_OWNER, read_token
 from app.learning.views import KEY_RE, QuestionView, question_view
 
 if TYPE_CHECKING:
@@ -263,6 +265,7 @@ def lesson_page(
             asked.errors.get(qid),
             asked.typed.get(qid, ""),
             opened(state, lesson.slug, question),
+            draw_key,
         )
         for qid, question in lesson.questions.items()
     }
@@ -325,8 +328,10 @@ def show_question(
     retry: bool = False,
     error: str | None = None,
     typed: str = "",
+    secret: bytes = b"",
 ) -> QuestionPage:
-    """One question as the learner sees it now (their latest graded answer, or the form)."""
+    """One question as the learner sees it now (their latest graded answer, or the form);
+    ``secret`` picks a numeric question's variant (:mod:`app.learning.variants`)."""
     state = store.read_state(learner_id)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(
@@ -338,6 +343,7 @@ def show_question(
         error,
         typed,
         opened(state, lesson.slug, question),
+        secret,
     )
     return QuestionPage(view, error=error, state=state)
 
@@ -358,6 +364,7 @@ def reveal_hint(
     learner_id: str,
     number: int,
     version: str | None,
+    secret: bytes = b"",
 ) -> QuestionPage:
     """Open the question's hints up to ``number`` (those not open yet are stored, one event
     each, waiting for the learner's next answer, which then counts as helped) and show the
@@ -385,6 +392,7 @@ def reveal_hint(
         attempts,
         retry=True,
         revealed=opened(state, lesson.slug, question),
+        secret=secret,
     )
     return QuestionPage(view, stored=bool(new), learner_id=learner_id, state=state)
 
@@ -400,6 +408,7 @@ class Answer:
         value: ``valor`` (a ``numeric`` answer as typed).
         positions: ``posicao`` (an ``ordering`` answer's ``<item>=<position>`` pairs).
         confirmed: ``confirmado`` (a ``numeric`` answer confirmed as typed: "3.438" is 3438).
+        variant: ``variante`` (the signed variant a numeric question with ``params`` showed).
     """
 
     key: str
@@ -408,6 +417,7 @@ class Answer:
     value: str | None = None
     positions: list[str] = field(default_factory=list)
     confirmed: str | None = None
+    variant: str | None = None
 
 
 class FormRefused(Exception):
@@ -485,8 +495,15 @@ def answer_question(
         raise FormRefused(STALE_FORM)
     if answer.version != question.content_hash:
         raise FormRefused(QUESTION_CHANGED)
+    asked = question
+    if question.variants is not None:  # graded against the variant the form showed
+        owners = [learner_id] + ([PAGE_OWNER] if where.born else [])
+        index = read_token(where.draw_key, answer.variant, owners, lesson.slug, question)
+        if index is None:
+            raise FormRefused(STALE_FORM)
+        asked = instance(question, question.variants.point(index))
     grade, chosen = graded_answer(
-        question, answer.options, answer.value, answer.positions, answer.confirmed
+        asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
@@ -505,6 +522,7 @@ def answer_question(
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
                 scores=where.scores,
+                variant=asked.variant,
             )
         )
     except DuplicateKeyError as exc:
@@ -515,7 +533,9 @@ def answer_question(
     state = before.with_attempt(written.row, place, written.card)
     state = keep_first_draw(store, lesson, question, state, where.draw_key)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
-    view = question_view(lesson.slug, question, where.order_of or written.learner_id, attempts)
+    view = question_view(
+        lesson.slug, question, where.order_of or written.learner_id, attempts, secret=where.draw_key
+    )
     return QuestionPage(
         view,
         course_progress(course, state),

@@ -312,6 +312,7 @@ def _store_attempts(
                 "idempotency_key": answer.key,
                 "review": answer.review,
                 "help": answer.help,
+                "variant": answer.variant,
                 "created_at": answer.at or now,
             }
             for _, answer, learner_id in batch
@@ -333,6 +334,7 @@ def _store_attempts(
             answer.at or now,
             row_id,
             help=answer.help,
+            variant=answer.variant,
             learner_id=learner_id,
         )
         stored.append(row)
@@ -414,6 +416,7 @@ def _row(row: Row[Any]) -> AttemptRow:
         created,
         row.id,
         row.help,
+        row.variant,
     )
 
 

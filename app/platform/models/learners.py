@@ -91,6 +91,8 @@ class Attempt(AttemptBase, table=True):
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
     idempotency_key: str | None = Field(default=None, max_length=64)
+    # a numeric question's variant: its parameters as JSON (app/content/variants.py), or ""
+    variant: str = Field(default="", max_length=500, sa_column_kwargs={"server_default": ""})
 
 
 class HintReveal(SQLModel, table=True):

@@ -90,6 +90,7 @@ def _page(
             error=error,
             typed=typed,
             revealed=opened(state, lesson.slug, question),
+            secret=request.app.state.secret.encode(),
         )
         context["answer_url"] = urls_of(request).path(
             "review_answer", slug=lesson.slug, question_id=question.id
@@ -196,6 +197,7 @@ def _notebook_page(
             error=error if just == (lesson, question) else None,
             typed=typed if just == (lesson, question) else "",
             revealed=opened(state, lesson.slug, question),
+            secret=request.app.state.secret.encode(),
         )
         answer_urls[key] = urls.path("notebook_answer", slug=lesson.slug, question_id=question.id)
     context = {

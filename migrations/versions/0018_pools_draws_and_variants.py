@@ -1,9 +1,14 @@
-"""pool draws: which questions of a lesson's pool each learner was given
+"""pool draws and numeric variants: which questions of a pool each learner was given, and
+the parameters of the variant each answer was to
 
 ``pool_draw`` keeps a learner's draws of a question pool: the pool's attempt number, the
 HMAC seed it was drawn with and the questions it gave (``app/learning/draws.py``). Nothing
 is built for the answers stored before: no lesson had a pool, and a learner's first draw of
 a pool is a function of its seed alone, computed until their first answer in it stores it.
+
+``attempt.variant`` keeps the parameters (JSON) of the variant of a numeric question the
+answer was graded against, part of the attempt's version; every answer stored before had
+no variant: the column starts empty for them.
 
 Revision ID: 0018
 Revises: 0017 (0017_hint_reveals)
@@ -21,6 +26,15 @@ depends_on = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("attempt", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column(
+                "variant",
+                sqlmodel.sql.sqltypes.AutoString(length=500),
+                server_default="",
+                nullable=False,
+            )
+        )
     op.create_table(
         "pool_draw",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -41,3 +55,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("pool_draw")
+    with op.batch_alter_table("attempt", schema=None) as batch_op:
+        batch_op.drop_column("variant")
