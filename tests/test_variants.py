@@ -20,22 +20,8 @@ from tests.support.accounts import new_browser, sign_in, sign_up
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.lessons import folder_with, messages
+from tests.support.pools import VARIANT
 
-VARIANT = """
-```quiz
-- id: teto-variante
-  kind: numeric
-  params:
-    banda: [936, 1008, 1792]
-    pesos: {min: 4, max: 16, step: 4}
-  value: banda / pesos
-  tolerance: 2%
-  unit: tok/s
-  prompt: Uma GPU com {{ banda }} GB/s lê {{ pesos }} GB de pesos por token. Qual o teto do decode?
-  working: "{{ banda }} ÷ {{ pesos }} ≈ {{ value }} tokens/s (conta secreta)"
-  explanation: O teto é a banda dividida pelos bytes lidos por token (explicação secreta).
-```
-"""
 SLUG, QID = "decode-prefill", "teto-variante"
 
 
@@ -62,8 +48,10 @@ def prompt_of(html: str) -> str:
     return text(soup(html).select_one(f"#pergunta-{QID} legend"))
 
 
-def send(client: TestClient, value: str, token: str | None = None, htmx: bool = True):
-    page = client.get(f"/licoes/{SLUG}?refazer={QID}").text
+def send(
+    client: TestClient, value: str, token: str | None = None, htmx: bool = True, query: str = ""
+):
+    page = client.get(f"/licoes/{SLUG}{query}").text
     form = soup(page).select_one(f"#pergunta-{QID} form")
     data = {
         "csrftoken": csrf_from(page),

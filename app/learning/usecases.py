@@ -239,9 +239,10 @@ def open_lesson(
     return OpenedLesson(course, lesson, asked, state, place, keep, draw_key=draw_key)
 
 
-def visitor_lesson(course: Course, lesson: Lesson) -> OpenedLesson:
-    """A lesson as every visitor without a query string sees it (nothing to read)."""
-    return OpenedLesson(course, lesson, LessonRequest(), LearnerState(None))
+def visitor_lesson(course: Course, lesson: Lesson, draw_key: bytes = b"") -> OpenedLesson:
+    """A lesson as every visitor without a query string sees it (nothing to read);
+    ``draw_key``, the server's secret, signs the variants its forms show."""
+    return OpenedLesson(course, lesson, LessonRequest(), LearnerState(None), draw_key=draw_key)
 
 
 def lesson_page(
