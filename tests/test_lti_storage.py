@@ -74,6 +74,13 @@ def test_the_login_puts_state_and_nonce_in_the_lms_storage_instead_of_a_cookie(l
             soup(forged.text).select_one("main")
         )
         same_origin = {"Sec-Fetch-Site": "same-origin"}
+        # A launch refused there offers a tab of its own, which keeps the state in a cookie:
+        # no LMS frame around it to keep it in.
+        bad = {**refields, "id_token": refields["id_token"][:-4] + "AAAA"}
+        refused = browser.post(tool.url + "/lti/launch", data=bad, headers=same_origin)
+        assert refused.status_code == 403
+        link = soup(refused.text).select_one("main a[target=_blank]")
+        assert "lti1p3_new_window=1" in link["href"] and "lti_storage_target" not in link["href"]
         done = browser.post(tool.url + "/lti/launch", data=refields, headers=same_origin)
         assert done.status_code == 303
         assert done.headers["location"].startswith("/licoes/kernels?lancamento=")

@@ -414,7 +414,9 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
         elif params.get(NEW_WINDOW_PARAM):
             context["no_cookie"] = gettext(NO_COOKIE_IN_NEW_TAB)
         else:
-            query = {**params, NEW_WINDOW_PARAM: "1"}
+            # A tab of its own has no LMS frame around it to keep the state in.
+            kept = {k: v for k, v in params.items() if k != STORAGE_TARGET_PARAM}
+            query = {**kept, NEW_WINDOW_PARAM: "1"}
             context["new_tab"] = urls_of(request).with_query("lti_login", query)
     status = 403 if params is not None else 400
     return render(request, "lti_refused.html", context, status_code=status)
