@@ -8,13 +8,17 @@ import itertools
 from decimal import Decimal
 
 import pytest
+from fastapi.testclient import TestClient
 
 from app.content.course import load_course
 from app.content.moodle_xml import moodle_xml_export
 from app.learning.grading import grade, grade_order
+from app.main import create_app
+from tests.support.accounts import instructor
 from tests.support.app import REPO_LESSONS, make_settings
 from tests.support.cli import curso
 from tests.support.gift import written_questions
+from tests.support.html import soup, text
 from tests.support.lessons import lessons
 from tests.support.moodle_xml import XmlQuestion, moodle_mark, read_moodle_xml
 
@@ -238,3 +242,19 @@ def test_the_command_writes_the_lessons_named(tmp_path):
     unknown = curso(settings, "exportar", "moodle-xml", "nada")
     assert unknown.returncode == 1
     assert unknown.stderr.startswith("Nenhuma lição tem o slug nada.")
+
+
+def test_the_dashboard_offers_the_download(tmp_path):
+    settings = make_settings(tmp_path)
+    client = instructor(TestClient(create_app(settings), follow_redirects=False), settings)
+    link = soup(client.get("/instrutor").text).select_one(
+        'a[href="/instrutor/exportar/questoes.xml"]'
+    )
+    assert text(link) == "Banco de questões (Moodle XML)"
+    response = client.get("/instrutor/exportar/questoes.xml")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/xml; charset=utf-8"
+    assert response.headers["content-disposition"].startswith('attachment; filename="questoes-')
+    assert response.headers["content-disposition"].endswith('.xml"')
+    read = read_moodle_xml(response.text)
+    assert read == read_moodle_xml(moodle_xml_export(load_course(REPO_LESSONS).lessons).document())
