@@ -21,7 +21,9 @@ type, so here:
   absolute) and each likely wrong value at 0 with its explanation; the unit as a Moodle unit
   (multiplier 1, optional and not graded, ``unitgradingtype`` 0), not in the stem.
 
-Every question has its name (its sentence), its ``idnumber`` (``<lesson>/<question>``, stable
+Every question is worth 1 with no penalty for a wrong try (``penalty`` 0): the course's score
+counts a question right once it was answered right, whatever came before. Every question has
+its name (its sentence), its ``idnumber`` (``<lesson>/<question>``, stable
 between imports), a tag per concept, the stem and the options in the author's Markdown
 (``format="markdown"``), each option's explanation as its feedback, and the working or the
 explanation as the general feedback. Each lesson is a category ``curso/<lesson title>``, as in
