@@ -88,6 +88,33 @@ def test_the_login_puts_state_and_nonce_in_the_lms_storage_instead_of_a_cookie(l
         assert replay.status_code == 403
 
 
+def signed_launch_through_storage(browser: httpx.Client, platform, user: str) -> dict[str, str]:
+    """The launch fields the platform posts after a login that announced its storage."""
+    login = browser.get(
+        platform.url + "/launch",
+        params={"user": user, "licao": "kernels", "armazenamento": "1"},
+        follow_redirects=True,
+    )
+    _action, fields = launch_form(browser.get(storage_box(login.text)["data-next"]).text)
+    return fields
+
+
+def test_a_launch_checked_against_another_logins_state_is_refused(lms):
+    tool, platform = lms
+    with httpx.Client(verify=platform.verify) as browser:
+        first = signed_launch_through_storage(browser, platform, "rui-5")
+        second = signed_launch_through_storage(browser, platform, "rui-5")
+        # The first login's token with the second login's state (both found in storage).
+        swapped = {**first, "state": second["state"], "lti_storage_checked": "1"}
+        same_origin = {"Sec-Fetch-Site": "same-origin"}
+        refused = browser.post(tool.url + "/lti/launch", data=swapped, headers=same_origin)
+        assert refused.status_code == 403
+        assert "o nonce da entrada não é o que o login dela guardou" in refused.text
+        checked = {**first, "lti_storage_checked": "1"}
+        done = browser.post(tool.url + "/lti/launch", data=checked, headers=same_origin)
+        assert done.status_code == 303
+
+
 def test_without_storage_announced_the_login_keeps_the_state_cookie(lms):
     tool, platform = lms
     with httpx.Client(verify=platform.verify) as browser:

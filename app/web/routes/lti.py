@@ -9,7 +9,10 @@ The login and launch POSTs come from the LMS, another site: the request guard an
 let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
 ``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
-``state`` cookie set at the login.
+``state`` cookie set at the login; or, when the platform announces its storage frame
+(``lti_storage_target``), the state and nonce kept there by the course's pages
+(``static/js/lti-storage.js``), the launch posted again from the course's own page, and the
+token's nonce being the one that login kept.
 """
 
 from __future__ import annotations
