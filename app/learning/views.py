@@ -32,6 +32,15 @@ VISITOR_ORDER = "visitante"
 
 
 @dataclass(frozen=True)
+class GradedOption:
+    """An option the graded answer shows with its explanation: chosen, right, or both."""
+
+    option: Option
+    chosen: bool
+    right: bool
+
+
+@dataclass(frozen=True)
 class QuestionView:
     """One question as one learner sees it.
 
@@ -51,6 +60,8 @@ class QuestionView:
             reach the page: a hint not opened, the worked answer above all, never does).
         next_hint: the number of the next hint to open, or 0 when none is left.
         help: the help the graded answer shown had (:mod:`app.learning.rules`).
+        graded: with a result, the options chosen or right, in the learner's order.
+        others: with a result, the other options ("por que as outras estão certas ou erradas").
         question: a numeric question with variants: the variant shown (its numbers and key),
             else ``None`` (the question as written).
         variant_token: the form's ``variante`` (which variant it shows, signed), or ``""``.
@@ -69,6 +80,8 @@ class QuestionView:
     hints: tuple[Hint, ...] = ()
     next_hint: int = 0
     help: int = 0
+    graded: tuple[GradedOption, ...] = ()
+    others: tuple[Option, ...] = ()
     question: Question | None = None
     variant_token: str = ""
 
@@ -114,14 +127,14 @@ def question_view(
     answered_at = None
     help = 0
     shown, token = question, ""
-    graded = bool(attempts) and not (retry or error or outdated)
+    answered = bool(attempts) and not (retry or error or outdated)
     if question.variants is not None:
-        if graded:
+        if answered:
             shown = answered_variant(question, attempts[-1])
         else:
             owner = None if learner_id in (None, VISITOR_ORDER) else learner_id
             shown, token = form_variant(secret, owner, lesson_slug, question, len(attempts))
-    if graded:
+    if answered:
         latest = attempts[-1]
         result = regrade_stored(shown, latest.chosen, latest.correct)
         answered_at = latest.created_at
@@ -134,6 +147,15 @@ def question_view(
     items = shuffled_items(question, seed, lesson_slug) if question.items else ()
     unit = shown.numeric.unit if shown.numeric else None
     confirm = bool(error) and decimal_point_reading(typed, unit) is not None
+    graded: list[GradedOption] = []
+    others: list[Option] = []
+    if result is not None:
+        for option in options:
+            chosen, right = option.id in result.chosen, option.id in result.answer
+            if chosen or right:
+                graded.append(GradedOption(option, chosen, right))
+            else:
+                others.append(option)
     return QuestionView(
         options,
         result,
@@ -148,6 +170,8 @@ def question_view(
         hints,
         next_hint,
         help,
+        tuple(graded),
+        tuple(others),
         shown if question.variants is not None else None,
         token,
     )
