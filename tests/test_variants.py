@@ -16,7 +16,7 @@ from app.content.course import load_course
 from app.content.variants import decode, encode, instance
 from app.learning.variants import learner_variant, page_variant
 from app.main import create_app
-from tests.support.accounts import new_browser, sign_in, sign_up
+from tests.support.accounts import instructor, new_browser, sign_in, sign_up
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.lessons import folder_with, messages
@@ -205,3 +205,33 @@ def test_nothing_of_any_variants_key_is_in_the_page_before_answering(varied):
         for index in range(len(question.variants.grid)):
             value = instance(question, question.variants.point(index)).numeric.value
             assert f"≈ {pt(value)}" not in str(box)
+
+
+def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
+    client, settings = varied
+    question = question_of(client)
+    for n in range(3):  # three learners, each their own first variant
+        learner = new_browser(client)
+        sign_up(learner, f"aluno{n}")
+        page = learner.get(f"/licoes/{SLUG}").text
+        token = soup(page).select_one(f'#pergunta-{QID} input[name="variante"]')["value"]
+        index = int(token.split(".")[0])
+        right = instance(question, question.variants.point(index)).numeric.value
+        send(learner, pt(right) if n else "1")
+    teacher = instructor(new_browser(client), settings)
+    card = soup(teacher.get("/instrutor/perguntas")).select_one(f"#q-{SLUG}-{QID}")
+    rows = [
+        [text(cell) for cell in row.select("td")] for row in card.select(".variant-table tbody tr")
+    ]
+    stored = db_rows(settings, "SELECT variant, correct FROM attempt ORDER BY id")
+    expected: dict[str, list[int]] = {}
+    for variant, correct in stored:
+        expected.setdefault(variant, []).append(int(correct))
+    assert sum(int(answers) for _, answers, _ in rows) == 3
+    assert len(rows) == len(expected)
+    for label, answers, facility in rows:
+        params = dict(part.split(" = ") for part in label.split(", "))
+        key = encode({k: float(v.replace(".", "").replace(",", ".")) for k, v in params.items()})
+        hits = expected[key]
+        assert int(answers) == len(hits)
+        assert facility == f"{round(100 * sum(hits) / len(hits))}%"
