@@ -50,7 +50,7 @@ FUNCTIONS = {
     "ceil": math.ceil,
     "floor": math.floor,
 }
-_SLOT = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
+SLOT = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
 VALUE_SLOT = "value"  # the right answer, in the working and the explanation
 
 
@@ -145,12 +145,12 @@ def shown(number: float) -> str:
 
 def fill(template: str, params: Mapping[str, float]) -> str:
     """A template with each ``{{ name }}`` replaced by that number, written pt-BR."""
-    return _SLOT.sub(lambda m: shown(params[m.group(1)]), template)
+    return SLOT.sub(lambda m: shown(params[m.group(1)]), template)
 
 
 def slots(template: str) -> set[str]:
     """The names a template uses."""
-    return set(_SLOT.findall(template))
+    return set(SLOT.findall(template))
 
 
 def tolerance_of(raw: str, params: Mapping[str, float]) -> tuple[Decimal, bool]:
