@@ -292,6 +292,10 @@ def test_signing_in_keeps_the_accounts_draw_and_erasing_removes_the_draws(pooled
     assert sign_in(other).status_code == 303
     assert db_rows(settings, "SELECT learner_id, number FROM pool_draw") == [(account, 1)]
     assert drawn_ids(other.get("/licoes/decode-prefill").text) == shown
+    exported = other.get("/meus-dados/exportar").json()
+    assert [(d["pool_id"], d["number"], d["question_ids"]) for d in exported["draws"]] == [
+        ("decode-sorteio", 1, shown)
+    ]
     page = other.get("/meus-dados").text
     erase = other.post(
         "/meus-dados/apagar",

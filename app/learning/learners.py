@@ -151,6 +151,7 @@ class LearnerData:
         classes: ``(class name, joined at)`` of each class joined, oldest first.
         review_cards: soonest due first.
         hints: the hints opened, oldest first.
+        draws: the draws of question pools, oldest first.
     """
 
     learner: Learner | None
@@ -161,6 +162,7 @@ class LearnerData:
     classes: list[tuple[str, datetime]]
     review_cards: list[ReviewCard]
     hints: list[HintReveal] = field(default_factory=list)
+    draws: list[PoolDrawRecord] = field(default_factory=list)
 
 
 def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
@@ -200,6 +202,13 @@ def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
                 select(HintReveal)
                 .where(HintReveal.learner_id == learner_id)
                 .order_by(col(HintReveal.created_at), col(HintReveal.id))
+            )
+        ),
+        draws=list(
+            db.exec(
+                select(PoolDrawRecord)
+                .where(PoolDrawRecord.learner_id == learner_id)
+                .order_by(col(PoolDrawRecord.created_at), col(PoolDrawRecord.id))
             )
         ),
     )
