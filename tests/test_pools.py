@@ -10,14 +10,18 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
+from app.analytics.dashboard import funnel, python_funnel
 from app.content.course import load_course
 from app.content.pools import Pool
 from app.learning.draws import draw, draw_seed, first_draw, page_seed, seen_of
 from app.learning.grading import lesson_progress, question_records
 from app.learning.rules import counted, counted_total
 from app.learning.state import AttemptRow
+from app.learning.tallies.write import stored_states
 from app.main import create_app
+from app.platform.db import make_engine
 from tests.support.accounts import new_browser, sign_in, sign_up
 from tests.support.app import TEST_SECRET, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
@@ -304,3 +308,29 @@ def test_signing_in_keeps_the_accounts_draw_and_erasing_removes_the_draws(pooled
     )
     assert erase.status_code == 303, erase.text
     assert db_rows(settings, "SELECT id FROM pool_draw") == []
+
+
+def test_the_dashboard_completion_counts_a_pool_as_its_draw(pooled):
+    client, settings = pooled
+    sign_up(client)
+    learner = learner_of(settings)
+    course = client.app.state.live_course.current()
+
+    def completed() -> tuple[int, int]:
+        engine = make_engine(settings.database_url)
+        try:
+            with Session(engine) as db:
+                sql = {step.slug: step for step in funnel(db, course)}
+                states = stored_states(db.connection(), [learner])
+                python = {step.slug: step for step in python_funnel(states, course)}
+        finally:
+            engine.dispose()
+        return sql["decode-prefill"].completed, python["decode-prefill"].completed
+
+    answer_pooled(client, "fase-banda", option="b")
+    drawn = drawn_ids(client.get("/licoes/decode-prefill").text)
+    for qid in drawn[:-1]:
+        answer_pooled(client, qid)
+    assert completed() == (0, 0), "one drawn question still to get right"
+    answer_pooled(client, drawn[-1])
+    assert completed() == (1, 1), "the quiz question and the three drawn: done (5 never seen)"

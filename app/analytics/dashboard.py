@@ -23,7 +23,8 @@ from app.analytics.item_analysis import ItemStats, OptionCounts, VariantFacility
 from app.content.course import Course
 from app.content.variants import encode
 from app.learning.classes import class_learners, in_class
-from app.learning.rules import NO_HELP, group_size, is_done, ranked
+from app.learning.progress import lesson_shape
+from app.learning.rules import NO_HELP, counted, counted_total, group_size, is_done, ranked
 from app.learning.tallies.codec import count_answers, join_answers
 from app.learning.tallies.fold import Basis, QuestionHistory, State, course_score
 from app.learning.tallies.rebuild import sync_basis
@@ -77,6 +78,17 @@ def current_versions(course: Course) -> list[tuple[str, str, str]]:
     ]
 
 
+def current_pools(course: Course) -> list[tuple[str, str, str, int]]:
+    """``(lesson slug, question id, pool id, draw)`` of every pool's question (its first
+    pool): a pool counts as its draw in completion (:func:`app.learning.rules.counted`)."""
+    found: dict[tuple[str, str], tuple[str, str, str, int]] = {}
+    for lesson in course.lessons:
+        for pool in lesson.pools.values():
+            for qid in pool.candidates:
+                found.setdefault((lesson.slug, qid), (lesson.slug, qid, pool.id, pool.draw))
+    return list(found.values())
+
+
 def sync_tally_basis(db: Session, course: Course) -> None:
     """Make the course's current question versions the tallies' basis (committed).
 
@@ -84,11 +96,11 @@ def sync_tally_basis(db: Session, course: Course) -> None:
     score-dependent counters are recounted once
     (:func:`app.learning.tallies.rebuild.sync_basis`).
     """
-    versions = current_versions(course)
-    if Basis(frozenset(versions)) == read_basis(db.connection()):
+    versions, pools = current_versions(course), current_pools(course)
+    if Basis(frozenset(versions), frozenset(pools)) == read_basis(db.connection()):
         return
     begin_write(db)
-    sync_basis(db, versions)
+    sync_basis(db, versions, pools)
     db.commit()
 
 
@@ -162,6 +174,8 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
         if not lesson.questions:
             continue
         ids = set(lesson.questions)
+        fixed, pools = lesson_shape(lesson)
+        total = counted_total(len(fixed), (draw for draw, _ in pools))
         started = completed = 0
         for state in states.values():
             if not any(slug == lesson.slug and qid in ids for slug, qid, _ in state):
@@ -172,7 +186,7 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
                 for (slug, qid, _), t in state.items()
                 if slug == lesson.slug and qid in ids and t.rights
             }
-            completed += is_done(len(right), len(ids))
+            completed += is_done(counted((fixed, pools), right), total)
         out.append(FunnelStep(lesson.slug, started, completed))
     return out
 

@@ -88,7 +88,7 @@ def counted(shape: Shape, hit: Collection[str]) -> int:
     )
 
 
-def capped_sql(count: ColumnElement[int], draw: int) -> ColumnElement[int]:
+def capped_sql(count: ColumnElement[int], draw: int | ColumnElement[int]) -> ColumnElement[int]:
     """A pool's share of :func:`counted` as SQL: ``count`` (its questions hit), up to ``draw``."""
     return case((count > draw, draw), else_=count)
 

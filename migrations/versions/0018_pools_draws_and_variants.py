@@ -10,6 +10,10 @@ a pool is a function of its seed alone, computed until their first answer in it 
 answer was graded against, part of the attempt's version; every answer stored before had
 no variant: the column starts empty for them.
 
+``tally_basis.pool_id`` and ``draw`` say which pool draws a question and how many it draws,
+so the dashboard's completion counts a pool as its draw; no question was in a pool before,
+so they start as "" and 0 (and the dashboard recounts when the course gains pools).
+
 Revision ID: 0018
 Revises: 0017 (0017_hint_reveals)
 Create Date: 2026-12-05 00:00:00
@@ -26,6 +30,16 @@ depends_on = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("tally_basis", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column(
+                "pool_id",
+                sqlmodel.sql.sqltypes.AutoString(length=100),
+                server_default="",
+                nullable=False,
+            )
+        )
+        batch_op.add_column(sa.Column("draw", sa.Integer(), server_default="0", nullable=False))
     with op.batch_alter_table("attempt", schema=None) as batch_op:
         batch_op.add_column(
             sa.Column(
@@ -57,3 +71,6 @@ def downgrade() -> None:
     op.drop_table("pool_draw")
     with op.batch_alter_table("attempt", schema=None) as batch_op:
         batch_op.drop_column("variant")
+    with op.batch_alter_table("tally_basis", schema=None) as batch_op:
+        batch_op.drop_column("draw")
+        batch_op.drop_column("pool_id")

@@ -45,10 +45,14 @@ LEARNER_VALUES = ("last_at", "score", "answers")
 
 def read_basis(connection: Connection) -> Basis:
     """The versions the score-dependent counters count as current."""
+    b = TALLY_BASIS.c
     rows = connection.execute(
-        select(TALLY_BASIS.c.lesson_slug, TALLY_BASIS.c.question_id, TALLY_BASIS.c.question_hash)
+        select(b.lesson_slug, b.question_id, b.question_hash, b.pool_id, b.draw)
+    ).all()
+    return Basis(
+        frozenset((slug, qid, version) for slug, qid, version, _, _ in rows),
+        frozenset((slug, qid, pool, draw) for slug, qid, _, pool, draw in rows if pool),
     )
-    return Basis(frozenset(tuple(row) for row in rows))
 
 
 def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[str, State]:
