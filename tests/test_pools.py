@@ -82,18 +82,28 @@ def errors(course) -> list[str]:
 
 
 def test_a_pool_draws_from_the_bank_by_concept_by_ids_or_from_every_bank_question(tmp_path):
-    ids_spec = "id: por-ids\ndraw: 1\nfrom: [banda-1, banda-3]\n"
     bank = pool_lesson(2, bank_ids=["banda-1", "banda-2", "banda-3"])
-    both = bank + f"\n```pool\n{ids_spec}```\n"
-    every = "\n```pool\nid: todas\ndraw: 2\n```\n"
-    course = load_course(course_folder(tmp_path, both + every))
-    assert errors(course) == []
-    lesson = course.get("decode-prefill")
+    lesson = load_course(course_folder(tmp_path, bank)).get("decode-prefill")
     assert lesson.pools["decode-sorteio"].candidates == ("banda-1", "banda-2", "banda-3")
-    assert lesson.pools["por-ids"].candidates == ("banda-1", "banda-3")
-    assert lesson.pools["todas"].candidates == ("banda-1", "banda-2", "banda-3")
     assert lesson.pooled == {"banda-1", "banda-2", "banda-3"}
     assert "banda-1" in lesson.questions, "bank questions are the lesson's questions"
+    (tmp_path / "ids").mkdir()
+    by_ids = bank.replace("concept: decode", "from: [banda-3, banda-1, banda-2]")
+    lesson = load_course(course_folder(tmp_path / "ids", by_ids)).get("decode-prefill")
+    assert lesson.pools["decode-sorteio"].candidates == ("banda-3", "banda-1", "banda-2")
+    (tmp_path / "todas").mkdir()
+    every = bank.replace("concept: decode\n", "")
+    lesson = load_course(course_folder(tmp_path / "todas", every)).get("decode-prefill")
+    assert lesson.pools["decode-sorteio"].candidates == ("banda-1", "banda-2", "banda-3")
+
+
+def test_a_question_in_two_pools_is_an_error(tmp_path):
+    two = pool_lesson(2, bank_ids=["banda-1", "banda-2", "banda-3"])
+    two += "\n```pool\nid: outro\ndraw: 1\nfrom: [banda-1]\n```\n"
+    found = errors(load_course(course_folder(tmp_path, two)))
+    assert any(
+        "a pergunta `banda-1` está nos sorteios `decode-sorteio` e `outro`" in m for m in found
+    ), found
 
 
 def test_curso_check_says_what_is_wrong_with_a_pool_and_where(tmp_path):

@@ -235,3 +235,32 @@ def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
         hits = expected[key]
         assert int(answers) == len(hits)
         assert facility == f"{round(100 * sum(hits) / len(hits))}%"
+
+
+def test_the_notebook_asks_a_missed_variant_again_with_new_numbers_graded_against_them(varied):
+    client, settings = varied
+    sign_up(client)
+    send(client, "1")  # wrong: the question goes to the notebook of mistakes
+    page = client.get("/revisar/erradas").text
+    box = soup(page).select_one(f"#pergunta-{QID}")
+    form = box.select_one("form")
+    token = form.select_one('input[name="variante"]')["value"]
+    question = question_of(client)
+    learner = learner_of(settings)
+    secret = client.app.state.secret.encode()
+    index = learner_variant(secret, learner, SLUG, question, 2)
+    assert int(token.split(".")[0]) == index, "the second try's variant"
+    right = instance(question, question.variants.point(index)).numeric.value
+    response = client.post(
+        form["action"],
+        data={
+            "csrftoken": csrf_from(page),
+            "chave": form.select_one('input[name="chave"]')["value"],
+            "versao": form.select_one('input[name="versao"]')["value"],
+            "variante": token,
+            "valor": pt(right),
+        },
+        headers=HX,
+    )
+    assert response.status_code == 200
+    assert db_rows(settings, "SELECT correct FROM attempt ORDER BY id") == [(0,), (1,)]

@@ -118,11 +118,12 @@ def resolve_pools(
 
     Returns:
         The pools by id and the problems: an id that is no bank question, a pool with fewer
-        candidates than it draws, two pools with one id, a bank question in no pool.
+        candidates than it draws, two pools with one id, a bank question in no pool or in two.
     """
     pools: dict[str, Pool] = {}
     problems: list[ContentError] = []
     bank_order = [qid for qid in questions if qid in banked]
+    taken: dict[str, str] = {}  # bank question → the first pool that draws it
     for request in requests:
         spec = request.spec
         if spec.id in pools:
@@ -157,6 +158,14 @@ def resolve_pools(
                 "from; lower `draw` or add questions to a `bank` block"
             ) % {"pool": spec.id, "draw": spec.draw, "found": len(unique)}
             problems.append(ContentError(file, request.line, msg))
+        for qid in unique:
+            if qid in taken:
+                msg = gettext(
+                    "the question `%(question)s` is in the pools `%(first)s` and `%(second)s`; "
+                    "a question belongs to one pool, so that each pool counts as its draw"
+                ) % {"question": qid, "first": taken[qid], "second": spec.id}
+                problems.append(ContentError(file, request.line, msg))
+            taken.setdefault(qid, spec.id)
         pools[spec.id] = Pool(spec.id, spec.draw, unique, request.line, spec.concept or "")
     reached = {qid for pool in pools.values() for qid in pool.candidates}
     for qid in bank_order:
