@@ -114,7 +114,9 @@ class SessionStore:
         self._read_engine = make_loop_engine(url)
         self._raw: Any = None
         self._lock = threading.Lock()  # one event loop per app, but tests run several
+        # Read on the event loop, written by the threadpool's saves: every use holds its lock.
         self._cache: LRUCache[str, Stored] = LRUCache(CACHED_SESSIONS)
+        self._cache_lock = threading.Lock()
         mark = "?" if self._read_engine.dialect.paramstyle == "qmark" else "%s"
         self._version_sql = f"SELECT expires_at FROM websession WHERE id = {mark}"
         self._row_sql = f"SELECT data, expires_at FROM websession WHERE id = {mark}"
@@ -129,20 +131,29 @@ class SessionStore:
         """
         row = self._fetch(self._version_sql, session_id)
         if row is None:
-            self._cache.pop(session_id, None)
+            self._forget(session_id)
             return None
         expires_at = _as_utc(row[0])
         if expires_at <= utcnow():
             return None
-        cached = self._cache.get(session_id)
+        with self._cache_lock:
+            cached = self._cache.get(session_id)
         if cached is not None and cached.expires_at == expires_at:
             return cached
         row = self._fetch(self._row_sql, session_id)
         if row is None:
             return None
         stored = Stored(_parse(row[0]), row[0], _as_utc(row[1]))
-        self._cache[session_id] = stored
+        self._keep(session_id, stored)
         return stored
+
+    def _keep(self, session_id: str, stored: Stored) -> None:
+        with self._cache_lock:
+            self._cache[session_id] = stored
+
+    def _forget(self, session_id: str) -> None:
+        with self._cache_lock:
+            self._cache.pop(session_id, None)
 
     def _fetch(self, sql: str, session_id: str) -> tuple | None:
         with self._lock:
@@ -208,23 +219,23 @@ class SessionStore:
                     update(_WEBSESSION).where(_WEBSESSION.c.id == session_id).values(**values)
                 )
                 if done.rowcount == 0:
-                    self._cache.pop(session_id, None)
+                    self._forget(session_id)
                     return None
             else:
                 connection.execute(delete(_WEBSESSION).where(_WEBSESSION.c.expires_at <= utcnow()))
                 connection.execute(insert(_WEBSESSION).values(id=session_id, **values))
-        self._cache[session_id] = Stored(json.loads(text), text, expires_at)
+        self._keep(session_id, Stored(json.loads(text), text, expires_at))
         return expires_at
 
     def keep_unwritten(self, session_id: str, stored: Stored, data: dict[str, Any]) -> None:
         """Keep ``data`` for this process's next requests without writing it (a change of
         :data:`SOFT_KEYS` alone); the row, its version and the other workers keep ``stored``'s."""
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        self._cache[session_id] = Stored(json.loads(text), text, stored.expires_at)
+        self._keep(session_id, Stored(json.loads(text), text, stored.expires_at))
 
     def remove_now(self, session_id: str) -> None:
         """End the session ``session_id`` (its cookie opens nothing, in every process)."""
-        self._cache.pop(session_id, None)
+        self._forget(session_id)
         with Session(self.engine) as db:
             db.exec(delete(WebSession).where(col(WebSession.id) == session_id))
             db.commit()
