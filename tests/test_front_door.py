@@ -99,3 +99,25 @@ def test_every_request_writes_one_log_line(client, caplog):
     ids = [response.headers["x-request-id"] for _, _, response in requests]
     assert [line["request_id"] for line in lines] == ids
     assert lines[4]["learner"] and len(lines[4]["learner"]) == 16
+
+
+def test_without_sec_fetch_site_a_post_from_another_origin_is_refused(client, settings):
+    """Go 1.25's CrossOriginProtection: a browser that sends no ``Sec-Fetch-Site`` still sends
+    ``Origin`` on a POST; another host there is another site, even with a valid token pair."""
+    token = csrf_from(client.get("/licoes/kernels").text)
+    form = {"csrftoken": token, "tema": "escuro"}
+    for origin in ("https://evil.example", "http://testserver.evil.example", "null"):
+        headers = {"origin": origin}
+        refused = client.post("/tema", data=form, headers=headers, follow_redirects=False)
+        assert refused.status_code == 403, origin
+        assert "Sessão expirada, recarregue a página." in refused.text
+        assert "tema=" not in refused.headers.get("set-cookie", "")
+    for headers in ({"origin": "http://testserver"}, {}):
+        ok = client.post("/tema", data=form, headers=headers, follow_redirects=False)
+        assert ok.status_code == 303, headers
+    placed = client.post(
+        "/progresso/lugar",
+        data={"csrftoken": token, "licao": "kernels"},
+        headers={"origin": "https://evil.example"},
+    )
+    assert placed.status_code == 403 and session_rows(settings) == []
