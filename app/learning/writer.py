@@ -29,6 +29,8 @@ request). On PostgreSQL the rows of learners in a batch are locked in id order.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import queue
 import threading
@@ -72,11 +74,18 @@ class WriterUnavailable(RuntimeError):
 
 @dataclass
 class _Job:
+    """One answer or place in the queue, and how its sender is woken after the commit: a
+    thread's ``done`` event, or a coroutine's ``future`` on its event ``loop`` (resolved there,
+    once per batch and loop, by :meth:`AnswerWriter._commit`); neither for a place not waited
+    for."""
+
     item: NewAnswer | tuple[str, Place]
     done: threading.Event | None = field(default_factory=threading.Event)
     result: Written | None = None
     error: Exception | None = None
     abandoned: bool = False  # its request stopped waiting: skipped if not yet taken
+    future: asyncio.Future[None] | None = None
+    loop: asyncio.AbstractEventLoop | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +117,46 @@ class AnswerWriter:
         self._thread: threading.Thread | None = None
         self.batches = 0  # committed batches (the tests read it)
 
+    async def write(self, answer: NewAnswer) -> Written:
+        """Store ``answer`` and return once it is committed, awaiting on the event loop: no
+        thread waits (the writer's thread resolves a future here after the commit).
+
+        Raises:
+            The same as :meth:`store`.
+        """
+        job = await self._wait(answer)
+        if job.error is not None:
+            raise job.error
+        assert job.result is not None
+        return job.result
+
+    async def place(self, learner_id: str, place: Place) -> None:
+        """Keep ``place`` on the learner's row and return once it is committed, awaiting on
+        the event loop (a learner without a row is left as is).
+
+        Raises:
+            WriterUnavailable: as :meth:`store`.
+        """
+        job = await self._wait((learner_id, place))
+        if job.error is not None:
+            raise job.error
+
+    async def _wait(self, item: NewAnswer | tuple[str, Place]) -> _Job:
+        loop = asyncio.get_running_loop()
+        job = _Job(item, done=None, future=loop.create_future(), loop=loop)
+        self._put(job)
+        assert job.future is not None
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await job.future
+        except TimeoutError:
+            job.abandoned = True
+            raise WriterUnavailable(f"no commit within {self.timeout_s} s") from None
+        return job
+
     def store(self, answer: NewAnswer) -> Written:
-        """Store ``answer`` and return once it is committed.
+        """Store ``answer`` and return once it is committed, blocking the calling thread (for
+        commands and tests; a request awaits :meth:`write`).
 
         Raises:
             DuplicateKeyError: the learner already used the key for another question.
@@ -175,9 +222,23 @@ class AnswerWriter:
                 if job.result is None and job.error is None:
                     job.error = WriterUnavailable(f"batch failed: {exc!r}")
         finally:
+            waiting: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
             for job in jobs:
                 if job.done is not None:
                     job.done.set()
+                elif job.loop is not None:
+                    waiting.setdefault(job.loop, []).append(job)
+            for loop, woken in waiting.items():  # one wake-up per event loop and batch
+                # a closed loop (RuntimeError) has nobody waiting any more
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_wake, woken)
+
+
+def _wake(jobs: list[_Job]) -> None:
+    """On a waiting event loop: resolve the futures of ``jobs`` (each holds its own result)."""
+    for job in jobs:
+        if job.future is not None and not job.future.done():
+            job.future.set_result(None)
 
 
 def store_now(
