@@ -163,12 +163,12 @@ def _answer(learner: int, n: int, **changes) -> NewAnswer:
     return replace(base, **changes)
 
 
-def _statements(engine: Engine, batch: list[NewAnswer]) -> list[str]:
+def _statements(engine: Engine, batch: list[NewAnswer], width: int = 120) -> list[str]:
     seen: list[str] = []
 
     def count(_conn, _cursor, statement, _params, _context, _many):
         if not CONTROL.match(statement):
-            seen.append(" ".join(statement.split())[:120])
+            seen.append(" ".join(statement.split())[:width])
 
     event.listen(engine, "before_cursor_execute", count)
     try:
@@ -195,6 +195,21 @@ def test_a_batch_costs_the_same_statements_whatever_its_size(settings):
     on_postgres = any("%(" in statement for statement in many)
     assert len(many) <= (14 if on_postgres else 12), "\n".join(many)
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(121,)]
+
+
+def test_the_answers_own_statements_keep_one_text_whatever_the_batchs_size(settings):
+    """The learners' upsert and the attempts' insert are fixed text run by the driver (issue
+    35): SQLAlchemy rendered one ``VALUES`` group per answer of the insert, a new text (and
+    compilation) for each batch size."""
+    engine = make_engine(settings.database_url)
+    try:
+        one = _statements(engine, [_answer(0, 1)], width=100_000)
+        many = _statements(engine, [_answer(learner, 2) for learner in range(30)], width=100_000)
+    finally:
+        engine.dispose()
+    own = ("INSERT INTO attempt", "INSERT INTO learner ")
+    mine_one = [s for s in one if s.startswith(own)]
+    assert len(mine_one) == 2 and mine_one == [s for s in many if s.startswith(own)]
 
 
 def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):

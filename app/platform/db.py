@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Engine, Insert, Table, and_, event, tuple_
@@ -199,3 +200,53 @@ def upsert(
         cached = stmt.on_conflict_do_update(index_elements=list(keys), set_=change)
         _UPSERTS[(dialect, table.name)] = cached
     return cached
+
+
+class Plain:
+    """A statement's fixed text, run by the database driver itself (SQLAlchemy's
+    ``exec_driver_sql``: nothing compiled per call; a list of rows goes to the cursor's
+    ``executemany``), on the caller's connection and in its transaction.
+
+    The text is written with ``?`` placeholders (SQLite's); PostgreSQL's driver gets them as
+    ``%s``. Values go to the driver as they are: give times through :func:`driver_time`.
+
+    Args:
+        sqlite_text: the statement for SQLite.
+        postgresql_text: the statement for PostgreSQL, when it differs beyond placeholders.
+    """
+
+    def __init__(self, sqlite_text: str, postgresql_text: str | None = None) -> None:
+        self.sqlite = " ".join(sqlite_text.split())
+        self.postgresql = " ".join((postgresql_text or sqlite_text).split()).replace("?", "%s")
+
+    def text(self, connection: Connection) -> str:
+        """The text for ``connection``'s database."""
+        return self.postgresql if connection.dialect.name == "postgresql" else self.sqlite
+
+    def run(self, connection: Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """Run the statement once per row of parameters (one ``executemany``); none: nothing."""
+        if rows:
+            connection.exec_driver_sql(self.text(connection), list(rows))
+
+    def rows(self, connection: Connection, params: Sequence[Any]) -> list[Any]:
+        """Run the statement once with ``params``; the rows it returns."""
+        return list(connection.exec_driver_sql(self.text(connection), tuple(params)))
+
+
+# SQLAlchemy's storage format of a SQLite DATETIME (what every other write of the app stores).
+_SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
+
+
+def driver_time(connection: Connection, value: datetime | None) -> object:
+    """``value`` as the driver of ``connection`` takes it for a ``DateTime`` column: on SQLite
+    the text SQLAlchemy would store (its fields as given, no zone), on PostgreSQL as is."""
+    if value is None or connection.dialect.name == "postgresql":
+        return value
+    return value.strftime(_SQLITE_TIME)
+
+
+def stored_time(value: datetime | str) -> datetime:
+    """A ``DateTime`` column as the driver read it (SQLite: text), as an aware UTC time."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
