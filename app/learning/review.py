@@ -34,7 +34,7 @@ from app.learning.grading import AttemptFact
 from app.learning.rules import HINTED, NO_HELP, WORKED
 from app.learning.state import CardRow
 from app.learning.tallies.fold import LearnerAnswer
-from app.platform.db import tuple_in, upsert
+from app.platform.db import Upsert, tuple_in
 from app.platform.models import ATTEMPT, LEARNER, REVIEW_CARD, Attempt, ReviewCard
 
 STEP = timedelta(minutes=10)
@@ -136,6 +136,7 @@ def next_card(
 CardKey = tuple[str, str, str]  # learner id, lesson slug, question id
 CARD_KEY = ("learner_id", "lesson_slug", "question_id")
 CARD_VALUES = ("question_hash", "state", "step", "stability", "difficulty", "due", "last_review")
+_CARDS = Upsert("review_card", CARD_KEY, CARD_VALUES, add=False)
 
 
 def schedule_batch(
@@ -194,7 +195,7 @@ def schedule_batch(
     if not changed:
         return {}
     rows = [_card_row(key, *cards[key]) for key in sorted(changed)]
-    connection.execute(upsert(connection, REVIEW_CARD, CARD_KEY, CARD_VALUES, add=False), rows)
+    _CARDS.run(connection, rows)
     return {
         key: CardRow(key[1], key[2], question_hash, card.due)
         for key in changed

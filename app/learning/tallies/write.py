@@ -25,7 +25,7 @@ from app.learning.tallies.fold import (
     fold,
     utc,
 )
-from app.platform.db import upsert
+from app.platform.db import Upsert
 from app.platform.models import (
     ATTEMPT,
     FIRST_TRY,
@@ -41,6 +41,9 @@ RowKey = TypeVar("RowKey", bound=tuple[Any, ...])  # a counter's key, as a tuple
 FIRST_KEY = ("learner_id", "lesson_slug", "question_id", "question_hash")
 FIRST_VALUES = ("attempt_id", "created_at", "chosen", "correct", "attempts", "rights", "last_at")
 LEARNER_VALUES = ("last_at", "score", "answers")
+_FIRST_TRIES = Upsert("first_try", FIRST_KEY, FIRST_VALUES, add=False)
+_LEARNER_TALLIES = Upsert("learner_tally", ("learner_id",), LEARNER_VALUES, add=False)
+_ADDS: dict[str, Upsert] = {}  # the counters' upserts, by table
 
 
 def read_basis(connection: Connection) -> Basis:
@@ -190,14 +193,8 @@ def _write(
                 dict(zip(("learner_id", *LEARNER_VALUES), (learner, *new.learner), strict=True))
             )
     # One statement per table for the whole batch, whatever the number of learners in it.
-    if changed:
-        connection.execute(
-            upsert(connection, FIRST_TRY, FIRST_KEY, FIRST_VALUES, add=False), changed
-        )
-    if tallies:
-        connection.execute(
-            upsert(connection, LEARNER_TALLY, ("learner_id",), LEARNER_VALUES, add=False), tallies
-        )
+    _FIRST_TRIES.run(connection, changed)
+    _LEARNER_TALLIES.run(connection, tallies)
     _add(
         connection,
         QUESTION_TALLY,
@@ -240,7 +237,10 @@ def _add(
     ]
     if not rows:
         return
-    connection.execute(upsert(connection, table, keys, values, add=True), rows)
+    plain = _ADDS.get(table.name)
+    if plain is None:
+        plain = _ADDS[table.name] = Upsert(table.name, keys, values, add=True)
+    plain.run(connection, rows)
 
 
 def _drop_empty(
