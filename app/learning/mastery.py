@@ -54,8 +54,8 @@ from app.content.quiz import Question
 from app.learning.classes import in_class
 from app.learning.rules import answer_credit, answer_credit_sql
 from app.learning.tallies.fold import LearnerAnswer, utc
-from app.platform.db import Upsert, begin_write
-from app.platform.models import ATTEMPT, KEPT_MASTERY, LEARNER, MASTERY_TAG, MASTERY_TALLY
+from app.platform.db import Plain, Upsert, begin_write, driver_list
+from app.platform.models import ATTEMPT, KEPT_MASTERY, MASTERY_TAG, MASTERY_TALLY
 
 LAST_N = 10
 DECAY = 0.8
@@ -524,6 +524,18 @@ def _entries(recent: str) -> list[Entry]:
     return out
 
 
+# The kept rows of the batch's learner × concept pairs; on PostgreSQL it also locks the
+# learners' rows, so two writers of one learner take turns.
+_KEPT_OF = Plain(
+    """SELECT learner.id, kept_mastery.concept, kept_mastery.recent, kept_mastery.mastery
+    FROM learner LEFT OUTER JOIN kept_mastery ON kept_mastery.learner_id = learner.id
+    AND kept_mastery.concept IN (SELECT value FROM json_each(?))
+    WHERE learner.id IN (SELECT value FROM json_each(?)) ORDER BY learner.id""",
+    """SELECT learner.id, kept_mastery.concept, kept_mastery.recent, kept_mastery.mastery
+    FROM learner LEFT OUTER JOIN kept_mastery ON kept_mastery.learner_id = learner.id
+    AND kept_mastery.concept = ANY(?)
+    WHERE learner.id = ANY(?) ORDER BY learner.id FOR UPDATE OF learner""",
+)
 _KEPT = Upsert(
     "kept_mastery", ("learner_id", "concept"), ("recent", "mastery", "answers"), add=False
 )
@@ -560,25 +572,12 @@ def record_in_mastery(
         return
     connection = db.connection() if isinstance(db, Session) else db
     learners = sorted({learner for learner, _ in new})
-    read = (
-        select(LEARNER.c.id, KEPT_MASTERY.c.concept, KEPT_MASTERY.c.recent, KEPT_MASTERY.c.mastery)
-        .select_from(
-            LEARNER.outerjoin(
-                KEPT_MASTERY,
-                and_(
-                    KEPT_MASTERY.c.learner_id == LEARNER.c.id,
-                    KEPT_MASTERY.c.concept.in_(sorted({concept for _, concept in new})),
-                ),
-            )
-        )
-        .where(LEARNER.c.id.in_(learners))
-        .order_by(LEARNER.c.id)
-    )
-    if connection.dialect.name == "postgresql":
-        read = read.with_for_update(of=LEARNER)
+    concepts = sorted({concept for _, concept in new})
     kept = {
         (learner, concept): (recent, mastery)
-        for learner, concept, recent, mastery in connection.execute(read)
+        for learner, concept, recent, mastery in _KEPT_OF.rows(
+            connection, [driver_list(connection, concepts), driver_list(connection, learners)]
+        )
         if concept is not None
     }
     rows = []

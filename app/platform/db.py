@@ -6,6 +6,7 @@ connection; other databases are used as configured.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -264,3 +265,11 @@ class Upsert:
                 for row in rows
             ],
         )
+
+
+def driver_list(connection: Connection, values: Sequence[Any]) -> object:
+    """A list as one parameter of a :class:`Plain` statement: a JSON array for SQLite (read with
+    ``json_each(?)``), a list for PostgreSQL's driver (an array: ``= ANY(?)``, ``unnest(?)``)."""
+    if connection.dialect.name == "postgresql":
+        return list(values)
+    return json.dumps(list(values))
