@@ -59,7 +59,7 @@ from app.platform.models import (
 )
 
 # Place and DuplicateKeyError live in app.learning.state; importable here too
-__all__ = ["DuplicateKeyError", "LearnerStates", "Place", "read_state"]
+__all__ = ["DuplicateKeyError", "LearnerStates", "Place"]
 _LEARNER = bindparam("learner", type_=String)
 # The highest attempt and walk ids already read (kept in memory): only newer rows are read.
 # -1: read every row.
@@ -270,23 +270,6 @@ def _read(connection: Connection, learner_id: str, after_attempt: int, after_wal
         else:  # the soonest due date of a lesson wins when two classes set one
             got.dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
     return got
-
-
-def read_state(session: Session | Connection, learner_id: str | None) -> LearnerState:
-    """Read everything the learner's pages show in one statement (none for a visitor), with
-    nothing kept from before (requests read through :class:`LearnerStates`).
-
-    Args:
-        learner_id: the learner, or ``None`` for a visitor who has stored nothing.
-
-    Returns:
-        The state: place, attempts oldest first, walks newest first; empty when the learner
-        has no row yet.
-    """
-    if learner_id is None:
-        return LearnerState(None)
-    connection = session.connection() if isinstance(session, Session) else session
-    return _Kept.of(learner_id, None, _read(connection, learner_id, -1, -1)).state
 
 
 MAX_LEARNERS = 5000  # learners' states kept per process, the least recently read dropped
