@@ -234,14 +234,17 @@ def wants_fragment(request: HTTPConnection) -> bool:
 def render(
     request: Request, name: str, context: dict[str, Any], status_code: int = 200
 ) -> Response:
-    """Render ``name`` with ``context``, with ``Vary`` (:data:`VARY`) and, when 200, an ``ETag``.
+    """Render ``name`` with ``context``, with ``Vary`` (:data:`VARY`) and, when a GET or HEAD
+    answers 200, an ``ETag``.
 
-    A request whose ``If-None-Match`` holds that ``ETag`` gets ``304 Not Modified``.
+    A request whose ``If-None-Match`` holds that ``ETag`` gets ``304 Not Modified``. A POST's
+    response (an answer's fragment) has none: no browser revalidates it, and scanning and
+    hashing its body cost tens of microseconds per answer.
     """
     templates: Jinja2Templates = request.app.state.templates
     response = templates.TemplateResponse(request, name, context, status_code=status_code)
     response.headers["Vary"] = VARY
-    if status_code != 200:
+    if status_code != 200 or request.method not in ("GET", "HEAD"):
         return response
     # A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it
     # out: an unchanged page still revalidates. A key can only have been used if an answer was
