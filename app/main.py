@@ -23,6 +23,7 @@ from app.learning.lti import LmsOrigins
 from app.learning.lti_sender import ScoreSender
 from app.learning.mastery import concept_tags
 from app.learning.retention import RetentionSweeper
+from app.learning.store import LearnerStates
 from app.learning.writer import AnswerWriter
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine, make_writer_engine
@@ -117,6 +118,9 @@ def _state(app: FastAPI, settings: Settings) -> None:
         make_writer_engine(settings.resolved_database_url()),
         tags=lambda: concept_tags(state.live_course.current()),
     )
+    # Each active learner's state, checked against the database on every read (only the
+    # rows newer than those kept are read).
+    state.learner_states = LearnerStates()
     state.lti_sender.wake_if_pending()  # scores queued before a restart go out
     # Anonymous learners nobody can reach any more are erased, once a day (LGPD).
     state.retention = RetentionSweeper(state.engine, settings.anonymous_retention_days)

@@ -78,10 +78,19 @@ def read_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-def learner_store(request: Request, session: Session) -> SqlLearnerStore:
-    """The use-cases' storage for this request: reads on ``session``, writes through the
-    process's one writer (:class:`app.learning.writer.AnswerWriter`)."""
-    return SqlLearnerStore(session, request.app.state.answer_writer)
+def learner_store(request: Request, db: Session | None = None) -> SqlLearnerStore:
+    """The use-cases' storage for this request: the learner's state from the process's
+    :class:`app.learning.store.LearnerStates` (checked against the database on each read),
+    writes through the process's one writer (:class:`app.learning.writer.AnswerWriter`).
+
+    Args:
+        db: a session whose engine reads (a route on the threadpool); ``None``: the event
+            loop's one connection (:func:`read_session`), taken only while a read runs, so the
+            route may ``await`` between reads.
+    """
+    state = request.app.state
+    engine = db.get_bind() if db is not None else state.loop_engine
+    return SqlLearnerStore(engine, state.answer_writer, state.learner_states)  # type: ignore[arg-type]
 
 
 async def get_course(request: Request) -> Course:
