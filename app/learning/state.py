@@ -276,6 +276,8 @@ class NewAnswer:
         scores: the LTI launches' scores to queue with the answer, in the same transaction
             (also when the key was stored before and a score is missing: a form sent again).
         variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
+        draw: the learner's first answer in a pool: the draw they were shown, stored with the
+            attempt (``(pool id, number, seed, question ids comma-joined)``), else ``None``.
     """
 
     learner_id: str
@@ -292,6 +294,7 @@ class NewAnswer:
     at: datetime | None = None
     scores: tuple[ScoreOrder, ...] = ()
     variant: str = ""
+    draw: tuple[str, int, str, str] | None = None
 
 
 @dataclass(frozen=True)

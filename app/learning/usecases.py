@@ -1,8 +1,9 @@
 """One use-case per learner action: open a lesson, answer a question, read progress.
 
-Each reads the learner's state once (:meth:`LearnerStore.read_state`, one statement) and
-builds everything the page shows from it: the question views and the course progress. The
-grade shown after an answer is the grade stored. Routers parse the request, call one of
+Each reads the learner's state once (:meth:`LearnerStore.read_state`: one statement, only
+the rows newer than those the process keeps) and builds everything the page shows from it:
+the question views and the course progress. The grade shown after an answer is the grade
+stored. Routers parse the request, call one of
 these and render; storage comes in through :class:`LearnerStore`, so this floor imports
 neither HTTP nor SQL.
 """
@@ -64,8 +65,9 @@ class LearnerStore(Protocol):
     def move_place(self, learner_id: str, place: Place) -> None:
         """Keep ``place`` on the learner row, soon (the caller does not wait)."""
 
-    def store_answer(self, answer: NewAnswer) -> Written:
-        """Store one graded answer once per key; return once it is durable.
+    async def store_answer(self, answer: NewAnswer) -> Written:
+        """Store one graded answer once per key; return once it is durable (awaited: no
+        thread waits for the commit).
 
         Raises ``DuplicateKeyError`` when the key was used for another question.
         """
@@ -468,7 +470,7 @@ class AnswerPlace:
     draw_key: bytes = field(default=b"", repr=False)
 
 
-def answer_question(
+async def answer_question(
     store: LearnerStore,
     course: Course,
     lesson: Lesson,
@@ -481,7 +483,7 @@ def answer_question(
     with the progress: the one path of every route that takes an answer.
 
     The page is built from the state read before the answer plus the stored attempt and
-    its review card: one read, one write, no read-back.
+    its review card: one read, one write awaited on the event loop, no read-back.
 
     Returns:
         The graded question, the progress after the answer and the state it was built from,
@@ -509,7 +511,7 @@ def answer_question(
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
     try:
-        written = store.store_answer(
+        written = await store.store_answer(
             NewAnswer(
                 learner_id,
                 lesson.slug,
@@ -524,6 +526,7 @@ def answer_question(
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
                 scores=where.scores,
                 variant=asked.variant,
+                draw=first_draw_of(lesson, question, before, where.draw_key),
             )
         )
     except DuplicateKeyError as exc:
@@ -532,7 +535,6 @@ def answer_question(
         before = LearnerState(written.learner_id)
     place = Place(lesson.slug, question_anchor(question.id))
     state = before.with_attempt(written.row, place, written.card)
-    state = keep_first_draw(store, lesson, question, state, where.draw_key)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(
         lesson.slug, question, where.order_of or written.learner_id, attempts, secret=where.draw_key
@@ -546,19 +548,19 @@ def answer_question(
     )
 
 
-def keep_first_draw(
-    store: LearnerStore, lesson: Lesson, question: Question, state: LearnerState, secret: bytes
-) -> LearnerState:
-    """Store the learner's draw 1 of the pool ``question`` belongs to, when it is their first
-    answer there (no draw of that pool stored yet); the state with it."""
+def first_draw_of(
+    lesson: Lesson, question: Question, state: LearnerState, secret: bytes
+) -> tuple[str, int, str, str] | None:
+    """The draw 1 to store with an answer to ``question`` (the writer keeps it in the
+    attempt's transaction), when it is the learner's first answer in that pool (no draw of it
+    stored yet); else ``None``."""
     pool = pool_of(lesson, question.id)
     if pool is None or not secret or state.learner_id is None:
-        return state
+        return None
     if stored_draws(state, lesson.slug, pool.id):
-        return state
+        return None
     seed, ids = first_draw(secret, state.learner_id, lesson.slug, pool)
-    row = store.store_draw(state.learner_id, lesson.slug, pool.id, 1, seed, ids)
-    return state if row is None else state.with_draw(row)
+    return (pool.id, 1, seed, ",".join(ids))
 
 
 class NoNextDraw(LookupError):
