@@ -75,7 +75,7 @@ async def lesson_page(
         return render(request, "lesson_unavailable.html", {"panel": panel}, status_code=503)
     lesson = find_lesson(course, slug)
     if learner_id is None and account is None and not request.query_params:
-        # Every visitor's page, kept once: app/web/visitor_pages.py answers the next visits.
+        # Every visitor's page, kept once: the front door answers the next visits.
         secret = request.app.state.secret.encode()
         key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson, secret)
         return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
