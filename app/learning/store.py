@@ -46,6 +46,7 @@ from app.learning.state import (
 from app.learning.writer import AnswerWriter
 from app.platform.db import ONE_STATEMENT, begin_write
 from app.platform.models import (
+    ATTEMPT,
     Attempt,
     ClassDue,
     ClassMember,
@@ -148,7 +149,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(WalkRecord.id),
         literal_column("0", Integer),
     ).where(col(WalkRecord.learner_id) == _LEARNER, col(WalkRecord.id) > _AFTER_WALK)
-    answered = Attempt.__table__.alias("answered")  # type: ignore[attr-defined]
+    answered = ATTEMPT.alias("answered")
     cards = sa.select(
         literal_column("3", Integer),
         col(ReviewCard.lesson_slug),
