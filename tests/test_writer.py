@@ -3,6 +3,7 @@ commits answers in groups (tested on SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 from dataclasses import replace
@@ -233,7 +234,7 @@ def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):
 
 def store(writer: AnswerWriter, answer: NewAnswer) -> Written:
     """``answer`` stored through ``writer`` as a request does: awaited on an event loop."""
-    return asyncio.run(writer.write(answer))
+    return run_coroutine(writer.write(answer))
 
 
 def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(settings):
@@ -250,7 +251,7 @@ def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(setti
     async def everyone() -> None:  # 40 requests of one worker's event loop, at once
         await asyncio.gather(*(send(n) for n in range(40)))
 
-    asyncio.run(everyone())
+    run_coroutine(everyone())
     engine.dispose()
     assert len(results) == 40 and all(w.new for w in results)
     assert writer.batches < 40, "answers queued while a batch commits go in the next one"
