@@ -6,6 +6,7 @@ sections, in the same order, with the same excerpt and marked words, for pt-BR t
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,7 +17,7 @@ from bs4 import BeautifulSoup
 from playwright.sync_api import Page, expect
 
 from app.content.text import fold, words
-from tests.support.browser import ConsoleWatch
+from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.learning import COURSE
 from tests.support.server import LiveServer
 
@@ -167,11 +168,12 @@ def test_the_vendored_stemmer_is_the_servers_on_every_word_of_the_course(
     assert differ == []
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 360])
 def test_typed_words_show_suggestions_with_marked_excerpts(
-    new_page, live_server: LiveServer, width: int
+    new_page, live_server: LiveServer, width: int, scheme: str
 ):
-    page = new_page(width, 800)
+    page = new_page(width, 800, color_scheme=scheme)
     watch = ConsoleWatch(page)
     page.goto(live_server.url + "/glossario")
     page.keyboard.press("/")
@@ -184,4 +186,59 @@ def test_typed_words_show_suggestions_with_marked_excerpts(
     expect(listbox.locator(".search-popup-snippet mark").first).to_have_text("quantização")
     count = len(server_list(live_server.url, "quantizacoes")) - 1  # less "see every result"
     expect(page.locator("#anuncio")).to_have_text(f"{count} resultados para “quantizacoes”")
+    page.keyboard.press("ArrowDown")
+    assert axe_violations(page) == []
+    assert watch.errors == []
+
+
+LANDING = """() => {
+  const first = document.querySelector('mark.mark-first');
+  const box = first.getBoundingClientRect();
+  const header = document.querySelector('.site-header').getBoundingClientRect();
+  return {visible: first.checkVisibility(), top: box.top, bottom: box.bottom,
+          under: Math.max(0, header.bottom), height: innerHeight,
+          inPopover: !!first.closest('[popover]'),
+          popoverMarks: document.querySelectorAll('[popover] mark').length};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_suggestion_lands_on_the_first_visible_marked_word_not_in_a_glossary_popup(
+    new_page, live_server: LiveServer, width: int
+):
+    """ "agendador" is first written in the kernels lesson (past its term's button) inside a
+    glossary popup, hidden until the term is pressed: the page used to mark it there and scroll
+    to it, which left the reader at the top of the page."""
+    page = new_page(width, 740)
+    watch = ConsoleWatch(page)
+    page.goto(live_server.url + "/licoes/kernels")
+    first_written = page.evaluate(
+        """() => { const walk = document.createTreeWalker(
+                     document.querySelector('article.lesson'), NodeFilter.SHOW_TEXT);
+                   const seen = (n) => /agendador/i.test(n.nodeValue)
+                     && !n.parentNode.closest('button');
+                   while (walk.nextNode() && !seen(walk.currentNode));
+                   return walk.currentNode.parentNode.closest('[popover]') !== null; }"""
+    )
+    assert first_written, "o primeiro “agendador” da lição está num popup do glossário"
+    page.keyboard.press("/")
+    page.keyboard.type("agendador")
+    listbox = page.get_by_role("listbox")
+    expect(listbox).to_have_attribute("data-query", "agendador")
+    expect(listbox.get_by_role("option").first).to_be_visible()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/licoes/[^?#]+\?destaque=agendador"))
+    expect(page.locator("mark.mark-first")).to_be_attached()
+    page.wait_for_function(
+        "() => { const r = document.querySelector('mark.mark-first').getBoundingClientRect();"
+        " return r.top > 0 && r.bottom < innerHeight; }"
+    )
+    landing = page.evaluate(LANDING)
+    assert landing["visible"] and not landing["inPopover"], landing
+    assert landing["popoverMarks"] == 0, landing
+    assert landing["under"] <= landing["top"] and landing["bottom"] <= landing["height"], landing
+    expect(page.locator("#anuncio")).to_have_text(
+        re.compile(r"Palavras da busca marcadas na página: \d+\.")
+    )
     assert watch.errors == []
