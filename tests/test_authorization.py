@@ -42,6 +42,7 @@ INSTRUCTOR_ONLY = [
     "/instrutor/exportar/tentativas.csv",
     "/instrutor/exportar/progresso.csv",
     "/instrutor/exportar/questoes.gift",
+    "/instrutor/exportar/questoes.xml",
     "/instrutor/licoes/kernels/editar",
     "/instrutor/licoes/kernels/historico",
     "/instrutor/licoes/nova",

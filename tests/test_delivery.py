@@ -13,6 +13,7 @@ from app.platform.settings import PROJECT_ROOT
 from app.web import assets as assets_module
 from app.web.assets import IMMUTABLE, Assets, split_fingerprint
 from tests.support.html import csrf_from, soup
+from tests.support.learning import KERNELS, answer, right_form
 
 GZIP = {"Accept-Encoding": "gzip"}
 
@@ -157,6 +158,15 @@ def test_html_has_an_etag_and_answers_304_when_unchanged(client):
     again = client.get("/licoes/kernels", headers={"If-None-Match": etag})
     assert again.status_code == 304 and again.content == b""
     assert client.get("/licoes/alem-do-ollama", headers={"If-None-Match": etag}).status_code == 200
+
+
+def test_an_answer_fragment_has_no_etag_a_post_is_never_revalidated(client):
+    question = next(q for q in KERNELS.questions.values() if q.options)
+    answered = answer(client, "kernels", question.id, right_form(question))
+    assert answered.status_code == 200 and "is-correct" in answered.text
+    assert "etag" not in answered.headers
+    assert answered.headers["vary"].startswith("HX-Request, HX-History-Restore-Request")
+    assert "etag" in client.get("/glossario").headers
 
 
 def test_responses_are_compressed(client):

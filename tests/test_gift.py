@@ -3,12 +3,10 @@ option, key and explanation comes out as the lesson file wrote it."""
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import yaml
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
@@ -17,19 +15,8 @@ from app.main import create_app
 from tests.support.accounts import instructor
 from tests.support.app import REPO_LESSONS, make_settings
 from tests.support.cli import curso
-from tests.support.gift import moodle_id, moodle_tags, read_gift, unescape
+from tests.support.gift import moodle_id, moodle_tags, read_gift, unescape, written_questions
 from tests.support.lessons import lessons
-
-FENCE = re.compile(r"^```quiz\n(.*?)^```", re.M | re.S)
-
-
-def written_questions(path: Path) -> dict[str, dict]:
-    """The questions of a lesson file as YAML, read here without the app's parser."""
-    found = {}
-    for block in FENCE.findall(path.read_text(encoding="utf-8")):
-        for question in yaml.safe_load(block):
-            found[question["id"]] = question
-    return found
 
 
 def prompt_of(question: dict) -> str:

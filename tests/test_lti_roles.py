@@ -126,6 +126,7 @@ def test_an_lms_instructor_teaches_their_course_s_class_and_nothing_site_wide(lm
             "/instrutor/licoes/nova",
             "/instrutor/imagens",
             "/instrutor/exportar/questoes.gift",
+            "/instrutor/exportar/questoes.xml",
         ):
             refused = teacher.get(path)
             assert refused.status_code == 403, path

@@ -185,17 +185,19 @@ class GiftExport:
         return "\n\n".join(parts) + "\n"
 
 
-def _prompt(spec: QuestionSpec | None, question: Question) -> str:
+def question_prompt(spec: QuestionSpec | None, question: Question, unit: bool = True) -> str:
+    """The question's stem in the author's Markdown (its sentence when the source is gone);
+    with ``unit``, a line saying the unit of a numeric question (GIFT has no units)."""
     if spec is None:
         prompt = question.legend_text
     else:
         prompt = f"{spec.legend}\n\n{spec.prompt}" if spec.legend else spec.prompt
-    if question.numeric is not None and question.numeric.unit:
+    if unit and question.numeric is not None and question.numeric.unit:
         prompt += "\n\n" + gettext(UNIT) % {"unit": question.numeric.unit}
     return prompt
 
 
-def _name(question: Question) -> str:
+def question_name(question: Question) -> str:
     """The question's name in the bank: its sentence, cut at a word near :data:`NAME_LENGTH`."""
     sentence = " ".join(question.legend_text.split()) or question.id
     if len(sentence) <= NAME_LENGTH:
@@ -203,12 +205,13 @@ def _name(question: Question) -> str:
     return sentence[:NAME_LENGTH].rsplit(" ", 1)[0] + "…"
 
 
-def _category(lesson: Lesson) -> str:
+def category_path(lesson: Lesson) -> str:
     """``curso/<lesson title>``; a ``/`` of the title doubled, as Moodle reads category paths."""
     return f"{CATEGORY_ROOT}/{lesson.meta.title_text.replace('/', '//')}"
 
 
-def _number(value: Decimal) -> str:
+def number_text(value: Decimal) -> str:
+    """A decimal as Moodle reads it: a point, no exponent, no trailing zeros ("4.41")."""
     return format(value.normalize(), "f")
 
 
@@ -221,8 +224,8 @@ def gift_question(question: Question, spec: QuestionSpec | None, lesson_slug: st
     """
     lines = [f"// [id:{lesson_slug}/{question.id}]"] if lesson_slug else []
     lines += [f"// [tag:{concept}]" for concept in question.concepts]
-    lead = "\n".join([*lines, f"::{escape(_name(question))}::[markdown]"])
-    head = lead + escape(_prompt(spec, question))
+    lead = "\n".join([*lines, f"::{escape(question_name(question))}::[markdown]"])
+    head = lead + escape(question_prompt(spec, question))
     options = {o.id: o for o in spec.options or ()} if spec else {}
 
     def option_text(option_id: str, fallback: str) -> tuple[str, str]:
@@ -250,12 +253,12 @@ def gift_question(question: Question, spec: QuestionSpec | None, lesson_slug: st
         key = question.numeric
         tolerance = key.tolerance * abs(key.value) if key.relative else key.tolerance
         explanation = escape(spec.explanation or "") if spec else ""
-        lines = [f"\t={_number(key.value)}:{_number(tolerance)}#{explanation}"]
+        lines = [f"\t={number_text(key.value)}:{number_text(tolerance)}#{explanation}"]
         written = list(spec.wrong or ()) if spec else []
         for index, (value, _html) in enumerate(key.wrong):
             feedback = escape(written[index].explanation) if index < len(written) else ""
             wrong_tolerance = key.tolerance * abs(value) if key.relative else key.tolerance
-            lines.append(f"\t=%0%{_number(value)}:{_number(wrong_tolerance)}#{feedback}")
+            lines.append(f"\t=%0%{number_text(value)}:{number_text(wrong_tolerance)}#{feedback}")
         general = escape(spec.working or "") if spec else ""
         return head + "{#\n" + "\n".join(lines) + f"\n\t####{general}\n}}"
     # ordering
@@ -265,7 +268,9 @@ def gift_question(question: Question, spec: QuestionSpec | None, lesson_slug: st
     explanation = (spec.explanation or "") if spec else ""
     if len(items) < MIN_MATCHING_PAIRS:  # a description: no braces, no feedback of its own
         order = "\n".join(f"{n}. {text}" for n, (_id, text) in enumerate(items, 1))
-        note = "\n\n".join(part for part in (_prompt(spec, question), order, explanation) if part)
+        note = "\n\n".join(
+            part for part in (question_prompt(spec, question), order, explanation) if part
+        )
         return lead + escape(note)
     lines = [f"\t={_item(text)} -> {n}º" for n, (_id, text) in enumerate(items, 1)]
     return head + "{\n" + "\n".join(lines) + f"\n\t####{escape(explanation)}\n}}"
@@ -284,7 +289,7 @@ def gift_export(lessons: Iterable[Lesson]) -> GiftExport:
                 reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
                 skipped.append(gettext(SKIPPED) % reason)
                 continue
-            found.append(GiftQuestion(_category(lesson), question.id, text))
+            found.append(GiftQuestion(category_path(lesson), question.id, text))
     return GiftExport(found, skipped)
 
 

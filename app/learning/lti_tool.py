@@ -270,9 +270,26 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
     """
 
     engine: Engine
+    # The state the course's page found in the LMS's storage (LTI Platform Storage), which
+    # then stands for the state cookie; ``None``: the cookie is checked.
+    state_in_platform_storage: str | None = None
 
     def _get_request_param(self, key: str) -> str:
         return str(self._request.get_param(key) or "")
+
+    def validate_state(self) -> CourseMessageLaunch:
+        """The library's check of the ``state`` against its cookie, unless the state was
+        checked in the LMS's storage (:attr:`state_in_platform_storage`).
+
+        Raises:
+            LtiMessageValidationException: no state, or not the one the login set.
+        """
+        if self.state_in_platform_storage:
+            if self._get_request_param("state") != self.state_in_platform_storage:
+                raise LtiMessageValidationException("State not found")
+            return self
+        super().validate_state()
+        return self
 
     def validate_jwt_signature(self) -> CourseMessageLaunch:
         """Check the id_token's signature, and its ``exp``, ``iat`` (both required) and

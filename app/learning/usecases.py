@@ -1,8 +1,9 @@
 """One use-case per learner action: open a lesson, answer a question, read progress.
 
-Each reads the learner's state once (:meth:`LearnerStore.read_state`, one statement) and
-builds everything the page shows from it: the question views and the course progress. The
-grade shown after an answer is the grade stored. Routers parse the request, call one of
+Each reads the learner's state once (:meth:`LearnerStore.read_state`: one statement, only
+the rows newer than those the process keeps) and builds everything the page shows from it:
+the question views and the course progress. The grade shown after an answer is the grade
+stored. Routers parse the request, call one of
 these and render; storage comes in through :class:`LearnerStore`, so this floor imports
 neither HTTP nor SQL.
 """
@@ -52,8 +53,9 @@ class LearnerStore(Protocol):
     def move_place(self, learner_id: str, place: Place) -> None:
         """Keep ``place`` on the learner row, soon (the caller does not wait)."""
 
-    def store_answer(self, answer: NewAnswer) -> Written:
-        """Store one graded answer once per key; return once it is durable.
+    async def store_answer(self, answer: NewAnswer) -> Written:
+        """Store one graded answer once per key; return once it is durable (awaited: no
+        thread waits for the commit).
 
         Raises ``DuplicateKeyError`` when the key was used for another question.
         """
@@ -422,7 +424,7 @@ class AnswerPlace:
     scores: tuple[ScoreOrder, ...] = ()
 
 
-def answer_question(
+async def answer_question(
     store: LearnerStore,
     course: Course,
     lesson: Lesson,
@@ -435,7 +437,7 @@ def answer_question(
     with the progress: the one path of every route that takes an answer.
 
     The page is built from the state read before the answer plus the stored attempt and
-    its review card: one read, one write, no read-back.
+    its review card: one read, one write awaited on the event loop, no read-back.
 
     Returns:
         The graded question, the progress after the answer and the state it was built from,
@@ -456,7 +458,7 @@ def answer_question(
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
     try:
-        written = store.store_answer(
+        written = await store.store_answer(
             NewAnswer(
                 learner_id,
                 lesson.slug,

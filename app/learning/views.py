@@ -31,6 +31,15 @@ VISITOR_ORDER = "visitante"
 
 
 @dataclass(frozen=True)
+class GradedOption:
+    """An option the graded answer shows with its explanation: chosen, right, or both."""
+
+    option: Option
+    chosen: bool
+    right: bool
+
+
+@dataclass(frozen=True)
 class QuestionView:
     """One question as one learner sees it.
 
@@ -50,6 +59,8 @@ class QuestionView:
             reach the page: a hint not opened, the worked answer above all, never does).
         next_hint: the number of the next hint to open, or 0 when none is left.
         help: the help the graded answer shown had (:mod:`app.learning.rules`).
+        graded: with a result, the options chosen or right, in the learner's order.
+        others: with a result, the other options ("por que as outras estão certas ou erradas").
     """
 
     options: tuple[Option, ...]
@@ -65,6 +76,8 @@ class QuestionView:
     hints: tuple[Hint, ...] = ()
     next_hint: int = 0
     help: int = 0
+    graded: tuple[GradedOption, ...] = ()
+    others: tuple[Option, ...] = ()
 
 
 def new_key() -> str:
@@ -117,6 +130,15 @@ def question_view(
     items = shuffled_items(question, seed, lesson_slug) if question.items else ()
     unit = question.numeric.unit if question.numeric else None
     confirm = bool(error) and decimal_point_reading(typed, unit) is not None
+    graded: list[GradedOption] = []
+    others: list[Option] = []
+    if result is not None:
+        for option in options:
+            chosen, right = option.id in result.chosen, option.id in result.answer
+            if chosen or right:
+                graded.append(GradedOption(option, chosen, right))
+            else:
+                others.append(option)
     return QuestionView(
         options,
         result,
@@ -131,4 +153,6 @@ def question_view(
         hints,
         next_hint,
         help,
+        tuple(graded),
+        tuple(others),
     )

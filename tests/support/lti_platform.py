@@ -51,6 +51,23 @@ def seconds(timestamp: str) -> int:
     return int(datetime.fromisoformat(timestamp).timestamp())
 
 
+STORAGE_FRAME = "armazenamento-lti"
+STORAGE_PAGE = """<!doctype html><html lang="pt-BR"><title>Armazenamento</title><script>
+window.recebidas = [];
+var kept = {};
+window.addEventListener("message", function (evt) {
+  var data = evt.data;
+  if (!data || typeof data !== "object" || !/^lti\\.(put|get)_data$/.test(data.subject)) return;
+  window.recebidas.push({subject: data.subject, key: data.key, origin: evt.origin});
+  var key = evt.origin + " " + data.key;
+  var reply = {subject: data.subject + ".response", message_id: data.message_id, key: data.key};
+  if (data.subject === "lti.put_data") { kept[key] = data.value; reply.value = data.value; }
+  else reply.value = __TAMPER__ ? "outro-valor" : kept[key];
+  evt.source.postMessage(reply, evt.origin);
+});
+</script></html>"""
+
+
 def _metadata(request: Any, form: dict[str, Any], body: Any) -> dict[str, Any]:
     return {
         "method": request.method,
@@ -137,17 +154,26 @@ def create_platform_app():  # noqa: C901 (one closure per endpoint)
             self.request = metadata  # type: ignore[assignment]
 
     class Login(OIDCLoginAbstract):
+        storage_target = ""  # LTI Platform Storage: the frame named to the tool
+
         def set_lti_message_hint(self, **kwargs: Any) -> None:
             self._lti_message_hint = kwargs["hint"]
 
         def get_redirect(self, url: str) -> Any:
+            if self.storage_target:
+                url += "&" + urlencode({"lti_storage_target": self.storage_target})
             return RedirectResponse(url, status_code=302)
 
     class Launch(LTIAdvantageMessageLaunchAbstract):
+        storage_target = ""
+
         def render_launch_form(self, launch_data: dict[str, Any], **kwargs: Any) -> Any:
+            values = {name: launch_data[name] for name in ("id_token", "state")}
+            if self.storage_target:
+                values["lti_storage_target"] = self.storage_target
             fields = "".join(
-                f'<input type="hidden" name="{name}" value="{escape(str(launch_data[name]))}">'
-                for name in ("id_token", "state")
+                f'<input type="hidden" name="{name}" value="{escape(str(value))}">'
+                for name, value in values.items()
             )
             return HTMLResponse(
                 f'<!doctype html><html lang="pt-BR"><title>LMS</title><body>'
@@ -209,23 +235,50 @@ def create_platform_app():  # noqa: C901 (one closure per endpoint)
         hint = base64.urlsafe_b64encode(json.dumps(dict(request.query_params)).encode()).decode()
         login = Login(Req(_metadata(request, {}, None)), Conf())
         login.set_lti_message_hint(hint=hint)
+        if request.query_params.get("armazenamento"):
+            login.storage_target = STORAGE_FRAME
         return login.initiate_login(request.query_params.get("user", "u1"))
 
     @app.get("/iframe")
     def iframe(request: Request):
-        """A course page inside an iframe, as Moodle shows an external tool."""
+        """A course page inside an iframe, as Moodle shows an external tool. With
+        ``armazenamento=1`` (or ``adulterado``), the LMS announces its storage frame
+        (:data:`STORAGE_PAGE`), and the tool's iframe starts once that frame listens."""
         src = escape("/launch?" + urlencode(dict(request.query_params)))
+        kept = request.query_params.get("armazenamento")
+        if not kept:
+            return HTMLResponse(
+                '<!doctype html><html lang="pt-BR"><title>Curso no LMS</title><body>'
+                f'<h1>Disciplina</h1><iframe id="ferramenta" src="{src}" width="1000"'
+                ' height="700" title="Curso"></iframe></body></html>'
+            )
+        storage = escape("/armazenamento?" + urlencode({"modo": kept}))
         return HTMLResponse(
             '<!doctype html><html lang="pt-BR"><title>Curso no LMS</title><body>'
-            f'<h1>Disciplina</h1><iframe id="ferramenta" src="{src}" width="1000" height="700"'
-            ' title="Curso"></iframe></body></html>'
+            f'<h1>Disciplina</h1><iframe name="{STORAGE_FRAME}" id="{STORAGE_FRAME}"'
+            f' src="{storage}" hidden title="Armazenamento"></iframe>'
+            f'<iframe id="ferramenta" data-src="{src}" width="1000" height="700"'
+            ' title="Curso"></iframe><script>'
+            f"document.getElementById('{STORAGE_FRAME}').addEventListener('load', function () {{"
+            " var tool = document.getElementById('ferramenta');"
+            " tool.src = tool.getAttribute('data-src'); });</script></body></html>"
         )
+
+    @app.get("/armazenamento")
+    def storage_frame(modo: str = "1"):
+        """The LMS's storage frame (LTI Platform Storage): ``lti.put_data`` and ``lti.get_data``
+        from any origin, kept per origin in this tab; every message received is kept in
+        ``window.recebidas``. ``modo=adulterado`` answers every ``get_data`` with another
+        value (a storage that does not hold the tool's state)."""
+        return HTMLResponse(STORAGE_PAGE.replace("__TAMPER__", str(modo == "adulterado").lower()))
 
     @app.get("/auth")
     def auth(request: Request):
         params = dict(request.query_params)
         hint = json.loads(base64.urlsafe_b64decode(params["lti_message_hint"]))
         message = Launch(Req(_metadata(request, {}, None)), Conf())
+        if hint.get("armazenamento"):
+            message.storage_target = STORAGE_FRAME
         message.set_user_data(
             params["login_hint"],
             ROLES[hint.get("papel", "aluno")],

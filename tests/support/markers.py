@@ -24,6 +24,7 @@ SLOW = {
     "test_lazy_imports.py",  # cold starts of new interpreters
     "test_live.py::test_hot_reload_on_a_live_server_good_broken_good",
     "test_lti.py",  # the course and an LTI platform, each a real uvicorn
+    "test_lti_storage.py",  # the same over HTTPS
     "test_migration_data.py::test_curso_migrate_makes_no_copy_of_a_new_or_current_database",
     "test_ops.py::test_backup_of_a_live_database_and_restore",
     "test_passwords.py::test_any_text_hashed_in_one_form_verifies_in_another",

@@ -38,6 +38,7 @@ from app.analytics.item_analysis import EASY_ABOVE, GROUP_PERCENT, HARD_BELOW, M
 from app.content.course import Course
 from app.content.gift import gift_document
 from app.content.item_checks import warnings_by_question
+from app.content.moodle_xml import moodle_xml_export
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.lti import passback_state
@@ -364,16 +365,29 @@ def export_progress(
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))
 
 
+def _question_bank(body: str, media_type: str, extension: str) -> Response:
+    """A question bank to download, named ``questoes-<date>.<extension>``."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
+    return Response(
+        body,
+        media_type=media_type,
+        headers={
+            "Content-Disposition": f'attachment; filename="questoes-{stamp}.{extension}"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
 @router.get("/exportar/questoes.gift", name="export_gift")
 def export_gift(course: CourseDep, instructor: InstructorDep):
     """The whole question bank in Moodle's GIFT format (:mod:`app.content.gift`), to import
     under "Banco de questões > Importar"."""
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d")
-    return Response(
-        gift_document(course.lessons),
-        media_type="text/plain; charset=utf-8",
-        headers={
-            "Content-Disposition": f'attachment; filename="questoes-{stamp}.gift"',
-            "Cache-Control": "no-store",
-        },
-    )
+    return _question_bank(gift_document(course.lessons), "text/plain; charset=utf-8", "gift")
+
+
+@router.get("/exportar/questoes.xml", name="export_moodle_xml")
+def export_moodle_xml(course: CourseDep, instructor: InstructorDep):
+    """The whole question bank in Moodle XML (:mod:`app.content.moodle_xml`): the course's
+    all-or-nothing credit for multiple-answer and ordering questions."""
+    body = moodle_xml_export(course.lessons).document()
+    return _question_bank(body, "application/xml; charset=utf-8", "xml")

@@ -12,7 +12,6 @@ from app.content.lessons import Lesson
 from app.learning.grading import LessonStatus
 from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
-from app.learning.store import read_state
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
 from app.web.forms import FLASH_KEY, take_notice
@@ -30,8 +29,7 @@ async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     the due dates of the learner's classes: the lessons overdue (not finished by then), then
     the next ones."""
     now = datetime.now(UTC)
-    with read_session(request) as db:
-        state = read_state(db, learner_id)
+    state = learner_store(request).read_state(learner_id)
     progress = course_progress(course, state, state.place or session_place(request))
     status = {lesson.slug: p.status for lesson, p in progress.rows}
     due = [

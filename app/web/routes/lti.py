@@ -5,17 +5,21 @@ The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirec
 the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
 platform's JWKS), so every call into it runs on the threadpool.
 
-The login and launch POSTs come from the LMS, another site: the request guard and asgi-csrf
+The login and launch POSTs come from the LMS, another site: the front door (its CSRF checks)
 let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
 ``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
-``state`` cookie set at the login.
+``state`` cookie set at the login; or, when the platform announces its storage frame
+(``lti_storage_target``), the state and nonce kept there by the course's pages
+(``static/js/lti-storage.js``), the launch posted again from the course's own page, and the
+token's nonce being the one that login kept.
 """
 
 from __future__ import annotations
 
 import secrets
 from typing import Annotated, Any
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -89,6 +93,17 @@ NEW_TAB_MAX_AGE_S = 300  # a link is asked for at the click, and used at once
 NEW_TAB_SALT = "curso-lti-nova-aba"
 NEW_TAB_PREFIX = "nova-aba-"  # its nonce in lti_state, once used
 NEW_WINDOW_PARAM = "lti1p3_new_window"  # in the login's query: the launch is in a new tab
+# LTI Platform Storage (1EdTech "LTI Client Side postMessages", "postMessage Platform Storage"
+# and "LTI OIDC Login with LTI Client Side postMessages"): the frame of the LMS that keeps data
+# for the tool, named at the login (and again at the launch) when the platform has one.
+STORAGE_TARGET_PARAM = "lti_storage_target"
+STORAGE_CHECKED_FIELD = "lti_storage_checked"  # the launch again, once the page checked it
+STORAGE_PREFIX = "lti1p3-storage-"  # + state: its nonce, the LMS origin and frame, in lti_state
+STORAGE_TARGET_MAX = 200
+STORAGE_NOT_SAME_ORIGIN = N_(
+    "the launch checked through the LMS's storage must come from the course's own page"
+)
+STORAGE_NONCE = N_("the launch's nonce is not the one its login kept in the LMS's storage")
 NO_PLATFORM = N_("There is no registered platform with this address.")
 LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
@@ -216,7 +231,7 @@ async def lti_login(request: Request, limiter: SignInLimiterDep):
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
     engine = request.app.state.engine
 
-    def login() -> Response:
+    def login() -> Response | dict[str, str]:
         storage = DatabaseStorage(engine)
         cookies = CookieService(lti_request)
         oidc = StarletteOIDCLogin(
@@ -229,13 +244,34 @@ async def lti_login(request: Request, limiter: SignInLimiterDep):
         # Kept with the state, for "Abrir em nova aba" when the browser drops the cookie.
         state = next(iter(cookies.to_set)).removeprefix(f"{CookieService.prefix}-")
         storage.set_value(LOGIN_PARAMS_PREFIX + state, params, LOGIN_LIFETIME_S)
-        return response
+        if not target:
+            return response
+        # The platform keeps the state and the nonce (put there by the page below) instead of
+        # the state cookie, which a browser blocking cookies in the LMS's iframe drops.
+        location = response.headers["location"]
+        nonce = parse_qs(urlsplit(location).query).get("nonce", [""])[0]
+        kept = {"nonce": nonce, "origin": lti.origin_of(location), "target": target}
+        storage.set_value(STORAGE_PREFIX + state, kept, LOGIN_LIFETIME_S)
+        return {"mode": "put", "state": state, "next": location, **kept}
 
+    target = params.get(STORAGE_TARGET_PARAM, "")[:STORAGE_TARGET_MAX]
     try:
-        return await run_in_threadpool(login)
+        done = await run_in_threadpool(login)
     except (LtiException, OIDCException) as exc:
         message = gettext(BAD_LOGIN) % {"why": exc}
         return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 400)
+    if isinstance(done, dict):
+        return _storage_page(request, done)
+    return done
+
+
+def _storage_page(request: Request, check: dict[str, Any]) -> Response:
+    """The page that puts the login's state and nonce into the LMS's storage and goes on to
+    the platform (``mode`` ``put``), or gets them back and posts the launch again (``get``):
+    ``static/js/lti-storage.js``. Never cached, never with the state cookie."""
+    response = render(request, "lti_storage.html", {"check": check})
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @router.post("/lti/launch", name="lti_launch")
@@ -246,8 +282,24 @@ async def lti_launch(request: Request, course: CourseDep):
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     state = request.app.state
+    stored = await run_in_threadpool(_stored_login, request, lti_request)
+    if stored is not None and not params.get(STORAGE_CHECKED_FIELD):
+        target = params.get(STORAGE_TARGET_PARAM, "")[:STORAGE_TARGET_MAX] or stored["target"]
+        fields = {
+            "id_token": params.get("id_token", ""),
+            "state": params.get("state", ""),
+            STORAGE_TARGET_PARAM: target,
+            STORAGE_CHECKED_FIELD: "1",
+        }
+        check: dict[str, Any] = {**stored, "mode": "get", "target": target}
+        check.update(state=params.get("state", ""), fields=fields)
+        check["action"] = urls_of(request).path("lti_launch")
+        return _storage_page(request, check)
+    if stored is not None and request.headers.get("sec-fetch-site") != "same-origin":
+        message = gettext(BAD_LAUNCH) % {"why": gettext(STORAGE_NOT_SAME_ORIGIN)}
+        return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 403)
     try:
-        outcome = await run_in_threadpool(_launch, state, lti_request)
+        outcome = await run_in_threadpool(_launch, state, lti_request, stored)
     except LtiInvalidNonceException:  # its nonce was used up by the first launch
         outcome = None
     except LtiException as exc:
@@ -289,8 +341,23 @@ async def lti_launch(request: Request, course: CourseDep):
     )
 
 
-def _launch(state: Any, lti_request: StarletteLtiRequest):
+def _stored_login(request: Request, lti_request: StarletteLtiRequest) -> dict[str, str] | None:
+    """What the login of this launch's state kept for the LMS's storage (its nonce, the LMS
+    origin and frame), when the platform announced its storage and the state cookie did not
+    come back; ``None`` otherwise (the cookie path)."""
+    state = lti_request.get_param("state")
+    if not state or CookieService(lti_request).get_cookie(state) is not None:
+        return None
+    kept = lti.kept_state(request.app.state.engine, STORAGE_PREFIX + state)
+    return kept if isinstance(kept, dict) else None
+
+
+def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str] | None = None):
     """Validate the launch (blocking HTTP: the platform's JWKS) and sign its person in.
+
+    With ``stored`` (:func:`_stored_login`), the launch's state was checked by the course's
+    page against the LMS's storage instead of the state cookie, and the id_token's nonce must
+    be the one its login kept.
 
     Returns:
         ``(claims, person, launch id, deep linking?, platform id)``, or ``None`` for a replay.
@@ -307,7 +374,11 @@ def _launch(state: Any, lti_request: StarletteLtiRequest):
         cookie_service=CookieService(lti_request),
     )
     launch.engine = engine
+    if stored is not None:
+        launch.state_in_platform_storage = lti_request.get_param("state")
     claims = dict(launch.get_launch_data())
+    if stored is not None and claims.get("nonce") != stored.get("nonce"):
+        raise LtiException(gettext(STORAGE_NONCE))
     aud = claims.get("aud")
     if isinstance(aud, list) and len(aud) > 1 and claims.get("azp") != launch.get_client_id():
         raise LtiException("azp is not the client id")
@@ -346,7 +417,9 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
         elif params.get(NEW_WINDOW_PARAM):
             context["no_cookie"] = gettext(NO_COOKIE_IN_NEW_TAB)
         else:
-            query = {**params, NEW_WINDOW_PARAM: "1"}
+            # A tab of its own has no LMS frame around it to keep the state in.
+            kept = {k: v for k, v in params.items() if k != STORAGE_TARGET_PARAM}
+            query = {**kept, NEW_WINDOW_PARAM: "1"}
             context["new_tab"] = urls_of(request).with_query("lti_login", query)
     status = 403 if params is not None else 400
     return render(request, "lti_refused.html", context, status_code=status)

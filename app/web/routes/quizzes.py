@@ -50,12 +50,11 @@ router = APIRouter()
 
 
 @router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
-def answer(
+async def answer(
     request: Request,
     slug: str,
     question_id: str,
     course: ReaderCourseDep,
-    session: SessionDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
     lancamento: Annotated[str | None, Form(max_length=2000)] = None,
@@ -80,9 +79,12 @@ def answer(
     In a lesson opened from an LMS, the form carries its launch (``lancamento``, signed for
     this learner): the lesson's score is queued for that launch with the answer, in the same
     transaction (:mod:`app.web.launches`).
+
+    Runs on the event loop: the state read is one short statement on the loop's connection,
+    and the commit is awaited (the writer's thread wakes it), so no thread waits.
     """
     lesson, question = _find(course, slug, question_id)
-    store = learner_store(request, session)
+    store = learner_store(request)
     born = born_in_this_request(request)
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
     where = AnswerPlace(
@@ -92,7 +94,7 @@ def answer(
         scores=answer_scores(request, learner_id, lancamento, course, lesson),
     )
     try:
-        page = answer_question(store, course, lesson, question, learner_id, sent, where)
+        page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except FormRefused as refused:
         status = 409 if refused.reason == QUESTION_CHANGED else 422
         return _invalid(

@@ -1,0 +1,235 @@
+"""The question bank in Moodle XML (``curso exportar moodle-xml``), with the course's credit.
+
+The GIFT export (:mod:`app.content.gift`) cannot give a multiple-answer or an ordering
+question the course's all-or-nothing credit: Moodle's core multiple-answer question adds up
+the weights of the options ticked (some of the right ones and none of the wrong ones is part
+of the mark), and a matching question gives a mark per pair. Moodle XML names the question
+type, so here:
+
+- ``multiple``: ``multichoiceset``, the "All-or-Nothing Multiple Choice" question type
+  (plugin ``qtype_multichoiceset``, moodle.org/plugins/qtype_multichoiceset; not in core):
+  an answer with a fraction above 0 is a right option, and the mark is 1 only when exactly the
+  right options are ticked, else 0, as in the course. No weights, so no weight Moodle lacks
+  (eleven right options are fine here);
+- ``ordering``: ``ordering`` (in core since Moodle 4.4, the ``qtype_ordering`` plugin before),
+  its items in the right order, every item shown (``selecttype`` ``ALL``) and graded
+  ``ALL_OR_NOTHING`` (``qtype_ordering_question::GRADING_ALL_OR_NOTHING``: "zero grade on any
+  error");
+- ``single`` and ``scenario``: core ``multichoice`` with ``<single>true</single>``, 100 for
+  the right option and 0 for the others;
+- ``numeric``: core ``numerical``, the right value with its tolerance (a relative one made
+  absolute) and each likely wrong value at 0 with its explanation; the unit as a Moodle unit
+  (multiplier 1, optional and not graded, ``unitgradingtype`` 0), not in the stem.
+
+Every question is worth 1 with no penalty for a wrong try (``penalty`` 0): the course's score
+counts a question right once it was answered right, whatever came before. Every question has
+its name (its sentence), its ``idnumber`` (``<lesson>/<question>``, stable
+between imports), a tag per concept, the stem and the options in the author's Markdown
+(``format="markdown"``), each option's explanation as its feedback, and the working or the
+explanation as the general feedback. Each lesson is a category ``curso/<lesson title>``, as in
+the GIFT export. The element names are those of Moodle's ``qformat_xml`` and the question
+types' ``import_from_xml``.
+
+To add a question kind, add its writer to :data:`WRITERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from xml.etree import ElementTree as ET
+
+from app.content.gift import (
+    category_path,
+    number_text,
+    question_name,
+    question_prompt,
+    question_sources,
+)
+from app.content.lessons import Lesson
+from app.content.quiz import Question, QuestionSpec
+from app.i18n import N_, gettext
+
+FULL = "100"
+NONE = "0"
+ORDERING_GRADING = "ALL_OR_NOTHING"
+SKIPPED = N_("Question %(id)s left out of the Moodle XML export: %(reason)s")
+NO_WRITER = N_("the export has no Moodle question type for the kind “%(kind)s”.")
+
+
+def _text(parent: ET.Element, tag: str, text: str, markdown: bool = True) -> ET.Element:
+    """``<tag format="markdown"><text>…</text></tag>`` (``markdown=False``: no format)."""
+    element = ET.SubElement(parent, tag, {"format": "markdown"} if markdown else {})
+    ET.SubElement(element, "text").text = text
+    return element
+
+
+def _value(parent: ET.Element, tag: str, value: str) -> None:
+    ET.SubElement(parent, tag).text = value
+
+
+def _answer(
+    parent: ET.Element, fraction: str, text: str, feedback: str = "", markdown: bool = True
+) -> ET.Element:
+    answer = ET.SubElement(parent, "answer", {"fraction": fraction})
+    if markdown:
+        answer.set("format", "markdown")
+    ET.SubElement(answer, "text").text = text
+    _text(answer, "feedback", feedback)
+    return answer
+
+
+def _option_texts(question: Question, spec: QuestionSpec | None) -> list[tuple[str, str, str]]:
+    """``(id, text, explanation)`` of each option, in the author's order and Markdown."""
+    written = {option.id: option for option in spec.options or ()} if spec else {}
+    found = []
+    for option in question.options:
+        source = written.get(option.id)
+        text = source.text if source else option.id
+        found.append((option.id, text, source.explanation if source else ""))
+    return found
+
+
+def _choice(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+    _value(element, "single", "true")
+    _value(element, "shuffleanswers", "true")
+    _value(element, "answernumbering", "abc")
+    for option_id, text, explanation in _option_texts(question, spec):
+        _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+    return "multichoice"
+
+
+def _all_or_nothing(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+    _value(element, "shuffleanswers", "1")
+    _value(element, "answernumbering", "abc")
+    _value(element, "showstandardinstruction", "0")
+    for option_id, text, explanation in _option_texts(question, spec):
+        _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+    return "multichoiceset"
+
+
+def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+    key = question.numeric
+    assert key is not None  # a numeric question always has its key
+
+    def tolerance_of(value: Decimal) -> Decimal:
+        return key.tolerance * abs(value) if key.relative else key.tolerance
+
+    explanation = (spec.explanation or "") if spec else ""
+    right = _answer(element, FULL, number_text(key.value), explanation, markdown=False)
+    _value(right, "tolerance", number_text(tolerance_of(key.value)))
+    written = list(spec.wrong or ()) if spec else []
+    for index, (value, _html) in enumerate(key.wrong):
+        feedback = written[index].explanation if index < len(written) else ""
+        wrong = _answer(element, NONE, number_text(value), feedback, markdown=False)
+        _value(wrong, "tolerance", number_text(tolerance_of(value)))
+    if key.unit:
+        units = ET.SubElement(element, "units")
+        unit = ET.SubElement(units, "unit")
+        _value(unit, "multiplier", "1")
+        _value(unit, "unit_name", key.unit)
+        _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
+        _value(element, "unitpenalty", "0")
+        _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
+        _value(element, "unitsleft", "0")
+    return "numerical"
+
+
+def _ordering(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+    items = [(item.id, item.text) for item in spec.items or ()] if spec else []
+    if not items:
+        items = [(item.id, item.id) for item in question.items]
+    _value(element, "layouttype", "VERTICAL")
+    _value(element, "selecttype", "ALL")
+    _value(element, "selectcount", str(len(items)))
+    _value(element, "gradingtype", ORDERING_GRADING)
+    _value(element, "showgrading", "SHOW")
+    _value(element, "numberingstyle", "none")
+    for position, (_id, text) in enumerate(items, 1):
+        _answer(element, str(position), text)
+    return "ordering"
+
+
+Writer = Callable[[ET.Element, Question, QuestionSpec | None], str]
+# Each writer adds its type's elements and returns the Moodle question type.
+WRITERS: dict[str, Writer] = {
+    "single": _choice,
+    "scenario": _choice,
+    "multiple": _all_or_nothing,
+    "numeric": _numerical,
+    "ordering": _ordering,
+}
+
+
+def question_element(question: Question, spec: QuestionSpec | None, lesson_slug: str) -> ET.Element:
+    """One ``<question>`` element.
+
+    Raises:
+        ValueError: no writer for the question's kind (:data:`WRITERS`).
+    """
+    writer = WRITERS.get(question.kind)
+    if writer is None:
+        raise ValueError(gettext(NO_WRITER) % {"kind": question.kind})
+    element = ET.Element("question")
+    name = ET.SubElement(element, "name")
+    ET.SubElement(name, "text").text = question_name(question)
+    _text(element, "questiontext", question_prompt(spec, question, unit=False))
+    # numeric: the working (its explanation is the right answer's feedback); ordering: the
+    # explanation; the choice kinds explain each option instead.
+    general = ""
+    if spec is not None:
+        general = (spec.working if question.kind == "numeric" else spec.explanation) or ""
+    _text(element, "generalfeedback", general)
+    _value(element, "defaultgrade", "1")
+    _value(element, "penalty", "0")
+    _value(element, "hidden", "0")
+    _value(element, "idnumber", f"{lesson_slug}/{question.id}")
+    element.set("type", writer(element, question, spec))
+    if question.concepts:
+        tags = ET.SubElement(element, "tags")
+        for concept in question.concepts:
+            ET.SubElement(ET.SubElement(tags, "tag"), "text").text = concept
+    return element
+
+
+def _category(path: str) -> ET.Element:
+    element = ET.Element("question", {"type": "category"})
+    _text(element, "category", path, markdown=False)
+    return element
+
+
+@dataclass(frozen=True)
+class MoodleXmlExport:
+    """The ``<quiz>`` document, how many questions it holds and, for each one left out, why
+    (in Portuguese)."""
+
+    quiz: ET.Element
+    count: int
+    skipped: list[str]
+
+    def document(self) -> str:
+        """The XML file's text (UTF-8, with its declaration), indented."""
+        tree = ET.ElementTree(self.quiz)
+        ET.indent(tree)
+        body = ET.tostring(self.quiz, encoding="unicode")
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def moodle_xml_export(lessons: Iterable[Lesson]) -> MoodleXmlExport:
+    """Every question of ``lessons``, in course order, one category per lesson."""
+    quiz = ET.Element("quiz")
+    count, skipped = 0, []
+    for lesson in lessons:
+        specs = question_sources(lesson)
+        quiz.append(_category(category_path(lesson)))
+        for question in lesson.questions.values():
+            try:
+                element = question_element(question, specs.get(question.id), lesson.slug)
+            except ValueError as exc:
+                reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
+                skipped.append(gettext(SKIPPED) % reason)
+                continue
+            quiz.append(element)
+            count += 1
+    return MoodleXmlExport(quiz, count, skipped)
