@@ -3,13 +3,25 @@ two processes sharing sessions through the database, one log line per request.""
 
 from __future__ import annotations
 
+import copy
+import http.cookiejar
+
+import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from tests.support.accounts import post_form, sign_in, sign_up
-from tests.support.app import db_rows
+from tests.support.app import (
+    BACKENDS,
+    REPO_LESSONS,
+    create_postgres_database,
+    db_rows,
+    drop_postgres_database,
+)
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.learning import KERNELS, answer
+from tests.support.server import servers_on_one_database
 
 QUESTIONS = list(KERNELS.questions.values())
 
@@ -121,3 +133,28 @@ def test_without_sec_fetch_site_a_post_from_another_origin_is_refused(client, se
         headers={"origin": "https://evil.example"},
     )
     assert placed.status_code == 403 and session_rows(settings) == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_uvicorns_share_sessions_and_a_sign_out_ends_it_in_both(backend, tmp_path):
+    """One browser (one cookie jar) talking to two real worker processes on one database."""
+    url = create_postgres_database() if backend == "postgresql" else ""
+    try:
+        with servers_on_one_database(tmp_path, REPO_LESSONS, url) as (first, second):
+            jar = http.cookiejar.CookieJar()
+            a = httpx.Client(base_url=first.url, cookies=jar, timeout=30)
+            b = httpx.Client(base_url=second.url, cookies=jar, timeout=30)
+            with a, b:
+                assert sign_up(a, "bia").status_code == 303
+                for _ in range(2):  # the second read comes from b's cache, checked
+                    assert text(soup(b.get("/conta").text).select_one(".nav-account")) == (
+                        "Conta: bia"
+                    )
+                stolen = copy.copy(next(c for c in jar if c.name == "curso_sessao"))
+                assert post_form(a, "/conta/sair").status_code == 303
+                jar.set_cookie(stolen)  # a copy of the cookie kept from before the sign-out
+                account = soup(b.get("/conta").text).select_one(".nav-account")
+                assert text(account) == "Entrar", "o cookie antigo não abre nada no outro worker"
+    finally:
+        if url:
+            drop_postgres_database(url)

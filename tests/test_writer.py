@@ -3,7 +3,6 @@ commits answers in groups (tested on SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 from dataclasses import replace
@@ -37,6 +36,7 @@ from app.learning.usecases import (
 from app.learning.writer import AnswerWriter, WriterUnavailable, store_now
 from app.platform.db import make_engine
 from tests.support.app import db_rows
+from tests.support.coroutines import run as run_coroutine
 from tests.support.learning import COURSE, KERNELS
 
 QUESTIONS = list(KERNELS.questions.values())
@@ -91,7 +91,7 @@ class MemoryStore:
 
 def answer(*args, **kwargs):
     """:func:`answer_question`, run to its end (it awaits the store's commit)."""
-    return asyncio.run(answer_question(*args, **kwargs))
+    return run_coroutine(answer_question(*args, **kwargs))
 
 
 def form(key: str = "k" * 22, option: str = RIGHT, version: str | None = None) -> Answer:

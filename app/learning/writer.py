@@ -291,22 +291,22 @@ _MOVE_PLACES = Plain(
     "UPDATE learner SET place_lesson = ?, place_section = ?, place_at = ? WHERE id = ?"
 )
 _ATTEMPT_COLUMNS = """learner_id, lesson_slug, question_id, question_hash, chosen, correct, credit,
-    idempotency_key, review, help, created_at"""
+    idempotency_key, review, help, variant, created_at"""
 # Every attempt of the batch in one parameter (SQLite: a JSON array of rows; PostgreSQL: one
 # array per column), so one statement with a fixed text returns the ids of those inserted.
 _INSERT_ATTEMPTS = Plain(
     f"""INSERT INTO attempt ({_ATTEMPT_COLUMNS})
-    SELECT {", ".join(f"json_extract(value, '$[{n}]')" for n in range(11))} FROM json_each(?)
+    SELECT {", ".join(f"json_extract(value, '$[{n}]')" for n in range(12))} FROM json_each(?)
     WHERE true ON CONFLICT (learner_id, idempotency_key) DO NOTHING
     RETURNING id, learner_id, idempotency_key""",
     f"""INSERT INTO attempt ({_ATTEMPT_COLUMNS})
     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[],
-    ?::float8[], ?::text[], ?::boolean[], ?::integer[], ?::timestamptz[])
+    ?::float8[], ?::text[], ?::boolean[], ?::integer[], ?::text[], ?::timestamptz[])
     ON CONFLICT (learner_id, idempotency_key) DO NOTHING
     RETURNING id, learner_id, idempotency_key""",
 )
 _STORED_COLUMNS = """id, learner_id, idempotency_key, lesson_slug, question_id, question_hash,
-    chosen, correct, credit, created_at, help"""
+    chosen, correct, credit, created_at, help, variant"""
 _STORED_KEYS = Plain(
     f"""SELECT {_STORED_COLUMNS} FROM attempt
     WHERE learner_id IN (SELECT value FROM json_each(?))
@@ -314,6 +314,10 @@ _STORED_KEYS = Plain(
     (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))""",
     f"""SELECT {_STORED_COLUMNS} FROM attempt
     WHERE (learner_id, idempotency_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))""",
+)
+_KEEP_DRAWS = Plain(
+    """INSERT INTO pool_draw (learner_id, lesson_slug, pool_id, number, seed, question_ids,
+    created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"""
 )
 _TAKE_HINTS = Plain(
     """UPDATE hint_reveal SET attempt_id = ? WHERE learner_id = ? AND lesson_slug = ?
@@ -400,6 +404,7 @@ def _store_attempts(
                     answer.key,
                     answer.review,
                     answer.help,
+                    answer.variant,
                     driver_time(connection, answer.at or now),
                 )
                 for _, answer, learner_id in batch
@@ -422,6 +427,7 @@ def _store_attempts(
             answer.at or now,
             row_id,
             help=answer.help,
+            variant=answer.variant,
             learner_id=learner_id,
         )
         stored.append(row)
@@ -459,6 +465,15 @@ def _store_attempts(
         connection,
         [(row.id, row.learner_id, row.lesson_slug, row.question_id) for row in stored if row.help],
     )
+    # a learner's first answer in a pool keeps the draw they were shown (app.learning.draws)
+    _KEEP_DRAWS.run(
+        connection,
+        [
+            (learner_id, answer.lesson_slug, *answer.draw, driver_time(connection, now))
+            for job, answer, learner_id in batch
+            if answer.draw is not None and job.result is not None and job.result.new
+        ],
+    )
     record_in_tallies(connection, stored)
     record_in_mastery(connection, tags, stored)
     cards = schedule_batch(connection, stored)
@@ -471,7 +486,9 @@ def _store_attempts(
 
 def _row(row: Sequence[Any]) -> AttemptRow:
     """An attempt read by :data:`_STORED_KEYS`, as the pages need it."""
-    _, _, _, slug, question_id, question_hash, chosen, correct, credit, created, help_ = row
+    _, _, _, slug, question_id, question_hash, chosen, correct, credit, created, help_, variant = (
+        row
+    )
     return AttemptRow(
         slug,
         question_id,
@@ -482,6 +499,7 @@ def _row(row: Sequence[Any]) -> AttemptRow:
         stored_time(created),
         row[0],
         help_,
+        variant,
     )
 
 

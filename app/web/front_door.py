@@ -258,7 +258,6 @@ class _Response:
 
     async def _start(self, message: Message) -> Message:
         door = self.door
-        self.status = message["status"]
         headers = list(message.get("headers") or [])
         if self.session is not None:
             cookie = await door.session_cookie(self.scope, self.session)
@@ -275,6 +274,7 @@ class _Response:
         headers.append((b"x-request-id", self.request_id.encode("latin-1")))
         if frame:
             headers = [(k, framed(v) if k == b"set-cookie" else v) for k, v in headers]
+        self.status = message["status"]  # a save that failed above leaves the 500 logged
         return {**message, "headers": headers}
 
     async def refuse(self, refusal: Refusal) -> None:
