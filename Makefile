@@ -66,13 +66,14 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 	  echo "Instalando o Chromium do Debian..."; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
-bench: install-dev bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, lesson height, Lighthouse
+bench: install-dev bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, Lighthouse, the walk's slow steps, lesson height
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
 	tests/with_postgres.sh $(PY) -m bench.run
 	$(PY) -m bench.search_typing
 	$(PY) -m bench.lesson_navigation
 	$(PY) -m bench.lighthouse
+	$(PY) -m bench.steps
 	$(PY) -m bench.lesson_height
 
 lighthouse: install-dev chromium ## Lighthouse 12 on the "kernels" lesson (installs it with npm into ~/.cache/curso-lighthouse)
