@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from playwright.sync_api import sync_playwright
 
 from app.content.course import load_course
 from app.platform.auth import Passwords
@@ -31,6 +32,7 @@ from bench.clients import INSTRUCTOR, PASSWORD, TOKEN_RE, instructor_cookie
 from bench.cpu import CpuMeter
 from bench.run import DASHBOARD_TAB as TAB
 from bench.run import App, stop_everything
+from bench.search_typing import CHROMIUM, FLAGS
 from bench.seed import seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,6 +99,57 @@ def questions_tab(base: str, cookie: str, recompute: bool) -> Callable[[], None]
     return step
 
 
+# Installed in every document: the click on a tab of the dashboard (its time kept in
+# sessionStorage across the page load), then the first frame drawn once the questions tab's
+# first heading is in the page (a requestAnimationFrame, then a task), as bench.lesson_navigation.
+WATCH = """(() => {
+  const store = window.sessionStorage;
+  const now = () => performance.timeOrigin + performance.now();
+  const look = () => {
+    if (!document.getElementById("revisar-t") || store.getItem("seen") === location.href) return;
+    store.setItem("seen", location.href);
+    requestAnimationFrame(() => setTimeout(() => {
+      const clicked = Number(store.getItem("clicked") || 0);
+      const log = JSON.parse(store.getItem("painted") || "[]");
+      if (clicked) log.push(now() - clicked);
+      store.setItem("painted", JSON.stringify(log));
+      store.removeItem("clicked");
+    }, 0));
+  };
+  new MutationObserver(look).observe(document, {childList: true, subtree: true});
+  addEventListener("click", (evt) => {
+    if (!evt.target.closest || !evt.target.closest(".dashboard-tabs a")) return;
+    store.setItem("clicked", String(performance.timeOrigin + evt.timeStamp));
+    store.removeItem("seen");
+  }, true);
+})();"""
+
+
+def tab_in_chromium(base: str, cookie: str, repeats: int = REPEATS) -> float:
+    """Median milliseconds from a click on "Perguntas" in the dashboard's tabs (1280 px) to
+    the first frame with the tab's first heading."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            pairs = (part.strip().split("=", 1) for part in cookie.split(";"))
+            context.add_cookies([{"name": k, "value": v, "url": base} for k, v in pairs])
+            page = context.new_page()
+            page.add_init_script(WATCH)
+            for count in range(1, repeats + 1):
+                page.goto(base + "/instrutor")
+                page.locator(".dashboard-tabs").get_by_role("link", name="Perguntas").click()
+                page.wait_for_function(
+                    "(n) => JSON.parse(sessionStorage.getItem('painted') || '[]').length >= n",
+                    arg=count,
+                    timeout=30_000,
+                )
+            log = page.evaluate("JSON.parse(sessionStorage.getItem('painted'))")
+        finally:
+            browser.close()
+    return statistics.median(log)
+
+
 def main() -> int:
     """Seed, start the app, time each step; prints a table. Exit code 1 when a step is over
     its target."""
@@ -129,6 +182,9 @@ def measure(app: App) -> list[tuple[str, float | None, float]]:
         ),
         ("aba Perguntas (recalculada)", *timed(app, lambda: questions_tab(app.base, cookie, True))),
     ]
+    rows.append(
+        ("aba Perguntas no Chromium: clique → título pintado", tab_in_chromium(app.base, cookie), 0)
+    )
     passwords = Passwords()
     stored = passwords.hash(PASSWORD)
     checks = []
