@@ -69,12 +69,13 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 bench: install-dev bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, Lighthouse, the walk's slow steps, lesson height
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
-	tests/with_postgres.sh $(PY) -m bench.run
-	$(PY) -m bench.search_typing
-	$(PY) -m bench.lesson_navigation
-	$(PY) -m bench.lighthouse
-	$(PY) -m bench.steps
-	$(PY) -m bench.lesson_height
+	@failed=""; \
+	for step in "tests/with_postgres.sh $(PY) -m bench.run" "$(PY) -m bench.search_typing" \
+	  "$(PY) -m bench.lesson_navigation" "$(PY) -m bench.lighthouse" "$(PY) -m bench.steps" \
+	  "$(PY) -m bench.lesson_height"; do \
+	  echo "$$step"; $$step || failed="$$failed\n  $$step"; \
+	done; \
+	if [ -n "$$failed" ]; then printf "Falharam (os outros rodaram até o fim):$$failed\n" >&2; exit 1; fi
 
 lighthouse: install-dev chromium ## Lighthouse 12 on the "kernels" lesson (installs it with npm into ~/.cache/curso-lighthouse)
 	$(PY) -m bench.lighthouse

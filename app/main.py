@@ -13,7 +13,6 @@ from fastapi.responses import HTMLResponse
 from starlette.datastructures import State
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
-from starsessions import SessionMiddleware
 
 from app.content.lesson_cache import LessonCache
 from app.content.links import IMAGES_URL
@@ -24,22 +23,22 @@ from app.learning.lti import LmsOrigins
 from app.learning.lti_sender import ScoreSender
 from app.learning.mastery import concept_tags
 from app.learning.retention import RetentionSweeper
+from app.learning.store import LearnerStates
 from app.learning.writer import AnswerWriter
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine, make_writer_engine
-from app.platform.logs import RequestLog, configure_logging
-from app.platform.sessions import SESSION_COOKIE, DatabaseStore, SessionLoader
+from app.platform.logs import configure_logging
+from app.platform.sessions import SESSION_MAX_AGE_S, SessionStore
 from app.platform.settings import PROJECT_ROOT, Settings, load_settings
 from app.web import errors, routes
 from app.web.assets import Assets, FingerprintedStaticFiles
+from app.web.front_door import FrontDoor
 from app.web.page_cache import LEARNER_PAGES, KeyedPages
 from app.web.routes.images import LessonImages
-from app.web.security import RequestGuard, csrf_middleware
 from app.web.templating import make_templates
 from app.web.urls import Urls
-from app.web.visitor_pages import VisitorPages
 
-SESSION_MAX_AGE_S = 365 * 24 * 3600
+__all__ = ["SESSION_MAX_AGE_S", "create_app"]
 GZIP_MIN_BYTES = 500
 # Level 3 compresses a 50 KB lesson page in about a fifth of level 9's time (Starlette's
 # default), for about 10% more bytes; the profile showed level 9 at a fifth of a page's CPU.
@@ -119,42 +118,25 @@ def _state(app: FastAPI, settings: Settings) -> None:
         make_writer_engine(settings.resolved_database_url()),
         tags=lambda: concept_tags(state.live_course.current()),
     )
+    # Each active learner's state, checked against the database on every read (only the
+    # rows newer than those kept are read).
+    state.learner_states = LearnerStates()
     state.lti_sender.wake_if_pending()  # scores queued before a restart go out
     # Anonymous learners nobody can reach any more are erased, once a day (LGPD).
     state.retention = RetentionSweeper(state.engine, settings.anonymous_retention_days)
     state.secret = settings.resolved_secret_key()
     state.known_devices = KnownDevices(state.secret)
     state.pseudonym_salt = state.secret.encode()  # learners in CSV exports, as in the logs
+    # Sessions: the websession table behind a per-process cache (app/platform/sessions.py).
+    state.sessions = SessionStore(state.engine, settings.resolved_database_url())
 
 
 def _middleware(state: State, settings: Settings) -> list[Middleware]:
-    """The middleware, outermost first (as Starlette's ``middleware=`` list reads)."""
+    """The middleware, outermost first (as Starlette's ``middleware=`` list reads): gzip, then
+    the front door (guard, CSRF, session, security headers, log, cached visitor pages)."""
     return [
         Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL),
-        Middleware(
-            RequestGuard,
-            templates=state.templates,
-            urls=state.urls,
-            signing_secret=state.secret,
-            hsts=settings.secure_cookies,
-            lms_origins=state.lms_origins,
-        ),
-        Middleware(
-            SessionMiddleware,
-            store=DatabaseStore(state.engine, state.loop_engine),
-            cookie_name=SESSION_COOKIE,
-            lifetime=SESSION_MAX_AGE_S,
-            rolling=True,
-            cookie_same_site="lax",
-            cookie_https_only=settings.secure_cookies,
-        ),
-        Middleware(SessionLoader),
-        Middleware(RequestLog, salt=state.secret),
-        Middleware(
-            csrf_middleware(state.templates, state.urls, state.secret, settings.secure_cookies)
-        ),
-        # Inside asgi-csrf (it hands out the token), before any routing: cached visitor pages.
-        Middleware(VisitorPages, state=state),
+        Middleware(FrontDoor, state=state, settings=settings),
     ]
 
 

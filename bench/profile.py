@@ -18,8 +18,8 @@ from pathlib import Path
 LAYERS = (
     ("Jinja2 (renderizar o HTML)", ("jinja2/", "markupsafe/", ".html:")),
     ("banco (SQLAlchemy, sqlite3, psycopg)", ("sqlalchemy/", "sqlmodel/", "sqlite3/", "psycopg")),
-    ("sessão (starsessions + store)", ("starsessions/", "app/platform/sessions.py")),
-    ("CSRF (asgi-csrf)", ("asgi_csrf",)),
+    ("sessão (app/platform/sessions.py)", ("app/platform/sessions.py",)),
+    ("porta da frente (guarda, CSRF)", ("app/web/front_door.py", "app/web/security.py")),
     ("gzip", ("gzip.py", "zlib")),
     ("logs JSON", ("logging/", "app/platform/logs.py")),
     ("formulário (python-multipart)", ("multipart/",)),

@@ -3,6 +3,7 @@ that follows them, and counted in review (FSRS) and mastery."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -13,7 +14,7 @@ from app.content.course import load_course
 from app.learning.mastery import concept_tags, learner_mastery, reference_learner_mastery
 from app.learning.review import CARD_ID, SCHEDULER
 from app.learning.rules import HINT_CREDIT, HINTED, NO_HELP, WORKED, answer_credit
-from app.learning.store import SqlLearnerStore
+from app.learning.store import LearnerStates, SqlLearnerStore
 from app.learning.usecases import Answer, answer_question, reveal_hint
 from app.learning.writer import AnswerWriter
 from app.platform.db import make_engine
@@ -216,12 +217,12 @@ def test_hints_change_the_next_review_date(settings, monkeypatch, hints, right, 
     engine = make_engine(settings.database_url)
     learner = "f" * 32
     try:
-        with Session(engine) as session:
-            store = SqlLearnerStore(session, AnswerWriter(engine, lambda: TAGS))
-            for number in range(1, hints + 1):
-                reveal_hint(store, KERNELS, DECODE, learner, number, DECODE.content_hash)
-            chosen = sorted(DECODE.answer) if right else ["a"]
-            page = answer_question(
+        store = SqlLearnerStore(engine, AnswerWriter(engine, lambda: TAGS), LearnerStates())
+        for number in range(1, hints + 1):
+            reveal_hint(store, KERNELS, DECODE, learner, number, DECODE.content_hash)
+        chosen = sorted(DECODE.answer) if right else ["a"]
+        page = asyncio.run(
+            answer_question(
                 store,
                 COURSE,
                 KERNELS,
@@ -229,6 +230,7 @@ def test_hints_change_the_next_review_date(settings, monkeypatch, hints, right, 
                 learner,
                 Answer("k" * 22, DECODE.content_hash, options=chosen),
             )
+        )
         assert page.state is not None
         [card] = page.state.cards
         assert card.due == _due_after(rating)

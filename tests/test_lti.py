@@ -109,9 +109,15 @@ def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):
         "ana-1",
     )
     assert rows == [("Sistemas de IA (Moodle)",)]
-    sent = db_rows(
-        tool.settings, "SELECT status, score_given FROM lti_score WHERE user_sub = ?", "ana-1"
-    )
+    # The gradebook holds the score before the sender hears the platform's answer and marks it.
+    deadline = time.monotonic() + 30
+    while True:
+        sent = db_rows(
+            tool.settings, "SELECT status, score_given FROM lti_score WHERE user_sub = ?", "ana-1"
+        )
+        if sent != [("pending", 1.0)] or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert sent == [("sent", 1.0)]  # one row per learner and column: the newest score
     with httpx.Client() as teacher:
         launch(teacher, platform, user="prof-101", papel="professor")

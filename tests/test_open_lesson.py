@@ -27,7 +27,7 @@ class MemoryStore:
     def move_place(self, learner_id, place):
         self.moves.append(place)
 
-    def store_answer(self, answer):
+    async def store_answer(self, answer):
         raise AssertionError("opening a lesson stores no answer")
 
 

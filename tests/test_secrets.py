@@ -82,13 +82,13 @@ def test_the_500_page_carries_the_security_headers(settings):
 
 
 def test_a_session_store_failure_still_shows_the_portuguese_500_page(settings, monkeypatch):
-    """The session is marked loaded before the store answers; the error page must not trip on it."""
-    from app.platform.sessions import DatabaseStore
+    """The session store fails while loading; the error page must not trip on the session."""
+    from app.platform.sessions import SessionStore
 
-    async def broken(self, session_id, lifetime):
+    def broken(self, session_id):
         raise RuntimeError("banco fora do ar")
 
-    monkeypatch.setattr(DatabaseStore, "read", broken)
+    monkeypatch.setattr(SessionStore, "load", broken)
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         client.cookies.set("curso_sessao", "a" * 32)
         response = client.get("/progresso")

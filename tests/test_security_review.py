@@ -59,7 +59,9 @@ def test_well_formed_cookies_next_to_a_malformed_one_are_kept(client):
     response = raw_get(client.app, "/progresso", {"cookie": raw})
     assert response.status_code == 200
     assert soup(response).html["data-theme"] == "dark"
-    assert response.cookies.get("curso_sessao") == session_id, "a sessão de antes continua valendo"
+    assert "curso_sessao" not in response.cookies, "a sessão de antes vale: nenhuma nova"
+    percent = text(soup(response).select_one(".course-percent"))
+    assert percent != "0%", "a sessão de antes continua valendo"
     assert csrf_from(response.text) == csrf_from(page)
 
 

@@ -1,4 +1,5 @@
-"""Server-side sessions (starsessions with our database store)."""
+"""Server-side sessions: the websession table behind each process's cache
+(app/platform/sessions.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.main import SESSION_MAX_AGE_S
 from tests.support.app import db_rows
-from tests.support.html import csrf_from
+from tests.support.html import csrf_from, soup
 
 
 def begin(client: TestClient) -> None:
@@ -39,9 +40,17 @@ def test_a_session_is_stored_once_and_not_rewritten_while_unchanged(client, sett
         "last_access sozinho não regrava"
     )
     client.get("/licoes/alem-do-ollama")
+    assert session_rows(settings)[0][1:] == (data, learner, stored_expires), (
+        "o lugar sozinho não regrava a sessão a cada pedido"
+    )
+    resume = soup(client.get("/progresso")).select_one(".resume-link")
+    assert resume["href"].startswith("/licoes/alem-do-ollama"), "o processo lembra o lugar"
+    ten_minutes_ago = expires - timedelta(minutes=11)
+    db_rows(settings, f"UPDATE websession SET expires_at = '{ten_minutes_ago.isoformat(sep=' ')}'")
+    client.get("/licoes/escolha-self-hosted")
     ((_, moved, _, _),) = session_rows(settings)
-    assert '"place": ["alem-do-ollama", null]' in moved, (
-        "o lugar de um aluno sem linha fica na sessão"
+    assert '"place":["escolha-self-hosted",null]' in moved, (
+        "passados 10 minutos, o lugar de um aluno sem linha é guardado na sessão"
     )
 
 

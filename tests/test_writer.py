@@ -3,6 +3,7 @@ commits answers in groups (tested on SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 from dataclasses import replace
@@ -66,7 +67,7 @@ class MemoryStore:
     def move_place(self, learner_id: str, place: Place) -> None:
         self.places[learner_id] = place
 
-    def store_answer(self, answer: NewAnswer) -> Written:
+    async def store_answer(self, answer: NewAnswer) -> Written:
         known = self.keys.get((answer.learner_id, answer.key))
         if known is not None:
             if (known.lesson_slug, known.question_id) != (answer.lesson_slug, answer.question_id):
@@ -88,18 +89,23 @@ class MemoryStore:
         return Written(row, True, answer.learner_id)
 
 
+def answer(*args, **kwargs):
+    """:func:`answer_question`, run to its end (it awaits the store's commit)."""
+    return asyncio.run(answer_question(*args, **kwargs))
+
+
 def form(key: str = "k" * 22, option: str = RIGHT, version: str | None = None) -> Answer:
     return Answer(key, SINGLE.content_hash if version is None else version, options=[option])
 
 
 def test_an_answer_is_graded_stored_once_and_shown_from_one_read():
     store = MemoryStore()
-    page = answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
+    page = answer(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
     assert page.stored and page.view.result is not None and page.view.result.correct
     assert store.reads == 1, "the page is built from the state read before plus the attempt"
     assert page.state is not None and len(page.state.attempts) == 1
     assert page.progress is not None and page.progress.percent > 0
-    again = answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
+    again = answer(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
     assert not again.stored and len(store.keys) == 1
     assert again.state is not None and len(again.state.attempts) == 1, "not counted twice"
 
@@ -114,18 +120,18 @@ def test_an_answer_is_graded_stored_once_and_shown_from_one_read():
 def test_a_refused_form_stores_nothing(sent, reason):
     store = MemoryStore()
     with pytest.raises(FormRefused) as refused:
-        answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, sent)
+        answer(store, COURSE, KERNELS, SINGLE, "a" * 32, sent)
     assert refused.value.reason == reason
     assert store.keys == {} and store.reads == 0
 
 
 def test_a_key_used_for_another_question_is_refused():
     store = MemoryStore()
-    answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
+    answer(store, COURSE, KERNELS, SINGLE, "a" * 32, form())
     other = next(q for q in QUESTIONS if q.kind == "single" and q.id != SINGLE.id)
     sent = Answer("k" * 22, other.content_hash, options=[sorted(other.answer)[0]])
     with pytest.raises(FormRefused) as refused:
-        answer_question(store, COURSE, KERNELS, other, "a" * 32, sent)
+        answer(store, COURSE, KERNELS, other, "a" * 32, sent)
     assert refused.value.reason == REUSED_KEY
 
 
@@ -133,9 +139,13 @@ def test_review_answers_take_the_same_path_marked_review():
     store = MemoryStore()
     sent: list[NewAnswer] = []
     keep = store.store_answer
-    # A spy on the store's method: what the use-case sends it.
-    store.store_answer = lambda answer: sent.append(answer) or keep(answer)  # type: ignore[method-assign]
-    answer_question(store, COURSE, KERNELS, SINGLE, "a" * 32, form(), AnswerPlace(review=True))
+
+    async def spy(sent_answer: NewAnswer) -> Written:  # what the use-case sends the store
+        sent.append(sent_answer)
+        return await keep(sent_answer)
+
+    store.store_answer = spy  # type: ignore[method-assign]
+    answer(store, COURSE, KERNELS, SINGLE, "a" * 32, form(), AnswerPlace(review=True))
     assert [a.review for a in sent] == [True]
 
 
@@ -153,12 +163,12 @@ def _answer(learner: int, n: int, **changes) -> NewAnswer:
     return replace(base, **changes)
 
 
-def _statements(engine: Engine, batch: list[NewAnswer]) -> list[str]:
+def _statements(engine: Engine, batch: list[NewAnswer], width: int = 120) -> list[str]:
     seen: list[str] = []
 
     def count(_conn, _cursor, statement, _params, _context, _many):
         if not CONTROL.match(statement):
-            seen.append(" ".join(statement.split())[:120])
+            seen.append(" ".join(statement.split())[:width])
 
     event.listen(engine, "before_cursor_execute", count)
     try:
@@ -182,9 +192,24 @@ def test_a_batch_costs_the_same_statements_whatever_its_size(settings):
         engine.dispose()
     assert len(many) == len(one), "\n".join(many)
     # PostgreSQL also locks the batch's learners and the version basis (two more statements).
-    on_postgres = any("%(" in statement for statement in many)
+    on_postgres = any("%s" in s or "%(" in s for s in many)  # psycopg's placeholders
     assert len(many) <= (14 if on_postgres else 12), "\n".join(many)
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(121,)]
+
+
+def test_the_answers_own_statements_keep_one_text_whatever_the_batchs_size(settings):
+    """The learners' upsert and the attempts' insert are fixed text run by the driver (issue
+    35): SQLAlchemy rendered one ``VALUES`` group per answer of the insert, a new text (and
+    compilation) for each batch size."""
+    engine = make_engine(settings.database_url)
+    try:
+        one = _statements(engine, [_answer(0, 1)], width=100_000)
+        many = _statements(engine, [_answer(learner, 2) for learner in range(30)], width=100_000)
+    finally:
+        engine.dispose()
+    own = ("INSERT INTO attempt", "INSERT INTO learner ")
+    mine_one = [s for s in one if s.startswith(own)]
+    assert len(mine_one) == 2 and mine_one == [s for s in many if s.startswith(own)]
 
 
 def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):

@@ -32,7 +32,7 @@ from app.analytics.dashboard import (
     item_stats,
     tree_walks,
 )
-from app.analytics.item_analysis import ItemStats, OptionCounts
+from app.analytics.item_analysis import ItemStats, OptionCounts, VariantFacility
 from app.content.course import Course
 from app.platform.db import begin_write
 from app.platform.models import ReportCache
@@ -68,7 +68,14 @@ class Kept(Generic[T]):
 def _load_items(data: Any) -> dict[tuple[str, str], ItemStats]:
     return {
         (slug, qid): ItemStats(
-            **{**stats, "options": tuple(OptionCounts(**o) for o in stats["options"])}
+            **{
+                **stats,
+                "options": tuple(OptionCounts(**o) for o in stats["options"]),
+                "variants": tuple(
+                    VariantFacility(tuple(map(tuple, v["params"])), v["attempts"], v["right"])
+                    for v in stats.get("variants", ())
+                ),
+            }
         )
         for slug, qid, stats in data
     }
@@ -80,6 +87,9 @@ def _dump_stats(stats: ItemStats) -> dict[str, Any]:
     reads it back."""
     out: dict[str, Any] = {name: getattr(stats, name) for name in _STATS_FIELDS}
     out["options"] = [{name: getattr(o, name) for name in _OPTION_FIELDS} for o in stats.options]
+    out["variants"] = [
+        {"params": v.params, "attempts": v.attempts, "right": v.right} for v in stats.variants
+    ]
     return out
 
 

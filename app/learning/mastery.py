@@ -33,7 +33,6 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     FromClause,
-    Insert,
     String,
     Subquery,
     and_,
@@ -46,7 +45,6 @@ from sqlalchemy import (
     true,
     union_all,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 from app.content.course import Course
@@ -56,8 +54,8 @@ from app.content.quiz import Question
 from app.learning.classes import in_class
 from app.learning.rules import answer_credit, answer_credit_sql
 from app.learning.tallies.fold import LearnerAnswer, utc
-from app.platform.db import begin_write
-from app.platform.models import ATTEMPT, KEPT_MASTERY, LEARNER, MASTERY_TAG, MASTERY_TALLY
+from app.platform.db import Plain, Upsert, begin_write, driver_list
+from app.platform.models import ATTEMPT, KEPT_MASTERY, MASTERY_TAG, MASTERY_TALLY
 
 LAST_N = 10
 DECAY = 0.8
@@ -434,7 +432,7 @@ def _count_in(sums: Sums, concept: str, learners: int, answers: int, units: int)
     sums[concept] = (n + learners, a + answers, u + units)
 
 
-_ADD: dict[str, Insert] = {}
+_ADD = Upsert("mastery_tally", ("concept",), ("learners", "answers", "units"), add=True)
 
 
 def _add_to_tally(connection: Connection, sums: Sums) -> None:
@@ -447,18 +445,7 @@ def _add_to_tally(connection: Connection, sums: Sums) -> None:
     ]
     if not rows:
         return
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    stmt = _ADD.get(dialect)
-    if stmt is None:
-        upsert = (postgresql if dialect == "postgresql" else sqlite).insert(MASTERY_TALLY)
-        stmt = upsert.on_conflict_do_update(
-            index_elements=["concept"],
-            set_={
-                v: MASTERY_TALLY.c[v] + upsert.excluded[v] for v in ("learners", "answers", "units")
-            },
-        )
-        _ADD[dialect] = stmt
-    connection.execute(stmt, rows)
+    _ADD.run(connection, rows)
     if any(learners < 0 for learners, _, _ in sums.values()):
         connection.execute(delete(MASTERY_TALLY).where(MASTERY_TALLY.c.learners <= 0))
 
@@ -537,21 +524,21 @@ def _entries(recent: str) -> list[Entry]:
     return out
 
 
-_UPSERTS: dict[str, Insert] = {}
-
-
-def _upsert(connection: Connection) -> Insert:
-    """``INSERT ... ON CONFLICT (learner_id, concept) DO UPDATE`` for the dialect, built once."""
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    cached = _UPSERTS.get(dialect)
-    if cached is None:
-        stmt = (postgresql if dialect == "postgresql" else sqlite).insert(KEPT_MASTERY)
-        cached = stmt.on_conflict_do_update(
-            index_elements=["learner_id", "concept"],
-            set_={v: stmt.excluded[v] for v in ("recent", "mastery", "answers")},
-        )
-        _UPSERTS[dialect] = cached
-    return cached
+# The kept rows of the batch's learner × concept pairs; on PostgreSQL it also locks the
+# learners' rows, so two writers of one learner take turns.
+_KEPT_OF = Plain(
+    """SELECT learner.id, kept_mastery.concept, kept_mastery.recent, kept_mastery.mastery
+    FROM learner LEFT OUTER JOIN kept_mastery ON kept_mastery.learner_id = learner.id
+    AND kept_mastery.concept IN (SELECT value FROM json_each(?))
+    WHERE learner.id IN (SELECT value FROM json_each(?)) ORDER BY learner.id""",
+    """SELECT learner.id, kept_mastery.concept, kept_mastery.recent, kept_mastery.mastery
+    FROM learner LEFT OUTER JOIN kept_mastery ON kept_mastery.learner_id = learner.id
+    AND kept_mastery.concept = ANY(?)
+    WHERE learner.id = ANY(?) ORDER BY learner.id FOR UPDATE OF learner""",
+)
+_KEPT = Upsert(
+    "kept_mastery", ("learner_id", "concept"), ("recent", "mastery", "answers"), add=False
+)
 
 
 def record_in_mastery(
@@ -585,25 +572,12 @@ def record_in_mastery(
         return
     connection = db.connection() if isinstance(db, Session) else db
     learners = sorted({learner for learner, _ in new})
-    read = (
-        select(LEARNER.c.id, KEPT_MASTERY.c.concept, KEPT_MASTERY.c.recent, KEPT_MASTERY.c.mastery)
-        .select_from(
-            LEARNER.outerjoin(
-                KEPT_MASTERY,
-                and_(
-                    KEPT_MASTERY.c.learner_id == LEARNER.c.id,
-                    KEPT_MASTERY.c.concept.in_(sorted({concept for _, concept in new})),
-                ),
-            )
-        )
-        .where(LEARNER.c.id.in_(learners))
-        .order_by(LEARNER.c.id)
-    )
-    if connection.dialect.name == "postgresql":
-        read = read.with_for_update(of=LEARNER)
+    concepts = sorted({concept for _, concept in new})
     kept = {
         (learner, concept): (recent, mastery)
-        for learner, concept, recent, mastery in connection.execute(read)
+        for learner, concept, recent, mastery in _KEPT_OF.rows(
+            connection, [driver_list(connection, concepts), driver_list(connection, learners)]
+        )
         if concept is not None
     }
     rows = []
@@ -620,5 +594,5 @@ def record_in_mastery(
         else:
             old = len(_entries(before[0])), units_of(before[1])
             _count_in(sums, pair[1], 0, row["answers"] - old[0], units_of(row["mastery"]) - old[1])
-    connection.execute(_upsert(connection), rows)
+    _KEPT.run(connection, rows)
     _add_to_tally(connection, sums)

@@ -18,6 +18,7 @@ it over. No HTTP here: :mod:`app.web.routes.review` serves ``/revisar``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -34,7 +35,7 @@ from app.learning.grading import AttemptFact
 from app.learning.rules import HINTED, NO_HELP, WORKED
 from app.learning.state import CardRow
 from app.learning.tallies.fold import LearnerAnswer
-from app.platform.db import tuple_in, upsert
+from app.platform.db import Plain, Upsert, stored_time
 from app.platform.models import ATTEMPT, LEARNER, REVIEW_CARD, Attempt, ReviewCard
 
 STEP = timedelta(minutes=10)
@@ -89,6 +90,19 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
+def _stored_card(row: Row[Any]) -> Card:
+    """A card read by the driver itself (:data:`_CARDS_OF`: on SQLite its times are text)."""
+    return Card(
+        card_id=CARD_ID,
+        state=State(row.state),
+        step=row.step,
+        stability=row.stability,
+        difficulty=row.difficulty,
+        due=stored_time(row.due),
+        last_review=row.last_review and stored_time(row.last_review),
+    )
+
+
 def card_of(row: ReviewCard | Row[Any]) -> Card:
     return Card(
         card_id=CARD_ID,
@@ -136,6 +150,37 @@ def next_card(
 CardKey = tuple[str, str, str]  # learner id, lesson slug, question id
 CARD_KEY = ("learner_id", "lesson_slug", "question_id")
 CARD_VALUES = ("question_hash", "state", "step", "stability", "difficulty", "due", "last_review")
+_CARDS = Upsert("review_card", CARD_KEY, CARD_VALUES, add=False)
+_CARD_COLUMNS = """learner_id, lesson_slug, question_id, question_hash, state, step, stability,
+    difficulty, due, last_review"""
+# The batch's cards, by (learner, lesson, question): a JSON array of rows on SQLite (the
+# learner's index first), one array per column on PostgreSQL.
+_CARDS_OF = Plain(
+    f"""SELECT {_CARD_COLUMNS} FROM review_card
+    WHERE learner_id IN (SELECT value FROM json_each(?))
+    AND (learner_id, lesson_slug, question_id) IN (SELECT json_extract(value, '$[0]'),
+    json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?))""",
+    f"""SELECT {_CARD_COLUMNS} FROM review_card WHERE (learner_id, lesson_slug, question_id)
+    IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[]))""",
+)
+# The grades of the answers that last reviewed those cards, oldest first (the latest wins).
+_GRADES_OF = Plain(
+    """SELECT learner_id, lesson_slug, question_id, correct FROM attempt
+    WHERE learner_id IN (SELECT value FROM json_each(?))
+    AND (learner_id, lesson_slug, question_id, created_at) IN (SELECT json_extract(value, '$[0]'),
+    json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+    FROM json_each(?)) ORDER BY id""",
+    """SELECT learner_id, lesson_slug, question_id, correct FROM attempt
+    WHERE (learner_id, lesson_slug, question_id, created_at)
+    IN (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamp[])) ORDER BY id""",
+)
+
+
+def _keyed(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> list[object]:
+    """The parameters of :data:`_CARDS_OF` and :data:`_GRADES_OF` for ``rows``."""
+    if connection.dialect.name == "postgresql":
+        return [list(column) for column in zip(*rows, strict=True)]
+    return [json.dumps(sorted({row[0] for row in rows})), json.dumps(rows)]
 
 
 def schedule_batch(
@@ -154,33 +199,19 @@ def schedule_batch(
     if not attempts:
         return {}
     keys = sorted({(a.learner_id, a.lesson_slug, a.question_id) for a in attempts})
-    columns = (REVIEW_CARD.c.learner_id, REVIEW_CARD.c.lesson_slug, REVIEW_CARD.c.question_id)
     cards: dict[CardKey, tuple[Card, str]] = {}
-    stamps: list[tuple[str, str, str, datetime]] = []
-    for row in connection.execute(REVIEW_CARD.select().where(tuple_in(columns, keys))):
+    stamps: list[tuple[str, str, str, object]] = []
+    for row in _CARDS_OF.rows(connection, _keyed(connection, keys)):
         key = (row.learner_id, row.lesson_slug, row.question_id)
-        cards[key] = (card_of(row), row.question_hash)
-        if row.last_review is not None:
+        cards[key] = (_stored_card(row), row.question_hash)
+        if row.last_review is not None:  # as the driver read it: compared as stored
             stamps.append((*key, row.last_review))
     previous: dict[CardKey, bool | None] = {}
     if stamps:  # the grade of the answer that last reviewed each card (the latest of a tie)
-        reviewed_by = (
-            ATTEMPT.c.learner_id,
-            ATTEMPT.c.lesson_slug,
-            ATTEMPT.c.question_id,
-            ATTEMPT.c.created_at,
-        )
-        for row in connection.execute(
-            select(
-                ATTEMPT.c.learner_id,
-                ATTEMPT.c.lesson_slug,
-                ATTEMPT.c.question_id,
-                ATTEMPT.c.correct,
-            )
-            .where(tuple_in(reviewed_by, stamps))
-            .order_by(ATTEMPT.c.id)
+        for learner, slug, question, correct in _GRADES_OF.rows(
+            connection, _keyed(connection, stamps)
         ):
-            previous[(row.learner_id, row.lesson_slug, row.question_id)] = bool(row.correct)
+            previous[(learner, slug, question)] = bool(correct)
     changed: set[CardKey] = set()
     for attempt in sorted(attempts, key=lambda a: (_aware(a.created_at), a.id or 0)):
         key = (attempt.learner_id, attempt.lesson_slug, attempt.question_id)
@@ -194,7 +225,7 @@ def schedule_batch(
     if not changed:
         return {}
     rows = [_card_row(key, *cards[key]) for key in sorted(changed)]
-    connection.execute(upsert(connection, REVIEW_CARD, CARD_KEY, CARD_VALUES, add=False), rows)
+    _CARDS.run(connection, rows)
     return {
         key: CardRow(key[1], key[2], question_hash, card.due)
         for key in changed

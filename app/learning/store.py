@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import (
     Boolean,
+    Connection,
+    Engine,
     Float,
     Integer,
     String,
     bindparam,
+    exists,
+    func,
     literal_column,
     null,
+    or_,
     union_all,
     update,
 )
@@ -26,6 +35,7 @@ from app.learning.classes import LessonDue, as_utc
 from app.learning.state import (
     AttemptRow,
     CardRow,
+    DrawRow,
     DuplicateKeyError,
     LearnerState,
     NewAnswer,
@@ -37,25 +47,36 @@ from app.learning.state import (
 from app.learning.writer import AnswerWriter
 from app.platform.db import begin_write
 from app.platform.models import (
+    ATTEMPT,
     Attempt,
     ClassDue,
     ClassMember,
     Classroom,
     HintReveal,
     Learner,
+    LessonRename,
+    PoolDrawRecord,
     ReviewCard,
     WalkRecord,
     utcnow,
 )
 
 # Place and DuplicateKeyError live in app.learning.state; importable here too
-__all__ = ["DuplicateKeyError", "Place", "read_state"]
+__all__ = ["DuplicateKeyError", "LearnerStates", "Place"]
 _LEARNER = bindparam("learner", type_=String)
+# The highest attempt and walk ids already read (kept in memory): only newer rows are read.
+# -1: read every row.
+_AFTER_ATTEMPT = bindparam("after_attempt", type_=Integer)
+_AFTER_WALK = bindparam("after_walk", type_=Integer)
 
 
 def _state_statement() -> sa.Select[*tuple[Any, ...]]:
-    """One statement for a learner's whole state: the learner row, attempts, walks, review
-    cards and the due dates of the learner's classes, told apart by ``kind``.
+    """One statement for what is new in a learner's state since the rows already read (the
+    whole state when ``after_attempt`` and ``after_walk`` are -1): the learner row with its
+    counts of attempts and walks, the attempts and walks newer than those read, the review
+    cards of the questions those attempts answered (all of them on a whole read), and, read
+    whole each time (a few rows, and others change them), the hints opened and not answered yet
+    and the due dates of the learner's classes; told apart by ``kind``.
 
     Built once (see :data:`_STATE`). What each kind puts in the shared columns (NULL where
     it has nothing):
@@ -63,22 +84,31 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     ====  ===========  ============  =============  ===============  ===================
     kind  row          ``slug``      ``name``       ``detail``       ``at``, ``row_id``
     ====  ===========  ============  =============  ===============  ===================
-    0     learner      place lesson  place section                   place time, 0
+    0     learner      place lesson  place section                   last card due, attempts
     1     attempt      lesson slug   question id    question hash    created, attempt id
     2     walk         tree id       path           result id        created, walk id
     3     review card  lesson slug   question id    question hash    due, 0
     4     due date     lesson slug   class name     class time zone  due, class id
     5     hint opened  lesson slug   question id    question hash    opened, reveal id
+    6     pool draw    lesson slug   pool id        question ids     started, draw id
     ====  ===========  ============  =============  ===============  ===================
 
     ``chosen``, ``correct``, ``credit`` and ``help`` are the attempt's; a hint opened (and not
-    yet answered after) puts its ``worked`` flag in ``correct`` and its number in ``help``.
+    yet answered after) puts its ``worked`` flag in ``correct`` and its number in ``help``; the
+    learner row puts its count of attempts in ``row_id``, of walks in ``help``, the latest due
+    date of its review cards in ``at`` and the count of lessons ever renamed in ``credit``
+    (what tells that cards or rows changed without a new attempt: a rename moves rows, a
+    rebuild of the cards moves their dates). ``variant`` is the attempt's variant; a pool draw
+    (read whole each time, as the hints) puts its seed in ``chosen`` and its number in ``help``.
     Rows come by kind, then ``at`` (due dates soonest first). SQLAlchemy's ``select``, not
     SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
 
     def nothing(kind: type[TypeEngine[Any]]) -> Cast[Any]:
         return null().cast(kind)
+
+    def count(table: type[SQLModel], learner: Any) -> Any:
+        return sa.select(func.count()).select_from(table).where(learner == _LEARNER)
 
     learner = sa.select(
         literal_column("0", Integer).label("kind"),
@@ -87,10 +117,18 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         nothing(String).label("detail"),
         nothing(String).label("chosen"),
         nothing(Boolean).label("correct"),
-        nothing(Float).label("credit"),
-        col(Learner.place_at).label("at"),
-        literal_column("0", Integer).label("row_id"),
-        literal_column("0", Integer).label("help"),
+        sa.select(func.count())
+        .select_from(LessonRename)
+        .scalar_subquery()
+        .cast(Float)
+        .label("credit"),
+        sa.select(func.max(col(ReviewCard.due)))
+        .where(col(ReviewCard.learner_id) == _LEARNER)
+        .scalar_subquery()
+        .label("at"),
+        count(Attempt, col(Attempt.learner_id)).scalar_subquery().label("row_id"),
+        count(WalkRecord, col(WalkRecord.learner_id)).scalar_subquery().label("help"),
+        nothing(String).label("variant"),
     ).where(col(Learner.id) == _LEARNER)
     attempts = sa.select(
         literal_column("1", Integer),
@@ -103,7 +141,8 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(Attempt.created_at),
         col(Attempt.id),
         col(Attempt.help),
-    ).where(col(Attempt.learner_id) == _LEARNER)
+        col(Attempt.variant),
+    ).where(col(Attempt.learner_id) == _LEARNER, col(Attempt.id) > _AFTER_ATTEMPT)
     walks = sa.select(
         literal_column("2", Integer),
         col(WalkRecord.tree_id),
@@ -115,7 +154,9 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(WalkRecord.created_at),
         col(WalkRecord.id),
         literal_column("0", Integer),
-    ).where(col(WalkRecord.learner_id) == _LEARNER)
+        nothing(String),
+    ).where(col(WalkRecord.learner_id) == _LEARNER, col(WalkRecord.id) > _AFTER_WALK)
+    answered = ATTEMPT.alias("answered")
     cards = sa.select(
         literal_column("3", Integer),
         col(ReviewCard.lesson_slug),
@@ -127,7 +168,19 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(ReviewCard.due),
         literal_column("0", Integer),
         literal_column("0", Integer),
-    ).where(col(ReviewCard.learner_id) == _LEARNER)
+        nothing(String),
+    ).where(
+        col(ReviewCard.learner_id) == _LEARNER,
+        or_(
+            _AFTER_ATTEMPT < 0,
+            exists().where(
+                answered.c.learner_id == _LEARNER,
+                answered.c.id > _AFTER_ATTEMPT,
+                answered.c.lesson_slug == col(ReviewCard.lesson_slug),
+                answered.c.question_id == col(ReviewCard.question_id),
+            ),
+        ),
+    )
     dues = (
         sa.select(
             literal_column("4", Integer),
@@ -140,6 +193,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
             col(ClassDue.due_at),
             col(Classroom.id),
             literal_column("0", Integer),
+            nothing(String),
         )
         .select_from(ClassMember)
         .join(Classroom, col(Classroom.id) == col(ClassMember.class_id))
@@ -157,35 +211,67 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(HintReveal.created_at),
         col(HintReveal.id),
         col(HintReveal.hint),
+        nothing(String),
     ).where(col(HintReveal.learner_id) == _LEARNER, col(HintReveal.attempt_id).is_(None))
-    union = union_all(learner, attempts, walks, cards, dues, reveals).subquery()
+    draws = sa.select(
+        literal_column("6", Integer),
+        col(PoolDrawRecord.lesson_slug),
+        col(PoolDrawRecord.pool_id),
+        col(PoolDrawRecord.question_ids),
+        col(PoolDrawRecord.seed),
+        nothing(Boolean),
+        nothing(Float),
+        col(PoolDrawRecord.created_at),
+        col(PoolDrawRecord.id),
+        col(PoolDrawRecord.number),
+        nothing(String),
+    ).where(col(PoolDrawRecord.learner_id) == _LEARNER)
+    union = union_all(learner, attempts, walks, cards, dues, reveals, draws).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
 _STATE = _state_statement()
 
 
-def read_state(session: Session, learner_id: str | None) -> LearnerState:
-    """Read everything the learner's pages show in one statement (none for a visitor).
+@dataclass
+class _Rows:
+    """What :data:`_STATE` returned, by kind (see :func:`_state_statement`).
 
-    Args:
-        learner_id: the learner, or ``None`` for a visitor who has stored nothing.
-
-    Returns:
-        The state: place, attempts oldest first, walks newest first; empty when the learner
-        has no row yet.
+    Attributes:
+        attempt_count: how many attempts the learner has now (0 without a learner row).
+        walk_count: how many walks.
+        last_due: the latest due date of the learner's review cards, ``None`` without one.
+        renames: how many lessons were ever renamed.
+        attempts: the attempts read, oldest first.
+        walks: the walks read, oldest first.
     """
-    if learner_id is None:
-        return LearnerState(None)
-    place, stored, attempts, walks, cards = None, False, [], [], []
-    reveals: list[RevealRow] = []
-    dues: dict[str, LessonDue] = {}
-    for row in session.execute(_STATE, {"learner": learner_id}):
+
+    stored: bool = False
+    place: Place | None = None
+    attempt_count: int = 0
+    walk_count: int = 0
+    last_due: datetime | None = None
+    renames: float = 0
+    attempts: list[AttemptRow] = field(default_factory=list)
+    walks: list[WalkRow] = field(default_factory=list)
+    cards: list[CardRow] = field(default_factory=list)
+    reveals: list[RevealRow] = field(default_factory=list)
+    dues: dict[str, LessonDue] = field(default_factory=dict)
+    draws: list[DrawRow] = field(default_factory=list)
+
+
+def _read(connection: Connection, learner_id: str, after_attempt: int, after_walk: int) -> _Rows:
+    """Run :data:`_STATE` (one statement): rows newer than the ids given, -1 for all."""
+    got = _Rows()
+    params = {"learner": learner_id, "after_attempt": after_attempt, "after_walk": after_walk}
+    for row in connection.execute(_STATE, params):
         if row.kind == 0:
-            stored = True
-            place = Place(row.slug, row.name) if row.slug is not None else None
+            got.stored = True
+            got.place = Place(row.slug, row.name) if row.slug is not None else None
+            got.attempt_count, got.walk_count = row.row_id, row.help
+            got.last_due, got.renames = row.at, row.credit
         elif row.kind == 1:
-            attempts.append(
+            got.attempts.append(
                 AttemptRow(
                     row.slug,
                     row.name,
@@ -196,29 +282,146 @@ def read_state(session: Session, learner_id: str | None) -> LearnerState:
                     row.at,
                     row.row_id,
                     row.help,
+                    row.variant or "",
                 )
             )
         elif row.kind == 2:
-            walks.append(WalkRow(row.slug, row.name, row.detail, row.at, row.row_id))
+            got.walks.append(WalkRow(row.slug, row.name, row.detail, row.at, row.row_id))
         elif row.kind == 3:
-            cards.append(CardRow(row.slug, row.name, row.detail, row.at))
+            got.cards.append(CardRow(row.slug, row.name, row.detail, row.at))
         elif row.kind == 5:
-            reveals.append(
+            got.reveals.append(
                 RevealRow(row.slug, row.name, row.detail, row.help, bool(row.correct), row.row_id)
             )
+        elif row.kind == 6:
+            got.draws.append(draw_row(row))
         else:  # the soonest due date of a lesson wins when two classes set one
-            dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
-    walks.reverse()
-    return LearnerState(
-        learner_id,
-        stored,
-        place,
-        tuple(attempts),
-        tuple(walks),
-        tuple(cards),
-        tuple(dues.values()),
-        tuple(reveals),
-    )
+            got.dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
+    return got
+
+
+def draw_row(row: Any) -> DrawRow:
+    """A ``pool_draw`` row of the state statement as the state holds it."""
+    ids = tuple(qid for qid in row.detail.split(",") if qid)
+    return DrawRow(row.slug, row.name, row.help, row.chosen, ids, row.at, row.row_id)
+
+
+MAX_LEARNERS = 5000  # learners' states kept per process, the least recently read dropped
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A learner's state kept in memory, and the highest attempt and walk ids read for it.
+
+    Attributes:
+        attempts_read: the highest attempt id read from the database (-1: read it whole).
+        walks_read: the same for walks.
+        renames: the lessons ever renamed when it was read (:attr:`_Rows.renames`).
+    """
+
+    state: LearnerState
+    attempts_read: int = -1
+    walks_read: int = -1
+    renames: float = 0
+
+    @staticmethod
+    def of(learner_id: str, kept: _Kept | None, got: _Rows) -> _Kept:
+        """``kept`` with the rows ``got`` newer than it (``None``: ``got`` is the whole state)."""
+        if not got.stored:  # no learner row (a visitor, or erased): nothing to keep
+            return _Kept(LearnerState(learner_id))
+        attempts, walks, cards = got.attempts, got.walks, got.cards
+        if kept is not None:
+            old = kept.state
+            attempts = [a for a in old.attempts if a.id <= kept.attempts_read] + attempts
+            walks = [w for w in reversed(old.walks) if w.id <= kept.walks_read] + walks
+            if got.attempts:  # an attempt read before the other may be newer: oldest first
+                attempts.sort(key=lambda a: (a.created_at, a.id))
+            if got.walks:
+                walks.sort(key=lambda w: (w.created_at, w.id))
+            renewed = {(c.lesson_slug, c.question_id) for c in cards}
+            cards = [c for c in old.cards if (c.lesson_slug, c.question_id) not in renewed] + cards
+        state = LearnerState(
+            learner_id,
+            True,
+            got.place,
+            tuple(attempts),
+            tuple(reversed(walks)),
+            tuple(cards),
+            tuple(got.dues.values()),
+            tuple(got.reveals),
+            tuple(got.draws),
+        )
+        return _Kept(
+            state,
+            max(a.id for a in attempts) if attempts else 0,
+            max(w.id for w in walks) if walks else 0,
+            got.renames,
+        )
+
+    def matches(self, got: _Rows, kept: _Kept) -> bool:
+        """True when this state, ``kept`` with the new rows ``got``, is the stored one: as many
+        attempts and walks as the database counted (not so when older rows came or went: a
+        merge of learners, an erasure), the same latest card due date (not so when cards were
+        rebuilt), and no lesson renamed since ``kept`` was read."""
+        cards = self.state.cards
+        return (
+            len(self.state.attempts) == got.attempt_count
+            and len(self.state.walks) == got.walk_count
+            and (max(c.due for c in cards) if cards else None) == got.last_due
+            and kept.renames == got.renames
+        )
+
+
+class LearnerStates:
+    """Each active learner's state, kept in memory by this process (least recently read
+    dropped beyond ``max_learners``) and checked against the database on every read.
+
+    A read is one statement (:data:`_STATE`): the learner row with its counts of attempts and
+    walks, and only the rows newer than the highest ids already kept, so an answer stored by
+    another worker or machine costs its own rows, never the learner's whole history. When the
+    counts say older rows came or went (learners merged at sign-in, an erasure), the state is
+    read whole again (a second statement). What this process writes is read back the same way
+    on the next read: the database stays the one source.
+
+    Thread-safe: the event loop and the threadpool read through the same instance.
+    """
+
+    def __init__(self, max_learners: int = MAX_LEARNERS) -> None:
+        self.max_learners = max_learners
+        self._kept: OrderedDict[str, _Kept] = OrderedDict()
+        self._lock = threading.Lock()
+        self.rows_read = 0  # attempts and walks read from the database (the tests read it)
+
+    def read(self, connection: Connection, learner_id: str | None) -> LearnerState:
+        """The learner's state as stored now (empty for ``None``)."""
+        if learner_id is None:
+            return LearnerState(None)
+        with self._lock:
+            kept = self._kept.get(learner_id)
+        if kept is not None and kept.attempts_read < 0:
+            kept = None
+        got = _read(
+            connection,
+            learner_id,
+            kept.attempts_read if kept else -1,
+            kept.walks_read if kept else -1,
+        )
+        fresh = _Kept.of(learner_id, kept, got)
+        if kept is not None and got.stored and not fresh.matches(got, kept):
+            got = _read(connection, learner_id, -1, -1)
+            fresh = _Kept.of(learner_id, None, got)
+        self.rows_read += len(got.attempts) + len(got.walks)
+        with self._lock:
+            self._kept[learner_id] = fresh
+            self._kept.move_to_end(learner_id)
+            while len(self._kept) > self.max_learners:
+                self._kept.popitem(last=False)
+        return fresh.state
+
+    def forget(self) -> None:
+        """Drop every kept state (the next reads read whole)."""
+        with self._lock:
+            self._kept.clear()
 
 
 def ensure_learner(session: Session, learner_id: str) -> None:
@@ -236,12 +439,6 @@ def stored_place(session: Session, learner_id: str) -> Place | None:
     if row is None or row[0] is None:
         return None
     return Place(row[0], row[1])
-
-
-def has_row(session: Session, learner_id: str) -> bool:
-    """True when the learner has a row (they answered, walked a tree or signed up)."""
-    found = session.exec(select(Learner.id).where(Learner.id == learner_id)).first()
-    return found is not None
 
 
 def set_place(session: Session, learner_id: str, place: Place) -> bool:
@@ -319,6 +516,46 @@ def record_reveals(
     return stored
 
 
+def record_draw(
+    session: Session,
+    learner_id: str,
+    slug: str,
+    pool_id: str,
+    number: int,
+    seed: str,
+    question_ids: Sequence[str],
+) -> DrawRow | None:
+    """Store a learner's draw ``number`` of a pool in one transaction (the learner row is
+    created if missing, as by :func:`record_walk`).
+
+    Returns:
+        The draw as the state reads it, or ``None`` when that number was already stored (two
+        tabs asking at once: the first one wins).
+    """
+    insert = _insert_for(session)
+    now = utcnow()
+    begin_write(session)
+    session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
+    stored = session.execute(
+        insert(PoolDrawRecord)
+        .values(
+            learner_id=learner_id,
+            lesson_slug=slug,
+            pool_id=pool_id,
+            number=number,
+            seed=seed,
+            question_ids=",".join(question_ids),
+            created_at=now,
+        )
+        .on_conflict_do_nothing()
+        .returning(col(PoolDrawRecord.id))
+    ).first()
+    session.commit()
+    if stored is None:
+        return None
+    return DrawRow(slug, pool_id, number, seed, tuple(question_ids), now, stored[0])
+
+
 # Either dialect's ``insert``: two statement classes that both know ``on_conflict_do_*``.
 InsertFor = Callable[[type[SQLModel]], postgresql.Insert | sqlite.Insert]
 
@@ -344,29 +581,34 @@ def forget_birth_key(session: Session, learner_id: str) -> None:
 class SqlLearnerStore:
     """The storage of :mod:`app.learning.usecases` (:class:`~app.learning.usecases.LearnerStore`).
 
-    Reads go through ``session`` (the request's one state read); every write goes through the
-    process's :class:`~app.learning.writer.AnswerWriter`.
+    Reads go through the process's :class:`LearnerStates` on a connection of ``engine``, taken
+    and given back within the read, so a request awaiting the writer never holds one; every
+    answer and place goes through the process's :class:`~app.learning.writer.AnswerWriter`.
     """
 
-    def __init__(self, session: Session, writer: AnswerWriter) -> None:
-        self.session = session
+    def __init__(self, engine: Engine, writer: AnswerWriter, states: LearnerStates) -> None:
+        self.engine = engine
         self.writer = writer
+        self.states = states
 
     def read_state(self, learner_id: str | None) -> LearnerState:
-        """See :func:`read_state`; the session's connection goes back to its pool at once,
-        so a request waiting for the writer never holds one the writer may need."""
-        try:
-            return read_state(self.session, learner_id)
-        finally:
-            self.session.rollback()
+        """See :meth:`LearnerStates.read`."""
+        if learner_id is None:
+            return LearnerState(None)
+        with self.engine.connect() as connection:
+            return self.states.read(connection, learner_id)
 
     def move_place(self, learner_id: str, place: Place) -> None:
         """Queue the move of the learner row's place (:meth:`AnswerWriter.move_place`)."""
         self.writer.move_place(learner_id, place)
 
-    def store_answer(self, answer: NewAnswer) -> Written:
-        """See :meth:`AnswerWriter.store`."""
-        return self.writer.store(answer)
+    async def keep_place(self, learner_id: str, place: Place) -> None:
+        """Move the learner row's place and return once committed (:meth:`AnswerWriter.place`)."""
+        await self.writer.place(learner_id, place)
+
+    async def store_answer(self, answer: NewAnswer) -> Written:
+        """See :meth:`AnswerWriter.write`."""
+        return await self.writer.write(answer)
 
     def store_reveals(
         self,
@@ -377,4 +619,18 @@ class SqlLearnerStore:
         hints: Sequence[tuple[int, bool]],
     ) -> tuple[RevealRow, ...]:
         """See :func:`record_reveals`."""
-        return record_reveals(self.session, learner_id, slug, question_id, question_hash, hints)
+        with Session(self.engine) as session:
+            return record_reveals(session, learner_id, slug, question_id, question_hash, hints)
+
+    def store_draw(
+        self,
+        learner_id: str,
+        slug: str,
+        pool_id: str,
+        number: int,
+        seed: str,
+        question_ids: Sequence[str],
+    ) -> DrawRow | None:
+        """See :func:`record_draw` (a blocking write: an async caller runs it in a thread)."""
+        with Session(self.engine) as session:
+            return record_draw(session, learner_id, slug, pool_id, number, seed, question_ids)

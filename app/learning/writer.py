@@ -29,16 +29,18 @@ request). On PostgreSQL the rows of learners in a batch are locked in id order.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, bindparam, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, Engine
 
 from app.content.page_ids import question_anchor
 from app.learning.lti import queue_scores
@@ -46,12 +48,10 @@ from app.learning.mastery import Tags, record_in_mastery
 from app.learning.review import schedule_batch
 from app.learning.state import AttemptRow, DuplicateKeyError, NewAnswer, Place, Written
 from app.learning.tallies.write import record_in_tallies
-from app.platform.db import IMMEDIATE, tuple_in
-from app.platform.models import ACCOUNT, ATTEMPT, HINT_REVEAL, LEARNER, utcnow
+from app.platform.db import IMMEDIATE, Plain, driver_time, stored_time
+from app.platform.models import utcnow
 
 log = logging.getLogger(__name__)
-# Either dialect's ``insert``: both know ``ON CONFLICT`` and ``excluded``.
-Insert = Callable[[Any], postgresql.Insert | sqlite.Insert]
 
 WRITER_THREAD = "curso-writer"
 MAX_BATCH = 500  # answers per transaction, at most
@@ -72,11 +72,18 @@ class WriterUnavailable(RuntimeError):
 
 @dataclass
 class _Job:
+    """One answer or place in the queue, and how its sender is woken after the commit: a
+    thread's ``done`` event, or a coroutine's ``future`` on its event ``loop`` (resolved there,
+    once per batch and loop, by :meth:`AnswerWriter._commit`); neither for a place not waited
+    for."""
+
     item: NewAnswer | tuple[str, Place]
     done: threading.Event | None = field(default_factory=threading.Event)
     result: Written | None = None
     error: Exception | None = None
     abandoned: bool = False  # its request stopped waiting: skipped if not yet taken
+    future: asyncio.Future[None] | None = None
+    loop: asyncio.AbstractEventLoop | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +115,46 @@ class AnswerWriter:
         self._thread: threading.Thread | None = None
         self.batches = 0  # committed batches (the tests read it)
 
+    async def write(self, answer: NewAnswer) -> Written:
+        """Store ``answer`` and return once it is committed, awaiting on the event loop: no
+        thread waits (the writer's thread resolves a future here after the commit).
+
+        Raises:
+            The same as :meth:`store`.
+        """
+        job = await self._wait(answer)
+        if job.error is not None:
+            raise job.error
+        assert job.result is not None
+        return job.result
+
+    async def place(self, learner_id: str, place: Place) -> None:
+        """Keep ``place`` on the learner's row and return once it is committed, awaiting on
+        the event loop (a learner without a row is left as is).
+
+        Raises:
+            WriterUnavailable: as :meth:`store`.
+        """
+        job = await self._wait((learner_id, place))
+        if job.error is not None:
+            raise job.error
+
+    async def _wait(self, item: NewAnswer | tuple[str, Place]) -> _Job:
+        loop = asyncio.get_running_loop()
+        job = _Job(item, done=None, future=loop.create_future(), loop=loop)
+        self._put(job)
+        assert job.future is not None
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await job.future
+        except TimeoutError:
+            job.abandoned = True
+            raise WriterUnavailable(f"no commit within {self.timeout_s} s") from None
+        return job
+
     def store(self, answer: NewAnswer) -> Written:
-        """Store ``answer`` and return once it is committed.
+        """Store ``answer`` and return once it is committed, blocking the calling thread (for
+        commands and tests; a request awaits :meth:`write`).
 
         Raises:
             DuplicateKeyError: the learner already used the key for another question.
@@ -175,9 +220,23 @@ class AnswerWriter:
                 if job.result is None and job.error is None:
                     job.error = WriterUnavailable(f"batch failed: {exc!r}")
         finally:
+            waiting: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
             for job in jobs:
                 if job.done is not None:
                     job.done.set()
+                elif job.loop is not None:
+                    waiting.setdefault(job.loop, []).append(job)
+            for loop, woken in waiting.items():  # one wake-up per event loop and batch
+                # a closed loop (RuntimeError) has nobody waiting any more
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_wake, woken)
+
+
+def _wake(jobs: list[_Job]) -> None:
+    """On a waiting event loop: resolve the futures of ``jobs`` (each holds its own result)."""
+    for job in jobs:
+        if job.future is not None and not job.future.done():
+            job.future.set_result(None)
 
 
 def store_now(
@@ -220,14 +279,64 @@ def _commit(engine: Engine, jobs: list[_Job], tags: Tags) -> int:
     return committed
 
 
+# The batch's own statements: fixed text, run by the driver (one ``executemany`` per list of
+# rows), the same whatever the batch's size (app.platform.db.Plain).
+_MOVE_LEARNERS = Plain(
+    """INSERT INTO learner (id, created_at, place_lesson, place_section, place_at)
+    VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET place_lesson = excluded.place_lesson,
+    place_section = excluded.place_section, place_at = excluded.place_at"""
+)
+_KEEP_LEARNERS = Plain("INSERT INTO learner (id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING")
+_MOVE_PLACES = Plain(
+    "UPDATE learner SET place_lesson = ?, place_section = ?, place_at = ? WHERE id = ?"
+)
+_ATTEMPT_COLUMNS = """learner_id, lesson_slug, question_id, question_hash, chosen, correct, credit,
+    idempotency_key, review, help, variant, created_at"""
+# Every attempt of the batch in one parameter (SQLite: a JSON array of rows; PostgreSQL: one
+# array per column), so one statement with a fixed text returns the ids of those inserted.
+_INSERT_ATTEMPTS = Plain(
+    f"""INSERT INTO attempt ({_ATTEMPT_COLUMNS})
+    SELECT {", ".join(f"json_extract(value, '$[{n}]')" for n in range(12))} FROM json_each(?)
+    WHERE true ON CONFLICT (learner_id, idempotency_key) DO NOTHING
+    RETURNING id, learner_id, idempotency_key""",
+    f"""INSERT INTO attempt ({_ATTEMPT_COLUMNS})
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[],
+    ?::float8[], ?::text[], ?::boolean[], ?::integer[], ?::text[], ?::timestamptz[])
+    ON CONFLICT (learner_id, idempotency_key) DO NOTHING
+    RETURNING id, learner_id, idempotency_key""",
+)
+_STORED_COLUMNS = """id, learner_id, idempotency_key, lesson_slug, question_id, question_hash,
+    chosen, correct, credit, created_at, help, variant"""
+_STORED_KEYS = Plain(
+    f"""SELECT {_STORED_COLUMNS} FROM attempt
+    WHERE learner_id IN (SELECT value FROM json_each(?))
+    AND (learner_id, idempotency_key) IN
+    (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))""",
+    f"""SELECT {_STORED_COLUMNS} FROM attempt
+    WHERE (learner_id, idempotency_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))""",
+)
+_KEEP_DRAWS = Plain(
+    """INSERT INTO pool_draw (learner_id, lesson_slug, pool_id, number, seed, question_ids,
+    created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"""
+)
+_TAKE_HINTS = Plain(
+    """UPDATE hint_reveal SET attempt_id = ? WHERE learner_id = ? AND lesson_slug = ?
+    AND question_id = ? AND attempt_id IS NULL"""
+)
+_BEAR = Plain(
+    "INSERT INTO learner (id, created_at, birth_key) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+)
+_BORN = Plain("SELECT id, created_at FROM learner WHERE birth_key = ?")
+_SIGNED_UP = Plain("SELECT learner_id FROM account WHERE learner_id = ?")
+
+
 def _write_batch(connection: Connection, jobs: Sequence[_Job], tags: Tags) -> None:
     """Store a batch in one transaction (see the module's docstring); each answer job gets
     its ``result`` or ``error``."""
     answers = [job for job in jobs if isinstance(job.item, NewAnswer)]
     places = [job.item for job in jobs if isinstance(job.item, tuple)]
     now = utcnow()
-    postgres = connection.dialect.name == "postgresql"
-    insert = postgresql.insert if postgres else sqlite.insert
+    stamp = driver_time(connection, now)
     connection = connection.execution_options(**{IMMEDIATE: True})
     with connection.begin():
         owners = {
@@ -243,48 +352,32 @@ def _write_batch(connection: Connection, jobs: Sequence[_Job], tags: Tags) -> No
         if answers:
             # An answer in a lesson moves the learner's place there; one in /revisar doesn't
             # (review is not reading: "Continuar de onde parei" stays where the reading was).
-            learners: dict[str, dict[str, object]] = {}
-            reviewing: dict[str, dict[str, object]] = {}
+            learners: dict[str, tuple[object, ...]] = {}
+            reviewing: set[str] = set()
             for job in answers:
                 assert isinstance(job.item, NewAnswer)
-                row = {"id": owner(job), "created_at": now}
                 if job.item.review:
-                    reviewing[owner(job)] = row
+                    reviewing.add(owner(job))
                     continue
-                learners[owner(job)] = {
-                    **row,
-                    "place_lesson": job.item.lesson_slug,
-                    "place_section": question_anchor(job.item.question_id),
-                    "place_at": now,
-                }
-            upsert = insert(LEARNER)
-            moved = {c: upsert.excluded[c] for c in ("place_lesson", "place_section", "place_at")}
-            if learners:
-                connection.execute(
-                    upsert.on_conflict_do_update(index_elements=["id"], set_=moved),
-                    [learners[learner] for learner in sorted(learners)],  # id order: no cycles
-                )
-            kept = sorted(set(reviewing) - set(learners))
-            if kept:
-                connection.execute(
-                    insert(LEARNER).on_conflict_do_nothing(index_elements=["id"]),
-                    [reviewing[learner] for learner in kept],
-                )
-            _store_attempts(connection, answers, owner, now, insert, tags)
-        if places:
-            connection.execute(
-                update(LEARNER)
-                .where(LEARNER.c.id == bindparam("learner"))
-                .values(
-                    place_lesson=bindparam("lesson"),
-                    place_section=bindparam("section"),
-                    place_at=now,
-                ),
-                [
-                    {"learner": learner, "lesson": p.lesson_slug, "section": p.section}
-                    for learner, p in places
-                ],
-            )
+                anchor = question_anchor(job.item.question_id)
+                learners[owner(job)] = (owner(job), stamp, job.item.lesson_slug, anchor, stamp)
+            # id order: PostgreSQL locks the rows in one order, so two batches never deadlock
+            _MOVE_LEARNERS.run(connection, [learners[learner] for learner in sorted(learners)])
+            kept = sorted(reviewing - set(learners))
+            _KEEP_LEARNERS.run(connection, [(learner, stamp) for learner in kept])
+            _store_attempts(connection, answers, owner, now, tags)
+        _MOVE_PLACES.run(
+            connection,
+            [(place.lesson_slug, place.section, stamp, learner) for learner, place in places],
+        )
+
+
+def _attempt_rows(connection: Connection, rows: list[tuple[Any, ...]]) -> list[object]:
+    """The parameters of :data:`_INSERT_ATTEMPTS`: the rows as one JSON array (SQLite), or one
+    array per column (PostgreSQL)."""
+    if connection.dialect.name == "postgresql":
+        return [list(column) for column in zip(*rows, strict=True)]
+    return [json.dumps(rows)]
 
 
 def _store_attempts(
@@ -292,32 +385,33 @@ def _store_attempts(
     answers: Sequence[_Job],
     owner: Callable[[_Job], str],
     now: datetime,
-    insert: Insert,
     tags: Tags,
 ) -> None:
     batch = [(job, job.item, owner(job)) for job in answers if isinstance(job.item, NewAnswer)]
-    returned = connection.execute(
-        insert(ATTEMPT)
-        .on_conflict_do_nothing(index_elements=["learner_id", "idempotency_key"])
-        .returning(ATTEMPT.c.id, ATTEMPT.c.learner_id, ATTEMPT.c.idempotency_key),
-        [
-            {
-                "learner_id": learner_id,
-                "lesson_slug": answer.lesson_slug,
-                "question_id": answer.question_id,
-                "question_hash": answer.question_hash,
-                "chosen": answer.chosen,
-                "correct": answer.correct,
-                "credit": answer.credit,
-                "idempotency_key": answer.key,
-                "review": answer.review,
-                "help": answer.help,
-                "created_at": answer.at or now,
-            }
-            for _, answer, learner_id in batch
-        ],
-    ).all()
-    new_ids = {(row.learner_id, row.idempotency_key): row.id for row in returned}
+    returned = _INSERT_ATTEMPTS.rows(
+        connection,
+        _attempt_rows(
+            connection,
+            [
+                (
+                    learner_id,
+                    answer.lesson_slug,
+                    answer.question_id,
+                    answer.question_hash,
+                    answer.chosen,
+                    answer.correct,
+                    answer.credit,
+                    answer.key,
+                    answer.review,
+                    answer.help,
+                    answer.variant,
+                    driver_time(connection, answer.at or now),
+                )
+                for _, answer, learner_id in batch
+            ],
+        ),
+    )
+    new_ids = {(learner_id, key): row_id for row_id, learner_id, key in returned}
     stored: list[_Stored] = []
     for job, answer, learner_id in batch:
         row_id = new_ids.pop((learner_id, answer.key), None)  # the first of a key sent twice
@@ -333,6 +427,7 @@ def _store_attempts(
             answer.at or now,
             row_id,
             help=answer.help,
+            variant=answer.variant,
             learner_id=learner_id,
         )
         stored.append(row)
@@ -341,20 +436,14 @@ def _store_attempts(
     again = [(job, answer, learner_id) for job, answer, learner_id in batch if job.result is None]
     if again:
         keys = sorted({(learner_id, answer.key) for _, answer, learner_id in again})
-        existing = {
-            (row.learner_id, row.idempotency_key): row
-            for row in connection.execute(
-                select(ATTEMPT).where(
-                    tuple_in((ATTEMPT.c.learner_id, ATTEMPT.c.idempotency_key), keys)
-                )
-            )
-        }
+        if connection.dialect.name == "postgresql":
+            params: list[object] = [[k[0] for k in keys], [k[1] for k in keys]]
+        else:
+            params = [json.dumps([k[0] for k in keys]), json.dumps(keys)]
+        existing = {(row[1], row[2]): row for row in _STORED_KEYS.rows(connection, params)}
         for job, answer, learner_id in again:
             found = existing.get((learner_id, answer.key))
-            if found is None or (found.lesson_slug, found.question_id) != (
-                answer.lesson_slug,
-                answer.question_id,
-            ):
+            if found is None or (found[3], found[4]) != (answer.lesson_slug, answer.question_id):
                 job.error = DuplicateKeyError(answer.key)
             else:
                 job.result = Written(_row(found), False, learner_id)
@@ -371,27 +460,20 @@ def _store_attempts(
     )
     if not stored:
         return
-    helped = [row for row in stored if row.help]
-    if helped:  # the hints opened before these answers now belong to them
-        connection.execute(
-            update(HINT_REVEAL)
-            .where(
-                HINT_REVEAL.c.learner_id == bindparam("learner"),
-                HINT_REVEAL.c.lesson_slug == bindparam("lesson"),
-                HINT_REVEAL.c.question_id == bindparam("question"),
-                HINT_REVEAL.c.attempt_id.is_(None),
-            )
-            .values(attempt_id=bindparam("attempt")),
-            [
-                {
-                    "learner": row.learner_id,
-                    "lesson": row.lesson_slug,
-                    "question": row.question_id,
-                    "attempt": row.id,
-                }
-                for row in helped
-            ],
-        )
+    # the hints opened before these answers now belong to them
+    _TAKE_HINTS.run(
+        connection,
+        [(row.id, row.learner_id, row.lesson_slug, row.question_id) for row in stored if row.help],
+    )
+    # a learner's first answer in a pool keeps the draw they were shown (app.learning.draws)
+    _KEEP_DRAWS.run(
+        connection,
+        [
+            (learner_id, answer.lesson_slug, *answer.draw, driver_time(connection, now))
+            for job, answer, learner_id in batch
+            if answer.draw is not None and job.result is not None and job.result.new
+        ],
+    )
     record_in_tallies(connection, stored)
     record_in_mastery(connection, tags, stored)
     cards = schedule_batch(connection, stored)
@@ -402,18 +484,22 @@ def _store_attempts(
             job.result = Written(result.row, True, learner_id, card)
 
 
-def _row(row: Row[Any]) -> AttemptRow:
-    created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+def _row(row: Sequence[Any]) -> AttemptRow:
+    """An attempt read by :data:`_STORED_KEYS`, as the pages need it."""
+    _, _, _, slug, question_id, question_hash, chosen, correct, credit, created, help_, variant = (
+        row
+    )
     return AttemptRow(
-        row.lesson_slug,
-        row.question_id,
-        row.question_hash,
-        row.chosen,
-        bool(row.correct),
-        row.credit,
-        created,
-        row.id,
-        row.help,
+        slug,
+        question_id,
+        question_hash,
+        chosen,
+        bool(correct),
+        credit,
+        stored_time(created),
+        row[0],
+        help_,
+        variant,
     )
 
 
@@ -432,25 +518,15 @@ def _claim(connection: Connection, answer: NewAnswer, now: datetime) -> str:
     who has since signed up) ``learner_id`` is made without a birth key. Nothing here reads a
     cookie.
     """
-    insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
     learner_id, key = answer.learner_id, answer.birth_key
-    connection.execute(
-        insert(LEARNER)
-        .values(id=learner_id, created_at=now, birth_key=key)
-        .on_conflict_do_nothing()
-    )
-    born = connection.execute(
-        select(LEARNER.c.id, LEARNER.c.created_at).where(LEARNER.c.birth_key == key)
-    ).first()
-    if born is None or born[0] == learner_id:
+    stamp = driver_time(connection, now)
+    _BEAR.run(connection, [(learner_id, stamp, key)])
+    born = _BORN.rows(connection, [key])
+    if not born or born[0][0] == learner_id:
         return learner_id
-    created = born[1] if born[1].tzinfo else born[1].replace(tzinfo=UTC)
-    signed_up = connection.execute(
-        select(ACCOUNT.c.learner_id).where(ACCOUNT.c.learner_id == born[0])
-    ).first()
-    if now - created < BIRTH_WINDOW and signed_up is None:
-        return str(born[0])
-    connection.execute(
-        insert(LEARNER).values(id=learner_id, created_at=now).on_conflict_do_nothing()
-    )
+    created = stored_time(born[0][1])
+    signed_up = _SIGNED_UP.rows(connection, [born[0][0]])
+    if now - created < BIRTH_WINDOW and not signed_up:
+        return str(born[0][0])
+    _KEEP_LEARNERS.run(connection, [(learner_id, stamp)])
     return learner_id

@@ -9,9 +9,9 @@
   that every floor above reads one schema; the rules that fill them live in learning,
   analytics and authoring;
 - :mod:`app.platform.migrate`, :mod:`app.platform.backup`: migrations and backups;
-- :mod:`app.platform.sessions`: server-side sessions;
+- :mod:`app.platform.sessions`: server-side sessions (the table behind a per-process cache);
 - :mod:`app.platform.auth`, :mod:`app.platform.ratelimit_store`: passwords and sign-in limits;
-- :mod:`app.platform.logs`: the request log;
+- :mod:`app.platform.logs`: the JSON logs (one line per request);
 
 The JSON shapes the API returns are not here: they live with the API (:mod:`app.web.public`).
 

@@ -251,7 +251,7 @@ class KnownDevices:
     """Signed "known device" cookies (OWASP's "device cookies" against online guessing).
 
     Each successful sign-in gives the browser a cookie that names the account and a random
-    device id, signed with the app's secret (itsdangerous, the signer asgi-csrf uses too). A
+    device id, signed with the app's secret (itsdangerous, the signer of the CSRF token too). A
     sign-in that shows a valid cookie for the username it types comes from a device that has
     signed in to that account before: it skips the per-username ceiling and the per-IP limit
     and is limited per device instead, so nobody can lock a learner out of their own devices.

@@ -6,12 +6,13 @@ connection; other databases are used as configured.
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, Insert, Table, and_, event, tuple_
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import ColumnElement, Connection, Engine, and_, event, tuple_
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
@@ -180,22 +181,95 @@ def tuple_in(
     return and_(columns[0].in_(sorted({row[0] for row in rows})), tuple_(*columns).in_(list(rows)))
 
 
-_UPSERTS: dict[tuple[str, str], Insert] = {}
+class Plain:
+    """A statement's fixed text, run by the database driver itself (SQLAlchemy's
+    ``exec_driver_sql``: nothing compiled per call; a list of rows goes to the cursor's
+    ``executemany``), on the caller's connection and in its transaction.
 
+    The text is written with ``?`` placeholders (SQLite's); PostgreSQL's driver gets them as
+    ``%s``. Values go to the driver as they are: give times through :func:`driver_time`.
 
-def upsert(
-    connection: Connection, table: Table, keys: Sequence[str], values: Sequence[str], add: bool
-) -> Insert:
-    """The dialect's ``INSERT ... ON CONFLICT (keys) DO UPDATE`` for ``table``, built once.
-
-    ``add``: the conflicting row's ``values`` are increased by the new ones (counters);
-    otherwise replaced.
+    Args:
+        sqlite_text: the statement for SQLite.
+        postgresql_text: the statement for PostgreSQL, when it differs beyond placeholders.
     """
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    cached = _UPSERTS.get((dialect, table.name))
-    if cached is None:
-        stmt = (postgresql if dialect == "postgresql" else sqlite).insert(table)
-        change = {v: (table.c[v] + stmt.excluded[v]) if add else stmt.excluded[v] for v in values}
-        cached = stmt.on_conflict_do_update(index_elements=list(keys), set_=change)
-        _UPSERTS[(dialect, table.name)] = cached
-    return cached
+
+    def __init__(self, sqlite_text: str, postgresql_text: str | None = None) -> None:
+        self.sqlite = " ".join(sqlite_text.split())
+        self.postgresql = " ".join((postgresql_text or sqlite_text).split()).replace("?", "%s")
+
+    def text(self, connection: Connection) -> str:
+        """The text for ``connection``'s database."""
+        return self.postgresql if connection.dialect.name == "postgresql" else self.sqlite
+
+    def run(self, connection: Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """Run the statement once per row of parameters (one ``executemany``); none: nothing."""
+        if rows:
+            connection.exec_driver_sql(self.text(connection), list(rows))
+
+    def rows(self, connection: Connection, params: Sequence[Any]) -> list[Any]:
+        """Run the statement once with ``params``; the rows it returns."""
+        return list(connection.exec_driver_sql(self.text(connection), tuple(params)))
+
+
+# SQLAlchemy's storage format of a SQLite DATETIME (what every other write of the app stores).
+_SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
+
+
+def driver_time(connection: Connection, value: datetime | None) -> object:
+    """``value`` as the driver of ``connection`` takes it for a ``DateTime`` column: on SQLite
+    the text SQLAlchemy would store (its fields as given, no zone), on PostgreSQL as is."""
+    if value is None or connection.dialect.name == "postgresql":
+        return value
+    return value.strftime(_SQLITE_TIME)
+
+
+def stored_time(value: datetime | str) -> datetime:
+    """A ``DateTime`` column as the driver read it (SQLite: text), as an aware UTC time."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+class Upsert:
+    """``INSERT ... ON CONFLICT (keys) DO UPDATE`` as one fixed text for both databases, run by
+    the driver (:class:`Plain`): one ``executemany`` for all the rows.
+
+    Args:
+        table: the table's name.
+        keys: the conflict target's columns.
+        values: the columns set on a conflict; with ``add`` increased by the new values
+            (counters), otherwise replaced.
+    """
+
+    def __init__(self, table: str, keys: Sequence[str], values: Sequence[str], add: bool) -> None:
+        self.columns = (*keys, *values)
+        change = (
+            f"{v} = {table}.{v} + excluded.{v}" if add else f"{v} = excluded.{v}" for v in values
+        )
+        self.plain = Plain(
+            f"INSERT INTO {table} ({', '.join(self.columns)}) "
+            f"VALUES ({', '.join('?' for _ in self.columns)}) "
+            f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {', '.join(change)}"
+        )
+
+    def run(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Upsert ``rows`` (each with every key and value column; times as Python datetimes)."""
+        self.plain.run(
+            connection,
+            [
+                tuple(
+                    driver_time(connection, v) if isinstance(v, datetime) else v
+                    for v in (row[c] for c in self.columns)
+                )
+                for row in rows
+            ],
+        )
+
+
+def driver_list(connection: Connection, values: Sequence[Any]) -> object:
+    """A list as one parameter of a :class:`Plain` statement: a JSON array for SQLite (read with
+    ``json_each(?)``), a list for PostgreSQL's driver (an array: ``= ANY(?)``, ``unnest(?)``)."""
+    if connection.dialect.name == "postgresql":
+        return list(values)
+    return json.dumps(list(values))

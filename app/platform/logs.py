@@ -5,12 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import secrets
-import time
 from datetime import UTC, datetime
-
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from starsessions import SessionNotLoaded
 
 log = logging.getLogger("curso.request")
 
@@ -37,65 +32,33 @@ def configure_logging() -> None:
     root.propagate = False
 
 
-class RequestLog:
-    """ASGI middleware: one JSON line per request, and an ``X-Request-ID`` header.
+def log_request(
+    request_id: str,
+    method: str,
+    path: str,
+    status: int,
+    duration_s: float,
+    learner: object,
+    salt: bytes,
+) -> None:
+    """Write the request's one JSON line (the front door calls it once per request).
 
-    Sits inside the session middleware so it can read the learner id, which it logs
-    only as a salted SHA-256 prefix. Paths are logged without query strings.
+    Args:
+        path: without the query string.
+        duration_s: from the request's arrival to the end of its response, in seconds.
+        learner: the learner id in the session, logged only as a salted SHA-256 prefix
+            (16 hex digits); anything but a string is logged as ``null``.
     """
-
-    def __init__(self, app: ASGIApp, salt: str) -> None:
-        self.app = app
-        self.salt = salt.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        incoming = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
-        request_id = (
-            incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else secrets.token_hex(8)
-        )
-        started = time.perf_counter()
-        status = 500
-
-        async def tagged(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message = {
-                    **message,
-                    "headers": [
-                        *message.get("headers", []),
-                        (b"x-request-id", request_id.encode()),
-                    ],
-                }
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tagged)
-        finally:
-            learner = _learner_of(scope)
-            log.info(
-                {
-                    "event": "request",
-                    "request_id": request_id,
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 1),
-                    "learner": hashlib.sha256(self.salt + learner.encode()).hexdigest()[:16]
-                    if isinstance(learner, str)
-                    else None,
-                }
-            )
-
-
-def _learner_of(scope) -> object:
-    """The learner id in the request's session; ``None`` where no session was loaded
-    (``/static/``).
-    """
-    try:
-        return (scope.get("session") or {}).get("learner")
-    except SessionNotLoaded:
-        return None
+    log.info(
+        {
+            "event": "request",
+            "request_id": request_id,
+            "method": method,
+            "path": path,
+            "status": status,
+            "duration_ms": round(duration_s * 1000, 1),
+            "learner": hashlib.sha256(salt + learner.encode()).hexdigest()[:16]
+            if isinstance(learner, str)
+            else None,
+        }
+    )

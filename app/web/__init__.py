@@ -8,8 +8,8 @@
   (page-or-fragment rendering, rendering with a token hole), the HTML caches
   (:mod:`app.web.splice`, the codec; :mod:`app.web.page_cache`, the pages by key),
   :mod:`app.web.public` (the JSON shapes the API returns), :mod:`app.web.urls`,
-  :mod:`app.web.assets`, :mod:`app.web.errors`, and the middleware
-  (:mod:`app.web.security`, :mod:`app.web.headers`, :mod:`app.web.visitor_pages`).
+  :mod:`app.web.assets`, :mod:`app.web.errors`, and the one middleware of ours,
+  :mod:`app.web.front_door` (its rules in :mod:`app.web.security`, :mod:`app.web.headers`).
 
 May import: content, platform, learning, analytics, authoring. Never imports cli.
 """

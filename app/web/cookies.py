@@ -5,7 +5,7 @@ Starlette's ``set_cookie(partitioned=True)`` raises ``ValueError`` before Python
 appended to the ``Set-Cookie`` header by :func:`partitioned` instead. Inside an LMS's iframe
 the course is a third party, so its cookies must be ``SameSite=None; Secure; Partitioned``
 (CHIPS) to be sent at all. The routes call :func:`set_cookie`; the cookies that middleware sets
-(the session's and asgi-csrf's) are rewritten by :func:`framed` on their way out.
+(the session's and the CSRF token's) are rewritten by :func:`framed` on their way out.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Literal
 
 from starlette.responses import Response
 
+# The CSRF double-submit cookie (app.web.security), set by the front door.
+CSRF_COOKIE = "csrftoken"
 PARTITIONED = b"; Partitioned"
 _SAME_SITE = re.compile(rb";\s*samesite=\w+", re.I)
 

@@ -20,6 +20,7 @@ from app.learning.store import SqlLearnerStore
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.models import Account
 from app.platform.sessions import LEARNER_KEY, session_account
+from app.web.cookies import CSRF_COOKIE as CSRF_COOKIE  # the routes that forget it
 from app.web.urls import urls_of
 
 # A row id in a path, query or form: ASCII digits only (``str.isdigit()`` and pydantic's lax int
@@ -27,7 +28,6 @@ from app.web.urls import urls_of
 ROW_ID_DIGITS = 9
 ROW_ID_RE = re.compile(f"[0-9]{{1,{ROW_ID_DIGITS}}}")
 SESSION_KEY = LEARNER_KEY
-CSRF_COOKIE = "csrftoken"  # asgi-csrf's double-submit cookie (app/web/security.py)
 SIGN_IN_FIRST = N_("Sign in with an instructor account to see this page.")
 INSTRUCTORS_ONLY = N_("This page is for instructors only. Ask whoever runs the course for access.")
 SITE_INSTRUCTORS_ONLY = N_(
@@ -78,10 +78,19 @@ def read_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-def learner_store(request: Request, session: Session) -> SqlLearnerStore:
-    """The use-cases' storage for this request: reads on ``session``, writes through the
-    process's one writer (:class:`app.learning.writer.AnswerWriter`)."""
-    return SqlLearnerStore(session, request.app.state.answer_writer)
+def learner_store(request: Request, db: Session | None = None) -> SqlLearnerStore:
+    """The use-cases' storage for this request: the learner's state from the process's
+    :class:`app.learning.store.LearnerStates` (checked against the database on each read),
+    writes through the process's one writer (:class:`app.learning.writer.AnswerWriter`).
+
+    Args:
+        db: a session whose engine reads (a route on the threadpool); ``None``: the event
+            loop's one connection (:func:`read_session`), taken only while a read runs, so the
+            route may ``await`` between reads.
+    """
+    state = request.app.state
+    engine = db.get_bind() if db is not None else state.loop_engine
+    return SqlLearnerStore(engine, state.answer_writer, state.learner_states)  # type: ignore[arg-type]
 
 
 async def get_course(request: Request) -> Course:

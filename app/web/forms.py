@@ -19,12 +19,14 @@ async def answer_form(
     valor: Annotated[str | None, Form()] = None,
     posicao: Annotated[list[str] | None, Form()] = None,
     confirmado: Annotated[str | None, Form(max_length=100)] = None,
+    variante: Annotated[str | None, Form(max_length=40)] = None,
 ) -> Answer:
     """The answer as sent: ``opcao`` (option ids), ``chave`` (the form's idempotency key),
     ``versao`` (the question version shown), ``valor`` (a ``numeric`` answer as typed) and
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
-    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438)."""
-    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado)
+    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
+    ``variante`` (the signed variant of a numeric question with parameters)."""
+    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado, variante)
 
 
 AnswerFormDep = Annotated[Answer, Depends(answer_form)]

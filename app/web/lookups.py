@@ -23,6 +23,7 @@ from app.learning import trees as learning_trees
 from app.learning.renames import moved_to
 from app.learning.state import Place
 from app.learning.trees import TREE_NOT_FOUND
+from app.platform.sessions import PLACE_KEY
 from app.web.deps import read_session
 
 LESSON_NOT_FOUND = N_(
@@ -139,9 +140,6 @@ def moved_lesson_url(request: Request) -> str | None:
     path = request.app.url_path_for(route.name, **{**request.path_params, "slug": target})
     query = request.url.query
     return str(path) + (f"?{query}" if query else "")
-
-
-PLACE_KEY = "place"
 
 
 def session_place(request: HTTPConnection) -> Place | None:

@@ -7,7 +7,7 @@ current course version, with two policies (both in the app's state):
 
 - ``visitor_pages``: every lesson × theme, rendered once per course version even when many
   requests miss at once (a class of 200 opening the same lesson renders it once). The
-  :class:`~app.web.visitor_pages.VisitorPages` middleware answers from it before routing.
+  front door (:class:`~app.web.front_door.FrontDoor`) answers from it before routing.
 - ``learner_pages``: keyed also by the learner's state stamp
   (:attr:`app.learning.usecases.OpenedLesson.stamp`), so a learner's page is rendered again
   only when what it shows moved; the least recently used go past 256 pages (``cachetools``),
@@ -119,9 +119,9 @@ VISIT_MAX_AGE_S = 365 * 24 * 3600  # as long as a session lives
 def respond(request: Request, page: SplicedPage) -> Response:
     """The reader's response: their token spliced in, or ``304`` when their copy is current.
 
-    Taking the token (asgi-csrf's ``csrftoken``) makes asgi-csrf set the cookie for a visitor
-    who has none. A browser without the visit cookie (:data:`VISIT_COOKIE`) gets one, with the
-    whole page (never a 304): its answer forms' first answer is bound to it.
+    Taking the token (``scope["csrftoken"]``) makes the front door set the cookie for a
+    visitor who has none. A browser without the visit cookie (:data:`VISIT_COOKIE`) gets one,
+    with the whole page (never a 304): its answer forms' first answer is bound to it.
     """
     token = request.scope["csrftoken"]().encode()
     etag = f'W/"{page.digest}-{hashlib.blake2b(token, digest_size=6).hexdigest()}"'

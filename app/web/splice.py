@@ -1,7 +1,7 @@
 """The splice codec: a page rendered once with holes, sent with each response's own fills.
 
 A cached page (:mod:`app.web.page_cache`) is the same for every reader but for two things: the
-CSRF token their forms and htmx headers carry (asgi-csrf's double-submit token, one per
+CSRF token their forms and htmx headers carry (the signed double-submit token, one per
 browser) and the prefix of the quiz forms' idempotency keys (new for every response, so no two
 page views share a key: a visitor's first answer makes their learner with that key,
 :func:`app.learning.writer._claim`). The page is rendered with :data:`TOKEN_HOLE` and
@@ -143,7 +143,7 @@ class SplicedPage:
         self.is_key = [hole == FORM_KEY_HOLE.encode() for hole in pieces[1::2]]
         self.adlers = [zlib.adler32(part) for part in self.parts]
         self.digest = hashlib.blake2b(html, digest_size=12).hexdigest()  # the ETag's first half
-        # The parts compressed for fills of given lengths (token, key): every token asgi-csrf
+        # The parts compressed for fills of given lengths (token, key): every token the front door
         # signs has one length, and every key prefix another, so one entry in practice.
         self._deflated: dict[tuple[int, int], list[bytes]] = {}
         self._shared_window = b"\0" not in html

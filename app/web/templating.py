@@ -22,7 +22,6 @@ from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 from starlette.requests import HTTPConnection
-from starsessions import SessionNotLoaded
 
 from app.content import page_ids
 from app.content.numbers import format_number
@@ -46,7 +45,8 @@ BEHAVIOURS = "behaviours.js"
 
 
 def csrf_token(request: Request) -> str:
-    """Return the CSRF token for forms and htmx headers (set by asgi-csrf)."""
+    """Return the CSRF token for forms and htmx headers (``scope["csrftoken"]``, given by the
+    front door: :class:`app.web.security.RequestToken`)."""
     getter = request.scope.get("csrftoken") if request is not None else None
     return getter() if getter else ""
 
@@ -103,13 +103,9 @@ def account_name(request: Request | None) -> str | None:
     """The signed-in person's name for the page header: the name the LMS gave at the launch
     (``LMS_NAME_KEY``), else the username; ``None`` when nobody is signed in.
 
-    Also ``None`` when the session store failed while loading: starsessions marks the session
-    loaded before reading it, and the 500 page must still render.
+    Also ``None`` when the session could not be loaded (the 500 page must still render).
     """
-    try:
-        username = session_account(request)
-    except SessionNotLoaded:
-        return None
+    username = session_account(request)
     if username is None or request is None:
         return username
     shown = request.session.get(LMS_NAME_KEY)

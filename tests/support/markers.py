@@ -17,6 +17,7 @@ SLOW = {
     "test_cli.py::test_arvore_walks_as_a_real_process",
     "test_dashboard.py::test_ten_thousand_learners_are_counted_by_the_database_not_in_python",
     "test_editor_concurrency.py",  # uvicorn with one and with two workers, per database
+    "test_front_door.py::test_two_uvicorns_share_sessions_and_a_sign_out_ends_it_in_both",
     "test_fuzz.py",  # hypothesis, 200 to 300 lessons a test
     "test_history_restore.py::test_every_pushed_or_replaced_url_restores_as_a_full_page",
     "test_i18n.py::test_every_problem_curso_check_reports_is_a_catalog_text",

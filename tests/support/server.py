@@ -200,3 +200,20 @@ def reloading_server(tmp_path: Path, folder: Path, monkeypatch, instructor: str 
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def servers_on_one_database(tmp_path: Path, folder: Path, database_url: str = ""):
+    """Two uvicorn processes (two workers, each with its own caches) on one database: one
+    SQLite file in ``tmp_path``, or the PostgreSQL database ``database_url``."""
+    first = LiveServer(tmp_path, folder, database_url=database_url)
+    second = LiveServer(tmp_path, folder, database_url=database_url)
+    first.start()
+    try:
+        second.start()
+        try:
+            yield first, second
+        finally:
+            second.stop()
+    finally:
+        first.stop()

@@ -23,32 +23,45 @@ from app.learning.tallies.fold import (
     add_difference,
     contributions,
     fold,
-    utc,
 )
-from app.platform.db import upsert
+from app.platform.db import Plain, Upsert, driver_list, stored_time
 from app.platform.models import (
     ATTEMPT,
     FIRST_TRY,
-    LEARNER,
     LEARNER_TALLY,
     LESSON_TALLY,
     QUESTION_TALLY,
     SCORE_TALLY,
-    TALLY_BASIS,
 )
 
 RowKey = TypeVar("RowKey", bound=tuple[Any, ...])  # a counter's key, as a tuple of its columns
 FIRST_KEY = ("learner_id", "lesson_slug", "question_id", "question_hash")
 FIRST_VALUES = ("attempt_id", "created_at", "chosen", "correct", "attempts", "rights", "last_at")
 LEARNER_VALUES = ("last_at", "score", "answers")
+_FIRST_TRIES = Upsert("first_try", FIRST_KEY, FIRST_VALUES, add=False)
+_LEARNER_TALLIES = Upsert("learner_tally", ("learner_id",), LEARNER_VALUES, add=False)
+_ADDS: dict[str, Upsert] = {}  # the counters' upserts, by table
+
+
+_BASIS = Plain("SELECT lesson_slug, question_id, question_hash, pool_id, draw FROM tally_basis")
+_STORED = Plain(
+    """SELECT learner_id, lesson_slug, question_id, question_hash, attempt_id, created_at, chosen,
+    correct, attempts, rights, last_at FROM first_try
+    WHERE learner_id IN (SELECT value FROM json_each(?))""",
+    """SELECT learner_id, lesson_slug, question_id, question_hash, attempt_id, created_at, chosen,
+    correct, attempts, rights, last_at FROM first_try WHERE learner_id = ANY(?)""",
+)
+# PostgreSQL: writers of the same learners take turns (rows locked in id order).
+_LOCK_LEARNERS = Plain("SELECT id FROM learner WHERE id = ANY(?) ORDER BY id FOR UPDATE")
 
 
 def read_basis(connection: Connection) -> Basis:
     """The versions the score-dependent counters count as current."""
-    rows = connection.execute(
-        select(TALLY_BASIS.c.lesson_slug, TALLY_BASIS.c.question_id, TALLY_BASIS.c.question_hash)
+    rows = _BASIS.rows(connection, ())
+    return Basis(
+        frozenset((slug, qid, version) for slug, qid, version, _, _ in rows),
+        frozenset((slug, qid, pool, draw) for slug, qid, _, pool, draw in rows if pool),
     )
-    return Basis(frozenset(tuple(row) for row in rows))
 
 
 def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[str, State]:
@@ -56,16 +69,15 @@ def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[st
     out: dict[str, State] = defaultdict(dict)
     if not learner_ids:
         return out
-    rows = connection.execute(select(FIRST_TRY).where(FIRST_TRY.c.learner_id.in_(learner_ids)))
-    for r in rows:
+    for r in _STORED.rows(connection, [driver_list(connection, learner_ids)]):
         out[r.learner_id][(r.lesson_slug, r.question_id, r.question_hash)] = QuestionHistory(
             r.attempt_id,
-            utc(r.created_at),
+            stored_time(r.created_at),
             r.chosen,
             bool(r.correct),
             r.attempts,
             r.rights,
-            utc(r.last_at),
+            stored_time(r.last_at),
         )
     return out
 
@@ -127,12 +139,7 @@ def _lock(connection: Connection, learner_ids: Sequence[str]) -> Basis:
     """Serialise writers of the same learners and read the basis (PostgreSQL; SQLite
     transactions that write already run one at a time)."""
     if connection.dialect.name == "postgresql":
-        connection.execute(
-            select(LEARNER.c.id)
-            .where(LEARNER.c.id.in_(learner_ids))
-            .order_by(LEARNER.c.id)
-            .with_for_update()
-        )
+        _LOCK_LEARNERS.rows(connection, [list(learner_ids)])
         connection.execute(text("LOCK TABLE tally_basis IN ROW SHARE MODE"))
     return read_basis(connection)
 
@@ -190,14 +197,8 @@ def _write(
                 dict(zip(("learner_id", *LEARNER_VALUES), (learner, *new.learner), strict=True))
             )
     # One statement per table for the whole batch, whatever the number of learners in it.
-    if changed:
-        connection.execute(
-            upsert(connection, FIRST_TRY, FIRST_KEY, FIRST_VALUES, add=False), changed
-        )
-    if tallies:
-        connection.execute(
-            upsert(connection, LEARNER_TALLY, ("learner_id",), LEARNER_VALUES, add=False), tallies
-        )
+    _FIRST_TRIES.run(connection, changed)
+    _LEARNER_TALLIES.run(connection, tallies)
     _add(
         connection,
         QUESTION_TALLY,
@@ -240,7 +241,10 @@ def _add(
     ]
     if not rows:
         return
-    connection.execute(upsert(connection, table, keys, values, add=True), rows)
+    plain = _ADDS.get(table.name)
+    if plain is None:
+        plain = _ADDS[table.name] = Upsert(table.name, keys, values, add=True)
+    plain.run(connection, rows)
 
 
 def _drop_empty(

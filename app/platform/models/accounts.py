@@ -35,7 +35,7 @@ class Account(SQLModel, table=True):
 
 
 class WebSession(SQLModel, table=True):
-    """A server-side session (starsessions' store, see ``app/platform/sessions.py``).
+    """A server-side session (read and written by ``app/platform/sessions.py``).
 
     Attributes:
         id: the random session id held in the cookie.

@@ -451,7 +451,7 @@ def image_save(
 ):
     """Keep an uploaded PNG, JPEG, WebP or GIF image and show the Markdown to paste.
 
-    The body was already capped by :class:`app.web.security.RequestGuard`; the type is read from
+    The body was already capped by the front door (:mod:`app.web.security`); the type is read from
     the bytes (:func:`app.authoring.image_upload.save_image`). A refused file gets the form
     again with
     the reason: 413 (over 2 MB), 415 (not one of the four types) or 422 (no file).

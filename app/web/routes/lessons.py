@@ -12,7 +12,6 @@ from app.content.lessons import Lesson
 from app.learning.grading import LessonStatus
 from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
-from app.learning.store import read_state
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
 from app.web.forms import FLASH_KEY, take_notice
@@ -30,8 +29,7 @@ async def home(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     the due dates of the learner's classes: the lessons overdue (not finished by then), then
     the next ones."""
     now = datetime.now(UTC)
-    with read_session(request) as db:
-        state = read_state(db, learner_id)
+    state = learner_store(request).read_state(learner_id)
     progress = course_progress(course, state, state.place or session_place(request))
     status = {lesson.slug: p.status for lesson, p in progress.rows}
     due = [
@@ -77,8 +75,9 @@ async def lesson_page(
         return render(request, "lesson_unavailable.html", {"panel": panel}, status_code=503)
     lesson = find_lesson(course, slug)
     if learner_id is None and account is None and not request.query_params:
-        # Every visitor's page, kept once: app/web/visitor_pages.py answers the next visits.
-        key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson)
+        # Every visitor's page, kept once: the front door answers the next visits.
+        secret = request.app.state.secret.encode()
+        key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson, secret)
         return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
     tab_launch(request, learner_id, lancamento)
     opened = opened_lesson(request, course, lesson, learner_id, refazer)
@@ -103,7 +102,8 @@ def opened_lesson(
             session_place(request),
             not is_prefetch(request),
         )
-        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves)
+        secret = request.app.state.secret.encode()
+        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves, secret)
     if opened.keep_in_session is not None:
         keep_in_session(request, opened.keep_in_session)
     return opened

@@ -5,7 +5,7 @@ The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirec
 the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
 platform's JWKS), so every call into it runs on the threadpool.
 
-The login and launch POSTs come from the LMS, another site: the request guard and asgi-csrf
+The login and launch POSTs come from the LMS, another site: the front door (its CSRF checks)
 let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
 ``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
@@ -44,6 +44,7 @@ from app.learning.lti_tool import (
     ToolConf,
     use_nonce,
 )
+from app.learning.progress import lesson_shape_total
 from app.platform.auth import is_username
 from app.platform.sessions import (
     ACCOUNT_KEY,
@@ -479,7 +480,7 @@ async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field
             resource.set_lineitem(
                 LineItem()
                 .set_label(title)
-                .set_score_maximum(len(lesson.questions))
+                .set_score_maximum(lesson_shape_total(lesson))
                 .set_resource_id(lesson.slug)
                 .set_tag(lesson.slug)
             )

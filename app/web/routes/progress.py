@@ -12,13 +12,11 @@ from app.i18n import N_, gettext
 from app.learning import mastery
 from app.learning.progress import course_progress, section_titles
 from app.learning.state import Place
-from app.learning.store import has_row, read_state
 from app.learning.trees import walk_summary
 from app.web.deps import (
     CourseDep,
     LearnerForWriteDep,
     LearnerIdDep,
-    SessionDep,
     learner_store,
     read_session,
 )
@@ -37,8 +35,8 @@ BAD_PLACE = N_("Unknown place in this lesson.")
 async def progress_page(request: Request, course: CourseDep, learner_id: LearnerIdDep):
     """Per lesson: status, right out of total, first-try score, attempts; mastery per concept
     (``app/learning/mastery.py``); then finished walks."""
+    state = learner_store(request).read_state(learner_id)
     with read_session(request) as db:
-        state = read_state(db, learner_id)
         concepts = (
             mastery.learner_mastery(db, course, learner_id)
             if learner_id
@@ -65,8 +63,7 @@ async def progress_api(
     Only the learner of the session cookie is ever read; no parameter names another learner.
     """
     response.headers["Cache-Control"] = PERSONAL
-    with read_session(request) as db:
-        state = read_state(db, learner_id)
+    state = learner_store(request).read_state(learner_id)
     progress = course_progress(course, state, state.place or session_place(request))
     resume = progress.resume
     url = resume and urls_of(request).with_anchor("lesson", resume.section, slug=resume.lesson.slug)
@@ -80,10 +77,9 @@ async def progress_api(
     include_in_schema=False,
     name="place",
 )
-def save_place_route(
+async def save_place_route(
     request: Request,
     course: CourseDep,
-    db: SessionDep,
     learner_id: LearnerForWriteDep,
     licao: Annotated[str, Form(max_length=100)],
     secao: Annotated[str, Form(max_length=200)] = "",
@@ -92,14 +88,16 @@ def save_place_route(
 
     Returns 204; an unknown lesson or section gives 422 with a message in Portuguese. Like every
     POST, it gives a visitor their learner id; the place stays in the session until the learner
-    has a row (their first answer).
+    has a row (their first answer). On the event loop: the learner's state says whether they
+    have a row, and the move's commit is awaited (no thread waits).
     """
     lesson = course.get(licao)
     if lesson is None or (secao and secao not in section_titles(lesson)):
         return Response(gettext(BAD_PLACE), status_code=422, media_type="text/plain; charset=utf-8")
     place = Place(lesson.slug, secao or None)
-    if has_row(db, learner_id):
-        learner_store(request, db).move_place(learner_id, place)
+    store = learner_store(request)
+    if store.read_state(learner_id).stored:
+        await store.keep_place(learner_id, place)
     else:
         keep_in_session(request, place)
     return Response(status_code=204)

@@ -24,7 +24,6 @@ from app.learning import review
 from app.learning.notebook import notebook, notebook_concepts
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
-from app.learning.store import read_state
 from app.learning.usecases import (
     QUESTION_CHANGED,
     AnswerPlace,
@@ -90,6 +89,7 @@ def _page(
             error=error,
             typed=typed,
             revealed=opened(state, lesson.slug, question),
+            secret=request.app.state.secret.encode(),
         )
         context["answer_url"] = urls_of(request).path(
             "review_answer", slug=lesson.slug, question_id=question.id
@@ -108,7 +108,7 @@ def _page(
 def review_page(request: Request, course: CourseDep, db: SessionDep, learner_id: LearnerIdDep):
     """The first question due for review (edited questions first, then the oldest due), or a
     note that nothing is due, with the count left."""
-    return _page(request, course, read_state(db, learner_id))
+    return _page(request, course, learner_store(request, db).read_state(learner_id))
 
 
 @router.get("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answered")
@@ -122,16 +122,16 @@ def review_answered(
 ):
     """A reviewed question, graded with its explanations, and the link to the next one."""
     lesson, question = _find(course, slug, question_id)
-    return _page(request, course, read_state(db, learner_id), lesson, question, graded=True)
+    state = learner_store(request, db).read_state(learner_id)
+    return _page(request, course, state, lesson, question, graded=True)
 
 
 @router.post("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answer")
-def review_answer(
+async def review_answer(
     request: Request,
     slug: str,
     question_id: str,
     course: CourseDep,
-    db: SessionDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
 ):
@@ -145,7 +145,7 @@ def review_answer(
     from an LMS, the lesson's score is queued for each launch of that lesson, with the answer.
     """
     lesson, question = _find(course, slug, question_id)
-    page = _answer_in_review(request, db, course, lesson, question, learner_id, sent)
+    page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
     if isinstance(page, _Refused):
         return _page(
             request,
@@ -196,6 +196,7 @@ def _notebook_page(
             error=error if just == (lesson, question) else None,
             typed=typed if just == (lesson, question) else "",
             revealed=opened(state, lesson.slug, question),
+            secret=request.app.state.secret.encode(),
         )
         answer_urls[key] = urls.path("notebook_answer", slug=lesson.slug, question_id=question.id)
     context = {
@@ -240,18 +241,18 @@ def notebook_page(
     just = None
     if licao and pergunta:
         just = _find(course, licao, pergunta)
-    return _notebook_page(request, course, read_state(db, learner_id), conceito, just)
+    state = learner_store(request, db).read_state(learner_id)
+    return _notebook_page(request, course, state, conceito, just)
 
 
 @router.post(
     "/revisar/erradas/{slug}/{question_id}", response_class=HTMLResponse, name="notebook_answer"
 )
-def notebook_answer(
+async def notebook_answer(
     request: Request,
     slug: str,
     question_id: str,
     course: CourseDep,
-    db: SessionDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
 ):
@@ -261,7 +262,7 @@ def notebook_answer(
     graded. A refused answer gets the form again with the message (422; 409 for a form of
     an older version)."""
     lesson, question = _find(course, slug, question_id)
-    page = _answer_in_review(request, db, course, lesson, question, learner_id, sent)
+    page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
     if isinstance(page, _Refused):
         just = (lesson, question)
         return _notebook_page(
@@ -287,20 +288,22 @@ class _Refused:
     state: LearnerState
 
 
-def _answer_in_review(
-    request: Request, db, course, lesson: Lesson, question: Question, learner_id: str, sent
+async def _answer_in_review(
+    request: Request, course, lesson: Lesson, question: Question, learner_id: str, sent
 ) -> QuestionPage | _Refused:
     """The one answer path of ``/revisar`` and of its notebook: the lesson quiz's use-case
     (:func:`app.learning.usecases.answer_question`), the attempt marked ``review``, the first
     answer's birth bound to this browser's visit cookie, and in a session launched from an
-    LMS the lesson's score queued for each launch of that lesson, with the answer."""
-    store = learner_store(request, db)
+    LMS the lesson's score queued for each launch of that lesson, with the answer. On the
+    event loop: the commit is awaited, no thread waits."""
+    store = learner_store(request)
     born = born_in_this_request(request)
     scores = answer_scores(request, learner_id, None, course, lesson)
     visit = request.cookies.get(VISIT_COOKIE, "")
-    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores)
+    secret = request.app.state.secret.encode()
+    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores, draw_key=secret)
     try:
-        page = answer_question(store, course, lesson, question, learner_id, sent, where)
+        page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:
         if isinstance(exc, FormRefused):
             message, typed = refusal_message(exc), ""
