@@ -56,6 +56,14 @@
     shown = window.location.pathname;
     arrived(document.querySelector("main"));
   });
+  // Back twice quickly asks the server for two pages at once, and the older answer could come
+  // last and put its page under the newer address (htmx swaps each one as it arrives): a newer
+  // restore cancels the one still on its way.
+  var restoring = null;
+  document.body.addEventListener("htmx:historyCacheMiss", function (evt) {
+    if (restoring && restoring !== evt.detail.xhr) restoring.abort();
+    restoring = evt.detail.xhr;
+  });
   // The same request as a plain click, so the copy of the next lesson fetched ahead
   // (prefetch.js; the pages vary by HX-Request) is the one used.
   document.body.addEventListener("htmx:configRequest", function (evt) {
