@@ -72,13 +72,13 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 	  echo "Instalando o Chromium do Debian..."; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
-bench: install-dev install-bench bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, lesson height, Lighthouse, and the course beside MkDocs Material
+bench: install-dev install-bench bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, Lighthouse, the walk's slow steps, lesson height, and the course beside MkDocs Material
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
 	@failed=""; \
 	for step in "tests/with_postgres.sh $(PY) -m bench.run" "$(PY) -m bench.search_typing" \
-	  "$(PY) -m bench.lesson_navigation" "$(PY) -m bench.lighthouse" "$(PY) -m bench.lesson_height" \
-	  "$(PY) -m bench.side_by_side"; do \
+	  "$(PY) -m bench.lesson_navigation" "$(PY) -m bench.lighthouse" "$(PY) -m bench.steps" \
+	  "$(PY) -m bench.lesson_height" "$(PY) -m bench.side_by_side"; do \
 	  echo "$$step"; $$step || failed="$$failed\n  $$step"; \
 	done; \
 	if [ -n "$$failed" ]; then printf "Falharam (os outros rodaram até o fim):$$failed\n" >&2; exit 1; fi
