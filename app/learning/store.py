@@ -45,7 +45,7 @@ from app.learning.state import (
     Written,
 )
 from app.learning.writer import AnswerWriter
-from app.platform.db import begin_write
+from app.platform.db import ONE_STATEMENT, begin_write
 from app.platform.models import (
     ATTEMPT,
     Attempt,
@@ -596,7 +596,10 @@ class SqlLearnerStore:
         if learner_id is None:
             return LearnerState(None)
         with self.engine.connect() as connection:
-            return self.states.read(connection, learner_id)
+            # each of its statements reads a whole snapshot: no transaction needed
+            return self.states.read(
+                connection.execution_options(**{ONE_STATEMENT: True}), learner_id
+            )
 
     def move_place(self, learner_id: str, place: Place) -> None:
         """Queue the move of the learner row's place (:meth:`AnswerWriter.move_place`)."""

@@ -1,9 +1,11 @@
 """One writer per process: requests queue their answers, a thread commits them in groups.
 
 A request never takes the database's write lock itself. It hands its graded answer to the
-process's :class:`AnswerWriter` and waits; the writer's thread takes every answer queued at
-that moment (up to :data:`MAX_BATCH`), stores them in one transaction and wakes each request
-after the commit, so an answer is durable before it is acknowledged. While a batch commits,
+process's :class:`AnswerWriter` and awaits it on its event loop (no thread waits); the
+writer's thread takes every answer queued at that moment (up to :data:`MAX_BATCH`), stores
+them in one transaction and wakes each request after the commit (one
+``loop.call_soon_threadsafe`` per batch and event loop), so an answer is durable before it
+is acknowledged. While a batch commits,
 the next one queues up: the busier the course, the larger the batches, and the cost of a
 commit, of the dashboard's tallies and of the review cards is shared by the whole batch.
 
@@ -36,7 +38,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -72,13 +74,11 @@ class WriterUnavailable(RuntimeError):
 
 @dataclass
 class _Job:
-    """One answer or place in the queue, and how its sender is woken after the commit: a
-    thread's ``done`` event, or a coroutine's ``future`` on its event ``loop`` (resolved there,
-    once per batch and loop, by :meth:`AnswerWriter._commit`); neither for a place not waited
-    for."""
+    """One answer or place in the queue, and the ``future`` its request awaits on its event
+    ``loop`` (resolved there, once per batch and loop, by :meth:`AnswerWriter._commit`); none
+    for a place not waited for, or a batch stored in the calling thread (:func:`store_now`)."""
 
     item: NewAnswer | tuple[str, Place]
-    done: threading.Event | None = field(default_factory=threading.Event)
     result: Written | None = None
     error: Exception | None = None
     abandoned: bool = False  # its request stopped waiting: skipped if not yet taken
@@ -101,7 +101,7 @@ class AnswerWriter:
         engine: the writer's own engine (:func:`app.platform.db.make_writer_engine`).
         tags: the concept tags of the course as it is now
             (:func:`app.learning.mastery.concept_tags`), read once per batch.
-        timeout_s: how long :meth:`store` waits for the commit.
+        timeout_s: how long :meth:`write` and :meth:`place` wait for the commit.
     """
 
     def __init__(
@@ -120,7 +120,13 @@ class AnswerWriter:
         thread waits (the writer's thread resolves a future here after the commit).
 
         Raises:
-            The same as :meth:`store`.
+            DuplicateKeyError: the learner already used the key for another question.
+            WriterUnavailable: the batch failed outside any one answer, or no commit came
+                within ``timeout_s`` (the answer is then dropped if the writer has not taken
+                it yet; if it has, it is stored whole, and the same form sent again answers
+                as the first time).
+            Exception: whatever storing this one answer raised (the others of its batch
+                are stored).
         """
         job = await self._wait(answer)
         if job.error is not None:
@@ -133,7 +139,7 @@ class AnswerWriter:
         the event loop (a learner without a row is left as is).
 
         Raises:
-            WriterUnavailable: as :meth:`store`.
+            WriterUnavailable: as :meth:`write`.
         """
         job = await self._wait((learner_id, place))
         if job.error is not None:
@@ -141,7 +147,7 @@ class AnswerWriter:
 
     async def _wait(self, item: NewAnswer | tuple[str, Place]) -> _Job:
         loop = asyncio.get_running_loop()
-        job = _Job(item, done=None, future=loop.create_future(), loop=loop)
+        job = _Job(item, future=loop.create_future(), loop=loop)
         self._put(job)
         assert job.future is not None
         try:
@@ -152,34 +158,10 @@ class AnswerWriter:
             raise WriterUnavailable(f"no commit within {self.timeout_s} s") from None
         return job
 
-    def store(self, answer: NewAnswer) -> Written:
-        """Store ``answer`` and return once it is committed, blocking the calling thread (for
-        commands and tests; a request awaits :meth:`write`).
-
-        Raises:
-            DuplicateKeyError: the learner already used the key for another question.
-            WriterUnavailable: the batch failed outside any one answer, or no commit came
-                within ``timeout_s`` (the answer is then dropped if the writer has not taken
-                it yet; if it has, it is stored whole, and the same form sent again answers
-                as the first time).
-            Exception: whatever storing this one answer raised (the others of its batch
-                are stored).
-        """
-        job = _Job(answer)
-        self._put(job)
-        assert job.done is not None
-        if not job.done.wait(self.timeout_s):
-            job.abandoned = True
-            raise WriterUnavailable(f"no commit within {self.timeout_s} s")
-        if job.error is not None:
-            raise job.error
-        assert job.result is not None
-        return job.result
-
     def move_place(self, learner_id: str, place: Place) -> None:
         """Keep ``place`` on the learner's row, soon; returns at once (a learner without a
         row is left as is: browsing never creates one)."""
-        self._put(_Job((learner_id, place), done=None))
+        self._put(_Job((learner_id, place)))
 
     def _put(self, job: _Job) -> None:
         self._queue.put(job)
@@ -222,9 +204,7 @@ class AnswerWriter:
         finally:
             waiting: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
             for job in jobs:
-                if job.done is not None:
-                    job.done.set()
-                elif job.loop is not None:
+                if job.loop is not None:
                     waiting.setdefault(job.loop, []).append(job)
             for loop, woken in waiting.items():  # one wake-up per event loop and batch
                 # a closed loop (RuntimeError) has nobody waiting any more
@@ -243,13 +223,13 @@ def store_now(
     engine: Engine, answers: Sequence[NewAnswer], tags: Tags
 ) -> list[Written | Exception]:
     """Store ``answers`` as one batch in the calling thread, as the writer's thread does (for
-    commands, imports and tests; requests go through :meth:`AnswerWriter.store`).
+    commands, imports and tests; requests await :meth:`AnswerWriter.write`).
 
     Returns:
         Per answer, in order, what was written or the error that refused it
         (:class:`DuplicateKeyError`, or whatever storing that answer alone raised).
     """
-    jobs = [_Job(answer, done=None) for answer in answers]
+    jobs = [_Job(answer) for answer in answers]
     _commit(engine, jobs, tags)
     done: list[Written | Exception] = []
     for job in jobs:
