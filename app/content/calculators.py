@@ -21,7 +21,13 @@ from simpleeval import InvalidExpression, SimpleEval
 
 from app.content.errors import ContentError
 from app.content.markdown import render_inline
-from app.content.numbers import AnswerError, format_number, parse_number
+from app.content.numbers import (
+    FUNCTIONS,
+    NAME_PATTERN,
+    AnswerError,
+    format_number,
+    parse_number,
+)
 from app.content.yamlsrc import (
     YamlSyntaxError,
     locator,
@@ -33,20 +39,6 @@ from app.i18n import gettext
 
 FIELD = "calculadora"  # the query field naming the calculator a GET form sends
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
-# The only functions an expression may call.
-FUNCTIONS = {
-    "min": min,
-    "max": max,
-    "abs": abs,
-    "round": round,
-    "sqrt": math.sqrt,
-    "log": math.log,
-    "log2": math.log2,
-    "log10": math.log10,
-    "ceil": math.ceil,
-    "floor": math.floor,
-}
 
 
 class InputSpec(BaseModel):

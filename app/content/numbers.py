@@ -6,12 +6,29 @@ blocks of a lesson (:mod:`app.content.calculators`); pure code, no HTTP, no data
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
 from babel.numbers import NumberFormatError, format_decimal, parse_decimal
 
 from app.i18n import gettext
+
+# A parameter or input name in an expression (calculators, numeric variants).
+NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+# The only functions an expression may call (calculators, numeric variants; simpleeval).
+FUNCTIONS = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "round": round,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log2": math.log2,
+    "log10": math.log10,
+    "ceil": math.ceil,
+    "floor": math.floor,
+}
 
 
 class AnswerError(ValueError):

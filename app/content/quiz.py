@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
+from app.content.numbers import NAME_PATTERN
 from app.content.variants import (
     MAX_VARIANTS,
-    NAME_PATTERN,
     VALUE_SLOT,
     ParamSpec,
     Variants,

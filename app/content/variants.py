@@ -30,26 +30,13 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from simpleeval import SimpleEval
 
-from app.content.numbers import format_number
+from app.content.numbers import FUNCTIONS, format_number
 from app.i18n import gettext
 
 if TYPE_CHECKING:
     from app.content.quiz import Question
 
-NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 MAX_VARIANTS = 1000
-FUNCTIONS = {
-    "min": min,
-    "max": max,
-    "abs": abs,
-    "round": round,
-    "sqrt": math.sqrt,
-    "log": math.log,
-    "log2": math.log2,
-    "log10": math.log10,
-    "ceil": math.ceil,
-    "floor": math.floor,
-}
 SLOT = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
 VALUE_SLOT = "value"  # the right answer, in the working and the explanation
 
