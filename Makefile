@@ -10,7 +10,7 @@ PYTHON ?= python3
 # rewrote and compiled all of tests/ and app/ again (about 8 of the 13 s of a collection).
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest
 
-.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev chromium migrate check lint types fmt messages clean
+.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev install-bench chromium migrate check lint types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -55,6 +55,12 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/uv
 	$(UV) pip install --quiet --python $(PY) -e .
 	touch $@
 
+# MkDocs Material, for the bench's side-by-side table only (the `bench` extra).
+install-bench: $(VENV)/.installed-bench
+$(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/uv
+	$(UV) pip install --quiet --python $(PY) -e '.[dev,bench]'
+	touch $@
+
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/uv
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[dev]'
 	touch $(VENV)/.installed $@
@@ -66,12 +72,13 @@ chromium: ## Debian's Chromium (and an emoji font for screenshots); never `playw
 	  echo "Instalando o Chromium do Debian..."; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; }
 
-bench: install-dev bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, lesson height, Lighthouse
+bench: install-dev install-bench bytecode chromium ## benchmark against nginx (installs wrk and nginx from Debian), search as you type, lesson to lesson, Lighthouse, the walk's slow steps, lesson height, and the course beside MkDocs Material
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk nginx >/dev/null; }
 	@failed=""; \
 	for step in "tests/with_postgres.sh $(PY) -m bench.run" "$(PY) -m bench.search_typing" \
-	  "$(PY) -m bench.lesson_navigation" "$(PY) -m bench.lighthouse" "$(PY) -m bench.lesson_height"; do \
+	  "$(PY) -m bench.lesson_navigation" "$(PY) -m bench.lighthouse" "$(PY) -m bench.steps" \
+	  "$(PY) -m bench.lesson_height" "$(PY) -m bench.side_by_side"; do \
 	  echo "$$step"; $$step || failed="$$failed\n  $$step"; \
 	done; \
 	if [ -n "$$failed" ]; then printf "Falharam (os outros rodaram até o fim):$$failed\n" >&2; exit 1; fi

@@ -11,9 +11,11 @@ p50 ≤ 110 ms. Run by ``make bench``; alone, ``python -m bench.lesson_navigatio
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -27,7 +29,8 @@ CLICKS = 20
 TARGET_MS = 110.0
 
 # Installed in every document (a full load starts a new one): times kept in sessionStorage.
-WATCH = """(() => {
+# LINKS is the pager's links' selector (Pager.links).
+WATCH = """((LINKS) => {
   const store = window.sessionStorage;
   const now = () => performance.timeOrigin + performance.now();
   let shown = null;
@@ -46,31 +49,48 @@ WATCH = """(() => {
   };
   new MutationObserver(look).observe(document, {childList: true, subtree: true});
   addEventListener("click", (evt) => {
-    if (!evt.target.closest || !evt.target.closest(".pager a")) return;
+    if (!evt.target.closest || !evt.target.closest(LINKS)) return;
     store.setItem("clicked", String(performance.timeOrigin + evt.timeStamp));
     if (store.getItem("plain")) evt.stopImmediatePropagation();  // htmx never sees it
   }, true);
-})();"""
+})"""
 
 
-def measure(base: str, plain: bool) -> list[float]:
+@dataclass(frozen=True)
+class Pager:
+    """Where a site's lessons start and its "next" and "previous" links (CSS selectors)."""
+
+    start: str = "/licoes/kernels"
+    following: str = ".pager a[rel=next]"
+    previous: str = ".pager a[rel=prev]"
+    links: str = ".pager a"
+
+
+COURSE_PAGER = Pager()
+# MkDocs Material's footer (navigation.footer), on the site of bench/mkdocs_site.py.
+MKDOCS_PAGER = Pager(
+    "/kernels/", "a.md-footer__link--next", "a.md-footer__link--prev", "a.md-footer__link"
+)
+
+
+def measure(base: str, plain: bool, pager: Pager = COURSE_PAGER) -> list[float]:
     """The milliseconds from each click to the new heading's first frame."""
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.add_init_script(WATCH)
+            page.add_init_script(f"{WATCH}({json.dumps(pager.links)});")
             page.goto(base + "/")
             page.evaluate("(p) => p ? sessionStorage.setItem('plain', '1') : null", plain)
-            page.goto(base + "/licoes/kernels")
+            page.goto(base + pager.start)
             page.wait_for_function("JSON.parse(sessionStorage.getItem('painted') || '[]').length")
             forwards = True
             for count in range(1, CLICKS + 1):
-                if page.locator(".pager a[rel=next]").count() == 0:
+                if page.locator(pager.following).count() == 0:
                     forwards = False
-                elif page.locator(".pager a[rel=prev]").count() == 0:
+                elif page.locator(pager.previous).count() == 0:
                     forwards = True
-                page.locator(".pager a[rel=next]" if forwards else ".pager a[rel=prev]").click()
+                page.locator(pager.following if forwards else pager.previous).click()
                 page.wait_for_function(
                     "(n) => JSON.parse(sessionStorage.getItem('painted') || '[]')"
                     ".filter(ms => ms !== null).length >= n",

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, insert
 from sqlmodel import Session
 
+from app.analytics import dashboard_cache
 from app.analytics.dashboard import (
     Activity,
     activity,
@@ -81,6 +84,19 @@ def test_item_figures_match_the_hand_computed_cohort(cohort):
     }
     ruim = {o.option_id: (o.chosen, o.upper, o.lower) for o in stats[("itens", "ruim")].options}
     assert ruim == {"a": (4, 0, 2), "b": (1, 0, 1), "c": (5, 3, 0)}
+
+
+def test_kept_item_figures_read_back_as_computed_in_the_format_already_stored(cohort):
+    """The questions tab's kept copy (``report_cache``): rows written before its dump stopped
+    calling ``dataclasses.asdict`` (a deep copy of every field) hold the same JSON, and read
+    back equal to the figures computed."""
+    _settings, course, engine = cohort
+    with Session(engine) as db:
+        stats = item_stats(db, course)
+    assert any(s.options for s in stats.values())
+    payload = json.dumps(dashboard_cache.ITEMS.dump(stats))
+    assert payload == json.dumps([[slug, qid, asdict(s)] for (slug, qid), s in stats.items()])
+    assert dashboard_cache.ITEMS.load(json.loads(payload)) == stats
 
 
 def test_activity_funnel_and_walks(cohort):

@@ -52,6 +52,8 @@ def seen_by_learner(learner: TestClient) -> dict:
             a["href"] for a in soup(learner.get("/busca", params={"q": "zebras"})).select("main a")
         ],
         "sitemap": learner.get("/sitemap.xml").text,
+        # The index the header box searches in the browser (issue 38): public, so no draft.
+        "index": learner.get(kernels.select_one("#busca-topo")["data-search-index"]).text,
     }
 
 

@@ -71,13 +71,21 @@ def test_instructor_signs_in_reads_the_dashboard_and_preview_and_downloads_a_csv
     expect(tabs.locator('[aria-current="page"]')).to_have_text("Visão geral")
     page.screenshot(path=artifacts / "instrutor-painel-1280.png", full_page=True)
     page.screenshot(path=artifacts / "instrutor-painel-topo-1280.png")
+    page.evaluate("window.mesmoDocumento = true")
     tabs.get_by_role("link", name="Funil").click()
     expect(page).to_have_url(server.url + "/instrutor/funil")
     expect(page.locator('table.funnel tr[data-licao="kernels"] .started')).to_have_text("3")
     tabs.get_by_role("link", name="Perguntas").click()
     expect(page).to_have_url(server.url + "/instrutor/perguntas")
     expect(tabs.locator('[aria-current="page"]')).to_have_text("Perguntas")
+    # Issue 38: a tab opens in place (its <main> swapped, the page's styles and scripts kept),
+    # as a new page would: its title, the heading focused, the window at the top.
+    assert page.evaluate("window.mesmoDocumento === true"), "a aba recarregou a página inteira"
+    expect(page).to_have_title(re.compile(r"^Perguntas · Painel do instrutor · "))
+    expect(page.locator("main h1")).to_be_focused()
+    expect(page.locator("main")).to_have_count(1)
     card = page.locator(f"#q-kernels-{FIRST.id}")
+    expect(card).to_have_css("border-top-style", "solid")  # instructor.css still applies
     expect(card.locator(".fig-learners")).to_have_text("3")
     expect(card.locator(".fig-facility")).to_have_text("67%")
     card.locator(":scope > summary").click()  # the card opens on its chart

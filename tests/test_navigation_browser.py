@@ -6,9 +6,12 @@ Without JavaScript the same links are plain links."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from tests.support.browser import ConsoleWatch, pick
@@ -166,3 +169,72 @@ def test_without_javascript_the_pager_and_contents_are_plain_links(
     page.locator(".course-nav").get_by_role("link", name=THIRD.meta.title).click()
     expect(page).to_have_url(f"{live_server.url}/licoes/{THIRD.slug}")
     expect(page.locator("h1")).to_have_text(THIRD.meta.title)
+
+
+def test_back_twice_quickly_shows_the_page_of_the_address_not_the_slower_one(
+    new_page, live_server: LiveServer
+):
+    """Back asks the server for the page again (htmx's history restore); two Backs in a row
+    had two answers on their way, and the first one arriving last put its lesson under the
+    second one's address. The newer restore cancels the older one."""
+    page = new_page(1280, 800)
+    watch = ConsoleWatch(page)
+    page.goto(f"{live_server.url}/licoes/{FIRST.slug}")
+    page.locator(".pager-next").click()
+    arrived(page, SECOND)
+    page.locator(".pager-next").click()
+    arrived(page, THIRD)
+
+    held: list = []  # the restore of SECOND, answered only after the Back to FIRST
+    ended: list[str] = []
+
+    def hold(route, request) -> None:
+        if request.headers.get("hx-history-restore-request"):
+            held.append(route)
+        else:
+            route.continue_()
+
+    def restore_of_second(request) -> bool:
+        return request.url.endswith(f"/licoes/{SECOND.slug}") and bool(
+            request.headers.get("hx-history-restore-request")
+        )
+
+    page.on("requestfinished", lambda r: ended.append("answered") if restore_of_second(r) else 0)
+    page.on("requestfailed", lambda r: ended.append("cancelled") if restore_of_second(r) else 0)
+    page.route(f"**/licoes/{SECOND.slug}", hold)
+    page.go_back()
+    expect(page).to_have_url(re.compile(rf"/licoes/{SECOND.slug}(#[\w-]+)?$"))
+    page.wait_for_function("() => true")  # let the held request reach the route
+    assert len(held) == 1
+    page.go_back()
+    expect(page.locator("main h1")).to_have_text(FIRST.meta.title)
+    with contextlib.suppress(PlaywrightError):  # a cancelled request can no longer go on
+        held[0].continue_()
+    page.wait_for_function("() => new Promise((done) => setTimeout(() => done(true), 0))")
+    deadline = time.monotonic() + 10
+    while not ended and time.monotonic() < deadline:  # the held answer arrives, or was cancelled
+        page.wait_for_timeout(50)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done)))")
+    assert ended, "the held restore neither arrived nor was cancelled"
+    expect(page).to_have_url(re.compile(rf"/licoes/{FIRST.slug}(#[\w-]+)?$"))
+    assert page.locator("main h1").inner_text() == FIRST.meta.title, ended
+    assert watch.errors == []
+
+
+def test_the_next_lesson_does_not_wait_for_the_old_one_to_be_taken_apart(
+    new_page, live_server: LiveServer
+):
+    """Issue 38, item 4: before swapping the new <main> in, htmx fired an event for each element
+    of the old one (thousands in a lesson: 40 to 120 ms before the new heading could be drawn).
+    The old <main> is emptied first, and the new lesson comes in as before."""
+    page = new_page(1280, 800)
+    page.goto(f"{live_server.url}/licoes/{FIRST.slug}")
+    elements = page.evaluate("document.querySelectorAll('main *').length")
+    page.evaluate(
+        """window.cleaned = 0;
+        document.body.addEventListener('htmx:beforeCleanupElement', () => { window.cleaned++; });"""
+    )
+    page.locator(".pager-next").click()
+    arrived(page, SECOND)
+    assert elements > 500
+    assert page.evaluate("window.cleaned") <= 1, elements

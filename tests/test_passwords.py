@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 
-from app.platform.auth import Passwords
+from app.platform.auth import Passwords, argon2_hasher
 from tests.support.accounts import new_browser, sign_in, sign_up
 from tests.support.app import db_rows
 from tests.support.html import soup, text
@@ -62,14 +63,14 @@ def test_a_hash_from_before_normalisation_still_signs_in_and_is_rehashed(client,
     """An account whose hash holds the raw NFD text, as stored before this change."""
     nfd = form("NFD", ACCENTED)
     sign_up(new_browser(client), "ana", ACCENTED)
-    legacy = PasswordHash.recommended().hash(nfd)
+    legacy = argon2_hasher().hash(nfd)
     db_rows(settings, "UPDATE account SET password_hash = ? WHERE username = 'ana'", legacy)
     assert not Passwords().verify(form("NFC", ACCENTED), legacy), "the old hash takes only NFD"
 
     assert sign_in(client, "ana", nfd).status_code == 303
     rehashed = stored_hash(settings, "ana")
     assert rehashed != legacy
-    hasher = PasswordHash.recommended()
+    hasher = argon2_hasher()
     assert hasher.verify(form("NFKC", ACCENTED), rehashed) and not hasher.verify(nfd, rehashed)
     assert sign_in(new_browser(client), "ana", form("NFC", ACCENTED)).status_code == 303
 
@@ -79,6 +80,31 @@ def test_a_current_hash_is_not_rewritten_at_sign_in(client, settings):
     before = stored_hash(settings, "ana")
     assert sign_in(client, "ana", form("NFD", ACCENTED)).status_code == 303
     assert stored_hash(settings, "ana") == before
+
+
+def argon2_cost(password_hash: str) -> str:
+    """The parameters of an argon2id PHC string: ``m=…,t=…,p=…``."""
+    variant, version, cost, *_ = password_hash.split("$")[1:]
+    assert (variant, version) == ("argon2id", "v=19"), password_hash
+    return cost
+
+
+def test_a_hash_with_the_old_argon2_cost_is_rewritten_with_owasps(client, settings):
+    """Issue 38: argon2 at pwdlib's default cost (64 MiB, 3 iterations, 4 lanes) spent ~190 ms
+    of CPU per sign-in. New hashes use OWASP's minimum (19 MiB, 2 iterations, 1 lane), and an
+    account hashed the old way signs in as before and gets the new hash."""
+    sign_up(new_browser(client), "ana", ACCENTED)
+    assert argon2_cost(stored_hash(settings, "ana")) == "m=19456,t=2,p=1"
+    old = PasswordHash((Argon2Hasher(time_cost=3, memory_cost=65536, parallelism=4),))
+    db_rows(
+        settings, "UPDATE account SET password_hash = ? WHERE username = 'ana'", old.hash(ACCENTED)
+    )
+
+    assert sign_in(client, "ana", ACCENTED).status_code == 303
+    rewritten = stored_hash(settings, "ana")
+    assert argon2_cost(rewritten) == "m=19456,t=2,p=1"
+    assert argon2_hasher().verify(ACCENTED, rewritten)
+    assert sign_in(new_browser(client), "ana", ACCENTED).status_code == 303
 
 
 @hypothesis_settings(max_examples=15, deadline=None)

@@ -139,6 +139,8 @@ def test_ordering_without_javascript_by_position_selects(new_page, live_server: 
     expect(box.locator(".ordering-credit")).to_have_text("1 de 3 na posição certa")
     expect(box.locator(".right-order li")).to_have_count(3)
     box.get_by_role("link", name="Responder de novo").click()
+    # The link loads a page (no JavaScript): read the order once its form is there.
+    expect(box.locator(".ordering-item select")).to_have_count(3)
     shown = shown_order(page, qid)  # now a learner: the order is their own from here on
     first = box.locator(f'[data-item="{shown[0]}"] select')
     first.select_option(f"{shown[0]}=2")  # the second position is taken: two steps in one place

@@ -231,3 +231,33 @@ def test_search_works_under_the_c_locale(tmp_path):
     assert variants[0] == variants[1] == variants[2]
     assert "/licoes/alem-do-ollama#sglang" in variants[0]
     assert "/licoes/kernels#modelo-engine-e-kernels" in found["kernel"]
+
+
+def test_the_browsers_index_is_named_by_its_digest_and_cached_for_a_year(plural_course):
+    """Every page names the index the header box searches in the browser by its content's
+    digest; that address is cached as immutable, and a lesson edit gives a new one (an old
+    address still answers, with today's index, revalidated)."""
+    client, lessons = plural_course
+    box = soup(client.get("/")).select_one("#busca-topo")
+    first = box["data-search-index"]
+    assert first.startswith("/busca/indice.") and first.endswith(".json")
+    assert [src.split("/")[-1].split(".")[0] for src in box["data-search-scripts"].split()] == [
+        "minisearch",
+        "snowball-stemmers",
+    ]
+    response = client.get(first)
+    assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert response.headers["content-type"] == "application/json"
+    index = response.json()
+    assert index["lessons"] == [["decode-prefill", "Decode e prefill"]]
+    assert ["formatos", "Formatos", "As quantizações mudam de engine para engine."] in [
+        s[1:] for s in index["sections"]
+    ]
+    assert index["keys"]["quantizacoes"] == "quantiz"
+    path = lessons / "01-licao.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\n## Zebras\n\nUma zebra.\n", "utf-8")
+    second = soup(client.get("/")).select_one("#busca-topo")["data-search-index"]
+    assert second != first
+    assert "zebra" in client.get(second).text
+    stale = client.get(first)
+    assert stale.headers["cache-control"] == "no-cache" and "zebra" in stale.text

@@ -235,6 +235,15 @@ def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
         hits = expected[key]
         assert int(answers) == len(hits)
         assert facility == f"{round(100 * sum(hits) / len(hits))}%"
+    # The next visit reads the figures kept in report_cache: the same table (it was gone, the
+    # stored variants read back as plain dicts).
+    again = teacher.get("/instrutor/perguntas")
+    assert again.status_code == 200
+    card = soup(again).select_one(f"#q-{SLUG}-{QID}")
+    kept = [
+        [text(cell) for cell in row.select("td")] for row in card.select(".variant-table tbody tr")
+    ]
+    assert kept == rows
 
 
 def test_the_notebook_asks_a_missed_variant_again_with_new_numbers_graded_against_them(varied):

@@ -14,6 +14,8 @@ find "decodificação", "kernel" finds "kernels" and "quantização" finds
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sqlite3
 import tempfile
@@ -248,6 +250,15 @@ class SearchIndex:
         # Results by query, for the index as it is: a class searching the same words gets the
         # snippets built once. Emptied whenever the index is rebuilt.
         self._results: OrderedDict[tuple[Query, int], list[Hit]] = OrderedDict()
+        self._client: tuple[Course, ClientIndex] | None = None
+
+    def client(self) -> ClientIndex:
+        """The browser's copy of the index (:func:`client_index`), built once per course version."""
+        course = self._current()
+        with self._lock:
+            if self._client is None or self._client[0] is not course:
+                self._client = (course, ClientIndex.of(client_index(course)))
+            return self._client[1]
 
     def search(self, raw: str, limit: int = MAX_RESULTS) -> list[Hit]:
         """The sections that contain every word of ``raw``, best first."""
@@ -331,3 +342,48 @@ def build_index(course: Course) -> sqlite3.Connection:
     db.executemany("INSERT INTO section VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     db.commit()
     return db
+
+
+@dataclass(frozen=True)
+class ClientIndex:
+    """The index the browser searches (``static/js/search-index.js``), as served.
+
+    Attributes:
+        content: UTF-8 JSON (:func:`client_index`).
+        digest: a short hash of ``content``, the fingerprint in its address.
+    """
+
+    content: bytes
+    digest: str
+
+    @classmethod
+    def of(cls, content: bytes) -> ClientIndex:
+        """Fingerprint ``content`` (10 hex digits of its SHA-256, as the static files)."""
+        return cls(content, hashlib.sha256(content).hexdigest()[:10])
+
+
+def client_index(course: Course) -> bytes:
+    """The search index as JSON for the browser, so it can search as the server does.
+
+    ``{"lessons": [[slug, title], ...], "sections": [[lesson, anchor, title, text], ...],
+    "keys": {folded: key}}``: ``lesson`` is an index into ``lessons`` (the course's order),
+    the sections are :func:`lesson_sections` in the order of the server's rows, and ``keys``
+    holds every word of the titles and texts whose search key (:func:`term_key`) differs from
+    its folded form. The browser indexes each word as :func:`index_terms` does from these,
+    and stems only the words typed (a port of the same Snowball stemmer), so both sides
+    find the same sections.
+    """
+    lessons: list[list[str]] = []
+    sections: list[list[Any]] = []
+    keys: dict[str, str] = {}
+    for number, lesson in enumerate(course.lessons):
+        lessons.append([lesson.slug, lesson.meta.title_text])
+        for section in lesson_sections(lesson):
+            sections.append([number, section.anchor, section.title, section.text])
+            for text in (section.title, section.text):
+                for word in words(text):
+                    key, folded = term_key(word.text), fold(word.text)
+                    if key != folded:
+                        keys[folded] = key
+    document = {"lessons": lessons, "sections": sections, "keys": dict(sorted(keys.items()))}
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()

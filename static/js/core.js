@@ -60,6 +60,7 @@ window.curso = (function () {
   // Set up each element under root (root included) that matches selector, once per element:
   // htmx.onLoad runs again for every swapped piece, and an element already set up keeps its
   // listeners. Nothing here reads the layout, so it stays cheap while the page is laid out.
+  var setups = [];
   function onLoad(selector, setup) {
     var done = window.WeakSet ? new WeakSet() : null;
     function run(root) {
@@ -75,8 +76,14 @@ window.curso = (function () {
     // The page now (the scripts are deferred: it is parsed), then every piece htmx puts in:
     // htmx.onLoad's "htmx:load", listened for on the document because a lesson loads htmx
     // only on the reader's first interaction (static/htmx-on-demand.js).
+    setups.push(run);
     run(document.body);
     document.addEventListener("htmx:load", function (evt) { run(evt.detail.elt); });
+  }
+
+  // Set up a piece of HTML put in by a behaviour itself (not by htmx), as onLoad does for htmx's.
+  function loaded(root) {
+    setups.forEach(function (run) { run(root); });
   }
 
   // Run work that needs htmx now, or once a lesson has loaded it (static/htmx-on-demand.js).
@@ -87,7 +94,7 @@ window.curso = (function () {
 
   return {
     message: message, announce: announce, showError: showError, setCookie: setCookie,
-    calm: calm, later: later, onLoad: onLoad, withHtmx: withHtmx,
+    calm: calm, later: later, onLoad: onLoad, loaded: loaded, withHtmx: withHtmx,
     rememberZone: rememberZone, temporal: TEMPORAL
   };
 })();

@@ -17,7 +17,16 @@
 
   // At the top before the first frame of the new page is drawn. The rest waits for htmx's
   // settle (its processing of the new <main>, and the behaviours' set-up, come after that
-  // frame, so the heading is painted first).
+  // frame, so the heading is painted first). (A longer settle was tried: a click on the new
+  // page before htmx processed it left as a plain link, a whole page load.)
+  // The old <main> is emptied just before htmx takes it out: htmx fires an event for each
+  // element it takes out (thousands in a lesson, 40 to 120 ms here), and nothing in there
+  // needs it (the page's listeners go with their elements).
+  document.body.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    if (!evt.detail.boosted || !evt.detail.shouldSwap || !target || target.id !== "conteudo") return;
+    target.replaceChildren();
+  });
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     if (evt.detail && evt.detail.boosted) window.scrollTo(0, 0);
   });
@@ -55,6 +64,14 @@
     if (window.location.pathname === shown) return;
     shown = window.location.pathname;
     arrived(document.querySelector("main"));
+  });
+  // Back twice quickly asks the server for two pages at once, and the older answer could come
+  // last and put its page under the newer address (htmx swaps each one as it arrives): a newer
+  // restore cancels the one still on its way.
+  var restoring = null;
+  document.body.addEventListener("htmx:historyCacheMiss", function (evt) {
+    if (restoring && restoring !== evt.detail.xhr) restoring.abort();
+    restoring = evt.detail.xhr;
   });
   // The same request as a plain click, so the copy of the next lesson fetched ahead
   // (prefetch.js; the pages vary by HX-Request) is the one used.

@@ -69,6 +69,10 @@
   // The contents rail marks the section being read; the address follows it (replaceState).
   var written = null;  // the address this code last wrote (path, query and hash)
   function forget() { written = null; }  // an address htmx or the reader put there
+  // A resize (a phone turned, a window dragged) moves the layout, not the reader: for a moment
+  // after it, an address the reader chose stays even if its target is pushed off screen.
+  var resized = 0;
+  window.addEventListener("resize", function () { resized = Date.now(); });
   document.body.addEventListener("htmx:pushedIntoHistory", forget);
   document.body.addEventListener("htmx:replacedInHistory", forget);
   window.addEventListener("popstate", forget);
@@ -105,6 +109,7 @@
     if (held) {
       var box = held.getBoundingClientRect();
       if (box.bottom > 0 && box.top < window.innerHeight) return;
+      if (Date.now() - resized < 1000) return;
     }
     var url = window.location.pathname + window.location.search + (id ? "#" + id : "");
     if (url !== here) {

@@ -1,7 +1,8 @@
 // Search from anywhere: the keys the box names in aria-keyshortcuts focus it (outside text
 // fields), on the search page its own box. The header box
-// is a combobox: htmx asks the server for the suggestions as the learner types (hx-get on the
-// box, into the server-rendered listbox, _search_listbox.html); this file does the keyboard
+// is a combobox: search-index.js finds the suggestions as the learner types (in the browser,
+// or, until its index is in, htmx asks the server: hx-get on the box, into the server-rendered
+// listbox, _search_listbox.html); this file does the keyboard
 // (arrows, Enter, Escape) and the ARIA state. Without JavaScript it is a form that opens the
 // search page.
 // Hooks: data-search-box on the header's box (its aria-controls names the listbox),
@@ -99,7 +100,7 @@
       var items = options(), l = list();
       if (evt.key === "ArrowDown" || evt.key === "ArrowUp") {
         evt.preventDefault();
-        if (l.hidden) { if (items.length) open(true); else curso.withHtmx(function () { htmx.trigger(input, "curso:ask"); }); return; }
+        if (l.hidden) { if (items.length) open(true); else curso.search(input); return; }
         var n = items.length;
         choose(evt.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n - 1 : active - 1));
       } else if (evt.key === "Enter" && !l.hidden && active >= 0 && items[active]) {

@@ -180,7 +180,7 @@ def sign_in(
             next_page=next_page,
         )
     limiter.succeeded(found.username, ip, device)
-    if checked.new_hash:  # a hash from before NFKC normalisation, now of the normalised form
+    if checked.new_hash:  # from before NFKC normalisation, or with other argon2 parameters
         replace_password_hash(db, found, checked.new_hash)
     merge_learner(
         db, learner_id, found.learner_id, stored_place(db, learner_id) or session_place(request)

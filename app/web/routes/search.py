@@ -1,16 +1,19 @@
 """``/busca``: search every lesson, as a page or (htmx, while typing) as a results fragment;
-``/busca/lista``: the same search as the header box's suggestions (a listbox fragment)."""
+``/busca/lista``: the same search as the header box's suggestions (a listbox fragment), for a
+browser that has not loaded the index yet; ``/busca/indice.<digest>.json``: that index, which
+the header box searches in the browser (``static/js/search-index.js``)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.content.search import SearchIndex
 from app.i18n import gettext, ngettext
+from app.web.assets import IMMUTABLE, REVALIDATE
 from app.web.deps import SearchDep
 from app.web.templating import render, wants_fragment
 from app.web.urls import urls_of
@@ -59,6 +62,23 @@ async def search_listbox(
             urls_of(request).with_query("search", {"q": " ".join(q.split())}), status_code=303
         )
     return render(request, "_search_listbox.html", await _searched(index, q))
+
+
+@router.get("/busca/indice.{digest}.json", name="search_index")
+async def search_index(index: SearchDep, digest: str) -> Response:
+    """The course's search index for the browser (:func:`app.content.search.client_index`).
+
+    Its address carries the digest of its content (pages name it through
+    ``SearchIndex.client``), so it is cached for a year; an old digest (a page rendered
+    before the lessons changed) gets today's index, revalidated on each use.
+    """
+    built = await run_in_threadpool(index.client)
+    cache = IMMUTABLE if digest == built.digest else REVALIDATE
+    return Response(
+        built.content,
+        media_type="application/json",
+        headers={"Cache-Control": cache, "ETag": f'"{built.digest}"'},
+    )
 
 
 async def _searched(index: SearchIndex, q: str) -> dict:
