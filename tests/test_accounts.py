@@ -12,6 +12,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from app.learning.progress import lesson_shape_total
 from app.main import create_app
 from app.platform.auth import FAILS_PER_IP, SignInLimiter
 from tests.support.accounts import PASSWORD, new_browser, post_form, sign_in, sign_up
@@ -33,7 +34,7 @@ def test_sign_up_keeps_the_anonymous_progress_and_rotates_the_session(client, se
     response = sign_up(client, "  Ana ")
     assert (response.status_code, response.headers["location"]) == (303, "/progresso")
     assert session_id(client) not in (None, before)
-    assert card(client, "kernels")["right"] == f"1 de {len(KERNELS.questions)}"
+    assert card(client, "kernels")["right"] == f"1 de {lesson_shape_total(KERNELS)}"
     assert text(soup(client.get("/")).select_one(".nav-account")) == "Conta: ana"
     stale = TestClient(client.app, cookies={"curso_sessao": before})
     assert text(soup(stale.get("/")).select_one(".nav-account")) == "Entrar"
@@ -104,7 +105,7 @@ def test_sign_in_merges_keeping_every_attempt_and_the_earlier_first_try(client, 
     assert [w["tree_id"] for w in client.get("/api/progresso").json()["walks"]] == ["arvore"]
     assert db_rows(settings, "SELECT COUNT(*) FROM attempt") == [(5,)]
     assert db_rows(settings, "SELECT id FROM learner WHERE id = ?", anonymous) == []
-    total = len(KERNELS.questions)
+    total = lesson_shape_total(KERNELS)
     assert card(phone, "kernels") == {
         "status": "Em andamento",
         "right": f"3 de {total}",

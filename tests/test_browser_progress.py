@@ -8,13 +8,14 @@ import sqlite3
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.learning.progress import lesson_shape_total
 from tests.support.browser import ConsoleWatch, pick
 from tests.support.learning import COURSE, KERNELS
 from tests.support.server import LiveServer
 
 PASSWORD = "senha-do-navegador"
 FIRST = next(iter(KERNELS.questions.values()))
-TOTAL = sum(len(lesson.questions) for lesson in COURSE.lessons)
+TOTAL = sum(lesson_shape_total(lesson) for lesson in COURSE.lessons)  # a pool: its draw
 
 
 def answer_first(page: Page, server: LiveServer) -> None:
@@ -95,7 +96,8 @@ def test_sign_up_keeps_progress_and_a_new_browser_sees_it_after_sign_in(
     answer_first(page, live_server)
     sign_up_in_page(page, live_server, "navegador1")
     expect(page.locator(".nav-account")).to_have_text("Conta: navegador1")
-    expect(kernels_card(page).locator(".stat-right")).to_have_text(f"1 de {len(KERNELS.questions)}")
+    right = f"1 de {lesson_shape_total(KERNELS)}"
+    expect(kernels_card(page).locator(".stat-right")).to_have_text(right)
 
     phone = new_page(width=360)
     phone.goto(live_server.url + "/progresso")
@@ -107,7 +109,7 @@ def test_sign_up_keeps_progress_and_a_new_browser_sees_it_after_sign_in(
     phone.get_by_role("button", name="Entrar", exact=True).click()
     expect(phone).to_have_url(live_server.url + "/progresso")
     expect(kernels_card(phone).locator(".stat-right")).to_have_text(
-        f"1 de {len(KERNELS.questions)}"
+        f"1 de {lesson_shape_total(KERNELS)}"
     )
     expect(kernels_card(phone).locator(".status")).to_have_text("Em andamento")
     phone.screenshot(path=artifacts / "progresso-360.png", full_page=True)

@@ -15,7 +15,7 @@ from tests.support.accounts import instructor, sign_up
 from tests.support.app import db_rows
 from tests.support.cli import curso
 from tests.support.html import csrf_from, soup, text
-from tests.support.learning import COURSE, KERNELS, answer, right_form
+from tests.support.learning import COURSE, KERNELS, answer, finish
 
 FIRST = next(iter(KERNELS.questions))
 CHOICE = next(
@@ -204,8 +204,7 @@ def test_a_lesson_finished_on_time_is_not_listed_as_overdue(school, settings):
     _, teacher, learner, class_url, code = school
     class_id = class_url.rsplit("/", 1)[1]
     post(learner, f"/turmas/entrar/{code}")
-    for qid, question in KERNELS.questions.items():
-        answer(learner, "kernels", qid, right_form(question))
+    finish(learner, KERNELS)
     soon = datetime.now(ZoneInfo("America/Sao_Paulo")) + timedelta(minutes=2)
     form = {"licao": "kernels", "prazo": soon.strftime("%Y-%m-%dT%H:%M")}
     assert post(teacher, f"/instrutor/turmas/{class_id}/prazos", **form).status_code == 303

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.content.blocks import QuizPart
+from app.content.blocks import PoolPart, QuizPart
 from app.content.course import load_course
 from app.content.errors import ContentErrors
 from app.content.lessons import load_lesson
@@ -42,7 +42,18 @@ def test_real_course_loads_three_lessons_with_quizzes():
         assert len(lesson.questions) >= 5, lesson.slug
         for question in lesson.questions.values():
             assert all(option.explanation_html.strip() for option in question.options)
-        assert isinstance(lesson.parts[-1], QuizPart), "o quiz fecha a lição"
+        assert isinstance(lesson.parts[-1], QuizPart | PoolPart), "as perguntas fecham a lição"
+
+
+def test_every_lesson_draws_from_a_pool_and_the_course_has_numeric_variants():
+    """Issue 39, item 6: the lessons use pools and variants."""
+    course = load_course(REPO_LESSONS)
+    for lesson in course.lessons:
+        assert lesson.pools, f"{lesson.slug}: nenhum sorteio"
+        for pool in lesson.pools.values():
+            assert len(pool.candidates) > pool.draw, f"{lesson.slug}: o sorteio não sorteia nada"
+    variants = [q.id for lesson in course.lessons for q in lesson.questions.values() if q.variants]
+    assert len(variants) >= 3, variants
 
 
 def test_first_lesson_keeps_the_texts_two_questions_and_keys():

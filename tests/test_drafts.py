@@ -14,7 +14,7 @@ from app.main import create_app
 from tests.support.accounts import instructor
 from tests.support.app import REPO_LESSONS, make_settings
 from tests.support.html import csrf_from, soup, text
-from tests.support.learning import KERNELS, answer, right_form
+from tests.support.learning import KERNELS, answer, finish
 from tests.support.lessons import GOOD, lessons, messages
 
 SLUG = "zebras-de-inferencia"
@@ -59,8 +59,7 @@ def seen_by_learner(learner: TestClient) -> dict:
 
 def test_a_new_lesson_is_a_draft_that_learners_never_see(site):
     teacher, learner, folder = site
-    for qid, question in KERNELS.questions.items():
-        answer(learner, "kernels", qid, right_form(question))
+    finish(learner, KERNELS)
     before = seen_by_learner(learner)
     create_lesson(teacher)
 

@@ -14,6 +14,7 @@ import time
 import httpx
 import pytest
 
+from app.learning.progress import lesson_shape_total
 from app.platform.settings import PROJECT_ROOT
 from tests.support.accounts import PASSWORD, sign_up
 from tests.support.app import (
@@ -37,6 +38,7 @@ from tests.support.lti_platform import (
 from tests.support.server import LiveServer
 
 QUESTIONS = list(KERNELS.questions.values())
+TOTAL = lesson_shape_total(KERNELS)  # what the lesson counts: a pool, its draw
 HX = {"HX-Request": "true"}
 
 
@@ -88,17 +90,17 @@ def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):
         assert answer(browser, tool, QUESTIONS[1], wrong_form(QUESTIONS[1])).status_code == 200
     # The second answer's score, whether the first one's went out before it or not.
     last = last_score(platform, "ana-1", lambda s: "Errou" in s["comment"])
-    assert (last["scoreGiven"], last["scoreMaximum"]) == (1, len(QUESTIONS))
+    assert (last["scoreGiven"], last["scoreMaximum"]) == (1, TOTAL)
     assert last["activityProgress"] == "InProgress"
     assert last["gradingProgress"] == "FullyGraded"
     # QUESTIONS[1] (mac-e-ollama) has no concepts: the comment names it by its sentence.
     assert not QUESTIONS[1].concepts
     assert last["comment"] == (
-        f"Acertou 1 de {len(QUESTIONS)}. Errou: “Você roda num Mac com Apple Silicon e quer o"
-        f" caminho…”. {len(QUESTIONS) - 2} sem resposta."
+        f"Acertou 1 de {TOTAL}. Errou: “Você roda num Mac com Apple Silicon e quer o"
+        f" caminho…”. {TOTAL - 2} sem resposta."
     )
     item = next(i for i in platform.gradebook()["lineitems"] if i["resourceId"] == "kernels")
-    assert item["scoreMaximum"] == len(QUESTIONS)
+    assert item["scoreMaximum"] == TOTAL
     assert item["label"] == KERNELS.meta.title
     assert item["resourceLinkId"] == "link-1"
     assert last["lineitem"] == item["id"].rsplit("/", 1)[1]
@@ -259,7 +261,7 @@ def test_deep_linking_answers_with_the_lesson_and_its_line_item(lms):
     assert item["type"] == "ltiResourceLink"
     assert item["url"] == tool.url + "/lti/launch"
     assert item["custom"] == {"licao": "kernels"}
-    assert item["lineItem"]["scoreMaximum"] == len(QUESTIONS)
+    assert item["lineItem"]["scoreMaximum"] == TOTAL
 
 
 def test_a_learner_cannot_open_the_deep_linking_picker(lms):

@@ -69,7 +69,7 @@ def test_every_glossary_term_of_the_course_is_tested_and_tags_keep_versions(tmp_
     assert COURSE.problems == ()
     tags = {c for lesson in COURSE.lessons for q in lesson.questions.values() for c in q.concepts}
     assert tags == {term.slug for term in COURSE.glossary.terms}
-    assert len(DECODE_QUESTIONS) == 3
+    assert len(DECODE_QUESTIONS) >= 3
     # Tagging is not a new version: without its `concepts:` lines, every version is the same.
     untagged = tmp_path / "lessons"
     untagged.mkdir()
@@ -115,7 +115,7 @@ def by_slug(rows):
 
 
 def test_the_rule_weighs_the_latest_answers_most(db):
-    first, second, _ = DECODE_QUESTIONS
+    first, second, *_ = DECODE_QUESTIONS
     store(db, "a" * 32, first, False, 0)
     store(db, "a" * 32, second, True, 1)
     decode = by_slug(learner_mastery(db, COURSE, "a" * 32))["decode"]
@@ -167,7 +167,7 @@ def test_ten_thousand_learners_mastery_reads_the_kept_rows_in_two_statements(set
     statement, a row per concept; the attempt table is not read."""
     engine = make_engine(settings.database_url)
     now = datetime(2026, 3, 2, tzinfo=UTC)
-    first, second, _ = DECODE_QUESTIONS
+    first, second, *_ = DECODE_QUESTIONS
     learners = [{"id": f"{n:032x}", "created_at": now} for n in range(10_000)]
     attempts = [
         {

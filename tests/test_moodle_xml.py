@@ -5,13 +5,15 @@ response (multiple-answer and ordering questions are all-or-nothing in both plac
 from __future__ import annotations
 
 import itertools
+import re
 from decimal import Decimal
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
-from app.content.moodle_xml import moodle_xml_export
+from app.content.gift import pools_of
+from app.content.moodle_xml import moodle_formula, moodle_xml_export
 from app.learning.grading import grade, grade_order
 from app.main import create_app
 from tests.support.accounts import instructor
@@ -98,15 +100,24 @@ def check_texts(course, read: list[XmlQuestion]) -> int:
         written = written_questions(lesson.path)
         for question_id, question in lesson.questions.items():
             xml, source = by_id[f"{lesson.slug}/{question_id}"], written[question_id]
-            assert xml.category == "curso/" + lesson.meta.title_text.replace("/", "//")
-            assert xml.tags == list(source.get("concepts", []))
+            category = "curso/" + lesson.meta.title_text.replace("/", "//")
+            pools = pools_of(lesson, question_id)  # a pool's questions: a category of its own
+            assert xml.category == (f"{category}/{pools[0].id}" if pools else category)
+            assert xml.tags == [*source.get("concepts", []), *(f"sorteio-{x.id}" for x in pools)]
             assert xml.text_format == "markdown"
             prompt = source["prompt"].strip()
             if source.get("legend"):
                 prompt = f"{source['legend'].strip()}\n\n{prompt}"
+            if question.variants is not None:  # Moodle's calculated: {{ name }} is {name}
+                prompt = re.sub(r"\{\{\s*(\w+)\s*\}\}", r"{\1}", prompt)
             assert xml.text == prompt  # a unit is Moodle's, not the stem's
             kind = source["kind"]
-            if kind in ("single", "scenario", "multiple"):
+            if question.variants is not None:  # its datasets: tests/test_moodle_pools.py
+                assert xml.type == "calculated"
+                (key,) = xml.answers
+                assert key.text == moodle_formula(question.variants.value)
+                assert key.feedback == source["explanation"].strip()
+            elif kind in ("single", "scenario", "multiple"):
                 options = source["options"]
                 assert xml.type == ("multichoiceset" if kind == "multiple" else "multichoice")
                 assert [a.text for a in xml.answers] == [o["text"].strip() for o in options]

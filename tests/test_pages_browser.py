@@ -358,6 +358,9 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
 
 
 TAB_HEIGHT = 6_000  # px at 1280: the one-page dashboard was 17,000 (issue 27)
+# The questions tab lists every question of the course, folded: 38 before the pools and
+# variants of issue 39 (item 6), 53 since.
+QUESTIONS_TAB_HEIGHT = 8_000
 
 
 def test_each_dashboard_tab_is_short_enough_to_read(instructor_site, new_page):
@@ -377,7 +380,8 @@ def test_each_dashboard_tab_is_short_enough_to_read(instructor_site, new_page):
         for i in range(links.count()):
             box = links.nth(i).bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, name
-    assert {name: h for name, h in heights.items() if h >= TAB_HEIGHT} == {}, heights
+    budget = {name: TAB_HEIGHT for name in heights} | {"instrutor-perguntas": QUESTIONS_TAB_HEIGHT}
+    assert {name: h for name, h in heights.items() if h >= budget[name]} == {}, heights
 
 
 # Each word's box: a heading broken inside a word ("Alu|nos") has more boxes than words.

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import IntegrityError
 
 from app.content.course import load_course
+from app.learning.progress import lesson_shape_total
 from app.main import create_app
 from app.platform.db import make_engine
 from app.platform.models import Attempt
@@ -22,7 +23,9 @@ from tests.support.learning import (
     answer,
     card,
     key_of,
+    right_answer,
     right_form,
+    shown_questions,
     stored,
     version_of,
     wrong_form,
@@ -38,16 +41,20 @@ def home_status(client: TestClient, slug: str) -> str:
 
 
 def test_a_lesson_is_done_when_every_question_was_right_at_least_once(client):
-    questions = list(KERNELS.questions.values())
-    for question in questions[:-1]:
-        answer(client, "kernels", question.id, right_form(question))
+    opener = next(iter(KERNELS.questions.values()))
+    answer(client, "kernels", opener.id, right_form(opener))
+    questions = shown_questions(client, KERNELS)  # a pool shows only the learner's draw
+    assert questions[0] == opener
+    assert len(questions) == lesson_shape_total(KERNELS) < len(KERNELS.questions)
+    for question in questions[1:-1]:
+        answer(client, "kernels", question.id, right_answer(client, "kernels", question))
     last = questions[-1]
     answer(client, "kernels", last.id, wrong_form(last))
     assert home_status(client, "kernels") == "Em andamento"
-    answer(client, "kernels", last.id, right_form(last))
+    answer(client, "kernels", last.id, right_answer(client, "kernels", last))
     assert home_status(client, "kernels") == "Concluída"
     assert home_status(client, "escolha-self-hosted") == "Não iniciada"
-    total = sum(len(lesson.questions) for lesson in COURSE.lessons)
+    total = sum(lesson_shape_total(lesson) for lesson in COURSE.lessons)
     percent = f"{100 * len(questions) // total}%"
     assert text(soup(client.get("/")).select_one(".resume .course-percent")) == percent
     nav = soup(client.get("/licoes/escolha-self-hosted")).select_one(".course-nav")
@@ -95,8 +102,8 @@ def test_retry_keeps_every_attempt_the_first_try_and_the_current_state(client, s
     assert [row[3] for row in stored(settings)] == [0, 1]
     assert card(client, "kernels") == {
         "status": "Em andamento",
-        "right": f"1 de {len(KERNELS.questions)}",
-        "first": f"0 de {len(KERNELS.questions)}",
+        "right": f"1 de {lesson_shape_total(KERNELS)}",
+        "first": f"0 de {lesson_shape_total(KERNELS)}",
         "attempts": "2",
     }
 
@@ -408,7 +415,7 @@ def test_api_progress_matches_the_page_and_is_documented(client, settings):
         "title": KERNELS.meta.title,
         "status": "em andamento",
         "right": 1,
-        "total": len(KERNELS.questions),
+        "total": lesson_shape_total(KERNELS),
         "first_try_right": 0,
         "attempts": 2,
     }

@@ -13,10 +13,11 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import expect
 
 from app.content.course import load_course
+from app.learning.progress import lesson_shape_total
 from app.main import create_app
 from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
-from tests.support.learning import key_of, version_of
+from tests.support.learning import key_of, shown_questions, version_of
 from tests.support.lessons import GOOD, HEADER, SCENARIO, TREE
 from tests.support.server import LiveServer
 
@@ -162,16 +163,22 @@ def test_a_scenario_question_whose_tree_changed_stores_nothing(tmp_path: Path):
 
 
 def test_every_question_of_the_course_refuses_another_version(client, settings):
-    """Sweep: every question on every lesson page carries its live version, and only that passes."""
+    """Sweep: every question on every lesson page carries its live version, and only that
+    passes. A pool's questions are those the page draws for the learner once they answered."""
     course = load_course(REPO_LESSONS)
     checked = 0
     for lesson in course.lessons:
-        page = client.get(f"/licoes/{lesson.slug}").text
-        for question in lesson.questions.values():
+        fixed = [q for q in lesson.questions.values() if q.id not in lesson.pooled]
+        todo = list(fixed)  # the drawn questions join once the learner has their draw
+        for question in todo:
+            page = client.get(f"/licoes/{lesson.slug}").text
             form = {"csrftoken": csrf_from(page), "chave": key_of(page, question.id)}
             assert version_of(page, question.id) == question.content_hash
             if question.numeric:
                 answer = {"valor": str(question.numeric.value)}
+                variant = soup(page).select_one(f'#pergunta-{question.id} input[name="variante"]')
+                if variant is not None:  # the numbers this form shows
+                    answer["variante"] = variant["value"]
             elif question.items:
                 answer = {"posicao": [f"{item.id}={n}" for n, item in enumerate(question.items, 1)]}
             else:
@@ -185,10 +192,15 @@ def test_every_question_of_the_course_refuses_another_version(client, settings):
             )
             assert live.status_code == 200, url
             checked += 1
+            if question is fixed[-1]:  # now a learner: the page shows their own draw
+                shown = shown_questions(client, lesson)
+                drawn = [q for q in shown if q.id in lesson.pooled]
+                assert len(drawn) == sum(pool.draw for pool in lesson.pools.values())
+                todo += drawn
     stored = db_rows(
         settings, "SELECT lesson_slug, question_id, question_hash FROM attempt ORDER BY id"
     )
-    assert len(stored) == checked == sum(len(lesson.questions) for lesson in course.lessons)
+    assert len(stored) == checked == sum(lesson_shape_total(lesson) for lesson in course.lessons)
     assert all(row[2] == course.get(row[0]).questions[row[1]].content_hash for row in stored)
 
 

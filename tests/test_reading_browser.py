@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from pypdf import PdfReader
 
+from app.learning.progress import lesson_shape_total
 from tests.support.browser import BUDGET_BYTES, ConsoleWatch, focused, tab_until
 from tests.support.learning import COURSE
 from tests.support.server import LiveServer
@@ -526,6 +527,13 @@ def test_printed_lesson_keeps_every_question_the_answer_and_the_tree_outline(
     question.locator(f"#op-{answered.id}-{answered.options[0].id}").check()
     question.get_by_role("button", name="Responder").click()
     expect(question.locator(".verdict")).to_be_visible()
+    shown = page.locator(".question[id]").evaluate_all("nodes => nodes.map(n => n.id)")
+    assert len(shown) == lesson_shape_total(lesson), "a pool prints the learner's draw"
+    printed = {}  # what each question asks on the page: a variant, with the learner's numbers
+    for node_id in shown:
+        q = lesson.questions[node_id.removeprefix("pergunta-")]
+        legend = page.locator(f"#{node_id} legend").inner_text() if q.variants else q.legend_html
+        printed[q.id] = legend
     page.emulate_media(media="print")
     expect(page.locator(".question .option").first).to_be_visible()
     expect(page.locator(".question input").first).to_be_hidden()
@@ -535,8 +543,8 @@ def test_printed_lesson_keeps_every_question_the_answer_and_the_tree_outline(
     text = plain(
         "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
     )  # NFKC: "ﬁ" is "fi"
-    for q in lesson.questions.values():
-        assert plain(q.legend_html) in text, f"a pergunta {q.id} está no PDF"
+    for qid, legend in printed.items():
+        assert plain(legend) in text, f"a pergunta {qid} está no PDF"
     unanswered = list(lesson.questions.values())[1]
     for option in unanswered.options:
         assert plain(option.text_html) in text, "as opções de uma pergunta sem resposta, em lista"

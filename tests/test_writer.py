@@ -17,6 +17,7 @@ from sqlmodel import Session
 
 from app.learning import lti, writer
 from app.learning.mastery import concept_tags
+from app.learning.progress import lesson_shape_total
 from app.learning.state import (
     AttemptRow,
     DuplicateKeyError,
@@ -41,6 +42,7 @@ from tests.support.coroutines import run as run_coroutine
 from tests.support.learning import COURSE, KERNELS
 
 QUESTIONS = list(KERNELS.questions.values())
+TOTAL = lesson_shape_total(KERNELS)  # what the lesson counts: a pool, its draw
 SINGLE = next(q for q in QUESTIONS if q.kind == "single")
 RIGHT = sorted(SINGLE.answer)[0]
 TAGS = concept_tags(COURSE)
@@ -400,7 +402,7 @@ def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(setting
     stored = db_rows(settings, "SELECT created_at FROM attempt")
     assert db_rows(
         settings, "SELECT user_sub, score_given, score_maximum, answered_at, status FROM lti_score"
-    ) == [("sub-1", 1.0, float(len(QUESTIONS)), stored[0][0], "pending")]
+    ) == [("sub-1", 1.0, float(lesson_shape_total(KERNELS)), stored[0][0], "pending")]
 
 
 def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings, monkeypatch):
@@ -457,5 +459,5 @@ def test_the_grade_comment_names_what_was_wrong_and_how_many_are_left(settings):
     assert all(isinstance(d, Written) for d in done)
     terms = ", ".join(COURSE.glossary.get(slug).term for slug in tagged.concepts)
     assert db_rows(settings, "SELECT comment FROM lti_score") == [
-        (f"Acertou 1 de {len(QUESTIONS)}. Errou: {terms}. {len(QUESTIONS) - 2} sem resposta.",)
+        (f"Acertou 1 de {TOTAL}. Errou: {terms}. {TOTAL - 2} sem resposta.",)
     ]

@@ -590,6 +590,9 @@ def queue_scores(
                 unanswered += 1
             else:
                 wrong.append(label)
+        for draw, ids in order.pools:  # a pool's draw not yet answered is missing
+            answered = sum(1 for qid in ids if (learner, slug, qid) in best)
+            unanswered += max(0, draw - answered)
         fixed = [qid for qid, _ in order.questions if qid not in pooled]
         right = counted((fixed, order.pools), hit)
         total = counted_total(len(fixed), (draw for draw, _ in order.pools))

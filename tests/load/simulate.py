@@ -63,8 +63,10 @@ async def learner(
             return
         token = TOKEN_RE.search(page.text).group(1)
         headers = {"HX-Request": "true", "x-csrftoken": token}
-        # Questions answered by picking options (numeric and ordering ones have none).
-        questions = [q for q in lesson.questions.values() if q.options]
+        # Questions answered by picking options (numeric and ordering ones have none), out of
+        # the pools (whose questions each learner gets drawn).
+        pooled = lesson.pooled
+        questions = [q for q in lesson.questions.values() if q.options and q.id not in pooled]
         while time.monotonic() < deadline and not stop.is_set():
             question = random.choice(questions)
             data = {

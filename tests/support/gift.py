@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 from pygiftparser import parser
 
-FENCE = re.compile(r"^```quiz\n(.*?)^```", re.M | re.S)
+FENCE = re.compile(r"^```(?:quiz|bank)\n(.*?)^```", re.M | re.S)  # questions: quizzes and banks
 _ESCAPE = re.compile(r"\\(.)", re.S)
 _ID = re.compile(r"^// \[id:(.+)\]$", re.M)
 _TAG = re.compile(r"^// \[tag:(.+)\]$", re.M)

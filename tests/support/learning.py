@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
+from app.content.variants import instance
 from tests.support.app import REPO_LESSONS, query
 from tests.support.html import HX, csrf_from, soup, text
 
@@ -61,6 +62,9 @@ def answer(
         "versao": _hidden(form, qid, "versao") if form.select_one(f"#pergunta-{qid}") else "",
         **fields,
     }
+    variant = form.select_one(f'#pergunta-{qid} input[name="variante"]')
+    if variant is not None:  # a numeric question with variants: the numbers it showed
+        data.setdefault("variante", variant["value"])
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}",
         data=data,
@@ -76,6 +80,39 @@ def right_form(question) -> list[str] | dict:
     if question.kind == "ordering":
         return {"posicao": [f"{item}={n}" for n, item in enumerate(question.order, start=1)]}
     return sorted(question.answer)
+
+
+def shown_questions(client: TestClient, lesson) -> list:
+    """The questions of ``lesson`` its page shows this client, in page order: its quiz
+    questions and, in place of each pool, the questions drawn for them (a bank question that
+    was not drawn has no place on the page)."""
+    page = soup(client.get(f"/licoes/{lesson.slug}").text)
+    shown = [node["id"].removeprefix("pergunta-") for node in page.select(".question[id]")]
+    return [lesson.questions[qid] for qid in shown if qid in lesson.questions]
+
+
+def finish(client: TestClient, lesson) -> list:
+    """Answer right every question of ``lesson`` that its page shows this client: the lesson
+    done. A quiz question first, so that the pools show the learner's own draw; the questions
+    answered, in page order."""
+    opener = next(q for q in lesson.questions.values() if q.id not in lesson.pooled)
+    answer(client, lesson.slug, opener.id, right_answer(client, lesson.slug, opener))
+    questions = shown_questions(client, lesson)
+    for question in questions:
+        if question.id != opener.id:
+            answer(client, lesson.slug, question.id, right_answer(client, lesson.slug, question))
+    return questions
+
+
+def right_answer(client: TestClient, slug: str, question) -> list[str] | dict:
+    """The right answer to ``question`` as the page shows it to this client now: for a
+    question with variants, the right value of the numbers its form shows."""
+    if question.variants is None:
+        return right_form(question)
+    page = client.get(f"/licoes/{slug}?refazer={question.id}").text
+    token = _hidden(soup(page, only=f"pergunta-{question.id}"), question.id, "variante")
+    index = int(token.partition(".")[0])
+    return right_form(instance(question, question.variants.point(index)))
 
 
 def wrong_form(question) -> list[str] | dict:
