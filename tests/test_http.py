@@ -14,7 +14,9 @@ from tests.support.learning import (
     COURSE,
     KERNELS,
     answer,
+    key_of,
     stored,
+    version_of,
     wrong_option,
 )
 from tests.support.lessons import GOOD
@@ -218,6 +220,26 @@ def test_malformed_bodies_get_4xx_not_5xx(client, settings):
     assert json_body.status_code == 422
     bearer = client.post(url, data={"opcao": "b"}, headers={"Authorization": "Bearer x"})
     assert bearer.status_code == 403, "um cabeçalho Bearer não pula a verificação de CSRF"
+    assert stored(settings) == []
+
+
+def test_fields_past_their_limits_get_422_and_store_nothing(client, settings):
+    """The answer and the place read their forms without FastAPI (app/web/forms.py,
+    PostedForm): the same limits as before, the same page."""
+    page = client.get("/licoes/kernels").text
+    token = csrf_from(page)
+    question = next(iter(KERNELS.questions.values()))
+    url = f"/licoes/kernels/perguntas/{question.id}"
+    base = {"csrftoken": token, "chave": key_of(page, question.id), "opcao": "b"}
+    limits = (("versao", 65), ("confirmado", 101), ("variante", 41), ("lancamento", 2001))
+    for field, size in limits:
+        sent = {"versao": version_of(page, question.id), **base, field: "a" * size}
+        refused = client.post(url, data=sent)
+        assert refused.status_code == 422, field
+        assert "O formulário enviado está incompleto ou malformado" in refused.text
+    for form in ({"licao": "k" * 101}, {"licao": "kernels", "secao": "s" * 201}, {}):
+        placed = client.post("/progresso/lugar", data={"csrftoken": token, **form})
+        assert placed.status_code == 422, form
     assert stored(settings) == []
 
 

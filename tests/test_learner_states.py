@@ -75,14 +75,13 @@ def test_an_answer_stored_by_another_process_is_read_as_its_rows_alone(settings)
     states = LearnerStates()
     try:
         store_now(writer_engine, [_answer(n) for n in range(3)], TAGS)
-        with reader_engine.connect() as connection:
-            first = states.read(connection, LEARNER)
+        first = states.read(reader_engine, LEARNER)
         assert len(first.attempts) == 3 and states.rows_read == 3
         newest = max(a.id for a in first.attempts)
 
         store_now(writer_engine, [_answer(3)], TAGS)  # "another process" answers
-        with Reads(reader_engine) as reads, reader_engine.connect() as connection:
-            second = states.read(connection, LEARNER)
+        with Reads(reader_engine) as reads:
+            second = states.read(reader_engine, LEARNER)
         assert len(reads.sent) == 1, reads.sent
         (params,) = [p for _, p in reads.sent]
         assert newest in (params.values() if isinstance(params, dict) else params)
@@ -91,8 +90,7 @@ def test_an_answer_stored_by_another_process_is_read_as_its_rows_alone(settings)
         assert second.attempts[-1].id > newest and len(second.attempts) == 4
         assert len(second.cards) == 1 and second.cards[0].due >= first.cards[0].due
 
-        with reader_engine.connect() as connection:  # nothing new: nothing read
-            third = states.read(connection, LEARNER)
+        third = states.read(reader_engine, LEARNER)  # nothing new: nothing read
         assert states.rows_read == 4 and third == second
     finally:
         writer_engine.dispose()
@@ -108,23 +106,20 @@ def test_rows_that_come_or_go_below_those_kept_read_the_state_whole(settings):
     try:
         store_now(engine, [_answer(0, other), _answer(1, other)], TAGS)  # the lower ids
         store_now(engine, [_answer(0)], TAGS)
-        with engine.connect() as connection:
-            assert len(states.read(connection, LEARNER).attempts) == 1
+        assert len(states.read(engine, LEARNER).attempts) == 1
         with engine.begin() as connection:
             connection.exec_driver_sql(
                 f"UPDATE attempt SET learner_id = '{LEARNER}', idempotency_key = "
                 f"idempotency_key || 'm' WHERE learner_id = '{other}'"
             )
-        with engine.connect() as connection:
-            merged = states.read(connection, LEARNER)
+        merged = states.read(engine, LEARNER)
         assert len(merged.attempts) == 3
         assert [a.id for a in merged.attempts] == sorted(a.id for a in merged.attempts)
         with engine.begin() as connection:
             connection.exec_driver_sql(f"DELETE FROM attempt WHERE learner_id = '{LEARNER}'")
             connection.exec_driver_sql(f"DELETE FROM review_card WHERE learner_id = '{LEARNER}'")
             connection.exec_driver_sql(f"DELETE FROM learner WHERE id = '{LEARNER}'")
-        with engine.connect() as connection:
-            erased = states.read(connection, LEARNER)
+        erased = states.read(engine, LEARNER)
         assert erased.attempts == () and not erased.stored
     finally:
         engine.dispose()
@@ -136,14 +131,13 @@ def test_the_least_recently_read_learner_is_dropped_beyond_the_bound(settings):
     learners = [str(n) * 32 for n in range(1, 4)]
     try:
         store_now(engine, [_answer(0, learner) for learner in learners], TAGS)
-        with engine.connect() as connection:
-            for learner in learners:
-                states.read(connection, learner)
-            assert states.rows_read == 3
-            states.read(connection, learners[0])  # dropped: read whole again
-            assert states.rows_read == 4
-            states.read(connection, learners[2])  # kept: nothing read
-            assert states.rows_read == 4
+        for learner in learners:
+            states.read(engine, learner)
+        assert states.rows_read == 3
+        states.read(engine, learners[0])  # dropped: read whole again
+        assert states.rows_read == 4
+        states.read(engine, learners[2])  # kept: nothing read
+        assert states.rows_read == 4
     finally:
         engine.dispose()
 

@@ -49,16 +49,19 @@ def log_request(
         learner: the learner id in the session, logged only as a salted SHA-256 prefix
             (16 hex digits); anything but a string is logged as ``null``.
     """
-    log.info(
-        {
-            "event": "request",
-            "request_id": request_id,
-            "method": method,
-            "path": path,
-            "status": status,
-            "duration_ms": round(duration_s * 1000, 1),
-            "learner": hashlib.sha256(salt + learner.encode()).hexdigest()[:16]
-            if isinstance(learner, str)
-            else None,
-        }
-    )
+    if not log.isEnabledFor(logging.INFO):
+        return
+    # Handed to the handlers as log.info would, without looking up the caller's frame (the
+    # JSON line has no file or line): a tenth of a cached page's CPU went to logging.
+    payload = {
+        "event": "request",
+        "request_id": request_id,
+        "method": method,
+        "path": path,
+        "status": status,
+        "duration_ms": round(duration_s * 1000, 1),
+        "learner": hashlib.sha256(salt + learner.encode()).hexdigest()[:16]
+        if isinstance(learner, str)
+        else None,
+    }
+    log.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, payload, (), None))

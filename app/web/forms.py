@@ -4,32 +4,91 @@ session keys that carry a message to the next page (post/redirect/get without Ja
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import parse_qsl
 
-from fastapi import Depends, Form, Request
+from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
 
 from app.i18n import N_, gettext
 from app.learning import usecases
 from app.learning.usecases import Answer, FormRefused
+from app.web.front_door import BODY_SCOPE_KEY
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+MAX_FIELDS = 1000  # Starlette's limit of a form's fields (Request.form's max_fields)
 
 
-async def answer_form(
-    opcao: Annotated[list[str] | None, Form()] = None,
-    chave: Annotated[str | None, Form()] = None,
-    versao: Annotated[str | None, Form(max_length=64)] = None,
-    valor: Annotated[str | None, Form()] = None,
-    posicao: Annotated[list[str] | None, Form()] = None,
-    confirmado: Annotated[str | None, Form(max_length=100)] = None,
-    variante: Annotated[str | None, Form(max_length=40)] = None,
-) -> Answer:
+async def answer_form(request: Request) -> Answer:
     """The answer as sent: ``opcao`` (option ids), ``chave`` (the form's idempotency key),
     ``versao`` (the question version shown), ``valor`` (a ``numeric`` answer as typed) and
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
     (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
-    ``variante`` (the signed variant of a numeric question with parameters)."""
-    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado, variante)
+    ``variante`` (the signed variant of a numeric question with parameters); read by
+    :meth:`PostedForm.answer`."""
+    return PostedForm(request).answer()
 
 
 AnswerFormDep = Annotated[Answer, Depends(answer_form)]
+
+
+class PostedForm:
+    """A POST's url-encoded form, parsed once from the body the front door buffered
+    (``scope["curso.body"]``), for the busiest routes, which skip FastAPI's form parsing and
+    dependency resolution. Read as FastAPI reads ``Form()`` parameters: the last value of a
+    field, an empty value as absent; a value longer than its limit, or a required field
+    absent, raises :class:`~fastapi.exceptions.RequestValidationError` (the 422 page "Dados
+    inválidos", :mod:`app.web.errors`). Another body type is an empty form.
+
+    Raises:
+        HTTPException: 400 for more than :data:`MAX_FIELDS` fields, as Starlette's parser.
+    """
+
+    def __init__(self, request: Request) -> None:
+        body: bytes = request.scope.get(BODY_SCOPE_KEY, b"")
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        text = body.decode("utf-8", "replace") if kind == FORM_TYPE else ""
+        self.fields: dict[str, list[str]] = {}
+        try:
+            pairs = parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS)
+        except ValueError as exc:
+            raise HTTPException(status_code=400, detail="Too many fields") from exc
+        for name, value in pairs:
+            self.fields.setdefault(name, []).append(value)
+
+    def get(self, name: str, max_length: int | None = None) -> str | None:
+        """The field's last value, ``None`` when absent or empty."""
+        values = self.fields.get(name)
+        value = values[-1] if values else None
+        if not value:
+            return None
+        if max_length is not None and len(value) > max_length:
+            raise RequestValidationError([{"loc": ("body", name), "type": "string_too_long"}])
+        return value
+
+    def required(self, name: str, max_length: int | None = None) -> str:
+        """As :meth:`get`, for a field that must be there."""
+        value = self.get(name, max_length)
+        if value is None:
+            raise RequestValidationError([{"loc": ("body", name), "type": "missing"}])
+        return value
+
+    def every(self, name: str) -> list[str]:
+        """Every value of the field, in order (``[]`` when absent)."""
+        return self.fields.get(name, [])
+
+    def answer(self) -> Answer:
+        """The answer form (:func:`answer_form`): ``versao`` up to 64 characters,
+        ``confirmado`` 100, ``variante`` 40."""
+        return Answer(
+            self.get("chave") or "",
+            self.get("versao", 64),
+            self.every("opcao"),
+            self.get("valor"),
+            self.every("posicao"),
+            self.get("confirmado", 100),
+            self.get("variante", 40),
+        )
 
 
 QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
+from starlette.routing import Route
 
 # Matched first, the busiest first (route names): a request is matched against the app's one
 # route list in order, so the lesson, the answer and the place cost a few regex matches each.
@@ -33,7 +34,8 @@ def include_all(app: FastAPI) -> None:
     routes to match a request and scans them again to handle it (``POST /progresso/lugar``
     tried 74 route matches behind 17 routers). Each route is declared with its whole path and
     dependencies (an ``APIRouter``'s prefix and dependencies are in its routes already), and
-    is added again here so that it resolves the app's ``dependency_overrides``.
+    is added again here so that it resolves the app's ``dependency_overrides``. The busiest
+    POSTs (the answer, the place) are plain Starlette routes, added as they are.
     """
     from app.web.routes import (
         account,
@@ -70,8 +72,11 @@ def include_all(app: FastAPI) -> None:
     ordered.sort(key=lambda pair: rank.get(pair[0].name, len(HOT)))  # stable: the rest keep order
     before = len(app.router.routes)  # the schema's route and the mounts
     for route, in_schema in ordered:
-        assert isinstance(route, APIRoute), route
-        _add(app, route, in_schema)
+        if isinstance(route, APIRoute):
+            _add(app, route, in_schema)
+        else:  # a plain Starlette endpoint (the answer, the place): no dependency to resolve
+            assert isinstance(route, Route), route
+            app.router.routes.append(route)
     table = app.router.routes
     hot = [route for route in table[before:] if getattr(route, "name", "") in rank]
     first = {id(route) for route in hot}

@@ -96,14 +96,9 @@ def opened_lesson(
     """The lesson opened by this request's learner: one state read on the event loop; a
     moved place goes to the writer's queue, unwaited, or to the session."""
     asked = lesson_request(request, lesson.slug, learner_id, retry)
-    with read_session(request) as db:
-        store, place, moves = (
-            learner_store(request, db),
-            session_place(request),
-            not is_prefetch(request),
-        )
-        secret = request.app.state.secret.encode()
-        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves, secret)
+    store, place, moves = learner_store(request), session_place(request), not is_prefetch(request)
+    secret = request.app.state.secret.encode()
+    opened = open_lesson(store, course, lesson, learner_id, place, asked, moves, secret)
     if opened.keep_in_session is not None:
         keep_in_session(request, opened.keep_in_session)
     return opened

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from babel.numbers import format_decimal
-from fastapi import APIRouter, Form, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
 from app.i18n import N_, gettext
@@ -15,12 +13,13 @@ from app.learning.state import Place
 from app.learning.trees import walk_summary
 from app.web.deps import (
     CourseDep,
-    LearnerForWriteDep,
     LearnerIdDep,
+    get_course,
+    learner_for_write,
     learner_store,
     read_session,
 )
-from app.web.forms import take_notice
+from app.web.forms import PostedForm, take_notice
 from app.web.headers import PERSONAL
 from app.web.lookups import keep_in_session, session_place
 from app.web.public import ProgressPublic, progress_public
@@ -70,27 +69,21 @@ async def progress_api(
     return progress_public(progress, state, url or "")
 
 
-@router.post(
-    "/progresso/lugar",
-    status_code=204,
-    response_class=Response,
-    include_in_schema=False,
-    name="place",
-)
-async def save_place_route(
-    request: Request,
-    course: CourseDep,
-    learner_id: LearnerForWriteDep,
-    licao: Annotated[str, Form(max_length=100)],
-    secao: Annotated[str, Form(max_length=200)] = "",
-):
+async def save_place_route(request: Request) -> Response:
     """Remember the section the learner is reading (sent by ``static/js/place.js`` as they scroll).
 
     Returns 204; an unknown lesson or section gives 422 with a message in Portuguese. Like every
     POST, it gives a visitor their learner id; the place stays in the session until the learner
     has a row (their first answer). On the event loop: the learner's state says whether they
-    have a row, and the move's commit is awaited (no thread waits).
+    have a row, and the move's commit is awaited (no thread waits). A plain Starlette endpoint
+    (sent as the learner scrolls): no dependency resolution, the form parsed once
+    (:class:`app.web.forms.PostedForm`: ``licao`` required, up to 100 characters; ``secao`` up
+    to 200).
     """
+    course = await get_course(request)
+    learner_id = await learner_for_write(request)
+    form = PostedForm(request)
+    licao, secao = form.required("licao", 100), form.get("secao", 200) or ""
     lesson = course.get(licao)
     if lesson is None or (secao and secao not in section_titles(lesson)):
         return Response(gettext(BAD_PLACE), status_code=422, media_type="text/plain; charset=utf-8")
@@ -101,3 +94,6 @@ async def save_place_route(
     else:
         keep_in_session(request, place)
     return Response(status_code=204)
+
+
+router.add_route("/progresso/lugar", save_place_route, ["POST"], name="place")

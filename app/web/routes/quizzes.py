@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
@@ -32,13 +32,15 @@ from app.web.deps import (
     RowId,
     SessionDep,
     born_in_this_request,
+    get_reader_course,
+    learner_for_write,
     learner_store,
 )
 from app.web.forms import (
     FLASH_KEY,
     HINT_NOT_FOUND,
     QUESTION_NOT_FOUND,
-    AnswerFormDep,
+    PostedForm,
     refusal_message,
 )
 from app.web.launches import answer_scores, launch_query, tab_launch
@@ -49,16 +51,7 @@ from app.web.urls import urls_of
 router = APIRouter()
 
 
-@router.post("/licoes/{slug}/perguntas/{question_id}", response_class=HTMLResponse, name="answer")
-async def answer(
-    request: Request,
-    slug: str,
-    question_id: str,
-    course: ReaderCourseDep,
-    learner_id: LearnerForWriteDep,
-    sent: AnswerFormDep,
-    lancamento: Annotated[str | None, Form(max_length=2000)] = None,
-):
+async def answer(request: Request) -> Response:
     """Grade and store one answer, once per form (the ``chave`` idempotency key).
 
     The answer comes in ``opcao`` (option ids), ``valor`` (a ``numeric`` question's number,
@@ -81,9 +74,16 @@ async def answer(
     transaction (:mod:`app.web.launches`).
 
     Runs on the event loop: the state read is one short statement on the loop's connection,
-    and the commit is awaited (the writer's thread wakes it), so no thread waits.
+    and the commit is awaited (the writer's thread wakes it), so no thread waits. A plain
+    Starlette endpoint (the busiest POST): no dependency resolution, the form parsed once
+    (:class:`app.web.forms.PostedForm`, ``lancamento`` up to 2,000 characters).
     """
-    lesson, question = _find(course, slug, question_id)
+    course = await get_reader_course(request)
+    learner_id = await learner_for_write(request)
+    form = PostedForm(request)
+    sent, lancamento = form.answer(), form.get("lancamento", 2000)
+    params = request.path_params
+    lesson, question = _find(course, params["slug"], params["question_id"])
     store = learner_store(request)
     born = born_in_this_request(request)
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
@@ -119,6 +119,9 @@ async def answer(
         assert page.state is not None  # an answer's page carries the state it was built from
         return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
     return _back_to(request, lesson, question)
+
+
+router.add_route("/licoes/{slug}/perguntas/{question_id}", answer, ["POST"], name="answer")
 
 
 @router.post(
