@@ -1,0 +1,131 @@
+"""Studying without a connection (issue 40) in Chromium at 360 px, the connection cut with
+``context.set_offline(True)``: a lesson downloaded from its page (size first) opens with no
+network; a page not downloaded shows the lessons the device holds; /progresso lists them with
+"Remover"; and nothing in the device's cache holds an explanation of an unanswered question."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.support.browser import ConsoleWatch, axe_violations
+from tests.support.learning import COURSE, KERNELS
+from tests.support.server import LiveServer
+
+OTHER = next(lesson for lesson in COURSE.lessons if lesson.slug != KERNELS.slug)
+
+# Every cached response's text, read in the page (the Cache API is the service worker's store).
+CACHED = """async () => {
+  const cache = await caches.open("curso-sem-internet");
+  const out = {};
+  for (const request of await cache.keys()) {
+    const response = await cache.match(request);
+    out[request.url] = (response.headers.get("content-type") || "").startsWith("image/")
+      ? "" : await response.text();
+  }
+  return out;
+}"""
+
+
+def ready(page: Page) -> None:
+    """Wait until the service worker, registered after the page's load, is active."""
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+
+
+def download(page: Page, base: str, slug: str) -> None:
+    page.goto(f"{base}/licoes/{slug}")
+    ready(page)
+    box = page.locator("[data-offline-lesson]")
+    box.get_by_role("button", name="Baixar para ler sem internet").click()
+    expect(box.locator("[data-offline-status]")).to_have_text(
+        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
+    )
+    box.get_by_role("button", name="Confirmar o download").click()
+    expect(box.locator("[data-offline-status]")).to_have_text(
+        re.compile(r"^Baixada neste aparelho: versão [0-9a-f]{8}, [\d,]+ (kB|MB)\.$")
+    )
+
+
+def test_a_downloaded_lesson_opens_offline_and_the_others_say_so(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    console = ConsoleWatch(page)
+    base = live_server.url
+    download(page, base, KERNELS.slug)
+    version = page.locator("[data-offline-lesson]").get_attribute("data-version")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("h1")).to_have_text(KERNELS.meta.title_text)
+    expect(page.locator("[data-offline-status]")).to_contain_text(f"versão {version}")
+    page.goto(f"{base}/licoes/{OTHER.slug}")
+    expect(page.locator("h1")).to_have_text("Sem conexão")
+    listed = page.locator("[data-offline-list] a")
+    expect(listed).to_have_count(1)
+    expect(listed).to_have_text(KERNELS.meta.title_text)
+    listed.click()
+    expect(page.locator("h1")).to_have_text(KERNELS.meta.title_text)
+    page.context.set_offline(False)
+    page.goto(f"{base}/progresso")
+    items = page.locator("[data-offline-items] li")
+    expect(items).to_have_count(1)
+    expect(items).to_contain_text(KERNELS.meta.title_text)
+    expect(items).to_contain_text(f"versão {version}")
+    items.get_by_role("button").click()
+    expect(items).to_have_count(0)
+    expect(page.locator("[data-offline-none]")).to_be_visible()
+    assert page.evaluate(CACHED) == {}
+    # Chromium logs each request the cut connection failed (the worker tries the network first).
+    assert [e for e in console.errors if "ERR_INTERNET_DISCONNECTED" not in e] == []
+
+
+def test_the_cache_holds_no_explanation_of_an_unanswered_question(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    cached = page.evaluate(CACHED)
+    assert any(url.endswith(f"/licoes/{KERNELS.slug}") for url in cached), list(cached)
+    assert any("/static/" in url for url in cached), list(cached)
+    assert any(url.endswith("/glossario") for url in cached), list(cached)
+    for url, text in cached.items():
+        for lesson in COURSE.lessons:
+            for question in lesson.questions.values():
+                for option in question.options:
+                    assert option.explanation_html.strip() not in text, (url, question.id)
+
+
+def test_the_whole_course_downloads_from_progress(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    page.goto(f"{live_server.url}/progresso")
+    ready(page)
+    section = page.locator("[data-offline-downloads]")
+    section.get_by_role("button", name="Baixar o curso todo").click()
+    expect(section.locator("[data-offline-status]")).to_have_text(
+        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
+    )
+    section.get_by_role("button", name="Confirmar o download").click()
+    expect(section.locator("[data-offline-items] li")).to_have_count(len(COURSE.lessons))
+
+
+@pytest.mark.parametrize("theme", ("claro", "escuro"))
+def test_the_offline_pages_pass_axe(new_page, live_server: LiveServer, theme: str):
+    page = new_page(360, 740, color_scheme="dark" if theme == "escuro" else "light")
+    for path in ("/sem-internet", "/sem-internet/respostas", "/progresso"):
+        page.goto(live_server.url + path)
+        assert axe_violations(page) == [], (path, theme)
+
+
+def test_the_manifest_makes_the_course_installable(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    page.goto(live_server.url + "/")
+    href = page.locator('link[rel="manifest"]').get_attribute("href")
+    manifest = page.request.get(live_server.url + href).json()
+    assert manifest["name"] == "Curso: engines de inferência de LLM"
+    assert manifest["lang"] == "pt-BR" and manifest["display"] == "standalone"
+    assert {icon["sizes"] for icon in manifest["icons"]} == {"192x192", "512x512"}
+    for icon in manifest["icons"]:
+        response = page.request.get(live_server.url + icon["src"])
+        assert response.headers["content-type"] == "image/png"
+    worker = page.request.get(live_server.url + "/sw.js")
+    assert worker.headers["service-worker-allowed"] == "/"
