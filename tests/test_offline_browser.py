@@ -10,6 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support.app import query
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.learning import COURSE, KERNELS
 from tests.support.server import LiveServer
@@ -129,3 +130,54 @@ def test_the_manifest_makes_the_course_installable(new_page, live_server: LiveSe
         assert response.headers["content-type"] == "image/png"
     worker = page.request.get(live_server.url + "/sw.js")
     assert worker.headers["service-worker-allowed"] == "/"
+
+
+SINGLE = [q for q in KERNELS.questions.values() if q.input_type == "radio"][:3]
+
+
+def answer_offline(page: Page) -> list[str]:
+    """Answer three questions of the downloaded page with no connection; their keys."""
+    keys = []
+    for question in SINGLE:
+        block = page.locator(f".question:has(#op-{question.id}-{question.options[0].id})")
+        page.locator(f"#op-{question.id}-{question.options[0].id}").check()
+        block.get_by_role("button", name="Responder").click()
+        expect(block.locator(".offline-kept")).to_have_text(
+            "Resposta guardada neste aparelho; será corrigida quando a internet voltar."
+        )
+        keys.append(block.locator('input[name="chave"]').get_attribute("value"))
+    return keys
+
+
+def attempts_with(live_server: LiveServer, keys: list[str]) -> list[tuple]:
+    marks = ", ".join(f":k{n}" for n in range(len(keys)))
+    return query(
+        live_server.settings,
+        f"SELECT question_id, idempotency_key FROM attempt WHERE idempotency_key IN ({marks})",
+        **{f"k{n}": key for n, key in enumerate(keys)},
+    )
+
+
+def test_answers_given_offline_are_graded_when_the_connection_returns(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    keys = answer_offline(page)
+    badge = page.locator("[data-offline-badge]")
+    expect(badge).to_have_text("Respostas esperando: 3")
+    assert attempts_with(live_server, keys) == []
+    page.context.set_offline(False)
+    graded = page.locator(".offline-graded")
+    expect(graded.locator("h2")).to_have_text("Corrigidas agora")
+    expect(graded.locator(".offline-verdict")).to_have_count(3)
+    expected = [
+        "✓ Resposta correta" if q.options[0].id in q.answer else "✗ Resposta incorreta"
+        for q in SINGLE
+    ]
+    assert graded.locator(".offline-verdict").all_text_contents() == expected
+    expect(badge).to_be_hidden()
+    stored = attempts_with(live_server, keys)
+    assert sorted(stored) == sorted((q.id, key) for q, key in zip(SINGLE, keys, strict=True))

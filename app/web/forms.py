@@ -3,9 +3,10 @@ session keys that carry a message to the next page (post/redirect/get without Ja
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, Form, Request
+from fastapi import Depends, Form, HTTPException, Request
 
 from app.i18n import N_, gettext
 from app.learning import usecases
@@ -19,12 +20,28 @@ async def answer_form(
     valor: Annotated[str | None, Form()] = None,
     posicao: Annotated[list[str] | None, Form()] = None,
     confirmado: Annotated[str | None, Form(max_length=100)] = None,
+    dada_em: Annotated[str | None, Form(max_length=40)] = None,
 ) -> Answer:
     """The answer as sent: ``opcao`` (option ids), ``chave`` (the form's idempotency key),
     ``versao`` (the question version shown), ``valor`` (a ``numeric`` answer as typed) and
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
-    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438)."""
-    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado)
+    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438).
+
+    ``dada_em`` is when an answer kept on the device offline was given (ISO 8601 with its
+    offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it.
+
+    Raises:
+        HTTPException: 422 when ``dada_em`` is not such a time.
+    """
+    given_at = None
+    if dada_em:
+        try:
+            given_at = datetime.fromisoformat(dada_em)
+        except ValueError:
+            given_at = None
+        if given_at is None or given_at.tzinfo is None:
+            raise HTTPException(status_code=422, detail=gettext(BAD_GIVEN_AT))
+    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado, given_at)
 
 
 AnswerFormDep = Annotated[Answer, Depends(answer_form)]
@@ -35,6 +52,7 @@ STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
 QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 HINT_NOT_FOUND = N_("This question has no such hint. Reload the page.")
+BAD_GIVEN_AT = N_("The time this answer was given is not valid. Answer the question again.")
 
 
 def refusal_message(refused: FormRefused) -> str:
