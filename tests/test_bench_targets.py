@@ -40,13 +40,13 @@ def test_each_target_is_judged_beside_its_anchor():
         "sim",
     ]
     # 0.2 ms is 5× the raw ASGI anchor: over the 3× the issue allows
-    assert line(table, "lição anônima (gzip)")[-1] == "não"
-    assert "lição do aluno" not in empty and "lição anônima (gzip)" not in empty
+    assert line(table, "lição anônima (comprimida)")[-1] == "não"
+    assert "lição do aluno" not in empty and "lição anônima (comprimida)" not in empty
 
 
 def test_a_target_that_measured_nothing_is_a_failure():
     rows = [row(LEARNER_LESSON, 0.0, requests=0), row(ANONYMOUS_LESSON, 0.01)]
     table, empty = targets_table(rows, {RAW_ANCHOR: row(RAW_ANCHOR, 0.0, errors=100)})
     assert line(table, "lição do aluno")[-1] == "FALHOU (não mediu)"
-    assert line(table, "lição anônima (gzip)")[-1] == "FALHOU (não mediu)", "sem âncora"
+    assert line(table, "lição anônima (comprimida)")[-1] == "FALHOU (não mediu)", "sem âncora"
     assert set(empty) == {target.label for target in TARGETS}

@@ -117,7 +117,7 @@ def test_every_registered_kind_has_its_macro_and_every_macro_its_kind(tmp_path):
     source = (templates / "_blocks.html").read_text(encoding="utf-8")
     macros = {macro.name for macro in env.parse(source).find_all(nodes.Macro)}
 
-    assert kinds == {"quiz", "tree", "calculator"}
+    assert kinds == {"quiz", "tree", "calculator", "bank", "pool"}
     assert macros == kinds
     assert len(lesson.parts) == len(BLOCKS), "each example is one part; the chart is its HTML"
 

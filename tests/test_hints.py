@@ -3,7 +3,6 @@ that follows them, and counted in review (FSRS) and mastery."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -21,6 +20,7 @@ from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
 from tests.support.accounts import instructor, new_browser, post_form, sign_in, sign_up
 from tests.support.app import db_rows
+from tests.support.coroutines import run as run_coroutine
 from tests.support.html import HX, csrf_from, is_fragment, soup, text
 from tests.support.learning import (
     COURSE,
@@ -221,7 +221,7 @@ def test_hints_change_the_next_review_date(settings, monkeypatch, hints, right, 
         for number in range(1, hints + 1):
             reveal_hint(store, KERNELS, DECODE, learner, number, DECODE.content_hash)
         chosen = sorted(DECODE.answer) if right else ["a"]
-        page = asyncio.run(
+        page = run_coroutine(
             answer_question(
                 store,
                 COURSE,

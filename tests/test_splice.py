@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from app.web.splice import (
     FORM_KEY_HOLE,
     TOKEN_HOLE,
+    AdlerBasis,
     SplicedPage,
-    adler32_combine,
     chosen_encoding,
     deflated_parts,
     with_key_holes,
@@ -23,10 +23,28 @@ from app.web.splice import (
 TEXT = st.binary(max_size=3000) | st.text(max_size=2000).map(lambda t: t.encode("utf-8"))
 
 
-@given(st.binary(max_size=5000), st.binary(max_size=5000))
-def test_adler32_combine_agrees_with_zlib(first: bytes, second: bytes):
-    combined = adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
-    assert combined == zlib.adler32(first + second)
+@given(
+    st.lists(st.binary(max_size=3000), min_size=1, max_size=8),
+    st.lists(st.booleans(), max_size=7),
+    st.binary(max_size=300),
+    st.binary(max_size=300),
+)
+def test_the_adler32_of_the_filled_page_agrees_with_zlib(parts, kinds, token, key):
+    parts = parts[: len(kinds) + 1]
+    is_key = kinds[: len(parts) - 1]
+    basis = AdlerBasis.of(parts, is_key, len(token), len(key))
+    page = parts[0] + b"".join(
+        (key if k else token) + part for k, part in zip(is_key, parts[1:], strict=True)
+    )
+    assert basis.adler32(token, key) == zlib.adler32(page)
+
+
+def test_the_adler32_holds_for_bytes_that_wrap_its_sums():
+    parts = [b"\xff" * 70_000, b"\xff" * 5, b"\xfe" * 66_000]
+    token, key = b"\xff" * 300, b"\x01" * 22
+    page = parts[0] + token + parts[1] + key + parts[2]
+    basis = AdlerBasis.of(parts, [False, True], len(token), len(key))
+    assert basis.adler32(token, key) == zlib.adler32(page)
 
 
 @hsettings(max_examples=60, deadline=None)

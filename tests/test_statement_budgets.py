@@ -26,17 +26,21 @@ from tests.support.app import db_rows
 from tests.support.html import HX, csrf_from, soup
 from tests.support.learning import KERNELS, answer, key_of, right_form, version_of
 
+# The session comes from the front door's per-process cache (app/web/front_door.py); a
+# learner's page reads the state once: the learner row's counts and the rows newer than those
+# the process keeps (app/learning/store.py, LearnerStates).
 BUDGETS = {
     "visitor lesson page": 0,
-    "learner lesson page": 2,
-    # The request's own statements: the session and the state read. Its writes go to the
-    # process's writer (app/learning/writer.py), counted per batch below.
-    "answer POST": 2,
-    "tree step": 3,
-    "/api/progresso": 2,
+    "learner lesson page": 1,
+    # The request's own statement: the state read. Its writes go to the process's writer
+    # (app/learning/writer.py), counted per batch in tests/test_writer.py.
+    "answer POST": 1,
+    # The walk stored at the result: the learner row (if missing) and the walk.
+    "tree step": 2,
+    "/api/progresso": 1,
     "visitor my-data page": 0,
-    # The session and the state read: the notebook is built from the state (issue 39).
-    "notebook of mistakes": 2,
+    # The state read: the notebook is built from the state (issue 39).
+    "notebook of mistakes": 1,
 }
 # The dashboard's tabs (issue 27), each with an instructor's session and account, the class
 # filter's classes, and its own figures: computed and stored on a first visit, read kept on

@@ -37,6 +37,7 @@ from app.learning.usecases import (
 from app.learning.writer import AnswerWriter, WriterUnavailable, store_now
 from app.platform.db import make_engine
 from tests.support.app import db_rows
+from tests.support.coroutines import run as run_coroutine
 from tests.support.learning import COURSE, KERNELS
 
 QUESTIONS = list(KERNELS.questions.values())
@@ -91,7 +92,7 @@ class MemoryStore:
 
 def answer(*args, **kwargs):
     """:func:`answer_question`, run to its end (it awaits the store's commit)."""
-    return asyncio.run(answer_question(*args, **kwargs))
+    return run_coroutine(answer_question(*args, **kwargs))
 
 
 def form(key: str = "k" * 22, option: str = RIGHT, version: str | None = None) -> Answer:
@@ -231,24 +232,26 @@ def test_one_bad_answer_does_not_cost_the_others_of_its_batch(settings):
     ]
 
 
+def store(writer: AnswerWriter, answer: NewAnswer) -> Written:
+    """``answer`` stored through ``writer`` as a request does: awaited on an event loop."""
+    return run_coroutine(writer.write(answer))
+
+
 def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(settings):
     engine = make_engine(settings.database_url)
     writer = AnswerWriter(engine, lambda: TAGS)
     results: list[Written] = []
-    lock = threading.Lock()
 
-    def send(learner: int) -> None:
-        written = writer.store(_answer(learner, 1))
+    async def send(learner: int) -> None:
+        written = await writer.write(_answer(learner, 1))
         rows = db_rows(settings, f"SELECT id FROM attempt WHERE id = {written.row.id}")
         assert rows == [(written.row.id,)], "durable before acknowledged"
-        with lock:
-            results.append(written)
+        results.append(written)
 
-    threads = [threading.Thread(target=send, args=(n,)) for n in range(40)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    async def everyone() -> None:  # 40 requests of one worker's event loop, at once
+        await asyncio.gather(*(send(n) for n in range(40)))
+
+    run_coroutine(everyone())
     engine.dispose()
     assert len(results) == 40 and all(w.new for w in results)
     assert writer.batches < 40, "answers queued while a batch commits go in the next one"
@@ -258,15 +261,15 @@ def test_answers_sent_at_once_share_commits_and_each_returns_after_its_own(setti
 def test_a_lesson_opened_moves_the_place_through_the_writer(settings):
     engine = make_engine(settings.database_url)
     writer = AnswerWriter(engine, lambda: TAGS)
-    writer.store(_answer(7, 1))
+    store(writer, _answer(7, 1))
     writer.move_place(f"{7:032d}", Place("escolha-self-hosted"))
-    writer.store(_answer(8, 1))  # queued after the move: the move is committed by then
+    store(writer, _answer(8, 1))  # queued after the move: the move is committed by then
     engine.dispose()
     assert db_rows(settings, f"SELECT place_lesson FROM learner WHERE id = '{7:032d}'") == [
         ("escolha-self-hosted",)
     ]
     with pytest.raises(DuplicateKeyError):
-        writer.store(_answer(7, 1, question_id=QUESTIONS[-1].id))
+        store(writer, _answer(7, 1, question_id=QUESTIONS[-1].id))
 
 
 def _in_thread(call) -> tuple[threading.Thread, list[object]]:
@@ -297,18 +300,18 @@ def test_an_error_outside_any_answer_fails_its_batch_and_the_writer_goes_on(sett
         return TAGS
 
     writer = AnswerWriter(engine, tags)
-    thread, out = _in_thread(lambda: writer.store(_answer(1, 1)))
+    thread, out = _in_thread(lambda: store(writer, _answer(1, 1)))
     thread.join(60)
     assert not thread.is_alive(), "the request waiting for the failed batch was answered"
-    assert isinstance(out[0], WriterUnavailable)
+    assert isinstance(out[0], WriterUnavailable) and "batch failed" in str(out[0])
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)], "nothing half-stored"
-    assert writer.store(_answer(1, 1)).new, "the next answer is stored: the writer goes on"
+    assert store(writer, _answer(1, 1)).new, "the next answer is stored: the writer goes on"
     engine.dispose()
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
 
 
 def test_a_request_gives_up_waiting_and_its_answer_is_dropped_if_not_taken(settings):
-    """``store`` waits ``timeout_s`` at most; an answer the writer has not taken by then is
+    """``write`` waits ``timeout_s`` at most; an answer the writer has not taken by then is
     never stored, so the learner's retry of the same form is the one that counts."""
     engine = make_engine(settings.database_url)
     release = threading.Event()
@@ -318,13 +321,13 @@ def test_a_request_gives_up_waiting_and_its_answer_is_dropped_if_not_taken(setti
         return TAGS
 
     writer = AnswerWriter(engine, slow_tags, timeout_s=0.5)
-    first, first_out = _in_thread(lambda: writer.store(_answer(1, 1)))
+    first, first_out = _in_thread(lambda: store(writer, _answer(1, 1)))
     first.join(5)  # the writer holds the first answer's batch (in slow_tags)
     with pytest.raises(WriterUnavailable):
-        writer.store(_answer(2, 1))  # queued behind it, not taken: given up
+        store(writer, _answer(2, 1))  # queued behind it, not taken: given up
     release.set()
     writer.timeout_s = 60
-    assert writer.store(_answer(3, 1)).new
+    assert store(writer, _answer(3, 1)).new
     engine.dispose()
     stored = db_rows(settings, "SELECT learner_id FROM attempt ORDER BY learner_id")
     assert stored == [(f"{1:032d}",), (f"{3:032d}",)], "the given-up answer was not stored"

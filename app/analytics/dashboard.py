@@ -19,10 +19,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import Subquery, and_, case, func, select, tuple_, union_all
 from sqlmodel import Session
 
-from app.analytics.item_analysis import ItemStats, OptionCounts
+from app.analytics.item_analysis import ItemStats, OptionCounts, VariantFacility
 from app.content.course import Course
+from app.content.variants import encode
 from app.learning.classes import class_learners, in_class
-from app.learning.rules import NO_HELP, group_size, is_done, ranked
+from app.learning.progress import lesson_shape
+from app.learning.rules import NO_HELP, counted, counted_total, group_size, is_done, ranked
 from app.learning.tallies.codec import count_answers, join_answers
 from app.learning.tallies.fold import Basis, QuestionHistory, State, course_score
 from app.learning.tallies.rebuild import sync_basis
@@ -76,6 +78,17 @@ def current_versions(course: Course) -> list[tuple[str, str, str]]:
     ]
 
 
+def current_pools(course: Course) -> list[tuple[str, str, str, int]]:
+    """``(lesson slug, question id, pool id, draw)`` of every pool's question (its first
+    pool): a pool counts as its draw in completion (:func:`app.learning.rules.counted`)."""
+    found: dict[tuple[str, str], tuple[str, str, str, int]] = {}
+    for lesson in course.lessons:
+        for pool in lesson.pools.values():
+            for qid in pool.candidates:
+                found.setdefault((lesson.slug, qid), (lesson.slug, qid, pool.id, pool.draw))
+    return list(found.values())
+
+
 def sync_tally_basis(db: Session, course: Course) -> None:
     """Make the course's current question versions the tallies' basis (committed).
 
@@ -83,11 +96,11 @@ def sync_tally_basis(db: Session, course: Course) -> None:
     score-dependent counters are recounted once
     (:func:`app.learning.tallies.rebuild.sync_basis`).
     """
-    versions = current_versions(course)
-    if Basis(frozenset(versions)) == read_basis(db.connection()):
+    versions, pools = current_versions(course), current_pools(course)
+    if Basis(frozenset(versions), frozenset(pools)) == read_basis(db.connection()):
         return
     begin_write(db)
-    sync_basis(db, versions)
+    sync_basis(db, versions, pools)
     db.commit()
 
 
@@ -161,6 +174,8 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
         if not lesson.questions:
             continue
         ids = set(lesson.questions)
+        fixed, pools = lesson_shape(lesson)
+        total = counted_total(len(fixed), (draw for draw, _ in pools))
         started = completed = 0
         for state in states.values():
             if not any(slug == lesson.slug and qid in ids for slug, qid, _ in state):
@@ -171,7 +186,7 @@ def python_funnel(states: Mapping[str, State], course: Course) -> list[FunnelSte
                 for (slug, qid, _), t in state.items()
                 if slug == lesson.slug and qid in ids and t.rights
             }
-            completed += is_done(len(right), len(ids))
+            completed += is_done(counted((fixed, pools), right), total)
         out.append(FunnelStep(lesson.slug, started, completed))
     return out
 
@@ -253,7 +268,8 @@ def item_stats(
     if class_id is not None:
         items = python_items(class_states(db, class_id), course)
         hinted = _hinted_counts(db, current_versions(course), class_id)
-        return {key: replace(stats, hinted=hinted.get(key, 0)) for key, stats in items.items()}
+        items = {key: replace(stats, hinted=hinted.get(key, 0)) for key, stats in items.items()}
+        return with_variants(db, course, items, class_id)
     versions = current_versions(course)
     if not versions:
         return {}
@@ -285,6 +301,56 @@ def item_stats(
                 ),
                 hinted=hinted.get(key, 0),
             )
+    return with_variants(db, course, out)
+
+
+def with_variants(
+    db: Session,
+    course: Course,
+    items: dict[tuple[str, str], ItemStats],
+    class_id: int | None = None,
+) -> dict[tuple[str, str], ItemStats]:
+    """``items`` with each variant's facility for the numeric questions with ``params``: the
+    attempts at their current version grouped by the variant stored with them (one query,
+    only when the course has such questions)."""
+    varied = {
+        (lesson.slug, question.id): question
+        for lesson in course.lessons
+        for question in lesson.questions.values()
+        if question.variants is not None
+    }
+    if not varied:
+        return items
+    a = ATTEMPT.c
+    versions = [(slug, qid, q.content_hash) for (slug, qid), q in varied.items()]
+    found: dict[tuple[str, str], dict[str, tuple[int, int]]] = defaultdict(dict)
+    for slug, qid, variant, n, right in db.execute(
+        select(
+            a.lesson_slug,
+            a.question_id,
+            a.variant,
+            func.count(),
+            func.sum(case((a.correct, 1), else_=0)),
+        )
+        .where(
+            tuple_(a.lesson_slug, a.question_id, a.question_hash).in_(versions),
+            a.variant != "",
+            in_class(a.learner_id, class_id),
+        )
+        .group_by(a.lesson_slug, a.question_id, a.variant)
+    ):
+        found[(slug, qid)][variant] = (n, int(right or 0))
+    out = dict(items)
+    for key, question in varied.items():
+        variants = question.variants
+        assert variants is not None
+        rows = []
+        for point in variants.grid:
+            params = dict(zip(variants.names, point, strict=True))
+            n, right = found[key].get(encode(params), (0, 0))
+            if n:
+                rows.append(VariantFacility(tuple(params.items()), n, right))
+        out[key] = replace(out[key], variants=tuple(rows))
     return out
 
 

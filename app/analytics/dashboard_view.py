@@ -16,6 +16,7 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.content.trees import Tree
+from app.content.variants import shown
 from app.i18n import gettext, ngettext
 
 
@@ -102,6 +103,19 @@ class QuestionReport:
                 gettext("With a hint"),
                 percent(s.hint_use) if s.hint_use is not None else "—",
             ),
+        )
+
+    @property
+    def variant_rows(self) -> tuple[tuple[str, int, str], ...]:
+        """Each variant answered (a numeric question with ``params``): its parameters as the
+        page writes them, its answers and its facility."""
+        return tuple(
+            (
+                ", ".join(f"{name} = {shown(value)}" for name, value in v.params),
+                v.attempts,
+                percent(v.facility) if v.facility is not None else "—",
+            )
+            for v in self.stats.variants
         )
 
 

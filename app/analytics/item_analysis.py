@@ -49,6 +49,26 @@ class OptionCounts:
 
 
 @dataclass(frozen=True)
+class VariantFacility:
+    """One variant of a numeric question with ``params``: its answers and the right ones.
+
+    Attributes:
+        params: the variant's parameters, ``(name, value)`` in the order written.
+        attempts: answers given to this variant (each try is a variant of its own).
+        right: of them, the right ones.
+    """
+
+    params: tuple[tuple[str, float], ...]
+    attempts: int
+    right: int
+
+    @property
+    def facility(self) -> float | None:
+        """Share of this variant's answers that were right, 0 to 1; ``None`` with none."""
+        return self.right / self.attempts if self.attempts else None
+
+
+@dataclass(frozen=True)
 class ItemStats:
     """One question's figures.
 
@@ -61,6 +81,8 @@ class ItemStats:
         options: each option's counts, in the order the instructor wrote them.
         hinted: attempts at the current version given after opening a hint (or the worked
             answer).
+        variants: a numeric question with ``params``: each variant answered at the current
+            version, with its own facility (the question's figures group them all).
     """
 
     attempts: int
@@ -70,6 +92,7 @@ class ItemStats:
     lower_right: int
     options: tuple[OptionCounts, ...] = ()
     hinted: int = 0
+    variants: tuple[VariantFacility, ...] = ()
 
     @property
     def hint_use(self) -> float | None:

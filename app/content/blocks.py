@@ -18,6 +18,8 @@ from typing import ClassVar, NamedTuple
 from app.content.calculators import Calculator, parse_calculator
 from app.content.charts import parse_chart
 from app.content.errors import ContentError
+from app.content.page_ids import pool_anchor
+from app.content.pools import PoolRequest, parse_pool
 from app.content.quiz import Question, parse_quiz
 from app.content.trees import Tree, parse_tree
 from app.i18n import gettext
@@ -57,6 +59,24 @@ class CalculatorPart(BlockPart):
     calculator_id: str
 
 
+@dataclass(frozen=True)
+class BankPart(BlockPart):
+    """A ``bank`` block: the ids of its questions, shown only through pools (and on the
+    previews with the key)."""
+
+    kind: ClassVar[str] = "bank"
+    question_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PoolPart(BlockPart):
+    """A ``pool`` block, by id (empty when the block did not parse): each learner's draw
+    stands there."""
+
+    kind: ClassVar[str] = "pool"
+    pool_id: str
+
+
 # A part of the body: HTML written as it is (the text around the blocks, a chart), or a block.
 Part = str | BlockPart
 
@@ -70,12 +90,17 @@ class Found:
         trees: the decision trees, by id.
         calculators: the calculators, by id.
         anchors: the ids the blocks put on the page (charts, calculators), for the clash checks.
+        banked: the ids of the questions written in ``bank`` blocks.
+        pools: the ``pool`` blocks, in order, resolved once the whole lesson is read
+            (:func:`app.content.pools.resolve_pools`).
     """
 
     questions: dict[str, Question] = field(default_factory=dict)
     trees: dict[str, Tree] = field(default_factory=dict)
     calculators: dict[str, Calculator] = field(default_factory=dict)
     anchors: set[str] = field(default_factory=set)
+    banked: set[str] = field(default_factory=set)
+    pools: list[PoolRequest] = field(default_factory=list)
 
 
 class Processed(NamedTuple):
@@ -93,12 +118,36 @@ Processor = Callable[[str, Path, int, Found], Processed]
 
 def _quiz(text: str, path: Path, line: int, found: Found) -> Processed:
     questions, problems = parse_quiz(text, path, line)
+    problems = _quiz_found(questions, problems, path, found)
+    return Processed(QuizPart(tuple(q.id for q in questions)), problems)
+
+
+def _quiz_found(
+    questions: list[Question], problems: list[ContentError], path: Path, found: Found
+) -> list[ContentError]:
+    """Add a quiz or bank block's questions to ``found``; a repeated id is a problem."""
     for question in questions:
         if question.id in found.questions:
             msg = gettext("question id repeated in the lesson: `%(id)s`") % {"id": question.id}
             problems.append(ContentError(path, question.line, msg))
         found.questions[question.id] = question
-    return Processed(QuizPart(tuple(q.id for q in questions)), problems)
+    return problems
+
+
+def _bank(text: str, path: Path, line: int, found: Found) -> Processed:
+    questions, problems = parse_quiz(text, path, line)
+    ids = tuple(q.id for q in questions)
+    quiz = _quiz_found(questions, problems, path, found)
+    found.banked.update(ids)
+    return Processed(BankPart(ids), quiz)
+
+
+def _pool(text: str, path: Path, line: int, found: Found) -> Processed:
+    request, problems = parse_pool(text, path, line)
+    if request is None:
+        return Processed(PoolPart(""), problems)
+    found.pools.append(request)
+    return Processed(PoolPart(request.spec.id), problems, (pool_anchor(request.spec.id),))
 
 
 def _tree(text: str, path: Path, line: int, found: Found) -> Processed:
@@ -142,4 +191,6 @@ BLOCKS: dict[str, Processor] = {
     "decision-tree": _tree,
     "chart": _chart,
     "calculadora": _calculator,
+    "bank": _bank,
+    "pool": _pool,
 }

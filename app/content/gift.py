@@ -35,7 +35,7 @@ is left out of the export with a message, and ``curso check`` warns about it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -44,11 +44,17 @@ from pydantic import TypeAdapter, ValidationError
 from app.content.errors import ContentError
 from app.content.lessons import Lesson, normalize_source
 from app.content.markdown import markdown
+from app.content.pools import Pool
 from app.content.quiz import Question, QuestionSpec
 from app.content.yamlsrc import parse_yaml
 from app.i18n import N_, gettext
 
 CATEGORY_ROOT = "curso"
+POOL_TAG = "sorteio-"  # a pool's tag, before its id
+NO_VARIANTS = N_(
+    "the question has variants (`params`), which GIFT cannot hold; the Moodle XML export "
+    "writes it as a calculated question."
+)
 SPECIAL = "\\~=#{}:"
 # Moodle accepts only these percentages as answer weights (question/format.php's list).
 MOODLE_FRACTIONS = (
@@ -146,7 +152,7 @@ def question_sources(lesson: Lesson) -> dict[str, QuestionSpec]:
         return {}
     specs: dict[str, QuestionSpec] = {}
     for token in markdown().parse(text):
-        if token.type != "fence" or token.info.strip() != "quiz":
+        if token.type != "fence" or token.info.strip() not in ("quiz", "bank"):
             continue
         try:
             found = _SPECS.validate_python(parse_yaml(token.content).data)
@@ -215,15 +221,42 @@ def number_text(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
-def gift_question(question: Question, spec: QuestionSpec | None, lesson_slug: str = "") -> str:
+def pool_tag(pool: Pool) -> str:
+    """The tag of a pool's questions in Moodle's bank: its random question draws by it."""
+    return f"{POOL_TAG}{pool.id}"
+
+
+def pools_of(lesson: Lesson, question_id: str) -> list[Pool]:
+    """The lesson's pools that draw ``question_id`` (none for a quiz block's question)."""
+    return [pool for pool in lesson.pools.values() if question_id in pool.candidates]
+
+
+def question_category(lesson: Lesson, question_id: str) -> str:
+    """The lesson's category, or for a pool's question the category of its (first) pool,
+    ``curso/<lesson title>/<pool id>``: a Moodle random question draws from it."""
+    pools = pools_of(lesson, question_id)
+    return f"{category_path(lesson)}/{pools[0].id}" if pools else category_path(lesson)
+
+
+def question_tags(lesson: Lesson, question: Question) -> list[str]:
+    """Its concepts, then a tag per pool that draws it (:func:`pool_tag`)."""
+    return [*question.concepts, *(pool_tag(pool) for pool in pools_of(lesson, question.id))]
+
+
+def gift_question(
+    question: Question, spec: QuestionSpec | None, lesson_slug: str = "", tags: Sequence[str] = ()
+) -> str:
     """The GIFT text of one question (without its category line), its ``// [id:…]`` and
-    ``// [tag:…]`` lines first.
+    ``// [tag:…]`` lines first (``tags``: besides its concepts, its pools').
 
     Raises:
-        ValueError: Moodle has no weight for a multiple-answer question's right options.
+        ValueError: Moodle has no weight for a multiple-answer question's right options, or the
+            question has variants (GIFT has no calculated questions).
     """
+    if question.variants is not None:
+        raise ValueError(gettext(NO_VARIANTS))
     lines = [f"// [id:{lesson_slug}/{question.id}]"] if lesson_slug else []
-    lines += [f"// [tag:{concept}]" for concept in question.concepts]
+    lines += [f"// [tag:{tag}]" for tag in dict.fromkeys([*question.concepts, *tags])]
     lead = "\n".join([*lines, f"::{escape(question_name(question))}::[markdown]"])
     head = lead + escape(question_prompt(spec, question))
     options = {o.id: o for o in spec.options or ()} if spec else {}
@@ -283,13 +316,14 @@ def gift_export(lessons: Iterable[Lesson]) -> GiftExport:
     for lesson in lessons:
         specs = question_sources(lesson)
         for question in lesson.questions.values():
+            tags = question_tags(lesson, question)
             try:
-                text = gift_question(question, specs.get(question.id), lesson.slug)
+                text = gift_question(question, specs.get(question.id), lesson.slug, tags)
             except ValueError as exc:
                 reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
                 skipped.append(gettext(SKIPPED) % reason)
                 continue
-            found.append(GiftQuestion(category_path(lesson), question.id, text))
+            found.append(GiftQuestion(question_category(lesson, question.id), question.id, text))
     return GiftExport(found, skipped)
 
 

@@ -36,6 +36,7 @@ from app.content.page_ids import (
     term_anchor,
     tree_anchor,
 )
+from app.content.pools import Pool, resolve_pools
 from app.content.quiz import ID_PATTERN, Question
 from app.content.text import nfc
 from app.content.trees import Tree
@@ -122,6 +123,8 @@ class Lesson:
         links: the links and images of the body, for the course's link check.
         terms: slugs of the glossary terms the lesson defines on first use, in order.
         calculators: the ``calculadora`` blocks, by id.
+        pools: the ``pool`` blocks, by id (their questions are in :attr:`questions`, from
+            the ``bank`` blocks).
     """
 
     path: Path
@@ -133,6 +136,12 @@ class Lesson:
     links: tuple[Link, ...] = ()
     terms: tuple[str, ...] = ()
     calculators: dict[str, Calculator] = field(hash=False, default_factory=dict)
+    pools: dict[str, Pool] = field(hash=False, default_factory=dict)
+
+    @property
+    def pooled(self) -> frozenset[str]:
+        """The ids of the questions a learner sees only when a pool draws them."""
+        return frozenset(qid for pool in self.pools.values() for qid in pool.candidates)
 
     @property
     def slug(self) -> str:
@@ -200,6 +209,8 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
         replacements.append(part)
         found.anchors.update(anchors)
         errors.extend(problems)
+    pools, pool_problems = resolve_pools(found.pools, found.questions, found.banked, path)
+    errors.extend(pool_problems)
     for term in rendered.terms:  # the glossary's marks: a <dfn> and its definition's popover
         found.anchors.update((term_anchor(term), definition_anchor(term)))
     errors.extend(
@@ -221,6 +232,7 @@ def load_lesson(path: Path, glossary: TermFinder | None = None, raw: bytes | Non
         links,
         rendered.terms,
         found.calculators,
+        pools,
     )
 
 

@@ -35,20 +35,23 @@ To add a question kind, add its writer to :data:`WRITERS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import ast
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from xml.etree import ElementTree as ET
 
 from app.content.gift import (
-    category_path,
     number_text,
+    question_category,
     question_name,
     question_prompt,
     question_sources,
+    question_tags,
 )
 from app.content.lessons import Lesson
-from app.content.quiz import Question, QuestionSpec
+from app.content.quiz import Question, QuestionSpec, parse_tolerance
+from app.content.variants import SLOT, VALUE_SLOT
 from app.i18n import N_, gettext
 
 FULL = "100"
@@ -56,6 +59,12 @@ NONE = "0"
 ORDERING_GRADING = "ALL_OR_NOTHING"
 SKIPPED = N_("Question %(id)s left out of the Moodle XML export: %(reason)s")
 NO_WRITER = N_("the export has no Moodle question type for the kind “%(kind)s”.")
+NO_FORMULA = N_("Moodle's calculated formulas cannot write `%(part)s`.")
+NO_TOLERANCE = N_(
+    "its tolerance is an expression; a Moodle calculated question takes a number or a percentage."
+)
+TOO_MANY_ITEMS = N_("its %(count)s variants are more than the %(max)s a Moodle dataset holds.")
+MAX_DATASET_ITEMS = 100
 
 
 def _text(parent: ET.Element, tag: str, text: str, markdown: bool = True) -> ET.Element:
@@ -110,6 +119,8 @@ def _all_or_nothing(element: ET.Element, question: Question, spec: QuestionSpec 
 
 
 def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+    if question.variants is not None:
+        return _calculated(element, question, spec)
     key = question.numeric
     assert key is not None  # a numeric question always has its key
 
@@ -134,6 +145,128 @@ def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | Non
         _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
         _value(element, "unitsleft", "0")
     return "numerical"
+
+
+# simpleeval's functions as Moodle's calculated formulas write them (PHP's functions).
+_MOODLE_CALLS = {
+    "min": "min",
+    "max": "max",
+    "abs": "abs",
+    "round": "round",
+    "sqrt": "sqrt",
+    "log": "log",
+    "log10": "log10",
+    "ceil": "ceil",
+    "floor": "floor",
+}
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Mod: "%"}
+
+
+def moodle_formula(expression: str) -> str:
+    """A variant's ``value`` expression as a Moodle calculated formula: each parameter as
+    ``{name}``, ``a ** b`` as ``pow(a, b)``, ``log2(x)`` as ``(log(x) / log(2))``.
+
+    Raises:
+        ValueError: something Moodle's formulas cannot write (the message says what).
+    """
+
+    def write(node: ast.AST) -> str:
+        if isinstance(node, ast.Expression):
+            return write(node.body)
+        if isinstance(node, ast.Name):
+            return "{" + node.id + "}"
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return repr(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            sign = "-" if isinstance(node.op, ast.USub) else "+"
+            return f"({sign}{write(node.operand)})"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            return f"pow({write(node.left)}, {write(node.right)})"
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return f"({write(node.left)} {_OPERATORS[type(node.op)]} {write(node.right)})"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            args = ", ".join(write(arg) for arg in node.args)
+            if node.func.id == "log2":
+                return f"(log({args}) / log(2))"
+            if node.func.id in _MOODLE_CALLS:
+                return f"{_MOODLE_CALLS[node.func.id]}({args})"
+        raise ValueError(gettext(NO_FORMULA) % {"part": ast.unparse(node)})
+
+    return write(ast.parse(expression, mode="eval"))
+
+
+def moodle_template(template: str, formula: str) -> str:
+    """A variant's template in Moodle's calculated text: ``{{ name }}`` as ``{name}`` and
+    ``{{ value }}`` as ``{=formula}``."""
+    return SLOT.sub(
+        lambda m: "{=" + formula + "}" if m.group(1) == VALUE_SLOT else "{" + m.group(1) + "}",
+        template,
+    )
+
+
+def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+    """A numeric question with variants: Moodle's core ``calculated``, one dataset item per
+    point of the grid (Moodle pairs the items of its datasets by number)."""
+    variants = question.variants
+    assert variants is not None
+    if len(variants.grid) > MAX_DATASET_ITEMS:
+        raise ValueError(
+            gettext(TOO_MANY_ITEMS) % {"count": len(variants.grid), "max": MAX_DATASET_ITEMS}
+        )
+    text, relative = variants.tolerance.strip(), False
+    try:
+        tolerance, relative = parse_tolerance(text)
+    except ValueError as exc:
+        raise ValueError(gettext(NO_TOLERANCE)) from exc
+    formula = moodle_formula(variants.value)
+    prompt = f"{variants.legend}\n\n{variants.prompt}" if variants.legend else variants.prompt
+    for path, template in (("questiontext", prompt), ("generalfeedback", variants.working)):
+        text_of = element.find(f"{path}/text")
+        if text_of is not None:  # written by question_element, from the first variant
+            text_of.text = moodle_template(template, formula)
+    _value(element, "synchronize", "0")
+    _value(element, "single", "0")
+    _value(element, "answernumbering", "abc")
+    _value(element, "shuffleanswers", "0")
+    right = _answer(element, FULL, formula, moodle_template(variants.explanation, formula), False)
+    _value(right, "tolerance", number_text(tolerance))
+    _value(right, "tolerancetype", "1" if relative else "2")  # relative, else nominal
+    _value(right, "correctanswerformat", "1")  # decimals
+    _value(right, "correctanswerlength", "2")
+    if variants.unit:
+        units = ET.SubElement(element, "units")
+        unit = ET.SubElement(units, "unit")
+        _value(unit, "multiplier", "1")
+        _value(unit, "unit_name", variants.unit)
+        _value(element, "unitgradingtype", "0")
+        _value(element, "unitpenalty", "0")
+        _value(element, "showunits", "0")
+        _value(element, "unitsleft", "0")
+    definitions = ET.SubElement(element, "dataset_definitions")
+    for position, name in enumerate(variants.names):
+        values = [point[position] for point in variants.grid]
+        definition = ET.SubElement(definitions, "dataset_definition")
+        _text(definition, "status", "private", markdown=False)
+        _text(definition, "name", name, markdown=False)
+        _value(definition, "type", "calculated")
+        _text(definition, "distribution", "uniform", markdown=False)
+        _text(definition, "minimum", number_text(Decimal(repr(min(values)))), markdown=False)
+        _text(definition, "maximum", number_text(Decimal(repr(max(values)))), markdown=False)
+        _text(definition, "decimals", str(_decimals(values)), markdown=False)
+        _value(definition, "itemcount", str(len(values)))
+        items = ET.SubElement(definition, "dataset_items")
+        for number, value in enumerate(values, 1):
+            item = ET.SubElement(items, "dataset_item")
+            _value(item, "number", str(number))
+            _value(item, "value", number_text(Decimal(repr(value))))
+        _value(definition, "number_of_items", str(len(values)))
+    return "calculated"
+
+
+def _decimals(values: list[float]) -> int:
+    """The most decimals a parameter's values have (Moodle's ``decimals`` of its dataset)."""
+    exponents = [Decimal(repr(v)).normalize().as_tuple().exponent for v in values]
+    return max(max(0, -e) if isinstance(e, int) else 0 for e in exponents)
 
 
 def _ordering(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
@@ -162,8 +295,10 @@ WRITERS: dict[str, Writer] = {
 }
 
 
-def question_element(question: Question, spec: QuestionSpec | None, lesson_slug: str) -> ET.Element:
-    """One ``<question>`` element.
+def question_element(
+    question: Question, spec: QuestionSpec | None, lesson_slug: str, tags: Sequence[str] = ()
+) -> ET.Element:
+    """One ``<question>`` element; ``tags``: besides its concepts, its pools'.
 
     Raises:
         ValueError: no writer for the question's kind (:data:`WRITERS`).
@@ -186,10 +321,11 @@ def question_element(question: Question, spec: QuestionSpec | None, lesson_slug:
     _value(element, "hidden", "0")
     _value(element, "idnumber", f"{lesson_slug}/{question.id}")
     element.set("type", writer(element, question, spec))
-    if question.concepts:
-        tags = ET.SubElement(element, "tags")
-        for concept in question.concepts:
-            ET.SubElement(ET.SubElement(tags, "tag"), "text").text = concept
+    names = list(dict.fromkeys([*question.concepts, *tags]))
+    if names:
+        tag_list = ET.SubElement(element, "tags")
+        for tag in names:
+            ET.SubElement(ET.SubElement(tag_list, "tag"), "text").text = tag
     return element
 
 
@@ -222,14 +358,19 @@ def moodle_xml_export(lessons: Iterable[Lesson]) -> MoodleXmlExport:
     count, skipped = 0, []
     for lesson in lessons:
         specs = question_sources(lesson)
-        quiz.append(_category(category_path(lesson)))
+        category = None
         for question in lesson.questions.values():
+            tags = question_tags(lesson, question)
             try:
-                element = question_element(question, specs.get(question.id), lesson.slug)
+                element = question_element(question, specs.get(question.id), lesson.slug, tags)
             except ValueError as exc:
                 reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
                 skipped.append(gettext(SKIPPED) % reason)
                 continue
+            here = question_category(lesson, question.id)
+            if here != category:  # a pool's questions go in a category of their own
+                quiz.append(_category(here))
+                category = here
             quiz.append(element)
             count += 1
     return MoodleXmlExport(quiz, count, skipped)

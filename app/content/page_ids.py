@@ -55,6 +55,7 @@ TERM_PREFIX = "termo-"
 DEFINITION_PREFIX = "def-"
 CHART_PREFIX = "grafico-"
 OPTION_PREFIX = "op-"
+POOL_PREFIX = "sorteio-"
 # Ids the lesson's own widgets carry; an in-page link may point at them.
 WIDGET_ID_PREFIXES = (
     TREE_PREFIX,
@@ -64,6 +65,7 @@ WIDGET_ID_PREFIXES = (
     DEFINITION_PREFIX,
     ERROR_PREFIX,
     OPTION_PREFIX,
+    POOL_PREFIX,
 )
 # The anchor of a lesson's quiz as a whole (a learner's place, before any question).
 QUIZ_ANCHOR = "quiz"
@@ -103,3 +105,8 @@ def definition_anchor(term_slug: str) -> str:
 def chart_anchor(title_slug: str) -> str:
     """The id of a chart, from the slug of its title (already through ``slugify``)."""
     return f"{CHART_PREFIX}{title_slug}"
+
+
+def pool_anchor(pool_id: str) -> str:
+    """The id of a question pool's block on a lesson page (its "Outras perguntas" lands there)."""
+    return f"{POOL_PREFIX}{pool_id}"

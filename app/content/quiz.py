@@ -7,15 +7,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
+from app.content.variants import (
+    MAX_VARIANTS,
+    NAME_PATTERN,
+    VALUE_SLOT,
+    ParamSpec,
+    Variants,
+    grid_of,
+    instance,
+    key_value,
+    param_values,
+    slots,
+    tolerance_of,
+)
 from app.content.yamlsrc import (
     Locator,
     YamlSyntaxError,
@@ -86,7 +100,8 @@ class QuestionSpec(BaseModel):
     answer: list[str] | None = None
     tree: str | None = None
     facts: dict[str, str] | None = None
-    value: float | None = Field(default=None, allow_inf_nan=False)
+    value: Annotated[float, Field(allow_inf_nan=False)] | str | None = None
+    params: dict[str, ParamSpec] | None = Field(default=None, min_length=1, max_length=6)
     tolerance: float | str | None = None
     unit: str | None = Field(default=None, min_length=1, max_length=20)
     working: str | None = Field(default=None, min_length=1)
@@ -231,6 +246,9 @@ class Question:
         concept_positions: ``(line, column)`` of each tag in the file, for ``curso check``.
         hints: the progressive hints, first to last (empty when the question has none); not
             part of the version, like the explanations.
+        variants: for a ``numeric`` question with ``params``, what makes each variant
+            (:mod:`app.content.variants`); the question itself is then its first variant.
+        variant: the parameters of the variant this is (JSON), or ``""``.
     """
 
     id: str
@@ -249,6 +267,8 @@ class Question:
     concepts: tuple[str, ...] = ()
     concept_positions: tuple[tuple[int, int], ...] = ()
     hints: tuple[Hint, ...] = ()
+    variants: Variants | None = None
+    variant: str = ""
 
     @property
     def legend_text(self) -> str:
@@ -359,9 +379,9 @@ def _legend_errors(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentE
     return errors
 
 
-NUMERIC_FIELDS = ("value", "tolerance", "unit", "working", "wrong")
+NUMERIC_FIELDS = ("value", "tolerance", "unit", "working", "wrong", "params")
 KIND_FIELDS = {
-    "numeric": {"value", "tolerance", "unit", "working", "wrong", "explanation"},
+    "numeric": {"value", "tolerance", "unit", "working", "wrong", "explanation", "params"},
     "ordering": {"items", "explanation"},
     "scenario": {"options", "tree", "facts", "answer"},  # `answer` gets its own message there
     "single": {"options", "answer"},
@@ -511,6 +531,8 @@ def parse_tolerance(raw: float | str) -> tuple[Decimal, bool]:
 def _check_numeric(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = _misplaced(spec, file, at)
     errors += _missing(spec, file, at, ("value", "tolerance", "working", "explanation"))
+    if spec.params is not None or isinstance(spec.value, str):
+        return errors or _check_variants(spec, file, at)
     if spec.tolerance is not None:
         try:
             tolerance, relative = parse_tolerance(spec.tolerance)
@@ -518,6 +540,7 @@ def _check_numeric(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentE
             return [*errors, ContentError.at(file, at("tolerance"), str(exc))]
         if errors or spec.value is None:
             return errors
+        assert not isinstance(spec.value, str)  # an expression goes to _check_variants
         key = NumericKey(_decimal(spec.value), tolerance, relative, spec.unit, "")
         for i, wrong in enumerate(spec.wrong or ()):
             if key.accepts(_decimal(wrong.value)):
@@ -527,6 +550,104 @@ def _check_numeric(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentE
                 ) % {"wrong": wrong.value, "question": spec.id, "value": spec.value}
                 errors.append(ContentError.at(file, at("wrong", i, "value"), msg))
     return errors
+
+
+def _variant_names(spec: QuestionSpec) -> tuple[str, ...]:
+    return tuple(spec.params or {})
+
+
+def _check_variants(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
+    """A question with ``params``: names, grid size, templates and every expression on every
+    point of the grid (the first failing point is named)."""
+    question = {"question": spec.id}
+    if spec.params is None:
+        msg = (
+            gettext(
+                "`value` of the question `%(question)s` is an expression but the question has no "
+                "`params`; write a number, or add `params`"
+            )
+            % question
+        )
+        return [ContentError.at(file, at("value"), msg)]
+    errors = []
+    if spec.wrong:
+        msg = (
+            gettext(
+                "the question `%(question)s` has `params`: its `wrong` values would change with "
+                "each variant; leave `wrong` out"
+            )
+            % question
+        )
+        errors.append(ContentError.at(file, at("wrong"), msg))
+    names = _variant_names(spec)
+    for name in names:
+        if not re.match(NAME_PATTERN, name) or name == VALUE_SLOT:
+            msg = gettext(
+                "the parameter `%(name)s` of the question `%(question)s` must be lowercase "
+                "letters, digits and `_`, start with a letter, and not be `value`"
+            ) % {"name": name, **question}
+            errors.append(ContentError.at(file, at("params", name), msg))
+    if errors:
+        return errors
+    grid = grid_of(names, spec.params)
+    if not grid or len(grid) > MAX_VARIANTS:
+        msg = gettext(
+            "the parameters of the question `%(question)s` make %(num)s variants; write "
+            "between 1 and %(max)s"
+        ) % {"num": len(grid), "max": MAX_VARIANTS, **question}
+        return [ContentError.at(file, at("params"), msg)]
+    known = set(names)
+    templates = {"prompt": spec.prompt, "legend": spec.legend or ""}
+    answered = {"working": spec.working or "", "explanation": spec.explanation or ""}
+    for field, template in {**templates, **answered}.items():
+        allowed = known | ({VALUE_SLOT} if field in answered else set())
+        for name in sorted(slots(template) - allowed):
+            msg = gettext(
+                "`{{ %(name)s }}` in `%(field)s` of the question `%(question)s` is no "
+                "parameter; parameters: %(names)s"
+            ) % {"name": name, "field": field, "names": ", ".join(names), **question}
+            errors.append(ContentError.at(file, at(field), msg))
+    value = str(spec.value)
+    for point in grid:
+        params = dict(zip(names, point, strict=True))
+        where = ", ".join(f"{n} = {v:g}" for n, v in params.items())
+        try:
+            right = key_value(value, params)
+        except Exception as exc:  # noqa: BLE001 - simpleeval raises many kinds; each is reported
+            msg = gettext(
+                "`value` of the question `%(question)s` fails for %(where)s: %(reason)s"
+            ) % {"where": where, "reason": _reason(exc), **question}
+            return [*errors, ContentError.at(file, at("value"), msg)]
+        try:
+            tolerance, relative = tolerance_of(str(spec.tolerance), params)
+        except Exception as exc:  # noqa: BLE001 - as above
+            msg = gettext(
+                "`tolerance` of the question `%(question)s` fails for %(where)s: %(reason)s"
+            ) % {"where": where, "reason": _reason(exc), **question}
+            return [*errors, ContentError.at(file, at("tolerance"), msg)]
+        if relative and right == 0:
+            msg = gettext(
+                "the question `%(question)s` has a relative tolerance, but its answer is 0 for "
+                "%(where)s: no answer could be right; use an absolute tolerance"
+            ) % {"where": where, **question}
+            return [*errors, ContentError.at(file, at("tolerance"), msg)]
+        if not relative and right != 0 and tolerance >= abs(right):
+            msg = gettext(
+                "the tolerance of the question `%(question)s` is as large as its answer for "
+                "%(where)s: 0 would be graded right"
+            ) % {"where": where, **question}
+            return [*errors, ContentError.at(file, at("tolerance"), msg)]
+    return errors
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ZeroDivisionError):
+        return gettext("division by zero")
+    if isinstance(exc, OverflowError):
+        return gettext("the result is not a finite number")
+    if isinstance(exc, TypeError):
+        return gettext("the result is not a number")
+    return gettext("invalid expression (%(detail)s)") % {"detail": str(exc)[:120]}
 
 
 def _check_ordering(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
@@ -549,6 +670,13 @@ def _decimal(number: float) -> Decimal:
 
 
 def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question:
+    question = _render_one(spec, line, tree_at)
+    if question.variants is None:
+        return question
+    return instance(question, question.variants.point(0))  # the page before any learner
+
+
+def _render_one(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question:
     legend_html, rest_html = split_prompt(spec.prompt, spec.legend) or ("", "")
     scenario = None
     if spec.kind == "scenario":
@@ -557,7 +685,22 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
             spec.tree or "", facts, tree_at[0], col=tree_at[1], base_hash=content_hash(spec)
         )
     numeric = None
-    if spec.kind == "numeric" and spec.value is not None and spec.tolerance is not None:
+    variants = None
+    if spec.kind == "numeric" and spec.params is not None:
+        names = _variant_names(spec)
+        variants = Variants(
+            names,
+            grid_of(names, spec.params),
+            str(spec.value),
+            str(spec.tolerance),
+            spec.prompt,
+            spec.legend,
+            spec.working or "",
+            spec.explanation or "",
+            spec.unit,
+        )
+    elif spec.kind == "numeric" and spec.value is not None and spec.tolerance is not None:
+        assert not isinstance(spec.value, str)  # an expression needs params (checked)
         tolerance, relative = parse_tolerance(spec.tolerance)
         numeric = NumericKey(
             _decimal(spec.value),
@@ -585,6 +728,7 @@ def _render(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Question
         explanation_html=render_block(spec.explanation) if spec.explanation else "",
         concepts=tuple(spec.concepts),
         hints=tuple(_hint(number, hint) for number, hint in enumerate(spec.hints or (), 1)),
+        variants=variants,
     )
 
 
@@ -615,6 +759,10 @@ def content_hash(spec: QuestionSpec) -> str:
         canonical["legend"] = spec.legend
     if spec.kind == "numeric":  # the key is the value, its tolerance and its unit
         canonical.update(value=spec.value, tolerance=str(spec.tolerance), unit=spec.unit)
+        if spec.params is not None:  # ...and, for variants, the grid the value is worked over
+            canonical["params"] = {
+                name: list(param_values(values)) for name, values in spec.params.items()
+            }
     if spec.kind == "ordering":  # the key is the order the items are written in
         canonical.update(items=[[item.id, item.text] for item in spec.items or ()])
     if spec.kind == "scenario":  # the key comes later, from the tree: see with_key()

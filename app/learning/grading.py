@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -20,7 +20,7 @@ from app.content.numbers import (
 )
 from app.content.quiz import Item, Option, Question
 from app.i18n import N_, gettext
-from app.learning.rules import is_done
+from app.learning.rules import counted, counted_total, is_done
 
 T = TypeVar("T")
 
@@ -420,23 +420,39 @@ class LessonProgress:
 
 
 def lesson_progress(
-    slug: str, question_ids: Iterable[str], records: Mapping[tuple[str, str], QuestionRecord]
+    slug: str,
+    question_ids: Iterable[str],
+    records: Mapping[tuple[str, str], QuestionRecord],
+    pools: Sequence[tuple[int, Collection[str]]] = (),
 ) -> LessonProgress:
     """Count one lesson's progress; removed questions simply drop out of the totals.
 
     Args:
-        question_ids: the lesson's current question ids.
+        question_ids: the lesson's current quiz question ids (not those of its pools).
         records: the learner's records (see :func:`question_records`).
+        pools: per pool, how many questions it draws and the ids it draws from; counted by
+            :func:`app.learning.rules.counted`.
     """
     ids = list(question_ids)
-    mine = {qid: records[(slug, qid)] for qid in ids if (slug, qid) in records}
+    every = ids + [qid for _, pooled in pools for qid in pooled]
+    mine = {qid: records[(slug, qid)] for qid in every if (slug, qid) in records}
     right = [qid for qid, record in mine.items() if record.ever_right]
+    first = [qid for qid, record in mine.items() if record.first_correct]
+    shape = (ids, pools)
+    total = counted_total(len(ids), (draw for draw, _ in pools))
+    right_count = counted(shape, right)
+    if is_done(right_count, total):
+        status = LessonStatus.DONE
+    elif mine:
+        status = LessonStatus.IN_PROGRESS
+    else:
+        status = LessonStatus.NOT_STARTED
     return LessonProgress(
         slug=slug,
-        status=lesson_status(ids, mine, right),
-        right=len(right),
-        total=len(ids),
-        first_try_right=sum(record.first_correct for record in mine.values()),
+        status=status,
+        right=right_count,
+        total=total,
+        first_try_right=counted(shape, first),
         attempts=sum(record.attempts for record in mine.values()),
     )
 

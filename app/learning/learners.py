@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -24,6 +24,7 @@ from app.platform.models import (
     Learner,
     LessonDraft,
     LessonRevision,
+    PoolDrawRecord,
     ReviewCard,
     WalkRecord,
     WebSession,
@@ -118,7 +119,17 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
             col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
         )
     )
-    for table in (Attempt, WalkRecord, HintReveal):
+    # A pool the account already drew keeps the account's draws; the browser's others move.
+    drawn = select(PoolDrawRecord.lesson_slug, PoolDrawRecord.pool_id).where(
+        PoolDrawRecord.learner_id == target_id
+    )
+    db.exec(
+        delete(PoolDrawRecord).where(
+            col(PoolDrawRecord.learner_id) == source_id,
+            tuple_(col(PoolDrawRecord.lesson_slug), col(PoolDrawRecord.pool_id)).in_(drawn),
+        )
+    )
+    for table in (Attempt, WalkRecord, HintReveal, PoolDrawRecord):
         db.execute(
             update(table).where(col(table.learner_id) == source_id).values(learner_id=target_id)
         )
@@ -140,6 +151,7 @@ class LearnerData:
         classes: ``(class name, joined at)`` of each class joined, oldest first.
         review_cards: soonest due first.
         hints: the hints opened, oldest first.
+        draws: the draws of question pools, oldest first.
     """
 
     learner: Learner | None
@@ -150,6 +162,7 @@ class LearnerData:
     classes: list[tuple[str, datetime]]
     review_cards: list[ReviewCard]
     hints: list[HintReveal] = field(default_factory=list)
+    draws: list[PoolDrawRecord] = field(default_factory=list)
 
 
 def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
@@ -191,6 +204,13 @@ def learner_data(db: Session, learner_id: str | None) -> LearnerData | None:
                 .order_by(col(HintReveal.created_at), col(HintReveal.id))
             )
         ),
+        draws=list(
+            db.exec(
+                select(PoolDrawRecord)
+                .where(PoolDrawRecord.learner_id == learner_id)
+                .order_by(col(PoolDrawRecord.created_at), col(PoolDrawRecord.id))
+            )
+        ),
     )
 
 
@@ -218,7 +238,7 @@ def delete_learner(db: Session, learner_id: str) -> str | None:
             .where(col(LessonRevision.account_id) == account.id)
             .values(account_id=None)
         )
-    for table in (HintReveal, Attempt, WalkRecord, ClassMember, Account):
+    for table in (HintReveal, PoolDrawRecord, Attempt, WalkRecord, ClassMember, Account):
         db.exec(delete(table).where(col(table.learner_id) == learner_id))
     delete_cards(db, learner_id)
     recount_learners(db, [learner_id])  # takes the learner out of the dashboard's counters

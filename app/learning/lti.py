@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from itsdangerous import BadData, URLSafeTimedSerializer
 from pylti1p3.registration import Registration
-from sqlalchemy import Connection, Engine, Integer, cast, delete, func, update
+from sqlalchemy import Connection, Engine, Integer, and_, case, cast, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
@@ -33,6 +33,7 @@ from sqlmodel import Session, col, select
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.i18n import gettext, ngettext
+from app.learning.rules import NO_HELP, counted, counted_total
 from app.platform.db import begin_write, tuple_in
 from app.platform.models import (
     ATTEMPT,
@@ -484,10 +485,19 @@ def graded_launch(
     )
 
 
-def score_comment(right: int, total: int, wrong: list[str], unanswered: int) -> str:
-    """The pt-BR summary sent with a score: "Acertou 1 de 18. Errou: KV cache; Mac e Ollama.
-    15 sem resposta." (``wrong``: what names each question answered but never right)."""
-    text = gettext("Got %(right)s of %(total)s right.") % {"right": right, "total": total}
+def score_comment(
+    right: int, total: int, wrong: list[str], unanswered: int, hinted: Sequence[str] = ()
+) -> str:
+    """The pt-BR summary sent with a score: "Acertou 2 de 18, com dica: KV cache. Errou: Mac e
+    Ollama. 15 sem resposta." (``wrong``: what names each question answered but never right;
+    ``hinted``: each question answered right only after opening a hint)."""
+    counts = {"right": right, "total": total}
+    text = gettext("Got %(right)s of %(total)s right.") % counts
+    if hinted:
+        text = gettext("Got %(right)s of %(total)s right, with a hint: %(questions)s.") % {
+            **counts,
+            "questions": "; ".join(dict.fromkeys(hinted)),
+        }
     if wrong:
         named = "; ".join(dict.fromkeys(wrong))
         text += " " + gettext("Wrong: %(questions)s.") % {"questions": named}
@@ -506,11 +516,14 @@ class ScoreOrder:
     Attributes:
         questions: per question of the lesson, its id and how the comment names it when the
             learner got it wrong (its concepts, else the start of its sentence).
+        pools: per pool of the lesson, its draw and the ids it draws from: a pool counts as
+            its draw (:func:`app.learning.rules.counted`).
     """
 
     launch: GradedLaunch
     lesson_title: str
     questions: tuple[tuple[str, str], ...]
+    pools: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
 def score_order(launch: GradedLaunch, course: Course, lesson: Lesson) -> ScoreOrder:
@@ -523,7 +536,8 @@ def score_order(launch: GradedLaunch, course: Course, lesson: Lesson) -> ScoreOr
             sentence = shorten(question.legend_text, QUESTION_LABEL_CHARS, placeholder="…")
             label = f"“{sentence}”"
         named.append((question.id, label))
-    return ScoreOrder(launch, lesson.meta.title_text[:255], tuple(named))
+    pools = tuple((pool.draw, pool.candidates) for pool in lesson.pools.values())
+    return ScoreOrder(launch, lesson.meta.title_text[:255], tuple(named), pools)
 
 
 def queue_scores(
@@ -542,30 +556,43 @@ def queue_scores(
         return
     pairs = sorted({(learner, order.launch.lesson_slug) for order, learner, _ in orders})
     best: dict[tuple[str, str, str], bool] = {}
+    alone: set[tuple[str, str, str]] = set()  # right at least once with no hint
+    unhelped_right = case((and_(ATTEMPT.c.correct, ATTEMPT.c.help == NO_HELP), 1), else_=0)
     for row in connection.execute(
         sa_select(
             ATTEMPT.c.learner_id,
             ATTEMPT.c.lesson_slug,
             ATTEMPT.c.question_id,
             func.max(cast(ATTEMPT.c.correct, Integer)),
+            func.max(unhelped_right),
         )
         .where(tuple_in((ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug), pairs))
         .group_by(ATTEMPT.c.learner_id, ATTEMPT.c.lesson_slug, ATTEMPT.c.question_id)
     ):
         best[(row[0], row[1], row[2])] = bool(row[3])
+        if row[4]:
+            alone.add((row[0], row[1], row[2]))
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for order, learner, answered_at in orders:
         launch, slug = order.launch, order.launch.lesson_slug
-        right, wrong, unanswered = 0, list[str](), 0
+        hit, wrong, hinted, unanswered = set[str](), list[str](), list[str](), 0
+        pooled = {qid for _, ids in order.pools for qid in ids}
         for question_id, label in order.questions:
             got = best.get((learner, slug, question_id))
             if got:
-                right += 1
+                hit.add(question_id)
+                if (learner, slug, question_id) not in alone:
+                    hinted.append(label)
+            elif question_id in pooled:
+                if got is not None:  # a pool's question not drawn is not missing
+                    wrong.append(label)
             elif got is None:
                 unanswered += 1
             else:
                 wrong.append(label)
-        total = len(order.questions)
+        fixed = [qid for qid, _ in order.questions if qid not in pooled]
+        right = counted((fixed, order.pools), hit)
+        total = counted_total(len(fixed), (draw for draw, _ in order.pools))
         key = (launch.target, launch.sub)
         if key in rows and rows[key]["answered_at"] >= answered_at:
             continue
@@ -582,7 +609,7 @@ def queue_scores(
             "lesson_title": order.lesson_title,
             "score_given": right,
             "score_maximum": total,
-            "comment": score_comment(right, total, wrong, unanswered)[:1000],
+            "comment": score_comment(right, total, wrong, unanswered, hinted)[:1000],
             "activity_progress": "Completed" if right == total else "InProgress",
             "grading_progress": "FullyGraded",
             "created_at": now,

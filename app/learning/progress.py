@@ -10,6 +10,7 @@ from app.content.lessons import Lesson
 from app.content.page_ids import QUIZ_ANCHOR, question_anchor
 from app.i18n import gettext
 from app.learning.grading import LessonProgress, course_percent, lesson_progress, question_records
+from app.learning.rules import counted_total
 from app.learning.state import CardRow, LearnerState, Place
 
 
@@ -84,16 +85,31 @@ def course_progress(
         The progress; attempts on removed lessons or questions are not counted.
     """
     records = question_records(state.facts())
-    rows = tuple(
-        (lesson, lesson_progress(lesson.slug, lesson.questions, records))
-        for lesson in course.lessons
-    )
+    rows = []
+    for lesson in course.lessons:
+        fixed, pools = lesson_shape(lesson)
+        rows.append((lesson, lesson_progress(lesson.slug, fixed, records, pools)))
     return CourseProgress(
-        rows,
+        tuple(rows),
         course_percent([p for _, p in rows]),
         resume_at(course, place or state.place),
         due_in(state.cards, course, review_clock()),
     )
+
+
+def lesson_shape(lesson: Lesson) -> tuple[list[str], list[tuple[int, tuple[str, ...]]]]:
+    """The lesson's questions as :func:`app.learning.rules.counted` counts them: the quiz
+    questions' ids, and each pool's draw and candidates."""
+    pooled = lesson.pooled
+    fixed = [qid for qid in lesson.questions if qid not in pooled]
+    return fixed, [(pool.draw, pool.candidates) for pool in lesson.pools.values()]
+
+
+def lesson_shape_total(lesson: Lesson) -> int:
+    """How many questions the lesson counts (:func:`app.learning.rules.counted_total`): the LTI
+    line item's ``scoreMaximum``."""
+    fixed, pools = lesson_shape(lesson)
+    return counted_total(len(fixed), (draw for draw, _ in pools))
 
 
 def review_clock() -> datetime:

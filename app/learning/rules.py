@@ -12,6 +12,11 @@ cannot drift apart:
   :data:`NO_HELP`, :data:`HINTED` (one hint or more) or :data:`WORKED` (the worked answer).
   A right answer counts whole with no help, :data:`HINT_CREDIT` with a hint and nothing
   after the worked answer (:func:`answer_credit`, :func:`answer_credit_sql`: mastery).
+- **Pools**: a ``pool`` block counts as the questions it draws, whichever the learner was
+  given: a lesson has its quiz questions plus ``draw`` per pool (:func:`counted_total`), and
+  in a pool a learner counts the pool's questions they answered right (or right on the first
+  try), up to ``draw`` (:func:`counted`, :func:`capped_sql`). So a new draw ("Outras
+  perguntas") never takes back what the learner had, and the SQL side needs no draw.
 - **The 27% groups**: the learners who answered a question are ranked by their course
   score (current questions right on the first try), highest first, ties by learner id;
   the top and the bottom :func:`group_size` learners form the upper and lower groups.
@@ -19,7 +24,7 @@ cannot drift apart:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -60,6 +65,32 @@ def answer_credit_sql(
         (and_(correct, help == HINTED), HINT_CREDIT),
         else_=0.0,
     )
+
+
+# A lesson's questions as the counts see them: the quiz questions' ids, and per pool how many
+# questions it draws and the ids it draws from.
+Shape = tuple[Collection[str], Sequence[tuple[int, Collection[str]]]]
+
+
+def counted_total(fixed: int, draws: Iterable[int]) -> int:
+    """The questions a lesson counts: ``fixed`` quiz questions plus each pool's ``draw``."""
+    return fixed + sum(draws)
+
+
+def counted(shape: Shape, hit: Collection[str]) -> int:
+    """How many of a lesson's counted questions the ids in ``hit`` (answered right, or right
+    on the first try) fill: each quiz question in ``hit`` is one, each pool gives the number
+    of its questions in ``hit``, up to its ``draw``."""
+    fixed, pools = shape
+    hits = set(hit)
+    return len(hits.intersection(fixed)) + sum(
+        min(draw, len(hits.intersection(ids))) for draw, ids in pools
+    )
+
+
+def capped_sql(count: ColumnElement[int], draw: int | ColumnElement[int]) -> ColumnElement[int]:
+    """A pool's share of :func:`counted` as SQL: ``count`` (its questions hit), up to ``draw``."""
+    return case((count > draw, draw), else_=count)
 
 
 def group_size(learners: int) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ class AttemptRow:
         id: the row id (orders attempts stored in the same instant).
         help: what the learner opened before answering (:data:`app.learning.rules.NO_HELP`,
             ``HINTED``, ``WORKED``).
+        variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
     """
 
     lesson_slug: str
@@ -45,6 +46,7 @@ class AttemptRow:
     created_at: datetime
     id: int
     help: int = 0
+    variant: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,26 @@ class RevealRow:
     question_hash: str
     hint: int
     worked: bool
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRow:
+    """A stored draw of a question pool (``pool_draw``; :mod:`app.learning.draws`).
+
+    Attributes:
+        number: the learner's draw of this pool, from 1.
+        seed: the seed it was drawn with.
+        question_ids: the questions drawn, in the pool's order.
+        created_at: when it started (UTC).
+    """
+
+    lesson_slug: str
+    pool_id: str
+    number: int
+    seed: str
+    question_ids: tuple[str, ...]
+    created_at: datetime
     id: int
 
 
@@ -114,6 +136,7 @@ class LearnerState:
         cards: the spaced-review cards (``app/learning/review.py``).
         dues: the due dates of the learner's classes, soonest first.
         reveals: the hints opened and not yet followed by an answer, oldest first.
+        draws: the learner's stored draws of question pools, oldest first.
     """
 
     learner_id: str | None
@@ -124,6 +147,7 @@ class LearnerState:
     cards: tuple[CardRow, ...] = field(default=())
     dues: tuple[LessonDue, ...] = field(default=())
     reveals: tuple[RevealRow, ...] = field(default=())
+    draws: tuple[DrawRow, ...] = field(default=())
 
     @property
     def version(self) -> tuple[object, ...]:
@@ -141,6 +165,8 @@ class LearnerState:
             hash(cards),
             len(self.reveals),
             self.reveals[-1].id if self.reveals else 0,
+            len(self.draws),
+            self.draws[-1].id if self.draws else 0,
         )
 
     def revealed(self, slug: str, question_id: str, question_hash: str) -> tuple[RevealRow, ...]:
@@ -187,7 +213,15 @@ class LearnerState:
             if (r.lesson_slug, r.question_id) != (attempt.lesson_slug, attempt.question_id)
         )
         return LearnerState(
-            self.learner_id, True, place, attempts, self.walks, cards, self.dues, reveals
+            self.learner_id,
+            True,
+            place,
+            attempts,
+            self.walks,
+            cards,
+            self.dues,
+            reveals,
+            self.draws,
         )
 
     def with_reveals(self, reveals: tuple[RevealRow, ...]) -> LearnerState:
@@ -203,7 +237,14 @@ class LearnerState:
             self.cards,
             self.dues,
             self.reveals + added,
+            self.draws,
         )
+
+    def with_draw(self, draw: DrawRow) -> LearnerState:
+        """This state after ``draw`` was stored (the learner row exists from then on)."""
+        if any(d.id == draw.id for d in self.draws):
+            return self
+        return replace(self, stored=True, draws=(*self.draws, draw))
 
 
 def facts_of(attempts: Iterable[AttemptRow]) -> list[AttemptFact]:
@@ -234,6 +275,9 @@ class NewAnswer:
             :data:`app.learning.writer.BIRTH_WINDOW`, and while that learner has no account).
         scores: the LTI launches' scores to queue with the answer, in the same transaction
             (also when the key was stored before and a score is missing: a form sent again).
+        variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
+        draw: the learner's first answer in a pool: the draw they were shown, stored with the
+            attempt (``(pool id, number, seed, question ids comma-joined)``), else ``None``.
     """
 
     learner_id: str
@@ -249,6 +293,8 @@ class NewAnswer:
     birth_key: str | None = None
     at: datetime | None = None
     scores: tuple[ScoreOrder, ...] = ()
+    variant: str = ""
+    draw: tuple[str, int, str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from app.learning.classes import LessonDue, as_utc
 from app.learning.state import (
     AttemptRow,
     CardRow,
+    DrawRow,
     DuplicateKeyError,
     LearnerState,
     NewAnswer,
@@ -44,7 +45,7 @@ from app.learning.state import (
     Written,
 )
 from app.learning.writer import AnswerWriter
-from app.platform.db import begin_write
+from app.platform.db import ONE_STATEMENT, begin_write
 from app.platform.models import (
     ATTEMPT,
     Attempt,
@@ -54,6 +55,7 @@ from app.platform.models import (
     HintReveal,
     Learner,
     LessonRename,
+    PoolDrawRecord,
     ReviewCard,
     WalkRecord,
     utcnow,
@@ -88,6 +90,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     3     review card  lesson slug   question id    question hash    due, 0
     4     due date     lesson slug   class name     class time zone  due, class id
     5     hint opened  lesson slug   question id    question hash    opened, reveal id
+    6     pool draw    lesson slug   pool id        question ids     started, draw id
     ====  ===========  ============  =============  ===============  ===================
 
     ``chosen``, ``correct``, ``credit`` and ``help`` are the attempt's; a hint opened (and not
@@ -95,7 +98,8 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
     learner row puts its count of attempts in ``row_id``, of walks in ``help``, the latest due
     date of its review cards in ``at`` and the count of lessons ever renamed in ``credit``
     (what tells that cards or rows changed without a new attempt: a rename moves rows, a
-    rebuild of the cards moves their dates).
+    rebuild of the cards moves their dates). ``variant`` is the attempt's variant; a pool draw
+    (read whole each time, as the hints) puts its seed in ``chosen`` and its number in ``help``.
     Rows come by kind, then ``at`` (due dates soonest first). SQLAlchemy's ``select``, not
     SQLModel's: its types cover nine columns and a subquery, and it runs the same way.
     """
@@ -124,6 +128,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         .label("at"),
         count(Attempt, col(Attempt.learner_id)).scalar_subquery().label("row_id"),
         count(WalkRecord, col(WalkRecord.learner_id)).scalar_subquery().label("help"),
+        nothing(String).label("variant"),
     ).where(col(Learner.id) == _LEARNER)
     attempts = sa.select(
         literal_column("1", Integer),
@@ -136,6 +141,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(Attempt.created_at),
         col(Attempt.id),
         col(Attempt.help),
+        col(Attempt.variant),
     ).where(col(Attempt.learner_id) == _LEARNER, col(Attempt.id) > _AFTER_ATTEMPT)
     walks = sa.select(
         literal_column("2", Integer),
@@ -148,6 +154,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(WalkRecord.created_at),
         col(WalkRecord.id),
         literal_column("0", Integer),
+        nothing(String),
     ).where(col(WalkRecord.learner_id) == _LEARNER, col(WalkRecord.id) > _AFTER_WALK)
     answered = ATTEMPT.alias("answered")
     cards = sa.select(
@@ -161,6 +168,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(ReviewCard.due),
         literal_column("0", Integer),
         literal_column("0", Integer),
+        nothing(String),
     ).where(
         col(ReviewCard.learner_id) == _LEARNER,
         or_(
@@ -185,6 +193,7 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
             col(ClassDue.due_at),
             col(Classroom.id),
             literal_column("0", Integer),
+            nothing(String),
         )
         .select_from(ClassMember)
         .join(Classroom, col(Classroom.id) == col(ClassMember.class_id))
@@ -202,8 +211,22 @@ def _state_statement() -> sa.Select[*tuple[Any, ...]]:
         col(HintReveal.created_at),
         col(HintReveal.id),
         col(HintReveal.hint),
+        nothing(String),
     ).where(col(HintReveal.learner_id) == _LEARNER, col(HintReveal.attempt_id).is_(None))
-    union = union_all(learner, attempts, walks, cards, dues, reveals).subquery()
+    draws = sa.select(
+        literal_column("6", Integer),
+        col(PoolDrawRecord.lesson_slug),
+        col(PoolDrawRecord.pool_id),
+        col(PoolDrawRecord.question_ids),
+        col(PoolDrawRecord.seed),
+        nothing(Boolean),
+        nothing(Float),
+        col(PoolDrawRecord.created_at),
+        col(PoolDrawRecord.id),
+        col(PoolDrawRecord.number),
+        nothing(String),
+    ).where(col(PoolDrawRecord.learner_id) == _LEARNER)
+    union = union_all(learner, attempts, walks, cards, dues, reveals, draws).subquery()
     return sa.select(union).order_by(union.c.kind, union.c.at, union.c.row_id)
 
 
@@ -234,6 +257,7 @@ class _Rows:
     cards: list[CardRow] = field(default_factory=list)
     reveals: list[RevealRow] = field(default_factory=list)
     dues: dict[str, LessonDue] = field(default_factory=dict)
+    draws: list[DrawRow] = field(default_factory=list)
 
 
 def _read(connection: Connection, learner_id: str, after_attempt: int, after_walk: int) -> _Rows:
@@ -258,6 +282,7 @@ def _read(connection: Connection, learner_id: str, after_attempt: int, after_wal
                     row.at,
                     row.row_id,
                     row.help,
+                    row.variant or "",
                 )
             )
         elif row.kind == 2:
@@ -268,9 +293,17 @@ def _read(connection: Connection, learner_id: str, after_attempt: int, after_wal
             got.reveals.append(
                 RevealRow(row.slug, row.name, row.detail, row.help, bool(row.correct), row.row_id)
             )
+        elif row.kind == 6:
+            got.draws.append(draw_row(row))
         else:  # the soonest due date of a lesson wins when two classes set one
             got.dues.setdefault(row.slug, LessonDue(row.name, row.slug, as_utc(row.at), row.detail))
     return got
+
+
+def draw_row(row: Any) -> DrawRow:
+    """A ``pool_draw`` row of the state statement as the state holds it."""
+    ids = tuple(qid for qid in row.detail.split(",") if qid)
+    return DrawRow(row.slug, row.name, row.help, row.chosen, ids, row.at, row.row_id)
 
 
 MAX_LEARNERS = 5000  # learners' states kept per process, the least recently read dropped
@@ -316,6 +349,7 @@ class _Kept:
             tuple(cards),
             tuple(got.dues.values()),
             tuple(got.reveals),
+            tuple(got.draws),
         )
         return _Kept(
             state,
@@ -482,6 +516,46 @@ def record_reveals(
     return stored
 
 
+def record_draw(
+    session: Session,
+    learner_id: str,
+    slug: str,
+    pool_id: str,
+    number: int,
+    seed: str,
+    question_ids: Sequence[str],
+) -> DrawRow | None:
+    """Store a learner's draw ``number`` of a pool in one transaction (the learner row is
+    created if missing, as by :func:`record_walk`).
+
+    Returns:
+        The draw as the state reads it, or ``None`` when that number was already stored (two
+        tabs asking at once: the first one wins).
+    """
+    insert = _insert_for(session)
+    now = utcnow()
+    begin_write(session)
+    session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
+    stored = session.execute(
+        insert(PoolDrawRecord)
+        .values(
+            learner_id=learner_id,
+            lesson_slug=slug,
+            pool_id=pool_id,
+            number=number,
+            seed=seed,
+            question_ids=",".join(question_ids),
+            created_at=now,
+        )
+        .on_conflict_do_nothing()
+        .returning(col(PoolDrawRecord.id))
+    ).first()
+    session.commit()
+    if stored is None:
+        return None
+    return DrawRow(slug, pool_id, number, seed, tuple(question_ids), now, stored[0])
+
+
 # Either dialect's ``insert``: two statement classes that both know ``on_conflict_do_*``.
 InsertFor = Callable[[type[SQLModel]], postgresql.Insert | sqlite.Insert]
 
@@ -522,7 +596,10 @@ class SqlLearnerStore:
         if learner_id is None:
             return LearnerState(None)
         with self.engine.connect() as connection:
-            return self.states.read(connection, learner_id)
+            # each of its statements reads a whole snapshot: no transaction needed
+            return self.states.read(
+                connection.execution_options(**{ONE_STATEMENT: True}), learner_id
+            )
 
     def move_place(self, learner_id: str, place: Place) -> None:
         """Queue the move of the learner row's place (:meth:`AnswerWriter.move_place`)."""
@@ -547,3 +624,16 @@ class SqlLearnerStore:
         """See :func:`record_reveals`."""
         with Session(self.engine) as session:
             return record_reveals(session, learner_id, slug, question_id, question_hash, hints)
+
+    def store_draw(
+        self,
+        learner_id: str,
+        slug: str,
+        pool_id: str,
+        number: int,
+        seed: str,
+        question_ids: Sequence[str],
+    ) -> DrawRow | None:
+        """See :func:`record_draw` (a blocking write: an async caller runs it in a thread)."""
+        with Session(self.engine) as session:
+            return record_draw(session, learner_id, slug, pool_id, number, seed, question_ids)

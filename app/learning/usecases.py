@@ -22,10 +22,21 @@ from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
+from app.content.variants import instance
 from app.learning.answers import graded_answer
+from app.learning.draws import (
+    PoolDraw,
+    current_draw,
+    first_draw,
+    lesson_draws,
+    next_draw,
+    pool_of,
+    stored_draws,
+)
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.rules import help_of
 from app.learning.state import (
+    DrawRow,
     DuplicateKeyError,
     LearnerState,
     NewAnswer,
@@ -34,6 +45,7 @@ from app.learning.state import (
     Written,
 )
 from app.learning.trees import TreeView, tree_view
+from app.learning.variants import PAGE_OWNER, read_token
 from app.learning.views import KEY_RE, QuestionView, question_view
 
 if TYPE_CHECKING:
@@ -70,6 +82,17 @@ class LearnerStore(Protocol):
     ) -> tuple[RevealRow, ...]:
         """Store hints opened, ``(number, worked)`` each, before returning them as stored."""
 
+    def store_draw(
+        self,
+        learner_id: str,
+        slug: str,
+        pool_id: str,
+        number: int,
+        seed: str,
+        question_ids: Sequence[str],
+    ) -> DrawRow | None:
+        """Store a pool draw; ``None`` when that number was stored already."""
+
 
 @dataclass(frozen=True)
 class LessonPage:
@@ -85,6 +108,7 @@ class LessonPage:
         progress: the learner's progress over the course.
         due: the lesson's due date in the learner's classes, or ``None``.
         overdue: the due date has passed.
+        draws: the draw the learner sees in each pool of the lesson, by pool id.
     """
 
     lesson: Lesson
@@ -98,6 +122,7 @@ class LessonPage:
     calc_results: object = None
     due: LessonDue | None = None
     overdue: bool = False
+    draws: dict[str, PoolDraw] = field(default_factory=dict)
 
     def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``."""
@@ -114,6 +139,7 @@ class LessonPage:
             "calc_results": self.calc_results,
             "lesson_due": self.due,
             "overdue": self.overdue,
+            "draws": self.draws,
         }
 
 
@@ -146,6 +172,8 @@ class OpenedLesson:
         place: where the learner now is (the lesson opened, unless only prefetched).
         keep_in_session: a place to keep in the session (a learner without a row), or ``None``.
         now: when it was opened (a class due date passed or not).
+        draw_key: the server's secret, which seeds the learner's draws of the lesson's pools
+            (:mod:`app.learning.draws`).
     """
 
     course: Course
@@ -155,6 +183,7 @@ class OpenedLesson:
     place: Place | None = None
     keep_in_session: Place | None = None
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    draw_key: bytes = field(default=b"", repr=False)
 
     @property
     def stamp(self) -> tuple[object, ...]:
@@ -171,7 +200,9 @@ class OpenedLesson:
 
     def page(self) -> LessonPage:
         """The page, built from the state already read (no storage)."""
-        return lesson_page(self.course, self.lesson, self.state, self.place, self.asked, self.now)
+        return lesson_page(
+            self.course, self.lesson, self.state, self.place, self.asked, self.now, self.draw_key
+        )
 
     def context(self) -> dict[str, object]:
         """The template context of ``lesson.html``, the page built now."""
@@ -186,6 +217,7 @@ def open_lesson(
     session_place: Place | None,
     asked: LessonRequest,
     move_place: bool = True,
+    draw_key: bytes = b"",
 ) -> OpenedLesson:
     """Read the learner's state once and move their place to ``lesson`` (stored where they
     have a row; otherwise :attr:`OpenedLesson.keep_in_session` asks the caller to keep it).
@@ -206,12 +238,13 @@ def open_lesson(
             store.move_place(learner_id, place)
         else:
             keep = place
-    return OpenedLesson(course, lesson, asked, state, place, keep)
+    return OpenedLesson(course, lesson, asked, state, place, keep, draw_key=draw_key)
 
 
-def visitor_lesson(course: Course, lesson: Lesson) -> OpenedLesson:
-    """A lesson as every visitor without a query string sees it (nothing to read)."""
-    return OpenedLesson(course, lesson, LessonRequest(), LearnerState(None))
+def visitor_lesson(course: Course, lesson: Lesson, draw_key: bytes = b"") -> OpenedLesson:
+    """A lesson as every visitor without a query string sees it (nothing to read);
+    ``draw_key``, the server's secret, signs the variants its forms show."""
+    return OpenedLesson(course, lesson, LessonRequest(), LearnerState(None), draw_key=draw_key)
 
 
 def lesson_page(
@@ -221,6 +254,7 @@ def lesson_page(
     place: Place | None,
     asked: LessonRequest,
     now: datetime,
+    draw_key: bytes = b"",
 ) -> LessonPage:
     """Build a lesson page from a state already read (no storage)."""
     grouped = state.in_lesson(lesson.slug)
@@ -234,6 +268,7 @@ def lesson_page(
             asked.errors.get(qid),
             asked.typed.get(qid, ""),
             opened(state, lesson.slug, question),
+            draw_key,
         )
         for qid, question in lesson.questions.items()
     }
@@ -262,6 +297,7 @@ def lesson_page(
         calculator_results(lesson.calculators, query),
         due,
         due is not None and due.is_late(now),
+        lesson_draws(draw_key, lesson, state),
     )
 
 
@@ -295,8 +331,10 @@ def show_question(
     retry: bool = False,
     error: str | None = None,
     typed: str = "",
+    secret: bytes = b"",
 ) -> QuestionPage:
-    """One question as the learner sees it now (their latest graded answer, or the form)."""
+    """One question as the learner sees it now (their latest graded answer, or the form);
+    ``secret`` picks a numeric question's variant (:mod:`app.learning.variants`)."""
     state = store.read_state(learner_id)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(
@@ -308,6 +346,7 @@ def show_question(
         error,
         typed,
         opened(state, lesson.slug, question),
+        secret,
     )
     return QuestionPage(view, error=error, state=state)
 
@@ -328,6 +367,7 @@ def reveal_hint(
     learner_id: str,
     number: int,
     version: str | None,
+    secret: bytes = b"",
 ) -> QuestionPage:
     """Open the question's hints up to ``number`` (those not open yet are stored, one event
     each, waiting for the learner's next answer, which then counts as helped) and show the
@@ -355,6 +395,7 @@ def reveal_hint(
         attempts,
         retry=True,
         revealed=opened(state, lesson.slug, question),
+        secret=secret,
     )
     return QuestionPage(view, stored=bool(new), learner_id=learner_id, state=state)
 
@@ -370,6 +411,7 @@ class Answer:
         value: ``valor`` (a ``numeric`` answer as typed).
         positions: ``posicao`` (an ``ordering`` answer's ``<item>=<position>`` pairs).
         confirmed: ``confirmado`` (a ``numeric`` answer confirmed as typed: "3.438" is 3438).
+        variant: ``variante`` (the signed variant a numeric question with ``params`` showed).
         given_at: ``dada_em``, when an answer kept offline was given (clamped by
             :func:`given_time`); ``None``: now.
     """
@@ -380,6 +422,7 @@ class Answer:
     value: str | None = None
     positions: list[str] = field(default_factory=list)
     confirmed: str | None = None
+    variant: str | None = None
     given_at: datetime | None = None
 
 
@@ -431,6 +474,8 @@ class AnswerPlace:
             join the learner its first request made, not whoever else saw the form's key.
         scores: LTI launches' scores, queued with the answer
             (:attr:`app.learning.state.NewAnswer.scores`).
+        draw_key: the server's secret: an answer to a pool's question stores the learner's
+            draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`).
     """
 
     review: bool = False
@@ -438,6 +483,7 @@ class AnswerPlace:
     born: bool = False
     visit: str = ""
     scores: tuple[ScoreOrder, ...] = ()
+    draw_key: bytes = field(default=b"", repr=False)
 
 
 async def answer_question(
@@ -468,8 +514,15 @@ async def answer_question(
         raise FormRefused(STALE_FORM)
     if answer.version != question.content_hash:
         raise FormRefused(QUESTION_CHANGED)
+    asked = question
+    if question.variants is not None:  # graded against the variant the form showed
+        owners = [learner_id] + ([PAGE_OWNER] if where.born else [])
+        index = read_token(where.draw_key, answer.variant, owners, lesson.slug, question)
+        if index is None:
+            raise FormRefused(STALE_FORM)
+        asked = instance(question, question.variants.point(index))
     grade, chosen = graded_answer(
-        question, answer.options, answer.value, answer.positions, answer.confirmed
+        asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
@@ -489,6 +542,8 @@ async def answer_question(
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
                 scores=where.scores,
                 at=given_time(answer.given_at, datetime.now(UTC)),
+                variant=asked.variant,
+                draw=first_draw_of(lesson, question, before, where.draw_key),
             )
         )
     except DuplicateKeyError as exc:
@@ -498,7 +553,9 @@ async def answer_question(
     place = Place(lesson.slug, question_anchor(question.id))
     state = before.with_attempt(written.row, place, written.card)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
-    view = question_view(lesson.slug, question, where.order_of or written.learner_id, attempts)
+    view = question_view(
+        lesson.slug, question, where.order_of or written.learner_id, attempts, secret=where.draw_key
+    )
     return QuestionPage(
         view,
         course_progress(course, state),
@@ -506,6 +563,50 @@ async def answer_question(
         learner_id=written.learner_id,
         state=state,
     )
+
+
+def first_draw_of(
+    lesson: Lesson, question: Question, state: LearnerState, secret: bytes
+) -> tuple[str, int, str, str] | None:
+    """The draw 1 to store with an answer to ``question`` (the writer keeps it in the
+    attempt's transaction), when it is the learner's first answer in that pool (no draw of it
+    stored yet); else ``None``."""
+    pool = pool_of(lesson, question.id)
+    if pool is None or not secret or state.learner_id is None:
+        return None
+    if stored_draws(state, lesson.slug, pool.id):
+        return None
+    seed, ids = first_draw(secret, state.learner_id, lesson.slug, pool)
+    return (pool.id, 1, seed, ",".join(ids))
+
+
+class NoNextDraw(LookupError):
+    """ "Outras perguntas" asked before every question of the current draw was answered."""
+
+
+def redraw_pool(
+    store: LearnerStore, lesson: Lesson, pool_id: str, learner_id: str, secret: bytes
+) -> PoolDraw:
+    """Start the learner's next draw of a pool ("Outras perguntas"), ranked by their attempts
+    now; the draw they were shown is stored first when it was not yet.
+
+    Raises:
+        KeyError: the lesson has no pool ``pool_id``.
+        NoNextDraw: a question of the current draw has no answer yet.
+    """
+    pool = lesson.pools[pool_id]
+    state = store.read_state(learner_id)
+    now = current_draw(secret, lesson, pool, state)
+    if not now.answered:
+        raise NoNextDraw(pool_id)
+    if not now.stored:
+        store.store_draw(learner_id, lesson.slug, pool.id, now.number, now.seed, now.question_ids)
+    number = now.number + 1
+    seed, ids = next_draw(secret, learner_id, lesson.slug, pool, number, state.attempts)
+    row = store.store_draw(learner_id, lesson.slug, pool.id, number, seed, ids)
+    if row is not None:
+        state = state.with_draw(row)
+    return current_draw(secret, lesson, pool, state)
 
 
 def birth_key(form_key: str, visit: str) -> str:
@@ -521,6 +622,8 @@ __all__ = [
     "LessonRequest",
     "OpenedLesson",
     "HintNotFound",
+    "NoNextDraw",
+    "redraw_pool",
     "answer_question",
     "open_lesson",
     "reveal_hint",

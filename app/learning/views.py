@@ -23,6 +23,7 @@ from app.learning.grading import (
     shuffled_options,
 )
 from app.learning.state import AttemptRow, facts_of
+from app.learning.variants import answered_variant, form_variant
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 # The shuffle seed of visitors without a learner id (still a shuffle: the right option is not
@@ -61,6 +62,9 @@ class QuestionView:
         help: the help the graded answer shown had (:mod:`app.learning.rules`).
         graded: with a result, the options chosen or right, in the learner's order.
         others: with a result, the other options ("por que as outras estão certas ou erradas").
+        question: a numeric question with variants: the variant shown (its numbers and key),
+            else ``None`` (the question as written).
+        variant_token: the form's ``variante`` (which variant it shows, signed), or ``""``.
     """
 
     options: tuple[Option, ...]
@@ -78,6 +82,8 @@ class QuestionView:
     help: int = 0
     graded: tuple[GradedOption, ...] = ()
     others: tuple[Option, ...] = ()
+    question: Question | None = None
+    variant_token: str = ""
 
 
 def new_key() -> str:
@@ -94,6 +100,7 @@ def question_view(
     error: str | None = None,
     typed: str = "",
     revealed: Sequence[int] = (),
+    secret: bytes = b"",
 ) -> QuestionView:
     """Decide how to show ``question`` to the learner.
 
@@ -107,6 +114,8 @@ def question_view(
         typed: what the learner typed in a refused ``numeric`` answer.
         revealed: the numbers of the hints opened since the last answer
             (:meth:`app.learning.state.LearnerState.revealed`).
+        secret: the server's secret, which picks and signs a learner's variant of a numeric
+            question with ``params`` (:mod:`app.learning.variants`).
 
     Returns:
         The graded latest attempt, or the form when there is none, when the learner asked to
@@ -117,9 +126,17 @@ def question_view(
     result = None
     answered_at = None
     help = 0
-    if attempts and not (retry or error or outdated):
+    shown, token = question, ""
+    answered = bool(attempts) and not (retry or error or outdated)
+    if question.variants is not None:
+        if answered:
+            shown = answered_variant(question, attempts[-1])
+        else:
+            owner = None if learner_id in (None, VISITOR_ORDER) else learner_id
+            shown, token = form_variant(secret, owner, lesson_slug, question, len(attempts))
+    if answered:
         latest = attempts[-1]
-        result = regrade_stored(question, latest.chosen, latest.correct)
+        result = regrade_stored(shown, latest.chosen, latest.correct)
         answered_at = latest.created_at
         help = latest.help
     opened = sorted({n for n in revealed if 1 <= n <= len(question.hints)})
@@ -128,7 +145,7 @@ def question_view(
     seed = learner_id or VISITOR_ORDER
     options = shuffled_options(question, seed, lesson_slug)
     items = shuffled_items(question, seed, lesson_slug) if question.items else ()
-    unit = question.numeric.unit if question.numeric else None
+    unit = shown.numeric.unit if shown.numeric else None
     confirm = bool(error) and decimal_point_reading(typed, unit) is not None
     graded: list[GradedOption] = []
     others: list[Option] = []
@@ -155,4 +172,6 @@ def question_view(
         help,
         tuple(graded),
         tuple(others),
+        shown if question.variants is not None else None,
+        token,
     )

@@ -1,9 +1,11 @@
 """One writer per process: requests queue their answers, a thread commits them in groups.
 
 A request never takes the database's write lock itself. It hands its graded answer to the
-process's :class:`AnswerWriter` and waits; the writer's thread takes every answer queued at
-that moment (up to :data:`MAX_BATCH`), stores them in one transaction and wakes each request
-after the commit, so an answer is durable before it is acknowledged. While a batch commits,
+process's :class:`AnswerWriter` and awaits it on its event loop (no thread waits); the
+writer's thread takes every answer queued at that moment (up to :data:`MAX_BATCH`), stores
+them in one transaction and wakes each request after the commit (one
+``loop.call_soon_threadsafe`` per batch and event loop), so an answer is durable before it
+is acknowledged. While a batch commits,
 the next one queues up: the busier the course, the larger the batches, and the cost of a
 commit, of the dashboard's tallies and of the review cards is shared by the whole batch.
 
@@ -36,7 +38,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -72,13 +74,11 @@ class WriterUnavailable(RuntimeError):
 
 @dataclass
 class _Job:
-    """One answer or place in the queue, and how its sender is woken after the commit: a
-    thread's ``done`` event, or a coroutine's ``future`` on its event ``loop`` (resolved there,
-    once per batch and loop, by :meth:`AnswerWriter._commit`); neither for a place not waited
-    for."""
+    """One answer or place in the queue, and the ``future`` its request awaits on its event
+    ``loop`` (resolved there, once per batch and loop, by :meth:`AnswerWriter._commit`); none
+    for a place not waited for, or a batch stored in the calling thread (:func:`store_now`)."""
 
     item: NewAnswer | tuple[str, Place]
-    done: threading.Event | None = field(default_factory=threading.Event)
     result: Written | None = None
     error: Exception | None = None
     abandoned: bool = False  # its request stopped waiting: skipped if not yet taken
@@ -101,7 +101,7 @@ class AnswerWriter:
         engine: the writer's own engine (:func:`app.platform.db.make_writer_engine`).
         tags: the concept tags of the course as it is now
             (:func:`app.learning.mastery.concept_tags`), read once per batch.
-        timeout_s: how long :meth:`store` waits for the commit.
+        timeout_s: how long :meth:`write` and :meth:`place` wait for the commit.
     """
 
     def __init__(
@@ -120,7 +120,13 @@ class AnswerWriter:
         thread waits (the writer's thread resolves a future here after the commit).
 
         Raises:
-            The same as :meth:`store`.
+            DuplicateKeyError: the learner already used the key for another question.
+            WriterUnavailable: the batch failed outside any one answer, or no commit came
+                within ``timeout_s`` (the answer is then dropped if the writer has not taken
+                it yet; if it has, it is stored whole, and the same form sent again answers
+                as the first time).
+            Exception: whatever storing this one answer raised (the others of its batch
+                are stored).
         """
         job = await self._wait(answer)
         if job.error is not None:
@@ -133,7 +139,7 @@ class AnswerWriter:
         the event loop (a learner without a row is left as is).
 
         Raises:
-            WriterUnavailable: as :meth:`store`.
+            WriterUnavailable: as :meth:`write`.
         """
         job = await self._wait((learner_id, place))
         if job.error is not None:
@@ -141,7 +147,7 @@ class AnswerWriter:
 
     async def _wait(self, item: NewAnswer | tuple[str, Place]) -> _Job:
         loop = asyncio.get_running_loop()
-        job = _Job(item, done=None, future=loop.create_future(), loop=loop)
+        job = _Job(item, future=loop.create_future(), loop=loop)
         self._put(job)
         assert job.future is not None
         try:
@@ -152,34 +158,10 @@ class AnswerWriter:
             raise WriterUnavailable(f"no commit within {self.timeout_s} s") from None
         return job
 
-    def store(self, answer: NewAnswer) -> Written:
-        """Store ``answer`` and return once it is committed, blocking the calling thread (for
-        commands and tests; a request awaits :meth:`write`).
-
-        Raises:
-            DuplicateKeyError: the learner already used the key for another question.
-            WriterUnavailable: the batch failed outside any one answer, or no commit came
-                within ``timeout_s`` (the answer is then dropped if the writer has not taken
-                it yet; if it has, it is stored whole, and the same form sent again answers
-                as the first time).
-            Exception: whatever storing this one answer raised (the others of its batch
-                are stored).
-        """
-        job = _Job(answer)
-        self._put(job)
-        assert job.done is not None
-        if not job.done.wait(self.timeout_s):
-            job.abandoned = True
-            raise WriterUnavailable(f"no commit within {self.timeout_s} s")
-        if job.error is not None:
-            raise job.error
-        assert job.result is not None
-        return job.result
-
     def move_place(self, learner_id: str, place: Place) -> None:
         """Keep ``place`` on the learner's row, soon; returns at once (a learner without a
         row is left as is: browsing never creates one)."""
-        self._put(_Job((learner_id, place), done=None))
+        self._put(_Job((learner_id, place)))
 
     def _put(self, job: _Job) -> None:
         self._queue.put(job)
@@ -222,9 +204,7 @@ class AnswerWriter:
         finally:
             waiting: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
             for job in jobs:
-                if job.done is not None:
-                    job.done.set()
-                elif job.loop is not None:
+                if job.loop is not None:
                     waiting.setdefault(job.loop, []).append(job)
             for loop, woken in waiting.items():  # one wake-up per event loop and batch
                 # a closed loop (RuntimeError) has nobody waiting any more
@@ -243,13 +223,13 @@ def store_now(
     engine: Engine, answers: Sequence[NewAnswer], tags: Tags
 ) -> list[Written | Exception]:
     """Store ``answers`` as one batch in the calling thread, as the writer's thread does (for
-    commands, imports and tests; requests go through :meth:`AnswerWriter.store`).
+    commands, imports and tests; requests await :meth:`AnswerWriter.write`).
 
     Returns:
         Per answer, in order, what was written or the error that refused it
         (:class:`DuplicateKeyError`, or whatever storing that answer alone raised).
     """
-    jobs = [_Job(answer, done=None) for answer in answers]
+    jobs = [_Job(answer) for answer in answers]
     _commit(engine, jobs, tags)
     done: list[Written | Exception] = []
     for job in jobs:
@@ -291,22 +271,22 @@ _MOVE_PLACES = Plain(
     "UPDATE learner SET place_lesson = ?, place_section = ?, place_at = ? WHERE id = ?"
 )
 _ATTEMPT_COLUMNS = """learner_id, lesson_slug, question_id, question_hash, chosen, correct, credit,
-    idempotency_key, review, help, created_at"""
+    idempotency_key, review, help, variant, created_at"""
 # Every attempt of the batch in one parameter (SQLite: a JSON array of rows; PostgreSQL: one
 # array per column), so one statement with a fixed text returns the ids of those inserted.
 _INSERT_ATTEMPTS = Plain(
     f"""INSERT INTO attempt ({_ATTEMPT_COLUMNS})
-    SELECT {", ".join(f"json_extract(value, '$[{n}]')" for n in range(11))} FROM json_each(?)
+    SELECT {", ".join(f"json_extract(value, '$[{n}]')" for n in range(12))} FROM json_each(?)
     WHERE true ON CONFLICT (learner_id, idempotency_key) DO NOTHING
     RETURNING id, learner_id, idempotency_key""",
     f"""INSERT INTO attempt ({_ATTEMPT_COLUMNS})
     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[],
-    ?::float8[], ?::text[], ?::boolean[], ?::integer[], ?::timestamptz[])
+    ?::float8[], ?::text[], ?::boolean[], ?::integer[], ?::text[], ?::timestamptz[])
     ON CONFLICT (learner_id, idempotency_key) DO NOTHING
     RETURNING id, learner_id, idempotency_key""",
 )
 _STORED_COLUMNS = """id, learner_id, idempotency_key, lesson_slug, question_id, question_hash,
-    chosen, correct, credit, created_at, help"""
+    chosen, correct, credit, created_at, help, variant"""
 _STORED_KEYS = Plain(
     f"""SELECT {_STORED_COLUMNS} FROM attempt
     WHERE learner_id IN (SELECT value FROM json_each(?))
@@ -314,6 +294,10 @@ _STORED_KEYS = Plain(
     (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))""",
     f"""SELECT {_STORED_COLUMNS} FROM attempt
     WHERE (learner_id, idempotency_key) IN (SELECT * FROM unnest(?::text[], ?::text[]))""",
+)
+_KEEP_DRAWS = Plain(
+    """INSERT INTO pool_draw (learner_id, lesson_slug, pool_id, number, seed, question_ids,
+    created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"""
 )
 _TAKE_HINTS = Plain(
     """UPDATE hint_reveal SET attempt_id = ? WHERE learner_id = ? AND lesson_slug = ?
@@ -400,6 +384,7 @@ def _store_attempts(
                     answer.key,
                     answer.review,
                     answer.help,
+                    answer.variant,
                     driver_time(connection, answer.at or now),
                 )
                 for _, answer, learner_id in batch
@@ -422,6 +407,7 @@ def _store_attempts(
             answer.at or now,
             row_id,
             help=answer.help,
+            variant=answer.variant,
             learner_id=learner_id,
         )
         stored.append(row)
@@ -459,6 +445,15 @@ def _store_attempts(
         connection,
         [(row.id, row.learner_id, row.lesson_slug, row.question_id) for row in stored if row.help],
     )
+    # a learner's first answer in a pool keeps the draw they were shown (app.learning.draws)
+    _KEEP_DRAWS.run(
+        connection,
+        [
+            (learner_id, answer.lesson_slug, *answer.draw, driver_time(connection, now))
+            for job, answer, learner_id in batch
+            if answer.draw is not None and job.result is not None and job.result.new
+        ],
+    )
     record_in_tallies(connection, stored)
     record_in_mastery(connection, tags, stored)
     cards = schedule_batch(connection, stored)
@@ -471,7 +466,9 @@ def _store_attempts(
 
 def _row(row: Sequence[Any]) -> AttemptRow:
     """An attempt read by :data:`_STORED_KEYS`, as the pages need it."""
-    _, _, _, slug, question_id, question_hash, chosen, correct, credit, created, help_ = row
+    _, _, _, slug, question_id, question_hash, chosen, correct, credit, created, help_, variant = (
+        row
+    )
     return AttemptRow(
         slug,
         question_id,
@@ -482,6 +479,7 @@ def _row(row: Sequence[Any]) -> AttemptRow:
         stored_time(created),
         row[0],
         help_,
+        variant,
     )
 
 

@@ -19,6 +19,9 @@ from sqlmodel import Session, create_engine
 SQLITE_BUSY_TIMEOUT_MS = 15000
 IMMEDIATE = "curso_sqlite_immediate"
 IMMEDIATE_RETRIES = 5  # tries of BEGIN IMMEDIATE that SQLite refused without waiting
+# A connection whose reads are each one statement, its own snapshot: no BEGIN on SQLite (one
+# round trip and one GIL hand-off less per read on the event loop).
+ONE_STATEMENT = "curso_one_statement"
 SQLITE_ARGS = {"check_same_thread": False}
 THREADS = 40  # AnyIO's default threadpool size, where FastAPI runs sync routes
 
@@ -124,7 +127,10 @@ def _sqlite_begin(connection) -> None:
     # a transaction that will write can start IMMEDIATE and take the write lock up front. A
     # deferred one that reads first and then writes fails at once with "database is locked"
     # when another worker wrote in between; an immediate one waits its turn (busy_timeout).
-    immediate = connection.get_execution_options().get(IMMEDIATE, False)
+    options = connection.get_execution_options()
+    if options.get(ONE_STATEMENT, False):
+        return
+    immediate = options.get(IMMEDIATE, False)
     if not immediate:
         connection.exec_driver_sql("BEGIN")
         return

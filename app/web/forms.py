@@ -20,12 +20,14 @@ async def answer_form(
     valor: Annotated[str | None, Form()] = None,
     posicao: Annotated[list[str] | None, Form()] = None,
     confirmado: Annotated[str | None, Form(max_length=100)] = None,
+    variante: Annotated[str | None, Form(max_length=40)] = None,
     dada_em: Annotated[str | None, Form(max_length=40)] = None,
 ) -> Answer:
     """The answer as sent: ``opcao`` (option ids), ``chave`` (the form's idempotency key),
     ``versao`` (the question version shown), ``valor`` (a ``numeric`` answer as typed) and
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
-    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438).
+    (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
+    ``variante`` (the signed variant of a numeric question with parameters).
 
     ``dada_em`` is when an answer kept on the device offline was given (ISO 8601 with its
     offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it.
@@ -41,7 +43,8 @@ async def answer_form(
             given_at = None
         if given_at is None or given_at.tzinfo is None:
             raise HTTPException(status_code=422, detail=gettext(BAD_GIVEN_AT))
-    return Answer(chave or "", versao, opcao or [], valor, posicao or [], confirmado, given_at)
+    fields = (valor, posicao or [], confirmado, variante, given_at)
+    return Answer(chave or "", versao, opcao or [], *fields)
 
 
 AnswerFormDep = Annotated[Answer, Depends(answer_form)]

@@ -115,6 +115,18 @@ class AttemptPublic(AttemptBase):
     """An attempt as exported: every stored field but the internal ids."""
 
     idempotency_key: str | None
+    variant: str = ""  # a numeric question's variant: its parameters (JSON), or ""
+
+
+class PoolDrawPublic(SQLModel):
+    """A draw of a question pool, as exported ("Meus dados")."""
+
+    lesson_slug: str
+    pool_id: str
+    number: int
+    seed: str
+    question_ids: list[str]
+    created_at: datetime
 
 
 class SessionPublic(SQLModel):
@@ -168,6 +180,7 @@ class LearnerExport(SQLModel):
     classes: list[MembershipPublic] = []
     review_cards: list[ReviewCardPublic] = []
     hints: list[HintPublic] = []
+    draws: list[PoolDrawPublic] = []
 
 
 def progress_public(
@@ -230,5 +243,16 @@ def learner_export(data: LearnerData | None) -> LearnerExport:
         review_cards=[
             ReviewCardPublic.model_validate(card, from_attributes=True)
             for card in data.review_cards
+        ],
+        draws=[
+            PoolDrawPublic(
+                lesson_slug=d.lesson_slug,
+                pool_id=d.pool_id,
+                number=d.number,
+                seed=d.seed,
+                question_ids=[qid for qid in d.question_ids.split(",") if qid],
+                created_at=d.created_at,
+            )
+            for d in data.draws
         ],
     )

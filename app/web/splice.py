@@ -10,9 +10,10 @@ joins the parts around its fills:
 
 - ``deflate`` (RFC 1950, the zlib format): each part is an independent run of deflate blocks
   ending on a byte boundary (``Z_SYNC_FLUSH``); a fill goes between them as a *stored* block
-  (RFC 1951 §3.2.4, five bytes of header); the Adler-32 of the whole page is combined from the
-  parts' checksums in constant time (zlib's ``adler32_combine``). The work per response is
-  proportional to the fills, not to the page.
+  (RFC 1951 §3.2.4, five bytes of header); the Adler-32 of the whole page is the page's with
+  zeros in the holes (kept) plus what the two fills add, each fill's share computed once from
+  its own Adler-32 (:class:`AdlerBasis`). The work per response is proportional to the fills,
+  not to the page or its number of holes.
 - ``gzip`` (RFC 1952), for clients that do not take ``deflate``: the same blocks; its CRC-32 is
   computed over the page (zlib's C code, tens of microseconds for a lesson).
 - no encoding: the parts joined around the fills.
@@ -46,25 +47,59 @@ GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no name, n
 COMPRESS_LEVEL = 9  # once per page version: the smallest bytes are worth the one-off time
 
 
-def adler32_combine(adler1: int, adler2: int, len2: int) -> int:
-    """The Adler-32 of ``A + B`` from the Adler-32 of ``A``, of ``B`` and ``len(B)``.
+@dataclass(frozen=True)
+class AdlerBasis:
+    """What the Adler-32 of a page with two kinds of fills needs besides the fills.
 
-    A port of zlib's ``adler32_combine`` (adler32.c), which Python's ``zlib`` does not expose.
+    Adler-32 (RFC 1950 §8.2) of ``n`` bytes ``b_i`` is ``A = 1 + Σ b_i`` and
+    ``B = n + Σ (n - i)·b_i``, both mod 65,521. A fill ``f`` at offset ``o`` adds ``S(f)`` to
+    ``A`` and ``(n - o)·S(f) - W(f)`` to ``B``, where ``S`` is its byte sum and ``W = Σ j·f_j``,
+    both read off the fill's own Adler-32. So the page's is ``a``, ``b`` (the page with NUL
+    bytes in the holes) plus, per kind of fill, its count times ``S`` and ``W``, and ``S``
+    times the sum of ``n - o`` over its holes (``token_weight``, ``key_weight``).
     """
-    rem = len2 % ADLER_BASE
-    sum1 = adler1 & 0xFFFF
-    sum2 = (rem * sum1) % ADLER_BASE
-    sum1 += (adler2 & 0xFFFF) + ADLER_BASE - 1
-    sum2 += ((adler1 >> 16) & 0xFFFF) + ((adler2 >> 16) & 0xFFFF) + ADLER_BASE - rem
-    if sum1 >= ADLER_BASE:
-        sum1 -= ADLER_BASE
-    if sum1 >= ADLER_BASE:
-        sum1 -= ADLER_BASE
-    if sum2 >= ADLER_BASE << 1:
-        sum2 -= ADLER_BASE << 1
-    if sum2 >= ADLER_BASE:
-        sum2 -= ADLER_BASE
-    return sum1 | (sum2 << 16)
+
+    a: int
+    b: int
+    token_count: int
+    token_weight: int
+    key_count: int
+    key_weight: int
+
+    @classmethod
+    def of(cls, parts: list[bytes], is_key: list[bool], token_len: int, key_len: int):
+        """The basis of a page split into ``parts``, for fills of these lengths."""
+        fills = [key_len if key else token_len for key in is_key]
+        total = sum(map(len, parts)) + sum(fills)
+        adler, offset = 1, len(parts[0])
+        adler = zlib.adler32(parts[0], adler)
+        weights = {True: 0, False: 0}
+        for key, length, part in zip(is_key, fills, parts[1:], strict=True):
+            weights[key] += total - offset
+            adler = zlib.adler32(part, zlib.adler32(bytes(length), adler))
+            offset += length + len(part)
+        return cls(
+            adler & 0xFFFF,
+            adler >> 16,
+            is_key.count(False),
+            weights[False] % ADLER_BASE,
+            is_key.count(True),
+            weights[True] % ADLER_BASE,
+        )
+
+    def adler32(self, token: bytes, key: bytes) -> int:
+        """The Adler-32 of the page with ``token`` and ``key`` in its holes."""
+        a, b = self.a, self.b
+        for fill, count, weight in (
+            (token, self.token_count, self.token_weight),
+            (key, self.key_count, self.key_weight),
+        ):
+            own = zlib.adler32(fill)
+            total = (own & 0xFFFF) - 1  # S(fill)
+            weighted = len(fill) * (1 + total) - (own >> 16)  # W(fill): B = n + n·S - W
+            a += count * total
+            b += weight * total - count * weighted
+        return (a % ADLER_BASE) | ((b % ADLER_BASE) << 16)
 
 
 def stored_block(data: bytes) -> bytes:
@@ -141,23 +176,26 @@ class SplicedPage:
         pieces = _HOLE.split(html)
         self.parts = pieces[0::2]
         self.is_key = [hole == FORM_KEY_HOLE.encode() for hole in pieces[1::2]]
-        self.adlers = [zlib.adler32(part) for part in self.parts]
         self.digest = hashlib.blake2b(html, digest_size=12).hexdigest()  # the ETag's first half
         # The parts compressed for fills of given lengths (token, key): every token the front door
         # signs has one length, and every key prefix another, so one entry in practice.
-        self._deflated: dict[tuple[int, int], list[bytes]] = {}
+        self._deflated: dict[tuple[int, int], tuple[list[bytes], AdlerBasis]] = {}
         self._shared_window = b"\0" not in html
 
-    def deflated(self, token: bytes, key: bytes) -> list[bytes]:
-        """The compressed parts for fills of these lengths (built on first use, then kept)."""
+    def deflated(self, token: bytes, key: bytes) -> tuple[list[bytes], AdlerBasis]:
+        """The compressed parts and the Adler-32 basis for fills of these lengths (built on
+        first use, then kept)."""
         lengths = (len(token), len(key))
-        parts = self._deflated.get(lengths)
-        if parts is None:
+        kept = self._deflated.get(lengths)
+        if kept is None:
             fills = [len(fill) for fill in self._fills(token, key)]
-            parts = deflated_parts(self.parts, fills, shared=self._shared_window)
+            kept = (
+                deflated_parts(self.parts, fills, shared=self._shared_window),
+                AdlerBasis.of(self.parts, self.is_key, len(token), len(key)),
+            )
             if len(self._deflated) < 4:  # odd lengths (a forged cookie) are not kept
-                self._deflated[lengths] = parts
-        return parts
+                self._deflated[lengths] = kept
+        return kept
 
     def _fills(self, token: bytes, key: bytes) -> list[bytes]:
         return [key if is_key else token for is_key in self.is_key]
@@ -174,21 +212,11 @@ class SplicedPage:
         (``Content-Encoding: deflate``).
         """
         blocks = {token: stored_block(token), key: stored_block(key)}
-        adlers = {token: zlib.adler32(token), key: zlib.adler32(key)}
-        deflated_parts = self.deflated(token, key)
+        deflated_parts, basis = self.deflated(token, key)
         out = [ZLIB_HEADER, deflated_parts[0]]
-        adler = self.adlers[0]
-        for fill, deflated, part, part_adler in zip(
-            self._fills(token, key),
-            deflated_parts[1:],
-            self.parts[1:],
-            self.adlers[1:],
-            strict=True,
-        ):
+        for fill, deflated in zip(self._fills(token, key), deflated_parts[1:], strict=True):
             out += [blocks[fill], deflated]
-            adler = adler32_combine(adler, adlers[fill], len(fill))
-            adler = adler32_combine(adler, part_adler, len(part))
-        out.append(struct.pack(">I", adler))
+        out.append(struct.pack(">I", basis.adler32(token, key)))
         return b"".join(out)
 
     def gzip(self, token: bytes, key: bytes = b"") -> bytes:
@@ -196,7 +224,7 @@ class SplicedPage:
         (``Content-Encoding: gzip``).
         """
         blocks = {token: stored_block(token), key: stored_block(key)}
-        deflated_parts = self.deflated(token, key)
+        deflated_parts = self.deflated(token, key)[0]
         out = [GZIP_HEADER, deflated_parts[0]]
         crc = zlib.crc32(self.parts[0])
         size = len(self.parts[0])

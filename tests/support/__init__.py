@@ -14,6 +14,7 @@
 - ``seeds``: where the course's source texts are (``CURSO_SEEDS_DIR`` or ../shared/seeds)
 - ``tls``: a CA made for the run and a certificate for 127.0.0.1 and localhost (trustme)
 - ``tls_proxy``: a small TLS-terminating reverse proxy in front of a live server
+- ``coroutines``: ``run``, a coroutine to its end from a test, even after a browser test
 
 Test modules import from here and from nothing else under tests/ (tests/test_layers.py checks).
 """

@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
-from app.learning.rules import first_try_key, is_done
+from app.learning.rules import Shape, counted, counted_total, first_try_key, is_done
 from app.learning.tallies.codec import encode_answers
 
 VersionKey = tuple[str, str, str]  # lesson slug, question id, question version
+PoolKey = tuple[str, str, str, int]  # lesson slug, question id, pool id, the pool's draw
 CounterKey = TypeVar("CounterKey")  # a counter's key (a version, a lesson slug...)
 
 
@@ -73,9 +74,22 @@ class Basis:
 
     Attributes:
         versions: ``(lesson slug, question id, version)`` of every current question.
+        pools: ``(lesson slug, question id, pool id, draw)`` of every pool's question: a pool
+            counts as its draw (:func:`app.learning.rules.counted`).
     """
 
     versions: frozenset[VersionKey]
+    pools: frozenset[PoolKey] = frozenset()
+
+    def shape(self, slug: str, ids: frozenset[str]) -> Shape:
+        """Lesson ``slug``'s questions as :func:`app.learning.rules.counted` counts them:
+        its quiz questions, and per pool its draw and its questions."""
+        drawn: dict[tuple[str, int], set[str]] = defaultdict(set)
+        for lesson, qid, pool_id, draw in self.pools:
+            if lesson == slug and qid in ids:
+                drawn[(pool_id, draw)].add(qid)
+        pooled = {qid for found in drawn.values() for qid in found}
+        return ids - pooled, [(draw, frozenset(found)) for (_, draw), found in drawn.items()]
 
     @property
     def questions(self) -> dict[str, frozenset[str]]:
@@ -157,7 +171,9 @@ def contributions(state: Mapping[VersionKey, QuestionHistory], basis: Basis) -> 
     lessons: dict[str, tuple[int, ...]] = {}
     for slug, ids in basis.questions.items():
         if answered[slug] & ids:
-            lessons[slug] = (1, int(is_done(len(right[slug] & ids), len(ids))))
+            shape = basis.shape(slug, ids)
+            total = counted_total(len(shape[0]), (draw for draw, _ in shape[1]))
+            lessons[slug] = (1, int(is_done(counted(shape, right[slug]), total)))
     score = course_score(state, basis)
     scores: dict[tuple[str, str, int, str], tuple[int, ...]] = {}
     answers = []

@@ -22,9 +22,9 @@ from sqlalchemy import (
 )
 from sqlmodel import Session
 
-from app.learning.rules import done_sql, first_try_order
+from app.learning.rules import capped_sql, done_sql, first_try_order
 from app.learning.tallies.codec import aggregate_lines, answer_line
-from app.learning.tallies.fold import VersionKey
+from app.learning.tallies.fold import Basis, PoolKey, VersionKey
 from app.learning.tallies.write import FIRST_KEY, FIRST_VALUES, read_basis
 from app.platform.models import (
     ATTEMPT,
@@ -110,9 +110,12 @@ def rebuild(db: Session | Connection) -> None:
     _recount_basis(connection)
 
 
-def sync_basis(db: Session | Connection, versions: Iterable[VersionKey]) -> bool:
+def sync_basis(
+    db: Session | Connection, versions: Iterable[VersionKey], pools: Iterable[PoolKey] = ()
+) -> bool:
     """Make ``versions`` (every current ``(lesson slug, question id, version)``) the basis,
-    recounting the score-dependent tables if it changed.
+    with ``pools`` (each pool's question, its pool and draw), recounting the score-dependent
+    tables if it changed.
 
     When it changes, this writes in the transaction of ``db`` (the caller commits; call
     :func:`app.platform.db.begin_write` first on SQLite).
@@ -122,8 +125,10 @@ def sync_basis(db: Session | Connection, versions: Iterable[VersionKey]) -> bool
     """
     connection = db.connection() if isinstance(db, Session) else db
     wanted = frozenset(versions)
-    if read_basis(connection).versions == wanted:
+    pooled = frozenset(pools)
+    if read_basis(connection) == Basis(wanted, pooled):
         return False
+    pool_of = {(slug, qid): (pool, draw) for slug, qid, pool, draw in pooled}
     if connection.dialect.name == "postgresql":
         connection.execute(text("LOCK TABLE tally_basis IN EXCLUSIVE MODE"))
     connection.execute(delete(TALLY_BASIS))
@@ -131,7 +136,13 @@ def sync_basis(db: Session | Connection, versions: Iterable[VersionKey]) -> bool
         connection.execute(
             insert(TALLY_BASIS),
             [
-                {"lesson_slug": s, "question_id": q, "question_hash": h}
+                {
+                    "lesson_slug": s,
+                    "question_id": q,
+                    "question_hash": h,
+                    "pool_id": pool_of.get((s, q), ("", 0))[0],
+                    "draw": pool_of.get((s, q), ("", 0))[1],
+                }
                 for s, q, h in sorted(wanted)
             ],
         )
@@ -172,25 +183,46 @@ def _recount_learner_scores(connection: Connection) -> None:
 
 def _recount_lessons(connection: Connection) -> None:
     """``lesson_tally``: per lesson, learners who answered a current question (any version),
-    and of them those done by :func:`app.learning.rules.done_sql`."""
+    and of them those done by :func:`app.learning.rules.done_sql`, a pool counting as its
+    draw. With no basis, no lesson has a current question: nothing to count (so the migration
+    that made these tables, 0008, never reads the basis's later columns)."""
+    b = TALLY_BASIS.c
+    if connection.execute(select(b.lesson_slug).limit(1)).first() is None:
+        return
+    # A quiz question counts 1; a pool, its draw (app.learning.rules.counted_total).
+    weights = (
+        select(
+            b.lesson_slug,
+            case((b.pool_id == "", func.count()), else_=func.max(b.draw)).label("weight"),
+        )
+        .group_by(b.lesson_slug, b.pool_id)
+        .subquery("weights")
+    )
     totals = (
-        select(TALLY_BASIS.c.lesson_slug, func.count().label("total"))
-        .group_by(TALLY_BASIS.c.lesson_slug)
+        select(weights.c.lesson_slug, func.sum(weights.c.weight).label("total"))
+        .group_by(weights.c.lesson_slug)
         .subquery("totals")
     )
     same_question = and_(
-        FIRST_TRY.c.lesson_slug == TALLY_BASIS.c.lesson_slug,
-        FIRST_TRY.c.question_id == TALLY_BASIS.c.question_id,
+        FIRST_TRY.c.lesson_slug == b.lesson_slug,
+        FIRST_TRY.c.question_id == b.question_id,
     )
-    per_learner = (
+    right_in = func.count(func.distinct(case((FIRST_TRY.c.rights > 0, FIRST_TRY.c.question_id))))
+    per_pool = (
         select(
+            FIRST_TRY.c.learner_id,
             FIRST_TRY.c.lesson_slug,
-            func.count(
-                func.distinct(case((FIRST_TRY.c.rights > 0, FIRST_TRY.c.question_id)))
-            ).label("right"),
+            case((b.pool_id == "", right_in), else_=capped_sql(right_in, func.max(b.draw))).label(
+                "right"
+            ),
         )
         .select_from(FIRST_TRY.join(TALLY_BASIS, same_question))
-        .group_by(FIRST_TRY.c.learner_id, FIRST_TRY.c.lesson_slug)
+        .group_by(FIRST_TRY.c.learner_id, FIRST_TRY.c.lesson_slug, b.pool_id)
+        .subquery("per_pool")
+    )
+    per_learner = (
+        select(per_pool.c.lesson_slug, func.sum(per_pool.c.right).label("right"))
+        .group_by(per_pool.c.learner_id, per_pool.c.lesson_slug)
         .subquery("per_learner")
     )
     connection.execute(

@@ -43,7 +43,7 @@ _LEARNER_TALLIES = Upsert("learner_tally", ("learner_id",), LEARNER_VALUES, add=
 _ADDS: dict[str, Upsert] = {}  # the counters' upserts, by table
 
 
-_BASIS = Plain("SELECT lesson_slug, question_id, question_hash FROM tally_basis")
+_BASIS = Plain("SELECT lesson_slug, question_id, question_hash, pool_id, draw FROM tally_basis")
 _STORED = Plain(
     """SELECT learner_id, lesson_slug, question_id, question_hash, attempt_id, created_at, chosen,
     correct, attempts, rights, last_at FROM first_try
@@ -57,7 +57,11 @@ _LOCK_LEARNERS = Plain("SELECT id FROM learner WHERE id = ANY(?) ORDER BY id FOR
 
 def read_basis(connection: Connection) -> Basis:
     """The versions the score-dependent counters count as current."""
-    return Basis(frozenset(tuple(row) for row in _BASIS.rows(connection, ())))
+    rows = _BASIS.rows(connection, ())
+    return Basis(
+        frozenset((slug, qid, version) for slug, qid, version, _, _ in rows),
+        frozenset((slug, qid, pool, draw) for slug, qid, _, pool, draw in rows if pool),
+    )
 
 
 def stored_states(connection: Connection, learner_ids: Sequence[str]) -> dict[str, State]:

@@ -35,6 +35,7 @@ from app.platform.models.learners import (
     AttemptBase,
     HintReveal,
     Learner,
+    PoolDrawRecord,
     ReviewCard,
     WalkRecord,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "FirstTry",
     "HINT_REVEAL",
     "HintReveal",
+    "PoolDrawRecord",
     "KEPT_MASTERY",
     "KeptMastery",
     "LEARNER",

@@ -91,6 +91,8 @@ class Attempt(AttemptBase, table=True):
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
     idempotency_key: str | None = Field(default=None, max_length=64)
+    # a numeric question's variant: its parameters as JSON (app/content/variants.py), or ""
+    variant: str = Field(default="", max_length=500, sa_column_kwargs={"server_default": ""})
 
 
 class HintReveal(SQLModel, table=True):
@@ -120,6 +122,34 @@ class HintReveal(SQLModel, table=True):
     attempt_id: int | None = Field(
         default=None, foreign_key="attempt.id", ondelete="CASCADE", index=True
     )
+
+
+class PoolDrawRecord(SQLModel, table=True):
+    """One draw of a question pool for a learner (table ``pool_draw``): the pool's attempt
+    number ``number``, its seed and the questions it gave (:mod:`app.learning.draws`).
+
+    Attributes:
+        number: the learner's draw of this pool, from 1 ("Outras perguntas" adds the next).
+        seed: the HMAC seed it was drawn with (32 hex digits).
+        question_ids: the questions drawn, comma-joined, in the pool's order.
+        created_at: when it started, UTC (draw 2 and up are ranked by the attempts before).
+    """
+
+    __tablename__ = "pool_draw"
+    __table_args__ = (
+        UniqueConstraint(
+            "learner_id", "lesson_slug", "pool_id", "number", name="uq_pool_draw_number"
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32)
+    lesson_slug: str = Field(max_length=100)
+    pool_id: str = Field(max_length=100)
+    number: int
+    seed: str = Field(max_length=64)
+    question_ids: str = Field(max_length=2000)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class WalkRecord(SQLModel, table=True):

@@ -74,6 +74,9 @@ class TallyBasis(SQLModel, table=True):
     lesson_slug: str = Field(primary_key=True, max_length=100)
     question_id: str = Field(primary_key=True, max_length=100)
     question_hash: str = Field(max_length=64)
+    # a pool's question: the pool that draws it and how many it draws (else "" and 0)
+    pool_id: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})
+    draw: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class LearnerTally(SQLModel, table=True):

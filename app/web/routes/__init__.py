@@ -48,6 +48,7 @@ def include_all(app: FastAPI) -> None:
         lti,
         mydata,
         offline,
+        pools,
         preferences,
         progress,
         quizzes,
@@ -59,7 +60,8 @@ def include_all(app: FastAPI) -> None:
 
     # The editor comes before the instructor pages: its /instrutor/licoes/nova is not a lesson
     # slug. The routers of the last three opt their HTML routes out of the schema one by one.
-    pages = [lessons, quizzes, trees, search, glossary, sitemap, preferences, health, account]
+    pages = [lessons, quizzes, pools, trees, search, glossary, sitemap, preferences, health]
+    pages += [account]
     pages += [editor, classes, instructor, review, calculators, lti, offline]
     ordered = [(route, False) for module in pages for route in module.router.routes]
     ordered += [

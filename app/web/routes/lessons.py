@@ -76,7 +76,8 @@ async def lesson_page(
     lesson = find_lesson(course, slug)
     if learner_id is None and account is None and not request.query_params:
         # Every visitor's page, kept once: the front door answers the next visits.
-        key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson)
+        secret = request.app.state.secret.encode()
+        key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson, secret)
         return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
     tab_launch(request, learner_id, lancamento)
     opened = opened_lesson(request, course, lesson, learner_id, refazer)
@@ -101,7 +102,8 @@ def opened_lesson(
             session_place(request),
             not is_prefetch(request),
         )
-        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves)
+        secret = request.app.state.secret.encode()
+        opened = open_lesson(store, course, lesson, learner_id, place, asked, moves, secret)
     if opened.keep_in_session is not None:
         keep_in_session(request, opened.keep_in_session)
     return opened

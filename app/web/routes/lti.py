@@ -44,6 +44,7 @@ from app.learning.lti_tool import (
     ToolConf,
     use_nonce,
 )
+from app.learning.progress import lesson_shape_total
 from app.platform.auth import is_username
 from app.platform.sessions import (
     ACCOUNT_KEY,
@@ -479,7 +480,7 @@ async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field
             resource.set_lineitem(
                 LineItem()
                 .set_label(title)
-                .set_score_maximum(len(lesson.questions))
+                .set_score_maximum(lesson_shape_total(lesson))
                 .set_resource_id(lesson.slug)
                 .set_tag(lesson.slug)
             )

@@ -92,6 +92,7 @@ async def answer(
         born=born,
         visit=request.cookies.get(VISIT_COOKIE, ""),
         scores=answer_scores(request, learner_id, lancamento, course, lesson),
+        draw_key=request.app.state.secret.encode(),
     )
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)
@@ -146,7 +147,8 @@ def hint(
     lesson, question = _find(course, slug, question_id)
     store = learner_store(request, session)
     try:
-        page = reveal_hint(store, lesson, question, learner_id, dica, versao)
+        secret = request.app.state.secret.encode()
+        page = reveal_hint(store, lesson, question, learner_id, dica, versao, secret)
     except HintNotFound as exc:
         raise HTTPException(status_code=404, detail=gettext(HINT_NOT_FOUND)) from exc
     except FormRefused as refused:
@@ -181,7 +183,8 @@ def question_fragment(
     tab_launch(request, learner_id, lancamento)
     if wants_fragment(request):
         store = learner_store(request, session)
-        page = show_question(store, lesson, question, learner_id, retry=refazer)
+        secret = request.app.state.secret.encode()
+        page = show_question(store, lesson, question, learner_id, retry=refazer, secret=secret)
         assert page.state is not None  # a shown question carries the state it was built from
         return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
     return _back_to(request, lesson, question, retry=refazer)
@@ -214,7 +217,10 @@ def _back_to(request: Request, lesson: Lesson, question: Question, retry: bool =
 
 def _invalid(request, store, lesson, question, message, learner_id, typed="", status_code=422):
     if wants_fragment(request):
-        page = show_question(store, lesson, question, learner_id, error=message, typed=typed)
+        secret = request.app.state.secret.encode()
+        page = show_question(
+            store, lesson, question, learner_id, error=message, typed=typed, secret=secret
+        )
         return _render(request, lesson, question, page, status_code=status_code)
     # Post/redirect/get: the message (and a refused number) rides in the session to the
     # question on the lesson page.

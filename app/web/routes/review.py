@@ -89,6 +89,7 @@ def _page(
             error=error,
             typed=typed,
             revealed=opened(state, lesson.slug, question),
+            secret=request.app.state.secret.encode(),
         )
         context["answer_url"] = urls_of(request).path(
             "review_answer", slug=lesson.slug, question_id=question.id
@@ -195,6 +196,7 @@ def _notebook_page(
             error=error if just == (lesson, question) else None,
             typed=typed if just == (lesson, question) else "",
             revealed=opened(state, lesson.slug, question),
+            secret=request.app.state.secret.encode(),
         )
         answer_urls[key] = urls.path("notebook_answer", slug=lesson.slug, question_id=question.id)
     context = {
@@ -298,7 +300,8 @@ async def _answer_in_review(
     born = born_in_this_request(request)
     scores = answer_scores(request, learner_id, None, course, lesson)
     visit = request.cookies.get(VISIT_COOKIE, "")
-    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores)
+    secret = request.app.state.secret.encode()
+    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores, draw_key=secret)
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:

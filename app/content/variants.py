@@ -1,0 +1,226 @@
+"""Numeric variants: a ``numeric`` question with ``params`` is a family of questions, one per
+point of its parameter grid (format in ``lessons/README.md``)::
+
+    params:
+      banda: [936, 1008, 1792]              # a list
+      pesos: {min: 4, max: 16, step: 4}     # a range with a step
+    value: banda / pesos                    # the answer, an expression (simpleeval)
+    tolerance: 2%                           # a number, a percentage, or an expression
+    prompt: Com {{ banda }} GB/s e {{ pesos }} GB de pesos, quantos tokens/s no máximo?
+
+The prompt, the ``legend``, the ``working`` and the ``explanation`` are templates: ``{{ name }}``
+is a parameter written as pt-BR writes numbers, and ``{{ value }}`` (in the working and the
+explanation) the right answer. Every expression is checked on every point of the grid when
+the lesson loads (``curso check`` reports ``file:line``). Which variant a learner gets is
+decided in :mod:`app.learning.variants`; no HTTP, no database here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from simpleeval import SimpleEval
+
+from app.content.numbers import format_number
+from app.i18n import gettext
+
+if TYPE_CHECKING:
+    from app.content.quiz import Question
+
+NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+MAX_VARIANTS = 1000
+FUNCTIONS = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "round": round,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log2": math.log2,
+    "log10": math.log10,
+    "ceil": math.ceil,
+    "floor": math.floor,
+}
+SLOT = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
+VALUE_SLOT = "value"  # the right answer, in the working and the explanation
+
+
+class RangeSpec(BaseModel):
+    """A parameter's values from ``min`` to ``max`` (both included) by ``step``."""
+
+    model_config = ConfigDict(extra="forbid")
+    min: float = Field(allow_inf_nan=False)
+    max: float = Field(allow_inf_nan=False)
+    step: float = Field(gt=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _order(self) -> RangeSpec:
+        if self.max < self.min:
+            raise ValueError(gettext("`max` must not be below `min`"))
+        return self
+
+    def values(self) -> tuple[float, ...]:
+        """Every value of the range, without the float drift of adding ``step`` repeatedly."""
+        low, step = Decimal(repr(self.min)), Decimal(repr(self.step))
+        count = int((Decimal(repr(self.max)) - low) / step) + 1
+        return tuple(float(low + step * n) for n in range(min(count, MAX_VARIANTS + 1)))
+
+
+ParamSpec = list[float] | RangeSpec
+
+
+def param_values(spec: ParamSpec) -> tuple[float, ...]:
+    """A parameter's values, as written (a list) or spelled out (a range)."""
+    return spec.values() if isinstance(spec, RangeSpec) else tuple(spec)
+
+
+@dataclass(frozen=True)
+class Variants:
+    """What a question with ``params`` keeps to make each variant.
+
+    Attributes:
+        names: the parameters, in the order written.
+        grid: every point of the grid (one value per name), in a stable order.
+        value: the answer's expression.
+        tolerance: the tolerance as written: a number, ``"2%"``, or an expression.
+        prompt / legend / working / explanation: the templates (Markdown).
+        unit: the unit shown after the input, or ``None``.
+    """
+
+    names: tuple[str, ...]
+    grid: tuple[tuple[float, ...], ...]
+    value: str
+    tolerance: str
+    prompt: str
+    legend: str | None
+    working: str
+    explanation: str
+    unit: str | None = None
+
+    def point(self, index: int) -> dict[str, float]:
+        """The parameters of variant ``index`` (taken modulo the grid's size)."""
+        return dict(zip(self.names, self.grid[index % len(self.grid)], strict=True))
+
+    def index_of(self, params: Mapping[str, float]) -> int | None:
+        """The variant with these parameters, or ``None`` (the question changed since)."""
+        point = tuple(params.get(name) for name in self.names)
+        return next((i for i, p in enumerate(self.grid) if p == point), None)
+
+
+def grid_of(
+    names: tuple[str, ...], specs: Mapping[str, ParamSpec]
+) -> tuple[tuple[float, ...], ...]:
+    """Every combination of the parameters' values (the first name varies slowest)."""
+    return tuple(itertools.product(*(param_values(specs[name]) for name in names)))
+
+
+def evaluate(expression: str, params: Mapping[str, float]) -> float:
+    """An expression's value over ``params`` by simpleeval (never ``eval``).
+
+    Raises:
+        ZeroDivisionError, ValueError, TypeError, OverflowError, or simpleeval's errors: the
+        expression does not give a finite number.
+    """
+    result = SimpleEval(names=dict(params), functions=FUNCTIONS).eval(expression)
+    if isinstance(result, bool) or not isinstance(result, int | float):
+        raise TypeError(expression)
+    if not math.isfinite(result):
+        raise OverflowError(expression)
+    return float(result)
+
+
+def shown(number: float) -> str:
+    """A number as the page shows it: pt-BR, at most four decimals, no trailing zeros."""
+    return format_number(Decimal(repr(round(number, 4))).normalize())
+
+
+def fill(template: str, params: Mapping[str, float]) -> str:
+    """A template with each ``{{ name }}`` replaced by that number, written pt-BR."""
+    return SLOT.sub(lambda m: shown(params[m.group(1)]), template)
+
+
+def slots(template: str) -> set[str]:
+    """The names a template uses."""
+    return set(SLOT.findall(template))
+
+
+def tolerance_of(raw: str, params: Mapping[str, float]) -> tuple[Decimal, bool]:
+    """A variant's tolerance: ``(amount, relative)``; an expression is absolute.
+
+    Raises:
+        ValueError: negative; or the expression's own errors (see :func:`evaluate`).
+    """
+    from app.content.quiz import parse_tolerance
+
+    text = raw.strip()
+    try:
+        return parse_tolerance(text)
+    except ValueError:
+        if text.endswith("%"):
+            raise
+    amount = Decimal(repr(round(evaluate(text, params), 6)))
+    if amount < 0:
+        raise ValueError(gettext("`tolerance` cannot be negative"))
+    return amount, False
+
+
+def key_value(expression: str, params: Mapping[str, float]) -> Decimal:
+    """The right answer of a variant (its ``value`` expression), six decimals at most."""
+    return Decimal(repr(round(evaluate(expression, params), 6)))
+
+
+def encode(params: Mapping[str, float]) -> str:
+    """A variant's parameters as stored with the attempt (JSON, names sorted)."""
+    return json.dumps(dict(params), sort_keys=True, separators=(",", ":"))
+
+
+def decode(text: str) -> dict[str, float]:
+    """The parameters stored with an attempt (empty for a question without variants)."""
+    if not text:
+        return {}
+    data = json.loads(text)
+    return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def instance(question: Question, params: Mapping[str, float]) -> Question:
+    """The question as variant ``params`` shows it: prompt, key, working and explanation
+    filled in (rendered once per question version and variant)."""
+    variants = question.variants
+    if variants is None:
+        return question
+    point = tuple(sorted(params.items()))
+    return _instance(question, point)
+
+
+@lru_cache(maxsize=4096)
+def _instance(question: Question, point: tuple[tuple[str, float], ...]) -> Question:
+    from app.content.markdown import render_block
+    from app.content.quiz import NumericKey, split_prompt
+
+    variants = question.variants
+    assert variants is not None  # only called for a question with variants
+    params = dict(point)
+    value = key_value(variants.value, params)
+    tolerance, relative = tolerance_of(variants.tolerance, params)
+    with_value = {**params, VALUE_SLOT: float(value)}
+    legend = fill(variants.legend, params) if variants.legend else None
+    legend_html, rest_html = split_prompt(fill(variants.prompt, params), legend) or ("", "")
+    working = render_block(fill(variants.working, with_value))
+    numeric = NumericKey(value, tolerance, relative, variants.unit, working)
+    return replace(
+        question,
+        legend_html=legend_html,
+        prompt_rest_html=rest_html,
+        numeric=numeric,
+        explanation_html=render_block(fill(variants.explanation, with_value)),
+        variant=encode(params),
+    )

@@ -1,0 +1,102 @@
+"""Pools and variants reach Moodle (issue 39, item 5): each pool's questions go in a category
+of their own, tagged for Moodle's random question by tag; a numeric question with variants
+is a Moodle XML ``calculated`` question with one dataset item per variant, whose formula gives
+the course's key for every item; GIFT, which cannot hold it, leaves it out and says why."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+
+from lxml import etree
+from simpleeval import SimpleEval
+
+from app.content.course import load_course
+from app.content.gift import gift_export
+from app.content.moodle_xml import moodle_formula, moodle_xml_export
+from app.content.variants import instance
+from tests.support.moodle_xml import read_moodle_xml
+from tests.support.pools import BANK_IDS, VARIANT, course_folder, pool_lesson
+
+LESSON_CATEGORY = "curso/Decode e prefill"
+
+
+def lesson_of(tmp_path: Path):
+    return load_course(course_folder(tmp_path, pool_lesson() + VARIANT)).get("decode-prefill")
+
+
+def moodle_value(formula: str, values: dict[str, str]) -> float:
+    """What Moodle computes: each ``{name}`` replaced by the item's value, then the formula
+    with PHP's functions (here the few the formula uses)."""
+    text = re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], formula)
+    return float(SimpleEval(functions={"pow": pow}).eval(text))
+
+
+def test_a_pools_questions_form_a_category_tagged_for_the_random_question(tmp_path):
+    lesson = lesson_of(tmp_path)
+    questions = read_moodle_xml(moodle_xml_export([lesson]).document())
+    by_id = {q.idnumber.split("/")[1]: q for q in questions}
+    for qid in BANK_IDS:
+        assert by_id[qid].category == f"{LESSON_CATEGORY}/decode-sorteio"
+        assert by_id[qid].tags == ["decode", "sorteio-decode-sorteio"]
+    assert by_id["fase-banda"].category == LESSON_CATEGORY
+    assert "sorteio-decode-sorteio" not in by_id["fase-banda"].tags
+
+
+def test_a_variant_question_is_calculated_and_every_dataset_item_gives_the_key(tmp_path):
+    lesson = lesson_of(tmp_path)
+    question = lesson.questions["teto-variante"]
+    document = moodle_xml_export([lesson]).document()
+    (written,) = [q for q in read_moodle_xml(document) if q.idnumber.endswith("teto-variante")]
+    assert written.type == "calculated"
+    assert "{banda} GB/s" in written.text and "{{" not in written.text
+    assert "{=({banda} / {pesos})}" in written.general_feedback
+    (answer,) = written.answers
+    assert answer.text == "({banda} / {pesos})" == moodle_formula(question.variants.value)
+    assert (answer.fraction, answer.tolerance) == (100.0, "0.02")
+    root = etree.fromstring(document.encode("utf-8"))
+    element = next(
+        q for q in root.findall("question") if q.findtext("idnumber", "").endswith("variante")
+    )
+    assert element.findtext("answer/tolerancetype") == "1", "relative, as 2% is"
+    definitions = element.findall("dataset_definitions/dataset_definition")
+    assert [d.findtext("name/text") for d in definitions] == ["banda", "pesos"]
+    items = {
+        d.findtext("name/text"): [i.findtext("value") for i in d.findall("dataset_items/*")]
+        for d in definitions
+    }
+    assert all(
+        len(values) == 12 == int(d.findtext("itemcount"))
+        for d, values in zip(definitions, items.values(), strict=True)
+    )
+    for k in range(12):
+        values = {name: column[k] for name, column in items.items()}
+        params = {name: float(value) for name, value in values.items()}
+        key = instance(question, params).numeric.value
+        assert abs(Decimal(repr(moodle_value(answer.text, values))) - key) < Decimal("0.000001")
+
+
+def test_gift_leaves_a_variant_out_with_its_reason_and_tags_the_pools(tmp_path):
+    export = gift_export([lesson_of(tmp_path)])
+    assert export.skipped == [
+        "Pergunta decode-prefill/teto-variante deixada de fora da exportação GIFT: a pergunta tem "
+        "variantes (`params`), que o GIFT não comporta; a exportação em Moodle XML a escreve "
+        "como pergunta calculada."
+    ]
+    document = export.document()
+    assert f"$CATEGORY: {LESSON_CATEGORY}/decode-sorteio" in document
+    assert document.count("// [tag:sorteio-decode-sorteio]") == len(BANK_IDS)
+
+
+def test_a_formula_moodle_cannot_write_is_refused_with_what(tmp_path):
+    assert moodle_formula("a ** 2 + log2(b)") == "(pow({a}, 2) + (log({b}) / log(2)))"
+    try:
+        moodle_formula("a if b else c")
+    except ValueError as exc:
+        assert (
+            str(exc)
+            == "as fórmulas das perguntas calculadas do Moodle não escrevem `a if b else c`."
+        )
+    else:
+        raise AssertionError("a conditional has no Moodle formula")

@@ -1,0 +1,266 @@
+"""Numeric variants (issue 39, item 2): a numeric question with ``params`` gives each learner
+their own numbers (HMAC of the server's secret, the learner, the question and the try), the
+same on reload and on a second device; the key and the explanation are worked out on the
+server and reach the page only after the answer; the variant is stored with the attempt;
+``curso check`` tries every expression on every point of the grid."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.content.course import load_course
+from app.content.variants import decode, encode, instance
+from app.learning.variants import learner_variant, page_variant
+from app.main import create_app
+from tests.support.accounts import instructor, new_browser, sign_in, sign_up
+from tests.support.app import db_rows, make_settings
+from tests.support.html import HX, csrf_from, soup, text
+from tests.support.lessons import folder_with, messages
+from tests.support.pools import VARIANT
+
+SLUG, QID = "decode-prefill", "teto-variante"
+
+
+def errors_of(tmp_path: Path, body: str) -> list[str]:
+    return [m for m in messages(load_course(folder_with(tmp_path, body))) if ": error: " in m]
+
+
+@pytest.fixture
+def varied(tmp_path: Path, database_url: str):
+    settings = make_settings(tmp_path, folder_with(tmp_path, VARIANT), database_url)
+    with TestClient(create_app(settings)) as client:
+        yield client, settings
+
+
+def question_of(client: TestClient):
+    return client.app.state.live_course.current().get(SLUG).questions[QID]
+
+
+def learner_of(settings) -> str:
+    return db_rows(settings, "SELECT id FROM learner ORDER BY created_at DESC")[0][0]
+
+
+def prompt_of(html: str) -> str:
+    return text(soup(html).select_one(f"#pergunta-{QID} legend"))
+
+
+def send(
+    client: TestClient, value: str, token: str | None = None, htmx: bool = True, query: str = ""
+):
+    page = client.get(f"/licoes/{SLUG}{query}").text
+    form = soup(page).select_one(f"#pergunta-{QID} form")
+    data = {
+        "csrftoken": csrf_from(page),
+        "chave": form.select_one('input[name="chave"]')["value"],
+        "versao": form.select_one('input[name="versao"]')["value"],
+        "variante": token or form.select_one('input[name="variante"]')["value"],
+        "valor": value,
+    }
+    return client.post(
+        f"/licoes/{SLUG}/perguntas/{QID}",
+        data=data,
+        headers=HX if htmx else {},
+        follow_redirects=False,
+    )
+
+
+def pt(number: Decimal) -> str:
+    return str(number.normalize()).replace(".", ",")
+
+
+# --- curso check ---------------------------------------------------------------------------
+
+
+def test_the_question_loads_as_its_first_variant_with_twelve_points(tmp_path):
+    lesson = load_course(folder_with(tmp_path, VARIANT)).get(SLUG)
+    question = lesson.questions[QID]
+    assert len(question.variants.grid) == 12, "3 bandwidths × 4 weight sizes (4, 8, 12, 16)"
+    assert "936 GB/s" in question.legend_html and "4 GB" in question.legend_html
+    assert question.numeric.value == Decimal("234.0")
+    assert question.numeric.unit == "tok/s"
+
+
+def test_curso_check_tries_every_point_of_the_grid_and_names_the_failing_one(tmp_path):
+    broken = VARIANT.replace("value: banda / pesos", "value: banda / (pesos - 8)")
+    assert errors_of(tmp_path, broken) == [
+        "01-a.md:43:3: error: `value` da pergunta `teto-variante` falha em banda = 936, "
+        "pesos = 8: divisão por zero"
+    ]
+
+
+def test_curso_check_refuses_unknown_names_and_a_value_expression_without_params(tmp_path):
+    unknown = VARIANT.replace("lê {{ pesos }} GB", "lê {{ peso }} GB")
+    assert any("`{{ peso }}` em `prompt`" in m for m in errors_of(tmp_path, unknown))
+    (tmp_path / "b").mkdir()
+    no_params = VARIANT.replace(
+        "  params:\n    banda: [936, 1008, 1792]\n    pesos: {min: 4, max: 16, step: 4}\n", ""
+    )
+    found = errors_of(tmp_path / "b", no_params)
+    assert any("é uma expressão mas a pergunta não tem `params`" in m for m in found), found
+
+
+def test_curso_check_refuses_a_tolerance_that_makes_zero_right(tmp_path):
+    wide = VARIANT.replace("tolerance: 2%", "tolerance: banda")
+    found = errors_of(tmp_path, wide)
+    assert any("0 seria corrigido como certo" in m for m in found), found
+
+
+# --- who gets which numbers ----------------------------------------------------------------
+
+
+def test_learners_get_different_variants_and_the_same_one_until_they_answer(tmp_path):
+    question = load_course(folder_with(tmp_path, VARIANT)).get(SLUG).questions[QID]
+    first_tries = {learner_variant(b"segredo", f"aluno-{n}", SLUG, question, 1) for n in range(20)}
+    assert len(first_tries) > 1, "twenty learners do not all get one variant"
+    again = learner_variant(b"segredo", "aluno-1", SLUG, question, 1)
+    assert again == learner_variant(b"segredo", "aluno-1", SLUG, question, 1)
+    tries = {learner_variant(b"segredo", "aluno-1", SLUG, question, n) for n in range(1, 9)}
+    assert len(tries) > 1, "a new try brings other numbers"
+
+
+def test_a_learner_answers_their_own_numbers_stored_with_the_attempt(varied):
+    client, settings = varied
+    sign_up(client)
+    learner = learner_of(settings)
+    question = question_of(client)
+    secret = client.app.state.secret.encode()
+    params = question.variants.point(learner_variant(secret, learner, SLUG, question, 1))
+    mine = instance(question, params)
+    page = client.get(f"/licoes/{SLUG}").text
+    assert prompt_of(page) == text(soup(mine.legend_html)), "the learner's own numbers"
+    assert prompt_of(client.get(f"/licoes/{SLUG}").text) == prompt_of(page), "same on reload"
+    phone = new_browser(client)
+    sign_in(phone)
+    assert prompt_of(phone.get(f"/licoes/{SLUG}").text) == prompt_of(page), "same elsewhere"
+    response = send(client, pt(mine.numeric.value))
+    assert response.status_code == 200
+    graded = soup(response.text)
+    assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+    assert "(conta secreta)" in response.text, "the working once answered"
+    stored = db_rows(settings, "SELECT variant, correct FROM attempt")
+    assert stored == [(encode(params), 1)]
+    assert instance(question, decode(stored[0][0])).numeric.value == mine.numeric.value, (
+        "the key is reproducible from the stored parameters"
+    )
+    later = client.get(f"/licoes/{SLUG}").text
+    assert text(soup(mine.legend_html)) in text(soup(later).select_one(f"#pergunta-{QID}"))
+
+
+def test_the_answer_is_graded_against_the_variant_shown_not_another(varied):
+    client, settings = varied
+    sign_up(client)
+    question = question_of(client)
+    learner = learner_of(settings)
+    secret = client.app.state.secret.encode()
+    index = learner_variant(secret, learner, SLUG, question, 1)
+    other = next(
+        i
+        for i, point in enumerate(question.variants.grid)
+        if instance(question, question.variants.point(i)).numeric.value
+        != instance(question, question.variants.point(index)).numeric.value
+    )
+    wrong_value = instance(question, question.variants.point(other)).numeric.value
+    response = send(client, pt(wrong_value))
+    assert text(soup(response.text).select_one(".verdict")) == "✗ Resposta incorreta"
+
+
+def test_a_forged_or_foreign_variant_is_refused_and_nothing_is_stored(varied):
+    client, settings = varied
+    sign_up(client)
+    forged = send(client, "1", token="0.abcdef")
+    assert forged.status_code == 422
+    assert "Este formulário está desatualizado" in forged.text
+    visitor_page = new_browser(client).get(f"/licoes/{SLUG}").text
+    page_token = soup(visitor_page).select_one(f'#pergunta-{QID} input[name="variante"]')["value"]
+    foreign = send(client, "1", token=page_token)  # a signed-in learner sending the visitors'
+    assert foreign.status_code == 422
+    assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
+
+
+def test_a_visitor_sees_the_page_variant_and_keeps_it_when_their_first_answer_counts(varied):
+    client, settings = varied
+    question = question_of(client)
+    params = question.variants.point(page_variant(SLUG, question))
+    expected = instance(question, params)
+    first = client.get(f"/licoes/{SLUG}").text
+    assert prompt_of(first) == prompt_of(new_browser(client).get(f"/licoes/{SLUG}").text)
+    assert prompt_of(first) == text(soup(expected.legend_html))
+    response = send(client, pt(expected.numeric.value))
+    assert text(soup(response.text).select_one(".verdict")) == "✓ Resposta correta"
+    assert db_rows(settings, "SELECT variant FROM attempt") == [(encode(params),)]
+
+
+def test_nothing_of_any_variants_key_is_in_the_page_before_answering(varied):
+    client, _ = varied
+    question = question_of(client)
+    sign_up(client)
+    for browser in (client, new_browser(client)):
+        html = browser.get(f"/licoes/{SLUG}").text
+        assert "conta secreta" not in html and "explicação secreta" not in html
+        box = soup(html).select_one(f"#pergunta-{QID}")
+        for index in range(len(question.variants.grid)):
+            value = instance(question, question.variants.point(index)).numeric.value
+            assert f"≈ {pt(value)}" not in str(box)
+
+
+def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
+    client, settings = varied
+    question = question_of(client)
+    for n in range(3):  # three learners, each their own first variant
+        learner = new_browser(client)
+        sign_up(learner, f"aluno{n}")
+        page = learner.get(f"/licoes/{SLUG}").text
+        token = soup(page).select_one(f'#pergunta-{QID} input[name="variante"]')["value"]
+        index = int(token.split(".")[0])
+        right = instance(question, question.variants.point(index)).numeric.value
+        send(learner, pt(right) if n else "1")
+    teacher = instructor(new_browser(client), settings)
+    card = soup(teacher.get("/instrutor/perguntas")).select_one(f"#q-{SLUG}-{QID}")
+    rows = [
+        [text(cell) for cell in row.select("td")] for row in card.select(".variant-table tbody tr")
+    ]
+    stored = db_rows(settings, "SELECT variant, correct FROM attempt ORDER BY id")
+    expected: dict[str, list[int]] = {}
+    for variant, correct in stored:
+        expected.setdefault(variant, []).append(int(correct))
+    assert sum(int(answers) for _, answers, _ in rows) == 3
+    assert len(rows) == len(expected)
+    for label, answers, facility in rows:
+        params = dict(part.split(" = ") for part in label.split(", "))
+        key = encode({k: float(v.replace(".", "").replace(",", ".")) for k, v in params.items()})
+        hits = expected[key]
+        assert int(answers) == len(hits)
+        assert facility == f"{round(100 * sum(hits) / len(hits))}%"
+
+
+def test_the_notebook_asks_a_missed_variant_again_with_new_numbers_graded_against_them(varied):
+    client, settings = varied
+    sign_up(client)
+    send(client, "1")  # wrong: the question goes to the notebook of mistakes
+    page = client.get("/revisar/erradas").text
+    box = soup(page).select_one(f"#pergunta-{QID}")
+    form = box.select_one("form")
+    token = form.select_one('input[name="variante"]')["value"]
+    question = question_of(client)
+    learner = learner_of(settings)
+    secret = client.app.state.secret.encode()
+    index = learner_variant(secret, learner, SLUG, question, 2)
+    assert int(token.split(".")[0]) == index, "the second try's variant"
+    right = instance(question, question.variants.point(index)).numeric.value
+    response = client.post(
+        form["action"],
+        data={
+            "csrftoken": csrf_from(page),
+            "chave": form.select_one('input[name="chave"]')["value"],
+            "versao": form.select_one('input[name="versao"]')["value"],
+            "variante": token,
+            "valor": pt(right),
+        },
+        headers=HX,
+    )
+    assert response.status_code == 200
+    assert db_rows(settings, "SELECT correct FROM attempt ORDER BY id") == [(0,), (1,)]
