@@ -181,3 +181,92 @@ def test_answers_given_offline_are_graded_when_the_connection_returns(
     expect(badge).to_be_hidden()
     stored = attempts_with(live_server, keys)
     assert sorted(stored) == sorted((q.id, key) for q, key in zip(SINGLE, keys, strict=True))
+
+
+def test_two_tabs_syncing_at_once_store_each_answer_once(new_page, live_server: LiveServer):
+    first = new_page(360, 740)
+    download(first, live_server.url, KERNELS.slug)
+    first.context.set_offline(True)
+    first.reload()
+    keys = answer_offline(first)
+    second = first.context.new_page()
+    second.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    expect(second.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 3")
+    first.context.set_offline(False)  # both tabs hear "online" and sync
+    for page in (first, second):
+        expect(page.locator("[data-offline-badge]")).to_be_hidden()
+    shown = sum(page.locator(".offline-verdict").count() for page in (first, second))
+    assert shown == 3
+    assert len(attempts_with(live_server, keys)) == 3
+
+
+def test_a_sync_cut_in_the_middle_is_finished_later_with_no_answer_twice(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    keys = answer_offline(page)
+    sent = []
+
+    def cut_the_second(route):
+        sent.append(route.request.url)
+        if len(sent) == 2:  # the server stores it, the phone never hears back
+            route.fetch()
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    page.route("**/perguntas/*", cut_the_second)
+    page.context.set_offline(False)
+    expect(page.locator(".offline-verdict")).to_have_count(1)
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 2")
+    assert len(attempts_with(live_server, keys)) == 2
+    page.unroute("**/perguntas/*")
+    page.reload()  # the next page load sends what is still waiting
+    expect(page.locator(".offline-verdict")).to_have_count(2)
+    expect(page.locator("[data-offline-badge]")).to_be_hidden()
+    assert len(attempts_with(live_server, keys)) == 3
+
+
+def test_a_question_changed_or_another_accounts_answer_stays_listed(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    keys = answer_offline(page)
+    # One form showed an old version of its question; one answer was kept by another account.
+    page.evaluate(
+        """async ([changed, other]) => {
+          const db = await new Promise((ok) => { const r = indexedDB.open("curso", 1);
+            r.onsuccess = () => ok(r.result); });
+          const store = db.transaction("respostas", "readwrite").objectStore("respostas");
+          for (const key of [changed, other]) {
+            const entry = await new Promise((ok) => { const r = store.get(key);
+              r.onsuccess = () => ok(r.result); });
+            if (key === changed) entry.fields = entry.fields.map(([n, v]) =>
+              [n, n === "versao" ? "0000000000000000" : v]);
+            else entry.account = "outra-pessoa";
+            store.put(entry);
+          }
+        }""",
+        [keys[0], keys[1]],
+    )
+    page.context.set_offline(False)
+    expect(page.locator(".offline-verdict")).to_have_count(1)
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 2")
+    page.goto(f"{live_server.url}/sem-internet/respostas")
+    states = page.locator("[data-offline-queue] .offline-state")
+    expect(states).to_have_text(
+        [
+            "Esta pergunta mudou; responda de novo.",
+            "Guardada por outra conta neste aparelho: não é enviada como sua.",
+        ]
+    )
+    assert [key for _, key in attempts_with(live_server, keys)] == [keys[2]]
+    page.get_by_role("button", name=re.compile("^Descartar")).click()
+    expect(states).to_have_count(1)
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 1")
