@@ -270,3 +270,18 @@ def test_a_question_changed_or_another_accounts_answer_stays_listed(
     page.get_by_role("button", name=re.compile("^Descartar")).click()
     expect(states).to_have_count(1)
     expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 1")
+
+
+def test_chromium_finds_nothing_that_stops_the_install(new_page, live_server: LiveServer):
+    """Chromium's own installability check (what Lighthouse's PWA audit asked it): the
+    manifest, its icons and a service worker that controls the start page."""
+    page = new_page(360, 740)
+    page.goto(live_server.url + "/")
+    ready(page)
+    page.reload()  # the start page, now under the worker
+    cdp = page.context.new_cdp_session(page)
+    errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    # A Playwright context is an incognito profile, where Chromium installs nothing at all.
+    assert [e for e in errors if e["errorId"] != "in-incognito"] == []
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["errors"] == [], manifest["errors"]
