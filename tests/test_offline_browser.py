@@ -6,10 +6,12 @@ network; a page not downloaded shows the lessons the device holds; /progresso li
 from __future__ import annotations
 
 import re
+import secrets
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support.accounts import PASSWORD
 from tests.support.app import query
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.learning import COURSE, KERNELS
@@ -285,3 +287,33 @@ def test_chromium_finds_nothing_that_stops_the_install(new_page, live_server: Li
     assert [e for e in errors if e["errorId"] != "in-incognito"] == []
     manifest = cdp.send("Page.getAppManifest")
     assert manifest["errors"] == [], manifest["errors"]
+
+
+def test_signing_out_warns_of_waiting_answers_then_clears_the_device(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    page.goto(live_server.url + "/conta")
+    page.get_by_label("Nome de usuário").nth(1).fill(f"sem-rede-{secrets.token_hex(3)}")
+    page.locator("#criar-senha").fill(PASSWORD)
+    page.locator("#criar-confirmacao").fill(PASSWORD)
+    page.get_by_role("button", name="Criar conta").click()
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    keys = answer_offline(page)
+    page.route("**/perguntas/*", lambda route: route.abort("internetdisconnected"))
+    page.context.set_offline(False)
+    page.goto(live_server.url + "/conta")
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 3")
+    page.get_by_role("button", name="Sair").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        "Este aparelho guarda 3 respostas ainda não enviadas. Sair apaga essas respostas e as "
+        "lições baixadas. Para sair mesmo assim, toque em “Sair” de novo."
+    )
+    page.get_by_role("button", name="Sair").click()
+    expect(page).to_have_url(live_server.url + "/")
+    assert page.evaluate(CACHED) == {}
+    assert page.evaluate("localStorage.getItem('curso-baixadas')") is None
+    expect(page.locator("[data-offline-badge]")).to_be_hidden()
+    assert attempts_with(live_server, keys) == []

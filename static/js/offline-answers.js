@@ -276,7 +276,39 @@
     return running;
   }
 
+  // Signing out leaves nothing of this learner on the device: the kept answers, the downloaded
+  // pages and their list go. Answers still waiting are named first; a second press signs out.
+  function forgetAll() {
+    var held = window.caches ? caches.delete("curso-sem-internet") : Promise.resolve();
+    try { window.localStorage.removeItem("curso-baixadas"); } catch (e) { /* nothing kept */ }
+    return Promise.all([held, withStore("readwrite", function (store) { return store.clear(); })]);
+  }
+
+  function signOut(form) {
+    form.addEventListener("submit", function (evt) {
+      if (form.getAttribute("data-cleared") === "1") return;
+      evt.preventDefault();
+      all().then(function (entries) {
+        var waiting = entries.filter(function (e) { return e.state !== GRADED && e.account === account(); });
+        if (waiting.length && form.getAttribute("data-warned") !== "1") {
+          var warning = form.querySelector(".form-error") || document.createElement("p");
+          warning.className = "form-error";
+          warning.setAttribute("role", "alert");
+          warning.textContent = form.getAttribute("data-msg-warning").split("{count}").join(String(waiting.length));
+          form.insertBefore(warning, form.firstChild);
+          form.setAttribute("data-warned", "1");
+          return;
+        }
+        return forgetAll().catch(function () { /* sign out all the same */ }).then(function () {
+          form.setAttribute("data-cleared", "1");
+          form.submit();
+        });
+      });
+    });
+  }
+
   curso.onLoad("[data-offline-queue]", queueList);
+  curso.onLoad("[data-offline-sign-out]", signOut);
   window.addEventListener("online", sync);
   if (navigator.serviceWorker) {
     navigator.serviceWorker.addEventListener("message", function (evt) {
