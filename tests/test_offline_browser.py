@@ -15,7 +15,7 @@ from tests.support.accounts import PASSWORD
 from tests.support.app import query
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.learning import COURSE, KERNELS
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, grant_instructor
 
 OTHER = next(lesson for lesson in COURSE.lessons if lesson.slug != KERNELS.slug)
 
@@ -289,15 +289,58 @@ def test_chromium_finds_nothing_that_stops_the_install(new_page, live_server: Li
     assert manifest["errors"] == [], manifest["errors"]
 
 
+def sign_up_in_page(page: Page, live_server: LiveServer) -> str:
+    username = f"sem-rede-{secrets.token_hex(3)}"
+    page.goto(live_server.url + "/conta")
+    page.get_by_label("Nome de usuário").nth(1).fill(username)
+    page.locator("#criar-senha").fill(PASSWORD)
+    page.locator("#criar-confirmacao").fill(PASSWORD)
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page).to_have_url(live_server.url + "/progresso")
+    return username
+
+
+def test_an_instructors_page_offers_no_download(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    grant_instructor(live_server, sign_up_in_page(page, live_server))
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    ready(page)
+    expect(page.locator(".check-panel")).to_be_attached()
+    expect(page.locator("[data-offline-lesson]")).to_have_count(0)
+
+
+def test_a_downloaded_lesson_is_downloaded_again_when_its_version_changes(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    version = page.locator("[data-offline-lesson]").get_attribute("data-version")
+    # The device holds an older version of the lesson (the page it kept says so, too).
+    page.evaluate(
+        """async (url) => {
+          const all = JSON.parse(localStorage.getItem("curso-baixadas"));
+          all[url].version = "00000000";
+          localStorage.setItem("curso-baixadas", JSON.stringify(all));
+          const cache = await caches.open("curso-sem-internet");
+          const old = (await (await cache.match(url)).text()).replace(/data-version="[0-9a-f]+"/,
+            'data-version="00000000"');
+          await cache.put(url, new Response(old, {headers: {"Content-Type": "text/html"}}));
+        }""",
+        f"/licoes/{KERNELS.slug}",
+    )
+    page.reload()
+    status = page.locator("[data-offline-status]")
+    expect(status).to_contain_text(f"versão {version}")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("[data-offline-lesson]")).to_have_attribute("data-version", version)
+
+
 def test_signing_out_warns_of_waiting_answers_then_clears_the_device(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    page.goto(live_server.url + "/conta")
-    page.get_by_label("Nome de usuário").nth(1).fill(f"sem-rede-{secrets.token_hex(3)}")
-    page.locator("#criar-senha").fill(PASSWORD)
-    page.locator("#criar-confirmacao").fill(PASSWORD)
-    page.get_by_role("button", name="Criar conta").click()
+    sign_up_in_page(page, live_server)
     download(page, live_server.url, KERNELS.slug)
     page.context.set_offline(True)
     page.reload()

@@ -46,6 +46,8 @@
     }).then(function (html) {
       var doc = new DOMParser().parseFromString(html, "text/html");
       var box = doc.querySelector("[data-offline-lesson]");
+      // A page without the box is not one a device keeps (an instructor's, with drafts).
+      if (!box) throw new Error("not kept offline");
       var assets = {};
       doc.querySelectorAll("script[src], link[href], img[src]").forEach(function (el) {
         var path = new URL(el.getAttribute("src") || el.getAttribute("href"), location.href);
@@ -59,8 +61,8 @@
       })).then(function (sizes) {
         return {
           url: url, html: html, others: others,
-          title: box ? box.getAttribute("data-title") : (doc.title || url),
-          version: box ? box.getAttribute("data-version") : "",
+          title: box.getAttribute("data-title"),
+          version: box.getAttribute("data-version"),
           bytes: new Blob([html]).size + sizes.reduce(function (a, b) { return a + b; }, 0)
         };
       });
