@@ -1,9 +1,8 @@
 // The course's service worker (issue 40): served from /sw.js so that its scope is the whole
 // site. It answers from the device's cache only what static/js/offline.js put there when the
 // learner chose "Baixar para ler sem internet"; it never stores anything by itself.
-// A page asked for with no connection: the downloaded copy, else /sem-internet (the lessons
-// the device holds). Static files and images: the downloaded copy first (their names carry
-// their fingerprint), else the network.
+// Only while the device is offline: a page asked for is the downloaded copy, else
+// /sem-internet (the lessons the device holds); static files and images, the downloaded copy.
 "use strict";
 
 // The route that serves this file puts the site's paths first: self.CURSO = {fallback, kept}.
@@ -22,6 +21,8 @@ function fromCache(request) {
 
 self.addEventListener("fetch", function (event) {
   var request = event.request;
+  // Online, the worker stays out of the way: the browser fetches as if it were not there.
+  if (self.navigator.onLine) return;
   if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
   if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(function () {

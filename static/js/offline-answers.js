@@ -1,5 +1,5 @@
-// Answers given without a connection (issue 40). An answer form (one with a "chave") sent while
-// the browser is offline is kept in IndexedDB ("curso", store "respostas", by chave) with every
+// Answers given without a connection (issue 40). An answer form (one with a "chave") of a
+// downloaded lesson sent while the browser is offline is kept in IndexedDB ("curso", store "respostas", by chave) with every
 // field of the form as it was (chave, versao, lancamento, whatever else it carries) and the
 // time it was given; the question says it was kept. Nothing is graded here: the device has no key.
 // When the connection returns (the "online" event, the next page load, or the service worker's
@@ -90,8 +90,13 @@
     }, function () { curso.showError(curso.message("offline")); });
   }
 
+  // An answer form of a lesson downloaded on this device (offline.js keeps their list): on
+  // other pages a send that fails says so and the learner sends again (htmx's error message).
   function answerForm(el) {
-    return el && el.tagName === "FORM" && el.querySelector('input[name="chave"]') ? el : null;
+    if (!el || el.tagName !== "FORM" || !el.querySelector('input[name="chave"]')) return null;
+    var box = document.querySelector("[data-offline-lesson]");
+    var held = window.cursoOffline ? window.cursoOffline.held() : {};
+    return box && held[box.getAttribute("data-url")] ? el : null;
   }
 
   // Before htmx's own listener (capture, on the document): offline, the answer is kept instead.
@@ -315,7 +320,10 @@
       if (evt.data && evt.data.curso === "sync") sync();
     });
   }
-  badge().then(function (list) {
-    if (list.some(function (e) { return e.state === WAITING; })) sync();
+  // Not during the first paint: the count and the sending wait until the browser is idle.
+  curso.later(function () {
+    badge().then(function (list) {
+      if (list.some(function (e) { return e.state === WAITING; })) sync();
+    });
   });
 })();
