@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from app.content.calculators import calculator_results
@@ -412,6 +412,8 @@ class Answer:
         positions: ``posicao`` (an ``ordering`` answer's ``<item>=<position>`` pairs).
         confirmed: ``confirmado`` (a ``numeric`` answer confirmed as typed: "3.438" is 3438).
         variant: ``variante`` (the signed variant a numeric question with ``params`` showed).
+        given_at: ``dada_em``, when an answer kept offline was given (clamped by
+            :func:`given_time`); ``None``: now.
     """
 
     key: str
@@ -421,6 +423,20 @@ class Answer:
     positions: list[str] = field(default_factory=list)
     confirmed: str | None = None
     variant: str | None = None
+    given_at: datetime | None = None
+
+
+# How far back an answer kept on a device offline may say it was given (issue 40).
+OFFLINE_WINDOW = timedelta(days=14)
+
+
+def given_time(given_at: datetime | None, now: datetime) -> datetime | None:
+    """When an answer counts as given: ``given_at`` clamped to between
+    :data:`OFFLINE_WINDOW` before ``now`` and ``now``; ``None`` (an answer sent when given)
+    stays ``None``, the time its batch commits."""
+    if given_at is None:
+        return None
+    return min(max(given_at.astimezone(UTC), now - OFFLINE_WINDOW), now)
 
 
 class FormRefused(Exception):
@@ -525,6 +541,7 @@ async def answer_question(
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
                 scores=where.scores,
+                at=given_time(answer.given_at, datetime.now(UTC)),
                 variant=asked.variant,
                 draw=first_draw_of(lesson, question, before, where.draw_key),
             )

@@ -3,6 +3,7 @@ session keys that carry a message to the next page (post/redirect/get without Ja
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 from urllib.parse import parse_qsl
 
@@ -24,7 +25,8 @@ async def answer_form(request: Request) -> Answer:
     ``versao`` (the question version shown), ``valor`` (a ``numeric`` answer as typed) and
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
     (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
-    ``variante`` (the signed variant of a numeric question with parameters); read by
+    ``variante`` (the signed variant of a numeric question with parameters), and ``dada_em``
+    (when an answer kept on the device offline was given; issue 40); read by
     :meth:`PostedForm.answer`."""
     return PostedForm(request).answer()
 
@@ -79,7 +81,14 @@ class PostedForm:
 
     def answer(self) -> Answer:
         """The answer form (:func:`answer_form`): ``versao`` up to 64 characters,
-        ``confirmado`` 100, ``variante`` 40."""
+        ``confirmado`` 100, ``variante`` and ``dada_em`` 40.
+
+        ``dada_em`` is when an answer kept on the device offline was given (ISO 8601 with its
+        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it.
+
+        Raises:
+            HTTPException: 422 when ``dada_em`` is not such a time.
+        """
         return Answer(
             self.get("chave") or "",
             self.get("versao", 64),
@@ -88,7 +97,25 @@ class PostedForm:
             self.every("posicao"),
             self.get("confirmado", 100),
             self.get("variante", 40),
+            given_time_field(self.get("dada_em", 40)),
         )
+
+
+def given_time_field(text: str | None) -> datetime | None:
+    """``dada_em`` read as an aware time; ``None`` when absent.
+
+    Raises:
+        HTTPException: 422 when it is not an ISO 8601 time with its offset.
+    """
+    if not text:
+        return None
+    try:
+        given_at = datetime.fromisoformat(text)
+    except ValueError:
+        given_at = None
+    if given_at is None or given_at.tzinfo is None:
+        raise HTTPException(status_code=422, detail=gettext(BAD_GIVEN_AT))
+    return given_at
 
 
 QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
@@ -96,6 +123,7 @@ STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
 QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 HINT_NOT_FOUND = N_("This question has no such hint. Reload the page.")
+BAD_GIVEN_AT = N_("The time this answer was given is not valid. Answer the question again.")
 
 
 def refusal_message(refused: FormRefused) -> str:

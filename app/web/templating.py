@@ -26,6 +26,7 @@ from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
 from app.content import page_ids
+from app.content.lessons import Lesson
 from app.content.numbers import format_number
 from app.i18n import N_, gettext, local_datetime, local_day, translations
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
@@ -179,6 +180,28 @@ def _kept_gettext(translate: Any, newstyle: Any) -> Any:
     return gettext
 
 
+_VERSIONS: dict[int, tuple[Lesson, str]] = {}
+VERSION_CHARS = 8
+
+
+def lesson_version(lesson: Lesson) -> str:
+    """A short hash (8 hex digits) of what a lesson shows: its title, body and questions'
+    versions. A device that downloaded the lesson (issue 40) compares it with the page's to
+    download it again; computed once per loaded lesson."""
+    kept = _VERSIONS.get(id(lesson))
+    if kept is not None and kept[0] is lesson:
+        return kept[1]
+    digest = hashlib.sha256(lesson.meta.title_text.encode())
+    for part in lesson.parts:
+        digest.update(part.encode() if isinstance(part, str) else repr(part).encode())
+    for question in lesson.questions.values():
+        digest.update(question.content_hash.encode())
+    if len(_VERSIONS) > 1024:  # lessons are loaded again on each edit: old ones go
+        _VERSIONS.clear()
+    _VERSIONS[id(lesson)] = (lesson, digest.hexdigest()[:VERSION_CHARS])
+    return _VERSIONS[id(lesson)][1]
+
+
 def make_templates(
     directory: Path = TEMPLATES_DIR, assets: Assets | None = None, urls: Urls | None = None
 ) -> Jinja2Templates:
@@ -225,6 +248,7 @@ def make_templates(
         ids=page_ids,
         launch_query=launch_query,
         launch_token=launch_token_of,
+        lesson_version=lesson_version,
     )
     return templates
 

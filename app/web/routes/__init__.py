@@ -49,6 +49,7 @@ def include_all(app: FastAPI) -> None:
         lessons,
         lti,
         mydata,
+        offline,
         pools,
         preferences,
         progress,
@@ -63,7 +64,7 @@ def include_all(app: FastAPI) -> None:
     # slug. The routers of the last three opt their HTML routes out of the schema one by one.
     pages = [lessons, quizzes, pools, trees, search, glossary, sitemap, preferences, health]
     pages += [account]
-    pages += [editor, classes, instructor, review, calculators, lti]
+    pages += [editor, classes, instructor, review, calculators, lti, offline]
     ordered = [(route, False) for module in pages for route in module.router.routes]
     ordered += [
         (route, True) for module in (api, progress, mydata) for route in module.router.routes
