@@ -126,7 +126,7 @@ def moved_lesson_url(request: Request) -> str | None:
     with the live slug, the query string kept. Only called for a 404, so pages that exist
     read nothing more.
     """
-    route = request.scope.get("route")
+    route = request.scope.get("route") or _route_of(request)
     slug = request.path_params.get("slug")
     if not isinstance(route, Route) or not isinstance(slug, str):
         return None
@@ -140,6 +140,14 @@ def moved_lesson_url(request: Request) -> str | None:
     path = request.app.url_path_for(route.name, **{**request.path_params, "slug": target})
     query = request.url.query
     return str(path) + (f"?{query}" if query else "")
+
+
+def _route_of(request: Request) -> Route | None:
+    """The route that matched, for a plain Starlette route (only FastAPI's put it in the
+    scope; Starlette's leaves its ``endpoint``)."""
+    endpoint = request.scope.get("endpoint")
+    routes = request.app.router.routes
+    return next((r for r in routes if isinstance(r, Route) and r.endpoint is endpoint), None)
 
 
 def session_place(request: HTTPConnection) -> Place | None:
