@@ -251,14 +251,27 @@ class SearchIndex:
         # snippets built once. Emptied whenever the index is rebuilt.
         self._results: OrderedDict[tuple[Query, int], list[Hit]] = OrderedDict()
         self._client: tuple[Course, ClientIndex] | None = None
+        self._digest: tuple[Course, str] | None = None
 
     def client(self) -> ClientIndex:
-        """The browser's copy of the index (:func:`client_index`), built once per course version."""
+        """The browser's copy of the index (:func:`client_index`), built once per course version
+        (when the browser first asks for it: pages name it by :meth:`client_digest` only)."""
         course = self._current()
+        digest = self.client_digest()
         with self._lock:
             if self._client is None or self._client[0] is not course:
-                self._client = (course, ClientIndex.of(client_index(course)))
+                self._client = (course, ClientIndex(client_index(course), digest))
             return self._client[1]
+
+    def client_digest(self) -> str:
+        """The fingerprint in the browser index's address (:func:`client_digest`), once per
+        course version; it reads the sections' text, not the stemmer, so a page names the
+        index without loading the stemmer (a warm start stays light)."""
+        course = self._current()
+        with self._lock:
+            if self._digest is None or self._digest[0] is not course:
+                self._digest = (course, client_digest(course))
+            return self._digest[1]
 
     def search(self, raw: str, limit: int = MAX_RESULTS) -> list[Hit]:
         """The sections that contain every word of ``raw``, best first."""
@@ -350,16 +363,27 @@ class ClientIndex:
 
     Attributes:
         content: UTF-8 JSON (:func:`client_index`).
-        digest: a short hash of ``content``, the fingerprint in its address.
+        digest: :func:`client_digest`, the fingerprint in its address.
     """
 
     content: bytes
     digest: str
 
-    @classmethod
-    def of(cls, content: bytes) -> ClientIndex:
-        """Fingerprint ``content`` (10 hex digits of its SHA-256, as the static files)."""
-        return cls(content, hashlib.sha256(content).hexdigest()[:10])
+
+# Bump when client_index's format or the search keys (app.content.text.term_key) change: the
+# digest reads only the sections, and browsers keep an index for a year under its address.
+CLIENT_FORMAT = "1"
+
+
+def client_digest(course: Course) -> str:
+    """10 hex digits of a SHA-256 over what :func:`client_index` is built from (each lesson's
+    slug and title, each section's anchor, title and text) and :data:`CLIENT_FORMAT`."""
+    digest = hashlib.sha256(CLIENT_FORMAT.encode())
+    for lesson in course.lessons:
+        parts: list[Any] = [lesson.slug, lesson.meta.title_text]
+        parts += [[s.anchor, s.title, s.text] for s in lesson_sections(lesson)]
+        digest.update(json.dumps(parts, ensure_ascii=False).encode())
+    return digest.hexdigest()[:10]
 
 
 def client_index(course: Course) -> bytes:

@@ -69,7 +69,7 @@ async def search_index(index: SearchDep, digest: str) -> Response:
     """The course's search index for the browser (:func:`app.content.search.client_index`).
 
     Its address carries the digest of its content (pages name it through
-    ``SearchIndex.client``), so it is cached for a year; an old digest (a page rendered
+    ``SearchIndex.client_digest``), so it is cached for a year; an old digest (a page rendered
     before the lessons changed) gets today's index, revalidated on each use.
     """
     built = await run_in_threadpool(index.client)
