@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from rjsmin import jsmin  # type: ignore[import-untyped]
 
 from app.platform.settings import PROJECT_ROOT
 from app.web import assets as assets_module
@@ -63,8 +64,8 @@ def test_the_behaviours_are_one_deferred_script_holding_every_file_in_order(clie
     folder = PROJECT_ROOT / "static" / "js"
     behaviours = sorted(p.name for p in folder.glob("*.js") if p.name != "core.js")
     assert len(behaviours) >= 10
-    starts = [
-        bundle.text.index((folder / name).read_text(encoding="utf-8").rstrip())
+    starts = [  # each file minified (rjsmin), under a comment naming it
+        bundle.text.index(f"/* js/{name} */\n" + jsmin((folder / name).read_text("utf-8")))
         for name in ["core.js", *behaviours]
     ]
     assert starts == sorted(starts)  # core.js (curso.*) before the behaviours that use it
@@ -107,9 +108,9 @@ def test_the_bundle_joins_the_files_in_order_each_closed(tmp_path):
     assets = Assets(behaviour_folder(tmp_path))
     name = assets.bundle("behaviours.js", assets.scripts("js", first="core.js"))
     assert assets.bundled(name) == (
-        b"/* js/core.js */\nwindow.curso = {};\n;\n"
-        b"/* js/a.js */\n(function () { curso.a = 1; })();\n;\n"
-        b"/* js/b.js */\n(function () { curso.b = 1; })();\n;\n"
+        b"/* js/core.js */\nwindow.curso={};\n;\n"
+        b"/* js/a.js */\n(function(){curso.a=1;})();\n;\n"
+        b"/* js/b.js */\n(function(){curso.b=1;})();\n;\n"
     )
     assert re.fullmatch(r"/static/behaviours\.[0-9a-f]{10}\.js", assets.url(name))
     assert assets.bundled("js/a.js") is None
@@ -124,7 +125,7 @@ def test_editing_a_behaviour_changes_the_bundles_fingerprint(tmp_path, monkeypat
     after = Assets(folder)  # the next start of the app
     edited = after.url(after.bundle("behaviours.js", after.scripts("js", first="core.js")))
     assert edited != url
-    assert b"curso.b = 22" in (after.bundled("behaviours.js") or b"")
+    assert b"curso.b=22" in (after.bundled("behaviours.js") or b"")
     monkeypatch.setattr(assets_module, "RECHECK_S", 0.0)  # a running app sees it too
     assert before.url("behaviours.js") == edited
 
