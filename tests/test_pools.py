@@ -344,3 +344,14 @@ def test_the_dashboard_completion_counts_a_pool_as_its_draw(pooled):
     assert completed() == (0, 0), "one drawn question still to get right"
     answer_pooled(client, drawn[-1])
     assert completed() == (1, 1), "the quiz question and the three drawn: done (5 never seen)"
+
+
+def test_a_visitor_answering_in_a_pool_keeps_the_draw_the_page_showed(pooled):
+    """Found by a new-user walk: a visitor's first answer in a pool stored the new learner's
+    own draw, so the page after the answer showed other questions and the answered one left."""
+    client, settings = pooled
+    shown = drawn_ids(client.get("/licoes/decode-prefill").text)
+    assert answer_pooled(client, shown[0]).status_code == 200
+    assert drawn_ids(client.get("/licoes/decode-prefill").text) == shown
+    stored = db_rows(settings, "SELECT number, seed, question_ids FROM pool_draw")
+    assert stored == [(1, page_seed("decode-prefill", the_pool(client)), ",".join(shown))]

@@ -543,7 +543,7 @@ async def answer_question(
                 scores=where.scores,
                 at=given_time(answer.given_at, datetime.now(UTC)),
                 variant=asked.variant,
-                draw=first_draw_of(lesson, question, before, where.draw_key),
+                draw=first_draw_of(lesson, question, before, where.draw_key, where.born),
             )
         )
     except DuplicateKeyError as exc:
@@ -566,17 +566,27 @@ async def answer_question(
 
 
 def first_draw_of(
-    lesson: Lesson, question: Question, state: LearnerState, secret: bytes
+    lesson: Lesson, question: Question, state: LearnerState, secret: bytes, born: bool = False
 ) -> tuple[str, int, str, str] | None:
     """The draw 1 to store with an answer to ``question`` (the writer keeps it in the
     attempt's transaction), when it is the learner's first answer in that pool (no draw of it
-    stored yet); else ``None``."""
+    stored yet); else ``None``.
+
+    It is the draw the page showed: the visitors' (:func:`~app.learning.draws.page_seed`)
+    when the learner is born with this answer (``born``), or when ``question`` is in the
+    visitors' draw and not in the learner's own (a page opened before they had a row);
+    otherwise the learner's own draw 1.
+    """
     pool = pool_of(lesson, question.id)
     if pool is None or not secret or state.learner_id is None:
         return None
     if stored_draws(state, lesson.slug, pool.id):
         return None
     seed, ids = first_draw(secret, state.learner_id, lesson.slug, pool)
+    if born or question.id not in ids:
+        shown = current_draw(secret, lesson, pool, LearnerState(None))  # the visitors' page
+        if question.id in shown.question_ids:
+            seed, ids = shown.seed, shown.question_ids
     return (pool.id, 1, seed, ",".join(ids))
 
 
