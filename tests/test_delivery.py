@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from rjsmin import jsmin  # type: ignore[import-untyped]
+from rjsmin import jsmin  # type: ignore[import-untyped]  # rjsmin ships no type hints
 
 from app.platform.settings import PROJECT_ROOT
 from app.web import assets as assets_module

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rjsmin import jsmin  # type: ignore[import-untyped]
+from rjsmin import jsmin  # type: ignore[import-untyped]  # rjsmin ships no type hints
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.responses import Response

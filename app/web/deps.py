@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from pydantic import BeforeValidator
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.content.course import Course
@@ -90,7 +91,9 @@ def learner_store(request: Request, db: Session | None = None) -> SqlLearnerStor
     """
     state = request.app.state
     engine = db.get_bind() if db is not None else state.loop_engine
-    return SqlLearnerStore(engine, state.answer_writer, state.learner_states)  # type: ignore[arg-type]
+    # The request's sessions are bound to an engine (make_engine), never to a connection.
+    assert isinstance(engine, Engine), engine
+    return SqlLearnerStore(engine, state.answer_writer, state.learner_states)
 
 
 async def get_course(request: Request) -> Course:
