@@ -207,6 +207,7 @@ def _render(request, lesson, question, page: QuestionPage, status_code: int = 42
     context = {"lesson": lesson, "question": question, "view": page.view, "lesson_due": due}
     if page.progress is not None:
         context["progress"] = page.progress
+        context["pool_draw"] = page.draw
         return render(request, "_answer.html", context)
     return render(
         request, "_question.html", context, status_code=status_code if page.error else 200
