@@ -46,7 +46,7 @@ from app.learning.state import (
 )
 from app.learning.trees import TreeView, tree_view
 from app.learning.variants import PAGE_OWNER, read_token
-from app.learning.views import KEY_RE, QuestionView, question_view
+from app.learning.views import KEY_RE, Draft, QuestionView, question_view
 
 if TYPE_CHECKING:
     from app.learning.classes import LessonDue
@@ -150,13 +150,15 @@ class LessonRequest:
     Attributes:
         retry: a question id to show as a form again (``?refazer=``).
         errors: messages by question id (a refused answer, carried by the session).
-        typed: a refused ``numeric`` answer by question id.
+        typed: a refused ``numeric`` answer by question id (or one kept after a hint).
+        drafts: the choices kept in a form by question id (a hint opened without JavaScript).
         query: the page's query string; ``arvore`` and ``c`` show that tree at that step.
     """
 
     retry: str | None = None
     errors: dict[str, str] = field(default_factory=dict)
     typed: dict[str, str] = field(default_factory=dict)
+    drafts: dict[str, Draft] = field(default_factory=dict)
     query: dict[str, str] = field(default_factory=dict)
 
 
@@ -272,6 +274,7 @@ def lesson_page(
             asked.typed.get(qid, ""),
             opened(state, lesson.slug, question),
             draw_key,
+            asked.drafts.get(qid),
         )
         for qid, question in lesson.questions.items()
     }
