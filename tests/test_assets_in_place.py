@@ -51,3 +51,31 @@ def test_the_check_finds_a_stylesheet_in_a_body_or_a_fragment():
     assert _stylesheets_outside_head("_f.html", '<link rel="stylesheet" href="x.css">') != []
     head = '{% block stylesheets %}<link rel="stylesheet" href="x.css">{% endblock %}'
     assert _stylesheets_outside_head("page.html", '{% extends "base.html" %}' + head) == []
+
+
+# The templates that may name a script: base.html (htmx, then the one bundle of static/js/),
+# lesson.html (htmx on demand, the loader ARCHITECTURE.md argues for) and the API's own
+# page (Swagger UI's files). Any other behaviour is a file in static/js/, in the bundle.
+SCRIPT = re.compile(r"""<script\b[^>]*?\ssrc=["']\{\{ static_url\((?P<name>[^)]*)\) \}\}""")
+SCRIPTS = {
+    "base.html": ["'htmx.min.js'", "behaviours"],
+    "lesson.html": ["'htmx-on-demand.js'"],
+    "api_docs.html": ["'swagger/swagger-ui-bundle.js'", "'swagger/init.js'"],
+}
+
+
+def test_every_behaviour_is_in_the_bundle():
+    found = {}
+    for template in sorted(TEMPLATES.rglob("*.html")):
+        names = [m["name"] for m in SCRIPT.finditer(template.read_text(encoding="utf-8"))]
+        if names:
+            found[template.relative_to(TEMPLATES).as_posix()] = names
+    assert found == SCRIPTS
+    loose = sorted(p.name for p in (PROJECT_ROOT / "static").glob("*.js"))
+    assert loose == [
+        "htmx-on-demand.js",
+        "htmx.min.js",
+        "minisearch.min.js",
+        "snowball-stemmers.min.js",
+        "sw.js",
+    ]
