@@ -34,6 +34,7 @@ from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
 from app.web.launches import launch_query, launch_token_of
+from app.web.question_modes import LESSON
 from app.web.splice import FORM_KEY_FIELD
 from app.web.urls import Urls
 
@@ -249,6 +250,7 @@ def make_templates(
         launch_query=launch_query,
         launch_token=launch_token_of,
         lesson_version=lesson_version,
+        question_mode=LESSON,  # a lesson's; /revisar and the notebook pass their own
     )
     return templates
 

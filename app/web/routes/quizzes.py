@@ -24,6 +24,7 @@ from app.learning.usecases import (
 )
 from app.learning.views import VISITOR_ORDER
 from app.platform.sessions import VISIT_COOKIE
+from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
     LearnerForWriteDep,
@@ -204,7 +205,13 @@ def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
 def _render(request, lesson, question, page: QuestionPage, status_code: int = 422, due=None):
     """The question fragment; ``due``: the learner's due date for the lesson, which marks an
     answer stored after it as late."""
-    context = {"lesson": lesson, "question": question, "view": page.view, "lesson_due": due}
+    context = {
+        "lesson": lesson,
+        "question": question,
+        "view": page.view,
+        "lesson_due": due,
+        "question_mode": question_modes.LESSON.of(request),
+    }
     if page.progress is not None:
         context["progress"] = page.progress
         return render(request, "_answer.html", context)

@@ -34,6 +34,7 @@ from app.learning.usecases import (
 )
 from app.learning.views import question_view
 from app.platform.sessions import VISIT_COOKIE
+from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
     CourseDep,
@@ -91,10 +92,7 @@ def _page(
             revealed=opened(state, lesson.slug, question),
             secret=request.app.state.secret.encode(),
         )
-        context["answer_url"] = urls_of(request).path(
-            "review_answer", slug=lesson.slug, question_id=question.id
-        )
-        context["in_review"] = True
+        context["question_mode"] = question_modes.REVIEW
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
         )
@@ -182,8 +180,7 @@ def _notebook_page(
     zone = learner_zone(request.cookies.get(TIMEZONE_COOKIE))
     known = concept if concept and course.glossary.get(concept) else None
     groups = notebook(course, state, now, zone, known)
-    urls = urls_of(request)
-    views, answer_urls = {}, {}
+    views = {}
     listed = [(e.lesson, e.question) for g in groups for e in g.entries]
     for lesson, question in ([just] if just and just not in listed else []) + listed:
         key = (lesson.slug, question.id)
@@ -198,12 +195,11 @@ def _notebook_page(
             revealed=opened(state, lesson.slug, question),
             secret=request.app.state.secret.encode(),
         )
-        answer_urls[key] = urls.path("notebook_answer", slug=lesson.slug, question_id=question.id)
     context = {
         "progress": course_progress(course, state, state.place or session_place(request)),
         "groups": groups,
         "views": views,
-        "answer_urls": answer_urls,
+        "question_mode": question_modes.NOTEBOOK.of(request),
         "just": just if just and just not in listed else None,
         "concepts": notebook_concepts(course, state),
         "concept": known,
@@ -216,8 +212,7 @@ def _notebook_page(
             "lesson": lesson,
             "question": question,
             "view": views[key],
-            "answer_url": answer_urls[key],
-            "in_notebook": True,
+            "question_mode": question_modes.NOTEBOOK.of(request),
             "left": just not in listed,  # answered right: it leaves the list
         }
         return render(request, "_notebook_answer.html", fragment, status_code=status_code)
