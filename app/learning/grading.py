@@ -207,7 +207,9 @@ def grade_form(
             :class:`ThousandsToConfirm`.
 
     Returns:
-        The grade and what to store in the attempt's ``chosen`` column.
+        The grade and what to store in the attempt's ``chosen`` column: the option ids sorted
+        and comma-joined, the number in plain form, or the item ids in the learner's order,
+        comma-joined.
 
     Raises:
         ThousandsToConfirm: a ``numeric`` answer whose point reads as thousands ("3.438" is
