@@ -301,7 +301,7 @@ async def _answer_in_review(
     scores = answer_scores(request, learner_id, None, course, lesson)
     visit = request.cookies.get(VISIT_COOKIE, "")
     secret = request.app.state.secret.encode()
-    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores, draw_key=secret)
+    where = AnswerPlace(review=True, born=born, visit=visit, outbox=scores, draw_key=secret)
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:
