@@ -28,6 +28,7 @@ from starlette.requests import HTTPConnection
 from app.content import page_ids
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
+from app.content.search import mark_words
 from app.i18n import N_, gettext, local_datetime, local_day, translations
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
@@ -100,6 +101,12 @@ def with_highlight(url: str, query: str) -> str:
     address, hash_, fragment = url.partition("#")
     joiner = "&" if "?" in address else "?"
     return f"{address}{joiner}{urlencode({'destaque': query})}{hash_}{fragment}"
+
+
+def marked_words(html: str, query: str) -> Markup:
+    """The ``mark_words`` filter: a lesson's body with the words of ``query`` (``?destaque=``,
+    :func:`with_highlight`) in ``<mark>``, so a search result lands on them without JavaScript."""
+    return Markup(mark_words(str(html), query))
 
 
 def account_name(request: Request | None) -> str | None:
@@ -250,6 +257,7 @@ def make_templates(
         launch_token=launch_token_of,
         lesson_version=lesson_version,
     )
+    templates.env.filters["mark_words"] = marked_words
     return templates
 
 
