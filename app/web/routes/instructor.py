@@ -41,8 +41,8 @@ from app.content.item_checks import warnings_by_question
 from app.content.moodle_xml import moodle_xml_export
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
-from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
+from app.lti.tool import passback_state
 from app.platform.models import Account, Classroom
 from app.web.deps import CourseDep, InstructorDep, SessionDep, StaffDep, is_row_id
 from app.web.lookups import check_panel
