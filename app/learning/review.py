@@ -102,18 +102,6 @@ def _stored_card(row: Row[Any]) -> Card:
     )
 
 
-def card_of(row: ReviewCard | Row[Any]) -> Card:
-    return Card(
-        card_id=CARD_ID,
-        state=State(row.state),
-        step=row.step,
-        stability=row.stability,
-        difficulty=row.difficulty,
-        due=_aware(row.due),
-        last_review=_aware(row.last_review),
-    )
-
-
 def next_card(
     card: Card | None,
     card_hash: str | None,
@@ -332,14 +320,6 @@ class DueReview:
     question: Question
     due: datetime
     changed: bool
-
-
-def due_reviews(db: Session, learner_id: str, course: Course, at: datetime) -> list[DueReview]:
-    """Return the learner's questions due at ``at``, oldest due first (one query)."""
-    rows = db.exec(select(ReviewCard).where(col(ReviewCard.learner_id) == learner_id))
-    return due_of(
-        [CardRow(r.lesson_slug, r.question_id, r.question_hash, r.due) for r in rows], course, at
-    )
 
 
 def due_of(cards: Sequence[CardRow], course: Course, at: datetime) -> list[DueReview]:
