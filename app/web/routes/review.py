@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
-from app.i18n import gettext, learner_zone
+from app.i18n import learner_zone
 from app.learning import review
 from app.learning.notebook import empty_because, notebook, notebook_concepts
 from app.learning.progress import course_progress
@@ -44,21 +44,13 @@ from app.web.deps import (
     born_in_this_request,
     learner_store,
 )
-from app.web.forms import QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
+from app.web.forms import AnswerFormDep, refusal_message
 from app.web.launches import answer_scores
-from app.web.lookups import find_lesson, session_place
+from app.web.lookups import find_question, session_place
 from app.web.templating import TIMEZONE_COOKIE, VARY, render, wants_fragment
 from app.web.urls import urls_of
 
 router = APIRouter()
-
-
-def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
-    lesson = find_lesson(course, slug)
-    question = lesson.questions.get(question_id)
-    if question is None:
-        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
-    return lesson, question
 
 
 def _page(
@@ -119,7 +111,7 @@ def review_answered(
     learner_id: LearnerIdDep,
 ):
     """A reviewed question, graded with its explanations, and the link to the next one."""
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     state = learner_store(request, db).read_state(learner_id)
     return _page(request, course, state, lesson, question, graded=True)
 
@@ -142,7 +134,7 @@ async def review_answer(
     a form of an older version of the question the new version (409). In a session launched
     from an LMS, the lesson's score is queued for each launch of that lesson, with the answer.
     """
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
     if isinstance(page, _Refused):
         return _page(
@@ -236,7 +228,7 @@ def notebook_page(
     question just answered here without JavaScript, shown graded."""
     just = None
     if licao and pergunta:
-        just = _find(course, licao, pergunta)
+        just = find_question(course, licao, pergunta)
     state = learner_store(request, db).read_state(learner_id)
     return _notebook_page(request, course, state, conceito, just)
 
@@ -257,7 +249,7 @@ async def notebook_answer(
     the graded question; a plain post is redirected (303) to the notebook, where it shows
     graded. A refused answer gets the form again with the message (422; 409 for a form of
     an older version)."""
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
     if isinstance(page, _Refused):
         just = (lesson, question)
