@@ -58,6 +58,7 @@ async def lesson_page(
     account: AccountNameDep,
     refazer: str | None = None,
     lancamento: str | None = None,
+    baixar: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
 
@@ -67,8 +68,10 @@ async def lesson_page(
     Opening a lesson moves the learner's place to it (kept only where something is stored).
     A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
     what ``curso check`` says about the lesson's file, on top of the page.
+    ``?baixar=1`` is the copy a device downloads to read offline (``static/js/offline.js``,
+    issue 40): the page as learners see it, an instructor's too (no drafts, no check panel).
     """
-    panel = instructor_panel(request, account, course, slug)
+    panel = None if baixar else instructor_panel(request, account, course, slug)
     if panel is not None:  # an instructor: drafts are read too, with their banner
         course = course.with_drafts
     if course.get(slug) is None and slug in course.unavailable:
