@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from itsdangerous import BadData, TimestampSigner
 
@@ -52,7 +52,6 @@ from app.learning.views import KEY_RE, QuestionView, question_view
 
 if TYPE_CHECKING:
     from app.learning.classes import LessonDue
-    from app.learning.lti import ScoreOrder
 
 
 class LearnerStore(Protocol):
@@ -514,8 +513,8 @@ class AnswerPlace:
         visit: the sending browser's visit cookie (``curso_visita``, HttpOnly, never printed
             in a page): part of the birth key, so only the browser that showed the form can
             join the learner its first request made, not whoever else saw the form's key.
-        scores: LTI launches' scores, queued with the answer
-            (:attr:`app.learning.state.NewAnswer.scores`).
+        outbox: what is stored with the answer, in its transaction
+            (:attr:`app.learning.state.NewAnswer.outbox`).
         draw_key: the server's secret: an answer to a pool's question stores the learner's
             draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`), and the
             form's issued time (``emitida``, :func:`issued_time`) is checked with it.
@@ -525,7 +524,7 @@ class AnswerPlace:
     order_of: str | None = None
     born: bool = False
     visit: str = ""
-    scores: tuple[ScoreOrder, ...] = ()
+    outbox: tuple[Any, ...] = ()
     draw_key: bytes = field(default=b"", repr=False)
 
 
@@ -584,7 +583,7 @@ async def answer_question(
                 review=where.review,
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
-                scores=where.scores,
+                outbox=where.outbox,
                 at=given_time(answer.given_at, now, issued_time(where.draw_key, answer.issued)),
                 variant=asked.variant,
                 draw=first_draw_of(lesson, question, before, where.draw_key, where.born),

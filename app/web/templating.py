@@ -28,6 +28,7 @@ from starlette.requests import HTTPConnection
 from app.content import page_ids
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
+from app.content.search import mark_words
 from app.i18n import N_, gettext, local_datetime, local_day, translations
 from app.learning.usecases import issued_token
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
@@ -108,6 +109,12 @@ def with_highlight(url: str, query: str) -> str:
     address, hash_, fragment = url.partition("#")
     joiner = "&" if "?" in address else "?"
     return f"{address}{joiner}{urlencode({'destaque': query})}{hash_}{fragment}"
+
+
+def marked_words(html: str, query: str) -> Markup:
+    """The ``mark_words`` filter: a lesson's body with the words of ``query`` (``?destaque=``,
+    :func:`with_highlight`) in ``<mark>``, so a search result lands on them without JavaScript."""
+    return Markup(mark_words(str(html), query))
 
 
 def account_name(request: Request | None) -> str | None:
@@ -259,6 +266,7 @@ def make_templates(
         form_issued=form_issued,
         lesson_version=lesson_version,
     )
+    templates.env.filters["mark_words"] = marked_words
     return templates
 
 
