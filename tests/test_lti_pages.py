@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.learning import lti
+from app.lti import tool as lti
 from app.main import create_app
 from app.platform.auth import SignInLimiter
 from app.platform.db import make_engine

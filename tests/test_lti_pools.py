@@ -9,12 +9,12 @@ from pathlib import Path
 from sqlmodel import Session
 
 from app.content.course import load_course
-from app.learning import lti
 from app.learning.mastery import concept_tags
 from app.learning.progress import lesson_shape_total
 from app.learning.rules import HINTED, NO_HELP
 from app.learning.state import NewAnswer
 from app.learning.writer import store_now
+from app.lti import tool as lti
 from app.platform.db import make_engine
 from tests.support.app import db_rows
 from tests.support.learning import COURSE, KERNELS
@@ -47,7 +47,7 @@ def answered(slug, question, correct: bool, n: int, order, help: int = NO_HELP) 
         None,
         f"chave-{n:04d}-xxxxxxxxxxxxxxxx",
         help=help,
-        scores=(order,),
+        outbox=(order,),
     )
 
 
@@ -62,7 +62,7 @@ def test_a_pool_counts_as_its_draw_in_the_lms_grade(settings, tmp_path: Path):
     ]
     engine = make_engine(settings.database_url)
     try:
-        store_now(engine, answers, concept_tags(course))
+        store_now(engine, answers, concept_tags(course), lti.queue_scores)
     finally:
         engine.dispose()
     assert db_rows(settings, "SELECT score_given, score_maximum, comment FROM lti_score") == [
@@ -83,6 +83,7 @@ def test_the_grade_comment_says_com_dica_for_a_right_answer_after_a_hint(setting
                 answered("kernels", second, True, 2, order),
             ],
             concept_tags(COURSE),
+            lti.queue_scores,
         )
     finally:
         engine.dispose()

@@ -1,12 +1,12 @@
 """Which LTI launch a page belongs to, so each tab grades for its own launch.
 
 A resource launch opens its lesson with the launch signed in the address (``?lancamento=``,
-:func:`app.learning.lti.launch_token`, bound to the learner). That page is rendered for this
+:func:`app.lti.tool.launch_token`, bound to the learner). That page is rendered for this
 request alone (a query string bypasses the page caches), and its quiz forms carry the token
 in a hidden field, its "answer again" links in their address: the answer is graded for the
 launch its page came from, whatever was launched in another tab since. An answer whose form
 carries no launch (a lesson opened inside the course, ``/revisar``) is graded for every launch
-of its lesson this session made (:data:`app.learning.lti.SESSION_KEY`).
+of its lesson this session made (:data:`app.lti.tool.SESSION_KEY`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from starlette.requests import HTTPConnection
 
 from app.content.course import Course
 from app.content.lessons import Lesson
-from app.learning import lti
+from app.lti import tool as lti
 
 LAUNCH_FIELD = "lancamento"  # the form field and query parameter that carry the launch
 

@@ -41,8 +41,8 @@ from app.content.item_checks import warnings_by_question
 from app.content.moodle_xml import moodle_xml_export
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
-from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
+from app.lti.tool import passback_state
 from app.platform.models import Account, Classroom
 from app.web.deps import CourseDep, InstructorDep, SessionDep, StaffDep, is_row_id
 from app.web.lookups import check_panel
@@ -64,7 +64,7 @@ class Tab:
         route: the name of its route; ``fragment``: its template, ``_dashboard_<fragment>.html``.
         label: its link's text (a catalog id); ``summary``: what it shows, on the overview.
         sections: ids of the one-page dashboard's sections it now holds; a prefix ending
-            in ``-`` stands for every id that starts with it. ``static/instructor-tabs.js``
+            in ``-`` stands for every id that starts with it. ``static/js/dashboard-tabs.js``
             sends an old link (``/instrutor#revisar``) to the tab that holds its section.
     """
 

@@ -2,7 +2,7 @@
 registration page for site admins.
 
 The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirect) are here;
-the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
+the rest of the wiring is in :mod:`app.lti.library`. The library does blocking HTTP (the
 platform's JWKS), so every call into it runs on the threadpool.
 
 The login and launch POSTs come from the LMS, another site: the front door (its CSRF checks)
@@ -34,9 +34,10 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.i18n import N_, gettext
-from app.learning import lti
 from app.learning.learners import find_account
-from app.learning.lti_tool import (
+from app.learning.progress import lesson_shape_total
+from app.lti import tool as lti
+from app.lti.library import (
     LOGIN_LIFETIME_S,
     CourseMessageLaunch,
     DatabaseStorage,
@@ -44,7 +45,6 @@ from app.learning.lti_tool import (
     ToolConf,
     use_nonce,
 )
-from app.learning.progress import lesson_shape_total
 from app.platform.auth import is_username
 from app.platform.sessions import (
     ACCOUNT_KEY,
@@ -685,7 +685,7 @@ def lti_register(
 def lti_confirm(request: Request, platform_id: RowId, db: SessionDep, _admin: AdminDep):
     """Confirm a registered platform: it launches the course from now on, and its origin may
     frame the pages and receive their forms (the CSP; every worker within
-    :class:`app.learning.lti.LmsOrigins`' refresh). 404 for an unknown id."""
+    :class:`app.lti.tool.LmsOrigins`' refresh). 404 for an unknown id."""
     if lti.confirm_platform(db, platform_id) is None:
         raise HTTPException(status_code=404, detail=gettext(NO_PLATFORM))
     request.app.state.lms_origins.refresh()

@@ -91,7 +91,7 @@ async def answer(request: Request) -> Response:
         order_of=VISITOR_ORDER if born else None,
         born=born,
         visit=request.cookies.get(VISIT_COOKIE, ""),
-        scores=answer_scores(request, learner_id, lancamento, course, lesson),
+        outbox=answer_scores(request, learner_id, lancamento, course, lesson),
         draw_key=request.app.state.secret.encode(),
     )
     try:
@@ -113,7 +113,7 @@ async def answer(request: Request) -> Response:
         )
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
-    if where.scores:
+    if where.outbox:
         request.app.state.lti_sender.wake()  # LTI: the score queued with the answer goes out
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from

@@ -10,7 +10,7 @@ Each score is taken by one sender (concurrent senders, in threads or processes, 
 its row holds the newest score of its learner and column, so the gradebook gets scores in the
 order of their answers, each once. A failed try (the platform down, a 5xx, a 401 after a fresh
 token) is retried with exponential backoff; a 409 (the platform already holds a newer score)
-ends the score as superseded; another 4xx is tried :data:`app.learning.lti.MAX_REFUSALS`
+ends the score as superseded; another 4xx is tried :data:`app.lti.tool.MAX_REFUSALS`
 times, then left failed with the platform's message for the instructor's panel.
 """
 
@@ -33,8 +33,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
-from app.learning import lti
-from app.learning.lti_tool import connector, registration_of
+from app.lti import tool as lti
+from app.lti.library import connector, registration_of
 from app.platform.models import LtiPlatform, LtiScore, utcnow
 
 log = logging.getLogger("curso.lti")
@@ -68,7 +68,7 @@ class Failure:
 
 def send_due(engine: Engine, everything: bool = False) -> tuple[int, int]:
     """Send every due score (with ``everything``, every unsent one, backoff or not), each
-    taken by this sender alone (:func:`app.learning.lti.claim_next`), at most once per call;
+    taken by this sender alone (:func:`app.lti.tool.claim_next`), at most once per call;
     (sent, not sent). A score the platform answers with 409 is superseded: neither."""
     sent = failed = 0
     claim = secrets.token_hex(16)

@@ -1,8 +1,8 @@
 """The course as an LTI 1.3 tool: registered platforms, the tool's keys, the library's state,
 who a launch signs in, the class of each LMS course, and the queue of scores (no HTTP here).
 
-The LTI library (``pylti1p3``) is wired to these tables in :mod:`app.learning.lti_tool`; the
-routes are in :mod:`app.web.routes.lti`; the scores are sent by :mod:`app.learning.lti_sender`.
+The LTI library (``pylti1p3``) is wired to these tables in :mod:`app.lti.library`; the
+routes are in :mod:`app.web.routes.lti`; the scores are sent by :mod:`app.lti.sender`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from sqlmodel import Session, col, select
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.i18n import gettext, ngettext
+from app.learning.learners import merge_learner
 from app.learning.rules import NO_HELP, counted, counted_total
 from app.platform.db import begin_write, tuple_in
 from app.platform.models import (
@@ -915,8 +916,6 @@ def link_to_account(db: Session, platform_id: int, sub: str, target: Account) ->
     proved it with the account's password): their progress, classes and class staff move
     there, and the account made for them on their first launch goes. Committed.
     """
-    from app.learning.learners import merge_learner
-
     user = db.get(LtiUser, (platform_id, sub))
     if user is None or user.account_id == target.id:
         return

@@ -43,7 +43,7 @@ from requests.utils import parse_dict_header
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from app.learning import lti
+from app.lti import tool as lti
 from app.platform.models import LtiPlatform
 
 NONCE_PREFIX = "lti1p3-nonce-"
@@ -265,7 +265,7 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
     The key set is cached in :class:`DatabaseStorage` for as long as its ``Cache-Control``
     says (:func:`keyset_lifetime`). A token whose ``kid`` is not in it (the platform rotated
     its keys, or a forged token) fetches it again at most once per platform per
-    :data:`REFETCH_EVERY_S`, for every worker (:func:`app.learning.lti.state_claim`); a fetch
+    :data:`REFETCH_EVERY_S`, for every worker (:func:`app.lti.tool.state_claim`); a fetch
     that fails, or a bad token, leaves the cached set as it was.
     """
 
