@@ -56,17 +56,6 @@ DEFINITION_PREFIX = "def-"
 CHART_PREFIX = "grafico-"
 OPTION_PREFIX = "op-"
 POOL_PREFIX = "sorteio-"
-# Ids the lesson's own widgets carry; an in-page link may point at them.
-WIDGET_ID_PREFIXES = (
-    TREE_PREFIX,
-    QUESTION_PREFIX,
-    CHART_PREFIX,
-    TERM_PREFIX,
-    DEFINITION_PREFIX,
-    ERROR_PREFIX,
-    OPTION_PREFIX,
-    POOL_PREFIX,
-)
 # The anchor of a lesson's quiz as a whole (a learner's place, before any question).
 QUIZ_ANCHOR = "quiz"
 

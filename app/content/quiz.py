@@ -80,9 +80,6 @@ class ItemSpec(BaseModel):
     text: str = Field(min_length=1)
 
 
-CHOICE_KINDS = ("single", "multiple", "scenario")
-
-
 class QuestionSpec(BaseModel):
     """One question as written in YAML.
 

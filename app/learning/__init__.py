@@ -2,12 +2,11 @@
 
 Rules and use-cases (plain functions, data in and out; no HTTP):
 
-- :mod:`app.learning.rules`, :mod:`app.learning.grading`: when an answer is right, when a
-  lesson is done;
+- :mod:`app.learning.rules`, :mod:`app.learning.grading`: when an answer is right (a form
+  graded by its question's kind), when a lesson is done;
 - :mod:`app.learning.state`: a learner's stored state, read once per request;
 - :mod:`app.learning.progress`: progress over the course and where to resume;
-- :mod:`app.learning.views`, :mod:`app.learning.answers`: how one question shows to one
-  learner, and an answer graded;
+- :mod:`app.learning.views`: how one question shows to one learner;
 - :mod:`app.learning.trees`, :mod:`app.learning.compare`: a decision tree at one point of a
   walk, and engines side by side;
 - :mod:`app.learning.usecases`: one function per learner action (open a lesson, answer, read

@@ -29,7 +29,6 @@ from app.platform.models import (
     LtiUser,
 )
 
-DEFAULT_ZONE = "America/Sao_Paulo"
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
 DUE_FORMAT = "dd/MM, HH:mm"
 DUE_FORMAT_WITH_YEAR = "dd/MM/yyyy, HH:mm"  # a due date outside the current year
@@ -382,29 +381,6 @@ class LessonDue:
 def as_utc(moment: datetime) -> datetime:
     """``moment`` with its zone; a naive value (as SQLite gives them back) is read as UTC."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
-def learner_dues(db: Session, learner_id: str | None, lesson_slug: str = "") -> list[LessonDue]:
-    """The due dates of the learner's classes, soonest first, one per lesson (the soonest
-    when two classes set one); only ``lesson_slug``'s when given. No learner, no query."""
-    if learner_id is None:
-        return []
-    query = (
-        select(Classroom, ClassDue)
-        .join(ClassMember, col(ClassMember.class_id) == col(Classroom.id))
-        .join(ClassDue, col(ClassDue.class_id) == col(Classroom.id))
-        .where(ClassMember.learner_id == learner_id)
-        .order_by(col(ClassDue.due_at), col(Classroom.id))
-    )
-    if lesson_slug:
-        query = query.where(ClassDue.lesson_slug == lesson_slug)
-    found: dict[str, LessonDue] = {}
-    for classroom, due in db.exec(query).all():
-        found.setdefault(
-            due.lesson_slug,
-            LessonDue(classroom.name, due.lesson_slug, as_utc(due.due_at), classroom.time_zone),
-        )
-    return list(found.values())
 
 
 def class_learners(class_id: int) -> sa.Select[str]:

@@ -53,7 +53,7 @@ def due_in(cards: tuple[CardRow, ...], course: Course, at: datetime) -> int:
 
     A card is due when its date has come, or at once when its question was edited since it
     was last answered; cards of removed questions do not count. The same rule as
-    :func:`app.learning.review.due_count_column`, which counts in SQL.
+    :func:`app.learning.review.due_of`, which lists them for ``/revisar``.
     """
     current = {
         (lesson.slug, qid): question.content_hash

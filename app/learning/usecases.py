@@ -27,7 +27,6 @@ from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.content.variants import instance
-from app.learning.answers import graded_answer
 from app.learning.draws import (
     PoolDraw,
     current_draw,
@@ -37,6 +36,7 @@ from app.learning.draws import (
     pool_of,
     stored_draws,
 )
+from app.learning.grading import grade_form
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.rules import help_of
 from app.learning.state import (
@@ -571,7 +571,7 @@ async def answer_question(
         if index is None:
             raise FormRefused(STALE_FORM)
         asked = instance(question, question.variants.point(index))
-    grade, chosen = graded_answer(
+    grade, chosen = grade_form(
         asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
     now = datetime.now(UTC)

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 
 from app.i18n import N_, gettext
 from app.learning import usecases
+from app.learning.trees import QUESTION_CHANGED  # one message id for an answer and a tree step
 from app.learning.usecases import Answer, FormRefused
 from app.web.front_door import BODY_SCOPE_KEY
 
@@ -121,10 +122,8 @@ def given_time_field(text: str | None) -> datetime | None:
     return given_at
 
 
-QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
-QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 HINT_NOT_FOUND = N_("This question has no such hint. Reload the page.")
 BAD_GIVEN_AT = N_("The time this answer was given is not valid. Answer the question again.")
 

@@ -36,6 +36,7 @@ from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
 from app.web.launches import launch_query, launch_token_of
+from app.web.question_modes import LESSON
 from app.web.splice import FORM_KEY_FIELD, ISSUED_FIELD
 from app.web.urls import Urls
 
@@ -265,6 +266,7 @@ def make_templates(
         launch_token=launch_token_of,
         form_issued=form_issued,
         lesson_version=lesson_version,
+        question_mode=LESSON,  # a lesson's; /revisar and the notebook pass their own
     )
     templates.env.filters["mark_words"] = marked_words
     return templates

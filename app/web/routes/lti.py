@@ -6,7 +6,7 @@ the rest of the wiring is in :mod:`app.lti.library`. The library does blocking H
 platform's JWKS), so every call into it runs on the threadpool.
 
 The login and launch POSTs come from the LMS, another site: the front door (its CSRF checks)
-let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
+let exactly :data:`app.web.security.LTI_CROSS_SITE_POSTS` through. Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
 ``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
 ``state`` cookie set at the login; or, when the platform announces its storage frame
@@ -62,8 +62,6 @@ from app.web.urls import safe_return_path, urls_of
 router = APIRouter()
 DEEP_LINK_KEY = "lti_deep_link"  # the launch id of a deep-linking request
 LOGIN_PARAMS_PREFIX = "lti1p3-login-"
-# The only POSTs another site may send (see the module docstring and app/web/security.py).
-CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
 REVIEW_PAGE = "revisar"
 BAD_LOGIN = N_("This LTI login request is not valid: %(why)s")
 BAD_LAUNCH = N_("This LTI launch was refused: %(why)s")

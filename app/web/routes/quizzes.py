@@ -24,6 +24,7 @@ from app.learning.usecases import (
 )
 from app.learning.views import VISITOR_ORDER
 from app.platform.sessions import VISIT_COOKIE
+from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
     LearnerForWriteDep,
@@ -39,12 +40,11 @@ from app.web.deps import (
 from app.web.forms import (
     FLASH_KEY,
     HINT_NOT_FOUND,
-    QUESTION_NOT_FOUND,
     PostedForm,
     refusal_message,
 )
 from app.web.launches import answer_scores, launch_query, tab_launch
-from app.web.lookups import find_lesson
+from app.web.lookups import find_question
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
 
@@ -83,7 +83,7 @@ async def answer(request: Request) -> Response:
     form = PostedForm(request)
     sent, lancamento = form.answer(), form.get("lancamento", 2000)
     params = request.path_params
-    lesson, question = _find(course, params["slug"], params["question_id"])
+    lesson, question = find_question(course, params["slug"], params["question_id"])
     store = learner_store(request)
     born = born_in_this_request(request)
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
@@ -147,7 +147,7 @@ def hint(
     does not have is 404; a form of another version of the question is answered like the
     answer form's (409 for htmx, the notice after a redirect).
     """
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     store = learner_store(request, session)
     try:
         secret = request.app.state.secret.encode()
@@ -182,7 +182,7 @@ def question_fragment(
     """One question: htmx gets the fragment (``?refazer=1``: the form again, to retry);
     a plain request is redirected to the question on the lesson page. ``?lancamento=``: the
     page's LTI launch, carried on by the form."""
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     tab_launch(request, learner_id, lancamento)
     if wants_fragment(request):
         store = learner_store(request, session)
@@ -193,18 +193,16 @@ def question_fragment(
     return _back_to(request, lesson, question, retry=refazer)
 
 
-def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
-    lesson = find_lesson(course, slug)
-    question = lesson.questions.get(question_id)
-    if question is None:
-        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
-    return lesson, question
-
-
 def _render(request, lesson, question, page: QuestionPage, status_code: int = 422, due=None):
     """The question fragment; ``due``: the learner's due date for the lesson, which marks an
     answer stored after it as late."""
-    context = {"lesson": lesson, "question": question, "view": page.view, "lesson_due": due}
+    context = {
+        "lesson": lesson,
+        "question": question,
+        "view": page.view,
+        "lesson_due": due,
+        "question_mode": question_modes.LESSON.of(request),
+    }
     if page.progress is not None:
         context["progress"] = page.progress
         return render(request, "_answer.html", context)
