@@ -116,6 +116,27 @@ def _app_modules(*skip: str):
             yield relative, ast.parse(path.read_text(encoding="utf-8"))
 
 
+# Where a floor below web opens a database session itself: the learner store (the second door
+# of app/web/deps.py, over the engine it is given) and the threads no request owns. Anything
+# else takes its session from the routes' door (app/web/deps.py: SessionDep, read_session).
+OWN_SESSIONS = {
+    "app/learning/store.py:SqlLearnerStore",
+    "app/learning/retention.py:erase_unreachable",
+    "app/lti/sender.py:ScoreSender",
+    "app/lti/tool.py:LmsOrigins",
+}
+
+
+def test_below_web_only_the_learner_store_and_the_background_threads_open_sessions() -> None:
+    found = set()
+    for name, tree in _app_modules("app/web/", "app/cli/", "app/main.py", "app/platform/"):
+        for top in tree.body:
+            for node in ast.walk(top):
+                if isinstance(node, ast.Call) and ast.unparse(node.func) == "Session":
+                    found.add(f"{name}:{getattr(top, 'name', node.lineno)}")
+    assert found == OWN_SESSIONS
+
+
 def test_table_handles_are_defined_once_next_to_their_models() -> None:
     """A Core table is taken once, in app/platform/models/, never again by ``__table__`` or
     ``metadata.tables[...]`` where it is used."""

@@ -66,29 +66,28 @@ class Failure:
         return 400 <= self.status < 500 and self.status not in RETRIED_4XX
 
 
-def send_due(engine: Engine, everything: bool = False) -> tuple[int, int]:
+def send_due(db: Session, everything: bool = False) -> tuple[int, int]:
     """Send every due score (with ``everything``, every unsent one, backoff or not), each
     taken by this sender alone (:func:`app.lti.tool.claim_next`), at most once per call;
     (sent, not sent). A score the platform answers with 409 is superseded: neither."""
     sent = failed = 0
     claim = secrets.token_hex(16)
     tried: set[int] = set()
-    with Session(engine) as db:
-        while (score := lti.claim_next(db, claim, everything, tried)) is not None:
-            assert score.id is not None  # a stored score
-            tried.add(score.id)
-            failure = send_one(engine, db, score)
-            if failure is None:
-                sent += 1
-            elif failure.superseded:
-                lti.mark_superseded(db, score, failure.message)
-            else:
-                lti.mark_failed(db, score, failure.message, refused=failure.refused)
-                failed += 1
+    while (score := lti.claim_next(db, claim, everything, tried)) is not None:
+        assert score.id is not None  # a stored score
+        tried.add(score.id)
+        failure = send_one(db, score)
+        if failure is None:
+            sent += 1
+        elif failure.superseded:
+            lti.mark_superseded(db, score, failure.message)
+        else:
+            lti.mark_failed(db, score, failure.message, refused=failure.refused)
+            failed += 1
     return sent, failed
 
 
-def send_one(engine: Engine, db: Session, score: LtiScore) -> Failure | None:
+def send_one(db: Session, score: LtiScore) -> Failure | None:
     """Post one score, with the time of its answer as the AGS timestamp; ``None`` when it
     arrived (marked sent), else why not."""
     platform = db.get(LtiPlatform, score.platform_id)
@@ -97,7 +96,7 @@ def send_one(engine: Engine, db: Session, score: LtiScore) -> Failure | None:
     key = lti.signing_key(db)
     registration = registration_of(platform, key.private_pem, json.loads(key.public_jwk))
     db.rollback()  # no transaction stays open during the HTTP calls
-    service = connector(engine, registration)
+    service = connector(db, registration)
     endpoint = cast(TAssignmentsGradersData, {"scope": list(SCORE_SCOPES)})
     if score.lineitem_url:
         endpoint["lineitem"] = score.lineitem_url
@@ -164,7 +163,11 @@ def _message(exc: LtiServiceException) -> str:
 
 
 class ScoreSender:
-    """A daemon thread that sends due scores: woken by :meth:`wake`, or at the next retry."""
+    """A daemon thread that sends due scores: woken by :meth:`wake`, or at the next retry.
+
+    No request owns it, so it opens its own session on ``engine``, one per pass (as the LMS
+    origins' refresh does, :class:`app.lti.tool.LmsOrigins`; ``ARCHITECTURE.md``).
+    """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -202,8 +205,8 @@ class ScoreSender:
         while not self._stop.is_set():
             self._wake.clear()
             try:
-                send_due(self.engine)
                 with Session(self.engine) as db:
+                    send_due(db)
                     due = lti.next_due(db)
             except Exception:  # the thread must outlive a database hiccup; it is logged
                 log.exception("lti score sender")

@@ -370,21 +370,14 @@ def launch_person(
 
 
 def person_for_launch(
-    engine: Engine, issuer: str, client_id: str | None, claims: dict[str, Any], password_hash: str
+    db: Session, issuer: str, client_id: str | None, claims: dict[str, Any], password_hash: str
 ) -> tuple[LaunchPerson, int] | None:
-    """The launch's person (:func:`launch_person`) and its platform's id, in a session of its
-    own (the launch runs on the threadpool); ``None`` when the issuer is not registered."""
-    with Session(engine) as db:
-        platform = find_platform(db, issuer, client_id)
-        if platform is None or platform.id is None:
-            return None
-        return launch_person(db, platform, claims, password_hash), platform.id
-
-
-def kept_state(engine: Engine, key: str) -> Any:
-    """:func:`state_get` in a session of its own."""
-    with Session(engine) as db:
-        return state_get(db, key)
+    """The launch's person (:func:`launch_person`) and its platform's id; ``None`` when the
+    issuer is not registered. Committed."""
+    platform = find_platform(db, issuer, client_id)
+    if platform is None or platform.id is None:
+        return None
+    return launch_person(db, platform, claims, password_hash), platform.id
 
 
 def _context_class(db: Session, platform: LtiPlatform, context: Any) -> int | None:
@@ -545,7 +538,8 @@ def queue_scores(
     connection: Connection, orders: Sequence[tuple[ScoreOrder, str, datetime]], now: datetime
 ) -> None:
     """Upsert the scores of ``orders`` (the order, the learner, when the answer that makes it
-    was given), in the caller's transaction: the writer's, with the answers' attempts.
+    was given), in the caller's transaction: the answer writer's, with the answers' attempts
+    (it is the writer's outbox, :data:`app.learning.writer.Outbox`, given in ``app/main.py``).
 
     Each is counted from the learner's stored attempts in the lesson: ``scoreGiven`` the
     questions answered right at least once (in any version), ``scoreMaximum`` the question

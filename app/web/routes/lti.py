@@ -54,7 +54,15 @@ from app.platform.sessions import (
     rotate_session_id,
 )
 from app.web.cookies import set_cookie
-from app.web.deps import AdminDep, CourseDep, PasswordsDep, RowId, SessionDep, SignInLimiterDep
+from app.web.deps import (
+    AdminDep,
+    CourseDep,
+    PasswordsDep,
+    RowId,
+    SessionDep,
+    SignInLimiterDep,
+    read_session,
+)
 from app.web.launches import LAUNCH_FIELD
 from app.web.templating import render
 from app.web.urls import safe_return_path, urls_of
@@ -216,7 +224,7 @@ async def _params(request: Request) -> dict[str, str]:
 
 
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
-async def lti_login(request: Request, limiter: SignInLimiterDep):
+async def lti_login(request: Request, db: SessionDep, limiter: SignInLimiterDep):
     """OIDC login initiation: remember a nonce (for minutes), set the state cookie, redirect to
     the platform's authorization endpoint. An unregistered issuer or client id gets 400; past
     :data:`app.platform.auth.LTI_LOGINS_PER_IP` from one address, 429 with the wait."""
@@ -230,14 +238,13 @@ async def lti_login(request: Request, limiter: SignInLimiterDep):
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
-    engine = request.app.state.engine
 
     def login() -> Response | dict[str, str]:
-        storage = DatabaseStorage(engine)
+        storage = DatabaseStorage(db)
         cookies = CookieService(lti_request)
         oidc = StarletteOIDCLogin(
             lti_request,
-            ToolConf(engine),
+            ToolConf(db),
             session_service=OnceSessionService(lti_request, storage),
             cookie_service=cookies,
         )
@@ -276,14 +283,14 @@ def _storage_page(request: Request, check: dict[str, Any]) -> Response:
 
 
 @router.post("/lti/launch", name="lti_launch")
-async def lti_launch(request: Request, course: CourseDep):
+async def lti_launch(request: Request, db: SessionDep, course: CourseDep):
     """A resource-link or deep-linking launch: validate the id_token, use its nonce up, sign
     the person in (a new session id) and open the lesson (``licao`` custom parameter), the
     review page, or the deep-linking picker."""
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     state = request.app.state
-    stored = await run_in_threadpool(_stored_login, request, lti_request)
+    stored = await run_in_threadpool(_stored_login, db, lti_request)
     if stored is not None and not params.get(STORAGE_CHECKED_FIELD):
         target = params.get(STORAGE_TARGET_PARAM, "")[:STORAGE_TARGET_MAX] or stored["target"]
         fields = {
@@ -300,7 +307,7 @@ async def lti_launch(request: Request, course: CourseDep):
         message = gettext(BAD_LAUNCH) % {"why": gettext(STORAGE_NOT_SAME_ORIGIN)}
         return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 403)
     try:
-        outcome = await run_in_threadpool(_launch, state, lti_request, stored)
+        outcome = await run_in_threadpool(_launch, db, state, lti_request, stored)
     except LtiInvalidNonceException:  # its nonce was used up by the first launch
         outcome = None
     except LtiException as exc:
@@ -342,18 +349,21 @@ async def lti_launch(request: Request, course: CourseDep):
     )
 
 
-def _stored_login(request: Request, lti_request: StarletteLtiRequest) -> dict[str, str] | None:
+def _stored_login(db: Session, lti_request: StarletteLtiRequest) -> dict[str, str] | None:
     """What the login of this launch's state kept for the LMS's storage (its nonce, the LMS
     origin and frame), when the platform announced its storage and the state cookie did not
     come back; ``None`` otherwise (the cookie path)."""
     state = lti_request.get_param("state")
     if not state or CookieService(lti_request).get_cookie(state) is not None:
         return None
-    kept = lti.kept_state(request.app.state.engine, STORAGE_PREFIX + state)
+    kept = lti.state_get(db, STORAGE_PREFIX + state)
+    db.rollback()  # a read: the connection goes back to the pool
     return kept if isinstance(kept, dict) else None
 
 
-def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str] | None = None):
+def _launch(
+    db: Session, state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str] | None = None
+):
     """Validate the launch (blocking HTTP: the platform's JWKS) and sign its person in.
 
     With ``stored`` (:func:`_stored_login`), the launch's state was checked by the course's
@@ -366,15 +376,14 @@ def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str]
     Raises:
         LtiException: the launch is not valid.
     """
-    engine = state.engine
-    storage = DatabaseStorage(engine)
+    storage = DatabaseStorage(db)
     launch = CourseMessageLaunch(
         lti_request,
-        ToolConf(engine),
+        ToolConf(db),
         session_service=OnceSessionService(lti_request, storage),
         cookie_service=CookieService(lti_request),
     )
-    launch.engine = engine
+    launch.db = db
     if stored is not None:
         launch.state_in_platform_storage = lti_request.get_param("state")
     claims = dict(launch.get_launch_data())
@@ -385,11 +394,11 @@ def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str]
         raise LtiException("azp is not the client id")
     if "azp" in claims and claims["azp"] != launch.get_client_id():
         raise LtiException("azp is not the client id")
-    if not use_nonce(engine, str(claims.get("nonce") or ""), claims.get("exp")):
+    if not use_nonce(db, str(claims.get("nonce") or ""), claims.get("exp")):
         return None
     password_hash = state.passwords.hash(secrets.token_urlsafe(32))
     found = lti.person_for_launch(
-        engine, launch.get_iss(), launch.get_client_id(), claims, password_hash
+        db, launch.get_iss(), launch.get_client_id(), claims, password_hash
     )
     if found is None:
         raise LtiException("Unregistered issuer")
@@ -410,7 +419,8 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
     state = lti_request.get_param("state") or ""
     params = None
     if state and CookieService(lti_request).get_cookie(state) is None:
-        params = lti.kept_state(request.app.state.engine, LOGIN_PARAMS_PREFIX + state)
+        with read_session(request) as db:
+            params = lti.state_get(db, LOGIN_PARAMS_PREFIX + state)
     if isinstance(params, dict):
         cross_site = request.headers.get("sec-fetch-site") == "cross-site"
         if not _secure(request) and cross_site:
@@ -449,7 +459,9 @@ def lti_deep_link(request: Request, course: CourseDep):
 
 
 @router.post("/lti/conteudo", response_class=HTMLResponse)
-async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field = ""):
+async def lti_deep_link_answer(
+    request: Request, db: SessionDep, course: CourseDep, licao: Field = ""
+):
     """Answer the LMS with an ``ltiResourceLink`` (and a line item with the lesson's question
     count): a form that posts the signed response back to the LMS."""
     launch_id = _deep_link_launch(request)
@@ -457,16 +469,15 @@ async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field
     if licao != REVIEW_PAGE and lesson is None:
         return render(request, "lti_deep_link.html", {"course": course, "error": True}, 422)
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
-    engine = request.app.state.engine
     title = lesson.meta.title_text if lesson else gettext("Spaced review")
 
     def answer() -> tuple[str, str]:
         lti_request = StarletteLtiRequest({}, {}, _secure(request))
-        storage = DatabaseStorage(engine)
+        storage = DatabaseStorage(db)
         launch = CourseMessageLaunch.from_cache(
             launch_id,
             lti_request,
-            ToolConf(engine),
+            ToolConf(db),
             session_service=OnceSessionService(lti_request, storage),
             cookie_service=CookieService(lti_request),
         )
