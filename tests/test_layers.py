@@ -7,6 +7,7 @@ import-linter, the library, not with code of ours.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -114,6 +115,29 @@ def _app_modules(*skip: str):
         relative = path.relative_to(PROJECT_ROOT).as_posix()
         if not relative.startswith(skip):
             yield relative, ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("package", ["learning", "lti"])
+def test_the_package_docstring_names_each_of_its_modules(package: str) -> None:
+    folder = PROJECT_ROOT / "app" / package
+    doc = (folder / "__init__.py").read_text(encoding="utf-8")
+    modules = {p.stem for p in folder.glob("*.py")} | {
+        p.parent.name for p in folder.glob("*/__init__.py")
+    }
+    missing = sorted(m for m in modules - {"__init__"} if f"app.{package}.{m}`" not in doc)
+    assert missing == []
+
+
+def test_learning_knows_nothing_of_lmss() -> None:
+    """LTI is a room of its own (app/lti/): no word of learning's code or docs names it."""
+    words = re.compile(r"(?i)\b(lti|lms)")
+    found = [
+        f"{path.relative_to(PROJECT_ROOT)}:{number}"
+        for path in sorted((PROJECT_ROOT / "app" / "learning").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if words.search(line)
+    ]
+    assert found == []
 
 
 # Where a floor below web opens a database session itself: the learner store (the second door

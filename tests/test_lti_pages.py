@@ -8,14 +8,15 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
+from app.learning.retention import erase_unreachable
 from app.lti import tool as lti
 from app.main import create_app
 from app.platform.auth import SignInLimiter
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
-from app.platform.models import Learner, LtiScore, utcnow
+from app.platform.models import Account, Learner, LtiScore, utcnow
 from app.web.security import is_lti_cross_site_post, lti_cross_site_posts
 from tests.support.accounts import instructor, sign_up
 from tests.support.app import db_rows
@@ -518,3 +519,32 @@ def test_the_content_picker_opened_outside_the_lms_says_so_without_asking_to_sig
             "Abra esta página pelo AVA, escolhendo o curso como conteúdo de ferramenta externa."
             in text(soup(page.text).select_one("main"))
         )
+
+
+def test_an_lms_person_is_never_erased_as_an_unreachable_learner(settings):
+    """The retention sweep (app/learning/retention.py) keeps every learner with an account and
+    knows nothing of LMSs: a launch's person, and one linked to an account made here, must
+    each have their account, however long they stay away and without any session."""
+    sign_up(TestClient(create_app(settings)), "bia")
+    engine = make_engine(settings.database_url)
+    try:
+        with Session(engine) as db:
+            platform, _ = lti.register_platform(
+                db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True
+            )
+            assert platform.id is not None
+            launched = lti.launch_person(db, platform, {"sub": "s-1", "name": "Ana"}, "x")
+            lti.launch_person(db, platform, {"sub": "s-2", "name": "Bia"}, "x")
+            bia = db.exec(select(Account).where(Account.username == "bia")).one()
+            lti.link_to_account(db, platform.id, "s-2", bia)
+            linked = bia.learner_id
+        long_ago = utcnow() - timedelta(days=3650)
+        db_rows(settings, "UPDATE learner SET created_at = ?, place_at = ?", long_ago, long_ago)
+        db_rows(settings, "UPDATE websession SET expires_at = ?", long_ago)
+        assert erase_unreachable(engine, 30) == 0
+    finally:
+        engine.dispose()
+    assert sorted(db_rows(settings, "SELECT sub, learner_id FROM lti_user")) == [
+        ("s-1", launched.learner_id),
+        ("s-2", linked),
+    ]

@@ -295,6 +295,21 @@ def lms_name(claims: dict[str, Any]) -> str:
     return str(claims.get("name") or claims.get("given_name") or "").strip()[:255]
 
 
+def lms_names(db: Session, learner_ids: Collection[str]) -> dict[str, str]:
+    """The name the LMS gave each of these learners' accounts (``lti_user.name``), for those
+    an LMS launch made or linked; an account linked from several LMSs has a name from each,
+    and one of them is given."""
+    if not learner_ids:
+        return {}
+    rows = db.exec(
+        select(Account.learner_id, func.max(LtiUser.name))
+        .join(LtiUser, col(LtiUser.account_id) == col(Account.id))
+        .where(col(Account.learner_id).in_(sorted(learner_ids)))
+        .group_by(col(Account.learner_id))
+    ).all()
+    return {learner: name for learner, name in rows if name}
+
+
 @dataclass(frozen=True)
 class LaunchPerson:
     """Who a launch signs in, and the class of the LMS course.
