@@ -7,7 +7,6 @@ import asyncio
 import re
 import threading
 from dataclasses import replace
-from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
@@ -19,9 +18,7 @@ from app.learning import writer
 from app.learning.mastery import concept_tags
 from app.learning.progress import lesson_shape_total
 from app.learning.state import (
-    AttemptRow,
     DuplicateKeyError,
-    LearnerState,
     NewAnswer,
     Place,
     Written,
@@ -41,6 +38,7 @@ from app.platform.db import make_engine
 from tests.support.app import db_rows
 from tests.support.coroutines import run as run_coroutine
 from tests.support.learning import COURSE, KERNELS
+from tests.support.memory_store import MemoryStore
 
 QUESTIONS = list(KERNELS.questions.values())
 TOTAL = lesson_shape_total(KERNELS)  # what the lesson counts: a pool, its draw
@@ -48,49 +46,6 @@ SINGLE = next(q for q in QUESTIONS if q.kind == "single")
 RIGHT = sorted(SINGLE.answer)[0]
 TAGS = concept_tags(COURSE)
 CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
-
-
-class MemoryStore:
-    """The use-cases' storage in a dict: what the writer does, without a database."""
-
-    def __init__(self) -> None:
-        self.attempts: dict[str, list[AttemptRow]] = {}
-        self.keys: dict[tuple[str, str], AttemptRow] = {}
-        self.places: dict[str, Place] = {}
-        self.reads = 0
-
-    def read_state(self, learner_id: str | None) -> LearnerState:
-        self.reads += 1
-        if learner_id is None:
-            return LearnerState(None)
-        mine = tuple(self.attempts.get(learner_id, ()))
-        return LearnerState(
-            learner_id, learner_id in self.places, self.places.get(learner_id), mine
-        )
-
-    def move_place(self, learner_id: str, place: Place) -> None:
-        self.places[learner_id] = place
-
-    async def store_answer(self, answer: NewAnswer) -> Written:
-        known = self.keys.get((answer.learner_id, answer.key))
-        if known is not None:
-            if (known.lesson_slug, known.question_id) != (answer.lesson_slug, answer.question_id):
-                raise DuplicateKeyError(answer.key)
-            return Written(known, False, answer.learner_id)
-        row = AttemptRow(
-            answer.lesson_slug,
-            answer.question_id,
-            answer.question_hash,
-            answer.chosen,
-            answer.correct,
-            answer.credit,
-            datetime.now(UTC),
-            len(self.keys) + 1,
-        )
-        self.keys[(answer.learner_id, answer.key)] = row
-        self.attempts.setdefault(answer.learner_id, []).append(row)
-        self.places[answer.learner_id] = Place(answer.lesson_slug)
-        return Written(row, True, answer.learner_id)
 
 
 def answer(*args, **kwargs):

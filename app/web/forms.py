@@ -26,7 +26,8 @@ async def answer_form(request: Request) -> Answer:
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
     (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
     ``variante`` (the signed variant of a numeric question with parameters), and ``dada_em``
-    (when an answer kept on the device offline was given; issue 40); read by
+    (when an answer kept on the device offline was given; issue 40) with ``emitida`` (the
+    signed time the form's page was sent); read by
     :meth:`PostedForm.answer`."""
     return PostedForm(request).answer()
 
@@ -81,10 +82,11 @@ class PostedForm:
 
     def answer(self) -> Answer:
         """The answer form (:func:`answer_form`): ``versao`` up to 64 characters,
-        ``confirmado`` 100, ``variante`` and ``dada_em`` 40.
+        ``confirmado`` 100, ``variante`` and ``dada_em`` 40, ``emitida`` 64.
 
         ``dada_em`` is when an answer kept on the device offline was given (ISO 8601 with its
-        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it.
+        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it to
+        between ``emitida`` (the signed time the page was sent) and now.
 
         Raises:
             HTTPException: 422 when ``dada_em`` is not such a time.
@@ -98,6 +100,7 @@ class PostedForm:
             self.get("confirmado", 100),
             self.get("variante", 40),
             given_time_field(self.get("dada_em", 40)),
+            self.get("emitida", 64),
         )
 
 

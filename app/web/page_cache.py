@@ -30,6 +30,7 @@ from cachetools import LRUCache
 from starlette.requests import Request
 from starlette.responses import Response
 
+from app.learning.usecases import issued_token
 from app.platform.sessions import VISIT_COOKIE
 from app.web.cookies import set_cookie
 from app.web.fragments import render_with_token_hole
@@ -117,7 +118,8 @@ VISIT_MAX_AGE_S = 365 * 24 * 3600  # as long as a session lives
 
 
 def respond(request: Request, page: SplicedPage) -> Response:
-    """The reader's response: their token spliced in, or ``304`` when their copy is current.
+    """The reader's response: their token, a new form-key prefix and the forms' issued time
+    (now) spliced in, or ``304`` when their copy is current.
 
     Taking the token (``scope["csrftoken"]``) makes the front door set the cookie for a
     visitor who has none. A browser without the visit cookie (:data:`VISIT_COOKIE`) gets one,
@@ -133,7 +135,8 @@ def respond(request: Request, page: SplicedPage) -> Response:
     encoding = chosen_encoding(request.headers.get("accept-encoding", ""))
     if encoding.name:
         headers["Content-Encoding"] = encoding.name
-    body = encoding.build(page, token, new_form_key_prefix())
+    issued = issued_token(request.app.state.secret.encode()).encode()
+    body = encoding.build(page, token, new_form_key_prefix(), issued)
     response = Response(body, headers=headers, media_type="text/html")
     if not has_visit:
         set_cookie(

@@ -71,7 +71,7 @@ class Tab:
         route: the name of its route; ``fragment``: its template, ``_dashboard_<fragment>.html``.
         label: its link's text (a catalog id); ``summary``: what it shows, on the overview.
         sections: ids of the one-page dashboard's sections it now holds; a prefix ending
-            in ``-`` stands for every id that starts with it. ``static/instructor-tabs.js``
+            in ``-`` stands for every id that starts with it. ``static/js/dashboard-tabs.js``
             sends an old link (``/instrutor#revisar``) to the tab that holds its section.
     """
 

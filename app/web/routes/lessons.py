@@ -84,7 +84,9 @@ async def lesson_page(
     if panel is not None or opened.asked.errors or request.query_params:
         # An instructor's page is never kept: the notice of a lesson just published shows here.
         notice = take_notice(request, learner_id) if panel is not None else None
-        context = {**opened.context(), "panel": panel, "notice": notice}
+        # A search result's ``?destaque=``: its words marked in the text (never on a kept page).
+        highlight = request.query_params.get("destaque", "")
+        context = {**opened.context(), "panel": panel, "notice": notice, "highlight": highlight}
         return render(request, "lesson.html", context)
     key = lesson_page_key(lesson.slug, request, opened.stamp)
     return cached_page(request, request.app.state.learner_pages, course, key, opened.context)

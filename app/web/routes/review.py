@@ -21,7 +21,7 @@ from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.i18n import gettext, learner_zone
 from app.learning import review
-from app.learning.notebook import notebook, notebook_concepts
+from app.learning.notebook import empty_because, notebook, notebook_concepts
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.usecases import (
@@ -208,6 +208,7 @@ def _notebook_page(
         "concepts": notebook_concepts(course, state),
         "concept": known,
         "glossary": course.glossary,
+        "empty_because": empty_because(state),
     }
     if just is not None and wants_fragment(request):
         lesson, question = just
