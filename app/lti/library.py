@@ -46,11 +46,21 @@ from pylti1p3.tool_config.abstract import ToolConfAbstract
 from requests.utils import parse_dict_header
 from sqlmodel import Session
 
-from app.lti import tool as lti
+from app.lti.tool import (
+    TOKEN_STATE_PREFIX,
+    find_platform,
+    has_deployment,
+    signing_key,
+    state_claim,
+    state_consume,
+    state_get,
+    state_set,
+    state_use,
+)
 from app.platform.models import LtiPlatform
 
 NONCE_PREFIX = "lti1p3-nonce-"
-TOKEN_PREFIX = lti.TOKEN_STATE_PREFIX
+TOKEN_PREFIX = TOKEN_STATE_PREFIX
 KEYSET_LIFETIME_S = 2 * 3600  # a platform's key set without Cache-Control
 KEYSET_MAX_S = 86400  # ...and with the longest Cache-Control honoured
 REFETCH_EVERY_S = 60  # at most one fetch per platform this often, for an unknown kid
@@ -130,10 +140,10 @@ class ToolConf(ToolConfAbstract[Request]):
     ) -> Registration:
         """The registration of ``iss`` and ``client_id``; :class:`LtiException` when unknown."""
         with _step(self.db) as db:
-            platform = lti.find_platform(db, iss, client_id)
+            platform = find_platform(db, iss, client_id)
             if platform is None:
                 raise LtiException("Unregistered issuer or client id")
-            key = lti.signing_key(db)
+            key = signing_key(db)
             return registration_of(platform, key.private_pem, json.loads(key.public_jwk))
 
     def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
@@ -145,8 +155,8 @@ class ToolConf(ToolConfAbstract[Request]):
     ) -> Deployment | None:
         """The deployment when it is registered for that issuer and client id, else ``None``."""
         with _step(self.db) as db:
-            platform = lti.find_platform(db, iss, client_id)
-            if platform is None or not lti.has_deployment(db, platform, deployment_id):
+            platform = find_platform(db, iss, client_id)
+            if platform is None or not has_deployment(db, platform, deployment_id):
                 return None
         return Deployment().set_deployment_id(deployment_id)
 
@@ -169,12 +179,12 @@ class DatabaseStorage(LaunchDataStorage[Any]):
     def get_value(self, key: str) -> Any:
         """The value under ``key``, or ``None``."""
         with _step(self.db) as db:
-            return lti.state_get(db, key)
+            return state_get(db, key)
 
     def set_value(self, key: str, value: Any, exp: int | None = None) -> None:
         """Keep ``value`` for ``exp`` seconds (a day by default)."""
         with _step(self.db) as db:
-            lti.state_set(db, key, value, exp or 86400)
+            state_set(db, key, value, exp or 86400)
 
     def check_value(self, key: str) -> bool:
         return self.get_value(key) is not None
@@ -207,7 +217,7 @@ def use_nonce(db: Session, nonce: str, exp: Any) -> bool:
         expires = datetime.fromtimestamp(exp, UTC) + timedelta(seconds=CLOCK_LEEWAY_S)
         until = min(until, max(expires, now))
     with _step(db):
-        return lti.state_use(db, NONCE_PREFIX + nonce, until)
+        return state_use(db, NONCE_PREFIX + nonce, until)
 
 
 class CachingServiceConnector(ServiceConnector):
@@ -222,20 +232,20 @@ class CachingServiceConnector(ServiceConnector):
         if self.db is None:
             return None
         with _step(self.db) as db:
-            token = lti.state_get(db, self._token_key(scope_key))
+            token = state_get(db, self._token_key(scope_key))
         return token if isinstance(token, str) else None
 
     def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float) -> None:
         if self.db is None or expires_in <= 60:
             return
         with _step(self.db) as db:
-            lti.state_set(db, self._token_key(scope_key), access_token, int(expires_in) - 60)
+            state_set(db, self._token_key(scope_key), access_token, int(expires_in) - 60)
 
     def forget_tokens(self, scopes: list[str]) -> None:
         """Drop the cached token of ``scopes`` (after a 401: the next call asks for a new one)."""
         if self.db is not None:
             with _step(self.db) as db:
-                lti.state_consume(db, self._token_key(self._scope_key(sorted(scopes))))
+                state_consume(db, self._token_key(self._scope_key(sorted(scopes))))
 
 
 def connector(db: Session, registration: Registration) -> CachingServiceConnector:
@@ -343,13 +353,13 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
             raise LtiKeyException("The public key set URL is invalid: " + url)
         digest = hashlib.md5(url.encode("utf-8")).hexdigest()
         with _step(self.db) as db:
-            cached = lti.state_get(db, KEYSET_PREFIX + digest)
+            cached = state_get(db, KEYSET_PREFIX + digest)
         if isinstance(cached, dict):
             found = _key_in(cached, kid, alg)
             if found is not None:
                 return found
             with _step(self.db) as db:
-                if not lti.state_claim(db, REFETCH_PREFIX + digest, REFETCH_EVERY_S):
+                if not state_claim(db, REFETCH_PREFIX + digest, REFETCH_EVERY_S):
                     raise LtiKeyException(
                         "Unable to find public key (the platform's keys were fetched again "
                         "less than a minute ago)"
@@ -370,9 +380,9 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
             raise LtiKeyException(f"The public key URL {url} gave no key set")
         lifetime = keyset_lifetime(answer.headers.get("Cache-Control"))
         with _step(self.db) as db:
-            lti.state_set(db, KEYSET_PREFIX + digest, keyset, lifetime)
+            state_set(db, KEYSET_PREFIX + digest, keyset, lifetime)
             # whichever way it was fetched, an unknown kid waits a minute for the next fetch
-            lti.state_set(db, REFETCH_PREFIX + digest, True, REFETCH_EVERY_S)
+            state_set(db, REFETCH_PREFIX + digest, True, REFETCH_EVERY_S)
         return keyset
 
 

@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from app.i18n import N_, gettext, time_zone_choices, time_zone_label
 from app.learning import classes
 from app.learning.instructors import instructor_account
-from app.lti import tool as lti
+from app.lti.launch import lms_names
 from app.platform.models import Classroom
 from app.web.deps import (
     AccountNameDep,
@@ -111,7 +111,7 @@ def _class_page(
         "staff": classes.staff_of(db, classroom),
         "members": members,
         # the name each member's LMS gave, shown before the username
-        "lms_names": lti.lms_names(db, [member.learner_id for member in members]),
+        "lms_names": lms_names(db, [member.learner_id for member in members]),
         "dues": dues,
         "course": course,
         "due_label": classes.due_label,

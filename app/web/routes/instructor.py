@@ -42,7 +42,7 @@ from app.content.moodle_xml import moodle_xml_export
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.mastery import LAST_N, course_mastery
-from app.lti.tool import passback_state
+from app.lti.scores import passback_state
 from app.platform.models import Account, Classroom
 from app.web.deps import (
     CourseDep,

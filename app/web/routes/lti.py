@@ -36,7 +36,17 @@ from starlette.concurrency import run_in_threadpool
 from app.i18n import N_, gettext
 from app.learning.learners import find_account
 from app.learning.progress import lesson_shape_total
-from app.lti import tool as lti
+from app.lti.launch import (
+    CLAIM,
+    LAUNCHES_KEY,
+    graded_launch,
+    launch_token,
+    link_to_account,
+    lms_name,
+    person_for_launch,
+    session_launches,
+    with_launch,
+)
 from app.lti.library import (
     LOGIN_LIFETIME_S,
     CourseMessageLaunch,
@@ -44,6 +54,17 @@ from app.lti.library import (
     OnceSessionService,
     ToolConf,
     use_nonce,
+)
+from app.lti.scores import passback_state
+from app.lti.tool import (
+    confirm_platform,
+    is_web_address,
+    origin_of,
+    platforms,
+    public_keys,
+    register_platform,
+    state_claim,
+    state_get,
 )
 from app.platform.auth import is_username
 from app.platform.sessions import (
@@ -97,7 +118,7 @@ NEW_TAB_EXPIRED = N_(
     "the activity in the LMS and click “Open in a new tab” again."
 )
 # What a new tab takes from the framed session: the person, the LMS name and the graded launch.
-NEW_TAB_KEPT = (LEARNER_KEY, ACCOUNT_KEY, LTI_USER_KEY, LMS_NAME_KEY, lti.SESSION_KEY)
+NEW_TAB_KEPT = (LEARNER_KEY, ACCOUNT_KEY, LTI_USER_KEY, LMS_NAME_KEY, LAUNCHES_KEY)
 NEW_TAB_MAX_AGE_S = 300  # a link is asked for at the click, and used at once
 NEW_TAB_SALT = "curso-lti-nova-aba"
 NEW_TAB_PREFIX = "nova-aba-"  # its nonce in lti_state, once used
@@ -258,7 +279,7 @@ async def lti_login(request: Request, db: SessionDep, limiter: SignInLimiterDep)
         # the state cookie, which a browser blocking cookies in the LMS's iframe drops.
         location = response.headers["location"]
         nonce = parse_qs(urlsplit(location).query).get("nonce", [""])[0]
-        kept = {"nonce": nonce, "origin": lti.origin_of(location), "target": target}
+        kept = {"nonce": nonce, "origin": origin_of(location), "target": target}
         storage.set_value(STORAGE_PREFIX + state, kept, LOGIN_LIFETIME_S)
         return {"mode": "put", "state": state, "next": location, **kept}
 
@@ -316,12 +337,12 @@ async def lti_launch(request: Request, db: SessionDep, course: CourseDep):
         raise HTTPException(status_code=403, detail=gettext(REPLAYED))
     claims, person, launch_id, deep_link, platform_id = outcome
     same_learner = request.session.get(LEARNER_KEY) == person.learner_id
-    launched = request.session.get(lti.SESSION_KEY) if same_learner else None
+    launched = request.session.get(LAUNCHES_KEY) if same_learner else None
     await run_in_threadpool(rotate_session_id, request)  # it deletes the old session row
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
     request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
-    if name := lti.lms_name(claims):
+    if name := lms_name(claims):
         request.session[LMS_NAME_KEY] = name
     urls = urls_of(request)
     if deep_link:
@@ -329,7 +350,7 @@ async def lti_launch(request: Request, db: SessionDep, course: CourseDep):
             raise HTTPException(status_code=403, detail=gettext(NOT_DEEP_LINK))
         request.session[DEEP_LINK_KEY] = launch_id
         return RedirectResponse(urls.path("lti_deep_link"), status_code=303)
-    custom = claims.get(lti.CLAIM + "custom") or {}
+    custom = claims.get(CLAIM + "custom") or {}
     slug = str(custom.get("licao") or "") if isinstance(custom, dict) else ""
     if slug == REVIEW_PAGE:
         return RedirectResponse(urls.path("review"), status_code=303)
@@ -337,13 +358,13 @@ async def lti_launch(request: Request, db: SessionDep, course: CourseDep):
         return RedirectResponse(urls.path("home"), status_code=303)
     if course.get(slug) is None:
         raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON) % {"slug": slug})
-    graded = lti.graded_launch(platform_id, person.class_id, claims, slug)
+    graded = graded_launch(platform_id, person.class_id, claims, slug)
     if graded is None or person.instructor:
         return RedirectResponse(urls.path("lesson", slug=slug), status_code=303)
     # The lesson's page carries its launch (signed, for this learner) in its forms: another
     # launch in another tab does not change where this tab's grades go.
-    request.session[lti.SESSION_KEY] = lti.with_launch(launched, graded)
-    token = lti.launch_token(request.app.state.secret, graded, person.learner_id)
+    request.session[LAUNCHES_KEY] = with_launch(launched, graded)
+    token = launch_token(request.app.state.secret, graded, person.learner_id)
     return RedirectResponse(
         urls.with_query("lesson", {LAUNCH_FIELD: token}, slug=slug), status_code=303
     )
@@ -356,7 +377,7 @@ def _stored_login(db: Session, lti_request: StarletteLtiRequest) -> dict[str, st
     state = lti_request.get_param("state")
     if not state or CookieService(lti_request).get_cookie(state) is not None:
         return None
-    kept = lti.state_get(db, STORAGE_PREFIX + state)
+    kept = state_get(db, STORAGE_PREFIX + state)
     db.rollback()  # a read: the connection goes back to the pool
     return kept if isinstance(kept, dict) else None
 
@@ -397,9 +418,7 @@ def _launch(
     if not use_nonce(db, str(claims.get("nonce") or ""), claims.get("exp")):
         return None
     password_hash = state.passwords.hash(secrets.token_urlsafe(32))
-    found = lti.person_for_launch(
-        db, launch.get_iss(), launch.get_client_id(), claims, password_hash
-    )
+    found = person_for_launch(db, launch.get_iss(), launch.get_client_id(), claims, password_hash)
     if found is None:
         raise LtiException("Unregistered issuer")
     person, platform_id = found
@@ -420,7 +439,7 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
     params = None
     if state and CookieService(lti_request).get_cookie(state) is None:
         with read_session(request) as db:
-            params = lti.state_get(db, LOGIN_PARAMS_PREFIX + state)
+            params = state_get(db, LOGIN_PARAMS_PREFIX + state)
     if isinstance(params, dict):
         cross_site = request.headers.get("sec-fetch-site") == "cross-site"
         if not _secure(request) and cross_site:
@@ -439,7 +458,7 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
 @router.get("/lti/jwks.json", name="lti_jwks")
 def lti_jwks(db: SessionDep):
     """The tool's public keys (the signing key and those retired in the last two days)."""
-    return JSONResponse({"keys": lti.public_keys(db)}, headers={"Cache-Control": "max-age=300"})
+    return JSONResponse({"keys": public_keys(db)}, headers={"Cache-Control": "max-age=300"})
 
 
 def _deep_link_launch(request: Request) -> str:
@@ -542,7 +561,7 @@ def lti_new_tab_open(request: Request, db: SessionDep, token: str):
         ticket = None
     fresh = isinstance(ticket, dict) and isinstance(ticket.get("session"), dict)
     if fresh:
-        fresh = lti.state_claim(db, NEW_TAB_PREFIX + str(ticket["nonce"]), NEW_TAB_MAX_AGE_S)
+        fresh = state_claim(db, NEW_TAB_PREFIX + str(ticket["nonce"]), NEW_TAB_MAX_AGE_S)
     if not fresh:
         raise HTTPException(status_code=403, detail=gettext(NEW_TAB_EXPIRED))
     rotate_session_id(request)
@@ -597,18 +616,18 @@ def lti_link(
         context = {"error": gettext(WRONG_CREDENTIALS), "username": usuario}
         return render(request, "lti_link.html", context, status_code=401)
     limiter.succeeded(found.username, ip)
-    lti.link_to_account(db, platform_id, sub, found)
-    kept = {key: request.session.get(key) for key in (lti.SESSION_KEY, LTI_USER_KEY)}
+    link_to_account(db, platform_id, sub, found)
+    kept = {key: request.session.get(key) for key in (LAUNCHES_KEY, LTI_USER_KEY)}
     rotate_session_id(request)
     request.session.clear()
     request.session.update({LEARNER_KEY: found.learner_id, ACCOUNT_KEY: found.username})
     request.session.update({key: value for key, value in kept.items() if value is not None})
-    launches = lti.session_launches(kept[lti.SESSION_KEY])
+    launches = session_launches(kept[LAUNCHES_KEY])
     urls = urls_of(request)
     if not launches:
         return RedirectResponse(urls.path("progress"), status_code=303)
     graded = launches[-1]  # the lesson launched last, its forms signed for the account now
-    token = lti.launch_token(request.app.state.secret, graded, found.learner_id)
+    token = launch_token(request.app.state.secret, graded, found.learner_id)
     target = urls.with_query("lesson", {LAUNCH_FIELD: token}, slug=graded.lesson_slug)
     return RedirectResponse(target, status_code=303)
 
@@ -631,10 +650,10 @@ def _registration_page(request: Request, db: Session, status: int = 200, **conte
     context.setdefault("form", {})
     context.setdefault("error", "")
     page = {
-        "platforms": lti.platforms(db),
+        "platforms": platforms(db),
         "tool_urls": _tool_urls(request),
-        "passback": lti.passback_state(db),
-        "origin_of": lti.origin_of,
+        "passback": passback_state(db),
+        "origin_of": origin_of,
         **context,
     }
     return render(request, "lti_platforms.html", page, status_code=status)
@@ -676,10 +695,10 @@ def lti_register(
     if not all(form.values()):
         return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
     for name in ("auth_url", "token_url", "jwks_url"):
-        if not lti.is_web_address(form[name]):
+        if not is_web_address(form[name]):
             return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
     deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
-    lti.register_platform(
+    register_platform(
         db,
         form["issuer"],
         form["client_id"],
@@ -697,7 +716,7 @@ def lti_confirm(request: Request, platform_id: RowId, db: SessionDep, _admin: Ad
     """Confirm a registered platform: it launches the course from now on, and its origin may
     frame the pages and receive their forms (the CSP; every worker within
     :class:`app.lti.tool.LmsOrigins`' refresh). 404 for an unknown id."""
-    if lti.confirm_platform(db, platform_id) is None:
+    if confirm_platform(db, platform_id) is None:
         raise HTTPException(status_code=404, detail=gettext(NO_PLATFORM))
     request.app.state.lms_origins.refresh()
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
