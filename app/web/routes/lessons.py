@@ -14,7 +14,7 @@ from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
-from app.web.forms import FLASH_KEY, take_notice
+from app.web.forms import take_flash, take_notice
 from app.web.launches import tab_launch
 from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
 from app.web.page_cache import cached_page, lesson_page_key
@@ -114,12 +114,13 @@ def lesson_request(
 ) -> LessonRequest:
     """What the learner asked of the lesson page: a retry, the query string, and the refused
     answer their last POST left in the session (a learner's only)."""
-    flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
+    flash = take_flash(request, learner_id)
     asked = LessonRequest(retry=retry, query=dict(request.query_params))
-    if isinstance(flash, dict) and flash.get("lesson") == slug:
-        question = flash.get("question", "")
-        asked.errors[question] = flash.get("message", "")
-        asked.typed[question] = str(flash.get("typed") or "")
+    if flash is not None and flash.lesson == slug:
+        if flash.message:
+            asked.errors[flash.question] = flash.message
+        asked.typed[flash.question] = flash.typed
+        asked.drafts[flash.question] = flash.draft
     return asked
 
 
