@@ -14,6 +14,9 @@ _.all_pct  # templates/_option_chart.html
 _.upper_pct  # templates/_option_chart.html
 _.lower_pct  # templates/_option_chart.html
 _.variant_rows  # templates/_dashboard_questions.html
+_.label_text  # templates/_dashboard_questions.html, _mastery.html
+pool_footer_anchor  # templates/_pool_footer.html (ids.pool_footer_anchor)
+pool_note_anchor  # templates/_pool.html (ids.pool_note_anchor)
 _.bar_width  # templates/_dashboard_funnel.html
 _.author  # templates/lesson_history.html
 _.updated_at  # templates/editor.html (the draft's time; also a column, migrations/0007)

@@ -23,8 +23,9 @@ from app.learning.mastery import concept_tags
 from app.learning.retention import RetentionSweeper
 from app.learning.store import LearnerStates
 from app.learning.writer import AnswerWriter
+from app.lti.scores import queue_scores
 from app.lti.sender import ScoreSender
-from app.lti.tool import LmsOrigins, queue_scores
+from app.lti.tool import LmsOrigins
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine, make_writer_engine
 from app.platform.logs import configure_logging

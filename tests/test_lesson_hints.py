@@ -20,9 +20,11 @@ HINTED = {
         "ganho-variante",
         "kv-cache-variante",
         "ordem-da-arvore",  # six rows in the guide's order, which no principle gives away
+        "exllama-divergencia",  # the guide and the article disagree: whose word is asked
     },
     "escolha-self-hosted": {
         "frota-mista",  # a mixed fleet: the hardware rule for AMD restricts
+        "rag-em-producao",  # hardware, scale, workload, in the text's order
         "plano-de-migracao",  # hardware, scale, workload, in the text's order
         "dev-para-prod",  # the text's 'mesmos pesos' against practice, boxed in the lesson
         "ordem-das-decisoes",

@@ -6,12 +6,14 @@ not one is refused with a message in Portuguese and nothing stored."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
 from fastapi.testclient import TestClient
 from itsdangerous import TimestampSigner
 
+from app.learning import usecases
 from app.learning.usecases import (
     OFFLINE_WINDOW,
     Answer,
@@ -143,7 +145,7 @@ def test_each_response_of_a_cached_page_says_when_it_was_sent(client, settings, 
     first = issued_on_page()  # renders the visitors' page into the cache
     assert first is not None
     later = int(first.timestamp()) + 3600
-    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: later)
+    monkeypatch.setattr(usecases, "time", SimpleNamespace(time=lambda: later))  # an hour on
     assert issued_on_page() == datetime.fromtimestamp(later, UTC)
 
 

@@ -33,7 +33,9 @@ from app.learning.usecases import (
     answer_question,
 )
 from app.learning.writer import AnswerWriter, WriterUnavailable, store_now
-from app.lti import tool as lti
+from app.lti.launch import GradedLaunch
+from app.lti.scores import ScoreOrder, queue_scores, score_order
+from app.lti.tool import register_platform
 from app.platform.db import make_engine
 from tests.support.app import db_rows
 from tests.support.coroutines import run as run_coroutine
@@ -324,17 +326,17 @@ def test_a_failed_batch_answers_503_in_portuguese_and_the_retry_stores_once(clie
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
 
 
-def _launched(settings) -> lti.ScoreOrder:
+def _launched(settings) -> ScoreOrder:
     """A learner's LTI launch of ``kernels`` with grades: the score its answers queue."""
     with Session(make_engine(settings.database_url)) as db:
-        platform, _ = lti.register_platform(
+        platform, _ = register_platform(
             db, "https://lms.example", "c", ["1"], *["https://lms.example/x"] * 3
         )
         assert platform.id is not None
-        launch = lti.GradedLaunch(
+        launch = GradedLaunch(
             platform.id, None, "sub-1", "kernels", "https://lms.example/lineitems/1", "", "link-1"
         )
-    return lti.score_order(launch, COURSE, KERNELS)
+    return score_order(launch, COURSE, KERNELS)
 
 
 def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(settings, monkeypatch):
@@ -347,11 +349,11 @@ def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(setting
     try:
         with monkeypatch.context() as faults:
             faults.setattr(writer, "record_in_tallies", broken)
-            failed = store_now(engine, [_answer(1, 1, outbox=(order,))], TAGS, lti.queue_scores)
+            failed = store_now(engine, [_answer(1, 1, outbox=(order,))], TAGS, queue_scores)
         assert isinstance(failed[0], RuntimeError)  # not acknowledged: the learner sends again
         assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
         assert db_rows(settings, "SELECT count(*) FROM lti_score") == [(0,)]
-        done = store_now(engine, [_answer(1, 1, outbox=(order,))], TAGS, lti.queue_scores)
+        done = store_now(engine, [_answer(1, 1, outbox=(order,))], TAGS, queue_scores)
     finally:
         engine.dispose()
     assert isinstance(done[0], Written) and done[0].new
@@ -372,12 +374,12 @@ def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings):
         failed = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, broken)
         assert isinstance(failed[0], RuntimeError)
         assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
-        first = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, lti.queue_scores)
+        first = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, queue_scores)
         assert isinstance(first[0], Written) and first[0].new
         # A score lost some other way (queued apart from its answer, before this fix).
         with engine.begin() as connection:
             connection.execute(sa.text("DELETE FROM lti_score"))
-        again = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, lti.queue_scores)
+        again = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, queue_scores)
     finally:
         engine.dispose()
     assert isinstance(again[0], Written) and not again[0].new
@@ -407,7 +409,7 @@ def test_the_grade_comment_names_what_was_wrong_and_how_many_are_left(settings):
                 ),
             ],
             TAGS,
-            lti.queue_scores,
+            queue_scores,
         )
     finally:
         engine.dispose()

@@ -84,7 +84,8 @@ def enviar(
     """Send the queued scores that are due (every unsent one with ``--todos``)."""
     from app.lti.sender import send_due
 
-    sent, failed = send_due(_engine(), everything=todos)
+    with Session(_engine()) as db:
+        sent, failed = send_due(db, everything=todos)
     typer.echo(
         gettext("Scores sent: %(sent)s; failed: %(failed)s.") % {"sent": sent, "failed": failed}
     )

@@ -26,7 +26,6 @@ from app.platform.models import (
     ClassMember,
     Classroom,
     ClassStaff,
-    LtiUser,
 )
 
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
@@ -54,13 +53,11 @@ class MemberRow:
     Attributes:
         username: the account's username (shown only to the class's own instructors).
         joined_at: UTC.
-        lms_name: the name the LMS gave (``lti_user.name``), "" for an account made here.
     """
 
     learner_id: str
     username: str
     joined_at: datetime
-    lms_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -290,18 +287,9 @@ def memberships(db: Session, learner_id: str) -> list[tuple[Classroom, ClassMemb
 
 
 def members(db: Session, classroom: Classroom) -> list[MemberRow]:
-    """The class's learners with their usernames and LMS names, by username."""
-    # An account linked from several LMSs has a name from each: one of them is shown.
-    lms_name = (
-        select(func.max(LtiUser.name)).where(col(LtiUser.account_id) == col(Account.id))
-    ).scalar_subquery()
+    """The class's learners with their usernames, by username."""
     query = (
-        select(
-            ClassMember.learner_id,
-            Account.username,
-            ClassMember.joined_at,
-            func.coalesce(lms_name, ""),
-        )
+        select(ClassMember.learner_id, Account.username, ClassMember.joined_at)
         .join(Account, col(Account.learner_id) == col(ClassMember.learner_id))
         .where(ClassMember.class_id == classroom.id)
         .order_by(col(Account.username))

@@ -106,8 +106,8 @@ def lesson_shape(lesson: Lesson) -> tuple[list[str], list[tuple[int, tuple[str, 
 
 
 def lesson_shape_total(lesson: Lesson) -> int:
-    """How many questions the lesson counts (:func:`app.learning.rules.counted_total`): the LTI
-    line item's ``scoreMaximum``."""
+    """How many questions the lesson counts (:func:`app.learning.rules.counted_total`), also
+    as the maximum of a grade sent elsewhere."""
     fixed, pools = lesson_shape(lesson)
     return counted_total(len(fixed), (draw for draw, _ in pools))
 

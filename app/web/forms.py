@@ -3,6 +3,7 @@ session keys that carry a message to the next page (post/redirect/get without Ja
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 from urllib.parse import parse_qsl
@@ -15,6 +16,7 @@ from app.i18n import N_, gettext
 from app.learning import usecases
 from app.learning.trees import QUESTION_CHANGED  # one message id for an answer and a tree step
 from app.learning.usecases import Answer, FormRefused
+from app.learning.views import Draft
 from app.web.front_door import BODY_SCOPE_KEY
 
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -139,8 +141,70 @@ def refusal_message(refused: FormRefused) -> str:
     )
 
 
-# The session key of a refused answer: {"lesson", "question", "message", "typed"}.
+# The session key of a refused answer, or of a form kept while a hint opened without
+# JavaScript: {"lesson", "question", "message", "typed", "options", "positions"}.
 FLASH_KEY = "aviso"
+# At most this many values of a kept form's field, each at most KEPT_CHARS characters.
+KEPT_VALUES = 50
+KEPT_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Flash:
+    """What a POST without JavaScript left in the session for the question's next page: a
+    message (a refused answer; ``""`` for none) and the form as the learner had filled it."""
+
+    lesson: str
+    question: str
+    message: str
+    typed: str
+    draft: Draft
+
+    def is_for(self, slug: str, question_id: str) -> bool:
+        """It belongs to that question of that lesson."""
+        return (self.lesson, self.question) == (slug, question_id)
+
+
+def keep_form(
+    request: Request, slug: str, question_id: str, message: str = "", form: bool = True
+) -> None:
+    """Keep ``message`` and, with ``form``, the posted answer form (what was typed, ticked or
+    ordered) in the session for the question's next page (post/redirect/get)."""
+    posted = PostedForm(request)
+
+    def kept(name: str) -> list[str]:
+        return [value[:KEPT_CHARS] for value in posted.every(name)[:KEPT_VALUES]] if form else []
+
+    request.session[FLASH_KEY] = {
+        "lesson": slug,
+        "question": question_id,
+        "message": message,
+        "typed": (posted.get("valor") or "")[:KEPT_CHARS] if form else "",
+        "options": kept("opcao"),
+        "positions": kept("posicao"),
+    }
+
+
+def take_flash(request: Request, learner_id: str | None) -> Flash | None:
+    """The form and message a POST left for this page, removed so a reload does not show them
+    again; ``None`` when there is none (a visitor has none, and their session stays unread)."""
+    flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
+    if not isinstance(flash, dict):
+        return None
+
+    def values(name: str) -> tuple[str, ...]:
+        found = flash.get(name)
+        return tuple(str(v) for v in found) if isinstance(found, list) else ()
+
+    return Flash(
+        str(flash.get("lesson") or ""),
+        str(flash.get("question") or ""),
+        str(flash.get("message") or ""),
+        str(flash.get("typed") or ""),
+        Draft(values("options"), values("positions")),
+    )
+
+
 # The session key of a one-line confirmation for the next page (a class joined, an account
 # created): a string, shown once by the page the redirect leads to.
 NOTICE_KEY = "recado"

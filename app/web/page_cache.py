@@ -1,9 +1,10 @@
 """Lesson pages rendered once with their holes and kept by key, and the responses made of them.
 
 A page is kept as a :class:`~app.web.splice.SplicedPage`: rendered with holes where the
-reader's CSRF token and the forms' key prefix go (:func:`render_page`), compressed once, and
-filled per response (:func:`respond`). One class, :class:`KeyedPages`, holds them for the
-current course version, with two policies (both in the app's state):
+reader's CSRF token, the forms' key prefix and their signed issued time go
+(:func:`render_page`), compressed once, and filled per response (:func:`respond`). One class,
+:class:`KeyedPages`, holds them for the current course version, with two policies (both in the
+app's state):
 
 - ``visitor_pages``: every lesson × theme, rendered once per course version even when many
   requests miss at once (a class of 200 opening the same lesson renders it once). The
@@ -96,7 +97,8 @@ def lesson_page_key(slug: str, request: Request, stamp: tuple[object, ...] = ())
 
 def render_page(request: Request, name: str, context: dict[str, Any]) -> bytes:
     """Template ``name`` as the caches keep it: the token hole, and each quiz form's key made
-    of the key-prefix hole and the form's position (:func:`app.web.splice.with_key_holes`)."""
+    of the key-prefix hole and the form's position, its ``emitida`` the issued-time hole
+    (:func:`app.web.splice.with_key_holes`)."""
     env = request.app.state.templates.env
     return with_key_holes(render_with_token_hole(env, name, context, request).encode())
 

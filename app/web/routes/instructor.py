@@ -42,9 +42,16 @@ from app.content.moodle_xml import moodle_xml_export
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
 from app.learning.mastery import LAST_N, course_mastery
-from app.lti.tool import passback_state
+from app.lti.scores import passback_state
 from app.platform.models import Account, Classroom
-from app.web.deps import CourseDep, InstructorDep, SessionDep, StaffDep, is_row_id
+from app.web.deps import (
+    CourseDep,
+    InstructorDep,
+    SessionDep,
+    StaffDep,
+    StreamedSessionDep,
+    is_row_id,
+)
 from app.web.lookups import check_panel
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -334,6 +341,7 @@ def _csv(request: Request, name: str, lines) -> StreamingResponse:
 @router.get("/exportar/tentativas.csv", name="export_attempts")
 def export_attempts(
     request: Request,
+    db: StreamedSessionDep,
     course: CourseDep,
     instructor: StaffDep,
     classroom: ClassroomDep,
@@ -344,13 +352,14 @@ def export_attempts(
     """
     state = request.app.state
     class_id = classroom.id if classroom else None
-    rows = attempt_rows(state.engine, course, state.pseudonym_salt, class_id)
+    rows = attempt_rows(db, course, state.pseudonym_salt, class_id)
     return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
 
 
 @router.get("/exportar/progresso.csv", name="export_progress")
 def export_progress(
     request: Request,
+    db: StreamedSessionDep,
     course: CourseDep,
     instructor: StaffDep,
     classroom: ClassroomDep,
@@ -361,7 +370,7 @@ def export_progress(
     """
     state = request.app.state
     class_id = classroom.id if classroom else None
-    rows = progress_rows(state.engine, course, state.pseudonym_salt, class_id)
+    rows = progress_rows(db, course, state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))
 
 

@@ -38,9 +38,9 @@ from app.web.deps import (
     learner_store,
 )
 from app.web.forms import (
-    FLASH_KEY,
     HINT_NOT_FOUND,
     PostedForm,
+    keep_form,
     refusal_message,
 )
 from app.web.launches import answer_scores, launch_query, tab_launch
@@ -161,6 +161,8 @@ def hint(
     if wants_fragment(request):
         context = {"lesson": lesson, "question": question, "view": page.view, "opened": True}
         return render(request, "_hints.html", context)
+    # the answer form the learner had filled in (its hint button posts it here) comes back
+    keep_form(request, lesson.slug, question.id)
     back = {"revisar": "review", "erradas": "notebook"}.get(origem)
     if back is not None:
         url = urls_of(request).with_anchor(back, question_anchor(question.id))
@@ -205,6 +207,7 @@ def _render(request, lesson, question, page: QuestionPage, status_code: int = 42
     }
     if page.progress is not None:
         context["progress"] = page.progress
+        context["pool_draw"] = page.draw
         return render(request, "_answer.html", context)
     return render(
         request, "_question.html", context, status_code=status_code if page.error else 200
@@ -223,12 +226,7 @@ def _invalid(request, store, lesson, question, message, learner_id, typed="", st
             store, lesson, question, learner_id, error=message, typed=typed, secret=secret
         )
         return _render(request, lesson, question, page, status_code=status_code)
-    # Post/redirect/get: the message (and a refused number) rides in the session to the
+    # Post/redirect/get: the message (and the form as filled) rides in the session to the
     # question on the lesson page.
-    request.session[FLASH_KEY] = {
-        "lesson": lesson.slug,
-        "question": question.id,
-        "message": message,
-        "typed": typed[:100],
-    }
+    keep_form(request, lesson.slug, question.id, message, form=bool(typed))
     return _back_to(request, lesson, question)

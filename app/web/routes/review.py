@@ -44,7 +44,7 @@ from app.web.deps import (
     born_in_this_request,
     learner_store,
 )
-from app.web.forms import AnswerFormDep, refusal_message
+from app.web.forms import AnswerFormDep, Flash, refusal_message, take_flash
 from app.web.launches import answer_scores
 from app.web.lookups import find_question, session_place
 from app.web.templating import TIMEZONE_COOKIE, VARY, render, wants_fragment
@@ -63,8 +63,10 @@ def _page(
     error: str | None = None,
     typed: str = "",
     status_code: int = 200,
+    flash: Flash | None = None,
 ):
-    """Render the review page (or, for htmx, the question fragment alone) from one state."""
+    """Render the review page (or, for htmx, the question fragment alone) from one state;
+    ``flash``: the form a hint opened without JavaScript left, kept in the question's form."""
     learner_id = state.learner_id
     progress = course_progress(course, state, state.place or session_place(request))
     due = review.due_of(state.cards, course, review.now()) if learner_id else []
@@ -73,6 +75,7 @@ def _page(
     context: dict = {"progress": progress, "due": due, "lesson": lesson, "question": question}
     if question is not None and lesson is not None:
         attempts = state.in_lesson(lesson.slug)
+        kept = flash if flash is not None and flash.is_for(lesson.slug, question.id) else None
         context["view"] = question_view(
             lesson.slug,
             question,
@@ -80,9 +83,10 @@ def _page(
             attempts.get(question.id, []),
             retry=not graded,
             error=error,
-            typed=typed,
+            typed=kept.typed if kept else typed,
             revealed=opened(state, lesson.slug, question),
             secret=request.app.state.secret.encode(),
+            draft=kept.draft if kept else None,
         )
         context["question_mode"] = question_modes.REVIEW
         context["remaining"] = sum(
@@ -98,7 +102,8 @@ def _page(
 def review_page(request: Request, course: CourseDep, db: SessionDep, learner_id: LearnerIdDep):
     """The first question due for review (edited questions first, then the oldest due), or a
     note that nothing is due, with the count left."""
-    return _page(request, course, learner_store(request, db).read_state(learner_id))
+    state = learner_store(request, db).read_state(learner_id)
+    return _page(request, course, state, flash=take_flash(request, learner_id))
 
 
 @router.get("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answered")
@@ -165,9 +170,11 @@ def _notebook_page(
     error: str | None = None,
     typed: str = "",
     status_code: int = 200,
+    flash: Flash | None = None,
 ):
     """Render the notebook of mistakes from one state; ``just``: the question just answered
-    here, shown graded (or with ``error``) even once it has left the notebook."""
+    here, shown graded (or with ``error``) even once it has left the notebook; ``flash``: the
+    form a hint opened without JavaScript left, kept in that question's form."""
     now = review.now()
     zone = learner_zone(request.cookies.get(TIMEZONE_COOKIE))
     known = concept if concept and course.glossary.get(concept) else None
@@ -176,6 +183,7 @@ def _notebook_page(
     listed = [(e.lesson, e.question) for g in groups for e in g.entries]
     for lesson, question in ([just] if just and just not in listed else []) + listed:
         key = (lesson.slug, question.id)
+        kept = flash if flash is not None and flash.is_for(*key) else None
         views[key] = question_view(
             lesson.slug,
             question,
@@ -183,9 +191,10 @@ def _notebook_page(
             state.in_lesson(lesson.slug).get(question.id, []),
             retry=just != (lesson, question),
             error=error if just == (lesson, question) else None,
-            typed=typed if just == (lesson, question) else "",
+            typed=kept.typed if kept else typed if just == (lesson, question) else "",
             revealed=opened(state, lesson.slug, question),
             secret=request.app.state.secret.encode(),
+            draft=kept.draft if kept else None,
         )
     context = {
         "progress": course_progress(course, state, state.place or session_place(request)),
@@ -230,7 +239,8 @@ def notebook_page(
     if licao and pergunta:
         just = find_question(course, licao, pergunta)
     state = learner_store(request, db).read_state(learner_id)
-    return _notebook_page(request, course, state, conceito, just)
+    flash = take_flash(request, learner_id)
+    return _notebook_page(request, course, state, conceito, just, flash=flash)
 
 
 @router.post(
