@@ -15,40 +15,10 @@ from tests.support.accounts import PASSWORD
 from tests.support.app import query
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.learning import COURSE, KERNELS
+from tests.support.offline import CACHED, download, ready
 from tests.support.server import LiveServer, grant_instructor
 
 OTHER = next(lesson for lesson in COURSE.lessons if lesson.slug != KERNELS.slug)
-
-# Every cached response's text, read in the page (the Cache API is the service worker's store).
-CACHED = """async () => {
-  const cache = await caches.open("curso-sem-internet");
-  const out = {};
-  for (const request of await cache.keys()) {
-    const response = await cache.match(request);
-    out[request.url] = (response.headers.get("content-type") || "").startsWith("image/")
-      ? "" : await response.text();
-  }
-  return out;
-}"""
-
-
-def ready(page: Page) -> None:
-    """Wait until the service worker, registered after the page's load, is active."""
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-
-
-def download(page: Page, base: str, slug: str) -> None:
-    page.goto(f"{base}/licoes/{slug}")
-    ready(page)
-    box = page.locator("[data-offline-lesson]")
-    box.get_by_role("button", name="Baixar para ler sem internet").click()
-    expect(box.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
-    )
-    box.get_by_role("button", name="Confirmar o download").click()
-    expect(box.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Baixada neste aparelho: versão [0-9a-f]{8}, [\d,]+ (kB|MB)\.$")
-    )
 
 
 def test_a_downloaded_lesson_opens_offline_and_the_others_say_so(new_page, live_server: LiveServer):

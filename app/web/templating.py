@@ -13,6 +13,7 @@ so a browser revalidates instead of downloading the page again.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -29,6 +30,7 @@ from app.content import page_ids
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
 from app.i18n import N_, gettext, local_datetime, local_day, translations
+from app.learning.trees import PATH_SLOT, offline_tree
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
@@ -180,6 +182,13 @@ def _kept_gettext(translate: Any, newstyle: Any) -> Any:
     return gettext
 
 
+def json_island(data: object) -> Markup:
+    """``data`` as the text of a ``<script type="application/json">``: compact JSON with every
+    ``<`` written ``\\u003c``, so no text in it (``</script>``, ``<!--``) can end the element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c"))
+
+
 _VERSIONS: dict[int, tuple[Lesson, str]] = {}
 VERSION_CHARS = 8
 
@@ -249,6 +258,9 @@ def make_templates(
         launch_query=launch_query,
         launch_token=launch_token_of,
         lesson_version=lesson_version,
+        json_island=json_island,
+        offline_tree=offline_tree,
+        path_slot=PATH_SLOT,
     )
     return templates
 
