@@ -27,6 +27,7 @@ from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
 from app.content import page_ids
+from app.content.calculators import offline_calculator
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
 from app.i18n import N_, gettext, local_datetime, local_day, translations
@@ -260,6 +261,7 @@ def make_templates(
         lesson_version=lesson_version,
         json_island=json_island,
         offline_tree=offline_tree,
+        offline_calculator=offline_calculator,
         path_slot=PATH_SLOT,
     )
     return templates
