@@ -193,6 +193,36 @@ def test_a_downloaded_lesson_works_out_its_calculator_offline_as_the_server_does
     ] == []
 
 
+def test_a_request_that_finds_no_network_is_worked_out_in_the_page(
+    new_page, live_server: LiveServer
+):
+    """The browser says it is online, but the step and the calculator's request fail."""
+    page = new_page(360, 740)
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    cut = []
+
+    def no_network(route):
+        cut.append(route.request.url)
+        route.abort("internetdisconnected")
+
+    page.route("**/arvores/*/passo", no_network)
+    page.route("**/calculadoras/*", no_network)
+    widget = page.locator(WIDGET)
+    datacenter = TREE.questions[TREE.start].options[4]
+    widget.locator(".tree-option", has_text=datacenter.label).click()
+    heading = widget.locator(".tree-question-heading")
+    expect(heading).to_contain_text("Pergunta 2")
+    expect(heading).to_be_focused()
+    assert shown(page) == server_widget(live_server, (datacenter.value,))
+    section = page.locator(f"#{CALCULATOR.anchor}")
+    section.locator(f"input[name='{NAMES[2]}']").fill("500")
+    expect(section.locator(".calculator-value")).to_have_text(
+        ["Estimativa: ≈ 20 GB", "Estimativa: ≈ 25 tokens/s"]
+    )
+    assert len(cut) == 2, cut
+    expect(page.locator("#aviso-erro")).to_be_hidden()
+
+
 def test_without_javascript_the_tree_still_walks_through_the_server(
     new_page, live_server: LiveServer
 ):

@@ -276,11 +276,14 @@
     show(section, true);
   }, true);
 
-  // The browser said it was online, but the request found no network.
+  // The browser said it was online, but the request found no network: the result is worked
+  // out here, and static/js/swap-a11y.js (listening on the body) does not say it failed.
   document.addEventListener("htmx:sendError", function (evt) {
     var section = sectionOf(evt.detail && evt.detail.elt);
-    if (section) show(section, true);
-  });
+    if (!section) return;
+    show(section, true);
+    evt.stopPropagation();
+  }, true);
 
   curso.onLoad("[data-calculator-data]", function (island) {
     var id = island.id.replace(/-dados$/, ""), section = document.getElementById(id);

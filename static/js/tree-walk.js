@@ -195,13 +195,16 @@
     step(widget, split(new URL(link.href).searchParams.get("c")));
   }, true);
 
-  // The browser said it was online, but the request found no network.
+  // The browser said it was online, but the request found no network: the step is taken
+  // here, and static/js/swap-a11y.js (listening on the body) does not say it failed.
   document.addEventListener("htmx:sendError", function (evt) {
     var elt = evt.detail && evt.detail.elt, widget = widgetOf(elt);
     if (!widget) return;
     if (elt.matches("form") && chosen && chosen[0] === elt) step(widget, formValues(elt, chosen[1]));
     else if (elt.matches("a[href]")) step(widget, split(new URL(elt.href).searchParams.get("c")));
-  });
+    else return;
+    evt.stopPropagation();
+  }, true);
 
   window.addEventListener("popstate", function (evt) {
     var state = evt.state, widget = state && state.cursoTree && document.getElementById(state.cursoTree);
