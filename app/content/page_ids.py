@@ -58,19 +58,6 @@ OPTION_PREFIX = "op-"
 POOL_PREFIX = "sorteio-"
 POOL_NOTE_PREFIX = "nota-sorteio-"
 POOL_FOOTER_PREFIX = "outras-sorteio-"
-# Ids the lesson's own widgets carry; an in-page link may point at them.
-WIDGET_ID_PREFIXES = (
-    TREE_PREFIX,
-    QUESTION_PREFIX,
-    CHART_PREFIX,
-    TERM_PREFIX,
-    DEFINITION_PREFIX,
-    ERROR_PREFIX,
-    OPTION_PREFIX,
-    POOL_PREFIX,
-    POOL_NOTE_PREFIX,
-    POOL_FOOTER_PREFIX,
-)
 # The anchor of a lesson's quiz as a whole (a learner's place, before any question).
 QUIZ_ANCHOR = "quiz"
 

@@ -11,10 +11,14 @@ neither HTTP nor SQL.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+from itsdangerous import BadData, TimestampSigner
 
 from app.content.calculators import calculator_results
 from app.content.course import Course
@@ -23,7 +27,6 @@ from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.content.variants import instance
-from app.learning.answers import graded_answer
 from app.learning.draws import (
     PoolDraw,
     current_draw,
@@ -33,6 +36,7 @@ from app.learning.draws import (
     pool_of,
     stored_draws,
 )
+from app.learning.grading import grade_form
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.rules import help_of
 from app.learning.state import (
@@ -50,7 +54,6 @@ from app.learning.views import KEY_RE, Draft, QuestionView, question_view
 
 if TYPE_CHECKING:
     from app.learning.classes import LessonDue
-    from app.learning.lti import ScoreOrder
 
 
 class LearnerStore(Protocol):
@@ -424,6 +427,8 @@ class Answer:
         variant: ``variante`` (the signed variant a numeric question with ``params`` showed).
         given_at: ``dada_em``, when an answer kept offline was given (clamped by
             :func:`given_time`); ``None``: now.
+        issued: ``emitida``, the signed time the server sent the form's page
+            (:func:`issued_token`): ``given_at`` is never before it.
     """
 
     key: str
@@ -434,19 +439,63 @@ class Answer:
     confirmed: str | None = None
     variant: str | None = None
     given_at: datetime | None = None
+    issued: str | None = None
 
 
 # How far back an answer kept on a device offline may say it was given (issue 40).
 OFFLINE_WINDOW = timedelta(days=14)
+ISSUED_SALT = "curso-emitida"
 
 
-def given_time(given_at: datetime | None, now: datetime) -> datetime | None:
-    """When an answer counts as given: ``given_at`` clamped to between
-    :data:`OFFLINE_WINDOW` before ``now`` and ``now``; ``None`` (an answer sent when given)
-    stays ``None``, the time its batch commits."""
-    if given_at is None:
+class _IssuedSigner(TimestampSigner):
+    """itsdangerous' timestamp signer, at a given time (whole seconds since the epoch)."""
+
+    def __init__(self, secret: bytes, at: int | None = None) -> None:
+        super().__init__(secret, salt=ISSUED_SALT)
+        self.at = at
+
+    def get_timestamp(self) -> int:
+        return super().get_timestamp() if self.at is None else self.at
+
+
+def issued_token(secret: bytes, at: datetime | None = None) -> str:
+    """What an answer form carries as ``emitida``: the time its page was sent (``at``,
+    default now, to the second), signed with the server's secret (itsdangerous
+    ``TimestampSigner``, salt :data:`ISSUED_SALT`)."""
+    stamp = int(time.time() if at is None else at.timestamp())
+    return _signed_at(secret, stamp)
+
+
+@lru_cache(maxsize=64)
+def _signed_at(secret: bytes, stamp: int) -> str:
+    # One signature per second serves every page sent in it (signing costs ~35 µs).
+    return _IssuedSigner(secret, stamp).sign("p").decode()
+
+
+def issued_time(secret: bytes, token: str | None) -> datetime | None:
+    """The time :func:`issued_token` signed in ``token`` (UTC), or ``None`` when there is
+    no token, no secret, or the signature is not the server's."""
+    if not token or not secret:
         return None
-    return min(max(given_at.astimezone(UTC), now - OFFLINE_WINDOW), now)
+    try:
+        _, at = _IssuedSigner(secret).unsign(token, return_timestamp=True)
+    except BadData:
+        return None
+    return at.astimezone(UTC)
+
+
+def given_time(
+    given_at: datetime | None, now: datetime, issued_at: datetime | None = None
+) -> datetime | None:
+    """When an answer counts as given: ``given_at`` clamped to between the time the form's
+    page was sent (``issued_at``; never more than :data:`OFFLINE_WINDOW` before ``now``) and
+    ``now``, so that an answer kept offline cannot say it was given before the learner had
+    the question (and so escape a due date). ``None``, the time its batch commits, for an
+    answer sent when given (no ``given_at``) and for one whose page's time is unknown (no
+    valid ``issued_at``): it counts when it arrives."""
+    if given_at is None or issued_at is None:
+        return None
+    return min(max(given_at.astimezone(UTC), issued_at, now - OFFLINE_WINDOW), now)
 
 
 class FormRefused(Exception):
@@ -482,17 +531,18 @@ class AnswerPlace:
         visit: the sending browser's visit cookie (``curso_visita``, HttpOnly, never printed
             in a page): part of the birth key, so only the browser that showed the form can
             join the learner its first request made, not whoever else saw the form's key.
-        scores: LTI launches' scores, queued with the answer
-            (:attr:`app.learning.state.NewAnswer.scores`).
+        outbox: what is stored with the answer, in its transaction
+            (:attr:`app.learning.state.NewAnswer.outbox`).
         draw_key: the server's secret: an answer to a pool's question stores the learner's
-            draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`).
+            draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`), and the
+            form's issued time (``emitida``, :func:`issued_time`) is checked with it.
     """
 
     review: bool = False
     order_of: str | None = None
     born: bool = False
     visit: str = ""
-    scores: tuple[ScoreOrder, ...] = ()
+    outbox: tuple[Any, ...] = ()
     draw_key: bytes = field(default=b"", repr=False)
 
 
@@ -531,9 +581,10 @@ async def answer_question(
         if index is None:
             raise FormRefused(STALE_FORM)
         asked = instance(question, question.variants.point(index))
-    grade, chosen = graded_answer(
+    grade, chosen = grade_form(
         asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
+    now = datetime.now(UTC)
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
     kept_draw = first_draw_of(lesson, question, before, where.draw_key, where.born)
@@ -551,8 +602,8 @@ async def answer_question(
                 review=where.review,
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
-                scores=where.scores,
-                at=given_time(answer.given_at, datetime.now(UTC)),
+                outbox=where.outbox,
+                at=given_time(answer.given_at, now, issued_time(where.draw_key, answer.issued)),
                 variant=asked.variant,
                 draw=kept_draw,
             )

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 
 from app.i18n import N_, gettext
 from app.learning import usecases
+from app.learning.trees import QUESTION_CHANGED  # one message id for an answer and a tree step
 from app.learning.usecases import Answer, FormRefused
 from app.learning.views import Draft
 from app.web.front_door import BODY_SCOPE_KEY
@@ -28,7 +29,8 @@ async def answer_form(request: Request) -> Answer:
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
     (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
     ``variante`` (the signed variant of a numeric question with parameters), and ``dada_em``
-    (when an answer kept on the device offline was given; issue 40); read by
+    (when an answer kept on the device offline was given; issue 40) with ``emitida`` (the
+    signed time the form's page was sent); read by
     :meth:`PostedForm.answer`."""
     return PostedForm(request).answer()
 
@@ -83,10 +85,11 @@ class PostedForm:
 
     def answer(self) -> Answer:
         """The answer form (:func:`answer_form`): ``versao`` up to 64 characters,
-        ``confirmado`` 100, ``variante`` and ``dada_em`` 40.
+        ``confirmado`` 100, ``variante`` and ``dada_em`` 40, ``emitida`` 64.
 
         ``dada_em`` is when an answer kept on the device offline was given (ISO 8601 with its
-        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it.
+        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it to
+        between ``emitida`` (the signed time the page was sent) and now.
 
         Raises:
             HTTPException: 422 when ``dada_em`` is not such a time.
@@ -100,6 +103,7 @@ class PostedForm:
             self.get("confirmado", 100),
             self.get("variante", 40),
             given_time_field(self.get("dada_em", 40)),
+            self.get("emitida", 64),
         )
 
 
@@ -120,10 +124,8 @@ def given_time_field(text: str | None) -> datetime | None:
     return given_at
 
 
-QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
-QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 HINT_NOT_FOUND = N_("This question has no such hint. Reload the page.")
 BAD_GIVEN_AT = N_("The time this answer was given is not valid. Answer the question again.")
 

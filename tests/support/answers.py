@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.learning.mastery import Tags, concept_tags
-from app.learning.state import AttemptRow, NewAnswer, Written
-from app.learning.writer import store_now
+from app.learning.state import AttemptRow, NewAnswer, Place, Written
+from app.learning.writer import AnswerWriter, store_now
+from app.platform.db import make_engine
 from app.platform.models import Attempt
+from tests.support.coroutines import run
 from tests.support.learning import COURSE
 
 
@@ -56,3 +60,43 @@ def record_attempt(
     """Store one attempt through the writer path: the stored row and whether it is new."""
     (written,) = store_attempts(db, [attempt], tags)
     return written.row, written.new
+
+
+NOBODY = "0" * 32  # no learner has this id: a place kept for it changes no row
+
+
+def writer_settled(writer: AnswerWriter) -> None:
+    """Return once everything ``writer`` was handed before is committed: pages only queue the
+    place they move (``move_place``), and a request that reads right after may come first. A
+    place kept for no learner is queued behind them and awaited (the queue is first in, first
+    out)."""
+    run(writer.place(NOBODY, Place("")))
+
+
+def record_choice(
+    db: Session, learner: str, question, correct: bool, at: datetime, key: str
+) -> AttemptRow:
+    """Store an answer to a ``kernels`` question (option ``x``, graded ``correct``) made at
+    ``at`` with the idempotency key ``key``: the stored row."""
+    attempt = Attempt(
+        learner_id=learner,
+        lesson_slug="kernels",
+        question_id=question.id,
+        question_hash=question.content_hash,
+        chosen="x",
+        correct=correct,
+        created_at=at,
+        idempotency_key=key,
+    )
+    return record_attempt(db, attempt)[0]
+
+
+@contextmanager
+def session_of(settings) -> Iterator[Session]:
+    """A session on the test's database; its engine is disposed after."""
+    engine = make_engine(settings.database_url)
+    try:
+        with Session(engine) as session:
+            yield session
+    finally:
+        engine.dispose()

@@ -58,6 +58,7 @@ async def lesson_page(
     account: AccountNameDep,
     refazer: str | None = None,
     lancamento: str | None = None,
+    baixar: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
 
@@ -67,8 +68,10 @@ async def lesson_page(
     Opening a lesson moves the learner's place to it (kept only where something is stored).
     A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
     what ``curso check`` says about the lesson's file, on top of the page.
+    ``?baixar=1`` is the copy a device downloads to read offline (``static/js/offline.js``,
+    issue 40): the page as learners see it, an instructor's too (no drafts, no check panel).
     """
-    panel = instructor_panel(request, account, course, slug)
+    panel = None if baixar else instructor_panel(request, account, course, slug)
     if panel is not None:  # an instructor: drafts are read too, with their banner
         course = course.with_drafts
     if course.get(slug) is None and slug in course.unavailable:
@@ -84,7 +87,9 @@ async def lesson_page(
     if panel is not None or opened.asked.errors or request.query_params:
         # An instructor's page is never kept: the notice of a lesson just published shows here.
         notice = take_notice(request, learner_id) if panel is not None else None
-        context = {**opened.context(), "panel": panel, "notice": notice}
+        # A search result's ``?destaque=``: its words marked in the text (never on a kept page).
+        highlight = request.query_params.get("destaque", "")
+        context = {**opened.context(), "panel": panel, "notice": notice, "highlight": highlight}
         return render(request, "lesson.html", context)
     key = lesson_page_key(lesson.slug, request, opened.stamp)
     return cached_page(request, request.app.state.learner_pages, course, key, opened.context)
