@@ -574,9 +574,12 @@ async def answer_question(
         raise FormRefused(STALE_FORM)
     if answer.version != question.content_hash:
         raise FormRefused(QUESTION_CHANGED)
+    before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     asked = question
     if question.variants is not None:  # graded against the variant the form showed
-        owners = [learner_id] + ([PAGE_OWNER] if where.born else [])
+        # The visitors' variant, from a page shown before the learner had an id: born with
+        # this answer, or earlier by the reading place's POST, which stores nothing (no row).
+        owners = [learner_id] + ([PAGE_OWNER] if where.born or not before.stored else [])
         index = read_token(where.draw_key, answer.variant, owners, lesson.slug, question)
         if index is None:
             raise FormRefused(STALE_FORM)
@@ -585,7 +588,6 @@ async def answer_question(
         asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
     now = datetime.now(UTC)
-    before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
     kept_draw = first_draw_of(lesson, question, before, where.draw_key, where.born)
     try:
