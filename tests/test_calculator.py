@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.content.calculators import compute, offline_calculator, parse_calculator
+from app.content.course import load_course
 from tests.support.cli import run
 from tests.support.html import HX, soup, text
 from tests.support.learning import COURSE, KERNELS
@@ -95,6 +96,17 @@ def test_curso_check_reports_a_bad_formula_with_file_and_line(tmp_path):
     ) + 1
     assert f"01-a.md:{line}:" in result.stdout
     assert "usa `x`, que não é uma entrada da calculadora" in result.stdout
+
+
+def test_a_calculator_id_used_twice_in_a_lesson_is_an_error_at_the_second(tmp_path):
+    block = "```calculadora\n" + BLOCK.format(formula="a / b") + "```\n"
+    folder = folder_with(tmp_path, block + "\n" + block)
+    lines = (folder / "01-a.md").read_text(encoding="utf-8").splitlines()
+    second = [n + 1 for n, line in enumerate(lines, 1) if line == "```calculadora"][
+        1
+    ]  # its 1st line
+    errors = [str(e).replace(f"{folder}/", "") for e in load_course(folder).errors]
+    assert errors == [f"01-a.md:{second}:1: error: id de calculadora repetido na lição: `razao`"]
 
 
 def test_the_get_form_shows_the_result_in_the_page(client):
