@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.content.calculators import compute, parse_calculator
+from app.content.calculators import compute, offline_calculator, parse_calculator
 from app.content.course import load_course
 from tests.support.cli import run
 from tests.support.html import HX, soup, text
-from tests.support.learning import KERNELS
+from tests.support.learning import COURSE, KERNELS
 from tests.support.lessons import folder_with
 
 DECODE = KERNELS.calculators["teto-do-decode"]
@@ -184,3 +184,22 @@ def test_a_calculator_reads_a_minus_sign_or_a_dash_as_a_minus(tmp_path, minus):
     assert response.status_code == 200
     result = soup(response).select_one("#calculadora-razao-resultado")
     assert result["data-announce"] == "A sobre B: estimativa ≈ -2,5."
+
+
+def test_every_calculator_of_the_course_works_out_offline_from_its_page():
+    """Issue 40: a downloaded lesson's calculators work with no network (static/js/calculator.js,
+    tests/test_offline_reading.py); a formula the page could not work out would lose that."""
+    found = [c for lesson in COURSE.lessons for c in lesson.calculators.values()]
+    assert found and [c.id for c in found if offline_calculator(c) is None] == []
+    assert offline_calculator(DECODE)["o"][1][0] == [
+        "div", "banda", ["mul", "parametros", "bytes_por_parametro"]
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "formula", ["a if a > b else b", "round(a, 1 + 1)", "12345678901234567 * a"]
+)
+def test_a_formula_the_page_cannot_work_out_as_the_server_stays_online_only(formula):
+    found, problems = calculator(formula)
+    assert problems == [] and found is not None
+    assert offline_calculator(found) is None
