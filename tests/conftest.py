@@ -1,5 +1,9 @@
 """Shared fixtures: a migrated temporary SQLite file per test, apps, a live uvicorn, Chromium.
 
+A test whose ``client`` is the default app shares one app per backend and process, reset
+between tests (``shared_app``, tests/support/shared_app.py); a test marked ``own_app``, or
+whose module gives ``settings``, ``database_url`` or ``client`` of its own, gets a new app.
+
 Markers are set here, from where a test lives and what it uses (``make test-fast`` skips them):
 ``browser`` (Chromium), ``load`` (tests/load), ``postgres`` (the PostgreSQL half of a test run
 on both databases) and ``slow`` (tests/support/markers.py).
@@ -25,6 +29,7 @@ from app.web import templating
 from tests.support.app import (
     ARTIFACTS,
     BACKENDS,
+    POSTGRES_URL,
     REPO_LESSONS,
     PostgresDatabases,
     SharedCodeTemplates,
@@ -34,7 +39,8 @@ from tests.support.app import (
 )
 from tests.support.markers import BROWSER_FIXTURES, READ_ONLY, SLOW
 from tests.support.server import CHROMIUM_ARGS, LiveServer
-from tests.support.visitor import ReadOnlyClient, SharedVisitors
+from tests.support.shared_app import SharedApp, SharedApps
+from tests.support.visitor import ReadOnlyClient
 
 TESTS = Path(__file__).parent
 
@@ -64,6 +70,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if names & READ_ONLY:
             item.add_marker(pytest.mark.read_only)
+        if _takes_the_default_app(item) and not names & REAL_PASSWORD_COST:
+            item.add_marker(pytest.mark.shared_app)
+
+
+def _takes_the_default_app(item: pytest.Item) -> bool:
+    """Its ``client`` is this file's, on this file's ``settings`` and ``database_url``, and it
+    is not marked ``own_app``."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None or "client" not in info.names_closure or item.get_closest_marker("own_app"):
+        return False
+    ours = {"client": client, "settings": settings, "database_url": database_url}
+    return all(
+        fixture.func is ours[name]._get_wrapped_function()
+        for name in ours
+        for fixture in info.name2fixturedefs.get(name, ())[-1:]
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,7 +96,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # makes those 20 times rarer (1.2 s), and young collections stay cheap.
     gc.set_threshold(20_000, 10, 10)
     config.addinivalue_line(
-        "markers", "read_only: its client is the shared visitor app (tests/support/markers.py)"
+        "markers", "read_only: its client refuses to write (tests/support/markers.py)"
+    )
+    config.addinivalue_line(
+        "markers", "shared_app: its client, settings and database are the shared app's (set here)"
+    )
+    config.addinivalue_line(
+        "markers",
+        "own_app: its client is a new app, for a test that changes what an app is built from",
     )
 
 
@@ -143,7 +172,11 @@ def postgres_databases() -> Iterator[PostgresDatabases]:
 @pytest.fixture
 def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     """The test's own database: a SQLite file not made yet (``make_settings`` and ``upgrade``
-    make it), or an empty migrated PostgreSQL database (when CI starts one), emptied after."""
+    make it), or an empty migrated PostgreSQL database (when CI starts one), emptied after.
+    A ``shared_app`` test's is the shared app's, as fresh (see tests/support/shared_app.py)."""
+    if request.node.get_closest_marker("shared_app"):
+        yield request.getfixturevalue("shared_app").settings.database_url
+        return
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'curso.db'}"
         return
@@ -165,33 +198,38 @@ def empty_database_url(backend: str, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, database_url: str) -> Settings:
+def settings(tmp_path: Path, database_url: str, request: pytest.FixtureRequest) -> Settings:
+    if request.node.get_closest_marker("shared_app"):
+        return request.getfixturevalue("shared_app").settings
     return make_settings(tmp_path, database_url=database_url)
 
 
 @pytest.fixture
-def client(request: pytest.FixtureRequest, backend: str) -> Iterator[TestClient]:
-    """A client of a new app on the test's own database.
-
-    A test named in ``READ_ONLY`` (tests/support/markers.py) gets instead the visitor client
-    of one app shared by those tests (per backend and process, as datasette's ``ds_client``):
-    building an app and rendering its first pages costs more than most such tests.
-    """
-    if request.node.get_closest_marker("read_only"):
-        shared = request.getfixturevalue("visitor_clients")[backend]
-        with shared.for_one_test():
-            yield shared
-        return
-    with TestClient(create_app(request.getfixturevalue("settings"))) as test_client:
+def client(request: pytest.FixtureRequest, settings: Settings) -> Iterator[TestClient]:
+    """A client of a new app on the test's own database: a new ``TestClient`` of the shared
+    app for a ``shared_app`` test (see tests/support/shared_app.py), one that refuses to write
+    for a test in ``READ_ONLY`` (tests/support/markers.py)."""
+    marked = request.node.get_closest_marker
+    app = request.getfixturevalue("shared_app").app if marked("shared_app") else None
+    kind = ReadOnlyClient if marked("read_only") else TestClient
+    with kind(app or create_app(settings)) as test_client:
         yield test_client
 
 
 @pytest.fixture(scope="session")
-def visitor_clients(tmp_path_factory) -> Iterator[dict[str, ReadOnlyClient]]:
-    """The shared visitor client of each backend, its app and database made on first use."""
-    clients = SharedVisitors(tmp_path_factory)
-    yield clients
-    clients.close()
+def shared_apps(tmp_path_factory, request: pytest.FixtureRequest) -> Iterator[SharedApps]:
+    """This process's shared app of each backend (see tests/support/shared_app.py)."""
+    postgres = request.getfixturevalue("postgres_databases") if POSTGRES_URL else None
+    apps = SharedApps(tmp_path_factory.mktemp, postgres)
+    yield apps
+    apps.close()
+
+
+@pytest.fixture
+def shared_app(shared_apps: SharedApps, backend: str) -> Iterator[SharedApp]:
+    """The shared app of the test's backend, reset when the test ends."""
+    with shared_apps.for_one_test(backend) as shared:
+        yield shared
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from tests.support.accounts import instructor, sign_up
+from tests.support.accounts import INSTRUCTOR_CSVS, INSTRUCTOR_TABS, instructor, sign_up
 from tests.support.html import csrf_from
 from tests.support.learning import KERNELS, answer
 
@@ -32,15 +32,8 @@ OPEN = [
     "/lti/jwks.json",
 ]
 INSTRUCTOR_ONLY = [
-    "/instrutor",
-    "/instrutor/funil",
-    "/instrutor/perguntas",
-    "/instrutor/dominio",
-    "/instrutor/arvores",
-    "/instrutor/arquivos",
-    "/instrutor/licoes/kernels",
-    "/instrutor/exportar/tentativas.csv",
-    "/instrutor/exportar/progresso.csv",
+    *INSTRUCTOR_TABS,
+    *INSTRUCTOR_CSVS,
     "/instrutor/exportar/questoes.gift",
     "/instrutor/exportar/questoes.xml",
     "/instrutor/licoes/kernels/editar",

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.learning.progress import lesson_shape_total
-from tests.support.browser import ConsoleWatch, pick
+from tests.support.browser import ConsoleWatch, pick, sign_up_in_page
 from tests.support.learning import COURSE, KERNELS
 from tests.support.server import LiveServer
 
@@ -80,21 +80,12 @@ def test_double_click_on_submit_stores_one_attempt(live_server: LiveServer, new_
     assert attempts_in_db(live_server) == before + 1
 
 
-def sign_up_in_page(page: Page, server: LiveServer, username: str) -> None:
-    page.goto(server.url + "/conta")
-    page.get_by_label("Nome de usuário").nth(1).fill(username)
-    page.locator("#criar-senha").fill(PASSWORD)
-    page.locator("#criar-confirmacao").fill(PASSWORD)
-    page.get_by_role("button", name="Criar conta").click()
-    expect(page).to_have_url(server.url + "/progresso")
-
-
 def test_sign_up_keeps_progress_and_a_new_browser_sees_it_after_sign_in(
     live_server: LiveServer, new_page, artifacts
 ):
     page = new_page()
     answer_first(page, live_server)
-    sign_up_in_page(page, live_server, "navegador1")
+    sign_up_in_page(page, live_server.url, "navegador1", PASSWORD)
     expect(page.locator(".nav-account")).to_have_text("Conta: navegador1")
     right = f"1 de {lesson_shape_total(KERNELS)}"
     expect(kernels_card(page).locator(".stat-right")).to_have_text(right)
@@ -121,7 +112,7 @@ def test_sign_up_keeps_progress_and_a_new_browser_sees_it_after_sign_in(
 def test_delete_my_data_and_see_it_gone(live_server: LiveServer, new_page, artifacts):
     page = new_page()
     answer_first(page, live_server)
-    sign_up_in_page(page, live_server, "navegador2")
+    sign_up_in_page(page, live_server.url, "navegador2", PASSWORD)
     page.goto(live_server.url + "/meus-dados")
     expect(page.locator(".stored-attempts")).to_have_text("1")
     page.screenshot(path=artifacts / "meus-dados-1280.png", full_page=True)

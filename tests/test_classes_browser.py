@@ -7,27 +7,22 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.support.accounts import sign_up
 from tests.support.app import REPO_LESSONS
 from tests.support.browser import FIRST_QUESTION, ConsoleWatch, axe_violations
-from tests.support.server import LiveServer, grant_instructor
+from tests.support.server import server_with_instructors
 
 INSTRUCTOR = "professora"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    live = LiveServer(tmp_path_factory.mktemp("turmas"), REPO_LESSONS)
-    live.start()
-    with httpx.Client(base_url=live.url) as client:
-        assert sign_up(client, INSTRUCTOR).status_code == 303
-    grant_instructor(live, INSTRUCTOR)
-    yield live
-    live.stop()
+    with server_with_instructors(
+        tmp_path_factory.mktemp("turmas"), REPO_LESSONS, INSTRUCTOR
+    ) as live:
+        yield live
 
 
 def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(

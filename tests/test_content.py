@@ -14,8 +14,8 @@ from app.content.lessons import load_lesson
 from app.content.markdown import slugify
 from app.content.yamlsrc import YamlSyntaxError, parse_yaml
 from tests.support.app import REPO_LESSONS
-from tests.support.lessons import GOOD, PREFILL
-from tests.support.problems import MARKDOWN_AND_YAML_PROBLEMS, QUIZ_AND_HEADER_PROBLEMS
+from tests.support.lessons import GOOD, PREFILL, broken_lesson
+from tests.support.problems import MARKDOWN_AND_YAML_PROBLEMS, QUIZ_AND_HEADER_PROBLEMS, broken
 
 
 def write(tmp_path: Path, text: str, name: str = "licao.md") -> Path:
@@ -99,27 +99,17 @@ def test_raw_html_and_javascript_links_are_not_live(tmp_path):
     assert 'href="javascript:' not in html
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "expected"),
-    QUIZ_AND_HEADER_PROBLEMS,
-)
+@pytest.mark.parametrize(("old", "new", "expected"), QUIZ_AND_HEADER_PROBLEMS)
 def test_each_problem_is_reported_with_file_and_line(tmp_path, old, new, expected):
-    assert old in GOOD
-    path = write(tmp_path, GOOD.replace(old, new, 1))
+    path = write(tmp_path, broken(GOOD, old, new))
     reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(path)]
     assert expected in reported, reported
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "expected"),
-    MARKDOWN_AND_YAML_PROBLEMS,
-)
+@pytest.mark.parametrize(("old", "new", "expected"), MARKDOWN_AND_YAML_PROBLEMS)
 def test_markdown_and_yaml_mistakes_are_reported_in_portuguese(tmp_path, old, new, expected):
-    assert old in GOOD
-    reported = [
-        e.replace(str(tmp_path) + "/", "")
-        for e in errors_of(write(tmp_path, GOOD.replace(old, new, 1)))
-    ]
+    path = write(tmp_path, broken(GOOD, old, new))
+    reported = [e.replace(str(tmp_path) + "/", "") for e in errors_of(path)]
     assert expected in reported, reported
 
 
@@ -152,13 +142,7 @@ def test_missing_front_matter_is_line_one(tmp_path):
 
 def test_broken_lesson_leaves_the_rest_of_the_course(tmp_path):
     write(tmp_path, GOOD, "01-boa.md")
-    write(
-        tmp_path,
-        GOOD.replace("  answer: [b]", "  answer: [z]")
-        .replace("order: 1", "order: 2")
-        .replace("slug: decode-prefill", "slug: quebrada"),
-        "02-quebrada.md",
-    )
+    write(tmp_path, broken_lesson("quebrada", 2), "02-quebrada.md")
     course = load_course(tmp_path)
     assert [lesson.slug for lesson in course.lessons] == ["decode-prefill"]
     assert [(e.file.name, e.line) for e in course.errors] == [("02-quebrada.md", 33)]
@@ -171,13 +155,7 @@ def test_a_lesson_file_and_its_slug_are_found_from_each_other(tmp_path):
         "slug: decode-prefill", "slug: rascunho"
     )
     write(tmp_path, draft, "02-rascunho.md")
-    write(
-        tmp_path,
-        GOOD.replace("answer: [b]", "answer: [z]")
-        .replace("order: 1", "order: 3")
-        .replace("slug: decode-prefill", "slug: quebrada"),
-        "03-quebrada.md",
-    )
+    write(tmp_path, broken_lesson("quebrada", 3), "03-quebrada.md")
     course = load_course(tmp_path)
     assert course.get("rascunho") is None and course.get("quebrada") is None
     found = {slug: course.path_of(slug) for slug in ("decode-prefill", "rascunho", "quebrada")}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event, insert
+from sqlalchemy import insert
 from sqlmodel import Session
 
 from app.analytics import dashboard_cache
@@ -40,6 +40,7 @@ from tests.support.cohort import (
     write_cohort_lessons,
 )
 from tests.support.html import soup, text
+from tests.support.statements import counting
 
 
 @pytest.fixture
@@ -243,18 +244,10 @@ def test_ten_thousand_learners_are_counted_by_the_database_not_in_python(
         rebuild(connection)  # rows inserted around the app's write path are counted again
     with Session(engine) as db:
         sync_tally_basis(db, course)
-    statements = []
-
-    def count(conn, cursor, statement, parameters, context, executemany):
-        if statement.split()[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
-            statements.append(statement)
-
-    with Session(engine) as db:
-        event.listen(engine, "after_cursor_execute", count)
+    with Session(engine) as db, counting(engine) as statements:
         stats = item_stats(db, course)
         steps = funnel(db, course)
         active = activity(db, NOW)
-        event.remove(engine, "after_cursor_execute", count)
     # The basis read twice, two tallies and at most two boundary reads per question for the
     # items, one query for the funnel and one for the activity: none grows with the learners.
     assert len(statements) <= 2 + 2 + 2 * len(items) + 1 + 1, statements

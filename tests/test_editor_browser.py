@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import shutil
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.content.sourcefile import parse_source
-from tests.support.accounts import sign_up
 from tests.support.app import REPO_LESSONS
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.lessons import GOOD
-from tests.support.server import LiveServer, grant_instructor
+from tests.support.server import LiveServer, server_with_instructors
 
 LESSON = GOOD.replace("slug: decode-prefill", "slug: editavel").replace("order: 1", "order: 9")
 EDITOR = "/instrutor/licoes/editavel/editar"
@@ -29,13 +27,8 @@ def server(tmp_path_factory):
     lessons = tmp / "lessons"
     shutil.copytree(REPO_LESSONS, lessons)
     (lessons / "09-editavel.md").write_text(LESSON, encoding="utf-8")
-    live = LiveServer(tmp, lessons)
-    live.start()
-    with httpx.Client(base_url=live.url) as client:
-        assert sign_up(client, INSTRUCTOR).status_code == 303
-    grant_instructor(live, INSTRUCTOR)
-    yield live
-    live.stop()
+    with server_with_instructors(tmp, lessons, INSTRUCTOR) as live:
+        yield live
 
 
 @pytest.fixture
@@ -64,6 +57,15 @@ def signed_in(
     page.get_by_role("button", name="Entrar").click()
     expect(page).to_have_url(server.url + EDITOR)
     return page
+
+
+def publish(page: Page) -> int:
+    """Click "Publicar" and return the status of the editor's answer to the POST it sends."""
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(EDITOR)
+    ) as info:
+        page.get_by_role("button", name="Publicar").click()
+    return info.value.status
 
 
 def caret_line(page: Page) -> int:
@@ -217,11 +219,7 @@ def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is
     expect(first.locator(".editor-ok")).to_be_visible()
     mine = LESSON.replace("Cuidado com o Ollama.", "Cuidado, disse a segunda.")
     second.locator("#editor-texto").fill(mine)
-    with second.expect_response(
-        lambda r: r.request.method == "POST" and r.url.endswith(EDITOR)
-    ) as info:
-        second.get_by_role("button", name="Publicar").click()
-    assert info.value.status == 409
+    assert publish(second) == 409
     expect(second.locator("#editor-conflito-t")).to_have_text(
         "O arquivo mudou desde que você o abriu"
     )
@@ -232,11 +230,7 @@ def test_two_browsers_on_one_lesson_the_second_save_gets_the_diff_and_nothing_is
     assert "Fases, pela primeira" in path.read_text(encoding="utf-8")
     merged = mine.replace("## Duas fases", "## Fases, pela primeira")
     second.locator("#editor-texto").fill(merged)
-    with second.expect_response(
-        lambda r: r.request.method == "POST" and r.url.endswith(EDITOR)
-    ) as info:
-        second.get_by_role("button", name="Publicar").click()
-    assert info.value.status == 409, "publicar de novo sem confirmar não substitui a outra versão"
+    assert publish(second) == 409, "publicar de novo sem confirmar não substitui a outra versão"
     assert "Fases, pela primeira" in path.read_text(encoding="utf-8")
     assert "disse a segunda" not in path.read_text(encoding="utf-8")
     second.get_by_role("checkbox", name="Substituir a versão atual").check()

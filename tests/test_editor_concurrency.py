@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from app.content.sourcefile import parse_source
-from tests.support.accounts import sign_in, sign_up
+from tests.support.accounts import sign_in
 from tests.support.app import REPO_LESSONS
 from tests.support.html import soup, text
 from tests.support.lessons import GOOD
-from tests.support.server import LiveServer, grant_instructor
+from tests.support.server import server_with_instructors
 
 LESSON = GOOD.replace("order: 1", "order: 9")
 EDITOR = "/instrutor/licoes/decode-prefill/editar"
@@ -41,16 +41,9 @@ def server(request, tmp_path: Path, database_url: str):
     lessons = tmp_path / "lessons"
     shutil.copytree(REPO_LESSONS, lessons)
     (lessons / "09-decode-prefill.md").write_text(LESSON, encoding="utf-8")
-    live = LiveServer(tmp_path, lessons, database_url=database_url, workers=request.param)
-    live.start()
-    try:
-        for name in ("ana", "bia"):
-            with httpx.Client(base_url=live.url) as client:
-                assert sign_up(client, name).status_code == 303
-            grant_instructor(live, name)
+    options = {"database_url": database_url, "workers": request.param}
+    with server_with_instructors(tmp_path, lessons, "ana", "bia", **options) as live:
         yield live
-    finally:
-        live.stop()
 
 
 def test_two_simultaneous_publishes_give_one_303_and_one_409_every_time(server):

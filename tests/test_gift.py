@@ -15,7 +15,15 @@ from app.main import create_app
 from tests.support.accounts import instructor
 from tests.support.app import REPO_LESSONS, make_settings
 from tests.support.cli import curso
-from tests.support.gift import moodle_id, moodle_tags, read_gift, unescape, written_questions
+from tests.support.gift import (
+    ORDERING_AND_NUMERIC,
+    misreadable_lesson,
+    moodle_id,
+    moodle_tags,
+    read_gift,
+    unescape,
+    written_questions,
+)
 from tests.support.lessons import lessons
 
 
@@ -130,7 +138,8 @@ def test_the_whole_course_round_trips():
     assert check_round_trip(REPO_LESSONS) == written - variants == questions - variants > 30
 
 
-HOSTILE = """\
+HOSTILE = (
+    """\
 ---
 title: "Caracteres do GIFT"
 slug: gift-especial
@@ -176,25 +185,10 @@ objectives: ["Escapar"]
     - {id: d, text: "D", explanation: "Não."}
     - {id: e, text: "E", explanation: "Sim."}
   answer: [a, c, e]
-- id: dois-passos
-  kind: ordering
-  prompt: "Ponha em ordem."
-  items:
-    - {id: p, text: "prefill"}
-    - {id: d, text: "decode"}
-  explanation: "Primeiro o prompt, depois os tokens."
-- id: relativo
-  kind: numeric
-  prompt: "Quanto dá 64 ÷ 14,5?"
-  value: 4.41
-  tolerance: "2%"
-  unit: "×"
-  working: "64 ÷ 14,5 ≈ 4,41"
-  explanation: "A razão das vazões."
-  wrong:
-    - {value: 0.23, explanation: "Você dividiu ao contrário: 14,5 ÷ 64."}
-```
 """
+    + ORDERING_AND_NUMERIC
+    + "```\n"
+)
 
 
 def test_special_characters_line_breaks_and_the_edge_kinds_round_trip(tmp_path):
@@ -249,47 +243,7 @@ def test_the_dashboard_offers_the_download(tmp_path):
     assert response.text == gift_document(load_course(REPO_LESSONS).lessons)
 
 
-ELEVEN = "\n".join(
-    f'    - {{id: o{n}, text: "Opção {n}", explanation: "Certa."}}' for n in range(1, 12)
-)
-EDGES = f"""\
----
-title: "Bordas / do GIFT"
-slug: gift-bordas
-order: 1
-summary: "O que o leitor do Moodle leria de outro jeito."
-minutes: 1
-objectives: ["Exportar"]
----
-
-## Perguntas
-
-```quiz
-- id: onze
-  kind: multiple
-  prompt: "Quais são certas?"
-  options:
-{ELEVEN}
-    - {{id: x, text: "Nenhuma", explanation: "Errada."}}
-  answer: [o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11]
-- id: formato
-  kind: single
-  prompt: "Qual opção é texto puro?"
-  options:
-    - {{id: a, text: "[html] é só texto aqui", explanation: "[html] também aqui."}}
-    - {{id: b, text: "%50% não é um peso", explanation: "Errada."}}
-    - {{id: c, text: "Outra", explanation: "Errada."}}
-  answer: [a]
-- id: setas
-  kind: ordering
-  prompt: "Ponha em ordem."
-  items:
-    - {{id: p, text: "prompt -> prefill"}}
-    - {{id: d, text: "decode"}}
-    - {{id: f, text: "fim"}}
-  explanation: "Primeiro o prefill."
-```
-"""
+EDGES = misreadable_lesson("Bordas / do GIFT", "gift-bordas")
 
 
 def test_what_moodle_would_misread_keeps_its_meaning_and_a_missing_weight_is_skipped(

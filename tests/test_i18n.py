@@ -132,7 +132,7 @@ def test_pages_show_no_untranslated_message(client):
 
 
 def test_instructor_pages_show_no_untranslated_message(client, settings):
-    from tests.support.accounts import instructor
+    from tests.support.accounts import INSTRUCTOR_TABS, instructor
     from tests.support.learning import KERNELS, answer
 
     first = next(iter(KERNELS.questions.values()))
@@ -140,13 +140,7 @@ def test_instructor_pages_show_no_untranslated_message(client, settings):
     teacher = instructor(client, settings)
     english = english_ids()
     for url in [
-        "/instrutor",
-        "/instrutor/funil",
-        "/instrutor/perguntas",
-        "/instrutor/dominio",
-        "/instrutor/arvores",
-        "/instrutor/arquivos",
-        "/instrutor/licoes/kernels",
+        *INSTRUCTOR_TABS,
         "/instrutor/licoes/escolha-self-hosted",
         "/licoes/kernels",
         "/instrutor/licoes/nao-existe",

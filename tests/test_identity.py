@@ -18,7 +18,7 @@ from app.platform.settings import Settings
 from tests.support.accounts import post_form, sign_in, sign_up
 from tests.support.app import db_rows, query
 from tests.support.html import HX, csrf_from, soup, text
-from tests.support.learning import KERNELS, answer, key_of, version_of
+from tests.support.learning import KERNELS, answer, answer_form, key_of, version_of
 
 QUESTION = next(iter(KERNELS.questions.values()))
 URL = f"/licoes/kernels/perguntas/{QUESTION.id}"
@@ -83,12 +83,7 @@ def test_a_token_copied_before_the_learner_arrived_gives_a_learner_of_its_own(cl
     page = other.get("/licoes/kernels").text
     response = other.post(
         URL,
-        data={
-            "csrftoken": token,
-            "chave": key_of(page, QUESTION.id),
-            "versao": version_of(page, QUESTION.id),
-            "opcao": "a",
-        },
+        data=answer_form(page, QUESTION.id, token=token, opcao="a"),
         headers=HX,
     )
     assert response.status_code == 200
@@ -157,12 +152,7 @@ def double_submit(
     client: TestClient, page: str, token: str, times: int = 2
 ) -> list[httpx.Response]:
     """The same first answer sent ``times`` at once by a browser that has no session yet."""
-    data = {
-        "csrftoken": token,
-        "chave": key_of(page, QUESTION.id),
-        "versao": version_of(page, QUESTION.id),
-        "opcao": sorted(QUESTION.answer)[0],
-    }
+    data = answer_form(page, QUESTION.id, token=token, opcao=sorted(QUESTION.answer)[0])
     browsers = [same_browser(client) for _ in range(times)]
     with ThreadPoolExecutor(max_workers=times) as pool:
         return list(pool.map(lambda b: b.post(URL, data=data, headers=HX), browsers))
@@ -184,12 +174,7 @@ def test_a_double_submitted_first_answer_makes_one_learner(client, settings):
 def first_form(client: TestClient) -> dict[str, str]:
     """The answer form of the first question as a visitor's page prints it (option "a")."""
     page = client.get("/licoes/kernels").text
-    return {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, QUESTION.id),
-        "versao": version_of(page, QUESTION.id),
-        "opcao": "a",
-    }
+    return answer_form(page, QUESTION.id, opcao="a")
 
 
 def test_a_first_form_sent_again_after_its_window_or_sign_up_joins_nobody(client, settings):

@@ -11,24 +11,22 @@ from fastapi.testclient import TestClient
 from app.analytics.exports import ATTEMPT_COLUMNS, PROGRESS_COLUMNS
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
-from tests.support.accounts import PASSWORD, instructor, new_browser, post_form, sign_up
+from tests.support.accounts import (
+    INSTRUCTOR_CSVS,
+    INSTRUCTOR_TABS,
+    PASSWORD,
+    instructor,
+    new_browser,
+    post_form,
+    sign_up,
+)
 from tests.support.app import db_rows, make_settings
 from tests.support.cli import curso
 from tests.support.html import soup, text
 from tests.support.learning import COURSE, KERNELS, answer, read_csv, wrong_option
 from tests.support.lessons import GOOD
 
-INSTRUCTOR_PAGES = [
-    "/instrutor",
-    "/instrutor/funil",
-    "/instrutor/perguntas",
-    "/instrutor/dominio",
-    "/instrutor/arvores",
-    "/instrutor/arquivos",
-    "/instrutor/licoes/kernels",
-    "/instrutor/exportar/tentativas.csv",
-    "/instrutor/exportar/progresso.csv",
-]
+INSTRUCTOR_PAGES = [*INSTRUCTOR_TABS, *INSTRUCTOR_CSVS]
 ONLY_INSTRUCTORS = "Esta página é só para instrutores. Peça o acesso a quem administra o curso."
 
 

@@ -9,18 +9,7 @@ import sys
 from app.platform.settings import PROJECT_ROOT
 from tests.support.app import REPO_LESSONS, TEST_SECRET, make_settings
 
-# Imported by the code that uses them, never by `import app.main`.
-LAZY_ON_IMPORT = (
-    "limits",
-    "app.platform.ratelimit_store",
-    "markdown_it",
-    "pygments",
-    "yaml",
-    "snowballstemmer",
-    "icu",
-    "babel.messages",
-)
-# Not needed either to serve the home page from rendered lessons (a warm disk cache).
+# Not needed to serve the home page from rendered lessons (a warm disk cache).
 LAZY_ON_WARM_START = (
     "limits",
     "markdown_it",
@@ -30,6 +19,8 @@ LAZY_ON_WARM_START = (
     "icu",
     "babel.messages",
 )
+# Imported by the code that uses them, never by `import app.main`.
+LAZY_ON_IMPORT = (*LAZY_ON_WARM_START, "app.platform.ratelimit_store")
 
 # One GET / straight through ASGI: a test client would import modules of its own (httpx, rich).
 PROBE = """

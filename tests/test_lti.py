@@ -12,17 +12,11 @@ import subprocess
 import time
 
 import httpx
-import pytest
 
 from app.learning.progress import lesson_shape_total
 from app.platform.settings import PROJECT_ROOT
 from tests.support.accounts import PASSWORD, sign_up
-from tests.support.app import (
-    BACKENDS,
-    create_postgres_database,
-    db_rows,
-    drop_postgres_database,
-)
+from tests.support.app import db_rows
 from tests.support.cli import CURSO, curso
 from tests.support.html import csrf_from, soup, text
 from tests.support.learning import KERNELS, right_form, wrong_form
@@ -30,10 +24,11 @@ from tests.support.lti_platform import (
     CLIENT_ID,
     DEPLOYMENT_ID,
     PlatformServer,
-    course_and_lms,
     launch,
     launch_form,
+    lms_fixture,
     post_launch_form,
+    scores_of,
 )
 from tests.support.server import LiveServer
 
@@ -42,16 +37,7 @@ TOTAL = lesson_shape_total(KERNELS)  # what the lesson counts: a pool, its draw
 HX = {"HX-Request": "true"}
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def lms(request, tmp_path_factory):
-    """The course and the platform, on SQLite or PostgreSQL."""
-    database_url = create_postgres_database() if request.param == "postgresql" else ""
-    try:
-        with course_and_lms(tmp_path_factory.mktemp("lti"), database_url) as pair:
-            yield pair
-    finally:
-        if database_url:
-            drop_postgres_database(database_url)
+lms = lms_fixture("lti")
 
 
 def answer(
@@ -66,16 +52,6 @@ def answer(
     data = {**hidden, "csrftoken": csrf_from(page), **fields}
     url = tool.url + node.select_one("form")["action"]
     return client.post(url, data=data, headers=HX)
-
-
-def scores_of(platform: PlatformServer, user: str, count: int) -> list[dict]:
-    """The user's scores in the platform's gradebook, once ``count`` of them have arrived."""
-    deadline = time.monotonic() + 30
-    while True:
-        found = [s for s in platform.gradebook()["scores"] if s["userId"] == user]
-        if len(found) >= count or time.monotonic() > deadline:
-            return found
-        time.sleep(0.2)
 
 
 def test_a_learner_launch_signs_in_and_the_grades_reach_the_gradebook(lms):

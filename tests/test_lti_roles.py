@@ -10,35 +10,20 @@ CSP only once a site admin has confirmed it.
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from tests.support.accounts import sign_up
-from tests.support.app import (
-    BACKENDS,
-    create_postgres_database,
-    db_rows,
-    drop_postgres_database,
-)
+from tests.support.app import db_rows
 from tests.support.cli import curso
 from tests.support.html import csrf_from, soup, text
 from tests.support.learning import KERNELS, right_form
-from tests.support.lti_platform import course_and_lms, launch
+from tests.support.lti_platform import launch, lms_fixture
 
 QUESTION = next(iter(KERNELS.questions.values()))
 SITE_ONLY = "Esta página é para os instrutores do próprio curso"
 ADMINS_ONLY = "Só um administrador do curso registra e confirma AVAs."
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def lms(request, tmp_path_factory):
-    """The course and the platform, on SQLite or PostgreSQL."""
-    database_url = create_postgres_database() if request.param == "postgresql" else ""
-    try:
-        with course_and_lms(tmp_path_factory.mktemp("lti-roles"), database_url) as pair:
-            yield pair
-    finally:
-        if database_url:
-            drop_postgres_database(database_url)
+lms = lms_fixture("lti-roles")
 
 
 def class_of(tool, context: str) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import event, insert
+from sqlalchemy import insert
 from sqlmodel import Session
 
 from app.content.course import load_course
@@ -18,13 +18,14 @@ from app.learning.mastery import (
     rebuild_mastery,
 )
 from app.platform.db import make_engine
-from app.platform.models import ATTEMPT, LEARNER, Attempt
-from tests.support.answers import record_attempt
+from app.platform.models import ATTEMPT, LEARNER
+from tests.support.answers import record_choice, session_of
 from tests.support.app import REPO_LESSONS
 from tests.support.cli import run
 from tests.support.html import soup, text
 from tests.support.learning import COURSE, answer, right_form, wrong_form
 from tests.support.lessons import GOOD
+from tests.support.statements import counting
 
 KERNELS = COURSE.get("kernels")
 DECODE_QUESTIONS = [q for q in KERNELS.questions.values() if "decode" in q.concepts]
@@ -86,28 +87,14 @@ def test_every_glossary_term_of_the_course_is_tested_and_tags_keep_versions(tmp_
 
 @pytest.fixture
 def db(settings):
-    engine = make_engine(settings.database_url)
-    with Session(engine) as session:
+    with session_of(settings) as session:
         yield session
-    engine.dispose()
 
 
 def store(db, learner: str, question, correct: bool, minutes: int) -> None:
     at = datetime(2026, 3, 2, tzinfo=UTC) + timedelta(minutes=minutes)
-    record_attempt(
-        db,
-        Attempt(
-            learner_id=learner,
-            lesson_slug="kernels",
-            question_id=question.id,
-            question_hash=question.content_hash,
-            chosen="x",
-            correct=correct,
-            created_at=at,
-            idempotency_key=f"{learner[:4]}-{question.id}-{minutes}".ljust(16, "x"),
-        ),
-        concept_tags(COURSE),
-    )
+    key = f"{learner[:4]}-{question.id}-{minutes}".ljust(16, "x")
+    record_choice(db, learner, question, correct, at, key)
 
 
 def by_slug(rows):
@@ -187,16 +174,8 @@ def test_ten_thousand_learners_mastery_reads_the_kept_rows_in_two_statements(set
         connection.execute(insert(LEARNER), learners)
         connection.execute(insert(ATTEMPT), attempts)
         rebuild_mastery(connection, concept_tags(COURSE))  # inserted around the write path
-    statements = []
-
-    def seen(conn, cursor, statement, parameters, context, executemany):
-        if statement.split()[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
-            statements.append(statement)
-
-    with Session(engine) as db:
-        event.listen(engine, "after_cursor_execute", seen)
+    with Session(engine) as db, counting(engine, width=100_000) as statements:
         rows = by_slug(course_mastery(db, COURSE))
-        event.remove(engine, "after_cursor_execute", seen)
     engine.dispose()
     assert len(statements) == 2
     assert not [s for s in statements if "attempt" in s], statements

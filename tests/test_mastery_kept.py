@@ -46,15 +46,14 @@ from app.platform.models import (
     Learner,
 )
 from tests.support.app import db_rows
-from tests.support.html import csrf_from, soup, text
+from tests.support.html import soup, text
 from tests.support.learning import (
     COURSE,
     KERNELS,
     answer,
-    key_of,
+    answer_form,
     let_time_pass,
     right_form,
-    version_of,
     wrong_form,
 )
 from tests.support.lessons import GOOD
@@ -364,12 +363,7 @@ def test_answers_in_the_lesson_and_on_revisar_reach_progresso(client, settings):
     let_time_pass(settings)
     page = client.get("/revisar").text
     assert f'id="pergunta-{question.id}"' in page
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, question.id),
-        "versao": version_of(page, question.id),
-        "opcao": right_form(question),
-    }
+    data = answer_form(page, question.id, opcao=right_form(question))
     response = client.post(f"/revisar/kernels/{question.id}", data=data, follow_redirects=False)
     assert response.status_code == 303
     item = soup(client.get("/progresso")).select_one('[data-conceito="decode"]')

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import text
 from sqlmodel import SQLModel
 
 import app.platform.models  # noqa: F401
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
-from tests.support.app import make_settings
+from tests.support.app import make_settings, table_names
 
 
 def test_migrated_schema_matches_models(settings):
@@ -23,13 +23,9 @@ def test_migrated_schema_matches_models(settings):
 
 def test_downgrade_to_base_and_back(settings):
     downgrade(settings.database_url, "base")
-    engine = make_engine(settings.database_url)
-    assert set(inspect(engine).get_table_names()) == {"alembic_version"}
-    engine.dispose()
+    assert table_names(settings) == {"alembic_version"}
     upgrade(settings.database_url)
-    engine = make_engine(settings.database_url)
-    assert {"learner", "attempt", "walk"} <= set(inspect(engine).get_table_names())
-    engine.dispose()
+    assert {"learner", "attempt", "walk"} <= table_names(settings)
 
 
 def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
@@ -70,9 +66,7 @@ def test_downgrading_the_editor_and_classes_and_upgrading_again_keeps_the_learne
         " created_at) VALUES ('01.md', 'kernels', 'texto', 'h', 'editor', 1, CURRENT_TIMESTAMP)",
     )
     downgrade(settings.database_url, "491a9dde4b96")
-    engine = make_engine(settings.database_url)
-    assert "lesson_revision" not in inspect(engine).get_table_names()
-    engine.dispose()
+    assert "lesson_revision" not in table_names(settings)
     upgrade(settings.database_url)
     assert query(settings, "SELECT username, is_instructor, is_admin FROM account") == [
         ("prof", True, False)
@@ -95,9 +89,7 @@ def test_the_lesson_renames_migration_walks_down_and_up_keeping_the_editors_data
         " created_at) VALUES ('velha', 'nova', '09.md', 1, 3, CURRENT_TIMESTAMP)",
     )
     downgrade(settings.database_url, "0009")
-    engine = make_engine(settings.database_url)
-    assert "lesson_rename" not in inspect(engine).get_table_names()
-    engine.dispose()
+    assert "lesson_rename" not in table_names(settings)
     assert query(settings, "SELECT lesson_slug FROM lesson_revision") == [("nova",)]
     upgrade(settings.database_url)
     assert query(settings, "SELECT count(*) FROM lesson_rename") == [(0,)]

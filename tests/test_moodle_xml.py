@@ -19,69 +19,17 @@ from app.main import create_app
 from tests.support.accounts import instructor
 from tests.support.app import REPO_LESSONS, make_settings
 from tests.support.cli import curso
-from tests.support.gift import written_questions
+from tests.support.gift import ORDERING_AND_NUMERIC, misreadable_lesson, written_questions
 from tests.support.html import soup, text
 from tests.support.lessons import lessons
 from tests.support.moodle_xml import XmlQuestion, moodle_mark, read_moodle_xml
 
-ELEVEN = "\n".join(
-    f'    - {{id: o{n}, text: "Opção {n}", explanation: "Certa."}}' for n in range(1, 12)
+EDGES = misreadable_lesson(
+    "Bordas / do XML",
+    "xml-bordas",
+    prompt=" <b>&amp;</b>",
+    more=ORDERING_AND_NUMERIC,
 )
-EDGES = f"""\
----
-title: "Bordas / do XML"
-slug: xml-bordas
-order: 1
-summary: "O que o Moodle leria de outro jeito."
-minutes: 1
-objectives: ["Exportar"]
----
-
-## Perguntas
-
-```quiz
-- id: onze
-  kind: multiple
-  prompt: "Quais são certas?"
-  options:
-{ELEVEN}
-    - {{id: x, text: "Nenhuma", explanation: "Errada."}}
-  answer: [o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11]
-- id: formato
-  kind: single
-  prompt: "Qual opção é texto puro? <b>&amp;</b>"
-  options:
-    - {{id: a, text: "[html] é só texto aqui", explanation: "[html] também aqui."}}
-    - {{id: b, text: "%50% não é um peso", explanation: "Errada."}}
-    - {{id: c, text: "Outra", explanation: "Errada."}}
-  answer: [a]
-- id: setas
-  kind: ordering
-  prompt: "Ponha em ordem."
-  items:
-    - {{id: p, text: "prompt -> prefill"}}
-    - {{id: d, text: "decode"}}
-    - {{id: f, text: "fim"}}
-  explanation: "Primeiro o prefill."
-- id: dois-passos
-  kind: ordering
-  prompt: "Dois passos."
-  items:
-    - {{id: p, text: "prefill"}}
-    - {{id: d, text: "decode"}}
-  explanation: "Primeiro o prompt, depois os tokens."
-- id: relativo
-  kind: numeric
-  prompt: "Quanto dá 64 ÷ 14,5?"
-  value: 4.41
-  tolerance: "2%"
-  unit: "×"
-  working: "64 ÷ 14,5 ≈ 4,41"
-  explanation: "A razão das vazões."
-  wrong:
-    - {{value: 0.23, explanation: "Você dividiu ao contrário: 14,5 ÷ 64."}}
-```
-"""
 
 
 def read_back(folder) -> tuple[object, list[XmlQuestion]]:

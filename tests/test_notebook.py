@@ -10,7 +10,7 @@ from app.i18n import local_day
 from app.learning.rules import HINTED, NO_HELP
 from tests.support.app import db_rows
 from tests.support.html import HX, csrf_from, soup, text
-from tests.support.learning import KERNELS, answer, key_of, let_time_pass, version_of
+from tests.support.learning import KERNELS, answer, answer_form, key_of, let_time_pass, version_of
 
 CHOICE = "escolha-self-hosted"
 
@@ -101,12 +101,7 @@ def test_the_notebook_filters_by_concept(client, settings):
 def test_a_question_answered_right_in_place_leaves_the_notebook(client, settings):
     answered_in_a_pattern(client, settings)
     page = client.get("/revisar/erradas").text
-    fields = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, "troca-de-engine"),
-        "versao": version_of(page, "troca-de-engine"),
-        "opcao": ["b"],
-    }
+    fields = answer_form(page, "troca-de-engine", opcao=["b"])
     graded = client.post("/revisar/erradas/kernels/troca-de-engine", data=fields, headers=HX)
     assert graded.status_code == 200
     assert text(soup(graded).select_one(".verdict")) == "✓ Resposta correta"
@@ -128,12 +123,7 @@ def test_a_question_answered_right_in_place_leaves_the_notebook(client, settings
 def test_without_javascript_an_answer_comes_back_graded_on_the_notebook(client, settings):
     answered_in_a_pattern(client, settings)
     page = client.get("/revisar/erradas").text
-    fields = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, "teto-do-decode"),
-        "versao": version_of(page, "teto-do-decode"),
-        "opcao": ["b"],
-    }
+    fields = answer_form(page, "teto-do-decode", opcao=["b"])
     response = client.post(
         "/revisar/erradas/kernels/teto-do-decode", data=fields, follow_redirects=False
     )

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 import threading
 
 import httpx
@@ -15,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.platform.migrate import downgrade
 from tests.support.app import REPO_LESSONS, make_settings
+from tests.support.cli import run
 from tests.support.html import csrf_from
 from tests.support.learning import KERNELS
 from tests.support.server import LiveServer
@@ -114,13 +113,7 @@ def test_backup_of_a_live_database_and_restore(tmp_path):
         "CURSO_VAR_DIR": str(tmp_path / "var"),
     }
     try:
-        result = subprocess.run(
-            [sys.executable, "-m", "app.cli", "backup", str(tmp_path / "copia.db")],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
+        result = run("backup", str(tmp_path / "copia.db"), env=env)
     finally:
         stop.set()
         thread.join()
@@ -131,13 +124,7 @@ def test_backup_of_a_live_database_and_restore(tmp_path):
     copied = copy.execute("SELECT count(*) FROM attempt").fetchone()[0]
     assert copied > 0
     copy.close()
-    again = subprocess.run(
-        [sys.executable, "-m", "app.cli", "backup", str(tmp_path / "copia.db")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    again = run("backup", str(tmp_path / "copia.db"), env=env)
     assert again.returncode == 1 and "já existe" in again.stderr
 
     # Restore, as the README says: stop the server, put the copy in place of the database file.

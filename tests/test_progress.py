@@ -21,13 +21,14 @@ from tests.support.learning import (
     COURSE,
     KERNELS,
     answer,
+    answer_form,
     card,
     key_of,
     right_answer,
     right_form,
     shown_questions,
+    store_walk,
     stored,
-    version_of,
     wrong_form,
     wrong_option,
 )
@@ -118,26 +119,14 @@ def test_options_are_shuffled_per_learner_stable_and_graded_by_id_over_50_learne
         learner = TestClient(client.app)
         # A visitor becomes a learner with their first answer; from then on the order is theirs.
         page = learner.get("/licoes/kernels").text
-        answer(
-            learner,
-            "kernels",
-            opener.id,
-            sorted(opener.answer),
-            token=csrf_from(page),
-            key=key_of(page, opener.id),
-        )
+        answer(learner, "kernels", opener.id, sorted(opener.answer), form_of=page)
         first = learner.get(url, headers=HX).text
         order = [node["value"] for node in soup(first).select('input[name="opcao"]')]
         again = soup(learner.get(url, headers=HX)).select('input[name="opcao"]')
         assert [node["value"] for node in again] == order, "a ordem não muda entre visitas"
         assert sorted(order) == sorted(authored)
         orders.add(tuple(order))
-        data = {
-            "csrftoken": csrf_from(first),
-            "chave": key_of(first, question.id),
-            "opcao": right,
-            "versao": version_of(first, question.id),
-        }
+        data = answer_form(first, question.id, opcao=right)
         graded = soup(learner.post(url, data=data, headers=HX))
         assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
         assert [n["class"] for n in graded.select(".graded-option")] == [
@@ -165,16 +154,7 @@ def test_visitors_share_one_order_and_their_first_answer_keeps_it(client):
     assert len(seen) == 1, "quem ainda não guardou nada vê a mesma ordem (a página vem do cache)"
     (order,) = seen
     html = str(page)
-    graded = soup(
-        answer(
-            visitor,
-            "kernels",
-            question.id,
-            sorted(question.answer),
-            token=csrf_from(html),
-            key=key_of(html, question.id),
-        )
-    )
+    graded = soup(answer(visitor, "kernels", question.id, sorted(question.answer), form_of=html))
     # The graded fragment explains the other options in the order the visitor saw them.
     texts = {option.id: text(soup(option.text_html)) for option in question.options}
     others = [texts[oid] for oid in order if oid not in question.answer]
@@ -198,12 +178,7 @@ def test_the_same_form_sent_twice_stores_one_attempt(client, settings):
 def test_the_same_form_sent_at_once_from_many_threads_stores_one_attempt(client, settings):
     question = next(iter(KERNELS.questions.values()))
     page = client.get("/licoes/kernels").text
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, question.id),
-        "opcao": "b",
-        "versao": version_of(page, question.id),
-    }
+    data = answer_form(page, question.id, opcao="b")
     url = f"/licoes/kernels/perguntas/{question.id}"
     with ThreadPoolExecutor(max_workers=8) as pool:
         responses = list(pool.map(lambda _: client.post(url, data=data, headers=HX), range(8)))
@@ -378,16 +353,7 @@ def test_progress_names_a_walk_by_the_tree_title_the_result_and_the_labels_chose
     result = tree.results[second.next]
     answer(client, "kernels", next(iter(KERNELS.questions)), ["a"])
     ((learner,),) = db_rows(settings, "SELECT id FROM learner")
-    db_rows(
-        settings,
-        "INSERT INTO walk (learner_id, tree_id, path, result_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        learner,
-        tree.id,
-        f"{first.value},{second.value}",
-        result.id,
-        "2026-05-01 10:00:00",
-    )
+    store_walk(settings, learner, tree.id, f"{first.value},{second.value}", result.id)
     walk = soup(client.get("/progresso")).select_one(".walk")
     assert text(walk.select_one(".walk-tree")) == tree.title
     assert text(walk.select_one(".walk-result")) == result.main
@@ -400,16 +366,7 @@ def test_api_progress_matches_the_page_and_is_documented(client, settings):
     answer(client, "kernels", question.id, ["a"])
     answer(client, "kernels", question.id, ["b"])
     ((learner,),) = db_rows(settings, "SELECT id FROM learner")
-    db_rows(
-        settings,
-        "INSERT INTO walk (learner_id, tree_id, path, result_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        learner,
-        "escolha-engine",
-        "gpu,muitos-usuarios",
-        "vllm",
-        "2026-05-01 10:00:00",
-    )
+    store_walk(settings, learner, "escolha-engine", "gpu,muitos-usuarios", "vllm")
     data = client.get("/api/progresso").json()
     assert data["lessons"][0] == {
         "slug": "kernels",

@@ -17,8 +17,8 @@ from app.content.numbers import AnswerError, format_number, parse_number
 from app.learning.grading import grade_numeric, grade_order, shuffled_items, validate_order
 from tests.support.app import REPO_LESSONS, make_settings, query
 from tests.support.cli import run
-from tests.support.html import HX, csrf_from, soup, text
-from tests.support.learning import key_of, version_of
+from tests.support.html import HX, soup, text
+from tests.support.learning import answer_form
 from tests.support.lessons import GOOD, folder_with
 
 COURSE = load_course(REPO_LESSONS)
@@ -259,6 +259,12 @@ NUMERIC = """```quiz
             "01-a.md:43:8: error: a pergunta `ordem` repete o id de etapa `a`",
         ),
         (
+            "```quiz\n- id: escolha\n  kind: single\n  prompt: Qual?\n  answer: [a]\n"
+            "  options:\n    - {id: a, text: A, explanation: E}\n"
+            "    - {id: a, text: B, explanation: F}\n```\n",
+            "01-a.md:43:8: error: a pergunta `escolha` repete o id de opção `a`",
+        ),
+        (
             "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  items:\n    - {id: a, "
             "text: A}\n"
             "    - {id: b, text: B}\n```\n",
@@ -314,12 +320,7 @@ def stored(settings, qid: str) -> list[tuple]:
 
 def post(client, slug: str, qid: str, data: dict, htmx: bool = True):
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
-    form = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, qid),
-        "versao": version_of(page, qid),
-        **data,
-    }
+    form = answer_form(page, qid, **data)
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}",
         data=form,

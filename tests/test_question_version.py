@@ -17,7 +17,7 @@ from app.learning.progress import lesson_shape_total
 from app.main import create_app
 from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
-from tests.support.learning import key_of, shown_questions, version_of
+from tests.support.learning import answer_form, key_of, shown_questions, version_of
 from tests.support.lessons import GOOD, HEADER, SCENARIO, TREE
 from tests.support.server import LiveServer
 
@@ -48,11 +48,7 @@ def live_client(tmp_path: Path, lesson_file: Path):
 def open_form(client: TestClient, slug: str = SLUG, qid: str = QID) -> dict:
     """GET the lesson and return what its answer form for ``qid`` would send."""
     page = client.get(f"/licoes/{slug}").text
-    return {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, qid),
-        "versao": version_of(page, qid),
-    }
+    return answer_form(page, qid)
 
 
 def send(client: TestClient, form: dict, option: str, htmx: bool, slug: str = SLUG, qid: str = QID):

@@ -9,18 +9,16 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, event
-from sqlmodel import Session
 
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.learners import learner_data, merge_learner
-from app.learning.mastery import concept_tags
 from app.learning.state import CardRow
 from app.main import create_app
 from app.platform.auth import Passwords
 from app.platform.db import make_engine
 from app.platform.migrate import upgrade
-from app.platform.models import REVIEW_CARD, Attempt, ReviewCard
+from app.platform.models import REVIEW_CARD, ReviewCard
 from tests.support.accounts import (
     PASSWORD,
     instructor,
@@ -29,17 +27,16 @@ from tests.support.accounts import (
     sign_in,
     sign_up,
 )
-from tests.support.answers import record_attempt, writer_settled
+from tests.support.answers import record_choice, session_of, writer_settled
 from tests.support.app import db_rows, make_settings
-from tests.support.html import HX, csrf_from, soup, text
+from tests.support.html import HX, soup, text
 from tests.support.learning import (
     COURSE,
     answer,
-    key_of,
+    answer_form,
     let_time_pass,
     read_csv,
     right_form,
-    version_of,
     wrong_form,
 )
 
@@ -51,24 +48,12 @@ T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 def db(settings):
-    engine = make_engine(settings.database_url)
-    with Session(engine) as session:
+    with session_of(settings) as session:
         yield session
-    engine.dispose()
 
 
-def store(db, learner: str, correct: bool, at: datetime, key: str, question=Q) -> Attempt:
-    attempt = Attempt(
-        learner_id=learner,
-        lesson_slug="kernels",
-        question_id=question.id,
-        question_hash=question.content_hash,
-        chosen="x",
-        correct=correct,
-        created_at=at,
-        idempotency_key=key,
-    )
-    return record_attempt(db, attempt, concept_tags(COURSE))[0]
+def store(db, learner: str, correct: bool, at: datetime, key: str, question=Q):
+    return record_choice(db, learner, question, correct, at, key)
 
 
 def due_reviews(db, learner: str, at: datetime) -> list[review.DueReview]:
@@ -164,12 +149,7 @@ def test_an_edited_question_resets_its_card_to_new(db):
 def review_form(client, htmx: bool = False, **fields):
     page = client.get("/revisar").text
     qid = soup(page).select_one("#revisao .question")["id"].removeprefix("pergunta-")
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, qid),
-        "versao": version_of(page, qid),
-        **fields,
-    }
+    data = answer_form(page, qid, **fields)
     return qid, data
 
 

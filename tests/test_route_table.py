@@ -9,7 +9,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Mount, Route
 
 from tests.support.html import HX, csrf_from
-from tests.support.learning import KERNELS, key_of, version_of
+from tests.support.learning import KERNELS, answer_form
 
 # The busiest routes come first (app/web/routes/__init__.py, HOT): the lesson, the answer, the
 # place, each tried once.
@@ -46,12 +46,7 @@ def test_the_place_post_the_answer_post_and_the_lesson_try_a_few_routes_once(cli
     matches.clear()
     answered = client.post(
         f"/licoes/kernels/perguntas/{question.id}",
-        data={
-            "csrftoken": token,
-            "chave": key_of(page, question.id),
-            "versao": version_of(page, question.id),
-            "opcao": "b",
-        },
+        data=answer_form(page, question.id, token=token, opcao="b"),
         headers=HX,
     )
     assert answered.status_code == 200

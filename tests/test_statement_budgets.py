@@ -9,22 +9,17 @@ PostgreSQL's does not, and they are not where N+1 queries hide.
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.analytics.dashboard import sync_tally_basis
-from app.learning.writer import WRITER_THREAD
 from tests.support.accounts import instructor, new_browser
 from tests.support.app import db_rows
 from tests.support.html import HX, csrf_from, soup
-from tests.support.learning import KERNELS, answer, key_of, right_form, version_of
+from tests.support.learning import KERNELS, answer, answer_form, right_form
+from tests.support.statements import counting
 
 # The session comes from the front door's per-process cache (app/web/front_door.py); a
 # learner's page reads the state once: the learner row's counts and the rows newer than those
@@ -59,33 +54,6 @@ BUDGETS |= {
     "dashboard /instrutor/arquivos, first visit": 3,
     "dashboard /instrutor/arquivos, kept visit": 3,
 }
-TRANSACTION_CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
-
-
-# Threads that run on their own schedule (app/lti/sender.py and tool.py): an earlier test's
-# app in this process may still be sending a grade while a budget is counted.
-BACKGROUND_THREADS = {"curso-lti-sender", "curso-lms-origins"}
-
-
-@contextmanager
-def counting(width: int = 200) -> Iterator[list[str]]:
-    """Collect the statements sent while the block runs (transaction control left out), each
-    cut to ``width`` characters."""
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, _params, _context, _many):
-        thread = threading.current_thread().name
-        if thread in BACKGROUND_THREADS:  # another test app's, in this process: not ours
-            return
-        if not TRANSACTION_CONTROL.match(statement):
-            where = "writer: " if thread == WRITER_THREAD else ""
-            statements.append(where + " ".join(statement.split())[:width])
-
-    event.listen(Engine, "before_cursor_execute", count)
-    try:
-        yield statements
-    finally:
-        event.remove(Engine, "before_cursor_execute", count)
 
 
 def of_request(statements: list[str]) -> list[str]:
@@ -132,12 +100,7 @@ def test_a_visitor_reads_a_lesson_with_no_database_work_and_gets_no_session(clie
 def test_a_visitors_first_answer_makes_the_learner_and_the_session(client, settings):
     question = next(iter(KERNELS.questions.values()))
     page = client.get("/licoes/kernels").text
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, question.id),
-        "versao": version_of(page, question.id),
-        "opcao": sorted(question.answer),
-    }
+    data = answer_form(page, question.id, opcao=sorted(question.answer))
     response = client.post(f"/licoes/kernels/perguntas/{question.id}", data=data, headers=HX)
     assert response.status_code == 200
     assert "curso_sessao" in client.cookies
@@ -171,12 +134,7 @@ def test_the_notebook_of_mistakes_reads_the_state_once(learner: TestClient):
 def test_an_answer(learner: TestClient, settings):
     question = list(KERNELS.questions.values())[2]
     page = learner.get(f"/licoes/kernels?refazer={question.id}").text
-    data = {
-        "csrftoken": csrf_from(page),
-        "chave": key_of(page, question.id),
-        "versao": version_of(page, question.id),
-        **_form(question),
-    }
+    data = answer_form(page, question.id, **_form(question))
     with counting() as statements:
         response = learner.post(f"/licoes/kernels/perguntas/{question.id}", data=data, headers=HX)
     assert response.status_code == 200

@@ -15,7 +15,7 @@ from app.content.walk import WalkError, walk_facts, walk_path
 from tests.support.app import REPO_LESSONS
 from tests.support.learning import COURSE
 from tests.support.lessons import HEADER, SCENARIO, TREE
-from tests.support.problems import CHART_PROBLEMS, SCENARIO_PROBLEMS, TREE_PROBLEMS
+from tests.support.problems import CHART_PROBLEMS, SCENARIO_PROBLEMS, TREE_PROBLEMS, broken
 
 
 def course_from(tmp_path: Path, text: str):
@@ -39,13 +39,18 @@ def test_valid_tree_loads_and_is_placed_in_the_lesson(tmp_path):
     assert tree.line == 14  # first YAML line; the fence opens on 13
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "expected"),
-    TREE_PROBLEMS,
-)
+@pytest.mark.parametrize(("old", "new", "expected"), TREE_PROBLEMS)
 def test_each_tree_problem_names_file_and_line(tmp_path, old, new, expected):
-    assert old in TREE
-    assert expected in messages(tmp_path, TREE.replace(old, new, 1))
+    assert expected in messages(tmp_path, broken(TREE, old, new))
+
+
+def test_a_tree_id_used_twice_in_a_lesson_is_an_error_at_the_second(tmp_path):
+    found = messages(tmp_path, TREE + TREE)
+    lines = (tmp_path / "licao.md").read_text(encoding="utf-8").splitlines()
+    second = [n + 1 for n, line in enumerate(lines, 1) if line == "```decision-tree"][
+        1
+    ]  # its 1st line
+    assert found == [f"licao.md:{second}:1: error: id de árvore repetido na lição: `mini`"]
 
 
 def test_walk_by_values_and_by_facts(tmp_path):

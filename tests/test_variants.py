@@ -44,6 +44,13 @@ def learner_of(settings) -> str:
     return db_rows(settings, "SELECT id FROM learner ORDER BY created_at DESC")[0][0]
 
 
+def variant_of_try(client: TestClient, settings, attempt: int) -> tuple:
+    """The question and the index of the variant the newest learner gets on try ``attempt``."""
+    question = question_of(client)
+    secret = client.app.state.secret.encode()
+    return question, learner_variant(secret, learner_of(settings), SLUG, question, attempt)
+
+
 def prompt_of(html: str) -> str:
     return text(soup(html).select_one(f"#pergunta-{QID} legend"))
 
@@ -125,10 +132,8 @@ def test_learners_get_different_variants_and_the_same_one_until_they_answer(tmp_
 def test_a_learner_answers_their_own_numbers_stored_with_the_attempt(varied):
     client, settings = varied
     sign_up(client)
-    learner = learner_of(settings)
-    question = question_of(client)
-    secret = client.app.state.secret.encode()
-    params = question.variants.point(learner_variant(secret, learner, SLUG, question, 1))
+    question, index = variant_of_try(client, settings, 1)
+    params = question.variants.point(index)
     mine = instance(question, params)
     page = client.get(f"/licoes/{SLUG}").text
     assert prompt_of(page) == text(soup(mine.legend_html)), "the learner's own numbers"
@@ -153,10 +158,7 @@ def test_a_learner_answers_their_own_numbers_stored_with_the_attempt(varied):
 def test_the_answer_is_graded_against_the_variant_shown_not_another(varied):
     client, settings = varied
     sign_up(client)
-    question = question_of(client)
-    learner = learner_of(settings)
-    secret = client.app.state.secret.encode()
-    index = learner_variant(secret, learner, SLUG, question, 1)
+    question, index = variant_of_try(client, settings, 1)
     other = next(
         i
         for i, point in enumerate(question.variants.grid)
@@ -207,6 +209,45 @@ def test_nothing_of_any_variants_key_is_in_the_page_before_answering(varied):
             assert f"≈ {pt(value)}" not in str(box)
 
 
+SAME_FORMULA = """
+```calculadora
+id: teto
+title: o mesmo teto, como calculadora
+inputs:
+  - name: banda
+    label: Banda
+    default: 1000
+    min: 1
+    max: 5000
+  - name: pesos
+    label: Pesos
+    default: 10
+    min: 1
+    max: 100
+outputs:
+  - label: Teto
+    formula: banda / pesos
+    words: banda ÷ pesos
+```
+"""
+
+
+def test_the_pages_data_for_offline_reading_holds_nothing_of_a_variants_key(tmp_path):
+    """Issue 40: a calculator's data goes in the page, to work it out offline; here one with the
+    variant's very formula. Nothing of the question, its key or its explanation goes with it."""
+    settings = make_settings(tmp_path, folder_with(tmp_path, VARIANT + SAME_FORMULA))
+    with TestClient(create_app(settings)) as client:
+        question = question_of(client)
+        html = client.get(f"/licoes/{SLUG}").text
+    islands = soup(html).select('script[type="application/json"]')
+    assert [island["id"] for island in islands] == ["calculadora-teto-dados"]
+    data = islands[0].get_text()
+    assert QID not in data and "secreta" not in data
+    for index in range(len(question.variants.grid)):
+        value = instance(question, question.variants.point(index)).numeric.value
+        assert pt(value) not in data
+
+
 def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
     client, settings = varied
     question = question_of(client)
@@ -254,10 +295,7 @@ def test_the_notebook_asks_a_missed_variant_again_with_new_numbers_graded_agains
     box = soup(page).select_one(f"#pergunta-{QID}")
     form = box.select_one("form")
     token = form.select_one('input[name="variante"]')["value"]
-    question = question_of(client)
-    learner = learner_of(settings)
-    secret = client.app.state.secret.encode()
-    index = learner_variant(secret, learner, SLUG, question, 2)
+    question, index = variant_of_try(client, settings, 2)
     assert int(token.split(".")[0]) == index, "the second try's variant"
     right = instance(question, question.variants.point(index)).numeric.value
     response = client.post(

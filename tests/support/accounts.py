@@ -8,6 +8,19 @@ from fastapi.testclient import TestClient
 from tests.support.cli import curso
 from tests.support.html import csrf_from
 
+# The instructor area's pages, one per tab, and a lesson's.
+INSTRUCTOR_TABS = [
+    "/instrutor",
+    "/instrutor/funil",
+    "/instrutor/perguntas",
+    "/instrutor/dominio",
+    "/instrutor/arvores",
+    "/instrutor/arquivos",
+    "/instrutor/licoes/kernels",
+]
+# The instructor's CSV exports.
+INSTRUCTOR_CSVS = ["/instrutor/exportar/tentativas.csv", "/instrutor/exportar/progresso.csv"]
+
 
 def instructor(
     client: TestClient, settings, username: str = "prof", admin: bool = False

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -10,6 +12,7 @@ from sqlmodel import Session
 from app.learning.mastery import Tags, concept_tags
 from app.learning.state import AttemptRow, NewAnswer, Place, Written
 from app.learning.writer import AnswerWriter, store_now
+from app.platform.db import make_engine
 from app.platform.models import Attempt
 from tests.support.coroutines import run
 from tests.support.learning import COURSE
@@ -68,3 +71,32 @@ def writer_settled(writer: AnswerWriter) -> None:
     place kept for no learner is queued behind them and awaited (the queue is first in, first
     out)."""
     run(writer.place(NOBODY, Place("")))
+
+
+def record_choice(
+    db: Session, learner: str, question, correct: bool, at: datetime, key: str
+) -> AttemptRow:
+    """Store an answer to a ``kernels`` question (option ``x``, graded ``correct``) made at
+    ``at`` with the idempotency key ``key``: the stored row."""
+    attempt = Attempt(
+        learner_id=learner,
+        lesson_slug="kernels",
+        question_id=question.id,
+        question_hash=question.content_hash,
+        chosen="x",
+        correct=correct,
+        created_at=at,
+        idempotency_key=key,
+    )
+    return record_attempt(db, attempt)[0]
+
+
+@contextmanager
+def session_of(settings) -> Iterator[Session]:
+    """A session on the test's database; its engine is disposed after."""
+    engine = make_engine(settings.database_url)
+    try:
+        with Session(engine) as session:
+            yield session
+    finally:
+        engine.dispose()

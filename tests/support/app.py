@@ -7,7 +7,9 @@ import atexit
 import os
 import secrets
 import shutil
+import sqlite3
 import tempfile
+from contextlib import closing
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -92,13 +94,25 @@ class PostgresDatabases:
     def give_back(self, url: str) -> None:
         """Empty the database for the next test, or drop it if its schema changed."""
         _close_connections(url)
-        if _schema(url) != (self._tables, self._head):
+        if not self.empty(url):
             self._all.remove(url)
             drop_postgres_database(url)
             return
+        self._free.append(url)
+
+    def empty(self, url: str) -> bool:
+        """Leave a database of the pool as a fresh migrated one, or return ``False`` (and leave
+        it as it is) when its schema is not the migrations' any more.
+
+        Its open connections stay (a shared app's): a row one of them holds locked fails
+        the reset after 10 s rather than waiting for ever.
+        """
+        if _schema(url) != (self._tables, self._head):
+            return False
         import psycopg
 
         with psycopg.connect(url.replace("+psycopg", "")) as connection:
+            connection.execute("SET lock_timeout = '10s'")
             # DELETE, not TRUNCATE: on tables of a few rows it is several times faster (TRUNCATE
             # makes new files for every table and index). Without the foreign-key triggers
             # (replica role) the order of the tables does not matter.
@@ -114,7 +128,7 @@ class PostgresDatabases:
                 marks = ", ".join(["%s"] * len(columns))
                 with connection.cursor() as cursor:
                     cursor.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
-        self._free.append(url)
+        return True
 
     def close(self) -> None:
         """Drop every database of the pool."""
@@ -243,6 +257,56 @@ def migrated_sqlite() -> Path:
     return database
 
 
+@cache
+def _migrated_sqlite_contents() -> tuple[frozenset[str], dict[str, tuple[str, list[tuple]]]]:
+    """The schema (every ``CREATE`` and the Alembic revision) of :func:`migrated_sqlite`, and
+    the rows its migrations wrote by table: an ``INSERT`` and its rows."""
+    with closing(sqlite3.connect(migrated_sqlite())) as connection:
+        rows = {}
+        for table in _sqlite_tables(connection):
+            cursor = connection.execute(f'SELECT * FROM "{table}" ORDER BY rowid')
+            found = cursor.fetchall()
+            if found and table != "alembic_version":
+                marks = ", ".join(["?"] * len(cursor.description))
+                rows[table] = (f'INSERT INTO "{table}" VALUES ({marks})', found)
+        return _sqlite_schema(connection), rows
+
+
+def _sqlite_tables(connection: sqlite3.Connection) -> list[str]:
+    return [
+        name
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+
+
+def _sqlite_schema(connection: sqlite3.Connection) -> frozenset[str]:
+    schema = {sql for (sql,) in connection.execute("SELECT sql FROM sqlite_schema") if sql}
+    if "alembic_version" in _sqlite_tables(connection):
+        heads = connection.execute("SELECT version_num FROM alembic_version")
+        schema |= {head for (head,) in heads}
+    return frozenset(schema)
+
+
+def empty_sqlite(url: str) -> bool:
+    """Leave a SQLite database as a copy of :func:`migrated_sqlite` (every table emptied, the
+    migrations' rows written again), in one write transaction beside the connections open on
+    it; or return ``False`` (and leave it as it is) when its schema is not the migrations'."""
+    schema, rows = _migrated_sqlite_contents()
+    with closing(sqlite3.connect(url.removeprefix("sqlite:///"), timeout=10)) as connection:
+        if _sqlite_schema(connection) != schema:
+            return False
+        connection.execute("BEGIN IMMEDIATE")
+        for table in _sqlite_tables(connection):
+            if table != "alembic_version":
+                connection.execute(f'DELETE FROM "{table}"')
+        for insert, values in rows.values():
+            connection.executemany(insert, values)
+        connection.commit()
+    return True
+
+
 class SharedTemplateCode(jinja2.BytecodeCache):
     """Compiled templates kept in memory for every app of this test process.
 
@@ -294,6 +358,19 @@ def query(settings: Settings, sql: str, **params) -> list[tuple]:
         with engine.begin() as connection:
             result = connection.execute(text(sql), params)
             return [tuple(row) for row in result] if result.returns_rows else []
+    finally:
+        engine.dispose()
+
+
+def table_names(settings: Settings) -> set[str]:
+    """The tables of the test database (Alembic's own included)."""
+    from sqlalchemy import inspect
+
+    from app.platform.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        return set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
 

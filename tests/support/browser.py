@@ -1,11 +1,13 @@
-"""Chromium helpers: console errors, answering with the mouse, keyboard focus, axe-core."""
+"""Chromium helpers: console errors, answering with the mouse, signing up, keyboard focus,
+axe-core."""
 
 from __future__ import annotations
 
 from functools import cache
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
+from tests.support.accounts import PASSWORD
 from tests.support.app import REPO_LESSONS
 from tests.support.learning import COURSE
 
@@ -21,6 +23,17 @@ class ConsoleWatch:
 
 def pick(page: Page, qid: str, option_id: str) -> None:
     page.locator(f"#op-{qid}-{option_id}").check()
+
+
+def sign_up_in_page(page: Page, url: str, username: str, password: str = PASSWORD) -> None:
+    """Create the account ``username`` with the sign-up form of the server at ``url``, as a
+    person does, and land on the progress page."""
+    page.goto(url + "/conta")
+    page.get_by_label("Nome de usuário").nth(1).fill(username)
+    page.locator("#criar-senha").fill(password)
+    page.locator("#criar-confirmacao").fill(password)
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page).to_have_url(url + "/progresso")
 
 
 AXE = REPO_LESSONS.parent / "tests" / "vendor" / "axe-core" / "axe.min.js"

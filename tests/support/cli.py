@@ -26,9 +26,10 @@ def curso(settings, *args: str) -> subprocess.CompletedProcess:
 CURSO = [sys.executable, "-m", "app.cli"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``curso ARGS`` as a real process (``env``: its whole environment), within 60 s."""
     return subprocess.run(
-        [*CURSO, *args], capture_output=True, text=True, timeout=60, cwd=PROJECT_ROOT
+        [*CURSO, *args], capture_output=True, text=True, timeout=60, cwd=PROJECT_ROOT, env=env
     )
 
 

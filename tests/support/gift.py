@@ -65,3 +65,77 @@ def written_questions(path: Path) -> dict[str, dict]:
         for question in yaml.safe_load(block):
             found[question["id"]] = question
     return found
+
+
+# Quiz items of the other kinds: an ordering of two steps, and a numeric question with a
+# tolerance in percent, a unit, its working and a wrong value explained.
+ORDERING_AND_NUMERIC = """\
+- id: dois-passos
+  kind: ordering
+  prompt: "Ponha em ordem."
+  items:
+    - {id: p, text: "prefill"}
+    - {id: d, text: "decode"}
+  explanation: "Primeiro o prompt, depois os tokens."
+- id: relativo
+  kind: numeric
+  prompt: "Quanto dá 64 ÷ 14,5?"
+  value: 4.41
+  tolerance: "2%"
+  unit: "×"
+  working: "64 ÷ 14,5 ≈ 4,41"
+  explanation: "A razão das vazões."
+  wrong:
+    - {value: 0.23, explanation: "Você dividiu ao contrário: 14,5 ÷ 64."}
+"""
+
+
+# A lesson's option lines: eleven right options, a weight that Moodle's GIFT has not (100/11 %).
+ELEVEN_RIGHT = "\n".join(
+    f'    - {{id: o{n}, text: "Opção {n}", explanation: "Certa."}}' for n in range(1, 12)
+)
+
+
+def misreadable_lesson(title: str, slug: str, prompt: str = "", more: str = "") -> str:
+    """A lesson of what Moodle's import would read otherwise if it were written as is: eleven
+    right options, ``[html]`` and ``%50%`` at the start of texts (a format and a weight in
+    GIFT), an arrow in an ordering item; ``prompt`` ends the second question's prompt and
+    ``more`` (quiz items) follows the three questions."""
+    return f"""\
+---
+title: "{title}"
+slug: {slug}
+order: 1
+summary: "O que o Moodle leria de outro jeito."
+minutes: 1
+objectives: ["Exportar"]
+---
+
+## Perguntas
+
+```quiz
+- id: onze
+  kind: multiple
+  prompt: "Quais são certas?"
+  options:
+{ELEVEN_RIGHT}
+    - {{id: x, text: "Nenhuma", explanation: "Errada."}}
+  answer: [o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11]
+- id: formato
+  kind: single
+  prompt: "Qual opção é texto puro?{prompt}"
+  options:
+    - {{id: a, text: "[html] é só texto aqui", explanation: "[html] também aqui."}}
+    - {{id: b, text: "%50% não é um peso", explanation: "Errada."}}
+    - {{id: c, text: "Outra", explanation: "Errada."}}
+  answer: [a]
+- id: setas
+  kind: ordering
+  prompt: "Ponha em ordem."
+  items:
+    - {{id: p, text: "prompt -> prefill"}}
+    - {{id: d, text: "decode"}}
+    - {{id: f, text: "fim"}}
+  explanation: "Primeiro o prefill."
+{more}```
+"""

@@ -36,6 +36,17 @@ def key_of(html: str, qid: str) -> str:
     return _hidden(soup(html, only=f"pergunta-{qid}"), qid, "chave")
 
 
+def answer_form(page: str, qid: str, token: str | None = None, **fields) -> dict:
+    """The answer form of question ``qid`` on ``page`` as a browser sends it: the page's CSRF
+    token (or ``token``), the form's key and version, then ``fields`` (``opcao=...``)."""
+    return {
+        "csrftoken": token or csrf_from(page),
+        "chave": key_of(page, qid),
+        "versao": version_of(page, qid),
+        **fields,
+    }
+
+
 def _hidden(form, qid: str, name: str) -> str:
     node = form.select_one(f'#pergunta-{qid} input[name="{name}"]')
     assert node, f"a pergunta {qid} não mostra o formulário"
@@ -50,9 +61,13 @@ def answer(
     htmx: bool = True,
     token: str | None = None,
     key: str | None = None,
+    form_of: str | None = None,
 ):
     """Answer question ``qid``: ``options`` are option ids, or the form fields of another kind
-    (see :func:`right_form` and :func:`wrong_form`)."""
+    (see :func:`right_form` and :func:`wrong_form`). ``token`` and ``key`` replace the form's,
+    or ``form_of`` gives an earlier page whose form's token and key are sent."""
+    if form_of is not None:
+        token, key = csrf_from(form_of), key_of(form_of, qid)
     page = client.get(f"/licoes/{slug}?refazer={qid}").text
     fields = options if isinstance(options, dict) else {"opcao": options}
     form = soup(page, only=f"pergunta-{qid}")
@@ -164,3 +179,17 @@ def let_time_pass(settings, ago: timedelta = timedelta(minutes=1)) -> None:
             connection.execute(update(REVIEW_CARD).values(due=datetime.now(UTC) - ago))
     finally:
         engine.dispose()
+
+
+def store_walk(settings, learner_id: str, tree_id: str, path: str, result_id: str) -> None:
+    """Store a finished walk of a decision tree (``path``: the values chosen, comma-separated),
+    made on 1 May 2026, as the tree step does."""
+    query(
+        settings,
+        "INSERT INTO walk (learner_id, tree_id, path, result_id, created_at)"
+        " VALUES (:learner, :tree, :path, :result, '2026-05-01 10:00:00')",
+        learner=learner_id,
+        tree=tree_id,
+        path=path,
+        result=result_id,
+    )

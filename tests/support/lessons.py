@@ -159,6 +159,16 @@ SCENARIO = """
 SECOND_LESSON = GOOD.replace("slug: decode-prefill", "slug: outra").replace("order: 1", "order: 2")
 
 
+def broken_lesson(slug: str, order: int) -> str:
+    """:data:`GOOD` as lesson ``slug`` at ``order``, its question's answer an option it has
+    not (an error on line 33)."""
+    return (
+        GOOD.replace("answer: [b]", "answer: [z]")
+        .replace("order: 1", f"order: {order}")
+        .replace("slug: decode-prefill", f"slug: {slug}")
+    )
+
+
 def folder_with(tmp_path: Path, body: str) -> Path:
     """A course of three lessons; ``body`` is added to the end of the first (line 36 on)."""
     folder = tmp_path / "lessons"

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import pytest
 
 from app.platform.settings import PROJECT_ROOT
 from tests.support.html import soup
@@ -558,35 +559,71 @@ def post_launch_form(client: httpx.Client, html: str) -> httpx.Response:
     return client.post(action, data=fields)
 
 
+def lms_fixture(folder: str) -> Any:
+    """A module's fixture of the course and the platform (:func:`course_and_lms`), started
+    once per backend in a new folder named ``folder``."""
+    from tests.support.app import BACKENDS
+
+    @pytest.fixture(scope="module", params=BACKENDS)
+    def lms(request: pytest.FixtureRequest, tmp_path_factory: Any) -> Iterator[tuple]:
+        with course_and_lms(tmp_path_factory.mktemp(folder), request.param) as pair:
+            yield pair
+
+    return lms
+
+
 @contextmanager
 def course_and_lms(
     folder: Path,
-    database_url: str = "",
+    backend: str = "sqlite",
     lessons_dir: Path | None = None,
     tls: TlsFiles | None = None,
 ) -> Iterator[tuple[Any, PlatformServer]]:
     """The course (a live uvicorn) and the platform, registered with ``curso lti registrar``
     before the course starts (it reads the LMS origins it may be framed by when it starts).
 
-    With ``tls``, both are served over HTTPS, the course on ``127.0.0.1`` with
-    ``CURSO_SECURE_COOKIES=true`` and the platform on ``localhost``: two sites, as a real LMS
-    and the course are, so the launch is a cross-site POST into a cross-site iframe."""
-    from tests.support.app import REPO_LESSONS, make_settings
+    The course's database is a SQLite file in ``folder``, or for ``backend="postgresql"`` a
+    new PostgreSQL database, dropped after. With ``tls``, both are served over HTTPS, the
+    course on ``127.0.0.1`` with ``CURSO_SECURE_COOKIES=true`` and the platform on
+    ``localhost``: two sites, as a real LMS and the course are, so the launch is a cross-site
+    POST into a cross-site iframe."""
+    from tests.support.app import (
+        REPO_LESSONS,
+        create_postgres_database,
+        drop_postgres_database,
+        make_settings,
+    )
     from tests.support.cli import curso
     from tests.support.server import LiveServer, free_port
 
+    database_url = create_postgres_database() if backend == "postgresql" else ""
     tool = LiveServer(folder / "curso", lessons_dir or REPO_LESSONS, tls=tls)
     tool.database_url = database_url
     platform = PlatformServer(folder / "lms", free_port(), "", tls=tls)
-    make_settings(tool.tmp, tool.lessons_dir, database_url=database_url or None)
-    done = curso(tool.settings, *platform.registration_args())
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == f"Plataforma registrada: {platform.url}\n"
-    tool.start()
-    platform.tool_url = tool.url
     try:
-        platform.start()
-        yield tool, platform
+        make_settings(tool.tmp, tool.lessons_dir, database_url=database_url or None)
+        done = curso(tool.settings, *platform.registration_args())
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == f"Plataforma registrada: {platform.url}\n"
+        tool.start()
+        platform.tool_url = tool.url
+        try:
+            platform.start()
+            yield tool, platform
+        finally:
+            platform.stop()
+            tool.stop()
     finally:
-        platform.stop()
-        tool.stop()
+        if database_url:
+            drop_postgres_database(database_url)
+
+
+def scores_of(platform: PlatformServer, user: str, count: int) -> list[dict]:
+    """The user's scores in the platform's gradebook, once ``count`` of them have arrived (or
+    those there are after 30 s)."""
+    deadline = time.monotonic() + 30
+    while True:
+        found = [s for s in platform.gradebook()["scores"] if s["userId"] == user]
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)

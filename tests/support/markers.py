@@ -1,4 +1,5 @@
-"""What sets the markers (tests/conftest.py): Chromium's fixtures and the list of slow tests."""
+"""What sets the markers (tests/conftest.py): Chromium's fixtures, the slow tests and the tests
+that only read."""
 
 from __future__ import annotations
 
@@ -40,10 +41,9 @@ SLOW = {
     "test_trees.py::test_phase17_guide_hardware_then_scale_then_workload",
     "test_xss.py::test_csp_forbids_inline_scripts",
 }
-# Tests that only read pages as a visitor (GET and HEAD, no account): their ``client`` is one
-# app per backend and test process, shared with the other tests of this list (see the
-# ``client`` fixture in tests/conftest.py). It refuses any other method, and its cookies and
-# headers are reset around each test.
+# Tests that only read pages as a visitor (GET and HEAD, no account): their ``client`` refuses
+# any other method (like every default ``client``, it is a new client of the shared app, see
+# tests/support/shared_app.py), so none of them starts writing unnoticed.
 READ_ONLY = {
     "test_calculator.py::test_the_get_form_shows_the_result_in_the_page",
     "test_calculator.py::test_a_refused_value_in_the_page_marks_its_input",

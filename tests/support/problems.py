@@ -5,6 +5,14 @@ has its translation."""
 
 from __future__ import annotations
 
+
+def broken(valid: str, old: str, new: str) -> str:
+    """``valid`` with its first ``old``, which must be there, replaced by ``new``: a fragment of
+    one of the lists below put in place."""
+    assert old in valid, old
+    return valid.replace(old, new, 1)
+
+
 QUIZ_AND_HEADER_PROBLEMS = [
     (
         "      explanation: Certo, o decode acompanha a banda.\n",

@@ -10,9 +10,11 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -188,18 +190,29 @@ def grant_instructor(server: LiveServer, username: str, admin: bool = False) -> 
 
 
 @contextmanager
-def reloading_server(tmp_path: Path, folder: Path, monkeypatch, instructor: str = "professora"):
-    """A live server that looks at the lesson files on every request, with an instructor account."""
-    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
-    server = LiveServer(tmp_path, folder)
+def server_with_instructors(
+    tmp_path: Path, folder: Path, *names: str, **options: Any
+) -> Iterator[LiveServer]:
+    """A live server of the lessons in ``folder`` (``options``: :class:`LiveServer`'s) on which
+    each of ``names`` signed up and was made an instructor."""
+    server = LiveServer(tmp_path, folder, **options)
     server.start()
     try:
-        with httpx.Client(base_url=server.url) as client:
-            assert sign_up(client, instructor).status_code == 303
-        grant_instructor(server, instructor)
+        for name in names:
+            with httpx.Client(base_url=server.url) as client:
+                assert sign_up(client, name).status_code == 303
+            grant_instructor(server, name)
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def reloading_server(tmp_path: Path, folder: Path, monkeypatch, instructor: str = "professora"):
+    """A live server that looks at the lesson files on every request, with an instructor account."""
+    monkeypatch.setenv("CURSO_RELOAD_INTERVAL", "0")
+    with server_with_instructors(tmp_path, folder, instructor) as server:
+        yield server
 
 
 @contextmanager

@@ -1,17 +1,14 @@
-"""One visitor app per backend and test process, shared by the tests that only read pages
-(``READ_ONLY`` in tests/support/markers.py), as datasette's session-scoped ``ds_client``."""
+"""A client that only reads pages, for the tests in ``READ_ONLY`` (tests/support/markers.py) and
+for a module's own app shared by its reading tests (tests/test_lesson_text.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 from fastapi.testclient import TestClient
-
-from app.main import create_app
-from tests.support.app import create_postgres_database, drop_postgres_database, make_settings
 
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 
@@ -40,26 +37,3 @@ def _refuse_writes(request: httpx.Request) -> None:
         f"{request.method} {request.url.path}: este teste escreve, então não pode usar o app "
         "compartilhado (tire-o de READ_ONLY em tests/support/markers.py)"
     )
-
-
-class SharedVisitors(dict[str, ReadOnlyClient]):
-    """The visitor client of each backend, its migrated database and app made on first use."""
-
-    def __init__(self, tmp_path_factory: Any) -> None:
-        super().__init__()
-        self._tmp = tmp_path_factory
-        self._stack = ExitStack()
-
-    def __missing__(self, backend: str) -> ReadOnlyClient:
-        database_url = None
-        if backend != "sqlite":
-            database_url = create_postgres_database()
-            self._stack.callback(drop_postgres_database, database_url)
-        folder = self._tmp.mktemp(f"visitante-{backend}")
-        settings = make_settings(folder, database_url=database_url)
-        client = self._stack.enter_context(ReadOnlyClient(create_app(settings)))
-        self[backend] = client
-        return client
-
-    def close(self) -> None:
-        self._stack.close()
