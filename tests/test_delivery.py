@@ -32,7 +32,7 @@ def test_pages_link_fingerprinted_static_files_cached_for_a_year(client):
     # the icon, the two style sheets, htmx (on demand on a lesson) and the behaviours
     assert len(urls) == 5
     for url in urls:
-        assert re.fullmatch(r"/static/[\w.-]+\.[0-9a-f]{10}\.(css|js|svg)", url), url
+        assert re.fullmatch(r"/static/[\w.-]+\.[0-9a-f]{10}\.(css|js|svg|png)", url), url
         response = client.get(url)
         assert response.status_code == 200
         assert (

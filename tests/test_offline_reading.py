@@ -18,7 +18,7 @@ from app.content.calculators import compute, offline_calculator, parse_calculato
 from app.content.trees import Tree
 from app.platform.settings import PROJECT_ROOT
 from app.web.templating import json_island
-from tests.support.browser import ConsoleWatch
+from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.html import soup
 from tests.support.learning import KERNELS
 from tests.support.offline import download
@@ -120,6 +120,7 @@ def test_a_downloaded_lesson_walks_its_tree_offline_as_the_server_draws_it(
     expect(engines).to_have_text(result.main)
     expect(engines).to_be_focused()
     expect(page.locator("#anuncio")).to_have_text(f"Resultado: {result.main}. Recomendado.")
+    assert axe_violations(page) == []
     walked = f"c={quote(datacenter.value + ',' + cluster.value, safe='')}"
     assert walked in page.url
     page.go_back()

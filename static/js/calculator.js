@@ -211,7 +211,7 @@
     }
   }
 
-  // The result as _calculator_result.html writes it, and what the live region says.
+  // The result as _calculator_result.html writes it, with what the live region says.
   function resultHtml(data, id, result) {
     var m = data.m, html, news;
     if (result.figures) {
@@ -230,7 +230,7 @@
       news = result.errors.map(function (e) { return e[1]; }).concat([result.problem || ""]).join(" ").trim();
       html = '<ul class="calculator-problems">' + lines.map(function (line) { return "<li>" + line + "</li>"; }).join("") + "</ul>";
     }
-    return { html: '<div class="calculator-result" id="' + id + '-resultado" data-announce="' + esc(news) + '">' + html + "</div>", news: news };
+    return '<div class="calculator-result" id="' + id + '-resultado" data-announce="' + esc(news) + '">' + html + "</div>";
   }
 
   function show(section, say) {
@@ -245,10 +245,11 @@
     var drawn = resultHtml(data, section.id, compute(data, typed));
     var old = section.querySelector("#" + section.id + "-resultado");
     var box = document.createElement("template");
-    box.innerHTML = drawn.html;
-    old.replaceWith(box.content);
+    box.innerHTML = drawn;
+    var fresh = box.content.firstChild;
+    old.replaceWith(fresh);
     if (say) {
-      curso.announce(drawn.news);
+      curso.arrived(fresh, true);
       history.replaceState(history.state, "", data.u + "?" + query.toString() + "#" + section.id);
     }
   }

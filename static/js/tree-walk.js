@@ -150,11 +150,7 @@
     widget.replaceWith(fresh);
     if (window.htmx) window.htmx.process(fresh);
     curso.loaded(fresh);
-    if (moved) {
-      var target = fresh.querySelector("[data-focus]");
-      target.focus();
-      curso.announce(target.getAttribute("data-announce"));
-    }
+    if (moved) curso.arrived(fresh, false);
     return true;
   }
 

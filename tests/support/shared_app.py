@@ -23,7 +23,6 @@ Isolation, between two tests of one shared app:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from app.learning.state import Place
 from app.main import create_app
 from app.platform.settings import Settings
 from tests.support.app import PostgresDatabases, empty_sqlite, make_settings
+from tests.support.coroutines import run
 
 # What the app builds from the code, the lessons and the settings: the same whatever is stored.
 KEPT = {
@@ -77,7 +77,7 @@ def _empty_sessions(sessions: Any) -> None:
 def _drain(writer: Any) -> None:
     # The writer commits in order: once a place for nobody is committed (a learner without a
     # row is left as is), everything given to it before is.
-    asyncio.run(writer.place("ninguém", Place("ninguém")))
+    run(writer.place("ninguém", Place("ninguém")))  # after a browser test, too
     writer.batches = 0
 
 
