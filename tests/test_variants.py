@@ -364,3 +364,23 @@ def test_a_visitor_who_got_an_id_before_answering_can_answer_the_page_variant(va
     )
     assert again.status_code == 422, "a second try is the learner's own variant"
     assert len(db_rows(settings, "SELECT id FROM attempt")) == 1
+
+
+def test_a_visitor_who_opened_a_hint_first_can_answer_the_variant_they_see(client):
+    """Found by a new-user walk with JavaScript: opening a hint gave the visitor their id (and
+    stored the hint), and the answer to the visitors' variant on their page was refused as out
+    of date."""
+    qid = "teto-do-decode-variante"  # kernels: a numeric question with variants and hints
+    page = client.get("/licoes/kernels").text
+    form = soup(page).select_one(f"#pergunta-{qid} form")
+    fields = {i["name"]: i["value"] for i in form.select('input[type="hidden"]')}
+    hint = client.post(
+        f"/licoes/kernels/perguntas/{qid}/dica", data={**fields, "dica": "1"}, headers=HX
+    )
+    assert hint.status_code == 200
+    answer = client.post(
+        f"/licoes/kernels/perguntas/{qid}", data={**fields, "valor": "100"}, headers=HX
+    )
+    assert answer.status_code == 200
+    assert soup(answer.text).select_one(".verdict")
+    assert text(soup(answer.text).select_one(".hint-used .tag")) == "com dica"
