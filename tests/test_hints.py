@@ -155,6 +155,11 @@ def test_a_hint_the_question_does_not_have_is_refused_in_portuguese(client, sett
     )
     assert stale.status_code == 409
     assert "Esta pergunta mudou; leia de novo e responda." in stale.text
+    # the button targets its hints block, inside the answer form: the new question (a form of
+    # its own) replaces the whole question instead, or a form would sit inside a form
+    assert stale.headers["HX-Retarget"] == f"#pergunta-{DECODE.id}"
+    assert stale.headers["HX-Reswap"] == "outerHTML"
+    assert soup(stale.text).select_one(".question")["id"] == f"pergunta-{DECODE.id}"
     assert reveals(settings) == []
 
 

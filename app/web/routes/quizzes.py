@@ -146,7 +146,8 @@ def hint(
     redirected (303) to the question's form: on the lesson, or where ``origem`` says
     (``revisar``: ``/revisar``; ``erradas``: the notebook of mistakes). A hint the question
     does not have is 404; a form of another version of the question is answered like the
-    answer form's (409 for htmx, the notice after a redirect).
+    answer form's (409 for htmx, the notice after a redirect); for htmx the new question
+    replaces the old one whole (``HX-Retarget``), not the hints block inside its form.
     """
     lesson, question = find_question(course, slug, question_id)
     store = learner_store(request, session)
@@ -156,9 +157,13 @@ def hint(
     except HintNotFound as exc:
         raise HTTPException(status_code=404, detail=gettext(HINT_NOT_FOUND)) from exc
     except FormRefused as refused:
-        return _invalid(
+        refusal = _invalid(
             request, store, lesson, question, refusal_message(refused), learner_id, status_code=409
         )
+        if wants_fragment(request):  # the whole question, not the hints block the button targets
+            refusal.headers["HX-Retarget"] = f"#{question_anchor(question.id)}"
+            refusal.headers["HX-Reswap"] = "outerHTML"
+        return refusal
     if wants_fragment(request):
         context = {"lesson": lesson, "question": question, "view": page.view, "opened": True}
         return render(request, "_hints.html", context)
