@@ -385,6 +385,19 @@ def test_without_javascript_a_hint_keeps_what_the_learner_had_chosen(client):
     assert not again.select('input[name="opcao"][checked]'), "kept for the next page only"
 
 
+def test_a_page_carrying_a_kept_form_is_never_kept_for_the_next_visit(client):
+    """The form a hint kept comes back on the next page of the lesson, whatever its address
+    (here one with no query string), and on that page alone: it is never the learner's kept
+    copy of the lesson."""
+    open_hint(client, GAIN, 1)  # a learner, whose place the next page stores
+    form = soup(client.get("/licoes/kernels").text).select_one(f"#pergunta-{DECODE.id} form")
+    assert press_hint(client, form, ["b"]).status_code == 303
+    shown = soup(client.get("/licoes/kernels").text).select_one(f"#pergunta-{DECODE.id}")
+    assert [i["value"] for i in shown.select('input[name="opcao"][checked]')] == ["b"]
+    again = soup(client.get("/licoes/kernels").text).select_one(f"#pergunta-{DECODE.id}")
+    assert not again.select('input[name="opcao"][checked]'), "kept for the next page only"
+
+
 def test_without_javascript_a_hint_keeps_a_typed_number(client):
     page = soup(client.get("/licoes/kernels").text)
     form = page.select_one(f"#pergunta-{GAIN.id} form")

@@ -84,8 +84,10 @@ async def lesson_page(
         return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
     tab_launch(request, learner_id, lancamento)
     opened = opened_lesson(request, course, lesson, learner_id, refazer)
-    if panel is not None or opened.asked.errors or request.query_params:
+    asked = opened.asked
+    if panel is not None or asked.errors or asked.drafts or asked.typed or request.query_params:
         # An instructor's page is never kept: the notice of a lesson just published shows here.
+        # Nor is one carrying a form kept from the last POST (a refusal, a hint without JS).
         notice = take_notice(request, learner_id) if panel is not None else None
         # A search result's ``?destaque=``: its words marked in the text (never on a kept page).
         highlight = request.query_params.get("destaque", "")
