@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.content.course import load_course
@@ -14,11 +15,13 @@ from app.learning.progress import lesson_shape_total
 from app.learning.rules import HINTED, NO_HELP
 from app.learning.state import NewAnswer
 from app.learning.writer import store_now
-from app.lti.launch import GradedLaunch
+from app.lti.launch import GradedLaunch, launch_token
 from app.lti.scores import ScoreOrder, queue_scores, score_order
 from app.lti.tool import register_platform
+from app.main import create_app
 from app.platform.db import make_engine
-from tests.support.app import db_rows
+from tests.support.app import TEST_SECRET, db_rows, make_settings
+from tests.support.html import HX, soup
 from tests.support.learning import COURSE, KERNELS
 from tests.support.pools import BANK_IDS, course_folder, pool_lesson
 
@@ -94,3 +97,41 @@ def test_the_grade_comment_says_com_dica_for_a_right_answer_after_a_hint(setting
     assert db_rows(settings, "SELECT comment FROM lti_score") == [
         (f"Acertou 2 de {total}, com dica: {label}. {total - 2} sem resposta.",)
     ]
+
+
+def test_other_questions_in_an_lms_tab_keep_the_tabs_launch(tmp_path: Path, database_url: str):
+    """Found in review: "Outras perguntas" lost the tab's launch, so the new draw's answers
+    went to every launch of the lesson in the session. The foot's form carries the launch, and
+    the new draw's forms (htmx) or the page it goes back to (303) keep it."""
+    settings = make_settings(tmp_path, course_folder(tmp_path, pool_lesson()), database_url)
+    with TestClient(create_app(settings)) as client:
+
+        def answer_the_draw(page_url: str) -> None:
+            page = client.get(page_url).text
+            for node in soup(page).select("#sorteio-decode-sorteio .question form"):
+                fields = {i["name"]: i["value"] for i in node.select("input[type=hidden]")}
+                client.post(node["action"], data={**fields, "opcao": ["a"]}, headers=HX)
+
+        answer_the_draw("/licoes/decode-prefill")
+        learner = db_rows(settings, "SELECT id FROM learner")[0][0]
+        with Session(make_engine(settings.database_url)) as db:
+            platform, _ = register_platform(
+                db, "https://lms.example", "c", ["1"], *["https://lms.example/x"] * 3
+            )
+            assert platform.id is not None
+        launch = GradedLaunch(platform.id, None, "sub-1", "decode-prefill", "", "", "link-1")
+        token = launch_token(TEST_SECRET, launch, learner)
+        tab = f"/licoes/decode-prefill?lancamento={token}"
+        foot = soup(client.get(tab).text).select_one("form.pool-redraw")
+        fields = {i["name"]: i["value"] for i in foot.select("input[type=hidden]")}
+        assert fields["lancamento"] == token
+        drawn = soup(client.post(foot["hx-post"], data=fields, headers=HX).text)
+        forms = drawn.select("section.pool .question form")
+        assert len(forms) == 3
+        assert [f.select_one('input[name="lancamento"]')["value"] for f in forms] == [token] * 3
+        answer_the_draw(tab)
+        foot = soup(client.get(tab).text).select_one("form.pool-redraw")
+        fields = {i["name"]: i["value"] for i in foot.select("input[type=hidden]")}
+        back = client.post(foot["action"], data=fields, follow_redirects=False)
+        assert back.status_code == 303
+        assert back.headers["location"] == f"{tab}#sorteio-decode-sorteio"

@@ -419,6 +419,35 @@ def test_other_questions_with_htmx_swap_in_the_new_draw_as_forms(pooled):
     assert drawn_ids(client.get("/licoes/decode-prefill").text) == second, "as the page shows"
 
 
+def test_other_questions_from_a_tab_whose_draw_changed_show_the_current_draw(pooled):
+    """Found in review: "Outras perguntas" in a second tab, after the first tab drew again,
+    replaced the whole pool (questions and answers) by one line of error. With htmx it now
+    gets the pool with the draw the learner has, and why; nothing more is drawn."""
+    client, settings = pooled
+    first = drawn_ids(client.get("/licoes/decode-prefill").text)
+    for qid in first:
+        answer_pooled(client, qid)
+    tab_b = soup(client.get("/licoes/decode-prefill").text).select_one("form.pool-redraw")
+    fields = {i["name"]: i["value"] for i in tab_b.select("input[type=hidden]")}
+    tab_a = client.post(tab_b["hx-post"], data=fields, headers=HX)
+    second = [n["id"].removeprefix("pergunta-") for n in soup(tab_a.text).select(".question")]
+    stale = client.post(tab_b["hx-post"], data=fields, headers=HX)
+    assert stale.status_code == 409  # swapped by htmx (base.html's responseHandling)
+    section = soup(stale.text).select_one("section.pool")
+    assert section["id"] == "sorteio-decode-sorteio", "the pool's block, which it replaces"
+    assert text(section.select_one(".form-error")) == (
+        "Estas perguntas já foram trocadas em outra aba; aqui estão as atuais."
+    )
+    questions = section.select(".question")
+    assert [n["id"].removeprefix("pergunta-") for n in questions] == second
+    assert all(q.select_one("form") for q in questions), "the current draw, still to answer"
+    assert db_rows(settings, "SELECT number FROM pool_draw ORDER BY number") == [(1,), (2,)]
+    # without JavaScript the stale form gets the message, as before
+    plain = client.post(tab_b["action"], data=fields, follow_redirects=False)
+    assert plain.status_code == 409
+    assert "Responda a todas as perguntas sorteadas antes de pedir outras." in plain.text
+
+
 def test_a_question_drawn_again_shows_as_a_form_in_the_new_draw(pooled):
     """Draw 3 of 8 candidates, 3 at a time, takes one question the learner answered in draw 1:
     it shows as a form (the draw counts only answers since it started), not as the old answer."""

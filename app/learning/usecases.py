@@ -670,10 +670,6 @@ def first_draw_of(
     return (pool.id, 1, seed, ",".join(ids))
 
 
-class NoNextDraw(LookupError):
-    """ "Outras perguntas" asked before every question of the current draw was answered."""
-
-
 @dataclass(frozen=True)
 class PoolPage:
     """A pool as the learner sees it: the draw, and a :class:`QuestionView` per question
@@ -681,6 +677,37 @@ class PoolPage:
 
     draw: PoolDraw
     views: dict[str, QuestionView]
+
+
+class NoNextDraw(LookupError):
+    """ "Outras perguntas" asked before every question of the current draw was answered (a
+    form of a draw already changed in another tab, or a forged post); ``current``: the draw
+    the learner now has, to show instead."""
+
+    def __init__(self, pool_id: str, current: PoolPage) -> None:
+        super().__init__(pool_id)
+        self.current = current
+
+
+def pool_page(
+    lesson: Lesson, drawn: PoolDraw, state: LearnerState, learner_id: str, secret: bytes
+) -> PoolPage:
+    """The pool's block for ``drawn``, as the lesson page shows it (a question not answered
+    since the draw started is a form)."""
+    grouped = state.in_lesson(lesson.slug)
+    views = {
+        qid: question_view(
+            lesson.slug,
+            lesson.questions[qid],
+            learner_id,
+            grouped.get(qid, []),
+            retry=qid in drawn.pending,
+            revealed=opened(state, lesson.slug, lesson.questions[qid]),
+            secret=secret,
+        )
+        for qid in drawn.question_ids
+    }
+    return PoolPage(drawn, views)
 
 
 def redraw_pool(
@@ -691,13 +718,13 @@ def redraw_pool(
 
     Raises:
         KeyError: the lesson has no pool ``pool_id``.
-        NoNextDraw: a question of the current draw has no answer yet.
+        NoNextDraw: a question of the current draw has no answer yet (it carries that draw).
     """
     pool = lesson.pools[pool_id]
     state = store.read_state(learner_id)
     now = current_draw(secret, lesson, pool, state)
     if not now.answered:
-        raise NoNextDraw(pool_id)
+        raise NoNextDraw(pool_id, pool_page(lesson, now, state, learner_id, secret))
     if not now.stored:
         store.store_draw(learner_id, lesson.slug, pool.id, now.number, now.seed, now.question_ids)
     number = now.number + 1
@@ -705,21 +732,7 @@ def redraw_pool(
     row = store.store_draw(learner_id, lesson.slug, pool.id, number, seed, ids)
     if row is not None:
         state = state.with_draw(row)
-    drawn = current_draw(secret, lesson, pool, state)
-    grouped = state.in_lesson(lesson.slug)
-    views = {
-        qid: question_view(
-            lesson.slug,
-            lesson.questions[qid],
-            learner_id,
-            grouped.get(qid, []),
-            retry=True,
-            revealed=opened(state, lesson.slug, lesson.questions[qid]),
-            secret=secret,
-        )
-        for qid in drawn.question_ids
-    }
-    return PoolPage(drawn, views)
+    return pool_page(lesson, current_draw(secret, lesson, pool, state), state, learner_id, secret)
 
 
 def birth_key(form_key: str, visit: str) -> str:
