@@ -23,7 +23,7 @@ from app.platform.db import make_engine
 from tests.support.app import TEST_SECRET, db_rows, make_settings
 from tests.support.html import HX, soup
 from tests.support.learning import COURSE, KERNELS
-from tests.support.pools import BANK_IDS, course_folder, pool_lesson
+from tests.support.pools import BANK_IDS, VARIANT, course_folder, pool_lesson
 
 LEARNER = "a" * 32
 
@@ -135,3 +135,30 @@ def test_other_questions_in_an_lms_tab_keep_the_tabs_launch(tmp_path: Path, data
         back = client.post(foot["action"], data=fields, follow_redirects=False)
         assert back.status_code == 303
         assert back.headers["location"] == f"{tab}#sorteio-decode-sorteio"
+
+
+def test_the_grade_comment_names_a_variant_question_by_its_values_not_its_first_variant(
+    settings, tmp_path: Path
+):
+    """Found in review: the comment named a question with variants by its first variant's
+    numbers ("936 GB/s lê 4 GB"), which the learner may never have seen. It names it as
+    ``/progresso`` does, with each parameter as the values it takes."""
+    course = load_course(course_folder(tmp_path, VARIANT))
+    lesson = course.get("decode-prefill")
+    order = launched(settings, course, "decode-prefill")
+    engine = make_engine(settings.database_url)
+    try:
+        store_now(
+            engine,
+            [answered("decode-prefill", lesson.questions["teto-variante"], False, 1, order)],
+            concept_tags(course),
+            queue_scores,
+        )
+    finally:
+        engine.dispose()
+    assert db_rows(settings, "SELECT comment FROM lti_score") == [
+        (
+            "Acertou 0 de 2. Errou: “Uma GPU com 936 a 1.792 GB/s lê 4 a 16 GB de pesos por…”."
+            " 1 sem resposta.",
+        )
+    ]

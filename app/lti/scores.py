@@ -86,7 +86,8 @@ def score_order(launch: GradedLaunch, course: Course, lesson: Lesson) -> ScoreOr
         terms = [course.glossary.get(slug) for slug in question.concepts]
         label = ", ".join(term.term for term in terms if term is not None)
         if not label:
-            sentence = shorten(question.legend_text, QUESTION_LABEL_CHARS, placeholder="…")
+            # a question with variants by the values each parameter takes, as /progresso
+            sentence = shorten(question.label_text, QUESTION_LABEL_CHARS, placeholder="…")
             label = f"“{sentence}”"
         named.append((question.id, label))
     pools = tuple((pool.draw, pool.candidates) for pool in lesson.pools.values())
