@@ -60,6 +60,11 @@ def test_a_variant_question_is_calculated_and_every_dataset_item_gives_the_key(t
         q for q in root.findall("question") if q.findtext("idnumber", "").endswith("variante")
     )
     assert element.findtext("answer/tolerancetype") == "1", "relative, as 2% is"
+    # named in the bank by the values its parameters take, not by its first variant's numbers
+    assert element.findtext("name/text") == (
+        "Uma GPU com 936 a 1.792 GB/s lê 4 a 16 GB de pesos por token. Qual o teto do decode?"
+        " (12 variantes)"
+    )
     definitions = element.findall("dataset_definitions/dataset_definition")
     assert [d.findtext("name/text") for d in definitions] == ["banda", "pesos"]
     items = {

@@ -205,8 +205,9 @@ def question_prompt(spec: QuestionSpec | None, question: Question, unit: bool = 
 
 
 def question_name(question: Question) -> str:
-    """The question's name in the bank: its sentence, cut at a word near :data:`NAME_LENGTH`."""
-    sentence = " ".join(question.legend_text.split()) or question.id
+    """The question's name in the bank: its sentence (one with variants: each parameter as the
+    values it takes, as ``/progresso`` names it), cut at a word near :data:`NAME_LENGTH`."""
+    sentence = " ".join(question.label_text.split()) or question.id
     if len(sentence) <= NAME_LENGTH:
         return sentence
     return sentence[:NAME_LENGTH].rsplit(" ", 1)[0] + "…"
