@@ -144,3 +144,32 @@ def test_pools_and_variants_without_javascript(new_page, pool_server: LiveServer
         page.locator(f"{POOL} .pool-redraw button").click()
     expect(page).to_have_url(pool_server.url + LESSON + POOL)
     assert not set(drawn(page)) & set(before)
+
+
+def test_other_questions_in_a_tab_whose_draw_changed_show_the_current_draw(
+    new_page, pool_server: LiveServer
+):
+    """Found in review: "Outras perguntas" in a second tab, after the first tab drew again,
+    swapped the whole pool (questions and answers) for one line of error."""
+    tab_a = new_page(360, 800)
+    tab_a.goto(pool_server.url + LESSON + POOL)
+    answer_all_by_keyboard(tab_a)
+    tab_b = tab_a.context.new_page()
+    watch = ConsoleWatch(tab_b)
+    tab_b.goto(pool_server.url + LESSON + POOL)
+    expect(tab_b.locator(f"{POOL} .pool-redraw button")).to_have_text("Outras perguntas")
+    tab_b.wait_for_load_state("load")  # htmx has set the button up
+    tab_a.locator(f"{POOL} .pool-redraw button").click()
+    expect(tab_a.locator(f"{POOL} .question:not(.answered)")).to_have_count(3)
+    current = drawn(tab_a)
+    tab_b.locator(f"{POOL} .pool-redraw button").click()
+    refusal = tab_b.locator(f"{POOL} .form-error")
+    expect(refusal).to_have_text(
+        "Estas perguntas já foram trocadas em outra aba; aqui estão as atuais."
+    )
+    expect(refusal).to_be_focused()
+    expect(tab_b.locator(f"{POOL} .question:not(.answered)")).to_have_count(3)
+    assert drawn(tab_b) == current
+    expect(tab_b.locator(f"{POOL} .pool-redraw")).to_have_count(0)
+    # Chromium logs the 409 itself; nothing else went wrong
+    assert [e for e in watch.errors if "status of 409" not in e] == []
