@@ -10,7 +10,7 @@ PYTHON ?= python3
 # rewrote and compiled all of tests/ and app/ again (about 8 of the 13 s of a collection).
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest
 
-.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev install-bench chromium migrate check lint types fmt messages clean
+.PHONY: run test suites test-fast screenshots bench bytecode lighthouse install install-dev install-bench chromium migrate check lint vulture types fmt messages clean
 
 run: install bytecode ## install, migrate and serve on $(HOST):$(PORT)
 	$(VENV)/bin/curso migrate
@@ -92,10 +92,15 @@ migrate: install bytecode
 check: install bytecode ## validate every lesson
 	$(VENV)/bin/curso check lessons
 
-lint: install-dev ## ruff: lint and formatting
+lint: install-dev vulture ## ruff: lint and formatting; the floor plan; unused code
 	$(VENV)/bin/ruff check app tests migrations bench
 	$(VENV)/bin/ruff format --check app tests migrations bench
 	$(VENV)/bin/lint-imports --no-cache
+
+# What only a template, a library or a test uses is answered in .ci/vulture_whitelist.py, with
+# its reason; routes, commands and validators by their decorators (pyproject.toml).
+vulture: install-dev ## code in app/ that nothing uses (vulture)
+	$(VENV)/bin/vulture
 
 types: install-dev ## type-check the app (mypy; strict on app/content and app/learning)
 	$(VENV)/bin/mypy app

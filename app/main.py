@@ -19,12 +19,13 @@ from app.content.links import IMAGES_URL
 from app.content.live import LiveCourse
 from app.content.search import SearchIndex
 from app.i18n import keep_compiled_catalog
-from app.learning.lti import LmsOrigins
-from app.learning.lti_sender import ScoreSender
 from app.learning.mastery import concept_tags
 from app.learning.retention import RetentionSweeper
 from app.learning.store import LearnerStates
 from app.learning.writer import AnswerWriter
+from app.lti.scores import queue_scores
+from app.lti.sender import ScoreSender
+from app.lti.tool import LmsOrigins
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.db import make_engine, make_loop_engine, make_writer_engine
 from app.platform.logs import configure_logging
@@ -117,6 +118,7 @@ def _state(app: FastAPI, settings: Settings) -> None:
     state.answer_writer = AnswerWriter(
         make_writer_engine(settings.resolved_database_url()),
         tags=lambda: concept_tags(state.live_course.current()),
+        outbox=queue_scores,  # an LTI launch's score is queued with its answer
     )
     # Each active learner's state, checked against the database on every read (only the
     # rows newer than those kept are read).

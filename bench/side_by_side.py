@@ -14,8 +14,10 @@ by nginx; the course runs under uvicorn (2 workers). The same Chromium script me
   Contentful Paint, medians of ``LIGHTHOUSE_RUNS`` runs after a warm-up (:mod:`bench.lighthouse`;
   the issue's targets, ≤ 50 ms and ≤ 1.2 s, for the course; MkDocs' figures beside them).
 
-The jumps (every link landing below the header) are checked for the course alone, by
-tests/test_header_browser.py: the table says so on their row. Prints the table, with
+- the jumps landing fully below the header: shared links to each heading, the contents' links
+  and search results (:mod:`bench.jumps`; all of them, for the course).
+
+Prints the table, with
 "atingida"/"NÃO" per row. Alone: ``python -m bench.side_by_side``.
 """
 
@@ -30,6 +32,8 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 from app.platform.migrate import upgrade
+from bench.jumps import COURSE_JUMPS, MKDOCS_JUMPS, JumpSite
+from bench.jumps import measure as measure_jumps
 from bench.lesson_navigation import COURSE_PAGER, MKDOCS_PAGER, Pager
 from bench.lesson_navigation import measure as measure_navigation
 from bench.lighthouse import RUNS, lighthouse_bin, run_once
@@ -54,6 +58,7 @@ class Site:
     search_open: str  # JavaScript that opens and focuses the search box, returns it
     results: str  # the element whose subtree holds the search results
     pager: Pager
+    jumps: JumpSite
 
 
 def course_site(base: str) -> Site:
@@ -66,6 +71,7 @@ def course_site(base: str) -> Site:
         "(() => { const b = document.querySelector('[data-search-box]'); b.focus(); return b; })()",
         "#busca-form",
         COURSE_PAGER,
+        COURSE_JUMPS,
     )
 
 
@@ -80,6 +86,7 @@ def mkdocs_site(base: str) -> Site:
         " const b = document.querySelector('.md-search__input'); b.focus(); return b; })()",
         ".md-search__output",
         MKDOCS_PAGER,
+        MKDOCS_JUMPS,
     )
 
 
@@ -145,6 +152,12 @@ def measure(site: Site) -> dict[str, float]:
             page = browser.new_page(locale="pt-BR")
             found = layout(page, site)
             found["search p50"] = statistics.median(search(page, site))
+            landed, made, misses = measure_jumps(
+                browser.new_page(locale="pt-BR"), site.base, site.jumps
+            )
+            found["jumps landed"], found["jumps"] = landed, made
+            for miss in misses:
+                print(f"{site.name}: salto fora do lugar: {miss}")
         finally:
             browser.close()
     found["next p50"] = statistics.median(measure_navigation(site.base, False, site.pager))
@@ -219,7 +232,12 @@ def rows(course: dict[str, float], mkdocs: dict[str, float]) -> list[tuple[str, 
             f"{mkdocs['tbt']:.0f} ms / {mkdocs['lcp'] / 1000:.2f} s".replace(".", ","),
             "atingida" if course["tbt"] <= 50 and course["lcp"] <= 1200 else "NÃO",
         ),
-        ("saltos abaixo do cabeçalho", "tests/test_header_browser.py", "não medido aqui", "—"),
+        (
+            "saltos que caem inteiros abaixo do cabeçalho (todos)",
+            f"{course['jumps landed']:.0f} / {course['jumps']:.0f}",
+            f"{mkdocs['jumps landed']:.0f} / {mkdocs['jumps']:.0f}",
+            "atingida" if course["jumps landed"] == course["jumps"] else "NÃO",
+        ),
     ]
 
 

@@ -15,7 +15,6 @@ from app.learning.grading import (
     course_percent,
     grade,
     lesson_progress,
-    lesson_status,
     question_records,
     shuffled_options,
     stored_grade,
@@ -67,12 +66,14 @@ def test_invalid_choices_are_refused_in_portuguese(kind, chosen, message):
 
 
 def test_lesson_status():
-    ids = ["q1", "q2"]
-    assert lesson_status(ids, [], []) is LessonStatus.NOT_STARTED
-    assert lesson_status(ids, ["q1"], []) is LessonStatus.IN_PROGRESS
-    assert lesson_status(ids, ["q1", "q2"], ["q1"]) is LessonStatus.IN_PROGRESS
-    assert lesson_status(ids, ["q1", "q2"], ["q1", "q2"]) is LessonStatus.DONE
-    assert lesson_status(ids, ["old"], ["old"]) is LessonStatus.NOT_STARTED
+    def status(*facts: AttemptFact) -> LessonStatus:
+        return lesson_progress("l", ["q1", "q2"], question_records(list(facts))).status
+
+    assert status() is LessonStatus.NOT_STARTED
+    assert status(fact("q1", False)) is LessonStatus.IN_PROGRESS
+    assert status(fact("q1", True), fact("q2", False)) is LessonStatus.IN_PROGRESS
+    assert status(fact("q1", True), fact("q2", True)) is LessonStatus.DONE
+    assert status(fact("old", True)) is LessonStatus.NOT_STARTED
 
 
 def test_shuffle_is_stable_per_learner_and_differs_between_learners():

@@ -52,6 +52,16 @@ def open_hint(client, question, number: int, htmx: bool = True, page: str | None
     )
 
 
+def press_hint(client, form, options: list[str] = (), fields: dict | None = None):
+    """Press the hint button of a question's answer ``form`` as a browser without JavaScript
+    does: the whole form, with what the learner chose, posted to the button's ``formaction``
+    with the button's own name and value."""
+    button = form.select_one(".hint-button")
+    data: dict = {i["name"]: i["value"] for i in form.select('input[type="hidden"]')}
+    data |= {"opcao": list(options), button["name"]: button["value"], **(fields or {})}
+    return client.post(button["formaction"], data=data, follow_redirects=False)
+
+
 def reveals(settings) -> list[tuple]:
     return db_rows(
         settings,
@@ -290,17 +300,15 @@ def test_on_the_review_page_a_hint_opens_in_place_and_its_answer_is_hinted(clien
     answer(client, "kernels", DECODE.id, ["a"])  # wrong: the card falls due
     let_time_pass(settings)
     page = client.get("/revisar").text
-    form = soup(page).select_one(f"#pergunta-{DECODE.id} .hint-form")
-    assert form.select_one('input[name="origem"]')["value"] == "revisar"
-    response = client.post(
-        form["action"],
-        data={i["name"]: i["value"] for i in form.select("input")},
-        follow_redirects=False,
-    )
+    form = soup(page).select_one(f"#pergunta-{DECODE.id} form")
+    assert form.select_one('.hint-form input[name="origem"]')["value"] == "revisar"
+    response = press_hint(client, form, ["b"])
     assert response.status_code == 303
     assert response.headers["location"] == f"/revisar#pergunta-{DECODE.id}"
     review = client.get(response.headers["location"]).text
     assert DECODE.hints[0].html.strip() in review
+    kept = soup(review).select(f'#pergunta-{DECODE.id} input[name="opcao"][checked]')
+    assert [i["value"] for i in kept] == ["b"], "the choice made before the hint is kept"
     assert DECODE.hints[1].html.strip() not in review
     fields = {
         "csrftoken": csrf_from(review),
@@ -352,3 +360,29 @@ def test_a_class_sees_the_hint_use_of_its_own_learners(client, settings):
     mine = soup(teacher.get(f"/instrutor/perguntas?turma={class_id}"))
     assert text(everyone.select_one(f"#q-kernels-{GAIN.id} .fig-hints")) == "50%"
     assert text(mine.select_one(f"#q-kernels-{GAIN.id} .fig-hints")) == "0%"
+
+
+def test_without_javascript_a_hint_keeps_what_the_learner_had_chosen(client):
+    """Found by a learner walk without JavaScript: opening a hint lost the option already
+    ticked (the hint was a form of its own). The hint button now posts the answer form."""
+    page = soup(client.get("/licoes/kernels").text)
+    form = page.select_one(f"#pergunta-{DECODE.id} form")
+    button = form.select_one(".hint-button")
+    assert button.get("formnovalidate") is not None, "no choice is needed to open a hint"
+    response = press_hint(client, form, ["b"])
+    assert response.status_code == 303
+    shown = soup(client.get(response.headers["location"]).text)
+    box = shown.select_one(f"#pergunta-{DECODE.id}")
+    assert [i["value"] for i in box.select('input[name="opcao"][checked]')] == ["b"]
+    assert len(box.select(".hint-item")) == 1
+    again = soup(client.get("/licoes/kernels").text).select_one(f"#pergunta-{DECODE.id}")
+    assert not again.select('input[name="opcao"][checked]'), "kept for the next page only"
+
+
+def test_without_javascript_a_hint_keeps_a_typed_number(client):
+    page = soup(client.get("/licoes/kernels").text)
+    form = page.select_one(f"#pergunta-{GAIN.id} form")
+    response = press_hint(client, form, fields={"valor": "4,4"})
+    shown = soup(client.get(response.headers["location"]).text)
+    assert shown.select_one(f'#pergunta-{GAIN.id} input[name="valor"]')["value"] == "4,4"
+    assert not shown.select_one(f"#pergunta-{GAIN.id} .form-error"), "no refusal to show"

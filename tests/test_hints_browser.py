@@ -46,10 +46,12 @@ def test_hints_open_by_keyboard_keep_the_choice_and_take_the_focus(
 def test_hints_work_without_javascript(new_page, live_server: LiveServer):
     page = new_page(360, 800, javascript=False)
     page.goto(live_server.url + f"/licoes/kernels{BOX}")
+    page.locator(BOX).locator('input[name="opcao"][value="a"]').check()
     page.locator(BOX).get_by_role("button", name="Ver a dica 1 de 2").click()
     box = page.locator(BOX)
     expect(box.locator(".hint-item")).to_have_count(1)
     expect(box.locator(".hint-item")).to_contain_text("A conta de bolso")
+    expect(box.locator('input[name="opcao"][value="a"]')).to_be_checked()  # kept (issue 39)
     box.get_by_role("button", name="Ver a resolução").click()
     expect(page.locator(BOX).locator(".hint-worked")).to_contain_text("500 GB/s ÷ 10 GB")
     page.locator(BOX).locator('input[name="opcao"][value="b"]').check()

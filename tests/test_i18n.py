@@ -492,7 +492,6 @@ NOT_MESSAGES = {
     "_NEGATIVE",
     "_VERDICT",
     "_EMPHASIS",
-    "ABSOLUTE_WORDS",
     "_ABSOLUTE",
     "_NOT_ABSOLUTE",
     "_POSITION_WORD",

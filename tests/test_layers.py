@@ -7,6 +7,7 @@ import-linter, the library, not with code of ours.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,17 @@ import pytest
 from app.platform.settings import PROJECT_ROOT
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-PACKAGES = {"analytics", "authoring", "cli", "content", "i18n", "learning", "platform", "web"}
+PACKAGES = {
+    "analytics",
+    "authoring",
+    "cli",
+    "content",
+    "i18n",
+    "learning",
+    "lti",
+    "platform",
+    "web",
+}
 
 
 def test_import_linter_contracts_are_kept() -> None:
@@ -29,7 +40,8 @@ def test_import_linter_contracts_are_kept() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken." in done.stdout
-    for contract in ("Floors only look down", "Content imports nothing", "Routers never"):
+    contracts = ("Floors only look down", "Content imports nothing", "Routers never", "LTI library")
+    for contract in contracts:
         assert contract in done.stdout
 
 
@@ -103,6 +115,50 @@ def _app_modules(*skip: str):
         relative = path.relative_to(PROJECT_ROOT).as_posix()
         if not relative.startswith(skip):
             yield relative, ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("package", ["learning", "lti"])
+def test_the_package_docstring_names_each_of_its_modules(package: str) -> None:
+    folder = PROJECT_ROOT / "app" / package
+    doc = (folder / "__init__.py").read_text(encoding="utf-8")
+    modules = {p.stem for p in folder.glob("*.py")} | {
+        p.parent.name for p in folder.glob("*/__init__.py")
+    }
+    missing = sorted(m for m in modules - {"__init__"} if f"app.{package}.{m}`" not in doc)
+    assert missing == []
+
+
+def test_learning_knows_nothing_of_lmss() -> None:
+    """LTI is a room of its own (app/lti/): no word of learning's code or docs names it."""
+    words = re.compile(r"(?i)\b(lti|lms)")
+    found = [
+        f"{path.relative_to(PROJECT_ROOT)}:{number}"
+        for path in sorted((PROJECT_ROOT / "app" / "learning").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if words.search(line)
+    ]
+    assert found == []
+
+
+# Where a floor below web opens a database session itself: the learner store (the second door
+# of app/web/deps.py, over the engine it is given) and the threads no request owns. Anything
+# else takes its session from the routes' door (app/web/deps.py: SessionDep, read_session).
+OWN_SESSIONS = {
+    "app/learning/store.py:SqlLearnerStore",
+    "app/learning/retention.py:erase_unreachable",
+    "app/lti/sender.py:ScoreSender",
+    "app/lti/tool.py:LmsOrigins",
+}
+
+
+def test_below_web_only_the_learner_store_and_the_background_threads_open_sessions() -> None:
+    found = set()
+    for name, tree in _app_modules("app/web/", "app/cli/", "app/main.py", "app/platform/"):
+        for top in tree.body:
+            for node in ast.walk(top):
+                if isinstance(node, ast.Call) and ast.unparse(node.func) == "Session":
+                    found.add(f"{name}:{getattr(top, 'name', node.lineno)}")
+    assert found == OWN_SESSIONS
 
 
 def test_table_handles_are_defined_once_next_to_their_models() -> None:

@@ -8,14 +8,17 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from app.learning import lti
+from app.learning.retention import erase_unreachable
+from app.lti.launch import launch_person, link_to_account, score_target
+from app.lti.scores import MAX_REFUSALS, claim_next, mark_failed
+from app.lti.tool import register_platform
 from app.main import create_app
 from app.platform.auth import SignInLimiter
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
-from app.platform.models import Learner, LtiScore, utcnow
+from app.platform.models import Account, Learner, LtiScore, utcnow
 from app.web.security import is_lti_cross_site_post, lti_cross_site_posts
 from tests.support.accounts import instructor, sign_up
 from tests.support.app import db_rows
@@ -96,7 +99,7 @@ def test_an_admin_registers_a_platform_on_the_page(settings):
 def test_only_a_site_admin_registers_or_confirms_a_platform(settings):
     app = create_app(settings)
     with Session(make_engine(settings.database_url)) as db:
-        platform, _ = lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        platform, _ = register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
     teacher = instructor(TestClient(app, follow_redirects=False), settings)
     token = csrf_from(teacher.get("/conta").text)
     assert teacher.get("/instrutor/lti").status_code == 403
@@ -177,7 +180,7 @@ def test_a_confirmed_lms_may_frame_the_pages_and_receive_forms(settings):
     assert "frame-ancestors 'none'" in client.get("/").headers["content-security-policy"]
     assert client.get("/").headers["x-frame-options"] == "DENY"
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+        register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     fresh = TestClient(create_app(settings))
     headers = fresh.get("/").headers
     assert f"frame-ancestors 'self' {MOODLE}" in headers["content-security-policy"]
@@ -188,7 +191,7 @@ def test_a_confirmed_lms_may_frame_the_pages_and_receive_forms(settings):
 def test_over_https_the_cookies_work_inside_the_lms_iframe(settings):
     settings = settings.model_copy(update={"secure_cookies": True})
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+        register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     client = TestClient(create_app(settings), base_url="https://testserver")
     page = client.get("/conta")
     cookies = page.headers.get_list("set-cookie")
@@ -214,7 +217,7 @@ def test_over_https_the_cookies_work_inside_the_lms_iframe(settings):
 def test_with_secure_cookies_the_login_sets_a_partitioned_state_cookie(settings):
     settings = settings.model_copy(update={"secure_cookies": True})
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+        register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     client = TestClient(create_app(settings), base_url="https://curso.example.org")
     login = client.post(
         "/lti/login",
@@ -242,7 +245,7 @@ def test_with_secure_cookies_the_login_sets_a_partitioned_state_cookie(settings)
 
 def test_a_registered_lms_may_frame_the_error_pages_too(settings):
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+        register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     app = create_app(settings)
 
     @app.get("/falha-de-teste")
@@ -275,7 +278,7 @@ def _queued_score(db: Session, platform_id: int, learner: str, sub: str, lineite
     db.add(Learner(id=learner))
     db.commit()
     score = LtiScore(
-        target=lti.score_target(platform_id, lineitem, "", "", "kernels"),
+        target=score_target(platform_id, lineitem, "", "", "kernels"),
         platform_id=platform_id,
         learner_id=learner,
         user_sub=sub,
@@ -301,20 +304,20 @@ def _passback_cells(settings) -> list[str]:
 def test_a_failed_score_waits_longer_each_time_and_the_dashboard_says_why(settings):
     engine = make_engine(settings.database_url)
     with Session(engine) as db:
-        platform, _ = lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        platform, _ = register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
         assert platform.id is not None
         lineitem = MOODLE + "/mod/lti/services.php/2/lineitems/9/lineitem"
         score = _queued_score(db, platform.id, "a" * 32, "s1", lineitem)
         waits = []
         for _ in range(5):
-            taken = lti.claim_next(db, "sender-1", everything=True)
+            taken = claim_next(db, "sender-1", everything=True)
             assert taken is not None and taken.id == score.id
-            lti.mark_failed(db, taken, "503 Nota recusada pelo LMS")
+            mark_failed(db, taken, "503 Nota recusada pelo LMS")
             score = db.get_one(LtiScore, taken.id)
             waits.append(round((score.next_try_at - utcnow()) / timedelta(seconds=1)))
         assert waits == [2, 4, 8, 16, 32]
         assert score.status == "pending"  # the platform down: retried as long as it takes
-        assert lti.claim_next(db, "sender-2") is None
+        assert claim_next(db, "sender-2") is None
     assert _passback_cells(settings) == [
         "(sem turma)",
         "0",
@@ -329,17 +332,17 @@ def test_a_score_the_platform_refuses_stops_after_three_tries_with_its_message(s
     engine = make_engine(settings.database_url)
     refusal = '400 {"error": "A nota excede o máximo do item"}'
     with Session(engine) as db:
-        platform, _ = lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
+        platform, _ = register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:])
         assert platform.id is not None
         score = _queued_score(db, platform.id, "c" * 32, "s3", MOODLE + "/lineitems/3")
         statuses = []
-        for _ in range(lti.MAX_REFUSALS):
-            taken = lti.claim_next(db, "sender-1", everything=True)
+        for _ in range(MAX_REFUSALS):
+            taken = claim_next(db, "sender-1", everything=True)
             assert taken is not None
-            lti.mark_failed(db, taken, refusal, refused=True)
+            mark_failed(db, taken, refusal, refused=True)
             statuses.append(db.get_one(LtiScore, score.id).status)
         assert statuses == ["pending", "pending", "failed"]
-        assert lti.claim_next(db, "sender-1", everything=True) is None
+        assert claim_next(db, "sender-1", everything=True) is None
     assert _passback_cells(settings) == ["(sem turma)", "0", "0", "0", "1", refusal]
 
 
@@ -358,8 +361,8 @@ def test_an_address_that_would_break_the_csp_is_refused(settings):
     )
     # A row written some other way still never reaches the header.
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], evil, evil, evil, confirmed=True)
-        lti.register_platform(
+        register_platform(db, MOODLE, "abc", ["1"], evil, evil, evil, confirmed=True)
+        register_platform(
             db, "https://ok", "x", ["1"], MOODLE + "/a", MOODLE, MOODLE, confirmed=True
         )
     csp = TestClient(create_app(settings)).get("/").headers["content-security-policy"]
@@ -370,7 +373,7 @@ def test_an_address_that_would_break_the_csp_is_refused(settings):
 def test_scores_queued_before_a_restart_are_sent_when_the_app_starts(settings):
     closed = "http://127.0.0.1:9"  # nothing listens: each try fails at once
     with Session(make_engine(settings.database_url)) as db:
-        platform, _ = lti.register_platform(
+        platform, _ = register_platform(
             db, closed, "abc", ["1"], closed + "/auth", closed + "/token", closed + "/jwks"
         )
         assert platform.id is not None
@@ -474,7 +477,7 @@ LOGIN = {
 
 def test_lms_logins_past_the_limit_get_a_429_in_portuguese_and_store_nothing(settings):
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+        register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     app = create_app(settings)
     app.state.sign_in_limiter = SignInLimiter("memory://", lti_logins_per_ip="3 per minute")
     client = TestClient(app, follow_redirects=False)
@@ -493,7 +496,7 @@ def test_lms_logins_past_the_limit_get_a_429_in_portuguese_and_store_nothing(set
 
 def test_a_login_keeps_its_nonce_and_state_for_minutes_not_a_day(settings):
     with Session(make_engine(settings.database_url)) as db:
-        lti.register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
+        register_platform(db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True)
     client = TestClient(create_app(settings), follow_redirects=False)
     assert client.get("/lti/login", params=LOGIN).status_code == 302
     rows = db_rows(settings, "SELECT key, expires_at FROM lti_state")
@@ -518,3 +521,32 @@ def test_the_content_picker_opened_outside_the_lms_says_so_without_asking_to_sig
             "Abra esta página pelo AVA, escolhendo o curso como conteúdo de ferramenta externa."
             in text(soup(page.text).select_one("main"))
         )
+
+
+def test_an_lms_person_is_never_erased_as_an_unreachable_learner(settings):
+    """The retention sweep (app/learning/retention.py) keeps every learner with an account and
+    knows nothing of LMSs: a launch's person, and one linked to an account made here, must
+    each have their account, however long they stay away and without any session."""
+    sign_up(TestClient(create_app(settings)), "bia")
+    engine = make_engine(settings.database_url)
+    try:
+        with Session(engine) as db:
+            platform, _ = register_platform(
+                db, MOODLE, "abc", ["1"], *list(FIELDS.values())[3:], confirmed=True
+            )
+            assert platform.id is not None
+            launched = launch_person(db, platform, {"sub": "s-1", "name": "Ana"}, "x")
+            launch_person(db, platform, {"sub": "s-2", "name": "Bia"}, "x")
+            bia = db.exec(select(Account).where(Account.username == "bia")).one()
+            link_to_account(db, platform.id, "s-2", bia)
+            linked = bia.learner_id
+        long_ago = utcnow() - timedelta(days=3650)
+        db_rows(settings, "UPDATE learner SET created_at = ?, place_at = ?", long_ago, long_ago)
+        db_rows(settings, "UPDATE websession SET expires_at = ?", long_ago)
+        assert erase_unreachable(engine, 30) == 0
+    finally:
+        engine.dispose()
+    assert sorted(db_rows(settings, "SELECT sub, learner_id FROM lti_user")) == [
+        ("s-1", launched.learner_id),
+        ("s-2", linked),
+    ]

@@ -9,12 +9,14 @@ from pathlib import Path
 from sqlmodel import Session
 
 from app.content.course import load_course
-from app.learning import lti
 from app.learning.mastery import concept_tags
 from app.learning.progress import lesson_shape_total
 from app.learning.rules import HINTED, NO_HELP
 from app.learning.state import NewAnswer
 from app.learning.writer import store_now
+from app.lti.launch import GradedLaunch
+from app.lti.scores import ScoreOrder, queue_scores, score_order
+from app.lti.tool import register_platform
 from app.platform.db import make_engine
 from tests.support.app import db_rows
 from tests.support.learning import COURSE, KERNELS
@@ -23,16 +25,16 @@ from tests.support.pools import BANK_IDS, course_folder, pool_lesson
 LEARNER = "a" * 32
 
 
-def launched(settings, course, slug: str) -> lti.ScoreOrder:
+def launched(settings, course, slug: str) -> ScoreOrder:
     with Session(make_engine(settings.database_url)) as db:
-        platform, _ = lti.register_platform(
+        platform, _ = register_platform(
             db, "https://lms.example", "c", ["1"], *["https://lms.example/x"] * 3
         )
         assert platform.id is not None
-        launch = lti.GradedLaunch(
+        launch = GradedLaunch(
             platform.id, None, "sub-1", slug, "https://lms.example/lineitems/1", "", "link-1"
         )
-    return lti.score_order(launch, course, course.get(slug))
+    return score_order(launch, course, course.get(slug))
 
 
 def answered(slug, question, correct: bool, n: int, order, help: int = NO_HELP) -> NewAnswer:
@@ -47,7 +49,7 @@ def answered(slug, question, correct: bool, n: int, order, help: int = NO_HELP) 
         None,
         f"chave-{n:04d}-xxxxxxxxxxxxxxxx",
         help=help,
-        scores=(order,),
+        outbox=(order,),
     )
 
 
@@ -62,7 +64,7 @@ def test_a_pool_counts_as_its_draw_in_the_lms_grade(settings, tmp_path: Path):
     ]
     engine = make_engine(settings.database_url)
     try:
-        store_now(engine, answers, concept_tags(course))
+        store_now(engine, answers, concept_tags(course), queue_scores)
     finally:
         engine.dispose()
     assert db_rows(settings, "SELECT score_given, score_maximum, comment FROM lti_score") == [
@@ -83,6 +85,7 @@ def test_the_grade_comment_says_com_dica_for_a_right_answer_after_a_hint(setting
                 answered("kernels", second, True, 2, order),
             ],
             concept_tags(COURSE),
+            queue_scores,
         )
     finally:
         engine.dispose()

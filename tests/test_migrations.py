@@ -105,7 +105,7 @@ def test_the_lesson_renames_migration_walks_down_and_up_keeping_the_editors_data
 
 
 def test_the_score_queue_migration_keeps_the_newest_score_per_column_and_learner(settings):
-    from app.learning.lti import score_target
+    from app.lti.launch import score_target
     from tests.support.app import query
 
     downgrade(settings.database_url, "0014")

@@ -162,5 +162,21 @@ def test_the_review_page_and_the_notebook_link_each_other(client):
     assert text(notebook.h1) == "Só as que errei"
     assert notebook.select_one('.review-modes a[aria-current="page"]')["href"] == "/revisar/erradas"
     assert text(notebook.select_one(".review-none")) == (
-        "Nada aqui: você já acertou todas as perguntas que errou."
+        "Nada aqui ainda: você não respondeu nenhuma pergunta. Uma pergunta que você errar "
+        "aparece aqui até você acertá-la."
     )
+
+
+def test_an_empty_notebook_says_whether_nothing_was_missed_or_every_miss_was_corrected(client):
+    def empty_note() -> str:
+        return text(soup(client.get("/revisar/erradas")).select_one(".review-none"))
+
+    answer(client, "kernels", "tp-2", ["c"])  # right
+    assert empty_note() == (
+        "Nada aqui: você ainda não errou nenhuma pergunta. Uma pergunta que você errar "
+        "aparece aqui até você acertá-la."
+    )
+    answer(client, "kernels", "mac-e-ollama", ["a"])  # wrong: in the notebook
+    assert listed(soup(client.get("/revisar/erradas")))
+    answer(client, "kernels", "mac-e-ollama", ["c"])  # right since: out
+    assert empty_note() == "Nada aqui: você já acertou todas as perguntas que errou."

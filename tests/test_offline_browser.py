@@ -1,54 +1,29 @@
 """Studying without a connection (issue 40) in Chromium at 360 px, the connection cut with
 ``context.set_offline(True)``: a lesson downloaded from its page (size first) opens with no
 network; a page not downloaded shows the lessons the device holds; /progresso lists them with
-"Remover"; and nothing in the device's cache holds an explanation of an unanswered question."""
+"Remover" (the cache's key-leak test is in tests/test_offline_sync_browser.py)."""
 
 from __future__ import annotations
 
 import re
-import secrets
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from tests.support.accounts import PASSWORD
-from tests.support.app import query
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.learning import COURSE, KERNELS
+from tests.support.offline import (
+    CACHED,
+    SINGLE,
+    answer_offline,
+    attempts_with,
+    download,
+    ready,
+    sign_up_in_page,
+)
 from tests.support.server import LiveServer, grant_instructor
 
 OTHER = next(lesson for lesson in COURSE.lessons if lesson.slug != KERNELS.slug)
-
-# Every cached response's text, read in the page (the Cache API is the service worker's store).
-CACHED = """async () => {
-  const cache = await caches.open("curso-sem-internet");
-  const out = {};
-  for (const request of await cache.keys()) {
-    const response = await cache.match(request);
-    out[request.url] = (response.headers.get("content-type") || "").startsWith("image/")
-      ? "" : await response.text();
-  }
-  return out;
-}"""
-
-
-def ready(page: Page) -> None:
-    """Wait until the service worker, registered after the page's load, is active."""
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-
-
-def download(page: Page, base: str, slug: str) -> None:
-    page.goto(f"{base}/licoes/{slug}")
-    ready(page)
-    box = page.locator("[data-offline-lesson]")
-    box.get_by_role("button", name="Baixar para ler sem internet").click()
-    expect(box.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
-    )
-    box.get_by_role("button", name="Confirmar o download").click()
-    expect(box.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Baixada neste aparelho: versão [0-9a-f]{8}, [\d,]+ (kB|MB)\.$")
-    )
 
 
 def test_a_downloaded_lesson_opens_offline_and_the_others_say_so(new_page, live_server: LiveServer):
@@ -80,22 +55,6 @@ def test_a_downloaded_lesson_opens_offline_and_the_others_say_so(new_page, live_
     assert page.evaluate(CACHED) == {}
     # Chromium logs each request the cut connection failed (the worker tries the network first).
     assert [e for e in console.errors if "ERR_INTERNET_DISCONNECTED" not in e] == []
-
-
-def test_the_cache_holds_no_explanation_of_an_unanswered_question(
-    new_page, live_server: LiveServer
-):
-    page = new_page(360, 740)
-    download(page, live_server.url, KERNELS.slug)
-    cached = page.evaluate(CACHED)
-    assert any(url.endswith(f"/licoes/{KERNELS.slug}") for url in cached), list(cached)
-    assert any("/static/" in url for url in cached), list(cached)
-    assert any(url.endswith("/glossario") for url in cached), list(cached)
-    for url, text in cached.items():
-        for lesson in COURSE.lessons:
-            for question in lesson.questions.values():
-                for option in question.options:
-                    assert option.explanation_html.strip() not in text, (url, question.id)
 
 
 def test_the_whole_course_downloads_from_progress(new_page, live_server: LiveServer):
@@ -132,32 +91,6 @@ def test_the_manifest_makes_the_course_installable(new_page, live_server: LiveSe
         assert response.headers["content-type"] == "image/png"
     worker = page.request.get(live_server.url + "/sw.js")
     assert worker.headers["service-worker-allowed"] == "/"
-
-
-SINGLE = [q for q in KERNELS.questions.values() if q.input_type == "radio"][:3]
-
-
-def answer_offline(page: Page) -> list[str]:
-    """Answer three questions of the downloaded page with no connection; their keys."""
-    keys = []
-    for question in SINGLE:
-        block = page.locator(f".question:has(#op-{question.id}-{question.options[0].id})")
-        page.locator(f"#op-{question.id}-{question.options[0].id}").check()
-        block.get_by_role("button", name="Responder").click()
-        expect(block.locator(".offline-kept")).to_have_text(
-            "Resposta guardada neste aparelho; será corrigida quando a internet voltar."
-        )
-        keys.append(block.locator('input[name="chave"]').get_attribute("value"))
-    return keys
-
-
-def attempts_with(live_server: LiveServer, keys: list[str]) -> list[tuple]:
-    marks = ", ".join(f":k{n}" for n in range(len(keys)))
-    return query(
-        live_server.settings,
-        f"SELECT question_id, idempotency_key FROM attempt WHERE idempotency_key IN ({marks})",
-        **{f"k{n}": key for n, key in enumerate(keys)},
-    )
 
 
 def test_answers_given_offline_are_graded_when_the_connection_returns(
@@ -272,32 +205,6 @@ def test_a_question_changed_or_another_accounts_answer_stays_listed(
     page.get_by_role("button", name=re.compile("^Descartar")).click()
     expect(states).to_have_count(1)
     expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 1")
-
-
-def test_chromium_finds_nothing_that_stops_the_install(new_page, live_server: LiveServer):
-    """Chromium's own installability check (what Lighthouse's PWA audit asked it): the
-    manifest, its icons and a service worker that controls the start page."""
-    page = new_page(360, 740)
-    page.goto(live_server.url + "/")
-    ready(page)
-    page.reload()  # the start page, now under the worker
-    cdp = page.context.new_cdp_session(page)
-    errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
-    # A Playwright context is an incognito profile, where Chromium installs nothing at all.
-    assert [e for e in errors if e["errorId"] != "in-incognito"] == []
-    manifest = cdp.send("Page.getAppManifest")
-    assert manifest["errors"] == [], manifest["errors"]
-
-
-def sign_up_in_page(page: Page, live_server: LiveServer) -> str:
-    username = f"sem-rede-{secrets.token_hex(3)}"
-    page.goto(live_server.url + "/conta")
-    page.get_by_label("Nome de usuário").nth(1).fill(username)
-    page.locator("#criar-senha").fill(PASSWORD)
-    page.locator("#criar-confirmacao").fill(PASSWORD)
-    page.get_by_role("button", name="Criar conta").click()
-    expect(page).to_have_url(live_server.url + "/progresso")
-    return username
 
 
 def test_an_instructors_page_offers_no_download(new_page, live_server: LiveServer):

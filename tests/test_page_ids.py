@@ -69,16 +69,8 @@ def test_widget_ids_keep_their_shapes():
     assert page_ids.term_anchor("kv-cache") == "termo-kv-cache"
     assert page_ids.chart_anchor("vazao") == "grafico-vazao"
     assert page_ids.pool_anchor("fases") == "sorteio-fases"
-    assert page_ids.WIDGET_ID_PREFIXES == (
-        "arvore-",
-        "pergunta-",
-        "grafico-",
-        "termo-",
-        "def-",
-        "erro-",
-        "op-",
-        "sorteio-",
-    )
+    assert page_ids.pool_note_anchor("fases") == "nota-sorteio-fases"
+    assert page_ids.pool_footer_anchor("fases") == "outras-sorteio-fases"
     assert page_ids.definition_anchor("kv-cache") == "def-kv-cache"
 
 

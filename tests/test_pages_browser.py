@@ -311,6 +311,11 @@ TABLES_THAT_SCROLL = """[...document.querySelectorAll("table")]
     .map(t => `${t.className || t.parentElement.className}: ${t.scrollWidth} > ${t.clientWidth}`)"""
 
 
+# A stylesheet in <body> holds up the paint of everything after it (base.html, stylesheets).
+STYLESHEETS_IN_BODY = """[...document.querySelectorAll("link[rel=stylesheet]")]
+    .filter(link => !document.head.contains(link)).map(link => link.href)"""
+
+
 @pytest.mark.parametrize("kind", PAGE_TYPES + INSTRUCTOR_PAGE_TYPES, ids=lambda kind: kind.name)
 def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
     request, new_page, artifacts, kind: PageType
@@ -334,6 +339,7 @@ def test_page_type_is_accessible_fits_a_phone_and_stays_on_our_host(
         page.goto(live_server.url + kind.path)
         if kind.prepare:
             kind.prepare(page)
+        assert page.evaluate(STYLESHEETS_IN_BODY) == [], f"{kind.name}: folha de estilo no <body>"
         for theme in THEMES:
             page.emulate_media(color_scheme=theme)
             assert page.evaluate(f"matchMedia('(prefers-color-scheme: {theme})').matches")

@@ -355,3 +355,113 @@ def test_a_visitor_answering_in_a_pool_keeps_the_draw_the_page_showed(pooled):
     assert drawn_ids(client.get("/licoes/decode-prefill").text) == shown
     stored = db_rows(settings, "SELECT number, seed, question_ids FROM pool_draw")
     assert stored == [(1, page_seed("decode-prefill", the_pool(client)), ",".join(shown))]
+
+
+# --- "Outras perguntas" without a reload (htmx), and the pool's name -----------------------
+
+
+def footer(html: str):
+    return soup(html).select_one("#outras-sorteio-decode-sorteio")
+
+
+def test_the_answer_to_the_draws_last_question_brings_other_questions_out_of_band(pooled):
+    """Found by a learner walk: with JavaScript, "Outras perguntas" appeared only after a
+    reload, because the answer's response replaced the question alone."""
+    client, _ = pooled
+    shown = drawn_ids(client.get("/licoes/decode-prefill").text)
+    for qid in shown[:-1]:
+        response = answer_pooled(client, qid)
+        assert footer(response.text)["hx-swap-oob"] == "true"
+        assert not footer(response.text).select_one(".pool-redraw"), "not before the last"
+    last = answer_pooled(client, shown[-1])
+    form = footer(last.text).select_one("form.pool-redraw")
+    assert text(form.button) == "Outras perguntas"
+    assert form["hx-post"] == form["action"] == "/licoes/decode-prefill/sorteios/decode-sorteio"
+    assert form["hx-target"] == "closest .pool" and form["hx-swap"] == "outerHTML"
+
+
+def test_a_question_outside_pools_sends_no_pool_foot(client):
+    page = client.get("/licoes/kernels").text
+    response = client.post(
+        "/licoes/kernels/perguntas/tp-2",
+        data={
+            "csrftoken": csrf_from(page),
+            "chave": soup(page).select_one('#pergunta-tp-2 input[name="chave"]')["value"],
+            "versao": soup(page).select_one('#pergunta-tp-2 input[name="versao"]')["value"],
+            "opcao": ["c"],
+        },
+        headers=HX,
+    )
+    assert response.status_code == 200
+    assert not soup(response.text).select(".pool-footer")
+
+
+def test_other_questions_with_htmx_swap_in_the_new_draw_as_forms(pooled):
+    client, _ = pooled
+    first = drawn_ids(client.get("/licoes/decode-prefill").text)
+    for qid in first:
+        last = answer_pooled(client, qid)
+    form = footer(last.text).select_one("form.pool-redraw")
+    response = client.post(
+        form["hx-post"], data={"csrftoken": csrf_from(client.get("/").text)}, headers=HX
+    )
+    assert response.status_code == 200
+    section = soup(response.text).select_one("section.pool")
+    assert section["id"] == "sorteio-decode-sorteio"
+    second = [n["id"].removeprefix("pergunta-") for n in section.select(".question")]
+    assert len(second) == 3 and not set(second) & set(first)
+    assert all(q.select_one("form") for q in section.select(".question")), "to answer"
+    assert text(section.select_one(".pool-note")) == "3 perguntas sorteadas para você entre 8."
+    assert section.select_one(".pool-note")["data-announce"] == "Novas perguntas sorteadas."
+    first_heading = section.select_one("[data-focus]")
+    assert first_heading.find_parent(class_="question")["id"] == f"pergunta-{second[0]}"
+    assert not section.select_one(".pool-redraw"), "the new draw is not answered yet"
+    assert drawn_ids(client.get("/licoes/decode-prefill").text) == second, "as the page shows"
+
+
+def test_a_question_drawn_again_shows_as_a_form_in_the_new_draw(pooled):
+    """Draw 3 of 8 candidates, 3 at a time, takes one question the learner answered in draw 1:
+    it shows as a form (the draw counts only answers since it started), not as the old answer."""
+    client, _ = pooled
+    for _ in range(2):
+        for qid in drawn_ids(client.get("/licoes/decode-prefill").text):
+            answer_pooled(client, qid)
+        page = client.get("/licoes/decode-prefill").text
+        client.post(
+            "/licoes/decode-prefill/sorteios/decode-sorteio", data={"csrftoken": csrf_from(page)}
+        )
+    page = soup(client.get("/licoes/decode-prefill").text)
+    section = page.select_one("#sorteio-decode-sorteio")
+    questions = section.select(".question")
+    assert len(questions) == 3
+    assert not section.select(".question.answered"), "every question of draw 3 is to answer"
+    assert not section.select_one(".pool-redraw")
+
+
+def test_the_pool_is_named_for_people_not_by_its_id(pooled):
+    """Found by a screen reader walk: the region was read as "Perguntas sorteadas:
+    decode-sorteio", the author's id."""
+    client, _ = pooled
+    visitor = soup(client.get("/licoes/decode-prefill").text).select_one("section.pool")
+    assert visitor["aria-label"] == "Perguntas sorteadas"
+    note = visitor.select_one(".pool-note")
+    assert visitor["aria-describedby"] == note["id"] == "nota-sorteio-decode-sorteio"
+    assert text(note) == "3 perguntas sorteadas entre 8."
+    sign_up(client)
+    learner = soup(client.get("/licoes/decode-prefill").text).select_one("section.pool")
+    assert learner["aria-label"] == "Perguntas sorteadas para você"
+    assert "decode-sorteio" not in learner["aria-label"]
+
+
+def test_two_pools_in_a_lesson_are_told_apart(tmp_path, database_url):
+    bank = "".join(bank_question(qid) for qid in BANK_IDS)
+    body = (
+        f"\n```bank\n{bank}```\n\n"
+        "```pool\nid: primeiro\ndraw: 2\nfrom: [banda-1, banda-2, banda-3, banda-4]\n```\n\n"
+        "```pool\nid: segundo\ndraw: 2\nfrom: [banda-5, banda-6, banda-7, banda-8]\n```\n"
+    )
+    settings = make_settings(tmp_path, course_folder(tmp_path, body), database_url)
+    with TestClient(create_app(settings)) as client:
+        page = soup(client.get("/licoes/decode-prefill").text)
+    labels = [s["aria-label"] for s in page.select("section.pool")]
+    assert labels == ["Perguntas sorteadas (1 de 2)", "Perguntas sorteadas (2 de 2)"]

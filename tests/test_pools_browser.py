@@ -78,12 +78,44 @@ def test_drawn_questions_and_other_questions_by_keyboard(new_page, pool_server: 
     page.evaluate("window.scrollTo(0, 0)")
     assert axe_violations(page) == []
     button.focus()
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
-    expect(page).to_have_url(pool_server.url + LESSON + POOL)
+    page.keyboard.press("Enter")  # htmx swaps the new draw in (see the test below)
+    expect(page.locator(f"{POOL} .pool-redraw")).to_have_count(0)
     after = drawn(page)
     assert len(after) == 3 and not set(after) & set(before), "unseen questions first"
+
+
+def test_other_questions_appear_and_swap_in_without_a_reload(new_page, pool_server: LiveServer):
+    """Found by a learner walk: with JavaScript, "Outras perguntas" appeared only after a reload.
+    Now the last answer brings it, and it swaps the new draw in place: no page load, the
+    focus on the first new question, the new draw announced."""
+    page = new_page(360, 800)
+    watch = ConsoleWatch(page)
+    page.goto(pool_server.url + LESSON + POOL)
+    page.evaluate("window.curso_same_page = true")
+    before = drawn(page)
+    for qid in before:
+        box = page.locator(f"#pergunta-{qid}")
+        option = box.locator('input[type="radio"]').first
+        option.focus()
+        page.keyboard.press("Space")
+        box.get_by_role("button", name="Responder").focus()
+        page.keyboard.press("Enter")
+        expect(box.locator(".verdict")).to_be_visible()
+    button = page.locator(f"{POOL} .pool-redraw button")
+    expect(button).to_have_text("Outras perguntas")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(f"{POOL} .question:not(.answered)")).to_have_count(3)
+    after = drawn(page)
+    assert not set(after) & set(before), "unseen questions first"
+    heading = page.locator(f"#pergunta-{after[0]} .question-title")
+    expect(heading).to_be_focused()
+    expect(page.locator("#anuncio")).to_have_text("Novas perguntas sorteadas.")
     expect(page.locator(f"{POOL} .pool-redraw")).to_have_count(0)
+    assert page.evaluate("window.curso_same_page === true"), "no page load"
+    page.evaluate("window.scrollTo(0, 0)")  # the fixed header beside a radio: see above
+    assert axe_violations(page) == []
+    assert watch.errors == []
 
 
 def test_pools_and_variants_without_javascript(new_page, pool_server: LiveServer):

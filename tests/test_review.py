@@ -13,6 +13,7 @@ from sqlalchemy import Engine, event
 from app.content.quiz import Question
 from app.learning import review
 from app.learning.learners import learner_data, merge_learner
+from app.learning.state import CardRow
 from app.main import create_app
 from app.platform.auth import Passwords
 from app.platform.db import make_engine
@@ -26,7 +27,7 @@ from tests.support.accounts import (
     sign_in,
     sign_up,
 )
-from tests.support.answers import record_choice, session_of
+from tests.support.answers import record_choice, session_of, writer_settled
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, soup, text
 from tests.support.learning import (
@@ -55,8 +56,15 @@ def store(db, learner: str, correct: bool, at: datetime, key: str, question=Q):
     return record_choice(db, learner, question, correct, at, key)
 
 
+def due_reviews(db, learner: str, at: datetime) -> list[review.DueReview]:
+    """What ``/revisar`` would list for ``learner`` at ``at``, from the stored cards."""
+    cards = review.learner_cards(db, learner)
+    rows = [CardRow(c.lesson_slug, c.question_id, c.question_hash, c.due) for c in cards]
+    return review.due_of(rows, COURSE, at)
+
+
 def due_ids(db, learner: str, at: datetime) -> list[str]:
-    return [item.question.id for item in review.due_reviews(db, learner, COURSE, at)]
+    return [item.question.id for item in due_reviews(db, learner, at)]
 
 
 @pytest.fixture
@@ -126,7 +134,7 @@ def test_an_edited_question_resets_its_card_to_new(db):
     db_card.question_hash = "versao-antiga"
     db.add(db_card)
     db.commit()
-    (item,) = review.due_reviews(db, "a" * 32, COURSE, T0 + timedelta(minutes=1))
+    (item,) = due_reviews(db, "a" * 32, T0 + timedelta(minutes=1))
     assert item.changed
     store(db, "a" * 32, True, T0 + timedelta(minutes=2), "l" * 16)
     db.expire_all()
@@ -174,6 +182,7 @@ def test_answering_in_revisar_leaves_continue_where_i_left_off_alone(client, set
     question's lesson; the reader's place stays in the lesson they were reading."""
     answer(client, "kernels", Q.id, wrong_form(Q))
     client.get("/licoes/escolha-self-hosted")
+    writer_settled(client.app.state.answer_writer)  # type: ignore[attr-defined]
     let_time_pass(settings)
     before = db_rows(settings, "SELECT place_lesson, place_section FROM learner")
     assert before[0][0] == "escolha-self-hosted"

@@ -15,7 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.content.search import Query, snippet
+from app.content.search import Query, mark_words, snippet
 from app.main import create_app
 from app.platform.settings import PROJECT_ROOT
 from tests.support.app import make_settings
@@ -188,6 +188,36 @@ def test_snippet_escapes_text_and_marks_words():
     text = "O <script> do decode e as decodificações"
     html = snippet(text, Query.parse("decodificação"))
     assert html == "O &lt;script&gt; do decode e as <mark>decodificações</mark>"
+
+
+def test_a_result_opens_its_lesson_with_the_words_marked_without_javascript(client):
+    page = soup(client.get("/licoes/kernels", params={"destaque": "Kernel"}))
+    article = page.select_one("article.lesson")
+    assert article is not None
+    assert {m.get_text() for m in article.select("mark")} == {"kernel", "kernels", "Kernels"}
+    # Never in what a reader cannot see: the glossary's popup for "kernel" holds the word.
+    popup = [p for p in article.select("[popover]") if "kernel" in p.get_text().lower()]
+    assert popup and not article.select("[popover] mark, button mark, .heading-link mark")
+    # The page without the query is the one kept: no mark, and revalidated with a 304.
+    plain = client.get("/licoes/kernels")
+    assert not soup(plain).select("mark")
+    again = client.get("/licoes/kernels", headers={"If-None-Match": plain.headers["etag"]})
+    assert again.status_code == 304
+
+
+def test_mark_words_marks_what_a_reader_sees_and_keeps_the_rest_byte_for_byte():
+    html = (
+        "<p>Os <em>kernels</em> &amp; o kernel\n<code>kernel()</code></p>"
+        "<span popover>kernel</span><p hidden>kernel</p><button>kernel</button>"
+        '<form><p class="hint">kernel</p><label>kernel</label></form><svg><text>kernel</text></svg>'
+        "<br><p>nada</p>"
+    )
+    assert mark_words(html, "KERNEL") == html.replace(
+        "<em>kernels", "<em><mark>kernels</mark>"
+    ).replace("o kernel", "o <mark>kernel</mark>").replace(
+        "<code>kernel", "<code><mark>kernel</mark>"
+    ).replace("<label>kernel", "<label><mark>kernel</mark>")
+    assert mark_words(html, " ") == html
 
 
 def test_search_works_under_the_c_locale(tmp_path):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from app.web.splice import (
     FORM_KEY_HOLE,
+    ISSUED_HOLE,
     TOKEN_HOLE,
     AdlerBasis,
     SplicedPage,
@@ -68,22 +69,27 @@ HTML_TEXT = st.text(
 @hsettings(max_examples=80, deadline=None)
 @given(
     st.lists(
-        st.tuples(HTML_TEXT, st.sampled_from([TOKEN_HOLE, FORM_KEY_HOLE])),
+        st.tuples(HTML_TEXT, st.sampled_from([TOKEN_HOLE, FORM_KEY_HOLE, ISSUED_HOLE])),
         min_size=1,
         max_size=12,
     ),
     st.binary(min_size=1, max_size=60),
     st.binary(min_size=1, max_size=30),
+    st.binary(min_size=0, max_size=40),
 )
-def test_parts_that_refer_back_across_the_holes_decode_to_the_page(pieces, token, key):
+def test_parts_that_refer_back_across_the_holes_decode_to_the_page(pieces, token, key, issued):
     """Each part is compressed with the page before it as its dictionary, NUL where the holes
     are: the stream decodes to the page with whatever fills them, of those lengths."""
     html = b"".join(text + hole.encode() for text, hole in pieces) + b"<fim>"
-    expected = html.replace(TOKEN_HOLE.encode(), token).replace(FORM_KEY_HOLE.encode(), key)
+    expected = (
+        html.replace(TOKEN_HOLE.encode(), token)
+        .replace(FORM_KEY_HOLE.encode(), key)
+        .replace(ISSUED_HOLE.encode(), issued)
+    )
     page = SplicedPage(html)
-    assert page.identity(token, key) == expected
-    assert zlib.decompress(page.deflate(token, key)) == expected
-    assert gzip.decompress(page.gzip(token, key)) == expected
+    assert page.identity(token, key, issued) == expected
+    assert zlib.decompress(page.deflate(token, key, issued)) == expected
+    assert gzip.decompress(page.gzip(token, key, issued)) == expected
     other_token, other_key = bytes(reversed(token)), bytes(reversed(key))
     again = expected.replace(token, other_token) if token not in html else None
     if again is not None and key not in html and token not in key and key not in token:
@@ -118,9 +124,9 @@ def test_a_lesson_sized_page_compresses_about_as_well_as_one_stream():
     assert zlib.decompress(spliced) == page.identity(token, key)
     # Each fill goes in stored (5 bytes of header), and each part starts a block of its own
     # (its Huffman tables and the sync flush): about 20 bytes a hole here.
-    fills = sum(len(token if not is_key else key) + 25 for is_key in page.is_key)
+    fills = sum(len(token if not is_key else key) + 25 for is_key in page.kinds)
     assert len(spliced) <= whole + fills + 300, (len(spliced), whole, fills)
-    apart = sum(len(p) for p in deflated_parts(page.parts, [0] * len(page.is_key), shared=False))
+    apart = sum(len(p) for p in deflated_parts(page.parts, [0] * len(page.kinds), shared=False))
     assert len(spliced) < 0.8 * (apart + fills), (len(spliced), apart + fills)
 
 
@@ -146,12 +152,20 @@ def test_the_encoding_follows_accept_encoding():
 
 
 def test_each_quiz_form_key_becomes_the_prefix_hole_and_its_position():
-    html = b'<input name="chave" value="abc"><input name="chave" value="def"><p>chave</p>'
+    html = (
+        b'<input name="chave" value="abc"><input name="emitida" value="x.1.s">'
+        b'<input name="chave" value="def"><input name="emitida" value="x.1.s"><p>chave</p>'
+    )
     holed = with_key_holes(html)
     assert holed == (
         b'<input name="chave" value="' + FORM_KEY_HOLE.encode() + b'-0">'
-        b'<input name="chave" value="' + FORM_KEY_HOLE.encode() + b'-1"><p>chave</p>'
+        b'<input name="emitida" value="' + ISSUED_HOLE.encode() + b'">'
+        b'<input name="chave" value="' + FORM_KEY_HOLE.encode() + b'-1">'
+        b'<input name="emitida" value="' + ISSUED_HOLE.encode() + b'"><p>chave</p>'
     )
     page = SplicedPage(holed)
-    expected = b'<input name="chave" value="P-0"><input name="chave" value="P-1"><p>chave</p>'
-    assert zlib.decompress(page.deflate(b"T", b"P")) == expected
+    expected = (
+        b'<input name="chave" value="P-0"><input name="emitida" value="E">'
+        b'<input name="chave" value="P-1"><input name="emitida" value="E"><p>chave</p>'
+    )
+    assert zlib.decompress(page.deflate(b"T", b"P", b"E")) == expected

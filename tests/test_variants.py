@@ -20,7 +20,7 @@ from tests.support.accounts import instructor, new_browser, sign_in, sign_up
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.lessons import folder_with, messages
-from tests.support.pools import VARIANT
+from tests.support.pools import VARIANT, course_folder
 
 SLUG, QID = "decode-prefill", "teto-variante"
 
@@ -272,3 +272,26 @@ def test_the_notebook_asks_a_missed_variant_again_with_new_numbers_graded_agains
     )
     assert response.status_code == 200
     assert db_rows(settings, "SELECT correct FROM attempt ORDER BY id") == [(0,), (1,)]
+
+
+def test_lists_name_a_question_with_variants_by_the_values_it_takes(tmp_path, database_url):
+    """Found by a learner and an instructor walk: /progresso and the dashboard named a question
+    with variants by its first variant's numbers ("Uma GPU com 936 GB/s lê 4 GB…"), as if every
+    learner had been asked those."""
+    body = VARIANT.replace("  kind: numeric\n", "  kind: numeric\n  concepts: [decode]\n")
+    settings = make_settings(tmp_path, course_folder(tmp_path, body), database_url)
+    named = (
+        "Uma GPU com 936 a 1.792 GB/s lê 4 a 16 GB de pesos por token. Qual o teto do decode?"
+        " (12 variantes)"
+    )
+    first_numbers = "Uma GPU com 936 GB/s lê 4 GB"
+    with TestClient(create_app(settings)) as client:
+        send(client, "1")
+        mastery = soup(client.get("/progresso")).select_one('.mastery-item[data-conceito="decode"]')
+        link = text(mastery.select_one(".mastery-questions a"))
+        assert link.startswith("Uma GPU com 936 a 1.792 GB/s lê 4 a 16 GB de pesos") and (
+            first_numbers not in link
+        )
+        teacher = instructor(new_browser(client), settings)
+        card = soup(teacher.get("/instrutor/perguntas")).select_one(f"#q-{SLUG}-{QID}")
+        assert text(card.select_one("h4")) == named

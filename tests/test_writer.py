@@ -7,7 +7,6 @@ import asyncio
 import re
 import threading
 from dataclasses import replace
-from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
@@ -15,13 +14,11 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.learning import lti, writer
+from app.learning import writer
 from app.learning.mastery import concept_tags
 from app.learning.progress import lesson_shape_total
 from app.learning.state import (
-    AttemptRow,
     DuplicateKeyError,
-    LearnerState,
     NewAnswer,
     Place,
     Written,
@@ -36,10 +33,14 @@ from app.learning.usecases import (
     answer_question,
 )
 from app.learning.writer import AnswerWriter, WriterUnavailable, store_now
+from app.lti.launch import GradedLaunch
+from app.lti.scores import ScoreOrder, queue_scores, score_order
+from app.lti.tool import register_platform
 from app.platform.db import make_engine
 from tests.support.app import db_rows
 from tests.support.coroutines import run as run_coroutine
 from tests.support.learning import COURSE, KERNELS
+from tests.support.memory_store import MemoryStore
 
 QUESTIONS = list(KERNELS.questions.values())
 TOTAL = lesson_shape_total(KERNELS)  # what the lesson counts: a pool, its draw
@@ -47,49 +48,6 @@ SINGLE = next(q for q in QUESTIONS if q.kind == "single")
 RIGHT = sorted(SINGLE.answer)[0]
 TAGS = concept_tags(COURSE)
 CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
-
-
-class MemoryStore:
-    """The use-cases' storage in a dict: what the writer does, without a database."""
-
-    def __init__(self) -> None:
-        self.attempts: dict[str, list[AttemptRow]] = {}
-        self.keys: dict[tuple[str, str], AttemptRow] = {}
-        self.places: dict[str, Place] = {}
-        self.reads = 0
-
-    def read_state(self, learner_id: str | None) -> LearnerState:
-        self.reads += 1
-        if learner_id is None:
-            return LearnerState(None)
-        mine = tuple(self.attempts.get(learner_id, ()))
-        return LearnerState(
-            learner_id, learner_id in self.places, self.places.get(learner_id), mine
-        )
-
-    def move_place(self, learner_id: str, place: Place) -> None:
-        self.places[learner_id] = place
-
-    async def store_answer(self, answer: NewAnswer) -> Written:
-        known = self.keys.get((answer.learner_id, answer.key))
-        if known is not None:
-            if (known.lesson_slug, known.question_id) != (answer.lesson_slug, answer.question_id):
-                raise DuplicateKeyError(answer.key)
-            return Written(known, False, answer.learner_id)
-        row = AttemptRow(
-            answer.lesson_slug,
-            answer.question_id,
-            answer.question_hash,
-            answer.chosen,
-            answer.correct,
-            answer.credit,
-            datetime.now(UTC),
-            len(self.keys) + 1,
-        )
-        self.keys[(answer.learner_id, answer.key)] = row
-        self.attempts.setdefault(answer.learner_id, []).append(row)
-        self.places[answer.learner_id] = Place(answer.lesson_slug)
-        return Written(row, True, answer.learner_id)
 
 
 def answer(*args, **kwargs):
@@ -368,17 +326,17 @@ def test_a_failed_batch_answers_503_in_portuguese_and_the_retry_stores_once(clie
     assert db_rows(settings, "SELECT count(*) FROM attempt") == [(1,)]
 
 
-def _launched(settings) -> lti.ScoreOrder:
+def _launched(settings) -> ScoreOrder:
     """A learner's LTI launch of ``kernels`` with grades: the score its answers queue."""
     with Session(make_engine(settings.database_url)) as db:
-        platform, _ = lti.register_platform(
+        platform, _ = register_platform(
             db, "https://lms.example", "c", ["1"], *["https://lms.example/x"] * 3
         )
         assert platform.id is not None
-        launch = lti.GradedLaunch(
+        launch = GradedLaunch(
             platform.id, None, "sub-1", "kernels", "https://lms.example/lineitems/1", "", "link-1"
         )
-    return lti.score_order(launch, COURSE, KERNELS)
+    return score_order(launch, COURSE, KERNELS)
 
 
 def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(settings, monkeypatch):
@@ -391,11 +349,11 @@ def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(setting
     try:
         with monkeypatch.context() as faults:
             faults.setattr(writer, "record_in_tallies", broken)
-            failed = store_now(engine, [_answer(1, 1, scores=(order,))], TAGS)
+            failed = store_now(engine, [_answer(1, 1, outbox=(order,))], TAGS, queue_scores)
         assert isinstance(failed[0], RuntimeError)  # not acknowledged: the learner sends again
         assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
         assert db_rows(settings, "SELECT count(*) FROM lti_score") == [(0,)]
-        done = store_now(engine, [_answer(1, 1, scores=(order,))], TAGS)
+        done = store_now(engine, [_answer(1, 1, outbox=(order,))], TAGS, queue_scores)
     finally:
         engine.dispose()
     assert isinstance(done[0], Written) and done[0].new
@@ -405,7 +363,7 @@ def test_an_lti_score_is_queued_in_the_answers_transaction_or_not_at_all(setting
     ) == [("sub-1", 1.0, float(lesson_shape_total(KERNELS)), stored[0][0], "pending")]
 
 
-def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings, monkeypatch):
+def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings):
     order = _launched(settings)
     engine = make_engine(settings.database_url)
 
@@ -413,17 +371,15 @@ def test_a_form_sent_again_queues_the_score_its_answer_is_missing(settings, monk
         raise RuntimeError("the score could not be queued")
 
     try:
-        with monkeypatch.context() as faults:
-            faults.setattr(writer, "queue_scores", broken)
-            failed = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
+        failed = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, broken)
         assert isinstance(failed[0], RuntimeError)
         assert db_rows(settings, "SELECT count(*) FROM attempt") == [(0,)]
-        first = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
+        first = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, queue_scores)
         assert isinstance(first[0], Written) and first[0].new
         # A score lost some other way (queued apart from its answer, before this fix).
         with engine.begin() as connection:
             connection.execute(sa.text("DELETE FROM lti_score"))
-        again = store_now(engine, [_answer(2, 1, scores=(order,))], TAGS)
+        again = store_now(engine, [_answer(2, 1, outbox=(order,))], TAGS, queue_scores)
     finally:
         engine.dispose()
     assert isinstance(again[0], Written) and not again[0].new
@@ -441,7 +397,7 @@ def test_the_grade_comment_names_what_was_wrong_and_how_many_are_left(settings):
         done = store_now(
             engine,
             [
-                _answer(3, 1, scores=(order,)),
+                _answer(3, 1, outbox=(order,)),
                 _answer(
                     3,
                     2,
@@ -449,10 +405,11 @@ def test_the_grade_comment_names_what_was_wrong_and_how_many_are_left(settings):
                     question_hash=tagged.content_hash,
                     chosen=wrong,
                     correct=False,
-                    scores=(order,),
+                    outbox=(order,),
                 ),
             ],
             TAGS,
+            queue_scores,
         )
     finally:
         engine.dispose()

@@ -125,7 +125,6 @@ WALKS: Part[dict[str, dict[str, int]]] = Part(
     lambda walks: walks,
     lambda data: data,
 )
-PARTS = (ACTIVITY, FUNNEL, ITEMS, WALKS)
 
 
 def compute(

@@ -35,7 +35,7 @@ import io
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, and_, case, func, literal, select, true, tuple_, union_all
+from sqlalchemy import and_, case, func, literal, select, true, tuple_, union_all
 from sqlmodel import Session
 
 from app.analytics.dashboard import current_versions
@@ -109,9 +109,10 @@ def csv_lines(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
 
 
 def attempt_rows(
-    engine: Engine, course: Course, salt: bytes, class_id: int | None = None
+    db: Session, course: Course, salt: bytes, class_id: int | None = None
 ) -> Iterator[tuple]:
-    """Every attempt, oldest first, as the columns of :data:`ATTEMPT_COLUMNS`.
+    """Every attempt, oldest first, as the columns of :data:`ATTEMPT_COLUMNS`, read through
+    ``db`` as the rows are taken (a streamed response's session: it must stay open until then).
 
     ``class_id`` keeps only the attempts of that class's learners.
     """
@@ -140,40 +141,40 @@ def attempt_rows(
     ).order_by(ATTEMPT.c.created_at, ATTEMPT.c.id)
     if class_id is not None:
         query = query.where(ATTEMPT.c.learner_id.in_(class_learners(class_id)))
-    with Session(engine) as db:
-        for row in db.execute(query.execution_options(yield_per=BATCH)):
-            (
-                number,
-                learner,
-                slug,
-                qid,
-                version,
-                current,
-                chosen,
-                correct,
-                first_try,
-                review,
-                created,
-            ) = row
-            yield (
-                number,
-                pseudonym(salt, learner),
-                slug,
-                qid,
-                version,
-                _yes(current),
-                chosen.replace(",", ";"),
-                _yes(correct),
-                _yes(first_try),
-                _yes(review),
-                _utc(created),
-            )
+    for row in db.execute(query.execution_options(yield_per=BATCH)):
+        (
+            number,
+            learner,
+            slug,
+            qid,
+            version,
+            current,
+            chosen,
+            correct,
+            first_try,
+            review,
+            created,
+        ) = row
+        yield (
+            number,
+            pseudonym(salt, learner),
+            slug,
+            qid,
+            version,
+            _yes(current),
+            chosen.replace(",", ";"),
+            _yes(correct),
+            _yes(first_try),
+            _yes(review),
+            _utc(created),
+        )
 
 
 def progress_rows(
-    engine: Engine, course: Course, salt: bytes, class_id: int | None = None
+    db: Session, course: Course, salt: bytes, class_id: int | None = None
 ) -> Iterator[tuple]:
-    """One row per learner × current lesson, as the columns of :data:`PROGRESS_COLUMNS`.
+    """One row per learner × current lesson, as the columns of :data:`PROGRESS_COLUMNS`, read
+    through ``db`` as the rows are taken (as :func:`attempt_rows`).
 
     ``class_id`` keeps only that class's learners.
     """
@@ -240,16 +241,15 @@ def progress_rows(
     )
     if class_id is not None:
         query = query.where(LEARNER.c.id.in_(class_learners(class_id)))
-    with Session(engine) as db:
-        for row in db.execute(query.execution_options(yield_per=BATCH)):
-            learner, slug, situation, right_n, total, first_right, tries_n, latest = row
-            yield (
-                pseudonym(salt, learner),
-                slug,
-                situation,
-                right_n,
-                total,
-                first_right,
-                tries_n,
-                _utc(latest),
-            )
+    for row in db.execute(query.execution_options(yield_per=BATCH)):
+        learner, slug, situation, right_n, total, first_right, tries_n, latest = row
+        yield (
+            pseudonym(salt, learner),
+            slug,
+            situation,
+            right_n,
+            total,
+            first_right,
+            tries_n,
+            _utc(latest),
+        )

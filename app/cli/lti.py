@@ -42,7 +42,7 @@ def registrar(
 ) -> None:
     """Register a platform (or update it, adding deployments), confirmed: whoever runs the
     server's commands needs no admin to confirm it (the web form's platforms wait for one)."""
-    from app.learning.lti import is_web_address, register_platform
+    from app.lti.tool import is_web_address, register_platform
 
     for url in (auth_url, token_url, jwks_url):
         if not is_web_address(url):
@@ -67,7 +67,7 @@ def registrar(
 )
 def chaves() -> None:
     """Rotate the tool's signing key."""
-    from app.learning.lti import rotate_key
+    from app.lti.tool import rotate_key
 
     with Session(_engine()) as db:
         key = rotate_key(db)
@@ -82,9 +82,10 @@ def enviar(
     ] = False,
 ) -> None:
     """Send the queued scores that are due (every unsent one with ``--todos``)."""
-    from app.learning.lti_sender import send_due
+    from app.lti.sender import send_due
 
-    sent, failed = send_due(_engine(), everything=todos)
+    with Session(_engine()) as db:
+        sent, failed = send_due(db, everything=todos)
     typer.echo(
         gettext("Scores sent: %(sent)s; failed: %(failed)s.") % {"sent": sent, "failed": failed}
     )

@@ -136,17 +136,6 @@ _NUMBER = re.compile(r"\d+")
 # Absolute words ("specific determiners" in Haladyna et al.'s rule 31), matched in the
 # lower-case text with or without accents. "Quase sempre" is not absolute, nor is "só" after
 # "um/uma + noun" ("uma RTX só" means "a single RTX").
-ABSOLUTE_WORDS = (
-    "nunca",
-    "jamais",
-    "sempre",
-    "qualquer",
-    "único",
-    "só",
-    "apenas",
-    "todos",
-    "exclusivo",
-)
 _ABSOLUTE = re.compile(
     r"\b(nunca|jamais|sempre|qualquer|quaisquer|[uú]nic[oa]s?|[uú]nicamente|s[oó]|somente"
     r"|apenas|tod[oa]s|exclusiv[oa]s?|exclusivamente)\b"

@@ -56,17 +56,8 @@ DEFINITION_PREFIX = "def-"
 CHART_PREFIX = "grafico-"
 OPTION_PREFIX = "op-"
 POOL_PREFIX = "sorteio-"
-# Ids the lesson's own widgets carry; an in-page link may point at them.
-WIDGET_ID_PREFIXES = (
-    TREE_PREFIX,
-    QUESTION_PREFIX,
-    CHART_PREFIX,
-    TERM_PREFIX,
-    DEFINITION_PREFIX,
-    ERROR_PREFIX,
-    OPTION_PREFIX,
-    POOL_PREFIX,
-)
+POOL_NOTE_PREFIX = "nota-sorteio-"
+POOL_FOOTER_PREFIX = "outras-sorteio-"
 # The anchor of a lesson's quiz as a whole (a learner's place, before any question).
 QUIZ_ANCHOR = "quiz"
 
@@ -110,3 +101,15 @@ def chart_anchor(title_slug: str) -> str:
 def pool_anchor(pool_id: str) -> str:
     """The id of a question pool's block on a lesson page (its "Outras perguntas" lands there)."""
     return f"{POOL_PREFIX}{pool_id}"
+
+
+def pool_note_anchor(pool_id: str) -> str:
+    """The id of a pool's note ("3 perguntas sorteadas para você entre 8."), which describes
+    the pool's region."""
+    return f"{POOL_NOTE_PREFIX}{pool_id}"
+
+
+def pool_footer_anchor(pool_id: str) -> str:
+    """The id of the foot of a pool's block, where "Outras perguntas" appears: an answer's
+    htmx response replaces it out of band once the draw is all answered."""
+    return f"{POOL_FOOTER_PREFIX}{pool_id}"

@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from html import escape
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -26,6 +27,7 @@ from app.content.variants import (
     grid_of,
     instance,
     key_value,
+    label_of,
     param_values,
     slots,
     tolerance_of,
@@ -38,7 +40,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
-from app.i18n import gettext
+from app.i18n import gettext, ngettext
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -78,9 +80,6 @@ class ItemSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
-
-
-CHOICE_KINDS = ("single", "multiple", "scenario")
 
 
 class QuestionSpec(BaseModel):
@@ -274,6 +273,22 @@ class Question:
     def legend_text(self) -> str:
         """The legend's plain text, from its rendered HTML (labels, lists of questions)."""
         return plain_text(self.legend_html)
+
+    @property
+    def label_html(self) -> str:
+        """How lists name the question (the dashboard, ``/progresso``), inline HTML: the
+        legend; for a question with variants, the legend with each parameter as the values it
+        takes ("936, 1.008 ou 1.792 GB/s") and how many variants there are."""
+        if self.variants is None:
+            return self.legend_html
+        count = len(self.variants.grid)
+        many = ngettext("(%(num)s variant)", "(%(num)s variants)", count) % {"num": count}
+        return f"{self.variants.label_html} {escape(many)}"
+
+    @property
+    def label_text(self) -> str:
+        """:attr:`label_html` as plain text (a link's text, a truncated list entry)."""
+        return plain_text(self.label_html)
 
     @property
     def input_type(self) -> str:
@@ -688,9 +703,10 @@ def _render_one(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Ques
     variants = None
     if spec.kind == "numeric" and spec.params is not None:
         names = _variant_names(spec)
+        grid = grid_of(names, spec.params)
         variants = Variants(
             names,
-            grid_of(names, spec.params),
+            grid,
             str(spec.value),
             str(spec.tolerance),
             spec.prompt,
@@ -698,6 +714,7 @@ def _render_one(spec: QuestionSpec, line: int, tree_at: tuple[int, int]) -> Ques
             spec.working or "",
             spec.explanation or "",
             spec.unit,
+            label_of(names, grid, spec.prompt, spec.legend),
         )
     elif spec.kind == "numeric" and spec.value is not None and spec.tolerance is not None:
         assert not isinstance(spec.value, str)  # an expression needs params (checked)

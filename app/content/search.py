@@ -231,6 +231,98 @@ def snippet(text: str, query: Query, size: int = SNIPPET_WORDS) -> str:
     return ("… " if begin else "") + "".join(out).strip() + (" …" if finish < len(text) else "")
 
 
+class _WordMarker(HTMLParser):
+    """Finds where the text of an HTML fragment holds a query's words (:func:`mark_words`).
+
+    Skipped as the search skips them, and as a reader cannot see them: code drawn as SVG,
+    scripts, controls (buttons, inputs, text areas: a glossary term's button too), heading
+    links, form hints, words already marked, glossary popovers and anything ``hidden``.
+    """
+
+    SKIP_TAGS = frozenset({"script", "style", "svg", "button", "input", "textarea", "mark"})
+    VOID = frozenset(
+        {
+            "area",
+            "base",
+            "br",
+            "col",
+            "embed",
+            "hr",
+            "img",
+            "input",
+            "link",
+            "meta",
+            "source",
+            "wbr",
+        }
+    )
+
+    def __init__(self, source: str, query: Query):
+        super().__init__(convert_charrefs=False)
+        self.query = query
+        self.found: list[tuple[int, int]] = []  # (start, end) offsets in ``source``
+        self._line_starts = [0]
+        for i, char in enumerate(source):
+            if char == "\n":
+                self._line_starts.append(i + 1)
+        self._stack: list[tuple[str, bool, bool]] = []  # (tag, skipped, in a form)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.VOID:
+            return
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        skipped, in_form = self._stack[-1][1:] if self._stack else (False, False)
+        in_form = in_form or tag == "form"
+        skipped = (
+            skipped
+            or tag in self.SKIP_TAGS
+            or "popover" in attributes
+            or "hidden" in attributes
+            or "heading-link" in classes
+            or (in_form and "hint" in classes)
+        )
+        self._stack.append((tag, skipped, in_form))
+
+    def handle_endtag(self, tag: str) -> None:
+        for depth in range(len(self._stack) - 1, -1, -1):  # tolerant: closes what it left open
+            if self._stack[depth][0] == tag:
+                del self._stack[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        if self._stack and self._stack[-1][1]:
+            return
+        line, column = self.getpos()
+        offset = self._line_starts[line - 1] + column
+        self.found.extend(
+            (offset + word.start, offset + word.end)
+            for word in words(data)
+            if self.query.matches(word.text)
+        )
+
+
+def mark_words(html: str, raw_query: str) -> str:
+    """``html`` (a lesson's body) with each word of ``raw_query`` in ``<mark>``, as the search
+    matched it (:meth:`Query.matches`), where a reader can see it (:class:`_WordMarker`).
+
+    Everything else is kept byte for byte; no words, nothing marked.
+    """
+    query = Query.parse(raw_query)
+    if not query.terms:
+        return html
+    marker = _WordMarker(html, query)
+    marker.feed(html)
+    marker.close()
+    out, cursor = [], 0
+    for start, end in marker.found:
+        out.append(html[cursor:start])
+        out.append(f"<mark>{html[start:end]}</mark>")
+        cursor = end
+    out.append(html[cursor:])
+    return "".join(out)
+
+
 class SearchIndex:
     """The search index of the course as it is now, rebuilt when the course changes.
 

@@ -81,6 +81,8 @@ class Variants:
         tolerance: the tolerance as written: a number, ``"2%"``, or an expression.
         prompt / legend / working / explanation: the templates (Markdown).
         unit: the unit shown after the input, or ``None``.
+        label_html: the legend with each parameter as the values it takes (inline HTML,
+            :func:`label_of`): how lists name the question, never one variant's numbers.
     """
 
     names: tuple[str, ...]
@@ -92,6 +94,7 @@ class Variants:
     working: str
     explanation: str
     unit: str | None = None
+    label_html: str = ""
 
     def point(self, index: int) -> dict[str, float]:
         """The parameters of variant ``index`` (taken modulo the grid's size)."""
@@ -133,6 +136,35 @@ def shown(number: float) -> str:
 def fill(template: str, params: Mapping[str, float]) -> str:
     """A template with each ``{{ name }}`` replaced by that number, written pt-BR."""
     return SLOT.sub(lambda m: shown(params[m.group(1)]), template)
+
+
+def spread(values: tuple[float, ...]) -> str:
+    """The values a parameter takes, as a reader says them: "4", "1 ou 2", else "4 a 16"
+    (lowest to highest; a list of pt-BR numbers joined by commas would read "0,1, 0,2")."""
+    distinct = sorted(set(values))
+    low, high = shown(distinct[0]), shown(distinct[-1])
+    if len(distinct) == 1:
+        return low
+    if len(distinct) == 2:
+        return gettext("%(one)s or %(other)s") % {"one": low, "other": high}
+    return gettext("%(low)s to %(high)s") % {"low": low, "high": high}
+
+
+def label_of(
+    names: tuple[str, ...], grid: tuple[tuple[float, ...], ...], prompt: str, legend: str | None
+) -> str:
+    """The legend (inline HTML) of a question with variants as lists name it: each
+    ``{{ name }}`` written as the values it takes (:func:`spread`), so the dashboard and
+    ``/progresso`` never show the numbers of one variant as if they were the question's."""
+    from app.content.quiz import split_prompt
+
+    said = {name: spread(tuple(p[i] for p in grid)) for i, name in enumerate(names)}
+
+    def fill_in(text: str) -> str:
+        return SLOT.sub(lambda m: said.get(m.group(1), m.group(0)), text)
+
+    split = split_prompt(fill_in(prompt), fill_in(legend) if legend else None)
+    return split[0] if split else ""
 
 
 def slots(template: str) -> set[str]:

@@ -26,10 +26,8 @@ from app.platform.models import (
     ClassMember,
     Classroom,
     ClassStaff,
-    LtiUser,
 )
 
-DEFAULT_ZONE = "America/Sao_Paulo"
 CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
 DUE_FORMAT = "dd/MM, HH:mm"
 DUE_FORMAT_WITH_YEAR = "dd/MM/yyyy, HH:mm"  # a due date outside the current year
@@ -55,13 +53,11 @@ class MemberRow:
     Attributes:
         username: the account's username (shown only to the class's own instructors).
         joined_at: UTC.
-        lms_name: the name the LMS gave (``lti_user.name``), "" for an account made here.
     """
 
     learner_id: str
     username: str
     joined_at: datetime
-    lms_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -291,18 +287,9 @@ def memberships(db: Session, learner_id: str) -> list[tuple[Classroom, ClassMemb
 
 
 def members(db: Session, classroom: Classroom) -> list[MemberRow]:
-    """The class's learners with their usernames and LMS names, by username."""
-    # An account linked from several LMSs has a name from each: one of them is shown.
-    lms_name = (
-        select(func.max(LtiUser.name)).where(col(LtiUser.account_id) == col(Account.id))
-    ).scalar_subquery()
+    """The class's learners with their usernames, by username."""
     query = (
-        select(
-            ClassMember.learner_id,
-            Account.username,
-            ClassMember.joined_at,
-            func.coalesce(lms_name, ""),
-        )
+        select(ClassMember.learner_id, Account.username, ClassMember.joined_at)
         .join(Account, col(Account.learner_id) == col(ClassMember.learner_id))
         .where(ClassMember.class_id == classroom.id)
         .order_by(col(Account.username))
@@ -382,29 +369,6 @@ class LessonDue:
 def as_utc(moment: datetime) -> datetime:
     """``moment`` with its zone; a naive value (as SQLite gives them back) is read as UTC."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
-def learner_dues(db: Session, learner_id: str | None, lesson_slug: str = "") -> list[LessonDue]:
-    """The due dates of the learner's classes, soonest first, one per lesson (the soonest
-    when two classes set one); only ``lesson_slug``'s when given. No learner, no query."""
-    if learner_id is None:
-        return []
-    query = (
-        select(Classroom, ClassDue)
-        .join(ClassMember, col(ClassMember.class_id) == col(Classroom.id))
-        .join(ClassDue, col(ClassDue.class_id) == col(Classroom.id))
-        .where(ClassMember.learner_id == learner_id)
-        .order_by(col(ClassDue.due_at), col(Classroom.id))
-    )
-    if lesson_slug:
-        query = query.where(ClassDue.lesson_slug == lesson_slug)
-    found: dict[str, LessonDue] = {}
-    for classroom, due in db.exec(query).all():
-        found.setdefault(
-            due.lesson_slug,
-            LessonDue(classroom.name, due.lesson_slug, as_utc(due.due_at), classroom.time_zone),
-        )
-    return list(found.values())
 
 
 def class_learners(class_id: int) -> sa.Select[str]:

@@ -100,8 +100,8 @@ class PoolDraw:
         seed: the seed it was drawn with.
         question_ids: the questions shown, in the pool's order.
         stored: it is kept in the database (else it is draw 1, computed from its seed).
-        answered: every question of it has an answer since it started: "Outras perguntas"
-            may start the next one.
+        pending: its questions with no answer since it started (draw 1: never answered),
+            which show as forms even when answered in an earlier draw.
     """
 
     pool: Pool
@@ -109,7 +109,13 @@ class PoolDraw:
     seed: str
     question_ids: tuple[str, ...]
     stored: bool = False
-    answered: bool = False
+    pending: tuple[str, ...] = ()
+
+    @property
+    def answered(self) -> bool:
+        """Every question of it has an answer since it started: "Outras perguntas" may start
+        the next one."""
+        return bool(self.question_ids) and not self.pending
 
 
 def stored_draws(state: LearnerState, slug: str, pool_id: str) -> list[DrawRow]:
@@ -123,16 +129,17 @@ def current_draw(secret: bytes, lesson: Lesson, pool: Pool, state: LearnerState)
     (computed from its seed); a visitor's is the page's."""
     if state.learner_id is None:
         seed = page_seed(lesson.slug, pool)
-        return PoolDraw(pool, 0, seed, draw(seed, pool, {}))
+        ids = draw(seed, pool, {})
+        return PoolDraw(pool, 0, seed, ids, pending=ids)
     rows = stored_draws(state, lesson.slug, pool.id)
     if rows:
         row = rows[-1]
         ids = _kept(row, pool, state, lesson.slug)
         since: datetime | None = row.created_at if row.number > 1 else None
-        return PoolDraw(pool, row.number, row.seed, ids, True, _answered(state, lesson, ids, since))
+        return PoolDraw(pool, row.number, row.seed, ids, True, _pending(state, lesson, ids, since))
     seed = draw_seed(secret, state.learner_id, lesson.slug, pool.id, 1)
     ids = draw(seed, pool, {})
-    return PoolDraw(pool, 1, seed, ids, False, _answered(state, lesson, ids, None))
+    return PoolDraw(pool, 1, seed, ids, False, _pending(state, lesson, ids, None))
 
 
 def _kept(row: DrawRow, pool: Pool, state: LearnerState, slug: str) -> tuple[str, ...]:
@@ -149,15 +156,15 @@ def _kept(row: DrawRow, pool: Pool, state: LearnerState, slug: str) -> tuple[str
     return tuple(q for q in pool.candidates if q in kept or q in extra)
 
 
-def _answered(
+def _pending(
     state: LearnerState, lesson: Lesson, ids: Sequence[str], since: datetime | None
-) -> bool:
+) -> tuple[str, ...]:
     done = {
         a.question_id
         for a in state.attempts
         if a.lesson_slug == lesson.slug and (since is None or _naive(a.created_at) >= _naive(since))
     }
-    return bool(ids) and all(qid in done for qid in ids)
+    return tuple(qid for qid in ids if qid not in done)
 
 
 def lesson_draws(secret: bytes, lesson: Lesson, state: LearnerState) -> dict[str, PoolDraw]:

@@ -207,7 +207,9 @@ def grade_form(
             :class:`ThousandsToConfirm`.
 
     Returns:
-        The grade and what to store in the attempt's ``chosen`` column.
+        The grade and what to store in the attempt's ``chosen`` column: the option ids sorted
+        and comma-joined, the number in plain form, or the item ids in the learner's order,
+        comma-joined.
 
     Raises:
         ThousandsToConfirm: a ``numeric`` answer whose point reads as thousands ("3.438" is
@@ -323,28 +325,6 @@ _STATUS_LABELS = {
     "IN_PROGRESS": N_("In progress"),
     "DONE": N_("Done"),
 }
-
-
-def lesson_status(
-    question_ids: Iterable[str], answered: Iterable[str], right: Iterable[str]
-) -> LessonStatus:
-    """Return the status of a lesson for one learner.
-
-    Args:
-        question_ids: the lesson's current question ids.
-        answered: question ids the learner has attempted at least once.
-        right: question ids the learner has answered correctly at least once.
-
-    Returns:
-        ``DONE`` when every current question was answered right at least once;
-        ``IN_PROGRESS`` when any current question was attempted; else ``NOT_STARTED``.
-    """
-    current = set(question_ids)
-    if is_done(len(current & set(right)), len(current)):
-        return LessonStatus.DONE
-    if current & set(answered):
-        return LessonStatus.IN_PROGRESS
-    return LessonStatus.NOT_STARTED
 
 
 @dataclass(frozen=True)

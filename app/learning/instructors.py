@@ -3,10 +3,10 @@
 - A **site instructor** (``account.is_instructor``, given only by ``curso instrutor
   adicionar``) edits and publishes lessons and sees every learner on the dashboard.
 - A **site admin** (``account.is_admin`` too, ``curso instrutor adicionar --admin``) also sees
-  every class and registers and confirms the LMSs (LTI platforms).
+  every class and does what concerns the whole site (:data:`app.web.deps.AdminDep`).
 - A **class instructor** (a ``class_staff`` row) sees that class only: its dashboard, exports,
-  due dates. An LMS Instructor launch makes the person one of the class of that LMS course,
-  and nothing more.
+  due dates. Whoever makes the row (a site instructor, or another room of the app) gives
+  nothing more.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def instructor_account(db: Session, username: str | None) -> Account | None:
 
 
 def staff_account(db: Session, username: str | None) -> Account | None:
-    """Return the account of ``username`` when it is a site instructor or teaches a class (an
-    LMS course's class included), else ``None``."""
+    """Return the account of ``username`` when it is a site instructor or teaches a class,
+    else ``None``."""
     account = find_account(db, username) if username else None
     if account is None or account.is_instructor:
         return account

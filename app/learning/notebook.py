@@ -90,6 +90,23 @@ def notebook(
     return out
 
 
+# Why a notebook is empty (:func:`empty_because`): nothing answered yet, nothing ever missed,
+# or every miss answered right since.
+NOTHING_ANSWERED = "unanswered"
+NOTHING_MISSED = "unmissed"
+ALL_CORRECTED = "corrected"
+
+
+def empty_because(state: LearnerState) -> str:
+    """Why the learner's notebook is empty, told from their attempts (any lesson, any
+    version): :data:`NOTHING_ANSWERED`, :data:`NOTHING_MISSED` or :data:`ALL_CORRECTED`."""
+    if not state.attempts:
+        return NOTHING_ANSWERED
+    if all(a.correct for a in state.attempts):
+        return NOTHING_MISSED
+    return ALL_CORRECTED
+
+
 def notebook_concepts(course: Course, state: LearnerState) -> list[tuple[str, str, int]]:
     """The glossary terms the notebook's questions test: ``(slug, term, how many)``, in
     glossary order (a filter of the notebook by concept)."""

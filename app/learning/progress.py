@@ -53,7 +53,7 @@ def due_in(cards: tuple[CardRow, ...], course: Course, at: datetime) -> int:
 
     A card is due when its date has come, or at once when its question was edited since it
     was last answered; cards of removed questions do not count. The same rule as
-    :func:`app.learning.review.due_count_column`, which counts in SQL.
+    :func:`app.learning.review.due_of`, which lists them for ``/revisar``.
     """
     current = {
         (lesson.slug, qid): question.content_hash
@@ -106,8 +106,8 @@ def lesson_shape(lesson: Lesson) -> tuple[list[str], list[tuple[int, tuple[str, 
 
 
 def lesson_shape_total(lesson: Lesson) -> int:
-    """How many questions the lesson counts (:func:`app.learning.rules.counted_total`): the LTI
-    line item's ``scoreMaximum``."""
+    """How many questions the lesson counts (:func:`app.learning.rules.counted_total`), also
+    as the maximum of a grade sent elsewhere."""
     fixed, pools = lesson_shape(lesson)
     return counted_total(len(fixed), (draw for draw, _ in pools))
 

@@ -2,8 +2,8 @@
 
 A learner without an account is reached only through a live session of theirs: the browser
 that holds its cookie. When none is left (the sessions expired, or were replaced, as when the
-same browser is launched from an LMS and becomes the LMS's learner), nobody can see, export or
-erase that learner's answers, so the course erases them itself, with the same
+same browser is signed in as another person), nobody can see, export or erase that learner's
+answers, so the course erases them itself, with the same
 :func:`app.learning.learners.delete_learner` that "Meus dados" uses: attempts, walks, review
 cards, class places, and their share of the dashboard's counters. What stays is what never
 named them: the counters of each question over every other learner.
@@ -23,7 +23,7 @@ from sqlalchemy import Engine, exists, or_, select
 from sqlmodel import Session, col
 
 from app.learning.learners import delete_learner
-from app.platform.models import ACCOUNT, ATTEMPT, LEARNER, WALK, LtiUser, WebSession, utcnow
+from app.platform.models import ACCOUNT, ATTEMPT, LEARNER, WALK, WebSession, utcnow
 
 log = logging.getLogger("curso.retention")
 SWEEP_EVERY_S = 24 * 3600.0
@@ -32,16 +32,15 @@ BATCH = 500  # learners erased per transaction, at most
 
 
 def unreachable_learners(db: Session, now: datetime, days: int) -> list[str]:
-    """Ids of the learners with no account, no LMS identity and no unexpired session, whose
-    last activity is more than ``days`` days before ``now`` (oldest first, :data:`BATCH` at
-    most)."""
+    """Ids of the learners with no account and no unexpired session, whose last activity is
+    more than ``days`` days before ``now`` (oldest first, :data:`BATCH` at most). Every way of
+    signing in, from this site or another, gives the person an account."""
     cutoff = now - timedelta(days=days)
     learner_id = LEARNER.c.id
     query = (
         select(learner_id)
         .where(
             ~exists().where(ACCOUNT.c.learner_id == learner_id),
-            ~exists().where(col(LtiUser.learner_id) == learner_id),
             ~exists().where(
                 col(WebSession.learner_id) == learner_id, col(WebSession.expires_at) > now
             ),

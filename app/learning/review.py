@@ -25,18 +25,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from fsrs import Card, Rating, Scheduler, State
-from sqlalchemy import ColumnElement, Connection, Row, delete, func, literal, or_, tuple_, update
+from sqlalchemy import Connection, Row, delete, update
 from sqlmodel import Session, col, select
 
 from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
-from app.learning.grading import AttemptFact
 from app.learning.rules import HINTED, NO_HELP, WORKED
 from app.learning.state import CardRow
 from app.learning.tallies.fold import LearnerAnswer
 from app.platform.db import Plain, Upsert, stored_time
-from app.platform.models import ATTEMPT, LEARNER, REVIEW_CARD, Attempt, ReviewCard
+from app.platform.models import ATTEMPT, LEARNER, REVIEW_CARD, ReviewCard
 
 STEP = timedelta(minutes=10)
 # fsrs.Card makes an id from the clock, and sleeps 1 ms to keep ids apart, when given none. A card
@@ -100,18 +99,6 @@ def _stored_card(row: Row[Any]) -> Card:
         difficulty=row.difficulty,
         due=stored_time(row.due),
         last_review=row.last_review and stored_time(row.last_review),
-    )
-
-
-def card_of(row: ReviewCard | Row[Any]) -> Card:
-    return Card(
-        card_id=CARD_ID,
-        state=State(row.state),
-        step=row.step,
-        stability=row.stability,
-        difficulty=row.difficulty,
-        due=_aware(row.due),
-        last_review=_aware(row.last_review),
     )
 
 
@@ -335,14 +322,6 @@ class DueReview:
     changed: bool
 
 
-def due_reviews(db: Session, learner_id: str, course: Course, at: datetime) -> list[DueReview]:
-    """Return the learner's questions due at ``at``, oldest due first (one query)."""
-    rows = db.exec(select(ReviewCard).where(col(ReviewCard.learner_id) == learner_id))
-    return due_of(
-        [CardRow(r.lesson_slug, r.question_id, r.question_hash, r.due) for r in rows], course, at
-    )
-
-
 def due_of(cards: Sequence[CardRow], course: Course, at: datetime) -> list[DueReview]:
     """The questions of ``cards`` due at ``at``, oldest due first (no storage).
 
@@ -361,62 +340,6 @@ def due_of(cards: Sequence[CardRow], course: Course, at: datetime) -> list[DueRe
             due.append(DueReview(lesson, question, when, changed))
     due.sort(key=lambda item: (not item.changed, item.due, item.lesson.slug, item.question.id))
     return due
-
-
-def due_count_column(learner_id: str, course: Course, at: datetime) -> ColumnElement[int]:
-    """A scalar subquery: how many of the learner's current questions are due at ``at``.
-
-    Same rule as :func:`due_reviews`, in SQL, so a page can read it in a statement it runs
-    anyway (see :func:`facts_and_due`).
-    """
-    pairs = [(lesson.slug, qid) for lesson in course.lessons for qid in lesson.questions]
-    versions = [
-        (lesson.slug, q.id, q.content_hash)
-        for lesson in course.lessons
-        for q in lesson.questions.values()
-    ]
-    if not pairs:
-        return literal(0)
-    ids = tuple_(col(ReviewCard.lesson_slug), col(ReviewCard.question_id))
-    version = tuple_(
-        col(ReviewCard.lesson_slug), col(ReviewCard.question_id), col(ReviewCard.question_hash)
-    )
-    return (
-        select(func.count())
-        .select_from(ReviewCard)
-        .where(
-            col(ReviewCard.learner_id) == learner_id,
-            ids.in_(pairs),
-            or_(col(ReviewCard.due) <= at, version.not_in(versions)),
-        )
-        .scalar_subquery()
-    )
-
-
-def facts_and_due(
-    db: Session, learner_id: str, course: Course, at: datetime
-) -> tuple[list[AttemptFact], int]:
-    """Read what progress needs from every attempt, and the count due, in one statement.
-
-    The count rides on each attempt row; a learner without attempts has no cards either.
-
-    Returns:
-        The attempt facts, oldest first, and how many questions are due for review at ``at``.
-    """
-    # sqlmodel.select() is typed for at most 4 columns.
-    rows = db.exec(
-        select(  # type: ignore[call-overload]
-            Attempt.lesson_slug,
-            Attempt.question_id,
-            Attempt.question_hash,
-            Attempt.correct,
-            due_count_column(learner_id, course, at).label("due"),
-        )
-        .where(col(Attempt.learner_id) == learner_id)
-        .order_by(col(Attempt.created_at), col(Attempt.id))
-    ).all()
-    facts = [AttemptFact(slug, qid, qhash, correct) for slug, qid, qhash, correct, _ in rows]
-    return facts, int(rows[0][4]) if rows else 0
 
 
 def merge_cards(db: Session, source_id: str, target_id: str) -> None:

@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any
 
 from app.learning.classes import LessonDue
 from app.learning.grading import AttemptFact
-
-if TYPE_CHECKING:
-    from app.learning.lti import ScoreOrder
 
 
 @dataclass(frozen=True)
@@ -273,8 +270,9 @@ class NewAnswer:
         birth_key: a visitor's first answer: the learner is made with this form key, and a
             double submit of the same form joins the learner the first request made (within
             :data:`app.learning.writer.BIRTH_WINDOW`, and while that learner has no account).
-        scores: the LTI launches' scores to queue with the answer, in the same transaction
-            (also when the key was stored before and a score is missing: a form sent again).
+        outbox: what another floor stores with the answer, in the same transaction (the
+            writer's ``outbox``, :data:`app.learning.writer.Outbox`; also when the key was
+            stored before: a form sent again). Opaque here.
         variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
         draw: the learner's first answer in a pool: the draw they were shown, stored with the
             attempt (``(pool id, number, seed, question ids comma-joined)``), else ``None``.
@@ -292,7 +290,7 @@ class NewAnswer:
     help: int = 0
     birth_key: str | None = None
     at: datetime | None = None
-    scores: tuple[ScoreOrder, ...] = ()
+    outbox: tuple[Any, ...] = ()
     variant: str = ""
     draw: tuple[str, int, str, str] | None = None
 

@@ -18,6 +18,8 @@ from app.learning.state import WalkRow
 TREE_NOT_FOUND = N_("Decision tree not found.")
 BAD_PATH = N_("That path does not exist in this tree; we started again from the beginning.")
 UNKNOWN_OPTION = N_("That option is not part of this question. Choose one of the options below.")
+# A form showed another version of its question: a tree step's here, an answer's in
+# app/web/forms.py (the use-case's reason code ``usecases.QUESTION_CHANGED``).
 QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 CHANGED_NOTICE = "mudou"  # ``?aviso=mudou``: the no-JavaScript step came from an older tree
 

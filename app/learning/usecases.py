@@ -11,10 +11,14 @@ neither HTTP nor SQL.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+from itsdangerous import BadData, TimestampSigner
 
 from app.content.calculators import calculator_results
 from app.content.course import Course
@@ -23,7 +27,6 @@ from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
 from app.content.variants import instance
-from app.learning.answers import graded_answer
 from app.learning.draws import (
     PoolDraw,
     current_draw,
@@ -33,6 +36,7 @@ from app.learning.draws import (
     pool_of,
     stored_draws,
 )
+from app.learning.grading import grade_form
 from app.learning.progress import CourseProgress, course_progress, due_in, review_clock
 from app.learning.rules import help_of
 from app.learning.state import (
@@ -46,11 +50,10 @@ from app.learning.state import (
 )
 from app.learning.trees import TreeView, tree_view
 from app.learning.variants import PAGE_OWNER, read_token
-from app.learning.views import KEY_RE, QuestionView, question_view
+from app.learning.views import KEY_RE, Draft, QuestionView, question_view
 
 if TYPE_CHECKING:
     from app.learning.classes import LessonDue
-    from app.learning.lti import ScoreOrder
 
 
 class LearnerStore(Protocol):
@@ -150,13 +153,15 @@ class LessonRequest:
     Attributes:
         retry: a question id to show as a form again (``?refazer=``).
         errors: messages by question id (a refused answer, carried by the session).
-        typed: a refused ``numeric`` answer by question id.
+        typed: a refused ``numeric`` answer by question id (or one kept after a hint).
+        drafts: the choices kept in a form by question id (a hint opened without JavaScript).
         query: the page's query string; ``arvore`` and ``c`` show that tree at that step.
     """
 
     retry: str | None = None
     errors: dict[str, str] = field(default_factory=dict)
     typed: dict[str, str] = field(default_factory=dict)
+    drafts: dict[str, Draft] = field(default_factory=dict)
     query: dict[str, str] = field(default_factory=dict)
 
 
@@ -256,19 +261,23 @@ def lesson_page(
     now: datetime,
     draw_key: bytes = b"",
 ) -> LessonPage:
-    """Build a lesson page from a state already read (no storage)."""
+    """Build a lesson page from a state already read (no storage). A drawn question not
+    answered since its draw started shows as a form, also when an earlier draw had it."""
     grouped = state.in_lesson(lesson.slug)
+    draws = lesson_draws(draw_key, lesson, state)
+    fresh = {qid for drawn in draws.values() for qid in drawn.pending}
     views = {
         qid: question_view(
             lesson.slug,
             question,
             state.learner_id,
             grouped.get(qid, []),
-            qid == asked.retry,
+            qid == asked.retry or qid in fresh,
             asked.errors.get(qid),
             asked.typed.get(qid, ""),
             opened(state, lesson.slug, question),
             draw_key,
+            asked.drafts.get(qid),
         )
         for qid, question in lesson.questions.items()
     }
@@ -297,7 +306,7 @@ def lesson_page(
         calculator_results(lesson.calculators, query),
         due,
         due is not None and due.is_late(now),
-        lesson_draws(draw_key, lesson, state),
+        draws,
     )
 
 
@@ -313,6 +322,9 @@ class QuestionPage:
         learner_id: the learner the answer was stored for (see :class:`AnswerPlace`),
             else ``None``.
         state: the learner's state the page was built from (after the answer, if any).
+        draw: after an answer to a question of a pool, that pool's draw as the lesson now
+            shows it (its foot offers "Outras perguntas" once it is all answered); else
+            ``None``.
     """
 
     view: QuestionView
@@ -321,6 +333,7 @@ class QuestionPage:
     stored: bool = False
     learner_id: str | None = None
     state: LearnerState | None = None
+    draw: PoolDraw | None = None
 
 
 def show_question(
@@ -414,6 +427,8 @@ class Answer:
         variant: ``variante`` (the signed variant a numeric question with ``params`` showed).
         given_at: ``dada_em``, when an answer kept offline was given (clamped by
             :func:`given_time`); ``None``: now.
+        issued: ``emitida``, the signed time the server sent the form's page
+            (:func:`issued_token`): ``given_at`` is never before it.
     """
 
     key: str
@@ -424,19 +439,63 @@ class Answer:
     confirmed: str | None = None
     variant: str | None = None
     given_at: datetime | None = None
+    issued: str | None = None
 
 
 # How far back an answer kept on a device offline may say it was given (issue 40).
 OFFLINE_WINDOW = timedelta(days=14)
+ISSUED_SALT = "curso-emitida"
 
 
-def given_time(given_at: datetime | None, now: datetime) -> datetime | None:
-    """When an answer counts as given: ``given_at`` clamped to between
-    :data:`OFFLINE_WINDOW` before ``now`` and ``now``; ``None`` (an answer sent when given)
-    stays ``None``, the time its batch commits."""
-    if given_at is None:
+class _IssuedSigner(TimestampSigner):
+    """itsdangerous' timestamp signer, at a given time (whole seconds since the epoch)."""
+
+    def __init__(self, secret: bytes, at: int | None = None) -> None:
+        super().__init__(secret, salt=ISSUED_SALT)
+        self.at = at
+
+    def get_timestamp(self) -> int:
+        return super().get_timestamp() if self.at is None else self.at
+
+
+def issued_token(secret: bytes, at: datetime | None = None) -> str:
+    """What an answer form carries as ``emitida``: the time its page was sent (``at``,
+    default now, to the second), signed with the server's secret (itsdangerous
+    ``TimestampSigner``, salt :data:`ISSUED_SALT`)."""
+    stamp = int(time.time() if at is None else at.timestamp())
+    return _signed_at(secret, stamp)
+
+
+@lru_cache(maxsize=64)
+def _signed_at(secret: bytes, stamp: int) -> str:
+    # One signature per second serves every page sent in it (signing costs ~35 µs).
+    return _IssuedSigner(secret, stamp).sign("p").decode()
+
+
+def issued_time(secret: bytes, token: str | None) -> datetime | None:
+    """The time :func:`issued_token` signed in ``token`` (UTC), or ``None`` when there is
+    no token, no secret, or the signature is not the server's."""
+    if not token or not secret:
         return None
-    return min(max(given_at.astimezone(UTC), now - OFFLINE_WINDOW), now)
+    try:
+        _, at = _IssuedSigner(secret).unsign(token, return_timestamp=True)
+    except BadData:
+        return None
+    return at.astimezone(UTC)
+
+
+def given_time(
+    given_at: datetime | None, now: datetime, issued_at: datetime | None = None
+) -> datetime | None:
+    """When an answer counts as given: ``given_at`` clamped to between the time the form's
+    page was sent (``issued_at``; never more than :data:`OFFLINE_WINDOW` before ``now``) and
+    ``now``, so that an answer kept offline cannot say it was given before the learner had
+    the question (and so escape a due date). ``None``, the time its batch commits, for an
+    answer sent when given (no ``given_at``) and for one whose page's time is unknown (no
+    valid ``issued_at``): it counts when it arrives."""
+    if given_at is None or issued_at is None:
+        return None
+    return min(max(given_at.astimezone(UTC), issued_at, now - OFFLINE_WINDOW), now)
 
 
 class FormRefused(Exception):
@@ -472,17 +531,18 @@ class AnswerPlace:
         visit: the sending browser's visit cookie (``curso_visita``, HttpOnly, never printed
             in a page): part of the birth key, so only the browser that showed the form can
             join the learner its first request made, not whoever else saw the form's key.
-        scores: LTI launches' scores, queued with the answer
-            (:attr:`app.learning.state.NewAnswer.scores`).
+        outbox: what is stored with the answer, in its transaction
+            (:attr:`app.learning.state.NewAnswer.outbox`).
         draw_key: the server's secret: an answer to a pool's question stores the learner's
-            draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`).
+            draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`), and the
+            form's issued time (``emitida``, :func:`issued_time`) is checked with it.
     """
 
     review: bool = False
     order_of: str | None = None
     born: bool = False
     visit: str = ""
-    scores: tuple[ScoreOrder, ...] = ()
+    outbox: tuple[Any, ...] = ()
     draw_key: bytes = field(default=b"", repr=False)
 
 
@@ -521,11 +581,13 @@ async def answer_question(
         if index is None:
             raise FormRefused(STALE_FORM)
         asked = instance(question, question.variants.point(index))
-    grade, chosen = graded_answer(
+    grade, chosen = grade_form(
         asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
+    now = datetime.now(UTC)
     before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
+    kept_draw = first_draw_of(lesson, question, before, where.draw_key, where.born)
     try:
         written = await store.store_answer(
             NewAnswer(
@@ -540,10 +602,10 @@ async def answer_question(
                 review=where.review,
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
-                scores=where.scores,
-                at=given_time(answer.given_at, datetime.now(UTC)),
+                outbox=where.outbox,
+                at=given_time(answer.given_at, now, issued_time(where.draw_key, answer.issued)),
                 variant=asked.variant,
-                draw=first_draw_of(lesson, question, before, where.draw_key, where.born),
+                draw=kept_draw,
             )
         )
     except DuplicateKeyError as exc:
@@ -552,17 +614,28 @@ async def answer_question(
         before = LearnerState(written.learner_id)
     place = Place(lesson.slug, question_anchor(question.id))
     state = before.with_attempt(written.row, place, written.card)
+    if kept_draw is not None and written.new:  # stored with the attempt, never read back
+        pool_id, number, seed, ids = kept_draw
+        row = DrawRow(lesson.slug, pool_id, number, seed, tuple(ids.split(",")), _NOW, 0)
+        state = state.with_draw(row)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(
         lesson.slug, question, where.order_of or written.learner_id, attempts, secret=where.draw_key
     )
+    pool = pool_of(lesson, question.id) if where.draw_key else None
     return QuestionPage(
         view,
         course_progress(course, state),
         stored=written.new,
         learner_id=written.learner_id,
         state=state,
+        draw=current_draw(where.draw_key, lesson, pool, state) if pool is not None else None,
     )
+
+
+# The start of a draw 1 built after an answer stored it (its row is not read back): a draw
+# 1 counts every answer, whenever it started (app.learning.draws.current_draw).
+_NOW = datetime.min.replace(tzinfo=UTC)
 
 
 def first_draw_of(
@@ -594,11 +667,20 @@ class NoNextDraw(LookupError):
     """ "Outras perguntas" asked before every question of the current draw was answered."""
 
 
+@dataclass(frozen=True)
+class PoolPage:
+    """A pool as the learner sees it: the draw, and a :class:`QuestionView` per question
+    drawn."""
+
+    draw: PoolDraw
+    views: dict[str, QuestionView]
+
+
 def redraw_pool(
     store: LearnerStore, lesson: Lesson, pool_id: str, learner_id: str, secret: bytes
-) -> PoolDraw:
+) -> PoolPage:
     """Start the learner's next draw of a pool ("Outras perguntas"), ranked by their attempts
-    now; the draw they were shown is stored first when it was not yet.
+    now, and show it; the draw they were shown is stored first when it was not yet.
 
     Raises:
         KeyError: the lesson has no pool ``pool_id``.
@@ -616,7 +698,21 @@ def redraw_pool(
     row = store.store_draw(learner_id, lesson.slug, pool.id, number, seed, ids)
     if row is not None:
         state = state.with_draw(row)
-    return current_draw(secret, lesson, pool, state)
+    drawn = current_draw(secret, lesson, pool, state)
+    grouped = state.in_lesson(lesson.slug)
+    views = {
+        qid: question_view(
+            lesson.slug,
+            lesson.questions[qid],
+            learner_id,
+            grouped.get(qid, []),
+            retry=True,
+            revealed=opened(state, lesson.slug, lesson.questions[qid]),
+            secret=secret,
+        )
+        for qid in drawn.question_ids
+    }
+    return PoolPage(drawn, views)
 
 
 def birth_key(form_key: str, visit: str) -> str:
@@ -633,6 +729,7 @@ __all__ = [
     "OpenedLesson",
     "HintNotFound",
     "NoNextDraw",
+    "PoolPage",
     "redraw_pool",
     "answer_question",
     "open_lesson",

@@ -41,6 +41,29 @@ class GradedOption:
 
 
 @dataclass(frozen=True)
+class Draft:
+    """What the learner had chosen in a form they did not send as an answer, shown again in
+    it: without JavaScript, opening a hint posts the answer form to the hint's address, and
+    the page that follows keeps the choices (a ``numeric`` answer rides in ``typed``).
+
+    Attributes:
+        options: the option ids ticked (``opcao``).
+        positions: an ``ordering`` question's ``<item id>=<position>`` pairs (``posicao``).
+    """
+
+    options: tuple[str, ...] = ()
+    positions: tuple[str, ...] = ()
+
+    def position_of(self, item_id: str, default: int) -> int:
+        """The position chosen for ``item_id``, or ``default`` (none, or not a number)."""
+        for pair in self.positions:
+            name, _, number = pair.partition("=")
+            if name == item_id and number.isascii() and number.isdigit() and len(number) < 4:
+                return int(number)
+        return default
+
+
+@dataclass(frozen=True)
 class QuestionView:
     """One question as one learner sees it.
 
@@ -65,6 +88,7 @@ class QuestionView:
         question: a numeric question with variants: the variant shown (its numbers and key),
             else ``None`` (the question as written).
         variant_token: the form's ``variante`` (which variant it shows, signed), or ``""``.
+        draft: the choices kept in the form (:class:`Draft`).
     """
 
     options: tuple[Option, ...]
@@ -84,6 +108,7 @@ class QuestionView:
     others: tuple[Option, ...] = ()
     question: Question | None = None
     variant_token: str = ""
+    draft: Draft = Draft()
 
 
 def new_key() -> str:
@@ -101,6 +126,7 @@ def question_view(
     typed: str = "",
     revealed: Sequence[int] = (),
     secret: bytes = b"",
+    draft: Draft | None = None,
 ) -> QuestionView:
     """Decide how to show ``question`` to the learner.
 
@@ -116,6 +142,7 @@ def question_view(
             (:meth:`app.learning.state.LearnerState.revealed`).
         secret: the server's secret, which picks and signs a learner's variant of a numeric
             question with ``params`` (:mod:`app.learning.variants`).
+        draft: the choices to keep in the form (with ``typed``, a draft's number).
 
     Returns:
         The graded latest attempt, or the form when there is none, when the learner asked to
@@ -174,4 +201,5 @@ def question_view(
         tuple(others),
         shown if question.variants is not None else None,
         token,
+        draft or Draft(),
     )

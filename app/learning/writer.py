@@ -14,11 +14,12 @@ One batch, in one transaction, whatever its size:
 1. the learners' rows: created if missing, their place moved to the question (one upsert);
 2. the attempts, once per idempotency key (one ``INSERT ... ON CONFLICT DO NOTHING
    RETURNING``); a key already stored costs one more read, to answer as the first time;
-3. what follows an answer, set-based for the batch: the LTI scores of launched learners
-   (:func:`app.learning.lti.queue_scores`, so a grade is queued with its answer or not at
-   all), the dashboard's tallies (:func:`app.learning.tallies.write.record_in_tallies`),
-   mastery per learner × concept (:func:`app.learning.mastery.record_in_mastery`) and the
-   review cards (:func:`app.learning.review.schedule_batch`).
+3. what follows an answer, set-based for the batch: what the answers carry for the
+   writer's :data:`Outbox` (given by the app, so what another floor keeps with an answer is
+   kept with it or not at all), the dashboard's tallies
+   (:func:`app.learning.tallies.write.record_in_tallies`), mastery per learner × concept
+   (:func:`app.learning.mastery.record_in_mastery`) and the review cards
+   (:func:`app.learning.review.schedule_batch`).
 
 Places moved by opening a lesson (a GET) are queued the same way, and the request does not
 wait for them. If a batch fails, its answers are stored again one by one, so one bad answer
@@ -45,7 +46,6 @@ from typing import Any
 from sqlalchemy import Connection, Engine
 
 from app.content.page_ids import question_anchor
-from app.learning.lti import queue_scores
 from app.learning.mastery import Tags, record_in_mastery
 from app.learning.review import schedule_batch
 from app.learning.state import AttemptRow, DuplicateKeyError, NewAnswer, Place, Written
@@ -64,6 +64,10 @@ BIRTH_WINDOW = timedelta(seconds=30)
 # How long a request waits for its answer's commit: above SQLite's busy timeout (15 s), so only
 # a writer that is stuck, not one waiting its turn for the lock, makes a request give up.
 STORE_TIMEOUT_S = 20.0
+# Stores, in the batch's transaction, what the answers carry in ``NewAnswer.outbox``: each item
+# with the answer's learner and the time it was stored at (the first time, for a form sent
+# again), then the batch's time. Learning does not look inside the items.
+Outbox = Callable[[Connection, Sequence[tuple[Any, str, datetime]], datetime], None]
 
 
 class WriterUnavailable(RuntimeError):
@@ -101,14 +105,20 @@ class AnswerWriter:
         engine: the writer's own engine (:func:`app.platform.db.make_writer_engine`).
         tags: the concept tags of the course as it is now
             (:func:`app.learning.mastery.concept_tags`), read once per batch.
+        outbox: stores what answers carry in ``NewAnswer.outbox`` (:data:`Outbox`).
         timeout_s: how long :meth:`write` and :meth:`place` wait for the commit.
     """
 
     def __init__(
-        self, engine: Engine, tags: Callable[[], Tags], timeout_s: float = STORE_TIMEOUT_S
+        self,
+        engine: Engine,
+        tags: Callable[[], Tags],
+        outbox: Outbox | None = None,
+        timeout_s: float = STORE_TIMEOUT_S,
     ) -> None:
         self.engine = engine
         self.tags = tags
+        self.outbox = outbox
         self.timeout_s = timeout_s
         self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
@@ -195,7 +205,7 @@ class AnswerWriter:
         answer fails the batch's waiters with :class:`WriterUnavailable`, and the thread goes
         on with the next batch."""
         try:
-            self.batches += _commit(self.engine, jobs, self.tags())
+            self.batches += _commit(self.engine, jobs, self.tags(), self.outbox)
         except Exception as exc:
             log.exception("answer batch not stored")
             for job in jobs:
@@ -220,17 +230,18 @@ def _wake(jobs: list[_Job]) -> None:
 
 
 def store_now(
-    engine: Engine, answers: Sequence[NewAnswer], tags: Tags
+    engine: Engine, answers: Sequence[NewAnswer], tags: Tags, outbox: Outbox | None = None
 ) -> list[Written | Exception]:
     """Store ``answers`` as one batch in the calling thread, as the writer's thread does (for
-    commands, imports and tests; requests await :meth:`AnswerWriter.write`).
+    commands, imports and tests; requests await :meth:`AnswerWriter.write`), with ``outbox``
+    as the writer's.
 
     Returns:
         Per answer, in order, what was written or the error that refused it
         (:class:`DuplicateKeyError`, or whatever storing that answer alone raised).
     """
     jobs = [_Job(answer) for answer in answers]
-    _commit(engine, jobs, tags)
+    _commit(engine, jobs, tags, outbox)
     done: list[Written | Exception] = []
     for job in jobs:
         if job.error is not None:
@@ -241,11 +252,11 @@ def store_now(
     return done
 
 
-def _commit(engine: Engine, jobs: list[_Job], tags: Tags) -> int:
+def _commit(engine: Engine, jobs: list[_Job], tags: Tags, outbox: Outbox | None) -> int:
     """Write ``jobs`` in one transaction, or one by one when that fails; batches committed."""
     try:
         with engine.connect() as connection:
-            _write_batch(connection, jobs, tags)
+            _write_batch(connection, jobs, tags, outbox)
         return 1
     except Exception as exc:  # one bad answer must not cost the others theirs
         if len(jobs) == 1:
@@ -255,7 +266,7 @@ def _commit(engine: Engine, jobs: list[_Job], tags: Tags) -> int:
     committed = 0
     for job in jobs:
         job.result, job.error = None, None
-        committed += _commit(engine, [job], tags)
+        committed += _commit(engine, [job], tags, outbox)
     return committed
 
 
@@ -310,7 +321,9 @@ _BORN = Plain("SELECT id, created_at FROM learner WHERE birth_key = ?")
 _SIGNED_UP = Plain("SELECT learner_id FROM account WHERE learner_id = ?")
 
 
-def _write_batch(connection: Connection, jobs: Sequence[_Job], tags: Tags) -> None:
+def _write_batch(
+    connection: Connection, jobs: Sequence[_Job], tags: Tags, outbox: Outbox | None
+) -> None:
     """Store a batch in one transaction (see the module's docstring); each answer job gets
     its ``result`` or ``error``."""
     answers = [job for job in jobs if isinstance(job.item, NewAnswer)]
@@ -345,7 +358,7 @@ def _write_batch(connection: Connection, jobs: Sequence[_Job], tags: Tags) -> No
             _MOVE_LEARNERS.run(connection, [learners[learner] for learner in sorted(learners)])
             kept = sorted(reviewing - set(learners))
             _KEEP_LEARNERS.run(connection, [(learner, stamp) for learner in kept])
-            _store_attempts(connection, answers, owner, now, tags)
+            _store_attempts(connection, answers, owner, now, tags, outbox)
         _MOVE_PLACES.run(
             connection,
             [(place.lesson_slug, place.section, stamp, learner) for learner, place in places],
@@ -366,6 +379,7 @@ def _store_attempts(
     owner: Callable[[_Job], str],
     now: datetime,
     tags: Tags,
+    outbox: Outbox | None,
 ) -> None:
     batch = [(job, job.item, owner(job)) for job in answers if isinstance(job.item, NewAnswer)]
     returned = _INSERT_ATTEMPTS.rows(
@@ -427,17 +441,17 @@ def _store_attempts(
                 job.error = DuplicateKeyError(answer.key)
             else:
                 job.result = Written(_row(found), False, learner_id)
-    # An LTI launch's score goes with its answer (the outbox), also for a form sent again.
-    queue_scores(
-        connection,
-        [
-            (order, learner_id, job.result.row.created_at)
-            for job, answer, learner_id in batch
-            if job.result is not None
-            for order in answer.scores
-        ],
-        now,
-    )
+    # What the answers carry for the outbox goes with them, also for a form sent again.
+    carried = [
+        (item, learner_id, job.result.row.created_at)
+        for job, answer, learner_id in batch
+        if job.result is not None
+        for item in answer.outbox
+    ]
+    if carried:
+        if outbox is None:
+            raise TypeError("answers carry outbox items, and the writer was given no outbox")
+        outbox(connection, carried, now)
     if not stored:
         return
     # the hints opened before these answers now belong to them

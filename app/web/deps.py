@@ -172,6 +172,9 @@ async def get_known_devices(request: Request) -> KnownDevices:
 # "function" scope: the connection goes back to the pool before the response is sent, so the
 # session middleware writing afterwards never waits on connections held by finished requests.
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+# The same session, closed only after the response is sent: a streamed response (the CSV
+# exports) reads through it until its last row.
+StreamedSessionDep = Annotated[Session, Depends(get_session, scope="request")]
 CourseDep = Annotated[Course, Depends(get_course)]
 ReaderCourseDep = Annotated[Course, Depends(get_reader_course)]
 SearchDep = Annotated[SearchIndex, Depends(get_search_index)]

@@ -3,6 +3,7 @@ session keys that carry a message to the next page (post/redirect/get without Ja
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 from urllib.parse import parse_qsl
@@ -13,7 +14,9 @@ from starlette.exceptions import HTTPException
 
 from app.i18n import N_, gettext
 from app.learning import usecases
+from app.learning.trees import QUESTION_CHANGED  # one message id for an answer and a tree step
 from app.learning.usecases import Answer, FormRefused
+from app.learning.views import Draft
 from app.web.front_door import BODY_SCOPE_KEY
 
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -26,7 +29,8 @@ async def answer_form(request: Request) -> Answer:
     ``posicao`` (an ``ordering`` answer's ``<item id>=<position>`` pairs), and ``confirmado``
     (a ``numeric`` answer the learner confirmed as typed, "3.438" meaning 3438), and
     ``variante`` (the signed variant of a numeric question with parameters), and ``dada_em``
-    (when an answer kept on the device offline was given; issue 40); read by
+    (when an answer kept on the device offline was given; issue 40) with ``emitida`` (the
+    signed time the form's page was sent); read by
     :meth:`PostedForm.answer`."""
     return PostedForm(request).answer()
 
@@ -81,10 +85,11 @@ class PostedForm:
 
     def answer(self) -> Answer:
         """The answer form (:func:`answer_form`): ``versao`` up to 64 characters,
-        ``confirmado`` 100, ``variante`` and ``dada_em`` 40.
+        ``confirmado`` 100, ``variante`` and ``dada_em`` 40, ``emitida`` 64.
 
         ``dada_em`` is when an answer kept on the device offline was given (ISO 8601 with its
-        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it.
+        offset, as ``Date.toISOString`` writes it; issue 40); the use-case clamps it to
+        between ``emitida`` (the signed time the page was sent) and now.
 
         Raises:
             HTTPException: 422 when ``dada_em`` is not such a time.
@@ -98,6 +103,7 @@ class PostedForm:
             self.get("confirmado", 100),
             self.get("variante", 40),
             given_time_field(self.get("dada_em", 40)),
+            self.get("emitida", 64),
         )
 
 
@@ -118,10 +124,8 @@ def given_time_field(text: str | None) -> datetime | None:
     return given_at
 
 
-QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 STALE_FORM = N_("This form is out of date. Reload the page and answer again.")
 REUSED_FORM = N_("This submission belongs to another question. Reload the page and answer again.")
-QUESTION_CHANGED = N_("This question changed; read it again and answer.")
 HINT_NOT_FOUND = N_("This question has no such hint. Reload the page.")
 BAD_GIVEN_AT = N_("The time this answer was given is not valid. Answer the question again.")
 
@@ -137,8 +141,70 @@ def refusal_message(refused: FormRefused) -> str:
     )
 
 
-# The session key of a refused answer: {"lesson", "question", "message", "typed"}.
+# The session key of a refused answer, or of a form kept while a hint opened without
+# JavaScript: {"lesson", "question", "message", "typed", "options", "positions"}.
 FLASH_KEY = "aviso"
+# At most this many values of a kept form's field, each at most KEPT_CHARS characters.
+KEPT_VALUES = 50
+KEPT_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Flash:
+    """What a POST without JavaScript left in the session for the question's next page: a
+    message (a refused answer; ``""`` for none) and the form as the learner had filled it."""
+
+    lesson: str
+    question: str
+    message: str
+    typed: str
+    draft: Draft
+
+    def is_for(self, slug: str, question_id: str) -> bool:
+        """It belongs to that question of that lesson."""
+        return (self.lesson, self.question) == (slug, question_id)
+
+
+def keep_form(
+    request: Request, slug: str, question_id: str, message: str = "", form: bool = True
+) -> None:
+    """Keep ``message`` and, with ``form``, the posted answer form (what was typed, ticked or
+    ordered) in the session for the question's next page (post/redirect/get)."""
+    posted = PostedForm(request)
+
+    def kept(name: str) -> list[str]:
+        return [value[:KEPT_CHARS] for value in posted.every(name)[:KEPT_VALUES]] if form else []
+
+    request.session[FLASH_KEY] = {
+        "lesson": slug,
+        "question": question_id,
+        "message": message,
+        "typed": (posted.get("valor") or "")[:KEPT_CHARS] if form else "",
+        "options": kept("opcao"),
+        "positions": kept("posicao"),
+    }
+
+
+def take_flash(request: Request, learner_id: str | None) -> Flash | None:
+    """The form and message a POST left for this page, removed so a reload does not show them
+    again; ``None`` when there is none (a visitor has none, and their session stays unread)."""
+    flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
+    if not isinstance(flash, dict):
+        return None
+
+    def values(name: str) -> tuple[str, ...]:
+        found = flash.get(name)
+        return tuple(str(v) for v in found) if isinstance(found, list) else ()
+
+    return Flash(
+        str(flash.get("lesson") or ""),
+        str(flash.get("question") or ""),
+        str(flash.get("message") or ""),
+        str(flash.get("typed") or ""),
+        Draft(values("options"), values("positions")),
+    )
+
+
 # The session key of a one-line confirmation for the next page (a class joined, an account
 # created): a string, shown once by the page the redirect leads to.
 NOTICE_KEY = "recado"

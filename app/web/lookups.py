@@ -16,6 +16,7 @@ from starlette.routing import Route
 from app.content.course import Course
 from app.content.errors import ContentError
 from app.content.lessons import Lesson
+from app.content.quiz import Question
 from app.content.trees import Tree
 from app.i18n import N_, gettext
 from app.learning import classes
@@ -29,6 +30,7 @@ from app.web.deps import read_session
 LESSON_NOT_FOUND = N_(
     "Lesson not found. Its address may have changed: go back to the start of the course."
 )
+QUESTION_NOT_FOUND = N_("Question not found in this lesson. Reload the page.")
 UNAVAILABLE = N_(
     "This lesson is unavailable right now. Continue with the other lessons and come back later."
 )
@@ -78,6 +80,19 @@ def find_lesson(course: Course, slug: str) -> Lesson:
     if lesson is None:
         raise HTTPException(status_code=404, detail=gettext(LESSON_NOT_FOUND))
     return lesson
+
+
+def find_question(course: Course, slug: str, question_id: str) -> tuple[Lesson, Question]:
+    """Return the lesson and one of its questions.
+
+    Raises:
+        HTTPException: as :func:`find_lesson`; 404 for a question the lesson does not have.
+    """
+    lesson = find_lesson(course, slug)
+    question = lesson.questions.get(question_id)
+    if question is None:
+        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
+    return lesson, question
 
 
 def find_tree(course: Course, tree_id: str) -> Tree:

@@ -1,9 +1,10 @@
 """Lesson pages rendered once with their holes and kept by key, and the responses made of them.
 
 A page is kept as a :class:`~app.web.splice.SplicedPage`: rendered with holes where the
-reader's CSRF token and the forms' key prefix go (:func:`render_page`), compressed once, and
-filled per response (:func:`respond`). One class, :class:`KeyedPages`, holds them for the
-current course version, with two policies (both in the app's state):
+reader's CSRF token, the forms' key prefix and their signed issued time go
+(:func:`render_page`), compressed once, and filled per response (:func:`respond`). One class,
+:class:`KeyedPages`, holds them for the current course version, with two policies (both in the
+app's state):
 
 - ``visitor_pages``: every lesson × theme, rendered once per course version even when many
   requests miss at once (a class of 200 opening the same lesson renders it once). The
@@ -30,6 +31,7 @@ from cachetools import LRUCache
 from starlette.requests import Request
 from starlette.responses import Response
 
+from app.learning.usecases import issued_token
 from app.platform.sessions import VISIT_COOKIE
 from app.web.cookies import set_cookie
 from app.web.fragments import render_with_token_hole
@@ -95,7 +97,8 @@ def lesson_page_key(slug: str, request: Request, stamp: tuple[object, ...] = ())
 
 def render_page(request: Request, name: str, context: dict[str, Any]) -> bytes:
     """Template ``name`` as the caches keep it: the token hole, and each quiz form's key made
-    of the key-prefix hole and the form's position (:func:`app.web.splice.with_key_holes`)."""
+    of the key-prefix hole and the form's position, its ``emitida`` the issued-time hole
+    (:func:`app.web.splice.with_key_holes`)."""
     env = request.app.state.templates.env
     return with_key_holes(render_with_token_hole(env, name, context, request).encode())
 
@@ -117,7 +120,8 @@ VISIT_MAX_AGE_S = 365 * 24 * 3600  # as long as a session lives
 
 
 def respond(request: Request, page: SplicedPage) -> Response:
-    """The reader's response: their token spliced in, or ``304`` when their copy is current.
+    """The reader's response: their token, a new form-key prefix and the forms' issued time
+    (now) spliced in, or ``304`` when their copy is current.
 
     Taking the token (``scope["csrftoken"]``) makes the front door set the cookie for a
     visitor who has none. A browser without the visit cookie (:data:`VISIT_COOKIE`) gets one,
@@ -133,7 +137,8 @@ def respond(request: Request, page: SplicedPage) -> Response:
     encoding = chosen_encoding(request.headers.get("accept-encoding", ""))
     if encoding.name:
         headers["Content-Encoding"] = encoding.name
-    body = encoding.build(page, token, new_form_key_prefix())
+    issued = issued_token(request.app.state.secret.encode()).encode()
+    body = encoding.build(page, token, new_form_key_prefix(), issued)
     response = Response(body, headers=headers, media_type="text/html")
     if not has_visit:
         set_cookie(

@@ -1,17 +1,19 @@
 """The splice codec: a page rendered once with holes, sent with each response's own fills.
 
-A cached page (:mod:`app.web.page_cache`) is the same for every reader but for two things: the
-CSRF token their forms and htmx headers carry (the signed double-submit token, one per
-browser) and the prefix of the quiz forms' idempotency keys (new for every response, so no two
+A cached page (:mod:`app.web.page_cache`) is the same for every reader but for three things:
+the CSRF token their forms and htmx headers carry (the signed double-submit token, one per
+browser), the prefix of the quiz forms' idempotency keys (new for every response, so no two
 page views share a key: a visitor's first answer makes their learner with that key,
-:func:`app.learning.writer._claim`). The page is rendered with :data:`TOKEN_HOLE` and
-:data:`FORM_KEY_HOLE` in those places, split there, and each part compressed once. A response
-joins the parts around its fills:
+:func:`app.learning.writer._claim`) and the quiz forms' signed time the page was sent
+(``emitida``: an answer kept offline cannot say it was given before it, issue 40). The page
+is rendered with :data:`TOKEN_HOLE`, :data:`FORM_KEY_HOLE` and :data:`ISSUED_HOLE` in those
+places, split there, and each part compressed once. A response joins the parts around its
+fills:
 
 - ``deflate`` (RFC 1950, the zlib format): each part is an independent run of deflate blocks
   ending on a byte boundary (``Z_SYNC_FLUSH``); a fill goes between them as a *stored* block
   (RFC 1951 §3.2.4, five bytes of header); the Adler-32 of the whole page is the page's with
-  zeros in the holes (kept) plus what the two fills add, each fill's share computed once from
+  zeros in the holes (kept) plus what the fills add, each fill's share computed once from
   its own Adler-32 (:class:`AdlerBasis`). The work per response is proportional to the fills,
   not to the page or its number of holes.
 - ``gzip`` (RFC 1952), for clients that do not take ``deflate``: the same blocks; its CRC-32 is
@@ -28,7 +30,7 @@ import re
 import secrets
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 # Where the token goes while the page is rendered once: URL-safe characters (like a real
@@ -36,11 +38,16 @@ from dataclasses import dataclass
 TOKEN_HOLE = "csrf-cache-placeholder-9b1e6c0f2d7a4e58"
 # Where a page view's own prefix of the forms' idempotency keys goes (see :func:`with_key_holes`).
 FORM_KEY_HOLE = "formkey-cache-placeholder-4c7d21a9e3b05f68"
-_HOLE = re.compile(
-    b"(" + re.escape(TOKEN_HOLE.encode()) + b"|" + re.escape(FORM_KEY_HOLE.encode()) + b")"
-)
+# Where the answer forms' signed time the page was sent (``emitida``) goes (see
+# :func:`with_key_holes`): the lower bound of when an answer kept offline was given.
+ISSUED_HOLE = "issued-cache-placeholder-7e2f90b4c15a3d86"
+# The kinds of holes, in the order their fills are given (token, key prefix, issued time).
+HOLES = (TOKEN_HOLE, FORM_KEY_HOLE, ISSUED_HOLE)
+_HOLE = re.compile(b"(" + b"|".join(re.escape(hole.encode()) for hole in HOLES) + b")")
 # A quiz form's idempotency key (``chave``): new on every render (see :func:`with_key_holes`).
 FORM_KEY_FIELD = re.compile(rb'(name="chave" value=")[^"]*"')
+# A quiz form's issued time (``emitida``), signed: the time of each response.
+ISSUED_FIELD = re.compile(rb'(name="emitida" value=")[^"]*"')
 ADLER_BASE = 65521
 ZLIB_HEADER = b"\x78\xda"  # deflate, 32 KiB window, best compression (RFC 1950 §2.2)
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # deflate, no name, no time, unknown OS
@@ -49,51 +56,42 @@ COMPRESS_LEVEL = 9  # once per page version: the smallest bytes are worth the on
 
 @dataclass(frozen=True)
 class AdlerBasis:
-    """What the Adler-32 of a page with two kinds of fills needs besides the fills.
+    """What the Adler-32 of a page with several kinds of fills needs besides the fills.
 
     Adler-32 (RFC 1950 §8.2) of ``n`` bytes ``b_i`` is ``A = 1 + Σ b_i`` and
     ``B = n + Σ (n - i)·b_i``, both mod 65,521. A fill ``f`` at offset ``o`` adds ``S(f)`` to
     ``A`` and ``(n - o)·S(f) - W(f)`` to ``B``, where ``S`` is its byte sum and ``W = Σ j·f_j``,
     both read off the fill's own Adler-32. So the page's is ``a``, ``b`` (the page with NUL
-    bytes in the holes) plus, per kind of fill, its count times ``S`` and ``W``, and ``S``
-    times the sum of ``n - o`` over its holes (``token_weight``, ``key_weight``).
+    bytes in the holes) plus, per kind of fill (the token, the key prefix, the issued time:
+    :data:`HOLES`), its count times ``S`` and ``W``, and ``S`` times the sum of ``n - o`` over
+    its holes (``weights``).
     """
 
     a: int
     b: int
-    token_count: int
-    token_weight: int
-    key_count: int
-    key_weight: int
+    counts: tuple[int, ...]
+    weights: tuple[int, ...]
 
     @classmethod
-    def of(cls, parts: list[bytes], is_key: list[bool], token_len: int, key_len: int):
-        """The basis of a page split into ``parts``, for fills of these lengths."""
-        fills = [key_len if key else token_len for key in is_key]
+    def of(cls, parts: list[bytes], kinds: Sequence[int], *lengths: int):
+        """The basis of a page split into ``parts``, whose holes are of ``kinds`` (indexes
+        into :data:`HOLES`), for fills of these lengths (one per kind)."""
+        fills = [lengths[kind] for kind in kinds]
         total = sum(map(len, parts)) + sum(fills)
         adler, offset = 1, len(parts[0])
         adler = zlib.adler32(parts[0], adler)
-        weights = {True: 0, False: 0}
-        for key, length, part in zip(is_key, fills, parts[1:], strict=True):
-            weights[key] += total - offset
+        weights = [0] * len(lengths)
+        for kind, length, part in zip(kinds, fills, parts[1:], strict=True):
+            weights[kind] += total - offset
             adler = zlib.adler32(part, zlib.adler32(bytes(length), adler))
             offset += length + len(part)
-        return cls(
-            adler & 0xFFFF,
-            adler >> 16,
-            is_key.count(False),
-            weights[False] % ADLER_BASE,
-            is_key.count(True),
-            weights[True] % ADLER_BASE,
-        )
+        counts = tuple(list(kinds).count(kind) for kind in range(len(lengths)))
+        return cls(adler & 0xFFFF, adler >> 16, counts, tuple(w % ADLER_BASE for w in weights))
 
-    def adler32(self, token: bytes, key: bytes) -> int:
-        """The Adler-32 of the page with ``token`` and ``key`` in its holes."""
+    def adler32(self, *fills: bytes) -> int:
+        """The Adler-32 of the page with ``fills`` (one per kind) in its holes."""
         a, b = self.a, self.b
-        for fill, count, weight in (
-            (token, self.token_count, self.token_weight),
-            (key, self.key_count, self.key_weight),
-        ):
+        for fill, count, weight in zip(fills, self.counts, self.weights, strict=True):
             own = zlib.adler32(fill)
             total = (own & 0xFFFF) - 1  # S(fill)
             weighted = len(fill) * (1 + total) - (own >> 16)  # W(fill): B = n + n·S - W
@@ -152,11 +150,13 @@ def deflated_parts(parts: list[bytes], fill_lengths: list[int], shared: bool = T
 
 def with_key_holes(html: bytes) -> bytes:
     """``html`` with each quiz form's key made of :data:`FORM_KEY_HOLE` and the form's
-    position in the page (filled per response by :class:`SplicedPage`)."""
+    position in the page, and its issued time (``emitida``) made :data:`ISSUED_HOLE` (both
+    filled per response by :class:`SplicedPage`)."""
     count = iter(range(1_000_000))
-    return FORM_KEY_FIELD.sub(
+    keyed = FORM_KEY_FIELD.sub(
         lambda m: m.group(1) + FORM_KEY_HOLE.encode() + b'-%d"' % next(count), html
     )
+    return ISSUED_FIELD.sub(lambda m: m.group(1) + ISSUED_HOLE.encode() + b'"', keyed)
 
 
 def new_form_key_prefix() -> bytes:
@@ -165,71 +165,76 @@ def new_form_key_prefix() -> bytes:
 
 
 class SplicedPage:
-    """One rendered page, split where the token and the form-key prefix go, each part
-    compressed once.
+    """One rendered page, split where the token, the form-key prefix and the issued time go,
+    each part compressed once.
 
-    ``html`` is the page as rendered with :data:`TOKEN_HOLE` for the token and
-    :data:`FORM_KEY_HOLE` for the form-key prefix (UTF-8 bytes).
+    ``html`` is the page as rendered with :data:`TOKEN_HOLE` for the token,
+    :data:`FORM_KEY_HOLE` for the form-key prefix and :data:`ISSUED_HOLE` for the issued time
+    (UTF-8 bytes). The fills are given in that order; one left out is empty.
     """
 
     def __init__(self, html: bytes) -> None:
         pieces = _HOLE.split(html)
         self.parts = pieces[0::2]
-        self.is_key = [hole == FORM_KEY_HOLE.encode() for hole in pieces[1::2]]
+        holes = [hole.encode() for hole in HOLES]
+        self.kinds = [holes.index(hole) for hole in pieces[1::2]]  # indexes into HOLES
         self.digest = hashlib.blake2b(html, digest_size=12).hexdigest()  # the ETag's first half
-        # The parts compressed for fills of given lengths (token, key): every token the front door
-        # signs has one length, and every key prefix another, so one entry in practice.
-        self._deflated: dict[tuple[int, int], tuple[list[bytes], AdlerBasis]] = {}
+        # The parts compressed for fills of given lengths: every token the front door signs
+        # has one length, every key prefix another, every issued time a third, so one entry
+        # in practice.
+        self._deflated: dict[tuple[int, ...], tuple[list[bytes], AdlerBasis]] = {}
         self._shared_window = b"\0" not in html
 
-    def deflated(self, token: bytes, key: bytes) -> tuple[list[bytes], AdlerBasis]:
+    def deflated(self, *fills: bytes) -> tuple[list[bytes], AdlerBasis]:
         """The compressed parts and the Adler-32 basis for fills of these lengths (built on
         first use, then kept)."""
-        lengths = (len(token), len(key))
+        lengths = tuple(len(fill) for fill in self._all(fills))
         kept = self._deflated.get(lengths)
         if kept is None:
-            fills = [len(fill) for fill in self._fills(token, key)]
             kept = (
-                deflated_parts(self.parts, fills, shared=self._shared_window),
-                AdlerBasis.of(self.parts, self.is_key, len(token), len(key)),
+                deflated_parts(
+                    self.parts, [lengths[kind] for kind in self.kinds], shared=self._shared_window
+                ),
+                AdlerBasis.of(self.parts, self.kinds, *lengths),
             )
             if len(self._deflated) < 4:  # odd lengths (a forged cookie) are not kept
                 self._deflated[lengths] = kept
         return kept
 
-    def _fills(self, token: bytes, key: bytes) -> list[bytes]:
-        return [key if is_key else token for is_key in self.is_key]
+    @staticmethod
+    def _all(fills: Sequence[bytes]) -> tuple[bytes, ...]:
+        return tuple(fills) + (b"",) * (len(HOLES) - len(fills))
 
-    def identity(self, token: bytes, key: bytes = b"") -> bytes:
-        """The page with ``token`` (and the form-key prefix ``key``) in place, uncompressed."""
+    def _fills(self, fills: Sequence[bytes]) -> list[bytes]:
+        every = self._all(fills)
+        return [every[kind] for kind in self.kinds]
+
+    def identity(self, *fills: bytes) -> bytes:
+        """The page with ``fills`` (token, key prefix, issued time) in place, uncompressed."""
         out = [self.parts[0]]
-        for fill, part in zip(self._fills(token, key), self.parts[1:], strict=True):
+        for fill, part in zip(self._fills(fills), self.parts[1:], strict=True):
             out += [fill, part]
         return b"".join(out)
 
-    def deflate(self, token: bytes, key: bytes = b"") -> bytes:
-        """The page with ``token`` (and ``key``) in place, in the zlib format
-        (``Content-Encoding: deflate``).
-        """
-        blocks = {token: stored_block(token), key: stored_block(key)}
-        deflated_parts, basis = self.deflated(token, key)
+    def deflate(self, *fills: bytes) -> bytes:
+        """The page with ``fills`` in place, in the zlib format (``Content-Encoding: deflate``)."""
+        blocks = {fill: stored_block(fill) for fill in self._all(fills)}
+        deflated_parts, basis = self.deflated(*fills)
         out = [ZLIB_HEADER, deflated_parts[0]]
-        for fill, deflated in zip(self._fills(token, key), deflated_parts[1:], strict=True):
+        for fill, deflated in zip(self._fills(fills), deflated_parts[1:], strict=True):
             out += [blocks[fill], deflated]
-        out.append(struct.pack(">I", basis.adler32(token, key)))
+        out.append(struct.pack(">I", basis.adler32(*self._all(fills))))
         return b"".join(out)
 
-    def gzip(self, token: bytes, key: bytes = b"") -> bytes:
-        """The page with ``token`` (and ``key``) in place, in the gzip format
-        (``Content-Encoding: gzip``).
-        """
-        blocks = {token: stored_block(token), key: stored_block(key)}
-        deflated_parts = self.deflated(token, key)[0]
+    def gzip(self, *fills: bytes) -> bytes:
+        """The page with ``fills`` in place, in the gzip format (``Content-Encoding: gzip``)."""
+        blocks = {fill: stored_block(fill) for fill in self._all(fills)}
+        deflated_parts = self.deflated(*fills)[0]
         out = [GZIP_HEADER, deflated_parts[0]]
         crc = zlib.crc32(self.parts[0])
         size = len(self.parts[0])
         for fill, deflated, part in zip(
-            self._fills(token, key), deflated_parts[1:], self.parts[1:], strict=True
+            self._fills(fills), deflated_parts[1:], self.parts[1:], strict=True
         ):
             out += [blocks[fill], deflated]
             crc = zlib.crc32(part, zlib.crc32(fill, crc))
@@ -243,7 +248,7 @@ class Encoding:
     """A response encoding: its ``Content-Encoding`` value (``""`` for none) and its builder."""
 
     name: str
-    build: Callable[[SplicedPage, bytes, bytes], bytes]
+    build: Callable[..., bytes]  # (page, token, key prefix, issued time) -> body
 
 
 ENCODINGS = {

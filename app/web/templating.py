@@ -28,13 +28,16 @@ from starlette.requests import HTTPConnection
 from app.content import page_ids
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
+from app.content.search import mark_words
 from app.i18n import N_, gettext, local_datetime, local_day, translations
+from app.learning.usecases import issued_token
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
 from app.web.assets import Assets
 from app.web.fragments import RenderedTrees
 from app.web.launches import launch_query, launch_token_of
-from app.web.splice import FORM_KEY_FIELD
+from app.web.question_modes import LESSON
+from app.web.splice import FORM_KEY_FIELD, ISSUED_FIELD
 from app.web.urls import Urls
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
@@ -52,6 +55,13 @@ def csrf_token(request: Request) -> str:
     front door: :class:`app.web.security.RequestToken`)."""
     getter = request.scope.get("csrftoken") if request is not None else None
     return getter() if getter else ""
+
+
+def form_issued(request: Request) -> str:
+    """An answer form's ``emitida``: the time the page is sent, signed
+    (:func:`app.learning.usecases.issued_token`). A cached page gets it per response
+    (:data:`app.web.splice.ISSUED_HOLE`)."""
+    return issued_token(request.app.state.secret.encode())
 
 
 def theme(request: Request | None) -> str:
@@ -100,6 +110,12 @@ def with_highlight(url: str, query: str) -> str:
     address, hash_, fragment = url.partition("#")
     joiner = "&" if "?" in address else "?"
     return f"{address}{joiner}{urlencode({'destaque': query})}{hash_}{fragment}"
+
+
+def marked_words(html: str, query: str) -> Markup:
+    """The ``mark_words`` filter: a lesson's body with the words of ``query`` (``?destaque=``,
+    :func:`with_highlight`) in ``<mark>``, so a search result lands on them without JavaScript."""
+    return Markup(mark_words(str(html), query))
 
 
 def account_name(request: Request | None) -> str | None:
@@ -248,8 +264,11 @@ def make_templates(
         ids=page_ids,
         launch_query=launch_query,
         launch_token=launch_token_of,
+        form_issued=form_issued,
         lesson_version=lesson_version,
+        question_mode=LESSON,  # a lesson's; /revisar and the notebook pass their own
     )
+    templates.env.filters["mark_words"] = marked_words
     return templates
 
 
@@ -297,8 +316,9 @@ def render(
     # A quiz form's idempotency key (``chave``) is new on every render, so the ETag leaves it
     # out: an unchanged page still revalidates. A key can only have been used if an answer was
     # stored, and then the page itself has changed (the graded answer, the counts), so its
-    # ETag has too.
-    stable = FORM_KEY_FIELD.sub(rb'\1"', response.body)
+    # ETag has too. The forms' issued time (``emitida``) is left out too: a page kept by the
+    # browser says when it was first sent, which is when the learner had it.
+    stable = ISSUED_FIELD.sub(rb'\1"', FORM_KEY_FIELD.sub(rb'\1"', response.body))
     etag = 'W/"' + hashlib.blake2b(stable, digest_size=16).hexdigest() + '"'
     headers = {"ETag": etag, "Cache-Control": HTML_CACHE, "Vary": f"{VARY}, Cookie"}
     unchanged = not_modified(request, etag, headers)

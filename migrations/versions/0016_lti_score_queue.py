@@ -17,7 +17,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-from app.learning.lti import score_target
+from app.lti.launch import score_target
 
 revision = "0016"
 down_revision = "0015"

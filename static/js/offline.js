@@ -38,9 +38,12 @@
   }
 
   // Fetch a lesson's page as the server gives it to this learner and measure what it needs:
-  // the page, its images and static files, the glossary and the two offline pages.
+  // the page, its images and static files, the glossary and the two offline pages. "baixar"
+  // asks for the page as learners see it (an instructor's has drafts and no download box).
   function prepare(url) {
-    return fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function (response) {
+    var source = new URL(url, location.href);
+    source.searchParams.set("baixar", "1");
+    return fetch(source.href, { credentials: "same-origin", cache: "no-store" }).then(function (response) {
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
     }).then(function (html) {

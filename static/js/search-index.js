@@ -288,19 +288,6 @@
     curso.withHtmx(function () { if (!index) htmx.trigger(input, "curso:ask"); });
   };
 
-  // For mark-words.js: load the index (from the HTTP cache after a search), then tell whether a
-  // word of the page is one of the words searched, as the server's excerpts mark them.
-  curso.searchIndex = {
-    load: function () {
-      var box = document.querySelector("[data-search-index]");
-      return box ? load(box).then(function () { return !!index; }) : Promise.resolve(false);
-    },
-    matcher: function (raw) {
-      var query = parse(raw);
-      return function (word) { return matches(query, word); };
-    }
-  };
-
   curso.onLoad("[data-search-index]", function (input) {
     var start = function () { load(input); };
     input.addEventListener("focus", start);

@@ -10,10 +10,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.learning.mastery import Tags, concept_tags
-from app.learning.state import AttemptRow, NewAnswer, Written
-from app.learning.writer import store_now
+from app.learning.state import AttemptRow, NewAnswer, Place, Written
+from app.learning.writer import AnswerWriter, store_now
 from app.platform.db import make_engine
 from app.platform.models import Attempt
+from tests.support.coroutines import run
 from tests.support.learning import COURSE
 
 
@@ -88,3 +89,14 @@ def session_of(settings) -> Iterator[Session]:
             yield session
     finally:
         engine.dispose()
+
+
+NOBODY = "0" * 32  # no learner has this id: a place kept for it changes no row
+
+
+def writer_settled(writer: AnswerWriter) -> None:
+    """Return once everything ``writer`` was handed before is committed: pages only queue the
+    place they move (``move_place``), and a request that reads right after may come first. A
+    place kept for no learner is queued behind them and awaited (the queue is first in, first
+    out)."""
+    run(writer.place(NOBODY, Place("")))

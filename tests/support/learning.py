@@ -80,6 +80,9 @@ def answer(
     variant = form.select_one(f'#pergunta-{qid} input[name="variante"]')
     if variant is not None:  # a numeric question with variants: the numbers it showed
         data.setdefault("variante", variant["value"])
+    issued = form.select_one(f'#pergunta-{qid} input[name="emitida"]')
+    if issued is not None:  # when the page was sent (an answer kept offline is never before)
+        data.setdefault("emitida", issued["value"])
     return client.post(
         f"/licoes/{slug}/perguntas/{qid}",
         data=data,

@@ -23,7 +23,6 @@ Isolation, between two tests of one shared app:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,9 +31,9 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.learning.state import Place
 from app.main import create_app
 from app.platform.settings import Settings
+from tests.support.answers import writer_settled
 from tests.support.app import PostgresDatabases, empty_sqlite, make_settings
 
 # What the app builds from the code, the lessons and the settings: the same whatever is stored.
@@ -75,9 +74,7 @@ def _empty_sessions(sessions: Any) -> None:
 
 
 def _drain(writer: Any) -> None:
-    # The writer commits in order: once a place for nobody is committed (a learner without a
-    # row is left as is), everything given to it before is.
-    asyncio.run(writer.place("ninguém", Place("ninguém")))
+    writer_settled(writer)
     writer.batches = 0
 
 

@@ -16,7 +16,7 @@ from app.learning.writer import WRITER_THREAD
 TRANSACTION_CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.I)
 
 
-# Threads that run on their own schedule (app/learning/lti_sender.py and lti.py): an earlier test's
+# Threads that run on their own schedule (app/lti/sender.py and tool.py): an earlier test's
 # app in this process may still be sending a grade while a budget is counted.
 BACKGROUND_THREADS = {"curso-lti-sender", "curso-lms-origins"}
 

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
+from app.i18n import DEFAULT_TIMEZONE
 from app.platform.models.base import table, utcnow
 
 
@@ -24,7 +25,7 @@ class Classroom(SQLModel, table=True):
     name: str = Field(max_length=120)
     description: str = Field(default="", max_length=1000)
     join_code: str = Field(max_length=64, unique=True)
-    time_zone: str = Field(default="America/Sao_Paulo", max_length=64)
+    time_zone: str = Field(default=DEFAULT_TIMEZONE, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -116,7 +116,7 @@ class LtiScore(SQLModel, table=True):
     Attributes:
         target: the column: a hash of the platform, ``lineitem_url`` (or ``lineitems_url``,
             ``resource_link_id`` and ``lesson_slug`` when the launch named no line item), as
-            the launch gave them (:func:`app.learning.lti.score_target`).
+            the launch gave them (:func:`app.lti.launch.score_target`).
         platform_id / class_id: where it goes, and the class of the LMS course.
         learner_id / user_sub: whose score, in the course and on the platform.
         lineitem_url: the gradebook column, when the launch named it (or once it was found);
@@ -127,7 +127,7 @@ class LtiScore(SQLModel, table=True):
         answered_at: when the answer that produced this score was given: the AGS timestamp.
         status: ``pending`` (to send; ``last_error`` says why the last try failed), ``sent``,
             ``superseded`` (the platform holds a newer score: its 409) or ``failed`` (refused
-            by the platform :data:`app.learning.lti.MAX_REFUSALS` times; not retried until a
+            by the platform :data:`app.lti.scores.MAX_REFUSALS` times; not retried until a
             newer answer).
         tries / next_try_at: tries of this score, retried with exponential backoff.
         claim / claimed_until: the sender that took the row to send it, and until when
@@ -167,7 +167,7 @@ class LtiScore(SQLModel, table=True):
     claimed_until: datetime | None = None
 
 
-# The Core tables, for SQLAlchemy Core statements (the score queue's and the claim's upserts in
-# app/learning/lti.py).
+# The Core tables, for SQLAlchemy Core statements (the score queue's upsert in app/lti/scores.py,
+# the state's claim in app/lti/tool.py).
 LTI_SCORE = table(LtiScore)
 LTI_STATE = table(LtiState)

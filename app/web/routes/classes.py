@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from app.i18n import N_, gettext, time_zone_choices, time_zone_label
 from app.learning import classes
 from app.learning.instructors import instructor_account
+from app.lti.launch import lms_names
 from app.platform.models import Classroom
 from app.web.deps import (
     AccountNameDep,
@@ -103,11 +104,14 @@ def _class_page(
         "class_join_page", code=classroom.join_code
     )
     dues = classes.due_rows(db, classroom)
+    members = classes.members(db, classroom)
     context = {
         "classroom": classroom,
         "join_url": join_url,
         "staff": classes.staff_of(db, classroom),
-        "members": classes.members(db, classroom),
+        "members": members,
+        # the name each member's LMS gave, shown before the username
+        "lms_names": lms_names(db, [member.learner_id for member in members]),
         "dues": dues,
         "course": course,
         "due_label": classes.due_label,

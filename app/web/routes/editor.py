@@ -149,7 +149,7 @@ def _editor_page(
         "base_hash": base_hash,
         "max_text": MAX_TEXT,
         "max_form_bytes": MAX_EDITOR_FORM_BYTES,
-        # For static/editor.js, which checks the size before sending ({count}, {size}: its own).
+        # For static/js/editor.js, which checks the size before sending ({count}, {size}: its own).
         "too_long_message": gettext(TOO_LONG)
         % {"count": "{count}", "max": format_number(Decimal(MAX_TEXT))},
         "too_heavy_message": gettext(TOO_HEAVY)

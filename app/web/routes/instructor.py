@@ -41,10 +41,17 @@ from app.content.item_checks import warnings_by_question
 from app.content.moodle_xml import moodle_xml_export
 from app.i18n import N_, gettext
 from app.learning.classes import class_for, classes_of, due_label, due_rows
-from app.learning.lti import passback_state
 from app.learning.mastery import LAST_N, course_mastery
+from app.lti.scores import passback_state
 from app.platform.models import Account, Classroom
-from app.web.deps import CourseDep, InstructorDep, SessionDep, StaffDep, is_row_id
+from app.web.deps import (
+    CourseDep,
+    InstructorDep,
+    SessionDep,
+    StaffDep,
+    StreamedSessionDep,
+    is_row_id,
+)
 from app.web.lookups import check_panel
 from app.web.templating import render
 from app.web.urls import urls_of
@@ -64,7 +71,7 @@ class Tab:
         route: the name of its route; ``fragment``: its template, ``_dashboard_<fragment>.html``.
         label: its link's text (a catalog id); ``summary``: what it shows, on the overview.
         sections: ids of the one-page dashboard's sections it now holds; a prefix ending
-            in ``-`` stands for every id that starts with it. ``static/instructor-tabs.js``
+            in ``-`` stands for every id that starts with it. ``static/js/dashboard-tabs.js``
             sends an old link (``/instrutor#revisar``) to the tab that holds its section.
     """
 
@@ -334,6 +341,7 @@ def _csv(request: Request, name: str, lines) -> StreamingResponse:
 @router.get("/exportar/tentativas.csv", name="export_attempts")
 def export_attempts(
     request: Request,
+    db: StreamedSessionDep,
     course: CourseDep,
     instructor: StaffDep,
     classroom: ClassroomDep,
@@ -344,13 +352,14 @@ def export_attempts(
     """
     state = request.app.state
     class_id = classroom.id if classroom else None
-    rows = attempt_rows(state.engine, course, state.pseudonym_salt, class_id)
+    rows = attempt_rows(db, course, state.pseudonym_salt, class_id)
     return _csv(request, "tentativas", csv_lines(ATTEMPT_COLUMNS, rows))
 
 
 @router.get("/exportar/progresso.csv", name="export_progress")
 def export_progress(
     request: Request,
+    db: StreamedSessionDep,
     course: CourseDep,
     instructor: StaffDep,
     classroom: ClassroomDep,
@@ -361,7 +370,7 @@ def export_progress(
     """
     state = request.app.state
     class_id = classroom.id if classroom else None
-    rows = progress_rows(state.engine, course, state.pseudonym_salt, class_id)
+    rows = progress_rows(db, course, state.pseudonym_salt, class_id)
     return _csv(request, "progresso", csv_lines(PROGRESS_COLUMNS, rows))
 
 

@@ -14,7 +14,7 @@ from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
-from app.web.forms import FLASH_KEY, take_notice
+from app.web.forms import take_flash, take_notice
 from app.web.launches import tab_launch
 from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
 from app.web.page_cache import cached_page, lesson_page_key
@@ -58,6 +58,7 @@ async def lesson_page(
     account: AccountNameDep,
     refazer: str | None = None,
     lancamento: str | None = None,
+    baixar: str | None = None,
 ):
     """A lesson: table of contents, body, quiz with the learner's graded answers, prev/next.
 
@@ -67,8 +68,10 @@ async def lesson_page(
     Opening a lesson moves the learner's place to it (kept only where something is stored).
     A lesson whose file never loaded answers 503 "Lição indisponível". Instructors also see
     what ``curso check`` says about the lesson's file, on top of the page.
+    ``?baixar=1`` is the copy a device downloads to read offline (``static/js/offline.js``,
+    issue 40): the page as learners see it, an instructor's too (no drafts, no check panel).
     """
-    panel = instructor_panel(request, account, course, slug)
+    panel = None if baixar else instructor_panel(request, account, course, slug)
     if panel is not None:  # an instructor: drafts are read too, with their banner
         course = course.with_drafts
     if course.get(slug) is None and slug in course.unavailable:
@@ -84,7 +87,9 @@ async def lesson_page(
     if panel is not None or opened.asked.errors or request.query_params:
         # An instructor's page is never kept: the notice of a lesson just published shows here.
         notice = take_notice(request, learner_id) if panel is not None else None
-        context = {**opened.context(), "panel": panel, "notice": notice}
+        # A search result's ``?destaque=``: its words marked in the text (never on a kept page).
+        highlight = request.query_params.get("destaque", "")
+        context = {**opened.context(), "panel": panel, "notice": notice, "highlight": highlight}
         return render(request, "lesson.html", context)
     key = lesson_page_key(lesson.slug, request, opened.stamp)
     return cached_page(request, request.app.state.learner_pages, course, key, opened.context)
@@ -109,12 +114,13 @@ def lesson_request(
 ) -> LessonRequest:
     """What the learner asked of the lesson page: a retry, the query string, and the refused
     answer their last POST left in the session (a learner's only)."""
-    flash = request.session.pop(FLASH_KEY, None) if learner_id is not None else None
+    flash = take_flash(request, learner_id)
     asked = LessonRequest(retry=retry, query=dict(request.query_params))
-    if isinstance(flash, dict) and flash.get("lesson") == slug:
-        question = flash.get("question", "")
-        asked.errors[question] = flash.get("message", "")
-        asked.typed[question] = str(flash.get("typed") or "")
+    if flash is not None and flash.lesson == slug:
+        if flash.message:
+            asked.errors[flash.question] = flash.message
+        asked.typed[flash.question] = flash.typed
+        asked.drafts[flash.question] = flash.draft
     return asked
 
 

@@ -2,11 +2,11 @@
 registration page for site admins.
 
 The Starlette adapters of pylti1p3 (request, cookie service, OIDC login, redirect) are here;
-the rest of the wiring is in :mod:`app.learning.lti_tool`. The library does blocking HTTP (the
+the rest of the wiring is in :mod:`app.lti.library`. The library does blocking HTTP (the
 platform's JWKS), so every call into it runs on the threadpool.
 
 The login and launch POSTs come from the LMS, another site: the front door (its CSRF checks)
-let exactly :data:`CROSS_SITE_POSTS` through (``app/web/security.py``). Their proof is the
+let exactly :data:`app.web.security.LTI_CROSS_SITE_POSTS` through. Their proof is the
 id_token's signature (checked against the platform's JWKS), its ``iss``, ``aud``/``azp``,
 ``exp`` and ``iat`` (required, with a minute of leeway) and ``nonce`` (used once), and the
 ``state`` cookie set at the login; or, when the platform announces its storage frame
@@ -34,9 +34,20 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.i18n import N_, gettext
-from app.learning import lti
 from app.learning.learners import find_account
-from app.learning.lti_tool import (
+from app.learning.progress import lesson_shape_total
+from app.lti.launch import (
+    CLAIM,
+    LAUNCHES_KEY,
+    graded_launch,
+    launch_token,
+    link_to_account,
+    lms_name,
+    person_for_launch,
+    session_launches,
+    with_launch,
+)
+from app.lti.library import (
     LOGIN_LIFETIME_S,
     CourseMessageLaunch,
     DatabaseStorage,
@@ -44,7 +55,17 @@ from app.learning.lti_tool import (
     ToolConf,
     use_nonce,
 )
-from app.learning.progress import lesson_shape_total
+from app.lti.scores import passback_state
+from app.lti.tool import (
+    confirm_platform,
+    is_web_address,
+    origin_of,
+    platforms,
+    public_keys,
+    register_platform,
+    state_claim,
+    state_get,
+)
 from app.platform.auth import is_username
 from app.platform.sessions import (
     ACCOUNT_KEY,
@@ -54,7 +75,15 @@ from app.platform.sessions import (
     rotate_session_id,
 )
 from app.web.cookies import set_cookie
-from app.web.deps import AdminDep, CourseDep, PasswordsDep, RowId, SessionDep, SignInLimiterDep
+from app.web.deps import (
+    AdminDep,
+    CourseDep,
+    PasswordsDep,
+    RowId,
+    SessionDep,
+    SignInLimiterDep,
+    read_session,
+)
 from app.web.launches import LAUNCH_FIELD
 from app.web.templating import render
 from app.web.urls import safe_return_path, urls_of
@@ -62,8 +91,6 @@ from app.web.urls import safe_return_path, urls_of
 router = APIRouter()
 DEEP_LINK_KEY = "lti_deep_link"  # the launch id of a deep-linking request
 LOGIN_PARAMS_PREFIX = "lti1p3-login-"
-# The only POSTs another site may send (see the module docstring and app/web/security.py).
-CROSS_SITE_POSTS = ("/lti/login", "/lti/launch")
 REVIEW_PAGE = "revisar"
 BAD_LOGIN = N_("This LTI login request is not valid: %(why)s")
 BAD_LAUNCH = N_("This LTI launch was refused: %(why)s")
@@ -89,7 +116,7 @@ NEW_TAB_EXPIRED = N_(
     "the activity in the LMS and click “Open in a new tab” again."
 )
 # What a new tab takes from the framed session: the person, the LMS name and the graded launch.
-NEW_TAB_KEPT = (LEARNER_KEY, ACCOUNT_KEY, LTI_USER_KEY, LMS_NAME_KEY, lti.SESSION_KEY)
+NEW_TAB_KEPT = (LEARNER_KEY, ACCOUNT_KEY, LTI_USER_KEY, LMS_NAME_KEY, LAUNCHES_KEY)
 NEW_TAB_MAX_AGE_S = 300  # a link is asked for at the click, and used at once
 NEW_TAB_SALT = "curso-lti-nova-aba"
 NEW_TAB_PREFIX = "nova-aba-"  # its nonce in lti_state, once used
@@ -216,7 +243,7 @@ async def _params(request: Request) -> dict[str, str]:
 
 
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
-async def lti_login(request: Request, limiter: SignInLimiterDep):
+async def lti_login(request: Request, db: SessionDep, limiter: SignInLimiterDep):
     """OIDC login initiation: remember a nonce (for minutes), set the state cookie, redirect to
     the platform's authorization endpoint. An unregistered issuer or client id gets 400; past
     :data:`app.platform.auth.LTI_LOGINS_PER_IP` from one address, 429 with the wait."""
@@ -230,14 +257,13 @@ async def lti_login(request: Request, limiter: SignInLimiterDep):
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
-    engine = request.app.state.engine
 
     def login() -> Response | dict[str, str]:
-        storage = DatabaseStorage(engine)
+        storage = DatabaseStorage(db)
         cookies = CookieService(lti_request)
         oidc = StarletteOIDCLogin(
             lti_request,
-            ToolConf(engine),
+            ToolConf(db),
             session_service=OnceSessionService(lti_request, storage),
             cookie_service=cookies,
         )
@@ -251,7 +277,7 @@ async def lti_login(request: Request, limiter: SignInLimiterDep):
         # the state cookie, which a browser blocking cookies in the LMS's iframe drops.
         location = response.headers["location"]
         nonce = parse_qs(urlsplit(location).query).get("nonce", [""])[0]
-        kept = {"nonce": nonce, "origin": lti.origin_of(location), "target": target}
+        kept = {"nonce": nonce, "origin": origin_of(location), "target": target}
         storage.set_value(STORAGE_PREFIX + state, kept, LOGIN_LIFETIME_S)
         return {"mode": "put", "state": state, "next": location, **kept}
 
@@ -276,14 +302,14 @@ def _storage_page(request: Request, check: dict[str, Any]) -> Response:
 
 
 @router.post("/lti/launch", name="lti_launch")
-async def lti_launch(request: Request, course: CourseDep):
+async def lti_launch(request: Request, db: SessionDep, course: CourseDep):
     """A resource-link or deep-linking launch: validate the id_token, use its nonce up, sign
     the person in (a new session id) and open the lesson (``licao`` custom parameter), the
     review page, or the deep-linking picker."""
     params = await _params(request)
     lti_request = StarletteLtiRequest(params, dict(request.cookies), _secure(request))
     state = request.app.state
-    stored = await run_in_threadpool(_stored_login, request, lti_request)
+    stored = await run_in_threadpool(_stored_login, db, lti_request)
     if stored is not None and not params.get(STORAGE_CHECKED_FIELD):
         target = params.get(STORAGE_TARGET_PARAM, "")[:STORAGE_TARGET_MAX] or stored["target"]
         fields = {
@@ -300,7 +326,7 @@ async def lti_launch(request: Request, course: CourseDep):
         message = gettext(BAD_LAUNCH) % {"why": gettext(STORAGE_NOT_SAME_ORIGIN)}
         return render(request, "lti_refused.html", {"message": message, "new_tab": ""}, 403)
     try:
-        outcome = await run_in_threadpool(_launch, state, lti_request, stored)
+        outcome = await run_in_threadpool(_launch, db, state, lti_request, stored)
     except LtiInvalidNonceException:  # its nonce was used up by the first launch
         outcome = None
     except LtiException as exc:
@@ -309,12 +335,12 @@ async def lti_launch(request: Request, course: CourseDep):
         raise HTTPException(status_code=403, detail=gettext(REPLAYED))
     claims, person, launch_id, deep_link, platform_id = outcome
     same_learner = request.session.get(LEARNER_KEY) == person.learner_id
-    launched = request.session.get(lti.SESSION_KEY) if same_learner else None
+    launched = request.session.get(LAUNCHES_KEY) if same_learner else None
     await run_in_threadpool(rotate_session_id, request)  # it deletes the old session row
     request.session.clear()
     request.session.update({LEARNER_KEY: person.learner_id, ACCOUNT_KEY: person.username})
     request.session[LTI_USER_KEY] = [platform_id, str(claims["sub"])]
-    if name := lti.lms_name(claims):
+    if name := lms_name(claims):
         request.session[LMS_NAME_KEY] = name
     urls = urls_of(request)
     if deep_link:
@@ -322,7 +348,7 @@ async def lti_launch(request: Request, course: CourseDep):
             raise HTTPException(status_code=403, detail=gettext(NOT_DEEP_LINK))
         request.session[DEEP_LINK_KEY] = launch_id
         return RedirectResponse(urls.path("lti_deep_link"), status_code=303)
-    custom = claims.get(lti.CLAIM + "custom") or {}
+    custom = claims.get(CLAIM + "custom") or {}
     slug = str(custom.get("licao") or "") if isinstance(custom, dict) else ""
     if slug == REVIEW_PAGE:
         return RedirectResponse(urls.path("review"), status_code=303)
@@ -330,30 +356,33 @@ async def lti_launch(request: Request, course: CourseDep):
         return RedirectResponse(urls.path("home"), status_code=303)
     if course.get(slug) is None:
         raise HTTPException(status_code=404, detail=gettext(UNKNOWN_LESSON) % {"slug": slug})
-    graded = lti.graded_launch(platform_id, person.class_id, claims, slug)
+    graded = graded_launch(platform_id, person.class_id, claims, slug)
     if graded is None or person.instructor:
         return RedirectResponse(urls.path("lesson", slug=slug), status_code=303)
     # The lesson's page carries its launch (signed, for this learner) in its forms: another
     # launch in another tab does not change where this tab's grades go.
-    request.session[lti.SESSION_KEY] = lti.with_launch(launched, graded)
-    token = lti.launch_token(request.app.state.secret, graded, person.learner_id)
+    request.session[LAUNCHES_KEY] = with_launch(launched, graded)
+    token = launch_token(request.app.state.secret, graded, person.learner_id)
     return RedirectResponse(
         urls.with_query("lesson", {LAUNCH_FIELD: token}, slug=slug), status_code=303
     )
 
 
-def _stored_login(request: Request, lti_request: StarletteLtiRequest) -> dict[str, str] | None:
+def _stored_login(db: Session, lti_request: StarletteLtiRequest) -> dict[str, str] | None:
     """What the login of this launch's state kept for the LMS's storage (its nonce, the LMS
     origin and frame), when the platform announced its storage and the state cookie did not
     come back; ``None`` otherwise (the cookie path)."""
     state = lti_request.get_param("state")
     if not state or CookieService(lti_request).get_cookie(state) is not None:
         return None
-    kept = lti.kept_state(request.app.state.engine, STORAGE_PREFIX + state)
+    kept = state_get(db, STORAGE_PREFIX + state)
+    db.rollback()  # a read: the connection goes back to the pool
     return kept if isinstance(kept, dict) else None
 
 
-def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str] | None = None):
+def _launch(
+    db: Session, state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str] | None = None
+):
     """Validate the launch (blocking HTTP: the platform's JWKS) and sign its person in.
 
     With ``stored`` (:func:`_stored_login`), the launch's state was checked by the course's
@@ -366,15 +395,14 @@ def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str]
     Raises:
         LtiException: the launch is not valid.
     """
-    engine = state.engine
-    storage = DatabaseStorage(engine)
+    storage = DatabaseStorage(db)
     launch = CourseMessageLaunch(
         lti_request,
-        ToolConf(engine),
+        ToolConf(db),
         session_service=OnceSessionService(lti_request, storage),
         cookie_service=CookieService(lti_request),
     )
-    launch.engine = engine
+    launch.db = db
     if stored is not None:
         launch.state_in_platform_storage = lti_request.get_param("state")
     claims = dict(launch.get_launch_data())
@@ -385,12 +413,10 @@ def _launch(state: Any, lti_request: StarletteLtiRequest, stored: dict[str, str]
         raise LtiException("azp is not the client id")
     if "azp" in claims and claims["azp"] != launch.get_client_id():
         raise LtiException("azp is not the client id")
-    if not use_nonce(engine, str(claims.get("nonce") or ""), claims.get("exp")):
+    if not use_nonce(db, str(claims.get("nonce") or ""), claims.get("exp")):
         return None
     password_hash = state.passwords.hash(secrets.token_urlsafe(32))
-    found = lti.person_for_launch(
-        engine, launch.get_iss(), launch.get_client_id(), claims, password_hash
-    )
+    found = person_for_launch(db, launch.get_iss(), launch.get_client_id(), claims, password_hash)
     if found is None:
         raise LtiException("Unregistered issuer")
     person, platform_id = found
@@ -410,7 +436,8 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
     state = lti_request.get_param("state") or ""
     params = None
     if state and CookieService(lti_request).get_cookie(state) is None:
-        params = lti.kept_state(request.app.state.engine, LOGIN_PARAMS_PREFIX + state)
+        with read_session(request) as db:
+            params = state_get(db, LOGIN_PARAMS_PREFIX + state)
     if isinstance(params, dict):
         cross_site = request.headers.get("sec-fetch-site") == "cross-site"
         if not _secure(request) and cross_site:
@@ -429,7 +456,7 @@ def _refused(request: Request, lti_request: StarletteLtiRequest, why: str) -> Re
 @router.get("/lti/jwks.json", name="lti_jwks")
 def lti_jwks(db: SessionDep):
     """The tool's public keys (the signing key and those retired in the last two days)."""
-    return JSONResponse({"keys": lti.public_keys(db)}, headers={"Cache-Control": "max-age=300"})
+    return JSONResponse({"keys": public_keys(db)}, headers={"Cache-Control": "max-age=300"})
 
 
 def _deep_link_launch(request: Request) -> str:
@@ -449,7 +476,9 @@ def lti_deep_link(request: Request, course: CourseDep):
 
 
 @router.post("/lti/conteudo", response_class=HTMLResponse)
-async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field = ""):
+async def lti_deep_link_answer(
+    request: Request, db: SessionDep, course: CourseDep, licao: Field = ""
+):
     """Answer the LMS with an ``ltiResourceLink`` (and a line item with the lesson's question
     count): a form that posts the signed response back to the LMS."""
     launch_id = _deep_link_launch(request)
@@ -457,16 +486,15 @@ async def lti_deep_link_answer(request: Request, course: CourseDep, licao: Field
     if licao != REVIEW_PAGE and lesson is None:
         return render(request, "lti_deep_link.html", {"course": course, "error": True}, 422)
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
-    engine = request.app.state.engine
     title = lesson.meta.title_text if lesson else gettext("Spaced review")
 
     def answer() -> tuple[str, str]:
         lti_request = StarletteLtiRequest({}, {}, _secure(request))
-        storage = DatabaseStorage(engine)
+        storage = DatabaseStorage(db)
         launch = CourseMessageLaunch.from_cache(
             launch_id,
             lti_request,
-            ToolConf(engine),
+            ToolConf(db),
             session_service=OnceSessionService(lti_request, storage),
             cookie_service=CookieService(lti_request),
         )
@@ -531,7 +559,7 @@ def lti_new_tab_open(request: Request, db: SessionDep, token: str):
         ticket = None
     fresh = isinstance(ticket, dict) and isinstance(ticket.get("session"), dict)
     if fresh:
-        fresh = lti.state_claim(db, NEW_TAB_PREFIX + str(ticket["nonce"]), NEW_TAB_MAX_AGE_S)
+        fresh = state_claim(db, NEW_TAB_PREFIX + str(ticket["nonce"]), NEW_TAB_MAX_AGE_S)
     if not fresh:
         raise HTTPException(status_code=403, detail=gettext(NEW_TAB_EXPIRED))
     rotate_session_id(request)
@@ -586,18 +614,18 @@ def lti_link(
         context = {"error": gettext(WRONG_CREDENTIALS), "username": usuario}
         return render(request, "lti_link.html", context, status_code=401)
     limiter.succeeded(found.username, ip)
-    lti.link_to_account(db, platform_id, sub, found)
-    kept = {key: request.session.get(key) for key in (lti.SESSION_KEY, LTI_USER_KEY)}
+    link_to_account(db, platform_id, sub, found)
+    kept = {key: request.session.get(key) for key in (LAUNCHES_KEY, LTI_USER_KEY)}
     rotate_session_id(request)
     request.session.clear()
     request.session.update({LEARNER_KEY: found.learner_id, ACCOUNT_KEY: found.username})
     request.session.update({key: value for key, value in kept.items() if value is not None})
-    launches = lti.session_launches(kept[lti.SESSION_KEY])
+    launches = session_launches(kept[LAUNCHES_KEY])
     urls = urls_of(request)
     if not launches:
         return RedirectResponse(urls.path("progress"), status_code=303)
     graded = launches[-1]  # the lesson launched last, its forms signed for the account now
-    token = lti.launch_token(request.app.state.secret, graded, found.learner_id)
+    token = launch_token(request.app.state.secret, graded, found.learner_id)
     target = urls.with_query("lesson", {LAUNCH_FIELD: token}, slug=graded.lesson_slug)
     return RedirectResponse(target, status_code=303)
 
@@ -620,10 +648,10 @@ def _registration_page(request: Request, db: Session, status: int = 200, **conte
     context.setdefault("form", {})
     context.setdefault("error", "")
     page = {
-        "platforms": lti.platforms(db),
+        "platforms": platforms(db),
         "tool_urls": _tool_urls(request),
-        "passback": lti.passback_state(db),
-        "origin_of": lti.origin_of,
+        "passback": passback_state(db),
+        "origin_of": origin_of,
         **context,
     }
     return render(request, "lti_platforms.html", page, status_code=status)
@@ -665,10 +693,10 @@ def lti_register(
     if not all(form.values()):
         return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
     for name in ("auth_url", "token_url", "jwks_url"):
-        if not lti.is_web_address(form[name]):
+        if not is_web_address(form[name]):
             return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
     deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
-    lti.register_platform(
+    register_platform(
         db,
         form["issuer"],
         form["client_id"],
@@ -685,8 +713,8 @@ def lti_register(
 def lti_confirm(request: Request, platform_id: RowId, db: SessionDep, _admin: AdminDep):
     """Confirm a registered platform: it launches the course from now on, and its origin may
     frame the pages and receive their forms (the CSP; every worker within
-    :class:`app.learning.lti.LmsOrigins`' refresh). 404 for an unknown id."""
-    if lti.confirm_platform(db, platform_id) is None:
+    :class:`app.lti.tool.LmsOrigins`' refresh). 404 for an unknown id."""
+    if confirm_platform(db, platform_id) is None:
         raise HTTPException(status_code=404, detail=gettext(NO_PLATFORM))
     request.app.state.lms_origins.refresh()
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)

@@ -33,9 +33,18 @@ THEME_COLOUR = "#0b5cad"
 async def web_manifest(request: Request) -> JSONResponse:
     """The web app manifest: the course installs to a phone's home screen, in Portuguese."""
     assets = request.app.state.assets
+    # The white mark sits inside the central circle (80% of the side) that a maskable icon
+    # keeps whatever shape the phone cuts, on a background that fills the square: one image
+    # serves both purposes.
     icons = [
-        {"src": assets.url(f"icon-{size}.png"), "sizes": f"{size}x{size}", "type": "image/png"}
+        {
+            "src": assets.url(f"icon-{size}.png"),
+            "sizes": f"{size}x{size}",
+            "type": "image/png",
+            "purpose": purpose,
+        }
         for size in (192, 512)
+        for purpose in ("any", "maskable")
     ]
     body = {
         "name": gettext(APP_NAME),

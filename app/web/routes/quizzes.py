@@ -24,6 +24,7 @@ from app.learning.usecases import (
 )
 from app.learning.views import VISITOR_ORDER
 from app.platform.sessions import VISIT_COOKIE
+from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
     LearnerForWriteDep,
@@ -37,14 +38,13 @@ from app.web.deps import (
     learner_store,
 )
 from app.web.forms import (
-    FLASH_KEY,
     HINT_NOT_FOUND,
-    QUESTION_NOT_FOUND,
     PostedForm,
+    keep_form,
     refusal_message,
 )
 from app.web.launches import answer_scores, launch_query, tab_launch
-from app.web.lookups import find_lesson
+from app.web.lookups import find_question
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
 
@@ -83,7 +83,7 @@ async def answer(request: Request) -> Response:
     form = PostedForm(request)
     sent, lancamento = form.answer(), form.get("lancamento", 2000)
     params = request.path_params
-    lesson, question = _find(course, params["slug"], params["question_id"])
+    lesson, question = find_question(course, params["slug"], params["question_id"])
     store = learner_store(request)
     born = born_in_this_request(request)
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
@@ -91,7 +91,7 @@ async def answer(request: Request) -> Response:
         order_of=VISITOR_ORDER if born else None,
         born=born,
         visit=request.cookies.get(VISIT_COOKIE, ""),
-        scores=answer_scores(request, learner_id, lancamento, course, lesson),
+        outbox=answer_scores(request, learner_id, lancamento, course, lesson),
         draw_key=request.app.state.secret.encode(),
     )
     try:
@@ -113,7 +113,7 @@ async def answer(request: Request) -> Response:
         )
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
-    if where.scores:
+    if where.outbox:
         request.app.state.lti_sender.wake()  # LTI: the score queued with the answer goes out
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
@@ -147,7 +147,7 @@ def hint(
     does not have is 404; a form of another version of the question is answered like the
     answer form's (409 for htmx, the notice after a redirect).
     """
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     store = learner_store(request, session)
     try:
         secret = request.app.state.secret.encode()
@@ -161,6 +161,8 @@ def hint(
     if wants_fragment(request):
         context = {"lesson": lesson, "question": question, "view": page.view, "opened": True}
         return render(request, "_hints.html", context)
+    # the answer form the learner had filled in (its hint button posts it here) comes back
+    keep_form(request, lesson.slug, question.id)
     back = {"revisar": "review", "erradas": "notebook"}.get(origem)
     if back is not None:
         url = urls_of(request).with_anchor(back, question_anchor(question.id))
@@ -182,7 +184,7 @@ def question_fragment(
     """One question: htmx gets the fragment (``?refazer=1``: the form again, to retry);
     a plain request is redirected to the question on the lesson page. ``?lancamento=``: the
     page's LTI launch, carried on by the form."""
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     tab_launch(request, learner_id, lancamento)
     if wants_fragment(request):
         store = learner_store(request, session)
@@ -193,20 +195,19 @@ def question_fragment(
     return _back_to(request, lesson, question, retry=refazer)
 
 
-def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
-    lesson = find_lesson(course, slug)
-    question = lesson.questions.get(question_id)
-    if question is None:
-        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
-    return lesson, question
-
-
 def _render(request, lesson, question, page: QuestionPage, status_code: int = 422, due=None):
     """The question fragment; ``due``: the learner's due date for the lesson, which marks an
     answer stored after it as late."""
-    context = {"lesson": lesson, "question": question, "view": page.view, "lesson_due": due}
+    context = {
+        "lesson": lesson,
+        "question": question,
+        "view": page.view,
+        "lesson_due": due,
+        "question_mode": question_modes.LESSON.of(request),
+    }
     if page.progress is not None:
         context["progress"] = page.progress
+        context["pool_draw"] = page.draw
         return render(request, "_answer.html", context)
     return render(
         request, "_question.html", context, status_code=status_code if page.error else 200
@@ -225,12 +226,7 @@ def _invalid(request, store, lesson, question, message, learner_id, typed="", st
             store, lesson, question, learner_id, error=message, typed=typed, secret=secret
         )
         return _render(request, lesson, question, page, status_code=status_code)
-    # Post/redirect/get: the message (and a refused number) rides in the session to the
+    # Post/redirect/get: the message (and the form as filled) rides in the session to the
     # question on the lesson page.
-    request.session[FLASH_KEY] = {
-        "lesson": lesson.slug,
-        "question": question.id,
-        "message": message,
-        "typed": typed[:100],
-    }
+    keep_form(request, lesson.slug, question.id, message, form=bool(typed))
     return _back_to(request, lesson, question)

@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
 from app.content.quiz import Question
-from app.i18n import gettext, learner_zone
+from app.i18n import learner_zone
 from app.learning import review
-from app.learning.notebook import notebook, notebook_concepts
+from app.learning.notebook import empty_because, notebook, notebook_concepts
 from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.usecases import (
@@ -34,6 +34,7 @@ from app.learning.usecases import (
 )
 from app.learning.views import question_view
 from app.platform.sessions import VISIT_COOKIE
+from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
     CourseDep,
@@ -43,21 +44,13 @@ from app.web.deps import (
     born_in_this_request,
     learner_store,
 )
-from app.web.forms import QUESTION_NOT_FOUND, AnswerFormDep, refusal_message
+from app.web.forms import AnswerFormDep, Flash, refusal_message, take_flash
 from app.web.launches import answer_scores
-from app.web.lookups import find_lesson, session_place
+from app.web.lookups import find_question, session_place
 from app.web.templating import TIMEZONE_COOKIE, VARY, render, wants_fragment
 from app.web.urls import urls_of
 
 router = APIRouter()
-
-
-def _find(course, slug: str, question_id: str) -> tuple[Lesson, Question]:
-    lesson = find_lesson(course, slug)
-    question = lesson.questions.get(question_id)
-    if question is None:
-        raise HTTPException(status_code=404, detail=gettext(QUESTION_NOT_FOUND))
-    return lesson, question
 
 
 def _page(
@@ -70,8 +63,10 @@ def _page(
     error: str | None = None,
     typed: str = "",
     status_code: int = 200,
+    flash: Flash | None = None,
 ):
-    """Render the review page (or, for htmx, the question fragment alone) from one state."""
+    """Render the review page (or, for htmx, the question fragment alone) from one state;
+    ``flash``: the form a hint opened without JavaScript left, kept in the question's form."""
     learner_id = state.learner_id
     progress = course_progress(course, state, state.place or session_place(request))
     due = review.due_of(state.cards, course, review.now()) if learner_id else []
@@ -80,6 +75,7 @@ def _page(
     context: dict = {"progress": progress, "due": due, "lesson": lesson, "question": question}
     if question is not None and lesson is not None:
         attempts = state.in_lesson(lesson.slug)
+        kept = flash if flash is not None and flash.is_for(lesson.slug, question.id) else None
         context["view"] = question_view(
             lesson.slug,
             question,
@@ -87,14 +83,12 @@ def _page(
             attempts.get(question.id, []),
             retry=not graded,
             error=error,
-            typed=typed,
+            typed=kept.typed if kept else typed,
             revealed=opened(state, lesson.slug, question),
             secret=request.app.state.secret.encode(),
+            draft=kept.draft if kept else None,
         )
-        context["answer_url"] = urls_of(request).path(
-            "review_answer", slug=lesson.slug, question_id=question.id
-        )
-        context["in_review"] = True
+        context["question_mode"] = question_modes.REVIEW
         context["remaining"] = sum(
             1 for item in due if (item.lesson.slug, item.question.id) != (lesson.slug, question.id)
         )
@@ -108,7 +102,8 @@ def _page(
 def review_page(request: Request, course: CourseDep, db: SessionDep, learner_id: LearnerIdDep):
     """The first question due for review (edited questions first, then the oldest due), or a
     note that nothing is due, with the count left."""
-    return _page(request, course, learner_store(request, db).read_state(learner_id))
+    state = learner_store(request, db).read_state(learner_id)
+    return _page(request, course, state, flash=take_flash(request, learner_id))
 
 
 @router.get("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answered")
@@ -121,7 +116,7 @@ def review_answered(
     learner_id: LearnerIdDep,
 ):
     """A reviewed question, graded with its explanations, and the link to the next one."""
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     state = learner_store(request, db).read_state(learner_id)
     return _page(request, course, state, lesson, question, graded=True)
 
@@ -144,7 +139,7 @@ async def review_answer(
     a form of an older version of the question the new version (409). In a session launched
     from an LMS, the lesson's score is queued for each launch of that lesson, with the answer.
     """
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
     if isinstance(page, _Refused):
         return _page(
@@ -175,18 +170,20 @@ def _notebook_page(
     error: str | None = None,
     typed: str = "",
     status_code: int = 200,
+    flash: Flash | None = None,
 ):
     """Render the notebook of mistakes from one state; ``just``: the question just answered
-    here, shown graded (or with ``error``) even once it has left the notebook."""
+    here, shown graded (or with ``error``) even once it has left the notebook; ``flash``: the
+    form a hint opened without JavaScript left, kept in that question's form."""
     now = review.now()
     zone = learner_zone(request.cookies.get(TIMEZONE_COOKIE))
     known = concept if concept and course.glossary.get(concept) else None
     groups = notebook(course, state, now, zone, known)
-    urls = urls_of(request)
-    views, answer_urls = {}, {}
+    views = {}
     listed = [(e.lesson, e.question) for g in groups for e in g.entries]
     for lesson, question in ([just] if just and just not in listed else []) + listed:
         key = (lesson.slug, question.id)
+        kept = flash if flash is not None and flash.is_for(*key) else None
         views[key] = question_view(
             lesson.slug,
             question,
@@ -194,20 +191,21 @@ def _notebook_page(
             state.in_lesson(lesson.slug).get(question.id, []),
             retry=just != (lesson, question),
             error=error if just == (lesson, question) else None,
-            typed=typed if just == (lesson, question) else "",
+            typed=kept.typed if kept else typed if just == (lesson, question) else "",
             revealed=opened(state, lesson.slug, question),
             secret=request.app.state.secret.encode(),
+            draft=kept.draft if kept else None,
         )
-        answer_urls[key] = urls.path("notebook_answer", slug=lesson.slug, question_id=question.id)
     context = {
         "progress": course_progress(course, state, state.place or session_place(request)),
         "groups": groups,
         "views": views,
-        "answer_urls": answer_urls,
+        "question_mode": question_modes.NOTEBOOK.of(request),
         "just": just if just and just not in listed else None,
         "concepts": notebook_concepts(course, state),
         "concept": known,
         "glossary": course.glossary,
+        "empty_because": empty_because(state),
     }
     if just is not None and wants_fragment(request):
         lesson, question = just
@@ -216,8 +214,7 @@ def _notebook_page(
             "lesson": lesson,
             "question": question,
             "view": views[key],
-            "answer_url": answer_urls[key],
-            "in_notebook": True,
+            "question_mode": question_modes.NOTEBOOK.of(request),
             "left": just not in listed,  # answered right: it leaves the list
         }
         return render(request, "_notebook_answer.html", fragment, status_code=status_code)
@@ -240,9 +237,10 @@ def notebook_page(
     question just answered here without JavaScript, shown graded."""
     just = None
     if licao and pergunta:
-        just = _find(course, licao, pergunta)
+        just = find_question(course, licao, pergunta)
     state = learner_store(request, db).read_state(learner_id)
-    return _notebook_page(request, course, state, conceito, just)
+    flash = take_flash(request, learner_id)
+    return _notebook_page(request, course, state, conceito, just, flash=flash)
 
 
 @router.post(
@@ -261,7 +259,7 @@ async def notebook_answer(
     the graded question; a plain post is redirected (303) to the notebook, where it shows
     graded. A refused answer gets the form again with the message (422; 409 for a form of
     an older version)."""
-    lesson, question = _find(course, slug, question_id)
+    lesson, question = find_question(course, slug, question_id)
     page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
     if isinstance(page, _Refused):
         just = (lesson, question)
@@ -301,7 +299,7 @@ async def _answer_in_review(
     scores = answer_scores(request, learner_id, None, course, lesson)
     visit = request.cookies.get(VISIT_COOKIE, "")
     secret = request.app.state.secret.encode()
-    where = AnswerPlace(review=True, born=born, visit=visit, scores=scores, draw_key=secret)
+    where = AnswerPlace(review=True, born=born, visit=visit, outbox=scores, draw_key=secret)
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:

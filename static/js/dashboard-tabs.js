@@ -4,6 +4,8 @@
 // anchor and its class filter, to the tab that now holds the section, on load and when
 // only the anchor changes. The tab links name their sections in data-sections (a name
 // ending in "-" stands for every id that starts with it).
+// Hook: data-sections on the dashboard's tab links (templates/instructor.html); a page
+// without them (every page but the dashboard's tabs, which open in place) skips the rest.
 (function () {
   "use strict";
   function follow() {
@@ -22,6 +24,7 @@
       }
     }
   }
+  if (!document.querySelector(".dashboard-tabs a[data-sections]")) return;
   follow();
   window.addEventListener("hashchange", follow);
 })();

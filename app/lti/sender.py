@@ -10,7 +10,7 @@ Each score is taken by one sender (concurrent senders, in threads or processes, 
 its row holds the newest score of its learner and column, so the gradebook gets scores in the
 order of their answers, each once. A failed try (the platform down, a 5xx, a 401 after a fresh
 token) is retried with exponential backoff; a 409 (the platform already holds a newer score)
-ends the score as superseded; another 4xx is tried :data:`app.learning.lti.MAX_REFUSALS`
+ends the score as superseded; another 4xx is tried :data:`app.lti.scores.MAX_REFUSALS`
 times, then left failed with the platform's message for the instructor's panel.
 """
 
@@ -33,13 +33,15 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
-from app.learning import lti
-from app.learning.lti_tool import connector, registration_of
+from app.lti.launch import LINEITEM_SCOPE, SCORE_SCOPE
+from app.lti.library import connector, registration_of
+from app.lti.scores import claim_next, mark_failed, mark_sent, mark_superseded, next_due
+from app.lti.tool import signing_key
 from app.platform.models import LtiPlatform, LtiScore, utcnow
 
 log = logging.getLogger("curso.lti")
 IDLE_WAIT_S = 60.0
-SCORE_SCOPES = [lti.SCORE_SCOPE, lti.LINEITEM_SCOPE]
+SCORE_SCOPES = [SCORE_SCOPE, LINEITEM_SCOPE]
 RETRIED_4XX = (401, 408, 425, 429)  # client errors that a later try may not get
 
 
@@ -66,38 +68,37 @@ class Failure:
         return 400 <= self.status < 500 and self.status not in RETRIED_4XX
 
 
-def send_due(engine: Engine, everything: bool = False) -> tuple[int, int]:
+def send_due(db: Session, everything: bool = False) -> tuple[int, int]:
     """Send every due score (with ``everything``, every unsent one, backoff or not), each
-    taken by this sender alone (:func:`app.learning.lti.claim_next`), at most once per call;
+    taken by this sender alone (:func:`app.lti.scores.claim_next`), at most once per call;
     (sent, not sent). A score the platform answers with 409 is superseded: neither."""
     sent = failed = 0
     claim = secrets.token_hex(16)
     tried: set[int] = set()
-    with Session(engine) as db:
-        while (score := lti.claim_next(db, claim, everything, tried)) is not None:
-            assert score.id is not None  # a stored score
-            tried.add(score.id)
-            failure = send_one(engine, db, score)
-            if failure is None:
-                sent += 1
-            elif failure.superseded:
-                lti.mark_superseded(db, score, failure.message)
-            else:
-                lti.mark_failed(db, score, failure.message, refused=failure.refused)
-                failed += 1
+    while (score := claim_next(db, claim, everything, tried)) is not None:
+        assert score.id is not None  # a stored score
+        tried.add(score.id)
+        failure = send_one(db, score)
+        if failure is None:
+            sent += 1
+        elif failure.superseded:
+            mark_superseded(db, score, failure.message)
+        else:
+            mark_failed(db, score, failure.message, refused=failure.refused)
+            failed += 1
     return sent, failed
 
 
-def send_one(engine: Engine, db: Session, score: LtiScore) -> Failure | None:
+def send_one(db: Session, score: LtiScore) -> Failure | None:
     """Post one score, with the time of its answer as the AGS timestamp; ``None`` when it
     arrived (marked sent), else why not."""
     platform = db.get(LtiPlatform, score.platform_id)
     if platform is None:
         return Failure("platform removed")
-    key = lti.signing_key(db)
+    key = signing_key(db)
     registration = registration_of(platform, key.private_pem, json.loads(key.public_jwk))
     db.rollback()  # no transaction stays open during the HTTP calls
-    service = connector(engine, registration)
+    service = connector(db, registration)
     endpoint = cast(TAssignmentsGradersData, {"scope": list(SCORE_SCOPES)})
     if score.lineitem_url:
         endpoint["lineitem"] = score.lineitem_url
@@ -126,7 +127,7 @@ def send_one(engine: Engine, db: Session, score: LtiScore) -> Failure | None:
             return Failure(_message(exc), status)
         except (LtiException, RequestException, LookupError, ValueError) as exc:
             return Failure(str(exc) or exc.__class__.__name__)
-        lti.mark_sent(db, score, lineitem)
+        mark_sent(db, score, lineitem)
         return None
     return Failure("401", 401)
 
@@ -164,7 +165,11 @@ def _message(exc: LtiServiceException) -> str:
 
 
 class ScoreSender:
-    """A daemon thread that sends due scores: woken by :meth:`wake`, or at the next retry."""
+    """A daemon thread that sends due scores: woken by :meth:`wake`, or at the next retry.
+
+    No request owns it, so it opens its own session on ``engine``, one per pass (as the LMS
+    origins' refresh does, :class:`app.lti.tool.LmsOrigins`; ``ARCHITECTURE.md``).
+    """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -187,7 +192,7 @@ class ScoreSender:
         """Start sending at once when scores are waiting (the app was restarted with a queue)."""
         try:
             with Session(self.engine) as db:
-                waiting = lti.next_due(db) is not None
+                waiting = next_due(db) is not None
         except SQLAlchemyError:  # no database yet (not migrated): nothing is waiting
             return
         if waiting:
@@ -202,9 +207,9 @@ class ScoreSender:
         while not self._stop.is_set():
             self._wake.clear()
             try:
-                send_due(self.engine)
                 with Session(self.engine) as db:
-                    due = lti.next_due(db)
+                    send_due(db)
+                    due = next_due(db)
             except Exception:  # the thread must outlive a database hiccup; it is logged
                 log.exception("lti score sender")
                 due = None

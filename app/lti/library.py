@@ -17,14 +17,18 @@
 - :class:`CachingServiceConnector`: access tokens kept in ``lti_state`` until they expire.
 
 Everything here does blocking HTTP (the platform's JWKS and token endpoint): call it from the
-threadpool or a thread, never on the event loop.
+threadpool or a thread, never on the event loop. It reads and writes through the session it is
+given (a route's, from :data:`app.web.deps.SessionDep`, or the score sender's), and ends the
+session's transaction after each step (:func:`_step`), so no connection is held while the
+library waits for the platform.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -40,14 +44,23 @@ from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.session import SessionService
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 from requests.utils import parse_dict_header
-from sqlalchemy import Engine
 from sqlmodel import Session
 
-from app.learning import lti
+from app.lti.tool import (
+    TOKEN_STATE_PREFIX,
+    find_platform,
+    has_deployment,
+    signing_key,
+    state_claim,
+    state_consume,
+    state_get,
+    state_set,
+    state_use,
+)
 from app.platform.models import LtiPlatform
 
 NONCE_PREFIX = "lti1p3-nonce-"
-TOKEN_PREFIX = lti.TOKEN_STATE_PREFIX
+TOKEN_PREFIX = TOKEN_STATE_PREFIX
 KEYSET_LIFETIME_S = 2 * 3600  # a platform's key set without Cache-Control
 KEYSET_MAX_S = 86400  # ...and with the longest Cache-Control honoured
 REFETCH_EVERY_S = 60  # at most one fetch per platform this often, for an unknown kid
@@ -60,6 +73,17 @@ CLOCK_LEEWAY_S = 60
 REQUIRED_CLAIMS = ["exp", "iat"]
 # A used nonce is kept until its token's exp, and never longer than this.
 MAX_NONCE_KEPT = timedelta(days=1)
+
+
+@contextmanager
+def _step(db: Session) -> Iterator[Session]:
+    """One step of the library on ``db``: its transaction ends with the step (what ``lti``'s
+    functions wrote is committed by them; a read is let go), and the connection goes back to
+    the pool before the library's next HTTP call."""
+    try:
+        yield db
+    finally:
+        db.rollback()
 
 
 def registration_of(
@@ -95,9 +119,9 @@ class KeyedRegistration(Registration):
 class ToolConf(ToolConfAbstract[Request]):
     """Registrations and deployments read from the database on each call."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, db: Session) -> None:
         super().__init__()
-        self.engine = engine
+        self.db = db
 
     def check_iss_has_one_client(self, iss: str) -> bool:
         """Never: an issuer may register several client ids."""
@@ -115,11 +139,11 @@ class ToolConf(ToolConfAbstract[Request]):
         self, iss: str, client_id: str | None, *args: Any, **kwargs: Any
     ) -> Registration:
         """The registration of ``iss`` and ``client_id``; :class:`LtiException` when unknown."""
-        with Session(self.engine) as db:
-            platform = lti.find_platform(db, iss, client_id)
+        with _step(self.db) as db:
+            platform = find_platform(db, iss, client_id)
             if platform is None:
                 raise LtiException("Unregistered issuer or client id")
-            key = lti.signing_key(db)
+            key = signing_key(db)
             return registration_of(platform, key.private_pem, json.loads(key.public_jwk))
 
     def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
@@ -130,9 +154,9 @@ class ToolConf(ToolConfAbstract[Request]):
         self, iss: str, deployment_id: str, client_id: str | None, *args: Any, **kwargs: Any
     ) -> Deployment | None:
         """The deployment when it is registered for that issuer and client id, else ``None``."""
-        with Session(self.engine) as db:
-            platform = lti.find_platform(db, iss, client_id)
-            if platform is None or not lti.has_deployment(db, platform, deployment_id):
+        with _step(self.db) as db:
+            platform = find_platform(db, iss, client_id)
+            if platform is None or not has_deployment(db, platform, deployment_id):
                 return None
         return Deployment().set_deployment_id(deployment_id)
 
@@ -140,9 +164,9 @@ class ToolConf(ToolConfAbstract[Request]):
 class DatabaseStorage(LaunchDataStorage[Any]):
     """The library's key-value storage in the ``lti_state`` table."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, db: Session) -> None:
         super().__init__()
-        self.engine = engine
+        self.db = db
 
     def get_session_cookie_name(self) -> None:
         """No cookie of its own: keys are random (state, nonce, launch id)."""
@@ -154,13 +178,13 @@ class DatabaseStorage(LaunchDataStorage[Any]):
 
     def get_value(self, key: str) -> Any:
         """The value under ``key``, or ``None``."""
-        with Session(self.engine) as db:
-            return lti.state_get(db, key)
+        with _step(self.db) as db:
+            return state_get(db, key)
 
     def set_value(self, key: str, value: Any, exp: int | None = None) -> None:
         """Keep ``value`` for ``exp`` seconds (a day by default)."""
-        with Session(self.engine) as db:
-            lti.state_set(db, key, value, exp or 86400)
+        with _step(self.db) as db:
+            state_set(db, key, value, exp or 86400)
 
     def check_value(self, key: str) -> bool:
         return self.get_value(key) is not None
@@ -183,7 +207,7 @@ class OnceSessionService(SessionService):
         return self.data_storage.get_value(self._get_key("nonce", nonce)) is True
 
 
-def use_nonce(engine: Engine, nonce: str, exp: Any) -> bool:
+def use_nonce(db: Session, nonce: str, exp: Any) -> bool:
     """Use a launch's nonce up, keeping it (as used) until its token's ``exp`` plus the leeway
     (at most :data:`MAX_NONCE_KEPT`); False when it was already used (a replay), never issued
     or expired."""
@@ -192,46 +216,47 @@ def use_nonce(engine: Engine, nonce: str, exp: Any) -> bool:
     if isinstance(exp, int | float) and not isinstance(exp, bool):
         expires = datetime.fromtimestamp(exp, UTC) + timedelta(seconds=CLOCK_LEEWAY_S)
         until = min(until, max(expires, now))
-    with Session(engine) as db:
-        return lti.state_use(db, NONCE_PREFIX + nonce, until)
+    with _step(db):
+        return state_use(db, NONCE_PREFIX + nonce, until)
 
 
 class CachingServiceConnector(ServiceConnector):
     """Access tokens kept in ``lti_state`` until shortly before they expire."""
 
-    engine: Engine | None = None
+    db: Session | None = None  # where tokens are kept; none: not kept
 
     def _token_key(self, scope_key: str) -> str:
         return TOKEN_PREFIX + scope_key
 
     def _get_cached_access_token(self, scope_key: str) -> str | None:
-        if self.engine is None:
+        if self.db is None:
             return None
-        with Session(self.engine) as db:
-            token = lti.state_get(db, self._token_key(scope_key))
+        with _step(self.db) as db:
+            token = state_get(db, self._token_key(scope_key))
         return token if isinstance(token, str) else None
 
     def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float) -> None:
-        if self.engine is None or expires_in <= 60:
+        if self.db is None or expires_in <= 60:
             return
-        with Session(self.engine) as db:
-            lti.state_set(db, self._token_key(scope_key), access_token, int(expires_in) - 60)
+        with _step(self.db) as db:
+            state_set(db, self._token_key(scope_key), access_token, int(expires_in) - 60)
 
     def forget_tokens(self, scopes: list[str]) -> None:
         """Drop the cached token of ``scopes`` (after a 401: the next call asks for a new one)."""
-        if self.engine is not None:
-            with Session(self.engine) as db:
-                lti.state_consume(db, self._token_key(self._scope_key(sorted(scopes))))
+        if self.db is not None:
+            with _step(self.db) as db:
+                state_consume(db, self._token_key(self._scope_key(sorted(scopes))))
 
 
-def connector(engine: Engine, registration: Registration) -> CachingServiceConnector:
-    """A service connector for ``registration`` with a timeout on every request."""
+def connector(db: Session, registration: Registration) -> CachingServiceConnector:
+    """A service connector for ``registration`` with a timeout on every request, keeping its
+    access tokens through ``db``."""
     session = requests.Session()
     # requests has no per-session timeout; the library calls session.request without one, so
     # the bound method is replaced (mypy forbids assigning to a method, hence the ignore).
     session.request = _with_timeout(session.request)  # type: ignore[method-assign]
     found = CachingServiceConnector(registration, requests_session=session)
-    found.engine = engine
+    found.db = db
     return found
 
 
@@ -265,11 +290,11 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
     The key set is cached in :class:`DatabaseStorage` for as long as its ``Cache-Control``
     says (:func:`keyset_lifetime`). A token whose ``kid`` is not in it (the platform rotated
     its keys, or a forged token) fetches it again at most once per platform per
-    :data:`REFETCH_EVERY_S`, for every worker (:func:`app.learning.lti.state_claim`); a fetch
+    :data:`REFETCH_EVERY_S`, for every worker (:func:`app.lti.tool.state_claim`); a fetch
     that fails, or a bad token, leaves the cached set as it was.
     """
 
-    engine: Engine
+    db: Session  # the launch request's session, set after the library builds the launch
     # The state the course's page found in the LMS's storage (LTI Platform Storage), which
     # then stands for the state cookie; ``None``: the cookie is checked.
     state_in_platform_storage: str | None = None
@@ -327,14 +352,14 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
         if not url.startswith(("http://", "https://")):
             raise LtiKeyException("The public key set URL is invalid: " + url)
         digest = hashlib.md5(url.encode("utf-8")).hexdigest()
-        with Session(self.engine) as db:
-            cached = lti.state_get(db, KEYSET_PREFIX + digest)
+        with _step(self.db) as db:
+            cached = state_get(db, KEYSET_PREFIX + digest)
         if isinstance(cached, dict):
             found = _key_in(cached, kid, alg)
             if found is not None:
                 return found
-            with Session(self.engine) as db:
-                if not lti.state_claim(db, REFETCH_PREFIX + digest, REFETCH_EVERY_S):
+            with _step(self.db) as db:
+                if not state_claim(db, REFETCH_PREFIX + digest, REFETCH_EVERY_S):
                     raise LtiKeyException(
                         "Unable to find public key (the platform's keys were fetched again "
                         "less than a minute ago)"
@@ -354,10 +379,10 @@ class CourseMessageLaunch(MessageLaunch[Any, Any, Any, Any]):
         if not isinstance(keyset, dict) or not isinstance(keyset.get("keys"), list):
             raise LtiKeyException(f"The public key URL {url} gave no key set")
         lifetime = keyset_lifetime(answer.headers.get("Cache-Control"))
-        with Session(self.engine) as db:
-            lti.state_set(db, KEYSET_PREFIX + digest, keyset, lifetime)
+        with _step(self.db) as db:
+            state_set(db, KEYSET_PREFIX + digest, keyset, lifetime)
             # whichever way it was fetched, an unknown kid waits a minute for the next fetch
-            lti.state_set(db, REFETCH_PREFIX + digest, True, REFETCH_EVERY_S)
+            state_set(db, REFETCH_PREFIX + digest, True, REFETCH_EVERY_S)
         return keyset
 
 

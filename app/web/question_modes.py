@@ -1,0 +1,44 @@
+"""Where a question's form posts and how its answer shows, by the page that holds it: a lesson,
+``/revisar`` or the notebook of mistakes (``templates/_question.html``, ``_hints.html``).
+
+The template reads these plain values; it does not guess the page from which names its
+context happens to define. ``question_mode`` is a template global set to :data:`LESSON`, so a
+lesson's questions need nothing in their context; the other pages pass theirs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from starlette.requests import Request
+
+
+@dataclass(frozen=True)
+class QuestionMode:
+    """How the questions of one kind of page post and show.
+
+    Attributes:
+        answer_route: the route the form posts to; every one takes ``slug`` and
+            ``question_id``.
+        target: the htmx target its answer replaces: the question, or the whole review card.
+        unfolded: the explanations of a graded answer open (right after answering, and always
+            on ``/revisar``); folded when a lesson is opened again.
+        retry: the "Answer again" link (``/revisar`` moves on to the next question instead).
+        origin: the page a plain hint form sends the learner back to (the ``origem`` field of
+            ``routes/quizzes.hint``), ``""`` for the lesson.
+    """
+
+    answer_route: str
+    target: str = "closest .question"
+    unfolded: bool = False
+    retry: bool = True
+    origin: str = ""
+
+    def of(self, request: Request) -> QuestionMode:
+        """This mode, unfolded when ``request`` is the POST that graded the answer."""
+        return replace(self, unfolded=True) if request.method == "POST" else self
+
+
+LESSON = QuestionMode("question")
+REVIEW = QuestionMode("review_answer", "#revisao", unfolded=True, retry=False, origin="revisar")
+NOTEBOOK = QuestionMode("notebook_answer", origin="erradas")

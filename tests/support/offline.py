@@ -1,0 +1,84 @@
+"""Studying without a connection in Chromium (issue 40): download a lesson from its page,
+answer its questions with the connection cut, read what the device's cache and the database
+hold. Shared by the offline browser tests."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from playwright.sync_api import Page, expect
+
+from tests.support.accounts import PASSWORD
+from tests.support.app import query
+from tests.support.learning import KERNELS
+from tests.support.server import LiveServer
+
+# Every cached response's text, read in the page (the Cache API is the service worker's store).
+CACHED = """async () => {
+  const cache = await caches.open("curso-sem-internet");
+  const out = {};
+  for (const request of await cache.keys()) {
+    const response = await cache.match(request);
+    out[request.url] = (response.headers.get("content-type") || "").startsWith("image/")
+      ? "" : await response.text();
+  }
+  return out;
+}"""
+
+
+def ready(page: Page) -> None:
+    """Wait until the service worker, registered after the page's load, is active."""
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+
+
+def download(page: Page, base: str, slug: str) -> None:
+    page.goto(f"{base}/licoes/{slug}")
+    ready(page)
+    box = page.locator("[data-offline-lesson]")
+    box.get_by_role("button", name="Baixar para ler sem internet").click()
+    expect(box.locator("[data-offline-status]")).to_have_text(
+        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
+    )
+    box.get_by_role("button", name="Confirmar o download").click()
+    expect(box.locator("[data-offline-status]")).to_have_text(
+        re.compile(r"^Baixada neste aparelho: versão [0-9a-f]{8}, [\d,]+ (kB|MB)\.$")
+    )
+
+
+SINGLE = [q for q in KERNELS.questions.values() if q.input_type == "radio"][:3]
+
+
+def answer_offline(page: Page, questions=SINGLE) -> list[str]:
+    """Answer ``questions`` (the first option of each) on the downloaded page with no
+    connection; their forms' keys."""
+    keys = []
+    for question in questions:
+        block = page.locator(f".question:has(#op-{question.id}-{question.options[0].id})")
+        page.locator(f"#op-{question.id}-{question.options[0].id}").check()
+        block.get_by_role("button", name="Responder").click()
+        expect(block.locator(".offline-kept")).to_have_text(
+            "Resposta guardada neste aparelho; será corrigida quando a internet voltar."
+        )
+        keys.append(block.locator('input[name="chave"]').get_attribute("value"))
+    return keys
+
+
+def attempts_with(live_server: LiveServer, keys: list[str]) -> list[tuple]:
+    marks = ", ".join(f":k{n}" for n in range(len(keys)))
+    return query(
+        live_server.settings,
+        f"SELECT question_id, idempotency_key FROM attempt WHERE idempotency_key IN ({marks})",
+        **{f"k{n}": key for n, key in enumerate(keys)},
+    )
+
+
+def sign_up_in_page(page: Page, live_server: LiveServer) -> str:
+    username = f"sem-rede-{secrets.token_hex(3)}"
+    page.goto(live_server.url + "/conta")
+    page.get_by_label("Nome de usuário").nth(1).fill(username)
+    page.locator("#criar-senha").fill(PASSWORD)
+    page.locator("#criar-confirmacao").fill(PASSWORD)
+    page.get_by_role("button", name="Criar conta").click()
+    expect(page).to_have_url(live_server.url + "/progresso")
+    return username

@@ -1,0 +1,235 @@
+"""Studying without a connection (issue 40), what its "Done when" asks beyond
+tests/test_offline_browser.py, in Chromium at 360 px: a learner launched from an LMS answers
+offline and the grade reaches the LMS after the sync, with the times the answers were given;
+an instructor downloads the whole course as learners see it; no cached response holds the
+explanation of a question the learner has not answered; axe finds nothing on a lesson with
+answers waiting or on the offline pages with something in them, in both themes; and the
+service worker is registered only after the page's load event."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.learning.progress import lesson_shape_total
+from tests.support.app import query
+from tests.support.browser import axe_violations
+from tests.support.learning import COURSE, KERNELS
+from tests.support.lti_platform import course_and_lms
+from tests.support.offline import (
+    CACHED,
+    SINGLE,
+    answer_offline,
+    download,
+    ready,
+    sign_up_in_page,
+)
+from tests.support.server import LiveServer, grant_instructor
+
+RIGHT_FIRST = [q for q in SINGLE if q.options[0].id in q.answer]  # answered right offline
+
+
+def given_at(server: LiveServer, keys: list[str]) -> list[datetime]:
+    """The stored times of the attempts with these form keys, in UTC."""
+    marks = ", ".join(f":k{n}" for n in range(len(keys)))
+    rows = query(
+        server.settings,
+        f"SELECT created_at FROM attempt WHERE idempotency_key IN ({marks})",
+        **{f"k{n}": key for n, key in enumerate(keys)},
+    )
+    times = [at if isinstance(at, datetime) else datetime.fromisoformat(at) for (at,) in rows]
+    return [at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC) for at in times]
+
+
+def download_all(page: Page, base: str) -> None:
+    """ "Baixar o curso todo" on /progresso, size first, until every lesson is listed."""
+    page.goto(f"{base}/progresso")
+    ready(page)
+    section = page.locator("[data-offline-downloads]")
+    section.get_by_role("button", name="Baixar o curso todo").click()
+    section.get_by_role("button", name="Confirmar o download").click()
+    expect(section.locator("[data-offline-items] li")).to_have_count(len(COURSE.lessons))
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory):
+    with course_and_lms(tmp_path_factory.mktemp("lti-offline")) as pair:
+        yield pair
+
+
+def test_an_lms_learner_answers_offline_and_the_grade_reaches_the_lms(lms, new_page):
+    tool, platform = lms
+    page = new_page(360, 740)
+    page.goto(f"{platform.url}/launch?user=rui-40&papel=aluno&licao={KERNELS.slug}")
+    page.wait_for_url(f"{tool.url}/licoes/{KERNELS.slug}*")
+    before = datetime.now(UTC).replace(microsecond=0)
+    download(page, tool.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("h1")).to_have_text(KERNELS.meta.title_text)
+    keys = answer_offline(page)
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 3")
+    answered = datetime.now(UTC)
+    assert platform.gradebook()["scores"] == []
+    page.context.set_offline(False)
+    expect(page.locator(".offline-graded .offline-verdict")).to_have_count(3)
+    expect(page.locator("[data-offline-badge]")).to_be_hidden()
+    # Three attempts, each at the time it was given on the phone, not when it arrived.
+    times = given_at(tool, keys)
+    assert len(times) == 3
+    assert all(before <= at <= answered for at in times), (before, times, answered)
+    # The LMS gets the lesson's score through the score queue, as for an answer online.
+    deadline = time.monotonic() + 30
+    scores: list[dict] = []
+    while time.monotonic() < deadline:
+        scores = [s for s in platform.gradebook()["scores"] if s["userId"] == "rui-40"]
+        if scores and scores[-1]["scoreGiven"] == len(RIGHT_FIRST):
+            break
+        time.sleep(0.2)
+    assert scores and scores[-1]["scoreGiven"] == len(RIGHT_FIRST), scores
+    assert scores[-1]["scoreMaximum"] == lesson_shape_total(KERNELS)
+
+
+def test_an_instructor_downloads_the_whole_course_as_learners_see_it(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    grant_instructor(live_server, sign_up_in_page(page, live_server))
+    download_all(page, live_server.url)
+    cached = page.evaluate(CACHED)
+    pages = {url: text for url, text in cached.items() if "/licoes/" in url and text}
+    assert len(pages) == len(COURSE.lessons), list(cached)
+    for url, text in pages.items():
+        assert "check-panel" not in text, url
+        assert "data-offline-lesson" in text, url
+    page.context.set_offline(True)
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    expect(page.locator("h1")).to_have_text(KERNELS.meta.title_text)
+    expect(page.locator(".check-panel")).to_have_count(0)
+
+
+def test_no_cached_response_explains_a_question_not_answered(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    answered = SINGLE[0]
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    block = page.locator(f"#pergunta-{answered.id}")
+    right = sorted(answered.answer)[0]
+    page.locator(f"#op-{answered.id}-{right}").check()
+    block.get_by_role("button", name="Responder").click()
+    expect(block.locator(".verdict")).to_be_visible()
+    download_all(page, live_server.url)
+    cached = page.evaluate(CACHED)
+    assert not [url for url in cached if "/instrutor" in url]
+    explained = [
+        (lesson.slug, question, option.explanation_html.strip())
+        for lesson in COURSE.lessons
+        for question in lesson.questions.values()
+        for option in question.options
+        if option.explanation_html.strip()
+    ]
+    leaks = [
+        (url, slug, question.id)
+        for url, text in cached.items()
+        for slug, question, explanation in explained
+        if explanation in text and question.id != answered.id
+    ]
+    assert leaks == []
+    # The check can see an explanation: the answered question's is in its lesson's copy.
+    kept = cached[f"{live_server.url}/licoes/{KERNELS.slug}"]
+    assert any(explanation in kept for _, q, explanation in explained if q.id == answered.id)
+
+
+@pytest.mark.parametrize("theme", ("claro", "escuro"))
+def test_a_lesson_with_answers_waiting_and_the_offline_pages_pass_axe(
+    new_page, live_server: LiveServer, theme: str
+):
+    page = new_page(360, 740, color_scheme="dark" if theme == "escuro" else "light")
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    answer_offline(page)
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 3")
+    found = {"licao": axe_violations(page)}
+    page.goto(f"{live_server.url}/sem-internet/respostas")
+    expect(page.locator("[data-offline-queue] li")).to_have_count(3)
+    found["respostas"] = axe_violations(page)
+    page.goto(f"{live_server.url}/licoes/escolha-self-hosted")  # not downloaded
+    expect(page.locator("[data-offline-list] a")).to_have_count(1)
+    found["sem-internet"] = axe_violations(page)
+    assert found == {name: [] for name in found}, theme
+
+
+# Records, for each service worker registration, whether the page's load event had fired.
+WATCH_REGISTER = """
+window.cursoLoaded = false;
+window.cursoRegistered = [];
+window.addEventListener("load", () => { window.cursoLoaded = true; });
+const register = ServiceWorkerContainer.prototype.register;
+ServiceWorkerContainer.prototype.register = function (...args) {
+  window.cursoRegistered.push(window.cursoLoaded);
+  return register.apply(this, args);
+};
+"""
+
+
+def test_the_service_worker_is_registered_after_the_load_event(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    page.add_init_script(WATCH_REGISTER)
+    for path in ("/", f"/licoes/{KERNELS.slug}"):
+        page.goto(live_server.url + path)
+        ready(page)
+        assert page.evaluate("window.cursoRegistered") == [True], path
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """A PNG's width and height, from its IHDR chunk."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_course_passes_the_installability_checks_lighthouse_made(
+    browser_type, browser_type_launch_args, live_server: LiveServer, tmp_path
+):
+    """Lighthouse 12 has no PWA category; its "installable-manifest" audit (Lighthouse 11) asked
+    Chromium for the installability errors, which a normal profile reports (a Playwright
+    context is incognito, where Chromium installs nothing). With it, what the audit named: a
+    manifest with a name, 192 and 512 px PNG icons, a start_url and a standalone display, and
+    a service worker with a fetch handler controlling the start page, which answers it offline.
+    """
+    context = browser_type.launch_persistent_context(
+        str(tmp_path / "perfil"),
+        **browser_type_launch_args,
+        locale="pt-BR",
+        viewport={"width": 360, "height": 740},
+    )
+    try:
+        page = context.new_page()
+        download(page, live_server.url, KERNELS.slug)  # so that the worker has a page to give
+        page.goto(live_server.url + "/")
+        page.reload()  # the start page, now under the worker
+        cdp = context.new_cdp_session(page)
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+        found = cdp.send("Page.getAppManifest")
+        assert found["errors"] == []
+        manifest = json.loads(found["data"])
+        assert manifest["name"] and manifest["short_name"]
+        assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+        sizes = set()
+        for icon in manifest["icons"]:
+            response = page.request.get(live_server.url + icon["src"])
+            assert response.headers["content-type"] == "image/png"
+            width, height = png_size(response.body())
+            assert icon["sizes"] == f"{width}x{height}"
+            sizes.add((width, icon["purpose"]))
+        assert {(192, "any"), (512, "any"), (512, "maskable")} <= sizes
+        worker = page.evaluate("navigator.serviceWorker.controller.scriptURL")
+        assert worker == live_server.url + "/sw.js"
+        context.set_offline(True)
+        page.goto(live_server.url + manifest["start_url"])  # not downloaded: the worker's page
+        expect(page.locator("h1")).to_have_text("Sem conexão")
+    finally:
+        context.close()
