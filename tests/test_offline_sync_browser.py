@@ -19,7 +19,7 @@ from app.learning.progress import lesson_shape_total
 from tests.support.app import query
 from tests.support.browser import axe_violations
 from tests.support.learning import COURSE, KERNELS
-from tests.support.lti_platform import course_and_lms
+from tests.support.lti_platform import lms_fixture
 from tests.support.offline import (
     CACHED,
     SINGLE,
@@ -55,10 +55,7 @@ def download_all(page: Page, base: str) -> None:
     expect(section.locator("[data-offline-items] li")).to_have_count(len(COURSE.lessons))
 
 
-@pytest.fixture(scope="module")
-def lms(tmp_path_factory):
-    with course_and_lms(tmp_path_factory.mktemp("lti-offline")) as pair:
-        yield pair
+lms = lms_fixture("lti-offline", backends=["sqlite"])
 
 
 def test_an_lms_learner_answers_offline_and_the_grade_reaches_the_lms(lms, new_page):

@@ -9,7 +9,7 @@ import secrets
 
 from playwright.sync_api import Page, expect
 
-from tests.support.accounts import PASSWORD
+from tests.support import browser
 from tests.support.app import query
 from tests.support.learning import KERNELS
 from tests.support.server import LiveServer
@@ -74,11 +74,7 @@ def attempts_with(live_server: LiveServer, keys: list[str]) -> list[tuple]:
 
 
 def sign_up_in_page(page: Page, live_server: LiveServer) -> str:
+    """A new account (a name of its own), signed up in ``page``: its username."""
     username = f"sem-rede-{secrets.token_hex(3)}"
-    page.goto(live_server.url + "/conta")
-    page.get_by_label("Nome de usuário").nth(1).fill(username)
-    page.locator("#criar-senha").fill(PASSWORD)
-    page.locator("#criar-confirmacao").fill(PASSWORD)
-    page.get_by_role("button", name="Criar conta").click()
-    expect(page).to_have_url(live_server.url + "/progresso")
+    browser.sign_up_in_page(page, live_server.url, username)
     return username
