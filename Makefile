@@ -102,7 +102,7 @@ lint: install-dev vulture ## ruff: lint and formatting; the floor plan; unused c
 vulture: install-dev ## code in app/ that nothing uses (vulture)
 	$(VENV)/bin/vulture
 
-types: install-dev ## type-check the app (mypy; strict on app/content and app/learning)
+types: install-dev ## type-check the app (mypy; strict on app/content, app/learning and app/lti)
 	$(VENV)/bin/mypy app
 
 fmt: install-dev

@@ -44,7 +44,7 @@ _.unfolded  # templates/_question.html (question_mode)
 _.nota  # engines.yml's free note per engine: a known key, so the file validates (extra="forbid")
 _.ALTERNATIVE  # a tree result's verdict in YAML: Verdict(value) builds it
 _.AVOID  # the same
-_.sent_at  # lti_score.sent_at, set by app/lti/tool.py in an UPDATE's dict of values
+_.sent_at  # lti_score.sent_at, set by app/lti/scores.py in an UPDATE's dict of values
 _.exported_at  # a field of the JSON export (app/web/public.py), set by keyword
 
 # --- A library calls it (our override of its interface, or its settings we set) ---------------

@@ -105,3 +105,22 @@ def instructor_cookie(base: str, env: dict) -> str:
     if client.get("/instrutor").status_code != 200:
         raise RuntimeError("a conta de instrutora do benchmark não abriu o painel")
     return cookie_header(client)
+
+
+def with_variant_tokens(base: str, learners: Path, question_id: str, target: Path) -> Path:
+    """The ``cookie<TAB>token`` lines of ``learners``, each with a third column: the signed
+    variant (``variante=…``) the lesson's form of ``question_id`` shows that learner (a
+    numeric question with ``params``; a form of another learner's variant is refused)."""
+    lines = []
+    with httpx.Client(base_url=base, timeout=30) as client:
+        for line in learners.read_text(encoding="utf-8").splitlines():
+            cookie, token = line.split("\t")[:2]
+            page = client.get("/licoes/kernels", headers={"Cookie": cookie}).text
+            found = re.search(
+                rf'id="pergunta-{question_id}".*?name="variante" value="([^"]+)"', page, re.S
+            )
+            if found is None:
+                raise RuntimeError(f"o formulário de {question_id} não trouxe a variante")
+            lines.append(f"{cookie}\t{token}\tvariante={found.group(1)}")
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target

@@ -39,7 +39,12 @@ from app.content.course import load_course
 from app.content.lesson_cache import LessonCache
 from app.platform.migrate import upgrade
 from bench import profile
-from bench.clients import answering_learners, instructor_cookie, reading_learner
+from bench.clients import (
+    answering_learners,
+    instructor_cookie,
+    reading_learner,
+    with_variant_tokens,
+)
 from bench.cpu import CpuMeter
 from bench.seed import generated_lessons, seed
 
@@ -753,6 +758,90 @@ def kill_a_worker(app: App, database: Path, course, seconds: float = 6) -> Row:
     return row
 
 
+# Issue 39: "a variant answer costs no more than a fixed one".
+VARIANT_FIXED = "Resposta numérica fixa (POST htmx, 50 alunos)"
+VARIANT_DRAWN = "Resposta numérica com variantes (POST htmx, 50 alunos)"
+# The target is 1.0×; two runs of the same answer row, back to back on this shared 2-core
+# machine, differ by up to about 8% in CPU per answer, so the check allows 10% of noise.
+VARIANT_RATIO_MAX = 1.10
+
+
+def numeric_pair(course) -> tuple:
+    """The kernels lesson's first numeric question without variants and its first with."""
+    questions = list(course.get("kernels").questions.values())
+    fixed = next(q for q in questions if q.kind == "numeric" and q.variants is None)
+    drawn = next(q for q in questions if q.variants is not None)
+    return fixed, drawn
+
+
+def variant_rows(app: App, answers_file: Path, course, work: Path, database: Path) -> list[Row]:
+    """The CPU per answer POST of a numeric question with variants beside a fixed numeric one
+    (issue 39), the same 50 learners and wrk settings, in one run: fixed, variant, fixed,
+    variant, so a neighbour's burst weighs on both; each row sums its two runs (CPU time over
+    requests). Each learner posts the variant their own form shows (a signed ``variante``)."""
+    fixed, drawn = numeric_pair(course)
+    tokens = with_variant_tokens(app.base, answers_file, drawn.id, work / "alunos-variante.tsv")
+    runs = {VARIANT_FIXED: (fixed, answers_file), VARIANT_DRAWN: (drawn, tokens)}
+    parts: dict[str, list[Row]] = {name: [] for name in runs}
+    for _ in range(2):
+        for name, (question, learners) in runs.items():
+            path = f"{LESSON}/perguntas/{question.id}"
+            env = {
+                "BENCH_PATH": path,
+                "BENCH_LEARNERS": str(learners),
+                "BENCH_BODY": f"valor=100&versao={question.content_hash}",
+            }
+            settle(app.base)
+            before = stored_answers(database)
+            row = measured(
+                app.process.pid, lambda p=path, e=env: wrk(app.base + p, "wrk_post.lua", e)
+            )
+            settle(app.base)
+            row.stored = stored_answers(database) - before
+            parts[name].append(row)
+    out = []
+    for name, runs_of in parts.items():
+        requests = sum(r.requests for r in runs_of)
+        row = Row(
+            name,
+            statistics.mean(r.rps for r in runs_of),
+            statistics.mean(r.p50_ms for r in runs_of),
+            max(r.p99_ms for r in runs_of),
+            sum(r.errors for r in runs_of),
+            requests,
+            target="referência da razão (0 erros, nada perdido)",
+            stored=sum(r.stored or 0 for r in runs_of),
+            cpu_ms=sum(r.cpu_ms * r.requests for r in runs_of) / requests if requests else 0.0,
+        )
+        out.append(judge(row, lambda r: r.errors == 0 and (r.stored or 0) >= r.requests - r.errors))
+        report(row)
+    return out
+
+
+def variant_table(rows: list[Row]) -> tuple[str, bool]:
+    """Issue 39's row as a Markdown table: CPU per answer of the variant question over the
+    fixed one's, measured in the same run; and whether it measured (a missing or failed row is
+    a failure, never "met")."""
+    by_name = {row.scenario: row for row in rows}
+    fixed, drawn = by_name.get(VARIANT_FIXED), by_name.get(VARIANT_DRAWN)
+    goal = f"≤ {VARIANT_RATIO_MAX:.2f}× (1,0× mais 10% de ruído)".replace(".", ",")
+    lines = [
+        "| alvo (issue 39) | fixa | com variantes | razão | meta | atingida |",
+        "|---|---|---|---|---|---|",
+    ]
+    label = "CPU por resposta: pergunta com variantes ÷ numérica fixa"
+    if fixed is None or drawn is None or fixed.failed or drawn.failed or not fixed.cpu_ms:
+        lines.append(f"| {label} | — | — | — | {goal} | FALHOU (não mediu) |")
+        return "\n".join(lines), False
+    ratio = drawn.cpu_ms / fixed.cpu_ms
+    met = ratio <= VARIANT_RATIO_MAX and drawn.errors == 0 and fixed.errors == 0
+    lines.append(
+        f"| {label} | {_cpu(fixed)} | {_cpu(drawn)} | {ratio:.2f}× | {goal} | "
+        f"{'sim' if met else 'não'} |"
+    )
+    return "\n".join(lines), True
+
+
 @dataclass
 class Target:
     """One line of issue 35's table: the rows it reads, what it shows and its check."""
@@ -1196,6 +1285,8 @@ def run_in(work: Path, full: bool = True) -> int:
         print("Medindo (cada cenário logo depois do nginx)...", flush=True)
         measured_rows = run_all(app, nginx, todo, database)
         rows += measured_rows
+        print("Medindo a resposta numérica com variantes ao lado da fixa...", flush=True)
+        rows += variant_rows(app, answers_file, course, work, database)
         rows.append(class_burst(app, database, question.id, question.content_hash, work))
         if full:
             rows += scale_rows(
@@ -1232,9 +1323,15 @@ def run_in(work: Path, full: bool = True) -> int:
         payload |= {"scale": scale, "scale_profiles": scale_profiles}
     print("\nIssue 35: cada alvo ao lado da sua âncora, medida nesta rodada\n")
     print(issue35)
+    issue39, variant_measured = variant_table(rows)
+    print("\nIssue 39: a resposta com variantes ao lado da fixa, na mesma rodada\n")
+    print(issue39)
+    if not variant_measured:
+        empty.append("issue 39: resposta com variantes")
     payload["scenarios"] = [{**asdict(r), "ratio": round(r.ratio, 4)} for r in rows]
     payload["anchors"] = [asdict(r) for r in anchors.values()]
     payload["issue35"] = issue35
+    payload["issue39"] = issue39
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / ("latest.json" if full else "alvos.json")).write_text(
         json.dumps(payload, ensure_ascii=False, indent=2), encoding="utf-8"

@@ -23,6 +23,7 @@ Prints the table, with
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -250,6 +251,7 @@ def table(lines: list[tuple[str, str, str, str]]) -> str:
 
 def main() -> int:
     """Build MkDocs, start both, measure both, print the table; non-zero if a row is missed."""
+    load_before = os.getloadavg()[0]  # other work on the machine moves every timing
     work = Path(tempfile.mkdtemp(prefix="curso-lado-a-lado-"))
     work.chmod(0o755)
     try:
@@ -263,6 +265,10 @@ def main() -> int:
     lines = rows(course, mkdocs)
     print("Curso e MkDocs Material 9.8.2 lado a lado (mesmas lições, mesma execução):")
     print(table(lines))
+    print(
+        f"Carga da máquina (média de 1 min): {load_before:.1f} no começo, "
+        f"{os.getloadavg()[0]:.1f} no fim, em {os.cpu_count()} núcleos"
+    )
     return 0 if all(line[3] != "NÃO" for line in lines) else 1
 
 

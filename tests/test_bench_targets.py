@@ -50,3 +50,25 @@ def test_a_target_that_measured_nothing_is_a_failure():
     assert line(table, "lição do aluno")[-1] == "FALHOU (não mediu)"
     assert line(table, "lição anônima (comprimida)")[-1] == "FALHOU (não mediu)", "sem âncora"
     assert set(empty) == {target.label for target in TARGETS}
+
+
+def test_issue_39s_row_is_the_variant_answers_cpu_over_the_fixed_ones():
+    from bench.run import VARIANT_DRAWN, VARIANT_FIXED, variant_table
+
+    table, measured = variant_table([row(VARIANT_FIXED, 0.80), row(VARIANT_DRAWN, 0.84)])
+    assert measured
+    cells = line(table, "CPU por resposta: pergunta com variantes ÷ numérica fixa")
+    assert cells[1:] == [
+        "0.80 ms de CPU",
+        "0.84 ms de CPU",
+        "1.05×",
+        "≤ 1,10× (1,0× mais 10% de ruído)",
+        "sim",
+    ]
+    table, _ = variant_table([row(VARIANT_FIXED, 0.80), row(VARIANT_DRAWN, 0.96)])
+    assert line(table, "CPU por resposta: pergunta com variantes ÷ numérica fixa")[-1] == "não"
+    table, measured = variant_table([row(VARIANT_FIXED, 0.80)])
+    assert not measured
+    assert line(table, "CPU por resposta: pergunta com variantes ÷ numérica fixa")[-1] == (
+        "FALHOU (não mediu)"
+    )

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.content.calculators import compute, parse_calculator
+from app.content.calculators import compute, offline_calculator, parse_calculator
+from app.content.course import load_course
 from tests.support.cli import run
 from tests.support.html import HX, soup, text
-from tests.support.learning import KERNELS
+from tests.support.learning import COURSE, KERNELS
 from tests.support.lessons import folder_with
 
 DECODE = KERNELS.calculators["teto-do-decode"]
@@ -97,6 +98,17 @@ def test_curso_check_reports_a_bad_formula_with_file_and_line(tmp_path):
     assert "usa `x`, que não é uma entrada da calculadora" in result.stdout
 
 
+def test_a_calculator_id_used_twice_in_a_lesson_is_an_error_at_the_second(tmp_path):
+    block = "```calculadora\n" + BLOCK.format(formula="a / b") + "```\n"
+    folder = folder_with(tmp_path, block + "\n" + block)
+    lines = (folder / "01-a.md").read_text(encoding="utf-8").splitlines()
+    second = [n + 1 for n, line in enumerate(lines, 1) if line == "```calculadora"][
+        1
+    ]  # its 1st line
+    errors = [str(e).replace(f"{folder}/", "") for e in load_course(folder).errors]
+    assert errors == [f"01-a.md:{second}:1: error: id de calculadora repetido na lição: `razao`"]
+
+
 def test_the_get_form_shows_the_result_in_the_page(client):
     page = soup(
         client.get(
@@ -172,3 +184,22 @@ def test_a_calculator_reads_a_minus_sign_or_a_dash_as_a_minus(tmp_path, minus):
     assert response.status_code == 200
     result = soup(response).select_one("#calculadora-razao-resultado")
     assert result["data-announce"] == "A sobre B: estimativa ≈ -2,5."
+
+
+def test_every_calculator_of_the_course_works_out_offline_from_its_page():
+    """Issue 40: a downloaded lesson's calculators work with no network (static/js/calculator.js,
+    tests/test_offline_reading.py); a formula the page could not work out would lose that."""
+    found = [c for lesson in COURSE.lessons for c in lesson.calculators.values()]
+    assert found and [c.id for c in found if offline_calculator(c) is None] == []
+    assert offline_calculator(DECODE)["o"][1][0] == [
+        "div", "banda", ["mul", "parametros", "bytes_por_parametro"]
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "formula", ["a if a > b else b", "round(a, 1 + 1)", "12345678901234567 * a"]
+)
+def test_a_formula_the_page_cannot_work_out_as_the_server_stays_online_only(formula):
+    found, problems = calculator(formula)
+    assert problems == [] and found is not None
+    assert offline_calculator(found) is None

@@ -15,6 +15,7 @@ from app.learning.review import CARD_ID, SCHEDULER
 from app.learning.rules import HINT_CREDIT, HINTED, NO_HELP, WORKED, answer_credit
 from app.learning.store import LearnerStates, SqlLearnerStore
 from app.learning.usecases import Answer, answer_question, reveal_hint
+from app.learning.views import Draft
 from app.learning.writer import AnswerWriter
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
@@ -386,3 +387,19 @@ def test_without_javascript_a_hint_keeps_a_typed_number(client):
     shown = soup(client.get(response.headers["location"]).text)
     assert shown.select_one(f'#pergunta-{GAIN.id} input[name="valor"]')["value"] == "4,4"
     assert not shown.select_one(f"#pergunta-{GAIN.id} .form-error"), "no refusal to show"
+
+
+def test_without_javascript_a_hint_in_the_notebook_keeps_the_choice_there(client):
+    answer(client, "kernels", DECODE.id, ["a"])  # wrong: in the notebook
+    page = soup(client.get("/revisar/erradas").text)
+    form = page.select_one(f"#pergunta-{DECODE.id} form")
+    response = press_hint(client, form, ["b"])
+    assert response.headers["location"] == f"/revisar/erradas#pergunta-{DECODE.id}"
+    box = soup(client.get(response.headers["location"]).text).select_one(f"#pergunta-{DECODE.id}")
+    assert [i["value"] for i in box.select('input[name="opcao"][checked]')] == ["b"]
+    assert len(box.select(".hint-item")) == 1
+
+
+def test_a_kept_order_puts_each_step_back_where_the_learner_had_it():
+    draft = Draft(positions=("b=1", "a=2", "c=x", "d=99999"))
+    assert [draft.position_of(item, 9) for item in "abcde"] == [2, 1, 9, 9, 9]

@@ -145,7 +145,7 @@ def test_learning_knows_nothing_of_lmss() -> None:
 # else takes its session from the routes' door (app/web/deps.py: SessionDep, read_session).
 OWN_SESSIONS = {
     "app/learning/store.py:SqlLearnerStore",
-    "app/learning/retention.py:erase_unreachable",
+    "app/learning/retention.py:RetentionSweeper",
     "app/lti/sender.py:ScoreSender",
     "app/lti/tool.py:LmsOrigins",
 }

@@ -543,7 +543,8 @@ def test_an_lms_person_is_never_erased_as_an_unreachable_learner(settings):
         long_ago = utcnow() - timedelta(days=3650)
         db_rows(settings, "UPDATE learner SET created_at = ?, place_at = ?", long_ago, long_ago)
         db_rows(settings, "UPDATE websession SET expires_at = ?", long_ago)
-        assert erase_unreachable(engine, 30) == 0
+        with Session(engine) as db:
+            assert erase_unreachable(db, 30) == 0
     finally:
         engine.dispose()
     assert sorted(db_rows(settings, "SELECT sub, learner_id FROM lti_user")) == [

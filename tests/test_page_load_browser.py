@@ -42,3 +42,31 @@ def test_the_behaviours_read_no_layout_while_their_script_runs(new_page, live_se
         page.goto(live_server.url + path, wait_until="load")
         assert page.evaluate("typeof curso.onLoad") == "function"  # the script has run
         assert page.evaluate("window.__layoutReads") == [], path
+
+
+def test_a_lesson_opens_without_restyling_the_whole_page_for_the_headers_height(
+    new_page, live_server: LiveServer
+):
+    """Issue 38 (Lighthouse's blocking time): header.js set ``--header-h`` on ``<html>`` at
+    every start, though app.css already said the bar's height; a custom property set there
+    restyles every element of the lesson (about 900), a long task on a phone. It is set only
+    when the bar measures otherwise, and jumps still get the bar's real height."""
+    for width in (360, 1280):
+        page = new_page(width, 740)
+        page.goto(live_server.url + "/licoes/kernels", wait_until="load")
+        page.evaluate("new Promise((done) => requestAnimationFrame(() => setTimeout(done, 100)))")
+        root, bar = page.evaluate(
+            "[document.documentElement.style.getPropertyValue('--header-h'),"
+            " document.querySelector('.site-header').offsetHeight]"
+        )
+        assert root == "", width
+        css = page.evaluate(
+            "getComputedStyle(document.documentElement).getPropertyValue('--header-h').trim()"
+        )
+        assert css == f"{bar}px", width
+        # A taller bar (larger text) is measured and set.
+        page.evaluate("document.querySelector('.site-header').style.minHeight = '67px'")
+        page.wait_for_function(
+            "(h) => document.documentElement.style.getPropertyValue('--header-h') === h + 'px'",
+            arg=67,
+        )

@@ -84,11 +84,14 @@ def test_drawn_questions_and_other_questions_by_keyboard(new_page, pool_server: 
     assert len(after) == 3 and not set(after) & set(before), "unseen questions first"
 
 
-def test_other_questions_appear_and_swap_in_without_a_reload(new_page, pool_server: LiveServer):
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_other_questions_appear_and_swap_in_without_a_reload(
+    new_page, pool_server: LiveServer, theme: str
+):
     """Found by a learner walk: with JavaScript, "Outras perguntas" appeared only after a reload.
     Now the last answer brings it, and it swaps the new draw in place: no page load, the
-    focus on the first new question, the new draw announced."""
-    page = new_page(360, 800)
+    focus on the first new question, the new draw announced; axe finds nothing at 360 px."""
+    page = new_page(360, 800, color_scheme=theme)
     watch = ConsoleWatch(page)
     page.goto(pool_server.url + LESSON + POOL)
     page.evaluate("window.curso_same_page = true")
@@ -103,6 +106,7 @@ def test_other_questions_appear_and_swap_in_without_a_reload(new_page, pool_serv
         expect(box.locator(".verdict")).to_be_visible()
     button = page.locator(f"{POOL} .pool-redraw button")
     expect(button).to_have_text("Outras perguntas")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
     button.focus()
     page.keyboard.press("Enter")
     expect(page.locator(f"{POOL} .question:not(.answered)")).to_have_count(3)

@@ -259,6 +259,12 @@ NUMERIC = """```quiz
             "01-a.md:43:8: error: a pergunta `ordem` repete o id de etapa `a`",
         ),
         (
+            "```quiz\n- id: escolha\n  kind: single\n  prompt: Qual?\n  answer: [a]\n"
+            "  options:\n    - {id: a, text: A, explanation: E}\n"
+            "    - {id: a, text: B, explanation: F}\n```\n",
+            "01-a.md:43:8: error: a pergunta `escolha` repete o id de opção `a`",
+        ),
+        (
             "```quiz\n- id: ordem\n  kind: ordering\n  prompt: Ordene.\n  items:\n    - {id: a, "
             "text: A}\n"
             "    - {id: b, text: B}\n```\n",

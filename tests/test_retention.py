@@ -7,6 +7,7 @@ import time
 from datetime import timedelta
 
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
 from app.learning.retention import RetentionSweeper, erase_unreachable
 from app.main import create_app
@@ -89,7 +90,8 @@ def test_the_app_sweeps_on_its_own(settings):
         while db_rows(settings, "SELECT count(*) FROM learner") != [(0,)]:
             assert time.monotonic() < deadline, "the sweep never ran"
             time.sleep(0.05)
-        assert erase_unreachable(engine, 30) == 0
+        with Session(engine) as db:
+            assert erase_unreachable(db, 30) == 0
     finally:
         sweeper.stop()
         engine.dispose()

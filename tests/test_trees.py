@@ -44,6 +44,15 @@ def test_each_tree_problem_names_file_and_line(tmp_path, old, new, expected):
     assert expected in messages(tmp_path, broken(TREE, old, new))
 
 
+def test_a_tree_id_used_twice_in_a_lesson_is_an_error_at_the_second(tmp_path):
+    found = messages(tmp_path, TREE + TREE)
+    lines = (tmp_path / "licao.md").read_text(encoding="utf-8").splitlines()
+    second = [n + 1 for n, line in enumerate(lines, 1) if line == "```decision-tree"][
+        1
+    ]  # its 1st line
+    assert found == [f"licao.md:{second}:1: error: id de árvore repetido na lição: `mini`"]
+
+
 def test_walk_by_values_and_by_facts(tmp_path):
     tree = course_from(tmp_path, TREE).trees["mini"]
     walk = walk_path(tree, ["gpu", "many"])

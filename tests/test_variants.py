@@ -209,6 +209,45 @@ def test_nothing_of_any_variants_key_is_in_the_page_before_answering(varied):
             assert f"≈ {pt(value)}" not in str(box)
 
 
+SAME_FORMULA = """
+```calculadora
+id: teto
+title: o mesmo teto, como calculadora
+inputs:
+  - name: banda
+    label: Banda
+    default: 1000
+    min: 1
+    max: 5000
+  - name: pesos
+    label: Pesos
+    default: 10
+    min: 1
+    max: 100
+outputs:
+  - label: Teto
+    formula: banda / pesos
+    words: banda ÷ pesos
+```
+"""
+
+
+def test_the_pages_data_for_offline_reading_holds_nothing_of_a_variants_key(tmp_path):
+    """Issue 40: a calculator's data goes in the page, to work it out offline; here one with the
+    variant's very formula. Nothing of the question, its key or its explanation goes with it."""
+    settings = make_settings(tmp_path, folder_with(tmp_path, VARIANT + SAME_FORMULA))
+    with TestClient(create_app(settings)) as client:
+        question = question_of(client)
+        html = client.get(f"/licoes/{SLUG}").text
+    islands = soup(html).select('script[type="application/json"]')
+    assert [island["id"] for island in islands] == ["calculadora-teto-dados"]
+    data = islands[0].get_text()
+    assert QID not in data and "secreta" not in data
+    for index in range(len(question.variants.grid)):
+        value = instance(question, question.variants.point(index)).numeric.value
+        assert pt(value) not in data
+
+
 def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
     client, settings = varied
     question = question_of(client)

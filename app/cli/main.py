@@ -124,13 +124,16 @@ def migrate() -> None:
 )
 def apagar_anonimos() -> None:
     """Erase the unreachable anonymous learners now (:mod:`app.learning.retention`)."""
+    from sqlmodel import Session
+
     from app.learning.retention import erase_unreachable
     from app.platform.db import make_engine
 
     settings = load_settings()
     engine = make_engine(settings.resolved_database_url())
     try:
-        erased = erase_unreachable(engine, settings.anonymous_retention_days)
+        with Session(engine) as db:
+            erased = erase_unreachable(db, settings.anonymous_retention_days)
     finally:
         engine.dispose()
     typer.echo(gettext("Anonymous learners erased: %(count)d.") % {"count": erased})

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple, TypeVar
 
 from app.content.calculators import Calculator, parse_calculator
 from app.content.charts import parse_chart
@@ -22,7 +22,7 @@ from app.content.page_ids import pool_anchor
 from app.content.pools import PoolRequest, parse_pool
 from app.content.quiz import Question, parse_quiz
 from app.content.trees import Tree, parse_tree
-from app.i18n import gettext
+from app.i18n import N_, gettext
 
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 
@@ -150,14 +150,25 @@ def _pool(text: str, path: Path, line: int, found: Found) -> Processed:
     return Processed(PoolPart(request.spec.id), problems, (pool_anchor(request.spec.id),))
 
 
+T = TypeVar("T")
+
+
+def _keep_once(
+    kept: dict[str, T], item_id: str, item: T, repeated: str, at: tuple[Path, int]
+) -> list[ContentError]:
+    """Keep ``item`` under its id, which a lesson may use once; a second one is the problem
+    ``repeated`` (a message id with ``%(id)s``), and the later block is the one kept."""
+    problems = [ContentError(*at, gettext(repeated) % {"id": item_id})] if item_id in kept else []
+    kept[item_id] = item
+    return problems
+
+
 def _tree(text: str, path: Path, line: int, found: Found) -> Processed:
     tree, problems = parse_tree(text, path, line)
     if tree is None:
         return Processed(TreePart(""), problems)
-    if tree.id in found.trees:
-        msg = gettext("tree id repeated in the lesson: `%(id)s`") % {"id": tree.id}
-        problems.append(ContentError(path, line, msg))
-    found.trees[tree.id] = tree
+    repeated = N_("tree id repeated in the lesson: `%(id)s`")
+    problems += _keep_once(found.trees, tree.id, tree, repeated, (path, line))
     return Processed(TreePart(tree.id), problems)
 
 
@@ -177,10 +188,8 @@ def _calculator(text: str, path: Path, line: int, found: Found) -> Processed:
     calculator, problems = parse_calculator(text, path, line)
     if calculator is None:
         return Processed(CalculatorPart(""), problems)
-    if calculator.id in found.calculators:
-        msg = gettext("calculator id repeated in the lesson: `%(id)s`") % {"id": calculator.id}
-        problems.append(ContentError(path, line, msg))
-    found.calculators[calculator.id] = calculator
+    repeated = N_("calculator id repeated in the lesson: `%(id)s`")
+    problems += _keep_once(found.calculators, calculator.id, calculator, repeated, (path, line))
     return Processed(CalculatorPart(calculator.id), problems, (calculator.anchor,))
 
 

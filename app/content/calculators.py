@@ -14,13 +14,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from simpleeval import InvalidExpression, SimpleEval
 
 from app.content.errors import ContentError
-from app.content.markdown import render_inline
+from app.content.markdown import plain_text, render_inline
 from app.content.numbers import (
     FUNCTIONS,
     NAME_PATTERN,
@@ -317,3 +320,120 @@ def calculator_results(
     (``?calculadora=<id>&<input>=<value>``), the defaults for the others."""
     asked = query.get(FIELD)
     return {cid: compute(calc, query if cid == asked else {}) for cid, calc in calculators.items()}
+
+
+_OPERATORS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "div",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+}
+
+
+class _Unsupported(ValueError):
+    """A formula with something ``static/js/calculator.js`` does not work out."""
+
+
+def _formula_tree(node: ast.AST) -> Any:
+    if isinstance(node, ast.Expression):
+        return _formula_tree(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        value = node.value
+        if isinstance(value, bool) or not math.isfinite(value) or abs(value) > 2**53:
+            raise _Unsupported(value)
+        return value
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        return [_OPERATORS[type(node.op)], _formula_tree(node.left), _formula_tree(node.right)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return ["neg", _formula_tree(node.operand)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.UAdd):
+        return _formula_tree(node.operand)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and not node.keywords
+    ):
+        # round's places must be an int, which JSON does not tell from a float (2 and 2.0)
+        places = node.args[1:2] if node.func.id == "round" else []
+        if places and not (isinstance(places[0], ast.Constant) and type(places[0].value) is int):
+            raise _Unsupported("round")
+        return [node.func.id, *(_formula_tree(arg) for arg in node.args)]
+    raise _Unsupported(type(node).__name__)
+
+
+def formula_tree(formula: str) -> Any:
+    """A formula as ``static/js/calculator.js`` works it out: a number, an input's name, or
+    ``[operator or function, operands...]``, the operators named as Python's ``operator``
+    module names them (``"add"``, ``"floordiv"``, ``"neg"`` for a minus sign in front...).
+
+    Raises:
+        ValueError: the formula uses what the page cannot work out the way the server does
+            (a comparison, a condition, an integer past 2**53...).
+    """
+    return _formula_tree(ast.parse(formula, mode="eval"))
+
+
+@lru_cache(maxsize=256)
+def offline_calculator(calculator: Calculator) -> dict[str, Any] | None:
+    """What ``static/js/calculator.js`` needs to work out the calculator when the server cannot
+    be reached, as :func:`compute` would: only the calculator's own inputs and formulas, no
+    question's. ``None`` when a formula is one the page cannot work out.
+
+    - ``i``: per input, ``[name, label (text), unit, min, max, the out-of-range message]``;
+    - ``o``: per output, ``[formula (:func:`formula_tree`), unit, label HTML, formula in
+      words HTML, label (text)]``;
+    - ``m``: the texts in pt-BR, with ``{name}`` where a value goes.
+    """
+    try:
+        formulas = [formula_tree(output.formula) for output in calculator.outputs]
+    except (ValueError, SyntaxError):
+        return None
+    return {
+        "i": [
+            [
+                item.name,
+                Markup(item.label_html).striptags(),
+                item.unit,
+                float(item.min),
+                float(item.max),
+                gettext("Type a value from %(min)s to %(max)s.")
+                % {"min": format_number(item.min), "max": format_number(item.max)},
+            ]
+            for item in calculator.inputs
+        ],
+        "o": [
+            [
+                formula,
+                output.unit,
+                output.label_html,
+                output.words_html,
+                plain_text(output.label_html),
+            ]
+            for formula, output in zip(formulas, calculator.outputs, strict=True)
+        ],
+        "m": {
+            "empty": gettext("Type a number before sending your answer."),
+            "long": gettext("That answer is too long for a number."),
+            "nan": gettext(
+                "“%(text)s” is not a number. Type only digits, with a comma for decimals"
+                " (e.g. 4,4)."
+            )
+            % {"text": "{text}"},
+            "huge": gettext(
+                "That number is out of range: no answer in this course is that large or that small."
+            ),
+            "zero": gettext("With these values the formula divides by zero; change a value."),
+            "none": gettext("These values give no number; change a value."),
+            "value": gettext("Estimate: ≈ %(value)s %(unit)s")
+            % {"value": "{value}", "unit": "{unit}"},
+            "words": gettext("Formula: %(words)s") % {"words": "{words}"},
+            "say": gettext("%(label)s: estimate ≈ %(value)s %(unit)s.")
+            % {"label": "{label}", "value": "{value}", "unit": "{unit}"},
+        },
+    }

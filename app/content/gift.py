@@ -35,9 +35,10 @@ is left out of the export with a message, and ``curso check`` warns about it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -309,21 +310,40 @@ def gift_question(
     return head + "{\n" + "\n".join(lines) + f"\n\t####{escape(explanation)}\n}}"
 
 
-def gift_export(lessons: Iterable[Lesson]) -> GiftExport:
-    """Every question of ``lessons``, in course order, ready to write; those Moodle cannot
-    take are left out, each with its reason."""
-    found, skipped = [], []
+T = TypeVar("T")
+
+
+def built_questions(
+    lessons: Iterable[Lesson],
+    build: Callable[[Question, QuestionSpec | None, str, list[str]], T],
+    left_out: str,
+    skipped: list[str],
+) -> Iterator[tuple[Lesson, Question, T]]:
+    """Each question of ``lessons``, in course order, with what ``build`` (the GIFT or the
+    Moodle XML of one question, from its source, lesson slug and tags) made of it. A question
+    ``build`` refuses with ``ValueError`` (Moodle cannot take it) is left out: the message
+    ``left_out`` (with ``%(id)s`` and ``%(reason)s``) is appended to ``skipped``."""
     for lesson in lessons:
         specs = question_sources(lesson)
         for question in lesson.questions.values():
             tags = question_tags(lesson, question)
             try:
-                text = gift_question(question, specs.get(question.id), lesson.slug, tags)
+                built = build(question, specs.get(question.id), lesson.slug, tags)
             except ValueError as exc:
                 reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
-                skipped.append(gettext(SKIPPED) % reason)
+                skipped.append(gettext(left_out) % reason)
                 continue
-            found.append(GiftQuestion(question_category(lesson, question.id), question.id, text))
+            yield lesson, question, built
+
+
+def gift_export(lessons: Iterable[Lesson]) -> GiftExport:
+    """Every question of ``lessons``, in course order, ready to write; those Moodle cannot
+    take are left out, each with its reason."""
+    skipped: list[str] = []
+    found = [
+        GiftQuestion(question_category(lesson, question.id), question.id, text)
+        for lesson, question, text in built_questions(lessons, gift_question, SKIPPED, skipped)
+    ]
     return GiftExport(found, skipped)
 
 

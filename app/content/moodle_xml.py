@@ -42,12 +42,11 @@ from decimal import Decimal
 from xml.etree import ElementTree as ET
 
 from app.content.gift import (
+    built_questions,
     number_text,
     question_category,
     question_name,
     question_prompt,
-    question_sources,
-    question_tags,
 )
 from app.content.lessons import Lesson
 from app.content.quiz import Question, QuestionSpec, parse_tolerance
@@ -104,8 +103,7 @@ def _choice(element: ET.Element, question: Question, spec: QuestionSpec | None) 
     _value(element, "single", "true")
     _value(element, "shuffleanswers", "true")
     _value(element, "answernumbering", "abc")
-    for option_id, text, explanation in _option_texts(question, spec):
-        _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+    _graded_options(element, question, spec)
     return "multichoice"
 
 
@@ -113,9 +111,14 @@ def _all_or_nothing(element: ET.Element, question: Question, spec: QuestionSpec 
     _value(element, "shuffleanswers", "1")
     _value(element, "answernumbering", "abc")
     _value(element, "showstandardinstruction", "0")
+    _graded_options(element, question, spec)
+    return "multichoiceset"
+
+
+def _graded_options(element: ET.Element, question: Question, spec: QuestionSpec | None) -> None:
+    """Each option as an answer: full marks when it is right, none when it is wrong."""
     for option_id, text, explanation in _option_texts(question, spec):
         _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
-    return "multichoiceset"
 
 
 def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
@@ -355,22 +358,13 @@ class MoodleXmlExport:
 def moodle_xml_export(lessons: Iterable[Lesson]) -> MoodleXmlExport:
     """Every question of ``lessons``, in course order, one category per lesson."""
     quiz = ET.Element("quiz")
-    count, skipped = 0, []
-    for lesson in lessons:
-        specs = question_sources(lesson)
-        category = None
-        for question in lesson.questions.values():
-            tags = question_tags(lesson, question)
-            try:
-                element = question_element(question, specs.get(question.id), lesson.slug, tags)
-            except ValueError as exc:
-                reason = {"id": f"{lesson.slug}/{question.id}", "reason": exc}
-                skipped.append(gettext(SKIPPED) % reason)
-                continue
-            here = question_category(lesson, question.id)
-            if here != category:  # a pool's questions go in a category of their own
-                quiz.append(_category(here))
-                category = here
-            quiz.append(element)
-            count += 1
+    count, category = 0, None
+    skipped: list[str] = []
+    for lesson, question, element in built_questions(lessons, question_element, SKIPPED, skipped):
+        here = question_category(lesson, question.id)
+        if here != category:  # a lesson, and each of its pools, in a category of its own
+            quiz.append(_category(here))
+            category = here
+        quiz.append(element)
+        count += 1
     return MoodleXmlExport(quiz, count, skipped)

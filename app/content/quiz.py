@@ -40,7 +40,7 @@ from app.content.yamlsrc import (
     syntax_problem,
     validation_problems,
 )
-from app.i18n import gettext, ngettext
+from app.i18n import N_, gettext, ngettext
 
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -460,15 +460,8 @@ def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
     errors += _misplaced(spec, file, at)
     if spec.options is None:
         return [*errors, *_missing(spec, file, at, ("options",))]
-    seen: set[str] = set()
-    for i, option in enumerate(spec.options):
-        if option.id in seen:
-            msg = gettext("the question `%(question)s` repeats the option id `%(option)s`") % {
-                "question": spec.id,
-                "option": option.id,
-            }
-            errors.append(ContentError.at(file, at("options", i, "id"), msg))
-        seen.add(option.id)
+    repeated = N_("the question `%(question)s` repeats the option id `%(option)s`")
+    errors += _repeated_ids(spec, "options", repeated, file, at)
     if spec.kind == "scenario":
         return errors + _check_scenario(spec, file, at)
     if not spec.answer:
@@ -476,6 +469,7 @@ def _check_question(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
             "question": spec.id
         }
         return [*errors, ContentError.at(file, at(), msg)]
+    seen = {option.id for option in spec.options}
     for i, answer in enumerate(spec.answer):
         if answer not in seen:
             msg = gettext(
@@ -667,15 +661,23 @@ def _reason(exc: Exception) -> str:
 
 def _check_ordering(spec: QuestionSpec, file: Path, at: Locator) -> list[ContentError]:
     errors = _misplaced(spec, file, at) + _missing(spec, file, at, ("items", "explanation"))
+    repeated = N_("the question `%(question)s` repeats the item id `%(item)s`")
+    return errors + _repeated_ids(spec, "items", repeated, file, at)
+
+
+def _repeated_ids(
+    spec: QuestionSpec, field: str, repeated: str, file: Path, at: Locator
+) -> list[ContentError]:
+    """A problem for each option or item (``field``: ``options`` or ``items``) whose id an
+    earlier one of the question has; ``repeated`` is a message id with ``%(question)s`` and
+    ``%(option)s`` or ``%(item)s`` (the field's singular)."""
+    errors: list[ContentError] = []
     seen: set[str] = set()
-    for i, item in enumerate(spec.items or ()):
-        if item.id in seen:
-            msg = gettext("the question `%(question)s` repeats the item id `%(item)s`") % {
-                "question": spec.id,
-                "item": item.id,
-            }
-            errors.append(ContentError.at(file, at("items", i, "id"), msg))
-        seen.add(item.id)
+    for i, entry in enumerate(getattr(spec, field) or ()):
+        if entry.id in seen:
+            msg = gettext(repeated) % {"question": spec.id, field.removesuffix("s"): entry.id}
+            errors.append(ContentError.at(file, at(field, i, "id"), msg))
+        seen.add(entry.id)
     return errors
 
 

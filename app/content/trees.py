@@ -309,20 +309,14 @@ def _check_structure(spec: TreeSpec, file: Path, at: Locator) -> list[ContentErr
         return errors
     errors.extend(_check_cycles(spec, file, at))
     reachable = _reachable(spec)
-    for qid in spec.questions:
-        if qid not in reachable:
-            problem(
-                ("questions", qid),
-                N_("the question `%(question)s` is unreachable: no option leads to it"),
-                question=qid,
-            )
-    for rid in spec.results:
-        if rid not in reachable:
-            problem(
-                ("results", rid),
-                N_("the result `%(result)s` is unreachable: no option leads to it"),
-                result=rid,
-            )
+    unreachable = {
+        "question": N_("the question `%(question)s` is unreachable: no option leads to it"),
+        "result": N_("the result `%(result)s` is unreachable: no option leads to it"),
+    }
+    for kind, ids in (("question", spec.questions), ("result", spec.results)):
+        for node_id in ids:
+            if node_id not in reachable:
+                problem((f"{kind}s", node_id), unreachable[kind], **{kind: node_id})
     return errors
 
 

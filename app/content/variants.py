@@ -96,6 +96,11 @@ class Variants:
     unit: str | None = None
     label_html: str = ""
 
+    def __hash__(self) -> int:
+        # A few fields of the equality, so equal families hash alike; not the grid (hundreds
+        # of tuples): a question is hashed on every variant shown (the key of _instance's cache).
+        return hash((self.names, self.value, self.prompt))
+
     def point(self, index: int) -> dict[str, float]:
         """The parameters of variant ``index`` (taken modulo the grid's size)."""
         return dict(zip(self.names, self.grid[index % len(self.grid)], strict=True))

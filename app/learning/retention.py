@@ -55,24 +55,24 @@ def unreachable_learners(db: Session, now: datetime, days: int) -> list[str]:
     return [row[0] for row in db.execute(query)]
 
 
-def erase_unreachable(engine: Engine, days: int, now: datetime | None = None) -> int:
+def erase_unreachable(db: Session, days: int, now: datetime | None = None) -> int:
     """Erase every unreachable learner (:func:`unreachable_learners`); how many were erased.
 
     Each learner goes in a transaction of its own (:func:`delete_learner`), so a sweep never
     holds the write lock for long.
     """
     erased = 0
-    with Session(engine) as db:
-        while ids := unreachable_learners(db, now or utcnow(), days):
-            db.rollback()
-            for learner_id in ids:
-                delete_learner(db, learner_id)
-            erased += len(ids)
+    while ids := unreachable_learners(db, now or utcnow(), days):
+        db.rollback()
+        for learner_id in ids:
+            delete_learner(db, learner_id)
+        erased += len(ids)
     return erased
 
 
 class RetentionSweeper:
-    """A thread of the app that runs :func:`erase_unreachable` once a day.
+    """A thread of the app that runs :func:`erase_unreachable` once a day, in a session of its
+    own on ``engine`` (no request owns it).
 
     Several workers each run theirs; a sweep that finds nothing costs one query.
     """
@@ -98,7 +98,8 @@ class RetentionSweeper:
         wait = self.first_after_s
         while not self._stop.wait(wait):
             try:
-                erased = erase_unreachable(self.engine, self.days)
+                with Session(self.engine) as db:
+                    erased = erase_unreachable(db, self.days)
                 if erased:
                     log.info("erased %d unreachable anonymous learners", erased)
             except Exception:

@@ -294,6 +294,19 @@ class NewAnswer:
     variant: str = ""
     draw: tuple[str, int, str, str] | None = None
 
+    @property
+    def graded(self) -> tuple[str, str, str, str, bool, float | None]:
+        """The fields an attempt stores as they are, in :class:`AttemptRow`'s order: lesson,
+        question, version, what was chosen, right or not, credit."""
+        return (
+            self.lesson_slug,
+            self.question_id,
+            self.question_hash,
+            self.chosen,
+            self.correct,
+            self.credit,
+        )
+
 
 @dataclass(frozen=True)
 class Written:

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from app.content.course import Course
 from app.content.layout import Layout, layout
@@ -237,6 +238,65 @@ def tree_map(tree: Tree, walk: Walk, plan: Layout) -> TreeMap:
         edges,
         tuple(boxes),
     )
+
+
+PATH_SLOT = "__c__"  # where a walk's values go in the URLs of :func:`offline_tree`'s page
+
+
+@lru_cache(maxsize=256)
+def offline_tree(tree: Tree) -> dict[str, Any]:
+    """The tree as ``static/js/tree-walk.js`` walks it when the server cannot be reached.
+
+    Only what a visitor reads anyway (the outline under the widget shows every question,
+    option and result): a tree has no key. Short keys keep the page light:
+
+    - ``s``: the first question's id;
+    - ``q``: question id → ``[facet's name, question HTML, [[option HTML, value, next], ...]]``;
+    - ``r``: result id → ``[main engine, [the others], verdict, verdict's label, why HTML,
+      note HTML]``;
+    - ``n``: the map's count of questions and results ("2 perguntas, 9 resultados.");
+    - ``m``: the widget's texts in pt-BR, with ``{name}`` where a value goes.
+
+    The page adds its URLs (``_tree_data.html``). Cached per loaded tree (trees compare by
+    identity).
+    """
+    questions = ngettext("%(num)s question", "%(num)s questions", len(tree.questions))
+    results = ngettext("%(num)s result", "%(num)s results", len(tree.results))
+    return {
+        "s": tree.start,
+        "q": {
+            qid: [
+                tree.facet_label(q.facet),
+                q.text_html,
+                [[o.label_html, o.value, o.next] for o in q.options],
+            ]
+            for qid, q in tree.questions.items()
+        },
+        "r": {
+            rid: [r.main, list(r.also), r.verdict.value, r.verdict.label, r.why_html, r.note_html]
+            for rid, r in tree.results.items()
+        },
+        "n": "{}, {}.".format(
+            questions % {"num": len(tree.questions)}, results % {"num": len(tree.results)}
+        ),
+        "m": {
+            "step": gettext("Question %(number)s") % {"number": "{n}"},
+            "ask": gettext("Question %(number)s: %(text)s") % {"number": "{n}", "text": "{text}"},
+            "result": gettext("Result"),
+            "news": gettext("Result: %(engines)s. %(verdict)s.")
+            % {"engines": "{main}", "verdict": "{verdict}"},
+            "newsAlso": gettext("Result: %(engines)s, also %(also)s. %(verdict)s.")
+            % {"engines": "{main}", "also": "{also}", "verdict": "{verdict}"},
+            "also": gettext("Also named in the text: %(engines)s") % {"engines": "{also}"},
+            "other": gettext("Another view"),
+            "path": gettext("Your path so far"),
+            "controls": gettext("Tree controls"),
+            "back": gettext("Back one step"),
+            "again": gettext("Start over"),
+            "mapPath": gettext("Path: %(path)s.") % {"path": "{path}"},
+            "mapStart": gettext("You are at the first question."),
+        },
+    }
 
 
 def split_path(raw: str | None) -> tuple[str, ...]:

@@ -389,12 +389,7 @@ def _store_attempts(
             [
                 (
                     learner_id,
-                    answer.lesson_slug,
-                    answer.question_id,
-                    answer.question_hash,
-                    answer.chosen,
-                    answer.correct,
-                    answer.credit,
+                    *answer.graded,
                     answer.key,
                     answer.review,
                     answer.help,
@@ -412,12 +407,7 @@ def _store_attempts(
         if row_id is None:
             continue
         row = _Stored(
-            answer.lesson_slug,
-            answer.question_id,
-            answer.question_hash,
-            answer.chosen,
-            answer.correct,
-            answer.credit,
+            *answer.graded,
             answer.at or now,
             row_id,
             help=answer.help,

@@ -13,6 +13,7 @@ so a browser revalidates instead of downloading the page again.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -26,10 +27,12 @@ from markupsafe import Markup
 from starlette.requests import HTTPConnection
 
 from app.content import page_ids
+from app.content.calculators import offline_calculator
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
 from app.content.search import mark_words
 from app.i18n import N_, gettext, local_datetime, local_day, translations
+from app.learning.trees import PATH_SLOT, offline_tree
 from app.learning.usecases import issued_token
 from app.platform.sessions import LMS_NAME_KEY, LTI_USER_KEY, session_account
 from app.platform.settings import PROJECT_ROOT
@@ -48,6 +51,9 @@ TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
 # The one script of the behaviours (static/js/, each file one behaviour), made at start-up.
 BEHAVIOURS = "behaviours.js"
+# The instructor's own behaviours (the lesson editor, the dashboard's tabs): a second bundle, on
+# the pages that load instructor.css, so that no learner downloads them.
+INSTRUCTOR_BEHAVIOURS = "instructor.js"
 
 
 def csrf_token(request: Request) -> str:
@@ -196,6 +202,13 @@ def _kept_gettext(translate: Any, newstyle: Any) -> Any:
     return gettext
 
 
+def json_island(data: object) -> Markup:
+    """``data`` as the text of a ``<script type="application/json">``: compact JSON with every
+    ``<`` written ``\\u003c``, so no text in it (``</script>``, ``<!--``) can end the element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c"))
+
+
 _VERSIONS: dict[int, tuple[Lesson, str]] = {}
 VERSION_CHARS = 8
 
@@ -249,6 +262,7 @@ def make_templates(
         current_path=current_path,
         static_url=assets.url,
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
+        instructor_behaviours=assets.bundle(INSTRUCTOR_BEHAVIOURS, assets.scripts("js/instructor")),
         local_datetime=_local_datetime,
         local_day=_local_day,
         account_name=account_name,
@@ -266,6 +280,10 @@ def make_templates(
         launch_token=launch_token_of,
         form_issued=form_issued,
         lesson_version=lesson_version,
+        json_island=json_island,
+        offline_tree=offline_tree,
+        offline_calculator=offline_calculator,
+        path_slot=PATH_SLOT,
         question_mode=LESSON,  # a lesson's; /revisar and the notebook pass their own
     )
     templates.env.filters["mark_words"] = marked_words

@@ -28,6 +28,27 @@ window.curso = (function () {
     showError.timer = window.setTimeout(function () { box.hidden = true; }, 10000);
   }
 
+  function find(elt, selector) {
+    return elt.matches && elt.matches(selector) ? elt : elt.querySelector && elt.querySelector(selector);
+  }
+
+  // New content is in (an htmx swap, or a tree or calculator worked out in the page): focus
+  // its heading (data-focus) unless the learner is typing, then read its data-announce.
+  function arrived(elt, typing) {
+    var target = find(elt, "[data-focus]");
+    if (target && !typing) {
+      target.focus();
+      // Focus scrolls only a target out of the window: one under the header (the sticky
+      // bar, or the phone's bar come back) is brought below it, its question from the top.
+      var block = target.closest(".question") || target;
+      var header = document.querySelector(".site-header");
+      var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+      if (block.getBoundingClientRect().top < below) block.scrollIntoView({ block: "start" });
+    }
+    var news = find(elt, "[data-announce]");
+    if (news) announce(news.getAttribute("data-announce"));
+  }
+
   // Values are plain words and IANA zone names ("America/Manaus"), sent as they are.
   function setCookie(name, value) {
     if (!/^[A-Za-z0-9_+\-\/]+$/.test(value)) return;
@@ -93,7 +114,7 @@ window.curso = (function () {
   }
 
   return {
-    message: message, announce: announce, showError: showError, setCookie: setCookie,
+    message: message, announce: announce, arrived: arrived, showError: showError, setCookie: setCookie,
     calm: calm, later: later, onLoad: onLoad, loaded: loaded, withHtmx: withHtmx,
     rememberZone: rememberZone, temporal: TEMPORAL
   };

@@ -6,9 +6,15 @@
   var NARROW = "(max-width: 59.99rem)";
 
   curso.onLoad("[data-hiding-header]", function (header) {
-    // Jumps land below the header (scroll-padding-top in app.css): keep its real height.
+    // Jumps land below the header (scroll-padding-top in app.css): keep its real height, set
+    // only when app.css' value is not it: a custom property set on <html> restyles every
+    // element of the page (about 900 in a lesson, a long task on a phone at start-up). Called
+    // by the ResizeObserver after a layout, so these reads force none.
     function measure() {
-      document.documentElement.style.setProperty("--header-h", header.offsetHeight + "px");
+      var root = document.documentElement, height = header.offsetHeight + "px";
+      if (getComputedStyle(root).getPropertyValue("--header-h").trim() !== height) {
+        root.style.setProperty("--header-h", height);
+      }
     }
     if (window.ResizeObserver) new ResizeObserver(measure).observe(header);
     else measure();

@@ -24,7 +24,15 @@
     curso.announce(text);
   }
 
+  // Set up when the browser is idle: the questions are far from a lesson's first screen, and
+  // showing the buttons and numbering the selects restyles every step (a long task on a phone
+  // at start-up, Lighthouse's blocking time). Until then the list is the form without
+  // JavaScript, which works.
   curso.onLoad("[data-ordering]", function (list) {
+    curso.later(function () { if (list.isConnected) enhance(list); });
+  });
+
+  function enhance(list) {
     list.classList.add("ordering-enhanced");
     var form = list.closest("form");
     var hint = form && form.querySelector(".ordering-js-hint");
@@ -68,5 +76,5 @@
       moved(list, item, button);
     });
     number(list);
-  });
+  }
 })();

@@ -5,28 +5,12 @@
 // Hooks: data-focus and data-announce in the HTML the server sends.
 (function () {
   "use strict";
-  function find(elt, selector) {
-    return elt.matches && elt.matches(selector) ? elt : elt.querySelector && elt.querySelector(selector);
-  }
-
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     var elt = evt.target;
     // A lesson opened in place or a page restored from history: nav.js moves focus to its h1.
     var config = evt.detail && evt.detail.requestConfig;
     if (!elt || elt === document.body || !config || evt.detail.boosted) return;
-    var typing = config && config.triggeringEvent && config.triggeringEvent.type === "input";
-    var target = find(elt, "[data-focus]");
-    if (target && !typing) {
-      target.focus();
-      // Focus scrolls only a target out of the window: one under the header (the sticky
-      // bar, or the phone's bar come back) is brought below it, its question from the top.
-      var block = target.closest(".question") || target;
-      var header = document.querySelector(".site-header");
-      var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
-      if (block.getBoundingClientRect().top < below) block.scrollIntoView({ block: "start" });
-    }
-    var news = find(elt, "[data-announce]");
-    if (news) curso.announce(news.getAttribute("data-announce"));
+    curso.arrived(elt, config && config.triggeringEvent && config.triggeringEvent.type === "input");
   });
   // A form's button is disabled while it sends (hx-disabled-elt), which drops the focus to the
   // top of the page; after a failure it goes back to the button, to send again from there.

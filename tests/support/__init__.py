@@ -10,6 +10,7 @@
 - ``cli``: the ``curso`` command in a subprocess
 - ``server``: ``LiveServer`` (uvicorn on a free port) and helpers that act on it
 - ``browser``: Chromium helpers and axe-core
+- ``offline``: the service worker made ready, a lesson downloaded, the device's cache read back
 - ``markers``: what tests/conftest.py marks browser and slow
 - ``seeds``: where the course's source texts are (``CURSO_SEEDS_DIR`` or ../shared/seeds)
 - ``tls``: a CA made for the run and a certificate for 127.0.0.1 and localhost (trustme)
