@@ -19,8 +19,8 @@ from tests.support.offline import (
     attempts_with,
     confirm_download,
     download,
+    new_account_in_page,
     ready,
-    sign_up_in_page,
 )
 from tests.support.server import LiveServer, grant_instructor
 
@@ -195,7 +195,7 @@ def test_a_question_changed_or_another_accounts_answer_stays_listed(
 
 def test_an_instructors_page_offers_no_download(new_page, live_server: LiveServer):
     page = new_page(360, 740)
-    grant_instructor(live_server, sign_up_in_page(page, live_server))
+    grant_instructor(live_server, new_account_in_page(page, live_server))
     page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
     ready(page)
     expect(page.locator(".check-panel")).to_be_attached()
@@ -233,7 +233,7 @@ def test_signing_out_warns_of_waiting_answers_then_clears_the_device(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    sign_up_in_page(page, live_server)
+    new_account_in_page(page, live_server)
     keys = answered_offline(page, live_server.url)
     page.route("**/perguntas/*", lambda route: route.abort("internetdisconnected"))
     page.context.set_offline(False)

@@ -25,8 +25,8 @@ from tests.support.offline import (
     SINGLE,
     answer_offline,
     download,
+    new_account_in_page,
     ready,
-    sign_up_in_page,
 )
 from tests.support.server import LiveServer, grant_instructor
 
@@ -95,7 +95,7 @@ def test_an_instructor_downloads_the_whole_course_as_learners_see_it(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    grant_instructor(live_server, sign_up_in_page(page, live_server))
+    grant_instructor(live_server, new_account_in_page(page, live_server))
     download_all(page, live_server.url)
     cached = page.evaluate(CACHED)
     pages = {url: text for url, text in cached.items() if "/licoes/" in url and text}

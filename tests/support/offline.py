@@ -78,7 +78,7 @@ def attempts_with(live_server: LiveServer, keys: list[str]) -> list[tuple]:
     )
 
 
-def sign_up_in_page(page: Page, live_server: LiveServer) -> str:
+def new_account_in_page(page: Page, live_server: LiveServer) -> str:
     """A new account (a name of its own), signed up in ``page``: its username."""
     username = f"sem-rede-{secrets.token_hex(3)}"
     browser.sign_up_in_page(page, live_server.url, username)
