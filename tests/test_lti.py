@@ -26,6 +26,7 @@ from tests.support.lti_platform import (
     PlatformServer,
     launch,
     launch_form,
+    launch_page,
     lms_fixture,
     post_launch_form,
     scores_of,
@@ -249,11 +250,7 @@ def test_a_learner_cannot_open_the_deep_linking_picker(lms):
 def test_a_replayed_launch_is_refused_even_from_a_new_client(lms):
     tool, platform = lms
     with httpx.Client() as browser:
-        start = browser.get(
-            platform.url + "/launch",
-            params={"user": "eva-3", "licao": "kernels"},
-            follow_redirects=True,
-        )
+        start = launch_page(browser, platform, user="eva-3", licao="kernels")
         assert post_launch_form(browser, start.text).status_code == 303
         again = post_launch_form(browser, start.text)
     assert again.status_code == 403
@@ -324,11 +321,7 @@ def test_a_score_waits_while_the_platform_is_down_and_arrives_after(lms):
 def test_a_browser_that_drops_the_cookie_in_the_iframe_gets_a_new_tab_link(lms):
     tool, platform = lms
     with httpx.Client() as framed:
-        start = framed.get(
-            platform.url + "/launch",
-            params={"user": "gil-6", "licao": "kernels"},
-            follow_redirects=True,
-        )
+        start = launch_page(framed, platform, user="gil-6", licao="kernels")
     with httpx.Client() as no_cookies:  # the state cookie set at the login did not come back
         refused = post_launch_form(no_cookies, start.text)
         assert refused.status_code == 403
@@ -345,11 +338,7 @@ def test_a_launch_that_cannot_carry_its_cookie_says_why_instead_of_looping(lms):
     tool, platform = lms
     cross_site = {"Sec-Fetch-Site": "cross-site"}
     with httpx.Client() as framed:
-        start = framed.get(
-            platform.url + "/launch",
-            params={"user": "gil-7", "licao": "kernels"},
-            follow_redirects=True,
-        )
+        start = launch_page(framed, platform, user="gil-7", licao="kernels")
     # Plain HTTP, posted from another site: a new tab would not carry the Lax cookie either.
     action, fields = launch_form(start.text)
     with httpx.Client() as no_cookies:
@@ -363,11 +352,7 @@ def test_a_launch_that_cannot_carry_its_cookie_says_why_instead_of_looping(lms):
     )
     # A browser that blocks the cookie in the new tab too is not sent to a third tab.
     with httpx.Client() as framed:
-        start = framed.get(
-            platform.url + "/launch",
-            params={"user": "gil-8", "licao": "kernels"},
-            follow_redirects=True,
-        )
+        start = launch_page(framed, platform, user="gil-8", licao="kernels")
     with httpx.Client() as blocking:
         first = post_launch_form(blocking, start.text)
         link = soup(first.text).select_one("main a[target=_blank]")

@@ -7,17 +7,11 @@ from __future__ import annotations
 import re
 import time
 
-import pytest
-
 from tests.support.app import db_rows
 from tests.support.browser import FIRST_QUESTION, axe_violations
-from tests.support.lti_platform import course_and_lms
+from tests.support.lti_platform import lms_fixture
 
-
-@pytest.fixture(scope="module")
-def lms(tmp_path_factory):
-    with course_and_lms(tmp_path_factory.mktemp("lti-browser")) as pair:
-        yield pair
+lms = lms_fixture("lti-browser", backends=["sqlite"])
 
 
 def test_a_launch_inside_the_lms_iframe_opens_the_lesson_and_grades_it(lms, new_page):

@@ -19,6 +19,7 @@ from tests.support.app import db_rows
 from tests.support.lti_platform import (
     launch,
     launch_form,
+    launch_page,
     lms_fixture,
     post_launch_form,
     signed_launch,
@@ -70,11 +71,7 @@ def test_a_token_without_exp_or_iat_is_refused(lms, claim):
 def test_the_used_nonce_is_kept_until_the_token_expires_and_a_replay_is_refused(lms):
     tool, platform = lms
     with httpx.Client(timeout=30) as browser:
-        start = browser.get(
-            platform.url + "/launch",
-            params={"user": "eva-r", "licao": "kernels"},
-            follow_redirects=True,
-        )
+        start = launch_page(browser, platform, user="eva-r", licao="kernels")
         assert post_launch_form(browser, start.text).status_code == 303
         token = jwt.decode(
             launch_form(start.text)[1]["id_token"], options={"verify_signature": False}

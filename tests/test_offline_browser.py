@@ -15,11 +15,12 @@ from tests.support.learning import COURSE, KERNELS
 from tests.support.offline import (
     CACHED,
     SINGLE,
-    answer_offline,
+    answered_offline,
     attempts_with,
+    confirm_download,
     download,
+    new_account_in_page,
     ready,
-    sign_up_in_page,
 )
 from tests.support.server import LiveServer, grant_instructor
 
@@ -63,10 +64,7 @@ def test_the_whole_course_downloads_from_progress(new_page, live_server: LiveSer
     ready(page)
     section = page.locator("[data-offline-downloads]")
     section.get_by_role("button", name="Baixar o curso todo").click()
-    expect(section.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
-    )
-    section.get_by_role("button", name="Confirmar o download").click()
+    confirm_download(section)
     expect(section.locator("[data-offline-items] li")).to_have_count(len(COURSE.lessons))
 
 
@@ -97,10 +95,7 @@ def test_answers_given_offline_are_graded_when_the_connection_returns(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    download(page, live_server.url, KERNELS.slug)
-    page.context.set_offline(True)
-    page.reload()
-    keys = answer_offline(page)
+    keys = answered_offline(page, live_server.url)
     badge = page.locator("[data-offline-badge]")
     expect(badge).to_have_text("Respostas esperando: 3")
     assert attempts_with(live_server, keys) == []
@@ -141,10 +136,7 @@ def test_a_hint_button_sent_offline_is_not_kept_as_an_answer(new_page, live_serv
 
 def test_two_tabs_syncing_at_once_store_each_answer_once(new_page, live_server: LiveServer):
     first = new_page(360, 740)
-    download(first, live_server.url, KERNELS.slug)
-    first.context.set_offline(True)
-    first.reload()
-    keys = answer_offline(first)
+    keys = answered_offline(first, live_server.url)
     second = first.context.new_page()
     second.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
     expect(second.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 3")
@@ -160,10 +152,7 @@ def test_a_sync_cut_in_the_middle_is_finished_later_with_no_answer_twice(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    download(page, live_server.url, KERNELS.slug)
-    page.context.set_offline(True)
-    page.reload()
-    keys = answer_offline(page)
+    keys = answered_offline(page, live_server.url)
     sent = []
 
     def cut_the_second(route):
@@ -190,10 +179,7 @@ def test_a_question_changed_or_another_accounts_answer_stays_listed(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    download(page, live_server.url, KERNELS.slug)
-    page.context.set_offline(True)
-    page.reload()
-    keys = answer_offline(page)
+    keys = answered_offline(page, live_server.url)
     # One form showed an old version of its question; one answer was kept by another account.
     page.evaluate(
         """async ([changed, other]) => {
@@ -230,7 +216,7 @@ def test_a_question_changed_or_another_accounts_answer_stays_listed(
 
 def test_an_instructors_page_offers_no_download(new_page, live_server: LiveServer):
     page = new_page(360, 740)
-    grant_instructor(live_server, sign_up_in_page(page, live_server))
+    grant_instructor(live_server, new_account_in_page(page, live_server))
     page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
     ready(page)
     expect(page.locator(".check-panel")).to_be_attached()
@@ -268,11 +254,8 @@ def test_signing_out_warns_of_waiting_answers_then_clears_the_device(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    sign_up_in_page(page, live_server)
-    download(page, live_server.url, KERNELS.slug)
-    page.context.set_offline(True)
-    page.reload()
-    keys = answer_offline(page)
+    new_account_in_page(page, live_server)
+    keys = answered_offline(page, live_server.url)
     page.route("**/perguntas/*", lambda route: route.abort("internetdisconnected"))
     page.context.set_offline(False)
     page.goto(live_server.url + "/conta")

@@ -19,14 +19,14 @@ from app.learning.progress import lesson_shape_total
 from tests.support.app import query
 from tests.support.browser import axe_violations
 from tests.support.learning import COURSE, KERNELS
-from tests.support.lti_platform import course_and_lms
+from tests.support.lti_platform import lms_fixture
 from tests.support.offline import (
     CACHED,
     SINGLE,
     answer_offline,
     download,
+    new_account_in_page,
     ready,
-    sign_up_in_page,
 )
 from tests.support.server import LiveServer, grant_instructor
 
@@ -55,10 +55,7 @@ def download_all(page: Page, base: str) -> None:
     expect(section.locator("[data-offline-items] li")).to_have_count(len(COURSE.lessons))
 
 
-@pytest.fixture(scope="module")
-def lms(tmp_path_factory):
-    with course_and_lms(tmp_path_factory.mktemp("lti-offline")) as pair:
-        yield pair
+lms = lms_fixture("lti-offline", backends=["sqlite"])
 
 
 def test_an_lms_learner_answers_offline_and_the_grade_reaches_the_lms(lms, new_page):
@@ -98,7 +95,7 @@ def test_an_instructor_downloads_the_whole_course_as_learners_see_it(
     new_page, live_server: LiveServer
 ):
     page = new_page(360, 740)
-    grant_instructor(live_server, sign_up_in_page(page, live_server))
+    grant_instructor(live_server, new_account_in_page(page, live_server))
     download_all(page, live_server.url)
     cached = page.evaluate(CACHED)
     pages = {url: text for url, text in cached.items() if "/licoes/" in url and text}

@@ -62,17 +62,6 @@ def record_attempt(
     return written.row, written.new
 
 
-NOBODY = "0" * 32  # no learner has this id: a place kept for it changes no row
-
-
-def writer_settled(writer: AnswerWriter) -> None:
-    """Return once everything ``writer`` was handed before is committed: pages only queue the
-    place they move (``move_place``), and a request that reads right after may come first. A
-    place kept for no learner is queued behind them and awaited (the queue is first in, first
-    out)."""
-    run(writer.place(NOBODY, Place("")))
-
-
 def record_choice(
     db: Session, learner: str, question, correct: bool, at: datetime, key: str
 ) -> AttemptRow:
@@ -100,3 +89,14 @@ def session_of(settings) -> Iterator[Session]:
             yield session
     finally:
         engine.dispose()
+
+
+NOBODY = "0" * 32  # no learner has this id: a place kept for it changes no row
+
+
+def writer_settled(writer: AnswerWriter) -> None:
+    """Return once everything ``writer`` was handed before is committed: pages only queue the
+    place they move (``move_place``), and a request that reads right after may come first. A
+    place kept for no learner is queued behind them and awaited (the queue is first in, first
+    out)."""
+    run(writer.place(NOBODY, Place("")))

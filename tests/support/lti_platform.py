@@ -476,10 +476,16 @@ class PlatformServer:
         ]
 
 
+def launch_page(client: httpx.Client, platform: PlatformServer, **hint: str) -> httpx.Response:
+    """The platform's launch (``hint``: its query) as a browser without JavaScript reaches it:
+    through the OIDC redirects, to the page of the signed form it would post to the tool."""
+    return client.get(platform.url + "/launch", params=hint, follow_redirects=True)
+
+
 def launch(client: httpx.Client, platform: PlatformServer, **hint: str) -> httpx.Response:
     """Launch the tool from the platform as a cookie-keeping browser without JavaScript would:
     follow the OIDC redirects, then post the signed launch form; the tool's answer."""
-    start = client.get(platform.url + "/launch", params=hint, follow_redirects=True)
+    start = launch_page(client, platform, **hint)
     assert start.status_code == 200, start.text
     return post_launch_form(client, start.text)
 
@@ -559,12 +565,12 @@ def post_launch_form(client: httpx.Client, html: str) -> httpx.Response:
     return client.post(action, data=fields)
 
 
-def lms_fixture(folder: str) -> Any:
+def lms_fixture(folder: str, backends: list[str] | None = None) -> Any:
     """A module's fixture of the course and the platform (:func:`course_and_lms`), started
-    once per backend in a new folder named ``folder``."""
+    once per backend (every one the run has, or ``backends``) in a new folder ``folder``."""
     from tests.support.app import BACKENDS
 
-    @pytest.fixture(scope="module", params=BACKENDS)
+    @pytest.fixture(scope="module", params=backends or BACKENDS)
     def lms(request: pytest.FixtureRequest, tmp_path_factory: Any) -> Iterator[tuple]:
         with course_and_lms(tmp_path_factory.mktemp(folder), request.param) as pair:
             yield pair

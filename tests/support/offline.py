@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 import secrets
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.support.accounts import PASSWORD
+from tests.support import browser
 from tests.support.app import query
 from tests.support.learning import KERNELS
 from tests.support.server import LiveServer
@@ -32,15 +32,20 @@ def ready(page: Page) -> None:
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
 
 
+def confirm_download(box: Locator) -> None:
+    """Wait until the download ``box`` says the size and asks, then confirm."""
+    expect(box.locator("[data-offline-status]")).to_have_text(
+        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
+    )
+    box.get_by_role("button", name="Confirmar o download").click()
+
+
 def download(page: Page, base: str, slug: str) -> None:
     page.goto(f"{base}/licoes/{slug}")
     ready(page)
     box = page.locator("[data-offline-lesson]")
     box.get_by_role("button", name="Baixar para ler sem internet").click()
-    expect(box.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Tamanho: [\d,]+ (kB|MB)\. Confirme para baixar\.$")
-    )
-    box.get_by_role("button", name="Confirmar o download").click()
+    confirm_download(box)
     expect(box.locator("[data-offline-status]")).to_have_text(
         re.compile(r"^Baixada neste aparelho: versão [0-9a-f]{8}, [\d,]+ (kB|MB)\.$")
     )
@@ -73,12 +78,17 @@ def attempts_with(live_server: LiveServer, keys: list[str]) -> list[tuple]:
     )
 
 
-def sign_up_in_page(page: Page, live_server: LiveServer) -> str:
+def new_account_in_page(page: Page, live_server: LiveServer) -> str:
+    """A new account (a name of its own), signed up in ``page``: its username."""
     username = f"sem-rede-{secrets.token_hex(3)}"
-    page.goto(live_server.url + "/conta")
-    page.get_by_label("Nome de usuário").nth(1).fill(username)
-    page.locator("#criar-senha").fill(PASSWORD)
-    page.locator("#criar-confirmacao").fill(PASSWORD)
-    page.get_by_role("button", name="Criar conta").click()
-    expect(page).to_have_url(live_server.url + "/progresso")
+    browser.sign_up_in_page(page, live_server.url, username)
     return username
+
+
+def answered_offline(page: Page, base: str) -> list[str]:
+    """Download the ``kernels`` lesson on ``page``, lose the connection, reload it and answer
+    :data:`SINGLE` there: the keys of the three answers waiting on the device."""
+    download(page, base, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    return answer_offline(page)

@@ -31,11 +31,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.learning.state import Place
 from app.main import create_app
 from app.platform.settings import Settings
+from tests.support.answers import writer_settled
 from tests.support.app import PostgresDatabases, empty_sqlite, make_settings
-from tests.support.coroutines import run
 
 # What the app builds from the code, the lessons and the settings: the same whatever is stored.
 KEPT = {
@@ -75,9 +74,7 @@ def _empty_sessions(sessions: Any) -> None:
 
 
 def _drain(writer: Any) -> None:
-    # The writer commits in order: once a place for nobody is committed (a learner without a
-    # row is left as is), everything given to it before is.
-    run(writer.place("ninguém", Place("ninguém")))  # after a browser test, too
+    writer_settled(writer)
     writer.batches = 0
 
 
