@@ -20,7 +20,7 @@ from typing import Any
 
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
-from simpleeval import InvalidExpression, SimpleEval
+from simpleeval import InvalidExpression
 
 from app.content.errors import ContentError
 from app.content.markdown import plain_text, render_inline
@@ -28,6 +28,7 @@ from app.content.numbers import (
     FUNCTIONS,
     NAME_PATTERN,
     AnswerError,
+    evaluate,
     format_number,
     parse_number,
 )
@@ -158,15 +159,6 @@ def _names_and_calls(formula: str) -> tuple[set[str], set[str]]:
     return names, calls
 
 
-def _evaluate(formula: str, values: Mapping[str, float]) -> float:
-    result = SimpleEval(names=dict(values), functions=FUNCTIONS).eval(formula)
-    if isinstance(result, bool) or not isinstance(result, int | float):
-        raise TypeError(formula)
-    if not math.isfinite(result):
-        raise OverflowError(formula)
-    return float(result)
-
-
 def parse_calculator(
     text: str, file: Path, first_line: int
 ) -> tuple[Calculator | None, list[ContentError]]:
@@ -235,7 +227,7 @@ def _formula_problem(formula: str, defaults: Mapping[str, float]) -> str:
             "the formula `%(formula)s` calls `%(name)s`; the functions allowed are %(allowed)s"
         ) % {"formula": formula, "name": banned[0], "allowed": ", ".join(sorted(FUNCTIONS))}
     try:
-        _evaluate(formula, defaults)
+        evaluate(formula, defaults)
     except ZeroDivisionError:
         return gettext("the formula `%(formula)s` divides by zero with the default values") % {
             "formula": formula
@@ -285,7 +277,7 @@ def compute(calculator: Calculator, given: Mapping[str, str]) -> Result:
     shown: list[str | None] = []
     for output in calculator.outputs:
         try:
-            value = _evaluate(output.formula, values)
+            value = evaluate(output.formula, values)
         except ZeroDivisionError:
             return Result(
                 typed,
