@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from simpleeval import InvalidExpression
 
 from app.content.errors import ContentError
@@ -33,11 +33,7 @@ from app.content.numbers import (
     parse_number,
 )
 from app.content.yamlsrc import (
-    YamlSyntaxError,
-    locator,
-    parse_yaml,
-    syntax_problem,
-    validation_problems,
+    read_block,
 )
 from app.i18n import gettext
 
@@ -170,15 +166,10 @@ def parse_calculator(
     Returns:
         The calculator, or ``None`` with the problems found.
     """
-    try:
-        source = parse_yaml(text)
-    except YamlSyntaxError as exc:
-        return None, [syntax_problem(file, first_line, exc)]
-    try:
-        spec = _CALCULATOR.validate_python(source.data)
-    except ValidationError as exc:
-        return None, validation_problems(file, first_line, source, exc)
-    at = locator(source, first_line)
+    read = read_block(text, file, first_line, _CALCULATOR.validate_python)
+    if isinstance(read, list):
+        return None, read
+    spec, at = read
     errors: list[ContentError] = []
     names = [item.name for item in spec.inputs]
     for index, name in enumerate(names):
