@@ -767,28 +767,37 @@ VARIANT_RATIO_MAX = 1.10
 
 
 def numeric_pair(course) -> tuple:
-    """The kernels lesson's first numeric question without variants and its first with."""
-    questions = list(course.get("kernels").questions.values())
-    fixed = next(q for q in questions if q.kind == "numeric" and q.variants is None)
-    drawn = next(q for q in questions if q.variants is not None)
-    return fixed, drawn
+    """A numeric question of the kernels lesson without variants and one with, tagged with the
+    same concepts (an answer updates the mastery of each concept: the pair costs the same
+    there), so the rows differ only by the variant."""
+    questions = [q for q in course.get("kernels").questions.values() if q.kind == "numeric"]
+    return next(
+        (fixed, drawn)
+        for drawn in questions
+        if drawn.variants is not None
+        for fixed in questions
+        if fixed.variants is None and fixed.concepts == drawn.concepts
+    )
 
 
-def variant_rows(app: App, answers_file: Path, course, work: Path, database: Path) -> list[Row]:
+def variant_rows(app: App, course, work: Path, database: Path) -> list[Row]:
     """The CPU per answer POST of a numeric question with variants beside a fixed numeric one
-    (issue 39), the same 50 learners and wrk settings, in one run: fixed, variant, fixed,
-    variant, so a neighbour's burst weighs on both; each row sums its two runs (CPU time over
-    requests). Each learner posts the variant their own form shows (a signed ``variante``)."""
+    (issue 39), with wrk's same settings, in one run: fixed, variant, variant, fixed, so a
+    neighbour's burst and the learners' growing history (a state read grows with it) weigh
+    on both alike; each row sums its two runs (CPU time over requests). 50 new learners, each
+    posting the variant their own form shows (a signed ``variante``)."""
     fixed, drawn = numeric_pair(course)
-    tokens = with_variant_tokens(app.base, answers_file, drawn.id, work / "alunos-variante.tsv")
-    runs = {VARIANT_FIXED: (fixed, answers_file), VARIANT_DRAWN: (drawn, tokens)}
+    learners = answering_learners(app.base, CONNECTIONS, work / "alunos-numericas.tsv")
+    tokens = with_variant_tokens(app.base, learners, drawn.id, work / "alunos-variante.tsv")
+    runs = {VARIANT_FIXED: (fixed, learners), VARIANT_DRAWN: (drawn, tokens)}
     parts: dict[str, list[Row]] = {name: [] for name in runs}
-    for _ in range(2):
-        for name, (question, learners) in runs.items():
+    for order in (list(runs), list(runs)[::-1]):
+        for name in order:
+            question, learners_file = runs[name]
             path = f"{LESSON}/perguntas/{question.id}"
             env = {
                 "BENCH_PATH": path,
-                "BENCH_LEARNERS": str(learners),
+                "BENCH_LEARNERS": str(learners_file),
                 "BENCH_BODY": f"valor=100&versao={question.content_hash}",
             }
             settle(app.base)
@@ -1286,7 +1295,7 @@ def run_in(work: Path, full: bool = True) -> int:
         measured_rows = run_all(app, nginx, todo, database)
         rows += measured_rows
         print("Medindo a resposta numérica com variantes ao lado da fixa...", flush=True)
-        rows += variant_rows(app, answers_file, course, work, database)
+        rows += variant_rows(app, course, work, database)
         rows.append(class_burst(app, database, question.id, question.content_hash, work))
         if full:
             rows += scale_rows(

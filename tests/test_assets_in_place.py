@@ -54,12 +54,15 @@ def test_the_check_finds_a_stylesheet_in_a_body_or_a_fragment():
 
 
 # The templates that may name a script: base.html (htmx, then the one bundle of static/js/),
-# lesson.html (htmx on demand, the loader ARCHITECTURE.md argues for) and the API's own
+# lesson.html (htmx on demand, the loader ARCHITECTURE.md argues for), the instructor's two
+# pages with behaviours of their own (the bundle of static/js/instructor/) and the API's own
 # page (Swagger UI's files). Any other behaviour is a file in static/js/, in the bundle.
 SCRIPT = re.compile(r"""<script\b[^>]*?\ssrc=["']\{\{ static_url\((?P<name>[^)]*)\) \}\}""")
 SCRIPTS = {
     "base.html": ["'htmx.min.js'", "behaviours"],
     "lesson.html": ["'htmx-on-demand.js'"],
+    "instructor.html": ["instructor_behaviours"],
+    "editor.html": ["instructor_behaviours"],
     "api_docs.html": ["'swagger/swagger-ui-bundle.js'", "'swagger/init.js'"],
 }
 

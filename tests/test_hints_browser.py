@@ -78,3 +78,21 @@ def test_hints_are_accessible_at_360_in_both_themes(
     expect(box.locator(".hint-used")).to_be_visible()
     box.screenshot(path=str(artifacts / f"dicas-respondida-{theme}-360.png"))
     assert axe_violations(page) == []
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_enter_in_a_number_field_answers_and_opens_no_hint(
+    new_page, live_server: LiveServer, javascript: bool
+):
+    """The hint buttons sit in the answer form (issue 39: a hint without JavaScript keeps the
+    answer); "Responder" comes first, so Enter in the field still sends the answer."""
+    gain = KERNELS.questions["ganho-pro-6000"]  # numeric, with hints
+    page = new_page(360, 800, javascript=javascript)
+    page.goto(live_server.url + f"/licoes/kernels#pergunta-{gain.id}")
+    box = page.locator(f"#pergunta-{gain.id}")
+    expect(box.locator(".hint-button")).to_be_visible()
+    box.locator('input[name="valor"]').focus()
+    page.keyboard.type("3,4")
+    page.keyboard.press("Enter")
+    expect(page.locator(f"#pergunta-{gain.id} .verdict")).to_be_visible(timeout=15_000)
+    expect(page.locator(f"#pergunta-{gain.id} .hint-item")).to_have_count(0)

@@ -103,9 +103,13 @@ def test_other_questions_appear_and_swap_in_without_a_reload(
         page.keyboard.press("Space")
         box.get_by_role("button", name="Responder").focus()
         page.keyboard.press("Enter")
-        expect(box.locator(".verdict")).to_be_visible()
+        expect(box.locator(".verdict")).to_be_visible(timeout=15_000)
     button = page.locator(f"{POOL} .pool-redraw button")
     expect(button).to_have_text("Outras perguntas")
+    # htmx sets up what it swapped in when the swap settles: a person takes longer than that
+    page.wait_for_function(
+        "() => (document.querySelector('.pool-redraw') || {})['htmx-internal-data']?.initHash"
+    )
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     button.focus()
     page.keyboard.press("Enter")

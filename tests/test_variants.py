@@ -334,3 +334,53 @@ def test_lists_name_a_question_with_variants_by_the_values_it_takes(tmp_path, da
         teacher = instructor(new_browser(client), settings)
         card = soup(teacher.get("/instrutor/perguntas")).select_one(f"#q-{SLUG}-{QID}")
         assert text(card.select_one("h4")) == named
+
+
+def test_a_visitor_who_got_an_id_before_answering_can_answer_the_page_variant(varied):
+    """Found by a new-user walk with JavaScript: the reading place's POST gives a visitor their
+    id before they answer (and stores nothing), and the form still on their page, of the
+    visitors' variant, was refused as out of date. Until something is stored it may be the
+    visitors' variant; after that, the learner's own."""
+    client, settings = varied
+    page = client.get(f"/licoes/{SLUG}").text
+    form = soup(page).select_one(f"#pergunta-{QID} form")
+    fields = {i["name"]: i["value"] for i in form.select('input[type="hidden"]')}
+    placed = client.post(
+        "/progresso/lugar", data={"licao": SLUG}, headers={"x-csrftoken": csrf_from(page)}
+    )
+    assert placed.status_code == 204
+    question = question_of(client)
+    shown = question.variants.point(page_variant(SLUG, question))
+    right = instance(question, shown).numeric.value
+    first = client.post(
+        f"/licoes/{SLUG}/perguntas/{QID}", data={**fields, "valor": pt(right)}, headers=HX
+    )
+    assert first.status_code == 200
+    assert text(soup(first.text).select_one(".verdict")) == "✓ Resposta correta"
+    assert decode(db_rows(settings, "SELECT variant FROM attempt")[0][0]) == shown
+    fields["chave"] = "outra-chave-do-formulario-0001"
+    again = client.post(
+        f"/licoes/{SLUG}/perguntas/{QID}", data={**fields, "valor": pt(right)}, headers=HX
+    )
+    assert again.status_code == 422, "a second try is the learner's own variant"
+    assert len(db_rows(settings, "SELECT id FROM attempt")) == 1
+
+
+def test_a_visitor_who_opened_a_hint_first_can_answer_the_variant_they_see(client):
+    """Found by a new-user walk with JavaScript: opening a hint gave the visitor their id (and
+    stored the hint), and the answer to the visitors' variant on their page was refused as out
+    of date."""
+    qid = "teto-do-decode-variante"  # kernels: a numeric question with variants and hints
+    page = client.get("/licoes/kernels").text
+    form = soup(page).select_one(f"#pergunta-{qid} form")
+    fields = {i["name"]: i["value"] for i in form.select('input[type="hidden"]')}
+    hint = client.post(
+        f"/licoes/kernels/perguntas/{qid}/dica", data={**fields, "dica": "1"}, headers=HX
+    )
+    assert hint.status_code == 200
+    answer = client.post(
+        f"/licoes/kernels/perguntas/{qid}", data={**fields, "valor": "100"}, headers=HX
+    )
+    assert answer.status_code == 200
+    assert soup(answer.text).select_one(".verdict")
+    assert text(soup(answer.text).select_one(".hint-used .tag")) == "com dica"

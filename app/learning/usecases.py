@@ -520,6 +520,8 @@ class AnswerPlace:
             join the learner its first request made, not whoever else saw the form's key.
         outbox: what is stored with the answer, in its transaction
             (:attr:`app.learning.state.NewAnswer.outbox`).
+        anonymous: the learner has no account: until they answer anything, they may answer
+            the visitors' variant their page still shows (:mod:`app.learning.variants`).
         draw_key: the server's secret: an answer to a pool's question stores the learner's
             draw 1 of that pool when none is stored yet (:mod:`app.learning.draws`), and the
             form's issued time (``emitida``, :func:`issued_time`) is checked with it.
@@ -530,6 +532,7 @@ class AnswerPlace:
     born: bool = False
     visit: str = ""
     outbox: tuple[Any, ...] = ()
+    anonymous: bool = False
     draw_key: bytes = field(default=b"", repr=False)
 
 
@@ -561,9 +564,14 @@ async def answer_question(
         raise FormRefused(STALE_FORM)
     if answer.version != question.content_hash:
         raise FormRefused(QUESTION_CHANGED)
+    before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     asked = question
     if question.variants is not None:  # graded against the variant the form showed
-        owners = [learner_id] + ([PAGE_OWNER] if where.born else [])
+        # The visitors' variant, from a page shown before the learner had an id: born with
+        # this answer, or earlier by the reading place's POST (which stores nothing) or by a
+        # hint opened (an anonymous learner with no answer yet).
+        page = where.born or not before.stored or (where.anonymous and not before.attempts)
+        owners = [learner_id] + ([PAGE_OWNER] if page else [])
         index = read_token(where.draw_key, answer.variant, owners, lesson.slug, question)
         if index is None:
             raise FormRefused(STALE_FORM)
@@ -572,7 +580,6 @@ async def answer_question(
         asked, answer.options, answer.value, answer.positions, answer.confirmed
     )
     now = datetime.now(UTC)
-    before = LearnerState(learner_id) if where.born else store.read_state(learner_id)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
     kept_draw = first_draw_of(lesson, question, before, where.draw_key, where.born)
     try:

@@ -8,9 +8,11 @@
   stays cacheable (:func:`page_variant`).
 - The form carries which variant it showed, signed (:func:`variant_token`): the answer is
   graded against that one, and nobody can send another learner's variant
-  (:func:`read_token`). The parameters are stored with the attempt (``attempt.variant``), so
-  the graded answer shows the numbers it was given, and an edited question (a new version)
-  never regrades an old variant.
+  (:func:`read_token`); a learner who has stored nothing yet, or an anonymous one who has
+  answered nothing yet (a hint opened gave them their id), may also send the visitors' one (a
+  page shown before they had an id: what any visitor may answer). The parameters are
+  stored with the attempt (``attempt.variant``), so the graded answer shows the numbers it
+  was given, and an edited question (a new version) never regrades an old variant.
 """
 
 from __future__ import annotations

@@ -69,14 +69,16 @@ class Assets:
         self._digests[name] = (stat.st_mtime_ns, stat.st_size, digest, now)
         return digest
 
-    def scripts(self, folder: str, first: str) -> list[str]:
-        """The names of the ``.js`` files in ``folder``, ``first`` (shared helpers) before the rest.
+    def scripts(self, folder: str, first: str | None = None) -> list[str]:
+        """The names of the ``.js`` files directly in ``folder``, ``first`` (shared helpers)
+        before the rest.
 
         One file per behaviour (``static/js/``): a file added there is on every page, with no
-        list to keep. Read once, when the templates are built.
+        list to keep (``static/js/instructor/``: on the instructor's pages). Read once, when the
+        templates are built.
         """
         names = sorted(p.name for p in (self.directory / folder).glob("*.js") if p.name != first)
-        return [f"{folder}/{name}" for name in [first, *names]]
+        return [f"{folder}/{name}" for name in ([first] if first else []) + names]
 
     def bundle(self, name: str, members: list[str]) -> str:
         """Serve ``members`` (names under the folder) concatenated, in that order, as ``name``.

@@ -51,6 +51,9 @@ TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
 # The one script of the behaviours (static/js/, each file one behaviour), made at start-up.
 BEHAVIOURS = "behaviours.js"
+# The instructor's own behaviours (the lesson editor, the dashboard's tabs): a second bundle, on
+# the pages that load instructor.css, so that no learner downloads them.
+INSTRUCTOR_BEHAVIOURS = "instructor.js"
 
 
 def csrf_token(request: Request) -> str:
@@ -259,6 +262,7 @@ def make_templates(
         current_path=current_path,
         static_url=assets.url,
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
+        instructor_behaviours=assets.bundle(INSTRUCTOR_BEHAVIOURS, assets.scripts("js/instructor")),
         local_datetime=_local_datetime,
         local_day=_local_day,
         account_name=account_name,

@@ -23,7 +23,7 @@ from app.learning.usecases import (
     show_question,
 )
 from app.learning.views import VISITOR_ORDER
-from app.platform.sessions import VISIT_COOKIE
+from app.platform.sessions import VISIT_COOKIE, session_account
 from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
@@ -92,6 +92,7 @@ async def answer(request: Request) -> Response:
         born=born,
         visit=request.cookies.get(VISIT_COOKIE, ""),
         outbox=answer_scores(request, learner_id, lancamento, course, lesson),
+        anonymous=session_account(request) is None,
         draw_key=request.app.state.secret.encode(),
     )
     try:

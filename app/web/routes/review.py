@@ -33,7 +33,7 @@ from app.learning.usecases import (
     opened,
 )
 from app.learning.views import question_view
-from app.platform.sessions import VISIT_COOKIE
+from app.platform.sessions import VISIT_COOKIE, session_account
 from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
@@ -161,7 +161,15 @@ async def _answer_in_review(
     scores = answer_scores(request, learner_id, None, course, lesson)
     visit = request.cookies.get(VISIT_COOKIE, "")
     secret = request.app.state.secret.encode()
-    where = AnswerPlace(review=True, born=born, visit=visit, outbox=scores, draw_key=secret)
+    anonymous = session_account(request) is None
+    where = AnswerPlace(
+        review=True,
+        born=born,
+        visit=visit,
+        outbox=scores,
+        anonymous=anonymous,
+        draw_key=secret,
+    )
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:
