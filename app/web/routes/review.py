@@ -26,14 +26,12 @@ from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.usecases import (
     QUESTION_CHANGED,
-    AnswerPlace,
     FormRefused,
     QuestionPage,
     answer_question,
     opened,
 )
 from app.learning.views import question_view
-from app.platform.sessions import VISIT_COOKIE, session_account
 from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
@@ -41,11 +39,10 @@ from app.web.deps import (
     LearnerForWriteDep,
     LearnerIdDep,
     SessionDep,
-    born_in_this_request,
+    answer_place,
     learner_store,
 )
 from app.web.forms import AnswerFormDep, Flash, refusal_message, take_flash
-from app.web.launches import answer_scores
 from app.web.lookups import find_question, session_place
 from app.web.templating import TIMEZONE_COOKIE, VARY, render, wants_fragment
 from app.web.urls import urls_of
@@ -157,19 +154,7 @@ async def _answer_in_review(
     event loop: the commit is awaited, no thread waits."""
     lesson, question = find_question(course, slug, question_id)
     store = learner_store(request)
-    born = born_in_this_request(request)
-    scores = answer_scores(request, learner_id, None, course, lesson)
-    visit = request.cookies.get(VISIT_COOKIE, "")
-    secret = request.app.state.secret.encode()
-    anonymous = session_account(request) is None
-    where = AnswerPlace(
-        review=True,
-        born=born,
-        visit=visit,
-        outbox=scores,
-        anonymous=anonymous,
-        draw_key=secret,
-    )
+    where = answer_place(request, learner_id, course, lesson, review=True)
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)
     except (FormRefused, AnswerError) as exc:
@@ -178,11 +163,11 @@ async def _answer_in_review(
             status = 409 if exc.reason == QUESTION_CHANGED else 422
         else:
             message, typed, status = str(exc), sent.value or "", 422
-        state = LearnerState(None) if born else store.read_state(learner_id)
+        state = LearnerState(None) if where.born else store.read_state(learner_id)
         return _InReview(lesson, question, _Refused(message, typed, status, state))
     if page.learner_id != learner_id:  # the same first answer, sent twice at once
         request.session[SESSION_KEY] = page.learner_id
-    if scores:
+    if where.outbox:
         request.app.state.lti_sender.wake()
     return _InReview(lesson, question, page)
 
