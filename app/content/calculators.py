@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
-from simpleeval import InvalidExpression, SimpleEval
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from simpleeval import InvalidExpression
 
 from app.content.errors import ContentError
 from app.content.markdown import plain_text, render_inline
@@ -28,15 +28,12 @@ from app.content.numbers import (
     FUNCTIONS,
     NAME_PATTERN,
     AnswerError,
+    evaluate,
     format_number,
     parse_number,
 )
 from app.content.yamlsrc import (
-    YamlSyntaxError,
-    locator,
-    parse_yaml,
-    syntax_problem,
-    validation_problems,
+    read_block,
 )
 from app.i18n import gettext
 
@@ -158,15 +155,6 @@ def _names_and_calls(formula: str) -> tuple[set[str], set[str]]:
     return names, calls
 
 
-def _evaluate(formula: str, values: Mapping[str, float]) -> float:
-    result = SimpleEval(names=dict(values), functions=FUNCTIONS).eval(formula)
-    if isinstance(result, bool) or not isinstance(result, int | float):
-        raise TypeError(formula)
-    if not math.isfinite(result):
-        raise OverflowError(formula)
-    return float(result)
-
-
 def parse_calculator(
     text: str, file: Path, first_line: int
 ) -> tuple[Calculator | None, list[ContentError]]:
@@ -178,15 +166,10 @@ def parse_calculator(
     Returns:
         The calculator, or ``None`` with the problems found.
     """
-    try:
-        source = parse_yaml(text)
-    except YamlSyntaxError as exc:
-        return None, [syntax_problem(file, first_line, exc)]
-    try:
-        spec = _CALCULATOR.validate_python(source.data)
-    except ValidationError as exc:
-        return None, validation_problems(file, first_line, source, exc)
-    at = locator(source, first_line)
+    read = read_block(text, file, first_line, _CALCULATOR.validate_python)
+    if isinstance(read, list):
+        return None, read
+    spec, at = read
     errors: list[ContentError] = []
     names = [item.name for item in spec.inputs]
     for index, name in enumerate(names):
@@ -235,7 +218,7 @@ def _formula_problem(formula: str, defaults: Mapping[str, float]) -> str:
             "the formula `%(formula)s` calls `%(name)s`; the functions allowed are %(allowed)s"
         ) % {"formula": formula, "name": banned[0], "allowed": ", ".join(sorted(FUNCTIONS))}
     try:
-        _evaluate(formula, defaults)
+        evaluate(formula, defaults)
     except ZeroDivisionError:
         return gettext("the formula `%(formula)s` divides by zero with the default values") % {
             "formula": formula
@@ -285,7 +268,7 @@ def compute(calculator: Calculator, given: Mapping[str, str]) -> Result:
     shown: list[str | None] = []
     for output in calculator.outputs:
         try:
-            value = _evaluate(output.formula, values)
+            value = evaluate(output.formula, values)
         except ZeroDivisionError:
             return Result(
                 typed,

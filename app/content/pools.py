@@ -18,16 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.quiz import ID_PATTERN, Question
 from app.content.yamlsrc import (
-    YamlSyntaxError,
-    locator,
-    parse_yaml,
-    syntax_problem,
-    validation_problems,
+    is_mapping,
+    read_block,
 )
 from app.i18n import gettext
 
@@ -79,20 +76,13 @@ def parse_pool(
     text: str, file: Path, first_line: int
 ) -> tuple[PoolRequest | None, list[ContentError]]:
     """Parse one ``pool`` block; its candidates are resolved by :func:`resolve_pools`."""
-    try:
-        source = parse_yaml(text)
-    except YamlSyntaxError as exc:
-        return None, [syntax_problem(file, first_line, exc)]
-    if not isinstance(source.data, dict):
-        msg = gettext(
-            "the `pool` block must be a YAML mapping with `id`, `draw` and `from` or `concept`"
-        )
-        return None, [ContentError(file, first_line, msg)]
-    try:
-        spec = _POOL.validate_python(source.data)
-    except ValidationError as exc:
-        return None, validation_problems(file, first_line, source, exc)
-    at = locator(source, first_line)
+    msg = gettext(
+        "the `pool` block must be a YAML mapping with `id`, `draw` and `from` or `concept`"
+    )
+    read = read_block(text, file, first_line, _POOL.validate_python, (is_mapping, msg))
+    if isinstance(read, list):
+        return None, read
+    spec, at = read
     problems = []
     if spec.from_ is not None and spec.concept is not None:
         msg = gettext("the pool `%(pool)s` has both `from` and `concept`; keep one of them") % {

@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
@@ -34,11 +34,8 @@ from app.content.variants import (
 )
 from app.content.yamlsrc import (
     Locator,
-    YamlSyntaxError,
-    locator,
-    parse_yaml,
-    syntax_problem,
-    validation_problems,
+    is_nonempty_list,
+    read_block,
 )
 from app.i18n import N_, gettext, ngettext
 
@@ -320,20 +317,13 @@ def parse_quiz(text: str, file: Path, first_line: int) -> tuple[list[Question], 
     Returns:
         The valid questions and the problems found; a question with a problem is left out.
     """
-    try:
-        source = parse_yaml(text)
-    except YamlSyntaxError as exc:
-        return [], [syntax_problem(file, first_line, exc)]
-    if not isinstance(source.data, list) or not source.data:
-        msg = gettext(
-            "the `quiz` block must be a YAML list of questions (each one starts with `- id:`)"
-        )
-        return [], [ContentError(file, first_line, msg)]
-    try:
-        specs = _QUESTIONS.validate_python(source.data)
-    except ValidationError as exc:
-        return [], validation_problems(file, first_line, source, exc)
-    at = locator(source, first_line)
+    msg = gettext(
+        "the `quiz` block must be a YAML list of questions (each one starts with `- id:`)"
+    )
+    read = read_block(text, file, first_line, _QUESTIONS.validate_python, (is_nonempty_list, msg))
+    if isinstance(read, list):
+        return [], read
+    specs, at = read
     questions, errors = [], []
     for index, spec in enumerate(specs):
         problems = _check_question(spec, file, lambda *path, i=index: at(i, *path))

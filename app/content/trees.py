@@ -12,18 +12,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.content.errors import ContentError
 from app.content.markdown import inline_text, plain_text, render_block, render_inline
 from app.content.quiz import ID_PATTERN
 from app.content.yamlsrc import (
     Locator,
-    YamlSyntaxError,
-    locator,
-    parse_yaml,
-    syntax_problem,
-    validation_problems,
+    is_mapping,
+    read_block,
 )
 from app.i18n import N_, gettext
 
@@ -249,21 +246,15 @@ def parse_tree(text: str, file: Path, first_line: int) -> tuple[Tree | None, lis
     Returns:
         The tree (``None`` when it has any problem) and every problem found.
     """
-    try:
-        source = parse_yaml(text)
-    except YamlSyntaxError as exc:
-        return None, [syntax_problem(file, first_line, exc)]
-    if not isinstance(source.data, dict):
-        msg = gettext("the `decision-tree` block must be a YAML mapping (`id:`, `title:`, ...)")
-        return None, [ContentError(file, first_line, msg)]
-    try:
-        spec = TreeSpec.model_validate(source.data)
-    except ValidationError as exc:
-        return None, validation_problems(file, first_line, source, exc)
-    errors = _check_structure(spec, file, locator(source, first_line))
+    msg = gettext("the `decision-tree` block must be a YAML mapping (`id:`, `title:`, ...)")
+    read = read_block(text, file, first_line, TreeSpec.model_validate, (is_mapping, msg))
+    if isinstance(read, list):
+        return None, read
+    spec, at = read
+    errors = _check_structure(spec, file, at)
     if errors:
         return None, errors
-    return _build(spec, file, first_line, locator(source, first_line)), []
+    return _build(spec, file, first_line, at), []
 
 
 def _check_structure(spec: TreeSpec, file: Path, at: Locator) -> list[ContentError]:

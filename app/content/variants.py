@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -28,9 +27,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from simpleeval import SimpleEval
 
-from app.content.numbers import FUNCTIONS, format_number
+from app.content.numbers import evaluate, format_number
 from app.i18n import gettext
 
 if TYPE_CHECKING:
@@ -116,21 +114,6 @@ def grid_of(
 ) -> tuple[tuple[float, ...], ...]:
     """Every combination of the parameters' values (the first name varies slowest)."""
     return tuple(itertools.product(*(param_values(specs[name]) for name in names)))
-
-
-def evaluate(expression: str, params: Mapping[str, float]) -> float:
-    """An expression's value over ``params`` by simpleeval (never ``eval``).
-
-    Raises:
-        ZeroDivisionError, ValueError, TypeError, OverflowError, or simpleeval's errors: the
-        expression does not give a finite number.
-    """
-    result = SimpleEval(names=dict(params), functions=FUNCTIONS).eval(expression)
-    if isinstance(result, bool) or not isinstance(result, int | float):
-        raise TypeError(expression)
-    if not math.isfinite(result):
-        raise OverflowError(expression)
-    return float(result)
 
 
 def shown(number: float) -> str:

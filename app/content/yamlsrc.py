@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -330,6 +330,7 @@ def _field_name(loc: tuple[int | str, ...]) -> str:
 
 
 Locator = Callable[..., tuple[int, int]]
+T = TypeVar("T")
 
 
 def locator(source: YamlSource, first_line: int) -> Locator:
@@ -344,6 +345,48 @@ def locator(source: YamlSource, first_line: int) -> Locator:
         return first_line + line, col + 1
 
     return at
+
+
+def is_mapping(data: Any) -> bool:
+    """The block is a YAML mapping (a :func:`read_block` shape)."""
+    return isinstance(data, dict)
+
+
+def is_nonempty_list(data: Any) -> bool:
+    """The block is a YAML list with an item at least (a :func:`read_block` shape)."""
+    return isinstance(data, list) and bool(data)
+
+
+def read_block(
+    text: str,
+    file: Path,
+    first_line: int,
+    validate: Callable[[Any], T],
+    shape: tuple[Callable[[Any], bool], str] | None = None,
+) -> tuple[T, Locator] | list[ContentError]:
+    """Read a lesson's YAML block: parse it, check its top level, validate it, and locate it.
+
+    Args:
+        first_line: 1-based file line of the block's first YAML line.
+        validate: pydantic's validation of the block's data (raises ``ValidationError``).
+        shape: a test of the parsed data and the message (already translated) when it fails,
+            at the block's first line; ``None``: pydantic's messages say it all.
+
+    Returns:
+        What ``validate`` gave with the block's :func:`locator`, or the problems: a syntax
+        error, the shape's message, or one per pydantic error.
+    """
+    try:
+        source = parse_yaml(text)
+    except YamlSyntaxError as exc:
+        return [syntax_problem(file, first_line, exc)]
+    if shape is not None and not shape[0](source.data):
+        return [ContentError(file, first_line, shape[1])]
+    try:
+        spec = validate(source.data)
+    except ValidationError as exc:
+        return validation_problems(file, first_line, source, exc)
+    return spec, locator(source, first_line)
 
 
 def syntax_problem(file: Path, first_line: int, exc: YamlSyntaxError) -> ContentError:

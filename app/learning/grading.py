@@ -192,19 +192,20 @@ class ThousandsToConfirm(AnswerError):
 
 def grade_form(
     question: Question,
-    opcao: Sequence[str] | None,
-    valor: str | None,
-    posicao: Sequence[str] | None,
-    confirmado: str | None = None,
+    options: Sequence[str] | None,
+    typed: str | None,
+    positions: Sequence[str] | None,
+    confirmation: str | None = None,
 ) -> tuple[Grade, str]:
     """Grade an answer form by the question's kind (the lesson's and the review's forms).
 
     Args:
-        opcao: chosen option ids (``single``, ``multiple``, ``scenario``).
-        valor: the number as typed (``numeric``).
-        posicao: ``"<item id>=<position>"`` pairs (``ordering``).
-        confirmado: ``numeric``: the text the learner confirmed they meant as typed, after
-            :class:`ThousandsToConfirm`.
+        options: chosen option ids (``single``, ``multiple``, ``scenario``; the form's
+            ``opcao``).
+        typed: the number as typed (``numeric``; ``valor``).
+        positions: ``"<item id>=<position>"`` pairs (``ordering``; ``posicao``).
+        confirmation: ``numeric``: the text the learner confirmed they meant as typed, after
+            :class:`ThousandsToConfirm` (``confirmado``).
 
     Returns:
         The grade and what to store in the attempt's ``chosen`` column: the option ids sorted
@@ -218,10 +219,10 @@ def grade_form(
     """
     if question.kind == "numeric":
         unit = question.numeric.unit if question.numeric else None
-        value = parse_number(valor or "", unit)
+        value = parse_number(typed or "", unit)
         result = grade_numeric(question, value)
-        decimal = decimal_point_reading(valor or "", unit)
-        confirmed = (confirmado or "").strip() == (valor or "").strip()
+        decimal = decimal_point_reading(typed or "", unit)
+        confirmed = (confirmation or "").strip() == (typed or "").strip()
         if not result.correct and decimal is not None and not confirmed:
             raise ThousandsToConfirm(
                 gettext(
@@ -231,16 +232,16 @@ def grade_form(
                     "answer again."
                 )
                 % {
-                    "typed": (valor or "").strip(),
+                    "typed": (typed or "").strip(),
                     "thousands": plain_number(value),
                     "decimal": format_number(decimal),
                 }
             )
         return result, plain_number(value)
     if question.kind == "ordering":
-        order = validate_order(question, posicao or [])
+        order = validate_order(question, positions or [])
         return grade_order(question, order), ",".join(order)
-    chosen = validate_choice(question, opcao or [])
+    chosen = validate_choice(question, options or [])
     return grade(question, chosen), ",".join(sorted(chosen))
 
 

@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy import Connection, Row, delete, update
@@ -33,7 +33,7 @@ from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.learning.rules import HINTED, NO_HELP, WORKED
 from app.learning.state import CardRow
-from app.learning.tallies.fold import LearnerAnswer
+from app.learning.tallies.fold import AttemptLike, LearnerAnswer
 from app.platform.db import Plain, Upsert, stored_time
 from app.platform.models import ATTEMPT, LEARNER, REVIEW_CARD, ReviewCard
 
@@ -44,19 +44,6 @@ CARD_ID = 0
 # One learning step: a miss comes back in ten minutes, a right first answer graduates at once
 # (FSRS's first interval, two days). No fuzzing: the same answers give the same dates.
 SCHEDULER = Scheduler(learning_steps=(STEP,), relearning_steps=(STEP,), enable_fuzzing=False)
-
-
-class Answered(Protocol):
-    """What :func:`next_card` reads of an answer: an :class:`Attempt`, or a row of attempts."""
-
-    @property
-    def question_hash(self) -> str: ...
-
-    @property
-    def correct(self) -> bool: ...
-
-    @property
-    def created_at(self) -> datetime: ...
 
 
 def now() -> datetime:
@@ -105,7 +92,7 @@ def _stored_card(row: Row[Any]) -> Card:
 def next_card(
     card: Card | None,
     card_hash: str | None,
-    answer: Answered,
+    answer: AttemptLike,
     previous_correct: bool | None,
 ) -> Card | None:
     """The card after one answer, or ``None`` when the answer does not review it.

@@ -30,7 +30,9 @@ from sqlalchemy.sql.elements import Cast
 from sqlalchemy.types import TypeEngine
 from sqlmodel import Session, SQLModel, col, select
 
+from app.content.quiz import Hint, Question
 from app.learning.classes import LessonDue, as_utc
+from app.learning.draws import PoolDraw
 from app.learning.state import (
     AttemptRow,
     CardRow,
@@ -531,18 +533,13 @@ def record_walk(
 
 
 def record_reveals(
-    session: Session,
-    learner_id: str,
-    slug: str,
-    question_id: str,
-    question_hash: str,
-    hints: Sequence[tuple[int, bool]],
+    session: Session, learner_id: str, slug: str, question: Question, hints: Sequence[Hint]
 ) -> tuple[RevealRow, ...]:
     """Store hints opened on a question in one transaction (the learner row is created if
     missing, as by :func:`record_walk`); they wait for the learner's next answer to it.
 
     Args:
-        hints: ``(hint number, worked)`` of each hint opened.
+        hints: the hints opened, of ``question`` as it is now (its ``content_hash``).
 
     Returns:
         The reveals stored, as the state reads them.
@@ -552,37 +549,30 @@ def record_reveals(
     begin_write(session)
     session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
     rows = []
-    for hint, worked in hints:
+    for hint in hints:
         reveal = HintReveal(
             learner_id=learner_id,
             lesson_slug=slug,
-            question_id=question_id,
-            question_hash=question_hash,
-            hint=hint,
-            worked=worked,
+            question_id=question.id,
+            question_hash=question.content_hash,
+            hint=hint.number,
+            worked=hint.worked,
             created_at=now,
         )
         session.add(reveal)
         rows.append(reveal)
     session.flush()
     stored = tuple(
-        RevealRow(slug, question_id, question_hash, r.hint, r.worked, r.id or 0) for r in rows
+        RevealRow(slug, question.id, question.content_hash, r.hint, r.worked, r.id or 0)
+        for r in rows
     )
     session.commit()
     return stored
 
 
-def record_draw(
-    session: Session,
-    learner_id: str,
-    slug: str,
-    pool_id: str,
-    number: int,
-    seed: str,
-    question_ids: Sequence[str],
-) -> DrawRow | None:
-    """Store a learner's draw ``number`` of a pool in one transaction (the learner row is
-    created if missing, as by :func:`record_walk`).
+def record_draw(session: Session, learner_id: str, slug: str, draw: PoolDraw) -> DrawRow | None:
+    """Store a learner's draw of a pool (its number, seed and questions) in one transaction
+    (the learner row is created if missing, as by :func:`record_walk`).
 
     Returns:
         The draw as the state reads it, or ``None`` when that number was already stored (two
@@ -597,10 +587,10 @@ def record_draw(
         .values(
             learner_id=learner_id,
             lesson_slug=slug,
-            pool_id=pool_id,
-            number=number,
-            seed=seed,
-            question_ids=",".join(question_ids),
+            pool_id=draw.pool.id,
+            number=draw.number,
+            seed=draw.seed,
+            question_ids=",".join(draw.question_ids),
             created_at=now,
         )
         .on_conflict_do_nothing()
@@ -609,7 +599,7 @@ def record_draw(
     session.commit()
     if stored is None:
         return None
-    return DrawRow(slug, pool_id, number, seed, tuple(question_ids), now, stored[0])
+    return DrawRow(slug, draw.pool.id, draw.number, draw.seed, draw.question_ids, now, stored[0])
 
 
 # Either dialect's ``insert``: two statement classes that both know ``on_conflict_do_*``.
@@ -666,26 +656,13 @@ class SqlLearnerStore:
         return await self.writer.write(answer)
 
     def store_reveals(
-        self,
-        learner_id: str,
-        slug: str,
-        question_id: str,
-        question_hash: str,
-        hints: Sequence[tuple[int, bool]],
+        self, learner_id: str, slug: str, question: Question, hints: Sequence[Hint]
     ) -> tuple[RevealRow, ...]:
         """See :func:`record_reveals`."""
         with Session(self.engine) as session:
-            return record_reveals(session, learner_id, slug, question_id, question_hash, hints)
+            return record_reveals(session, learner_id, slug, question, hints)
 
-    def store_draw(
-        self,
-        learner_id: str,
-        slug: str,
-        pool_id: str,
-        number: int,
-        seed: str,
-        question_ids: Sequence[str],
-    ) -> DrawRow | None:
+    def store_draw(self, learner_id: str, slug: str, draw: PoolDraw) -> DrawRow | None:
         """See :func:`record_draw` (a blocking write: an async caller runs it in a thread)."""
         with Session(self.engine) as session:
-            return record_draw(session, learner_id, slug, pool_id, number, seed, question_ids)
+            return record_draw(session, learner_id, slug, draw)

@@ -25,7 +25,7 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.numbers import AnswerError
 from app.content.page_ids import question_anchor
-from app.content.quiz import Question
+from app.content.quiz import Hint, Question
 from app.content.variants import instance
 from app.learning.draws import (
     PoolDraw,
@@ -76,24 +76,11 @@ class LearnerStore(Protocol):
         """
 
     def store_reveals(
-        self,
-        learner_id: str,
-        slug: str,
-        question_id: str,
-        question_hash: str,
-        hints: Sequence[tuple[int, bool]],
+        self, learner_id: str, slug: str, question: Question, hints: Sequence[Hint]
     ) -> tuple[RevealRow, ...]:
-        """Store hints opened, ``(number, worked)`` each, before returning them as stored."""
+        """Store hints opened on ``question`` as it is now, before returning them as stored."""
 
-    def store_draw(
-        self,
-        learner_id: str,
-        slug: str,
-        pool_id: str,
-        number: int,
-        seed: str,
-        question_ids: Sequence[str],
-    ) -> DrawRow | None:
+    def store_draw(self, learner_id: str, slug: str, draw: PoolDraw) -> DrawRow | None:
         """Store a pool draw; ``None`` when that number was stored already."""
 
 
@@ -396,9 +383,9 @@ def reveal_hint(
         raise HintNotFound(number)
     state = store.read_state(learner_id)
     already = set(opened(state, lesson.slug, question))
-    new = [(h.number, h.worked) for h in question.hints[:number] if h.number not in already]
+    new = [h for h in question.hints[:number] if h.number not in already]
     if new:
-        rows = store.store_reveals(learner_id, lesson.slug, question.id, question.content_hash, new)
+        rows = store.store_reveals(learner_id, lesson.slug, question, new)
         state = state.with_reveals(rows)
     attempts = state.in_lesson(lesson.slug).get(question.id, [])
     view = question_view(
@@ -739,10 +726,10 @@ def redraw_pool(
     if not now.answered:
         raise NoNextDraw(pool_id, pool_page(lesson, now, state, learner_id, secret))
     if not now.stored:
-        store.store_draw(learner_id, lesson.slug, pool.id, now.number, now.seed, now.question_ids)
+        store.store_draw(learner_id, lesson.slug, now)
     number = now.number + 1
     seed, ids = next_draw(secret, learner_id, lesson.slug, pool, number, state.attempts)
-    row = store.store_draw(learner_id, lesson.slug, pool.id, number, seed, ids)
+    row = store.store_draw(learner_id, lesson.slug, PoolDraw(pool, number, seed, ids))
     if row is not None:
         state = state.with_draw(row)
     return pool_page(lesson, current_draw(secret, lesson, pool, state), state, learner_id, secret)

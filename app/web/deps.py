@@ -14,14 +14,17 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.content.course import Course
+from app.content.lessons import Lesson
 from app.content.search import SearchIndex
 from app.i18n import N_, gettext
 from app.learning.instructors import admin_account, instructor_account, staff_account
 from app.learning.store import SqlLearnerStore
+from app.learning.usecases import AnswerPlace
 from app.platform.auth import KnownDevices, Passwords, SignInLimiter
 from app.platform.models import Account
-from app.platform.sessions import LEARNER_KEY, session_account
+from app.platform.sessions import LEARNER_KEY, VISIT_COOKIE, session_account
 from app.web.cookies import CSRF_COOKIE as CSRF_COOKIE  # the routes that forget it
+from app.web.launches import answer_scores
 from app.web.urls import urls_of
 
 # A row id in a path, query or form: ASCII digits only (``str.isdigit()`` and pydantic's lax int
@@ -150,6 +153,38 @@ async def learner_for_write(request: Request) -> str:
 def born_in_this_request(request: Request) -> bool:
     """True when :func:`learner_for_write` gave the visitor their learner id in this request."""
     return getattr(request.state, "learner_born", False)
+
+
+def answer_place(
+    request: Request,
+    learner_id: str,
+    course: Course,
+    lesson: Lesson,
+    launch: str | None = None,
+    *,
+    review: bool = False,
+    visitor_order: str | None = None,
+) -> AnswerPlace:
+    """Where an answer comes from, read off its request: a visitor's first answer (its learner
+    born in this request), the browser's visit cookie, the LMS scores it queues (for
+    ``launch``, the form's ``lancamento``, else the session's launches of ``lesson``),
+    whether the learner has an account, and the server's secret.
+
+    Args:
+        review: sent from ``/revisar``.
+        visitor_order: the option order a visitor's first answer was shown, when it is not
+            their own (the lesson page's visitors' order).
+    """
+    born = born_in_this_request(request)
+    return AnswerPlace(
+        review=review,
+        order_of=visitor_order if born else None,
+        born=born,
+        visit=request.cookies.get(VISIT_COOKIE, ""),
+        outbox=answer_scores(request, learner_id, launch, course, lesson),
+        anonymous=session_account(request) is None,
+        draw_key=request.app.state.secret.encode(),
+    )
 
 
 async def signed_in_as(request: Request) -> str | None:

@@ -5,8 +5,9 @@ each is built from what the learning floor reads. The routes return these, never
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
+from pydantic import BeforeValidator
 from sqlmodel import SQLModel
 
 from app.learning.learners import LearnerData
@@ -118,6 +119,10 @@ class AttemptPublic(AttemptBase):
     variant: str = ""  # a numeric question's variant: its parameters (JSON), or ""
 
 
+def _comma_split(value: object) -> object:
+    return [item for item in value.split(",") if item] if isinstance(value, str) else value
+
+
 class PoolDrawPublic(SQLModel):
     """A draw of a question pool, as exported ("Meus dados")."""
 
@@ -125,7 +130,8 @@ class PoolDrawPublic(SQLModel):
     pool_id: str
     number: int
     seed: str
-    question_ids: list[str]
+    # stored comma-joined (``pool_draw.question_ids``), exported as a list
+    question_ids: Annotated[list[str], BeforeValidator(_comma_split)]
     created_at: datetime
 
 
@@ -244,15 +250,5 @@ def learner_export(data: LearnerData | None) -> LearnerExport:
             ReviewCardPublic.model_validate(card, from_attributes=True)
             for card in data.review_cards
         ],
-        draws=[
-            PoolDrawPublic(
-                lesson_slug=d.lesson_slug,
-                pool_id=d.pool_id,
-                number=d.number,
-                seed=d.seed,
-                question_ids=[qid for qid in d.question_ids.split(",") if qid],
-                created_at=d.created_at,
-            )
-            for d in data.draws
-        ],
+        draws=[PoolDrawPublic.model_validate(d, from_attributes=True) for d in data.draws],
     )

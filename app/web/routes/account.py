@@ -6,9 +6,10 @@ sign-in their progress merges into the account. Both rotate the session id.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.i18n import N_, gettext
@@ -53,6 +54,23 @@ CREATED = N_(
 Field = Annotated[str, Form(max_length=300)]
 
 
+@dataclass
+class AccountDesk:
+    """What signing up and signing in both work with (a FastAPI dependency): the database,
+    this browser's learner and account, the password hasher, the sign-in limiter and the
+    known devices."""
+
+    db: SessionDep
+    learner_id: LearnerForWriteDep
+    account: AccountNameDep
+    passwords: PasswordsDep
+    limiter: SignInLimiterDep
+    devices: KnownDevicesDep
+
+
+DeskDep = Annotated[AccountDesk, Depends()]
+
+
 @router.get("/conta", response_class=HTMLResponse, name="account")
 def account_page(
     request: Request,
@@ -74,12 +92,7 @@ def account_page(
 @router.post("/conta/criar", response_class=HTMLResponse)
 def sign_up(
     request: Request,
-    db: SessionDep,
-    learner_id: LearnerForWriteDep,
-    account: AccountNameDep,
-    passwords: PasswordsDep,
-    limiter: SignInLimiterDep,
-    devices: KnownDevicesDep,
+    desk: DeskDep,
     usuario: Field = "",
     senha: Field = "",
     confirmacao: Field = "",
@@ -92,9 +105,9 @@ def sign_up(
     Success leads to ``proximo`` when it is a path of this site (a class join link), else
     to the progress page, which says the account was created.
     """
-    if account:
-        return _page(request, account, status=409, signup_error=gettext(ALREADY_IN))
-    blocked = limiter.sign_up_attempt(_client_ip(request))
+    if desk.account:
+        return _page(request, desk.account, status=409, signup_error=gettext(ALREADY_IN))
+    blocked = desk.limiter.sign_up_attempt(_client_ip(request))
     if blocked:
         response = _page(request, None, status=429, signup_error=blocked.message, username=usuario)
         response.headers["Retry-After"] = str(blocked.retry_after_s)
@@ -107,7 +120,7 @@ def sign_up(
             request, None, status=422, signup_error=str(exc), username=usuario, wrong=exc.field
         )
     try:
-        create_account(db, learner_id, username, passwords.hash(senha))
+        create_account(desk.db, desk.learner_id, username, desk.passwords.hash(senha))
     except UsernameTaken:
         return _page(
             request,
@@ -117,23 +130,18 @@ def sign_up(
             username=usuario,
             wrong="username",
         )
-    _sign_in(request, learner_id, username)
+    _sign_in(request, desk.learner_id, username)
     next_page = safe_next(proximo)
     if not next_page:  # else the page that asked for an account (a class link) says what's next
         leave_notice(request, gettext(CREATED) % {"name": username})
     response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
-    return _known_device(request, devices, username, response)
+    return _known_device(request, desk.devices, username, response)
 
 
 @router.post("/conta/entrar", response_class=HTMLResponse)
 def sign_in(
     request: Request,
-    db: SessionDep,
-    learner_id: LearnerForWriteDep,
-    account: AccountNameDep,
-    passwords: PasswordsDep,
-    limiter: SignInLimiterDep,
-    devices: KnownDevicesDep,
+    desk: DeskDep,
     usuario: Field = "",
     senha: Field = "",
     proximo: Field = "",
@@ -150,13 +158,14 @@ def sign_in(
     progress page.
     """
     next_page = safe_next(proximo)
-    if account:
-        return _page(request, account, status=409, signin_error=gettext(ALREADY_IN))
+    if desk.account:
+        return _page(request, desk.account, status=409, signin_error=gettext(ALREADY_IN))
     typed = usuario.strip().lower()[:30]
     username = typed if is_username(typed) else None
     ip = _client_ip(request)
-    device = devices.device(request.cookies.get(DEVICE_COOKIE), username)
-    blocked = limiter.attempt(username, ip, device)  # counted as failed until the password is right
+    device = desk.devices.device(request.cookies.get(DEVICE_COOKIE), username)
+    # counted as failed until the password is right
+    blocked = desk.limiter.attempt(username, ip, device)
     if blocked:
         response = _page(
             request,
@@ -168,8 +177,8 @@ def sign_in(
         )
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
-    found = find_account(db, username) if username else None
-    checked = passwords.check(senha, found.password_hash if found else None)
+    found = find_account(desk.db, username) if username else None
+    checked = desk.passwords.check(senha, found.password_hash if found else None)
     if not checked.matched or found is None:
         return _page(
             request,
@@ -179,15 +188,18 @@ def sign_in(
             username=usuario,
             next_page=next_page,
         )
-    limiter.succeeded(found.username, ip, device)
+    desk.limiter.succeeded(found.username, ip, device)
     if checked.new_hash:  # from before NFKC normalisation, or with other argon2 parameters
-        replace_password_hash(db, found, checked.new_hash)
+        replace_password_hash(desk.db, found, checked.new_hash)
     merge_learner(
-        db, learner_id, found.learner_id, stored_place(db, learner_id) or session_place(request)
+        desk.db,
+        desk.learner_id,
+        found.learner_id,
+        stored_place(desk.db, desk.learner_id) or session_place(request),
     )
     _sign_in(request, found.learner_id, found.username)
     response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
-    return _known_device(request, devices, found.username, response)
+    return _known_device(request, desk.devices, found.username, response)
 
 
 def safe_next(path: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.i18n import N_, gettext, time_zone_choices, time_zone_label
@@ -45,11 +45,22 @@ NOT_INSTRUCTOR = N_("There is no instructor with the username `%(name)s`.")
 UNKNOWN_LESSON = N_("Choose one of the course's lessons.")
 
 
-def _class(db, instructor, class_id: int) -> Classroom:
+def _class(class_id: RowId, db: SessionDep, instructor: StaffDep) -> Classroom:
+    """The class of the URL, when the signed-in instructor teaches it; else 404."""
     classroom = classes.class_for(db, instructor, class_id)
     if classroom is None:
         raise HTTPException(status_code=404, detail=gettext(NO_CLASS))
     return classroom
+
+
+ClassDep = Annotated[Classroom, Depends(_class)]
+
+
+def _back_to_class(request: Request, classroom: Classroom) -> RedirectResponse:
+    """303 to the class's page, once a change to it is stored."""
+    return RedirectResponse(
+        urls_of(request).path("class_page", class_id=classroom.id), status_code=303
+    )
 
 
 @router.get("/instrutor/turmas", response_class=HTMLResponse, name="classes")
@@ -85,10 +96,7 @@ def class_create(
         }
         return render(request, "classes.html", context, status_code=422)
     classroom = classes.create_class(db, instructor, nome, descricao)
-    assert classroom.id is not None  # a stored class
-    return RedirectResponse(
-        urls_of(request).path("class_page", class_id=classroom.id), status_code=303
-    )
+    return _back_to_class(request, classroom)
 
 
 def _class_page(
@@ -125,39 +133,35 @@ def _class_page(
 
 
 @router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
-def class_page(
-    request: Request, class_id: RowId, course: CourseDep, db: SessionDep, instructor: StaffDep
-):
+def class_page(request: Request, classroom: ClassDep, course: CourseDep, db: SessionDep):
     """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
-    return _class_page(request, db, course, _class(db, instructor, class_id))
+    return _class_page(request, db, course, classroom)
 
 
 @router.post("/instrutor/turmas/{class_id}/codigo", name="class_rotate")
-def class_rotate(request: Request, class_id: RowId, db: SessionDep, instructor: StaffDep):
+def class_rotate(request: Request, classroom: ClassDep, db: SessionDep):
     """Replace the join link; the old one stops working."""
-    classes.rotate_code(db, _class(db, instructor, class_id))
-    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
+    classes.rotate_code(db, classroom)
+    return _back_to_class(request, classroom)
 
 
 @router.post("/instrutor/turmas/{class_id}/apagar", name="class_delete")
-def class_delete(request: Request, class_id: RowId, db: SessionDep, instructor: StaffDep):
+def class_delete(request: Request, classroom: ClassDep, db: SessionDep):
     """Delete the class: its memberships and due dates go, the learners' answers stay."""
-    classes.delete_class(db, _class(db, instructor, class_id))
+    classes.delete_class(db, classroom)
     return RedirectResponse(urls_of(request).path("classes"), status_code=303)
 
 
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
 def class_due(
     request: Request,
-    class_id: RowId,
+    classroom: ClassDep,
     course: CourseDep,
     db: SessionDep,
-    instructor: StaffDep,
     licao: Annotated[str, Form(max_length=100)] = "",
     prazo: Annotated[str, Form(max_length=40)] = "",
 ):
     """Set a lesson's due date, entered in the class's time zone."""
-    classroom = _class(db, instructor, class_id)
     if course.get(licao) is None:
         return _class_page(request, db, course, classroom, 422, gettext(UNKNOWN_LESSON))
     try:
@@ -166,26 +170,24 @@ def class_due(
         typed = {"lesson": licao, "due": prazo}  # the form shows what was typed
         return _class_page(request, db, course, classroom, 422, str(exc), typed)
     classes.set_due(db, classroom, licao, due_at)
-    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
+    return _back_to_class(request, classroom)
 
 
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
 def class_staff(
     request: Request,
-    class_id: RowId,
+    classroom: ClassDep,
     course: CourseDep,
     db: SessionDep,
-    instructor: StaffDep,
     usuario: Annotated[str, Form(max_length=30)] = "",
 ):
     """Add another instructor to the class."""
-    classroom = _class(db, instructor, class_id)
     other = instructor_account(db, usuario.strip().lower())
     if other is None:
         message = gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()}
         return _class_page(request, db, course, classroom, 422, message)
     classes.add_staff(db, classroom, other)
-    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
+    return _back_to_class(request, classroom)
 
 
 @router.post(
@@ -193,7 +195,7 @@ def class_staff(
 )
 def class_unstaff(
     request: Request,
-    class_id: RowId,
+    classroom: ClassDep,
     course: CourseDep,
     db: SessionDep,
     instructor: StaffDep,
@@ -203,32 +205,30 @@ def class_unstaff(
 
     Removing oneself goes back to the list of one's classes, where this one no longer is.
     """
-    classroom = _class(db, instructor, class_id)
     try:
         classes.remove_staff(db, classroom, usuario.strip().lower())
     except classes.StaffError as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
-    if classes.class_for(db, instructor, class_id) is None:
+    assert classroom.id is not None  # a stored class
+    if classes.class_for(db, instructor, classroom.id) is None:
         return RedirectResponse(urls_of(request).path("classes"), status_code=303)
-    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
+    return _back_to_class(request, classroom)
 
 
 @router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
 def class_zone(
     request: Request,
-    class_id: RowId,
+    classroom: ClassDep,
     course: CourseDep,
     db: SessionDep,
-    instructor: StaffDep,
     fuso: Annotated[str, Form(max_length=64)] = "",
 ):
     """Set the class's time zone (from the select of IANA zones); 422 for any other value."""
-    classroom = _class(db, instructor, class_id)
     try:
         classes.set_time_zone(db, classroom, fuso)
     except classes.BadTimeZone as exc:
         return _class_page(request, db, course, classroom, 422, str(exc))
-    return RedirectResponse(urls_of(request).path("class_page", class_id=class_id), status_code=303)
+    return _back_to_class(request, classroom)
 
 
 def _by_code(db, code: str) -> Classroom:

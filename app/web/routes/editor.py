@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -256,6 +257,7 @@ def _save(
     replacing: str = "",
 ):
     live = request.app.state.live_course
+    sent_back = partial(_editor_page, request, db, slug, path, text, base_hash)  # text kept
     try:
         with _file_read(path):
             result = editor.save(
@@ -263,26 +265,14 @@ def _save(
             )
     except editor.Conflict as conflict:
         diff = diff_lines(conflict.current.text, text, gettext("file now"), gettext("your text"))
-        return _editor_page(
-            request,
-            db,
-            slug,
-            path,
-            text,
-            base_hash,
+        return sent_back(
             status_code=409,
             conflict=diff,
             conflict_hash=conflict.current.hash,
             changed_again=bool(replacing),
         )
     if not result.published:
-        return _editor_page(
-            request,
-            db,
-            slug,
-            path,
-            text,
-            base_hash,
+        return sent_back(
             status_code=422,
             checked=(result.lesson, result.problems),
             refused=True,

@@ -14,7 +14,6 @@ from app.content.quiz import Question
 from app.i18n import gettext
 from app.learning.usecases import (
     QUESTION_CHANGED,
-    AnswerPlace,
     FormRefused,
     HintNotFound,
     QuestionPage,
@@ -23,7 +22,6 @@ from app.learning.usecases import (
     show_question,
 )
 from app.learning.views import VISITOR_ORDER
-from app.platform.sessions import VISIT_COOKIE, session_account
 from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
@@ -32,7 +30,7 @@ from app.web.deps import (
     ReaderCourseDep,
     RowId,
     SessionDep,
-    born_in_this_request,
+    answer_place,
     get_reader_course,
     learner_for_write,
     learner_store,
@@ -43,7 +41,7 @@ from app.web.forms import (
     keep_form,
     refusal_message,
 )
-from app.web.launches import answer_scores, launch_query, tab_launch
+from app.web.launches import launch_query, tab_launch
 from app.web.lookups import find_question
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
@@ -85,15 +83,9 @@ async def answer(request: Request) -> Response:
     params = request.path_params
     lesson, question = find_question(course, params["slug"], params["question_id"])
     store = learner_store(request)
-    born = born_in_this_request(request)
     # A visitor answering for the first time saw the visitors' option order: keep showing it.
-    where = AnswerPlace(
-        order_of=VISITOR_ORDER if born else None,
-        born=born,
-        visit=request.cookies.get(VISIT_COOKIE, ""),
-        outbox=answer_scores(request, learner_id, lancamento, course, lesson),
-        anonymous=session_account(request) is None,
-        draw_key=request.app.state.secret.encode(),
+    where = answer_place(
+        request, learner_id, course, lesson, lancamento, visitor_order=VISITOR_ORDER
     )
     try:
         page = await answer_question(store, course, lesson, question, learner_id, sent, where)

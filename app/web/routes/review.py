@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.content.lessons import Lesson
@@ -26,14 +26,12 @@ from app.learning.progress import course_progress
 from app.learning.state import LearnerState
 from app.learning.usecases import (
     QUESTION_CHANGED,
-    AnswerPlace,
     FormRefused,
     QuestionPage,
     answer_question,
     opened,
 )
 from app.learning.views import question_view
-from app.platform.sessions import VISIT_COOKIE, session_account
 from app.web import question_modes
 from app.web.deps import (
     SESSION_KEY,
@@ -41,11 +39,10 @@ from app.web.deps import (
     LearnerForWriteDep,
     LearnerIdDep,
     SessionDep,
-    born_in_this_request,
+    answer_place,
     learner_store,
 )
 from app.web.forms import AnswerFormDep, Flash, refusal_message, take_flash
-from app.web.launches import answer_scores
 from app.web.lookups import find_question, session_place
 from app.web.templating import TIMEZONE_COOKIE, VARY, render, wants_fragment
 from app.web.urls import urls_of
@@ -121,15 +118,65 @@ def review_answered(
     return _page(request, course, state, lesson, question, graded=True)
 
 
-@router.post("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answer")
-async def review_answer(
+@dataclass(frozen=True)
+class _Refused:
+    """A review answer refused before it was stored: the message, what was typed, the status
+    and the learner's state to show the form again from."""
+
+    message: str
+    typed: str
+    status: int
+    state: LearnerState
+
+
+@dataclass(frozen=True)
+class _InReview:
+    """A question answered in review: the page of the answer stored, or why it was refused."""
+
+    lesson: Lesson
+    question: Question
+    page: QuestionPage | _Refused
+
+
+async def _answer_in_review(
     request: Request,
     slug: str,
     question_id: str,
     course: CourseDep,
     learner_id: LearnerForWriteDep,
     sent: AnswerFormDep,
-):
+) -> _InReview:
+    """The one answer path of ``/revisar`` and of its notebook (a dependency of both answer
+    routes; 404 for a question the course does not have): the lesson quiz's use-case
+    (:func:`app.learning.usecases.answer_question`), the attempt marked ``review``, the first
+    answer's birth bound to this browser's visit cookie, and in a session launched from an
+    LMS the lesson's score queued for each launch of that lesson, with the answer. On the
+    event loop: the commit is awaited, no thread waits."""
+    lesson, question = find_question(course, slug, question_id)
+    store = learner_store(request)
+    where = answer_place(request, learner_id, course, lesson, review=True)
+    try:
+        page = await answer_question(store, course, lesson, question, learner_id, sent, where)
+    except (FormRefused, AnswerError) as exc:
+        if isinstance(exc, FormRefused):
+            message, typed = refusal_message(exc), ""
+            status = 409 if exc.reason == QUESTION_CHANGED else 422
+        else:
+            message, typed, status = str(exc), sent.value or "", 422
+        state = LearnerState(None) if where.born else store.read_state(learner_id)
+        return _InReview(lesson, question, _Refused(message, typed, status, state))
+    if page.learner_id != learner_id:  # the same first answer, sent twice at once
+        request.session[SESSION_KEY] = page.learner_id
+    if where.outbox:
+        request.app.state.lti_sender.wake()
+    return _InReview(lesson, question, page)
+
+
+InReviewDep = Annotated[_InReview, Depends(_answer_in_review)]
+
+
+@router.post("/revisar/{slug}/{question_id}", response_class=HTMLResponse, name="review_answer")
+async def review_answer(request: Request, course: CourseDep, answered: InReviewDep):
     """Grade and store one review answer, once per form (``chave``), and reschedule its card:
     the lesson quiz's use-case (:func:`app.learning.usecases.answer_question`), the attempt
     marked ``review``.
@@ -139,8 +186,7 @@ async def review_answer(
     a form of an older version of the question the new version (409). In a session launched
     from an LMS, the lesson's score is queued for each launch of that lesson, with the answer.
     """
-    lesson, question = find_question(course, slug, question_id)
-    page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
+    lesson, question, page = answered.lesson, answered.question, answered.page
     if isinstance(page, _Refused):
         return _page(
             request,
@@ -246,21 +292,13 @@ def notebook_page(
 @router.post(
     "/revisar/erradas/{slug}/{question_id}", response_class=HTMLResponse, name="notebook_answer"
 )
-async def notebook_answer(
-    request: Request,
-    slug: str,
-    question_id: str,
-    course: CourseDep,
-    learner_id: LearnerForWriteDep,
-    sent: AnswerFormDep,
-):
+async def notebook_answer(request: Request, course: CourseDep, answered: InReviewDep):
     """Answer a question of the notebook in place: the review's use-case
     (:func:`app.learning.usecases.answer_question`, the attempt marked ``review``). htmx gets
     the graded question; a plain post is redirected (303) to the notebook, where it shows
     graded. A refused answer gets the form again with the message (422; 409 for a form of
     an older version)."""
-    lesson, question = find_question(course, slug, question_id)
-    page = await _answer_in_review(request, course, lesson, question, learner_id, sent)
+    lesson, question, page = answered.lesson, answered.question, answered.page
     if isinstance(page, _Refused):
         just = (lesson, question)
         return _notebook_page(
@@ -273,53 +311,3 @@ async def notebook_answer(
         "notebook", {"licao": lesson.slug, "pergunta": question.id}, question_anchor(question.id)
     )
     return RedirectResponse(url, status_code=303, headers={"Vary": VARY})
-
-
-@dataclass(frozen=True)
-class _Refused:
-    """A review answer refused before it was stored: the message, what was typed, the status
-    and the learner's state to show the form again from."""
-
-    message: str
-    typed: str
-    status: int
-    state: LearnerState
-
-
-async def _answer_in_review(
-    request: Request, course, lesson: Lesson, question: Question, learner_id: str, sent
-) -> QuestionPage | _Refused:
-    """The one answer path of ``/revisar`` and of its notebook: the lesson quiz's use-case
-    (:func:`app.learning.usecases.answer_question`), the attempt marked ``review``, the first
-    answer's birth bound to this browser's visit cookie, and in a session launched from an
-    LMS the lesson's score queued for each launch of that lesson, with the answer. On the
-    event loop: the commit is awaited, no thread waits."""
-    store = learner_store(request)
-    born = born_in_this_request(request)
-    scores = answer_scores(request, learner_id, None, course, lesson)
-    visit = request.cookies.get(VISIT_COOKIE, "")
-    secret = request.app.state.secret.encode()
-    anonymous = session_account(request) is None
-    where = AnswerPlace(
-        review=True,
-        born=born,
-        visit=visit,
-        outbox=scores,
-        anonymous=anonymous,
-        draw_key=secret,
-    )
-    try:
-        page = await answer_question(store, course, lesson, question, learner_id, sent, where)
-    except (FormRefused, AnswerError) as exc:
-        if isinstance(exc, FormRefused):
-            message, typed = refusal_message(exc), ""
-            status = 409 if exc.reason == QUESTION_CHANGED else 422
-        else:
-            message, typed, status = str(exc), sent.value or "", 422
-        state = LearnerState(None) if born else store.read_state(learner_id)
-        return _Refused(message, typed, status, state)
-    if page.learner_id != learner_id:  # the same first answer, sent twice at once
-        request.session[SESSION_KEY] = page.learner_id
-    if scores:
-        request.app.state.lti_sender.wake()
-    return page
