@@ -343,3 +343,26 @@ def test_a_lesson_not_downloaded_offers_no_remover_and_a_downloaded_one_says_whe
     expect(status).not_to_contain_text("versão")
     assert re.fullmatch(r"[0-9a-f]{8}", status.get_attribute("data-version") or "")
     expect(box.get_by_role("button", name="Remover")).to_be_visible()
+
+
+def test_a_downloaded_copy_older_than_the_lesson_says_there_is_a_new_version(
+    new_page, live_server: LiveServer
+):
+    """The copy could not be brought up to date (the download failed): the box says so."""
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.evaluate(
+        """(url) => {
+          const all = JSON.parse(localStorage.getItem("curso-baixadas"));
+          all[url].version = "00000000";
+          localStorage.setItem("curso-baixadas", JSON.stringify(all));
+        }""",
+        f"/licoes/{KERNELS.slug}",
+    )
+    page.route("**/licoes/*?baixar=1", lambda route: route.abort("internetdisconnected"))
+    page.reload()
+    status = page.locator("[data-offline-status]")
+    expect(status).to_have_text(
+        re.compile(r"^Baixada neste aparelho em .+, [\d,]+ (kB|MB)\. Há uma versão nova\.$")
+    )
+    expect(status).to_have_attribute("data-version", "00000000")
