@@ -32,6 +32,7 @@ from tests.support.memory_store import MemoryStore
 
 QUESTION = next(q for q in KERNELS.questions.values() if q.input_type == "radio")
 SECRET = b"segredo-de-teste"
+OTHER = next(lesson for lesson in COURSE.lessons if lesson.slug != KERNELS.slug)
 
 
 def given_times(settings) -> list[datetime]:
@@ -74,8 +75,8 @@ def _stored_at(given: datetime | None, issued: str | None) -> datetime | None:
 def test_an_answer_is_never_given_before_its_page_was_sent():
     now = datetime.now(UTC).replace(microsecond=0)
     page_sent = now - timedelta(hours=2)
-    token = issued_token(SECRET, page_sent)
-    assert issued_time(SECRET, token) == page_sent
+    token = issued_token(SECRET, KERNELS.slug, page_sent)
+    assert issued_time(SECRET, token, KERNELS.slug) == page_sent
     # Backdated to before the page reached the device: it counts from the page.
     assert _stored_at(now - timedelta(days=3), token) == page_sent
     # Given after the page was sent: at the time given.
@@ -84,9 +85,26 @@ def test_an_answer_is_never_given_before_its_page_was_sent():
     assert _stored_at(None, token) is None
 
 
+def test_the_page_time_is_checked_only_for_an_answer_that_says_when_it_was_given(monkeypatch):
+    checked = []
+
+    def recorded(*args):
+        checked.append(args)
+        return issued_time(*args)
+
+    monkeypatch.setattr(usecases, "issued_time", recorded)
+    now = datetime.now(UTC)
+    token = issued_token(SECRET, KERNELS.slug, now - timedelta(hours=2))
+    assert _stored_at(None, token) is None  # sent when given: no signature to check
+    assert checked == []
+    assert _stored_at(now - timedelta(hours=1), token) is not None
+    assert checked == [(SECRET, token, KERNELS.slug)]
+
+
 def test_a_page_older_than_the_window_counts_from_the_window():
     now = datetime.now(UTC)
-    at = _stored_at(now - timedelta(days=40), issued_token(SECRET, now - timedelta(days=30)))
+    page_sent = issued_token(SECRET, KERNELS.slug, now - timedelta(days=30))
+    at = _stored_at(now - timedelta(days=40), page_sent)
     assert at is not None
     assert now - OFFLINE_WINDOW - timedelta(seconds=1) <= at <= datetime.now(UTC) - OFFLINE_WINDOW
 
@@ -96,7 +114,9 @@ def test_a_page_older_than_the_window_counts_from_the_window():
     [
         None,  # a form from before pages said when they were sent
         "p.x.y",
-        TimestampSigner(b"outro-segredo", salt="curso-emitida").sign("p").decode(),
+        TimestampSigner(b"outro-segredo", salt=f"curso-emitida/{KERNELS.slug}").sign("p").decode(),
+        # another lesson's page (a tab opened last week) says nothing of when this one came
+        issued_token(SECRET, OTHER.slug, datetime.now(UTC) - timedelta(days=7)),
     ],
 )
 def test_without_a_genuine_page_time_the_answer_counts_when_it_arrives(issued):
@@ -112,7 +132,7 @@ def secret_of(settings) -> bytes:
 
 def test_an_answer_given_offline_is_stored_at_the_time_it_was_given(client, settings):
     given = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=3)
-    downloaded = issued_token(secret_of(settings), given - timedelta(hours=1))
+    downloaded = issued_token(secret_of(settings), KERNELS.slug, given - timedelta(hours=1))
     assert send(client, iso(given), downloaded).status_code == 200
     assert given_times(settings) == [given]
 
@@ -140,13 +160,30 @@ def test_each_response_of_a_cached_page_says_when_it_was_sent(client, settings, 
     def issued_on_page() -> datetime | None:
         page = soup(client.get(f"/licoes/{KERNELS.slug}").text)
         field = page.select_one(f'#pergunta-{QUESTION.id} input[name="emitida"]')
-        return issued_time(secret_of(settings), field["value"])
+        return issued_time(secret_of(settings), field["value"], KERNELS.slug)
 
     first = issued_on_page()  # renders the visitors' page into the cache
     assert first is not None
     later = int(first.timestamp()) + 3600
     monkeypatch.setattr(usecases, "time", SimpleNamespace(time=lambda: later))  # an hour on
     assert issued_on_page() == datetime.fromtimestamp(later, UTC)
+
+
+def test_a_page_time_copied_from_another_lesson_does_not_backdate_an_answer(
+    client, settings, monkeypatch
+):
+    # A tab of another lesson, opened a week ago: its forms' ``emitida``.
+    week_ago = int(datetime.now(UTC).timestamp()) - 7 * 24 * 3600
+    monkeypatch.setattr(usecases, "time", SimpleNamespace(time=lambda: week_ago))
+    page = soup(client.get(f"/licoes/{OTHER.slug}").text)
+    copied = page.select_one('input[name="emitida"]')["value"]
+    monkeypatch.undo()
+    # Posted with a lesson 1 answer that says it was given then: it counts when it arrives.
+    before = datetime.now(UTC).replace(microsecond=0)
+    given = datetime.fromtimestamp(week_ago, UTC)
+    assert send(client, iso(given), copied).status_code == 200
+    (stored,) = given_times(settings)
+    assert stored >= before
 
 
 def test_an_answer_backdated_to_before_a_due_date_is_late(settings):

@@ -119,6 +119,27 @@ def test_answers_given_offline_are_graded_when_the_connection_returns(
     assert sorted(stored) == sorted((q.id, key) for q, key in zip(SINGLE, keys, strict=True))
 
 
+HINTED = next(q for q in KERNELS.questions.values() if q.hints and q not in SINGLE)
+
+
+def test_a_hint_button_sent_offline_is_not_kept_as_an_answer(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    hinted = page.locator(f"#pergunta-{HINTED.id}")
+    # The answer form sent by its hint button as a plain form sends it, before htmx is loaded
+    # (no pointer or key yet; htmx-on-demand.js then sends the hint through htmx).
+    hinted.locator(".hint-button").evaluate("button => button.form.requestSubmit(button)")
+    keys = answer_offline(page, SINGLE[:1])
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 1")
+    expect(hinted.locator(".offline-kept")).to_have_count(0)
+    page.context.set_offline(False)
+    expect(page.locator(".offline-verdict")).to_have_count(1)
+    hint_key = hinted.locator('input[name="chave"]').get_attribute("value")
+    assert attempts_with(live_server, [*keys, hint_key]) == [(SINGLE[0].id, keys[0])]
+
+
 def test_two_tabs_syncing_at_once_store_each_answer_once(new_page, live_server: LiveServer):
     first = new_page(360, 740)
     download(first, live_server.url, KERNELS.slug)

@@ -427,8 +427,8 @@ class Answer:
         variant: ``variante`` (the signed variant a numeric question with ``params`` showed).
         given_at: ``dada_em``, when an answer kept offline was given (clamped by
             :func:`given_time`); ``None``: now.
-        issued: ``emitida``, the signed time the server sent the form's page
-            (:func:`issued_token`): ``given_at`` is never before it.
+        issued: ``emitida``, the time the server sent the form's page, signed with the
+            lesson's slug (:func:`issued_token`): ``given_at`` is never before it.
     """
 
     key: str
@@ -448,40 +448,49 @@ ISSUED_SALT = "curso-emitida"
 
 
 class _IssuedSigner(TimestampSigner):
-    """itsdangerous' timestamp signer, at a given time (whole seconds since the epoch)."""
+    """itsdangerous' timestamp signer for one lesson's forms (the salt is :data:`ISSUED_SALT`
+    and the lesson's slug, so a token signed for one lesson is not valid for another), at a
+    given time (whole seconds since the epoch)."""
 
-    def __init__(self, secret: bytes, at: int | None = None) -> None:
-        super().__init__(secret, salt=ISSUED_SALT)
+    def __init__(self, secret: bytes, slug: str, at: int | None = None) -> None:
+        super().__init__(secret, salt=f"{ISSUED_SALT}/{slug}")
         self.at = at
 
     def get_timestamp(self) -> int:
         return super().get_timestamp() if self.at is None else self.at
 
 
-def issued_token(secret: bytes, at: datetime | None = None) -> str:
-    """What an answer form carries as ``emitida``: the time its page was sent (``at``,
-    default now, to the second), signed with the server's secret (itsdangerous
-    ``TimestampSigner``, salt :data:`ISSUED_SALT`)."""
+# What the token's signed value says: nothing beyond the time and the lesson, which the
+# signature covers through the salt (the slug itself would add up to 100 bytes per form).
+_ISSUED_VALUE = "p"
+
+
+def issued_token(secret: bytes, slug: str, at: datetime | None = None) -> str:
+    """What an answer form of the lesson ``slug`` carries as ``emitida``: the time its page
+    was sent (``at``, default now, to the second) and the lesson, signed with the server's
+    secret (itsdangerous ``TimestampSigner``, salt :data:`ISSUED_SALT` plus the slug)."""
     stamp = int(time.time() if at is None else at.timestamp())
-    return _signed_at(secret, stamp)
+    return _signed_at(secret, stamp, slug)
 
 
-@lru_cache(maxsize=64)
-def _signed_at(secret: bytes, stamp: int) -> str:
-    # One signature per second serves every page sent in it (signing costs ~35 µs).
-    return _IssuedSigner(secret, stamp).sign("p").decode()
+@lru_cache(maxsize=256)
+def _signed_at(secret: bytes, stamp: int, slug: str) -> str:
+    # One signature per second and lesson serves every page of it sent in that second
+    # (signing costs ~35 µs).
+    return _IssuedSigner(secret, slug, stamp).sign(_ISSUED_VALUE).decode()
 
 
-def issued_time(secret: bytes, token: str | None) -> datetime | None:
-    """The time :func:`issued_token` signed in ``token`` (UTC), or ``None`` when there is
-    no token, no secret, or the signature is not the server's."""
+def issued_time(secret: bytes, token: str | None, slug: str) -> datetime | None:
+    """The time :func:`issued_token` signed in ``token`` for the lesson ``slug`` (UTC), or
+    ``None`` when there is no token, no secret, or the signature is not the server's for this
+    lesson (a token of another lesson's page says nothing of when this one was sent)."""
     if not token or not secret:
         return None
     try:
-        _, at = _IssuedSigner(secret).unsign(token, return_timestamp=True)
+        value, at = _IssuedSigner(secret, slug).unsign(token, return_timestamp=True)
     except BadData:
         return None
-    return at.astimezone(UTC)
+    return at.astimezone(UTC) if value == _ISSUED_VALUE.encode() else None
 
 
 def given_time(
@@ -595,6 +604,10 @@ async def answer_question(
     now = datetime.now(UTC)
     hints = before.revealed(lesson.slug, question.id, question.content_hash)
     kept_draw = first_draw_of(lesson, question, before, where.draw_key, where.born)
+    # The page's signed time matters only for an answer that says when it was given.
+    issued = None
+    if answer.given_at is not None:
+        issued = issued_time(where.draw_key, answer.issued, lesson.slug)
     try:
         written = await store.store_answer(
             NewAnswer(
@@ -610,7 +623,7 @@ async def answer_question(
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
                 outbox=where.outbox,
-                at=given_time(answer.given_at, now, issued_time(where.draw_key, answer.issued)),
+                at=given_time(answer.given_at, now, issued),
                 variant=asked.variant,
                 draw=kept_draw,
             )

@@ -197,7 +197,7 @@ class FrontDoor:
         page = self.state.visitor_pages.peek(course, lesson_page_key(slug, request))
         if page is None:
             return False
-        await respond(request, page)(scope, receive, response.send)
+        await respond(request, page, slug)(scope, receive, response.send)
         return True
 
     def security_headers(self) -> tuple[list[tuple[bytes, bytes]], bool]:

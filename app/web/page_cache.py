@@ -1,7 +1,7 @@
 """Lesson pages rendered once with their holes and kept by key, and the responses made of them.
 
 A page is kept as a :class:`~app.web.splice.SplicedPage`: rendered with holes where the
-reader's CSRF token, the forms' key prefix and their signed issued time go
+reader's CSRF token, the forms' key prefix and their issued time (signed with the lesson) go
 (:func:`render_page`), compressed once, and filled per response (:func:`respond`). One class,
 :class:`KeyedPages`, holds them for the current course version, with two policies (both in the
 app's state):
@@ -107,21 +107,22 @@ def cached_page(
     request: Request,
     pages: KeyedPages,
     course: object,
-    key: Hashable,
+    key: tuple,
     context: Callable[[], dict[str, Any]],
 ) -> Response:
-    """The response for the cached ``lesson.html`` at ``key``, rendered from ``context()`` on a
-    miss (so a hit builds no page)."""
+    """The response for the cached ``lesson.html`` at ``key`` (:func:`lesson_page_key`: the
+    lesson's slug first), rendered from ``context()`` on a miss (so a hit builds no page)."""
     page = pages.get(course, key, lambda: render_page(request, "lesson.html", context()))
-    return respond(request, page)
+    return respond(request, page, key[0])
 
 
 VISIT_MAX_AGE_S = 365 * 24 * 3600  # as long as a session lives
 
 
-def respond(request: Request, page: SplicedPage) -> Response:
-    """The reader's response: their token, a new form-key prefix and the forms' issued time
-    (now) spliced in, or ``304`` when their copy is current.
+def respond(request: Request, page: SplicedPage, slug: str) -> Response:
+    """The reader's response to the page of the lesson ``slug``: their token, a new form-key
+    prefix and the forms' issued time (now, signed for that lesson) spliced in, or ``304``
+    when their copy is current.
 
     Taking the token (``scope["csrftoken"]``) makes the front door set the cookie for a
     visitor who has none. A browser without the visit cookie (:data:`VISIT_COOKIE`) gets one,
@@ -137,7 +138,7 @@ def respond(request: Request, page: SplicedPage) -> Response:
     encoding = chosen_encoding(request.headers.get("accept-encoding", ""))
     if encoding.name:
         headers["Content-Encoding"] = encoding.name
-    issued = issued_token(request.app.state.secret.encode()).encode()
+    issued = issued_token(request.app.state.secret.encode(), slug).encode()
     body = encoding.build(page, token, new_form_key_prefix(), issued)
     response = Response(body, headers=headers, media_type="text/html")
     if not has_visit:

@@ -4,8 +4,9 @@ A cached page (:mod:`app.web.page_cache`) is the same for every reader but for t
 the CSRF token their forms and htmx headers carry (the signed double-submit token, one per
 browser), the prefix of the quiz forms' idempotency keys (new for every response, so no two
 page views share a key: a visitor's first answer makes their learner with that key,
-:func:`app.learning.writer._claim`) and the quiz forms' signed time the page was sent
-(``emitida``: an answer kept offline cannot say it was given before it, issue 40). The page
+:func:`app.learning.writer._claim`) and the time the page was sent, signed with its lesson
+(the quiz forms' ``emitida``: an answer kept offline cannot say it was given before it,
+issue 40). The page
 is rendered with :data:`TOKEN_HOLE`, :data:`FORM_KEY_HOLE` and :data:`ISSUED_HOLE` in those
 places, split there, and each part compressed once. A response joins the parts around its
 fills:

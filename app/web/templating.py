@@ -63,11 +63,11 @@ def csrf_token(request: Request) -> str:
     return getter() if getter else ""
 
 
-def form_issued(request: Request) -> str:
-    """An answer form's ``emitida``: the time the page is sent, signed
+def form_issued(request: Request, slug: str) -> str:
+    """An answer form's ``emitida``: the time the page is sent, signed for the lesson ``slug``
     (:func:`app.learning.usecases.issued_token`). A cached page gets it per response
     (:data:`app.web.splice.ISSUED_HOLE`)."""
-    return issued_token(request.app.state.secret.encode())
+    return issued_token(request.app.state.secret.encode(), slug)
 
 
 def theme(request: Request | None) -> str:

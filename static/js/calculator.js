@@ -10,7 +10,7 @@
 (function () {
   "use strict";
   var calculators = {}; // section id → its data
-  var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+  var esc = curso.esc, fill = curso.fill;
   var ZERO = { why: "zero" }, NONE = { why: "none" };
   var MAX_POWER = 4000000, MAX_MAGNITUDE = 12, MAX_CHARS = 40, MAX_PLACES = 12;
   var MINUS = /[\u2212\u2013\ufe63\u2010\uff0d]/g;
@@ -20,14 +20,6 @@
   var DIGITS = "\\d(?:_?\\d)*";
   var DECIMAL = new RegExp("^\\s*([+-]?)(?:(" + DIGITS + ")(?:\\.(" + DIGITS + ")?)?|\\.(" + DIGITS + "))(?:[eE]([+-]?" + DIGITS + "))?\\s*$");
   var SPECIAL = /^\s*[+-]?(?:inf(?:inity)?|s?nan\d*)\s*$/i;
-
-  function esc(text) {
-    return String(text).replace(/[&<>"]/g, function (c) { return ENTITIES[c]; });
-  }
-
-  function fill(text, values) {
-    return text.replace(/\{(\w+)\}/g, function (all, name) { return name in values ? values[name] : all; });
-  }
 
   // --- decimals as Python's Decimal holds them: sign, digits, exponent -------------------------
 

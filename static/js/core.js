@@ -28,6 +28,17 @@ window.curso = (function () {
     showError.timer = window.setTimeout(function () { box.hidden = true; }, 10000);
   }
 
+  // Text made safe in HTML, as an element's text or an attribute value in double quotes.
+  var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+  function esc(text) {
+    return String(text).replace(/[&<>"]/g, function (c) { return ENTITIES[c]; });
+  }
+
+  // A message with its {name} placeholders filled from values; a name not in values stays.
+  function fill(text, values) {
+    return text.replace(/\{(\w+)\}/g, function (all, name) { return name in values ? values[name] : all; });
+  }
+
   function find(elt, selector) {
     return elt.matches && elt.matches(selector) ? elt : elt.querySelector && elt.querySelector(selector);
   }
@@ -114,7 +125,8 @@ window.curso = (function () {
   }
 
   return {
-    message: message, announce: announce, arrived: arrived, showError: showError, setCookie: setCookie,
+    message: message, esc: esc, fill: fill,
+    announce: announce, arrived: arrived, showError: showError, setCookie: setCookie,
     calm: calm, later: later, onLoad: onLoad, loaded: loaded, withHtmx: withHtmx,
     rememberZone: rememberZone, temporal: TEMPORAL
   };

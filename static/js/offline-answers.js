@@ -104,9 +104,11 @@
   }
 
   // Before htmx's own listener (capture, on the document): offline, the answer is kept instead.
+  // A button with its own address (a hint's, ``formaction``) sends no answer: not kept.
   document.addEventListener("submit", function (evt) {
     var form = answerForm(evt.target);
     if (!form || navigator.onLine) return;
+    if (evt.submitter && evt.submitter.hasAttribute("formaction")) return;
     evt.preventDefault();
     evt.stopImmediatePropagation();
     keep(form);

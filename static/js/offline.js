@@ -13,9 +13,7 @@
   var KEEP = /^\/(static|licoes\/imagens)\//;
 
   function text(name, values) {
-    var out = curso.message(name);
-    Object.keys(values || {}).forEach(function (k) { out = out.split("{" + k + "}").join(values[k]); });
-    return out;
+    return curso.fill(curso.message(name), values || {});
   }
 
   function size(bytes) {

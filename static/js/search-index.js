@@ -12,6 +12,7 @@
 // addresses, space-separated) on the header's box; its list is the one aria-controls names.
 (function () {
   "use strict";
+  var esc = curso.esc; // text and double-quoted attribute values alike
   var MAX_RESULTS = 20, MAX_QUERY_WORDS = 8, SNIPPET_WORDS = 28;
   var K1 = 1.2, B = 0.75, WEIGHTS = { t: 8, b: 1 };  // as bm25(section, ..., 8.0, 1.0)
   var WORD = /[\p{L}\p{N}_]+/gu;  // Python's \w (app/content/text.py, words)
@@ -187,10 +188,6 @@
     });
   }
 
-  function escapeHtml(text) {
-    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  }
-
   // app/content/search.py, snippet: an excerpt around the first match, matches in <mark>.
   function snippet(text, query) {
     var found = words(text);
@@ -207,15 +204,14 @@
     var out = "", cursor = begin;
     for (var i = start; i < end; i++) {
       var w = found[i];
-      out += escapeHtml(text.slice(cursor, w.start));
-      out += marked[i] ? "<mark>" + escapeHtml(w.text) + "</mark>" : escapeHtml(w.text);
+      out += esc(text.slice(cursor, w.start));
+      out += marked[i] ? "<mark>" + esc(w.text) + "</mark>" : esc(w.text);
       cursor = w.end;
     }
-    out += escapeHtml(text.slice(cursor, finish));
+    out += esc(text.slice(cursor, finish));
     return (begin ? "… " : "") + out.trim() + (finish < text.length ? " …" : "");
   }
 
-  function attr(text) { return escapeHtml(text).replace(/\u0022/g, "&quot;"); }
 
   // The list as _search_listbox.html writes it, put in as htmx would put the server's.
   function render(input, typed) {
@@ -232,14 +228,14 @@
         var lesson = index.lessons[hit.lesson];
         var href = prefix + encodeURIComponent(lesson[0]) + "?" + highlight + (hit.anchor ? "#" + hit.anchor : "");
         var detail = curso.message("search-detail").replace("{position}", hit.lesson + 1).replace("{title}", lesson[1]);
-        html += '<li id="' + id + "-" + i + '" role="option" aria-selected="false" data-href="' + attr(href) + '">' +
-          '<span class="search-popup-title">' + escapeHtml(hit.title) + "</span>" +
-          '<span class="search-popup-detail">' + escapeHtml(detail) + "</span>" +
-          '<span class="search-popup-snippet">' + (snippet(hit.text, result.query) || escapeHtml(hit.title)) + "</span></li>";
+        html += '<li id="' + id + "-" + i + '" role="option" aria-selected="false" data-href="' + esc(href) + '">' +
+          '<span class="search-popup-title">' + esc(hit.title) + "</span>" +
+          '<span class="search-popup-detail">' + esc(detail) + "</span>" +
+          '<span class="search-popup-snippet">' + (snippet(hit.text, result.query) || esc(hit.title)) + "</span></li>";
       });
       var all = input.form.getAttribute("action") + "?" + new URLSearchParams({ q: typed }).toString();
-      html += '<li id="' + id + "-" + result.hits.length + '" role="option" aria-selected="false" data-href="' + attr(all) + '">' +
-        '<span class="search-popup-title">' + escapeHtml(curso.message("search-all")) + "</span></li>";
+      html += '<li id="' + id + "-" + result.hits.length + '" role="option" aria-selected="false" data-href="' + esc(all) + '">' +
+        '<span class="search-popup-title">' + esc(curso.message("search-all")) + "</span></li>";
       var n = result.hits.length;
       var summary = curso.message(n === 0 ? "search-none" : n === 1 ? "search-one" : "search-many");
       list.setAttribute("data-announce", summary.replace("{num}", n).replace("{query}", typed));

@@ -13,14 +13,7 @@
   var trees = {}; // widget id → its data
   var chosen = null; // the option last sent: [form, value]
 
-  var ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
-  function esc(text) {
-    return String(text).replace(/[&<>"]/g, function (c) { return ENTITIES[c]; });
-  }
-
-  function fill(text, values) {
-    return text.replace(/\{(\w+)\}/g, function (all, name) { return name in values ? values[name] : all; });
-  }
+  var esc = curso.esc, fill = curso.fill;
 
   // The text of some HTML, as app/content/markdown.py's plain_text gives it (read inert).
   function plain(html) {
