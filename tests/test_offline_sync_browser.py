@@ -9,6 +9,7 @@ service worker is registered only after the page's load event."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from datetime import UTC, datetime
 
@@ -24,6 +25,7 @@ from tests.support.offline import (
     CACHED,
     SINGLE,
     answer_offline,
+    attempts_with,
     download,
     new_account_in_page,
     ready,
@@ -172,13 +174,21 @@ ServiceWorkerContainer.prototype.register = function (...args) {
 };
 """
 
+# Resolves once the page has registered the service worker.
+REGISTERED = """() => new Promise((done) => {
+  const check = () => (window.cursoRegistered.length ? done(true) : setTimeout(check, 20));
+  check();
+})"""
+
 
 def test_the_service_worker_is_registered_after_the_load_event(new_page, live_server: LiveServer):
     page = new_page(360, 740)
     page.add_init_script(WATCH_REGISTER)
     for path in ("/", f"/licoes/{KERNELS.slug}"):
         page.goto(live_server.url + path)
-        ready(page)
+        # Not ready(): on the second page the worker of the first is ready before this page
+        # registers (after its load, when the browser is idle).
+        page.evaluate(REGISTERED)
         assert page.evaluate("window.cursoRegistered") == [True], path
 
 
@@ -230,3 +240,126 @@ def test_the_course_passes_the_installability_checks_lighthouse_made(
         expect(page.locator("h1")).to_have_text("Sem conexão")
     finally:
         context.close()
+
+
+# A phone that says it is online while no request gets through (a weak signal): htmx sends,
+# the send fails, and the answer is kept all the same.
+SAYS_ONLINE = 'Object.defineProperty(Navigator.prototype, "onLine", { get: () => true });'
+
+
+@pytest.mark.parametrize("told", ("offline", "online"))
+def test_an_answer_kept_offline_says_only_that_and_keeps_the_focus(
+    new_page, live_server: LiveServer, told: str
+):
+    """No "não foi enviada" for an answer the device keeps; focus stays on the question."""
+    page = new_page(360, 740)
+    if told == "online":
+        page.add_init_script(SAYS_ONLINE)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    question = SINGLE[0]
+    block = page.locator(f"#pergunta-{question.id}")
+    page.locator(f"#op-{question.id}-{question.options[0].id}").check()
+    block.get_by_role("button", name="Responder").click()
+    kept = block.locator(".offline-kept")
+    expect(kept).to_have_text(
+        "Resposta guardada neste aparelho; será corrigida quando a internet voltar."
+    )
+    # The kept answer is in IndexedDB: whatever htmx would have said has had its turn.
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 1")
+    expect(page.locator("#aviso-erro")).to_be_hidden()
+    assert "não foi enviada" not in page.locator("body").inner_text()
+    expect(kept).to_be_focused()
+
+
+def test_a_hint_asked_offline_says_hints_need_the_connection(new_page, live_server: LiveServer):
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    block = page.locator(".question:has(.hint-button)").first
+    block.locator("input[type=radio], input[type=checkbox]").first.check()
+    block.locator(".hint-button").click()
+    expect(block.locator(".hints .offline-hint")).to_have_text(
+        "As dicas precisam de internet; sua resposta continua aqui."
+    )
+    expect(page.locator("#aviso-erro")).to_be_hidden()
+    assert "não foi enviada" not in page.locator("body").inner_text()
+    expect(block.locator("input[type=radio], input[type=checkbox]").first).to_be_checked()
+    expect(block.locator(".hint-item")).to_have_count(0)
+
+
+def test_every_verdict_reaches_graded_just_now_when_a_page_is_left_mid_sync(
+    new_page, live_server: LiveServer
+):
+    """Answers kept offline, the waiting list open, the connection back and the lesson opened
+    while the list's page is still sending: the verdict it got before it was left is shown on
+    the lesson with the others, once."""
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.context.set_offline(True)
+    page.reload()
+    keys = answer_offline(page)
+    page.goto(f"{live_server.url}/sem-internet/respostas")
+    expect(page.locator("[data-offline-queue] li")).to_have_count(3)
+    sent: list[str] = []
+
+    def hold_the_second(route):
+        sent.append(route.request.url)
+        if len(sent) != 2:  # the second never comes back to the list's page
+            route.continue_()
+
+    page.route("**/perguntas/*", hold_the_second)
+    page.context.set_offline(False)
+    deadline = time.monotonic() + 15
+    while len(sent) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert len(sent) == 2, sent
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    expect(page.locator(".offline-graded .offline-verdict")).to_have_count(3)
+    expect(page.locator("[data-offline-badge]")).to_be_hidden()
+    assert len(attempts_with(live_server, keys)) == 3
+    page.goto(f"{live_server.url}/sem-internet/respostas")
+    expect(page.locator("[data-offline-none]")).to_be_visible()
+    expect(page.locator(".offline-graded")).to_have_count(0)
+
+
+def test_a_lesson_not_downloaded_offers_no_remover_and_a_downloaded_one_says_when(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740)
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    ready(page)
+    box = page.locator("[data-offline-lesson]")
+    expect(box.get_by_role("button", name="Baixar para ler sem internet")).to_be_visible()
+    expect(box.get_by_role("button", name="Remover")).to_be_hidden()
+    download(page, live_server.url, KERNELS.slug)
+    status = box.locator("[data-offline-status]")
+    expect(status).to_have_text(re.compile(r"^Baixada neste aparelho em \d+ de \w+\.?, \d\d:\d\d"))
+    expect(status).not_to_contain_text("versão")
+    assert re.fullmatch(r"[0-9a-f]{8}", status.get_attribute("data-version") or "")
+    expect(box.get_by_role("button", name="Remover")).to_be_visible()
+
+
+def test_a_downloaded_copy_older_than_the_lesson_says_there_is_a_new_version(
+    new_page, live_server: LiveServer
+):
+    """The copy could not be brought up to date (the download failed): the box says so."""
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.evaluate(
+        """(url) => {
+          const all = JSON.parse(localStorage.getItem("curso-baixadas"));
+          all[url].version = "00000000";
+          localStorage.setItem("curso-baixadas", JSON.stringify(all));
+        }""",
+        f"/licoes/{KERNELS.slug}",
+    )
+    page.route("**/licoes/*?baixar=1", lambda route: route.abort("internetdisconnected"))
+    page.reload()
+    status = page.locator("[data-offline-status]")
+    expect(status).to_have_text(
+        re.compile(r"^Baixada neste aparelho em .+, [\d,]+ (kB|MB)\. Há uma versão nova\.$")
+    )
+    expect(status).to_have_attribute("data-version", "00000000")

@@ -58,8 +58,12 @@
     var note = document.createElement("p");
     note.className = "notice offline-kept";
     note.setAttribute("role", "status");
+    note.setAttribute("tabindex", "-1");
     note.textContent = curso.message("offline-kept");
+    // The button just pressed is disabled: the focus stays on the question, on what it says.
+    var focused = document.activeElement;
     form.appendChild(note);
+    if (!focused || focused === document.body || form.contains(focused)) note.focus();
   }
 
   function keep(form) {
@@ -109,11 +113,46 @@
     evt.stopImmediatePropagation();
     keep(form);
   }, true);
-  // The browser said it was online, but the request found no network.
+  // A hint needs the server (the device holds none): offline, the block says so and what the
+  // learner chose stays as it was. Before htmx's listener on the button, and before the form
+  // is submitted.
+  function hintOf(el) {
+    var button = el && el.closest ? el.closest(".hint-button") : null;
+    return button && answerForm(button.form) ? button : null;
+  }
+
+  function hintOffline(button) {
+    var block = button.closest(".hints");
+    if (!block) return;
+    var note = block.querySelector(".offline-hint");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "notice offline-hint";
+      note.setAttribute("role", "status");
+      block.appendChild(note);
+    }
+    note.textContent = curso.message("offline-hint");
+    curso.announce(curso.message("offline-hint"));
+  }
+
+  document.addEventListener("click", function (evt) {
+    var button = hintOf(evt.target);
+    if (!button || navigator.onLine) return;
+    evt.preventDefault();
+    evt.stopImmediatePropagation();
+    hintOffline(button);
+  }, true);
+  // The browser said it was online, but the request found no network. On the document and
+  // capturing, before swap-a11y.js's listener: nothing says "not sent" of an answer kept here.
   document.addEventListener("htmx:sendError", function (evt) {
-    var form = answerForm(evt.detail && evt.detail.elt);
-    if (form) keep(form);
-  });
+    var elt = evt.detail && evt.detail.elt;
+    var button = hintOf(elt);
+    var form = button ? null : answerForm(elt);
+    if (!button && !form) return;
+    evt.stopImmediatePropagation();
+    if (button) hintOffline(button);
+    else keep(form);
+  }, true);
 
   // --- what is waiting ------------------------------------------------------------------------
 
@@ -206,11 +245,13 @@
   }
 
   // Send every waiting answer of this account, oldest first; stop at the first network failure
-  // or server error (tried again later). Resolves with the answers graded now.
+  // or server error (tried again later). Resolves with the answers graded and not yet shown:
+  // those graded now and those a page left before showing them (its learner moved on while it
+  // sent); each is dropped once shown.
   function sendAll() {
     return all().then(function (entries) {
       var mine = entries.filter(function (e) { return e.state === WAITING && e.account === account(); });
-      var graded = [];
+      var graded = entries.filter(function (e) { return e.state === GRADED && e.account === account(); });
       return mine.reduce(function (chain, entry) {
         return chain.then(function (stopped) {
           if (stopped) return true;
@@ -267,13 +308,16 @@
   function sync() {
     if (!navigator.onLine) return Promise.resolve();
     if (running) return running;
-    var work = function () { return sendAll(); };
-    running = (navigator.locks ? navigator.locks.request("curso-respostas", work) : work())
-      .then(function (graded) {
+    // Shown, then dropped, under the lock: with two tabs, each verdict is shown by one of them.
+    var work = function () {
+      return sendAll().then(function (graded) {
         showGraded(graded);
         // Shown: the server holds them now (the verdicts stay on the lesson page).
         return Promise.all(graded.map(function (entry) { return drop(entry.chave); }));
-      }).catch(function () { /* kept; tried again on the next event */ })
+      });
+    };
+    running = (navigator.locks ? navigator.locks.request("curso-respostas", work) : work())
+      .catch(function () { /* kept; tried again on the next event */ })
       .then(function () {
         running = null;
         badge();
@@ -325,7 +369,10 @@
   // Not during the first paint: the count and the sending wait until the browser is idle.
   curso.later(function () {
     badge().then(function (list) {
-      if (list.some(function (e) { return e.state === WAITING; })) sync();
+      // Waiting, or graded by a page left before it showed the verdicts.
+      if (list.some(function (e) {
+        return e.state === WAITING || (e.state === GRADED && e.account === account());
+      })) sync();
     });
   });
 })();

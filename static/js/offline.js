@@ -70,13 +70,23 @@
     });
   }
 
+  // What a learner reads of a copy: when it was downloaded ("5 de dez., 03:34") and its size;
+  // the version's hash is for the code (data-version), not for reading.
+  function about(mine) {
+    var when = mine.at ? new Date(mine.at).toLocaleString("pt-BR", {
+      day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"
+    }) : "";
+    return when ? text("offline-held", { when: when, size: size(mine.bytes) })
+      : text("offline-held-undated", { size: size(mine.bytes) });
+  }
+
   function store(pack) {
     return caches.open(CACHE).then(function (cache) {
       var page = new Response(pack.html, { headers: { "Content-Type": "text/html; charset=utf-8" } });
       return Promise.all([cache.put(pack.url, page), cache.addAll(pack.others)]);
     }).then(function () {
       var all = held();
-      all[pack.url] = { title: pack.title, version: pack.version, bytes: pack.bytes };
+      all[pack.url] = { title: pack.title, version: pack.version, bytes: pack.bytes, at: new Date().toISOString() };
       hold(all);
     });
   }
@@ -100,7 +110,10 @@
     var pack = null;
     function show() {
       var mine = held()[url];
-      status.textContent = mine ? text("offline-held", { version: mine.version, size: size(mine.bytes) }) : "";
+      var newer = mine && mine.version !== box.getAttribute("data-version");
+      status.textContent = mine ? about(mine) + (newer ? " " + curso.message("offline-newer") : "") : "";
+      if (mine) status.setAttribute("data-version", mine.version);
+      else status.removeAttribute("data-version");
       button.hidden = !!mine;
       drop.hidden = !mine;
       confirm.hidden = true;
@@ -147,15 +160,16 @@
         var link = document.createElement("a");
         link.href = url;
         link.textContent = all[url].title;
-        var about = document.createElement("span");
-        about.textContent = " " + text("offline-held", { version: all[url].version, size: size(all[url].bytes) }) + " ";
+        var info = document.createElement("span");
+        info.textContent = " " + about(all[url]) + " ";
+        info.setAttribute("data-version", all[url].version);
         var drop = document.createElement("button");
         drop.type = "button";
         drop.className = "button-secondary";
         drop.textContent = curso.message("offline-remove");
         drop.setAttribute("aria-label", curso.message("offline-remove") + ": " + all[url].title);
         drop.addEventListener("click", function () { remove(url).then(draw); });
-        li.append(link, about, drop);
+        li.append(link, info, drop);
         list.appendChild(li);
       });
       none.hidden = Object.keys(all).length > 0;

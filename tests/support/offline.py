@@ -47,7 +47,7 @@ def download(page: Page, base: str, slug: str) -> None:
     box.get_by_role("button", name="Baixar para ler sem internet").click()
     confirm_download(box)
     expect(box.locator("[data-offline-status]")).to_have_text(
-        re.compile(r"^Baixada neste aparelho: versão [0-9a-f]{8}, [\d,]+ (kB|MB)\.$")
+        re.compile(r"^Baixada neste aparelho em \d+ de \w+\.?,? \d\d:\d\d, [\d,]+ (kB|MB)\.$")
     )
 
 
