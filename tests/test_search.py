@@ -197,7 +197,8 @@ def test_a_result_opens_its_lesson_with_the_words_marked_without_javascript(clie
     assert {m.get_text() for m in article.select("mark")} == {"kernel", "kernels", "Kernels"}
     # Never in what a reader cannot see: the glossary's popup for "kernel" holds the word.
     popup = [p for p in article.select("[popover]") if "kernel" in p.get_text().lower()]
-    assert popup and not article.select("[popover] mark, button mark, .heading-link mark")
+    assert popup and not article.select("[popover] mark, .heading-link mark")
+    assert not [b for b in article.select("button mark") if "term-button" not in b.parent["class"]]
     # The page without the query is the one kept: no mark, and revalidated with a 304.
     plain = client.get("/licoes/kernels")
     assert not soup(plain).select("mark")
@@ -209,6 +210,7 @@ def test_mark_words_marks_what_a_reader_sees_and_keeps_the_rest_byte_for_byte():
     html = (
         "<p>Os <em>kernels</em> &amp; o kernel\n<code>kernel()</code></p>"
         "<span popover>kernel</span><p hidden>kernel</p><button>kernel</button>"
+        '<dfn><button class="term-button">Kernel</button></dfn><span popover>kernel</span>'
         '<form><p class="hint">kernel</p><label>kernel</label></form><svg><text>kernel</text></svg>'
         "<br><p>nada</p>"
     )
@@ -216,8 +218,28 @@ def test_mark_words_marks_what_a_reader_sees_and_keeps_the_rest_byte_for_byte():
         "<em>kernels", "<em><mark>kernels</mark>"
     ).replace("o kernel", "o <mark>kernel</mark>").replace(
         "<code>kernel", "<code><mark>kernel</mark>"
-    ).replace("<label>kernel", "<label><mark>kernel</mark>")
+    ).replace("<label>kernel", "<label><mark>kernel</mark>").replace(
+        '"term-button">Kernel', '"term-button"><mark>Kernel</mark>'
+    )
     assert mark_words(html, " ") == html
+
+
+def test_a_word_inside_a_glossary_term_is_marked_on_the_term_not_in_its_popup(client):
+    """Issue 38: "decodificação" in the SGLang section is only the glossary term "decodificação
+    especulativa"; the term's button was skipped with the popup, so the result the search gave
+    opened (without JavaScript) on a section with nothing marked."""
+    page = soup(client.get("/licoes/alem-do-ollama", params={"destaque": "decodificacao"}))
+    heading = page.select_one("#sglang")
+    assert heading is not None
+    section = []
+    for node in heading.find_all_next():
+        if node.name in {"h2", "h3"}:
+            break
+        section.append(node)
+    marked = [n for n in section if n.name == "mark"]
+    assert [m.get_text() for m in marked] == ["decodificação"]
+    assert marked[0].find_parent("button", class_="term-button") is not None
+    assert not page.select("[popover] mark")
 
 
 def test_search_works_under_the_c_locale(tmp_path):

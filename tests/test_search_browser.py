@@ -242,3 +242,53 @@ def test_a_suggestion_lands_on_the_first_visible_marked_word_not_in_a_glossary_p
         re.compile(r"Palavras da busca marcadas na página: \d+\.")
     )
     assert watch.errors == []
+
+
+SECTION_LANDING = """(id) => {
+  const heading = document.getElementById(id);
+  const headings = [...document.querySelectorAll('article.lesson :is(h2, h3)')];
+  const next = headings[headings.indexOf(heading) + 1];
+  const first = document.querySelector('mark.mark-first');
+  const inside = (node) => !!node
+    && (heading.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0
+    && (!next || (next.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_PRECEDING) !== 0);
+  const box = (first || heading).getBoundingClientRect();
+  return {first: first && first.textContent, inSection: first ? inside(first) : null,
+          top: box.top, bottom: box.bottom, height: innerHeight,
+          under: Math.max(0,
+                          document.querySelector('.site-header').getBoundingClientRect().bottom)};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_a_result_lands_in_its_own_section(new_page, live_server: LiveServer, width: int):
+    """Issue 38: the result "SGLang" for "decodificacao" scrolled to a marked word in a later
+    section ("ExLlamaV3 com TabbyAPI"), thousands of pixels below. A result lands on the first
+    visible marked word of its section, here the glossary term; a section that shows none
+    (vLLM, whose own text lacks the word) lands on its heading."""
+    page = new_page(width, 740)
+    watch = ConsoleWatch(page)
+    page.goto(live_server.url + "/licoes/alem-do-ollama?destaque=decodificacao#sglang")
+    expect(page.locator("mark.mark-first")).to_be_attached()
+    page.wait_for_function(
+        "() => { const r = document.querySelector('mark.mark-first').getBoundingClientRect();"
+        " return r.top > 0 && r.bottom < innerHeight; }"
+    )
+    landing = page.evaluate(SECTION_LANDING, "sglang")
+    assert landing["first"] == "decodificação" and landing["inSection"], landing
+    assert landing["under"] <= landing["top"] and landing["bottom"] <= landing["height"], landing
+    expect(page.locator("#anuncio")).to_have_text(
+        re.compile(r"Palavras da busca marcadas na página: \d+\.")
+    )
+    assert watch.errors == []
+
+    page = new_page(width, 740)  # a new document: the same address with another #fragment is not
+    watch = ConsoleWatch(page)
+    page.goto(live_server.url + "/licoes/alem-do-ollama?destaque=decodificacao#vllm")
+    expect(page.locator("#anuncio")).to_have_text(
+        re.compile(r"Palavras da busca marcadas na página: \d+\.")
+    )
+    landing = page.evaluate(SECTION_LANDING, "vllm")
+    assert landing["first"] is None, landing
+    assert landing["under"] <= landing["top"] < landing["height"] / 2, landing
+    assert watch.errors == []

@@ -235,8 +235,9 @@ class _WordMarker(HTMLParser):
     """Finds where the text of an HTML fragment holds a query's words (:func:`mark_words`).
 
     Skipped as the search skips them, and as a reader cannot see them: code drawn as SVG,
-    scripts, controls (buttons, inputs, text areas: a glossary term's button too), heading
-    links, form hints, words already marked, glossary popovers and anything ``hidden``.
+    scripts, controls (buttons, inputs, text areas), heading links, form hints, words already
+    marked, glossary popovers and anything ``hidden``. A glossary term's button is the term's
+    visible text, so it is marked (its popover, the definition, is not).
     """
 
     SKIP_TAGS = frozenset({"script", "style", "svg", "button", "input", "textarea", "mark"})
@@ -276,7 +277,7 @@ class _WordMarker(HTMLParser):
         in_form = in_form or tag == "form"
         skipped = (
             skipped
-            or tag in self.SKIP_TAGS
+            or (tag in self.SKIP_TAGS and "term-button" not in classes)
             or "popover" in attributes
             or "hidden" in attributes
             or "heading-link" in classes
