@@ -15,6 +15,7 @@ from tests.support.learning import COURSE, KERNELS
 from tests.support.offline import (
     CACHED,
     SINGLE,
+    answer_offline,
     answered_offline,
     attempts_with,
     confirm_download,
