@@ -273,8 +273,13 @@ def test_an_answer_kept_offline_says_only_that_and_keeps_the_focus(
     expect(kept).to_be_focused()
 
 
-def test_a_hint_asked_offline_says_hints_need_the_connection(new_page, live_server: LiveServer):
+@pytest.mark.parametrize("told", ("offline", "online"))
+def test_a_hint_asked_offline_says_hints_need_the_connection(
+    new_page, live_server: LiveServer, told: str
+):
     page = new_page(360, 740)
+    if told == "online":
+        page.add_init_script(SAYS_ONLINE)
     download(page, live_server.url, KERNELS.slug)
     page.context.set_offline(True)
     page.reload()

@@ -146,7 +146,10 @@
   // capturing, before swap-a11y.js's listener: nothing says "not sent" of an answer kept here.
   document.addEventListener("htmx:sendError", function (evt) {
     var elt = evt.detail && evt.detail.elt;
-    var button = hintOf(elt);
+    // The answer form sent by its hint button (a submit htmx-on-demand.js replayed) is a hint.
+    var config = evt.detail && evt.detail.requestConfig;
+    var submitter = config && config.triggeringEvent && config.triggeringEvent.submitter;
+    var button = hintOf(submitter && submitter.hasAttribute("formaction") ? submitter : elt);
     var form = button ? null : answerForm(elt);
     if (!button && !form) return;
     evt.stopImmediatePropagation();
