@@ -104,6 +104,10 @@ def test_other_questions_appear_and_swap_in_without_a_reload(
         box.get_by_role("button", name="Responder").focus()
         page.keyboard.press("Enter")
         expect(box.locator(".verdict")).to_be_visible(timeout=15_000)
+        # the swap settles by putting the focus on the answered question's title (as a
+        # reader's would be): only then is the next question's button focused, or the settle
+        # takes the focus back from it under load and Enter answers nothing
+        expect(box.locator(".question-title")).to_be_focused()
     button = page.locator(f"{POOL} .pool-redraw button")
     expect(button).to_have_text("Outras perguntas")
     # htmx sets up what it swapped in when the swap settles: a person takes longer than that
