@@ -398,6 +398,8 @@ def test_marks_ignore_accents_and_start_at_the_chosen_section(new_page, live_ser
     marks = page.locator("article.lesson mark")
     expect(marks.first).to_be_attached()
     assert {m.lower() for m in marks.all_inner_texts()} <= {"decodificação", "decodificações"}
+    # the marks come with the page (the server's); mark-words.js picks the first, after load
+    expect(page.locator("article.lesson mark.mark-first")).to_be_attached()
     after = page.evaluate(
         f"""() => document.getElementById('{anchor}').compareDocumentPosition(
                 document.querySelector('mark.mark-first')) & Node.DOCUMENT_POSITION_FOLLOWING"""
