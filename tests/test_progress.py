@@ -14,7 +14,7 @@ from app.learning.progress import lesson_shape_total
 from app.main import create_app
 from app.platform.db import make_engine
 from app.platform.models import Attempt
-from tests.support.answers import record_attempt, store_attempts, writer_settled
+from tests.support.answers import answer_writer, record_attempt, store_attempts, writer_settled
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, csrf_from, is_fragment, soup, text
 from tests.support.learning import (
@@ -327,7 +327,7 @@ def test_continue_where_i_stopped_follows_lessons_sections_and_answers(client):
     )
     assert (bad.status_code, bad.text) == (422, "Lugar desconhecido nesta lição.")
     client.get("/licoes/escolha-self-hosted")  # from now on, opening a lesson moves the place
-    writer_settled(client.app.state.answer_writer)  # type: ignore[attr-defined]
+    writer_settled(answer_writer(client))
     link = soup(client.get("/")).select_one(".resume-link")
     assert (text(link), link["href"]) == ("Continuar de onde parei", "/licoes/escolha-self-hosted")
     question = next(iter(KERNELS.questions.values()))
@@ -413,5 +413,5 @@ def test_a_prefetched_lesson_does_not_move_the_place(client):
         assert ahead.status_code == 200
         assert soup(client.get("/")).select_one(".resume-link")["href"] == where
     client.get("/licoes/escolha-self-hosted")  # opened for real
-    writer_settled(client.app.state.answer_writer)  # type: ignore[attr-defined]
+    writer_settled(answer_writer(client))
     assert soup(client.get("/")).select_one(".resume-link")["href"] == "/licoes/escolha-self-hosted"

@@ -27,7 +27,7 @@ from tests.support.accounts import (
     sign_in,
     sign_up,
 )
-from tests.support.answers import record_choice, session_of, writer_settled
+from tests.support.answers import answer_writer, record_choice, session_of, writer_settled
 from tests.support.app import db_rows, make_settings
 from tests.support.html import HX, soup, text
 from tests.support.learning import (
@@ -182,7 +182,7 @@ def test_answering_in_revisar_leaves_continue_where_i_left_off_alone(client, set
     question's lesson; the reader's place stays in the lesson they were reading."""
     answer(client, "kernels", Q.id, wrong_form(Q))
     client.get("/licoes/escolha-self-hosted")
-    writer_settled(client.app.state.answer_writer)  # type: ignore[attr-defined]
+    writer_settled(answer_writer(client))
     let_time_pass(settings)
     before = db_rows(settings, "SELECT place_lesson, place_section FROM learner")
     assert before[0][0] == "escolha-self-hosted"

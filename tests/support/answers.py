@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import cast
 
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -100,3 +103,8 @@ def writer_settled(writer: AnswerWriter) -> None:
     place kept for no learner is queued behind them and awaited (the queue is first in, first
     out)."""
     run(writer.place(NOBODY, Place("")))
+
+
+def answer_writer(client: TestClient) -> AnswerWriter:
+    """The answer writer of ``client``'s app (``app.state.answer_writer``)."""
+    return cast(FastAPI, client.app).state.answer_writer
