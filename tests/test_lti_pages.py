@@ -96,6 +96,30 @@ def test_an_admin_registers_a_platform_on_the_page(settings):
     assert "outro.example.org" not in csp and MOODLE not in csp
 
 
+def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settings):
+    """A field past 1000 characters is the generic 422 page; an absent one is a missing
+    field; spaces around a value are dropped; nothing is registered until all is right."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    for name in FIELDS:
+        sent = {"csrftoken": token, **FIELDS, name: "h" * 1001}
+        refused = teacher.post("/instrutor/lti", data=sent)
+        assert refused.status_code == 422, name
+        assert text(soup(refused.text).h1) == "Dados inválidos"
+        assert "O formulário enviado está incompleto ou malformado" in refused.text
+    absent = {key: value for key, value in FIELDS.items() if key != "token_url"}
+    missing = teacher.post("/instrutor/lti", data={"csrftoken": token, **absent})
+    assert missing.status_code == 422
+    assert text(soup(missing.text).select_one("#lti-erro")) == "Preencha todos os campos."
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    long_url = MOODLE + "/" + "t" * (1000 - len(MOODLE) - 3)
+    spaced = {"csrftoken": token, **FIELDS, "token_url": f" {long_url} ", "client_id": " abc "}
+    assert teacher.post("/instrutor/lti", data=spaced).status_code == 303
+    assert db_rows(settings, "SELECT token_url, client_id FROM lti_platform") == [(long_url, "abc")]
+
+
 def test_only_a_site_admin_registers_or_confirms_a_platform(settings):
     app = create_app(settings)
     with Session(make_engine(settings.database_url)) as db:

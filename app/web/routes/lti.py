@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from itsdangerous import BadData, URLSafeTimedSerializer
+from pydantic import BaseModel, StringConstraints
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -135,6 +136,20 @@ STORAGE_NONCE = N_("the launch's nonce is not the one its login kept in the LMS'
 NO_PLATFORM = N_("There is no registered platform with this address.")
 LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
+PlatformField = Annotated[str, StringConstraints(max_length=1000)]
+
+
+class PlatformForm(BaseModel):
+    """The LMS registration form, the fields of ``curso lti registrar``: an absent or empty
+    field reads as "", one past 1000 characters is the 422 page "Dados inválidos"
+    (:mod:`app.web.errors`)."""
+
+    issuer: PlatformField = ""
+    client_id: PlatformField = ""
+    deployment_id: PlatformField = ""  # several: comma-separated
+    auth_url: PlatformField = ""
+    token_url: PlatformField = ""
+    jwks_url: PlatformField = ""
 
 
 class StarletteLtiRequest(LtiRequest):
@@ -670,26 +685,14 @@ def lti_register(
     request: Request,
     db: SessionDep,
     _admin: AdminDep,
-    issuer: Field = "",
-    client_id: Field = "",
-    deployment_id: Field = "",
-    auth_url: Field = "",
-    token_url: Field = "",
-    jwks_url: Field = "",
+    sent: Annotated[PlatformForm, Form()],
 ):
     """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
     field is missing or a URL is not an address. Several deployment ids: comma-separated.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
-    form = {
-        "issuer": issuer.strip(),
-        "client_id": client_id.strip(),
-        "deployment_id": deployment_id.strip(),
-        "auth_url": auth_url.strip(),
-        "token_url": token_url.strip(),
-        "jwks_url": jwks_url.strip(),
-    }
+    form = {name: value.strip() for name, value in sent.model_dump().items()}
     if not all(form.values()):
         return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
     for name in ("auth_url", "token_url", "jwks_url"):
