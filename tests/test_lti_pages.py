@@ -120,6 +120,32 @@ def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settin
     assert db_rows(settings, "SELECT token_url, client_id FROM lti_platform") == [(long_url, "abc")]
 
 
+def test_ids_past_their_255_character_columns_get_422_with_the_form_kept(settings):
+    """The issuer, the client id and each deployment id are stored in 255-character columns:
+    past them, 422 with a message and what was typed, not PostgreSQL's error (a 500)."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    long_id = "i" * 256
+    for name, value in (
+        ("issuer", f"{MOODLE}/{long_id}"),
+        ("client_id", long_id),
+        ("deployment_id", f"1, {long_id}"),
+    ):
+        refused = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, name: value})
+        assert refused.status_code == 422, name
+        assert text(soup(refused.text).select_one("#lti-erro")) == (
+            "O ID da plataforma, o ID de cliente e cada ID de implantação têm no máximo 255 "
+            "caracteres."
+        )
+        assert soup(refused.text).select_one(f"#lti-{name}")["value"] == value
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    fits = {"csrftoken": token, **FIELDS, "client_id": "c" * 255, "deployment_id": "d" * 255}
+    assert teacher.post("/instrutor/lti", data=fits).status_code == 303
+    assert db_rows(settings, "SELECT client_id FROM lti_platform") == [("c" * 255,)]
+
+
 def test_only_a_site_admin_registers_or_confirms_a_platform(settings):
     app = create_app(settings)
     with Session(make_engine(settings.database_url)) as db:

@@ -100,6 +100,10 @@ NOT_DEEP_LINK = N_("Open this page from the LMS, choosing the course as external
 UNKNOWN_LESSON = N_("The LMS asked for a lesson the course does not have: %(slug)s.")
 BAD_URL = N_("Write a full address starting with https:// or http://.")
 MISSING_FIELD = N_("Fill in every field.")
+ID_MAX = 255  # the columns of the issuer, the client id and a deployment id (app.platform.models)
+LONG_ID = N_(
+    "The platform ID, the client ID and each deployment ID have at most %(max)s characters."
+)
 NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
 WRONG_CREDENTIALS = N_("Wrong username or password.")
 NO_COOKIE_OVER_HTTP = N_(
@@ -688,7 +692,8 @@ def lti_register(
     sent: Annotated[PlatformForm, Form()],
 ):
     """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing or a URL is not an address. Several deployment ids: comma-separated.
+    field is missing, a URL is not an address, or an id is longer than its column
+    (:data:`ID_MAX`). Several deployment ids: comma-separated.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
@@ -699,6 +704,9 @@ def lti_register(
         if not is_web_address(form[name]):
             return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
     deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
+    if max(len(form["issuer"]), len(form["client_id"]), *map(len, deployments)) > ID_MAX:
+        error = gettext(LONG_ID) % {"max": ID_MAX}
+        return _registration_page(request, db, 422, form=form, error=error)
     register_platform(
         db,
         form["issuer"],
