@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from app.content.errors import ContentError
 from app.content.markdown import inline_text, plain_text, render_block, render_inline
 from app.content.quiz import ID_PATTERN
 from app.content.yamlsrc import (
     Locator,
+    YamlSpec,
     is_mapping,
     read_block,
 )
@@ -48,10 +49,9 @@ _VERDICT_LABELS = {
 }
 
 
-class OptionSpec(BaseModel):
+class OptionSpec(YamlSpec):
     """One option of a question node, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     label: str = Field(min_length=1)
     value: list[str] = Field(min_length=1)
     next: str = Field(min_length=1)
@@ -78,29 +78,26 @@ class OptionSpec(BaseModel):
         return values
 
 
-class QuestionSpec(BaseModel):
+class QuestionSpec(YamlSpec):
     """A question node, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     facet: str = Field(pattern=FACET_PATTERN)
     text: str = Field(min_length=1)
     options: list[OptionSpec]
 
 
-class ResultSpec(BaseModel):
+class ResultSpec(YamlSpec):
     """A result node, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     engines: list[str] = Field(min_length=1)
     verdict: Verdict
     why: str = Field(min_length=1)
     note: str | None = None
 
 
-class TreeSpec(BaseModel):
+class TreeSpec(YamlSpec):
     """A whole tree, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=1)
     short: str | None = None
