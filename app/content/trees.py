@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -23,30 +22,19 @@ from app.content.yamlsrc import (
     is_mapping,
     read_block,
 )
-from app.i18n import N_, gettext
+from app.i18n import N_, LabeledEnum, gettext
 
 FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
 VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-class Verdict(StrEnum):
-    """How a result is judged; the value is the id used in YAML."""
+class Verdict(LabeledEnum):
+    """How a result is judged; the value is the id used in YAML, the label what the learner
+    reads ("Recomendado")."""
 
-    RECOMMENDED = "recommended"
-    ALTERNATIVE = "alternative"
-    AVOID = "avoid"
-
-    @property
-    def label(self) -> str:
-        """The verdict as the learner reads it, from the catalog ("Recomendado")."""
-        return gettext(_VERDICT_LABELS[self.value])
-
-
-_VERDICT_LABELS = {
-    "recommended": N_("Recommended"),
-    "alternative": N_("Alternative"),
-    "avoid": N_("Do not use"),
-}
+    RECOMMENDED = "recommended", N_("Recommended")
+    ALTERNATIVE = "alternative", N_("Alternative")
+    AVOID = "avoid", N_("Do not use")
 
 
 class OptionSpec(YamlSpec):
