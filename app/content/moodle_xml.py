@@ -145,15 +145,21 @@ def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | Non
         wrong = _answer(element, NONE, number_text(value), feedback, markdown=False)
         _value(wrong, "tolerance", number_text(tolerance_of(value)))
     if key.unit:
-        units = ET.SubElement(element, "units")
-        unit = ET.SubElement(units, "unit")
-        _value(unit, "multiplier", "1")
-        _value(unit, "unit_name", key.unit)
-        _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
-        _value(element, "unitpenalty", "0")
-        _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
-        _value(element, "unitsleft", "0")
+        _unit(element, key.unit)
     return "numerical"
+
+
+def _unit(element: ET.Element, name: str) -> None:
+    """The answer's unit as a Moodle unit: multiplier 1, optional and not graded, typed after
+    the number (``numerical`` and ``calculated`` read the same elements)."""
+    units = ET.SubElement(element, "units")
+    unit = ET.SubElement(units, "unit")
+    _value(unit, "multiplier", "1")
+    _value(unit, "unit_name", name)
+    _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
+    _value(element, "unitpenalty", "0")
+    _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
+    _value(element, "unitsleft", "0")
 
 
 # simpleeval's functions as Moodle's calculated formulas write them (PHP's functions).
@@ -243,14 +249,7 @@ def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | No
     _value(right, "correctanswerformat", "1")  # decimals
     _value(right, "correctanswerlength", "2")
     if variants.unit:
-        units = ET.SubElement(element, "units")
-        unit = ET.SubElement(units, "unit")
-        _value(unit, "multiplier", "1")
-        _value(unit, "unit_name", variants.unit)
-        _value(element, "unitgradingtype", "0")
-        _value(element, "unitpenalty", "0")
-        _value(element, "showunits", "0")
-        _value(element, "unitsleft", "0")
+        _unit(element, variants.unit)
     definitions = ET.SubElement(element, "dataset_definitions")
     for position, name in enumerate(variants.names):
         values = [point[position] for point in variants.grid]
