@@ -84,6 +84,7 @@ _._  # typer.core's gettext, replaced by the catalog's
 _.isolation_level  # sqlite3's connection: None, SQLAlchemy emits BEGIN (app/platform/db.py)
 _.autocommit  # the DBAPI connection the session store reads on (app/platform/sessions.py)
 _.auto_reload  # Jinja's Environment: templates are read once (app/web/templating.py)
+_._value_  # enum.Enum: a member's value when __new__ makes the member (app/i18n LabeledEnum)
 
 # --- Called from outside app/ ----------------------------------------------------------------
 check_foreign_keys  # migrations/env.py, after every migration on SQLite

@@ -5,11 +5,12 @@ each is built from what the learning floor reads. The routes return these, never
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Protocol
 
 from pydantic import BeforeValidator
 from sqlmodel import SQLModel
 
+from app.learning.grading import LessonStatus
 from app.learning.learners import LearnerData
 from app.learning.progress import CourseProgress
 from app.learning.state import LearnerState
@@ -63,7 +64,7 @@ class LessonProgressPublic(SQLModel):
 
     slug: str
     title: str
-    status: Literal["não iniciada", "em andamento", "concluída"]
+    status: LessonStatus
     right: int
     total: int
     first_try_right: int
@@ -198,7 +199,7 @@ def progress_public(
         LessonProgressPublic(
             slug=p.slug,
             title=lesson.meta.title_text,
-            status=p.status.value,
+            status=p.status,
             right=p.right,
             total=p.total,
             first_try_right=p.first_try_right,
