@@ -598,14 +598,14 @@ async def answer_question(
     try:
         written = await store.store_answer(
             NewAnswer(
-                learner_id,
                 lesson.slug,
                 question.id,
                 question.content_hash,
                 chosen,
                 grade.correct,
                 grade.credit,
-                answer.key,
+                learner_id=learner_id,
+                key=answer.key,
                 review=where.review,
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,
