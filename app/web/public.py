@@ -4,12 +4,15 @@ each is built from what the learning floor reads. The routes return these, never
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BeforeValidator
+from pydantic.dataclasses import dataclass
 from sqlmodel import SQLModel
 
+from app.learning.grading import LessonProgress
 from app.learning.learners import LearnerData
 from app.learning.progress import CourseProgress
 from app.learning.state import LearnerState
@@ -33,24 +36,12 @@ class WalkPublic(SQLModel):
     created_at: datetime
 
 
-class LessonProgressPublic(SQLModel):
-    """One lesson's progress for the current learner.
+@dataclass(frozen=True)
+class LessonProgressPublic(LessonProgress):
+    """One lesson's progress for the current learner (what each count means:
+    :class:`app.learning.grading.LessonProgress`), with the lesson's title."""
 
-    Attributes:
-        status: ``não iniciada``, ``em andamento`` or ``concluída``.
-        right: questions answered right at least once.
-        total: questions the lesson has now.
-        first_try_right: questions right on the first attempt.
-        attempts: attempts on the lesson's current questions.
-    """
-
-    slug: str
     title: str
-    status: Literal["não iniciada", "em andamento", "concluída"]
-    right: int
-    total: int
-    first_try_right: int
-    attempts: int
 
 
 class PlacePublic(SQLModel):
@@ -173,15 +164,7 @@ def progress_public(
     """The JSON shape of a learner's progress (lessons, finished walks, place); ``resume_url``
     is the link to ``progress.resume``."""
     lessons = [
-        LessonProgressPublic(
-            slug=p.slug,
-            title=lesson.meta.title_text,
-            status=p.status.value,
-            right=p.right,
-            total=p.total,
-            first_try_right=p.first_try_right,
-            attempts=p.attempts,
-        )
+        LessonProgressPublic(**asdict(p), title=lesson.meta.title_text)
         for lesson, p in progress.rows
     ]
     resume = progress.resume
