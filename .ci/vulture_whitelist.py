@@ -39,6 +39,7 @@ _.view_box  # templates/_tree_map.html
 _.nav_section  # templates/base.html (urls.nav_section)
 _.answer_route  # templates/_question.html (question_mode)
 _.unfolded  # templates/_question.html (question_mode)
+_.first_try_right  # templates/progress.html; /api/progresso (app/web/public.py, by asdict)
 
 # --- Data read from a file or written to a column, never read back by name --------------------
 _.nota  # engines.yml's free note per engine: a known key, so the file validates (extra="forbid")
