@@ -36,7 +36,7 @@ To add a question kind, add its writer to :data:`WRITERS`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from xml.etree import ElementTree as ET
@@ -99,26 +99,32 @@ def _option_texts(question: Question, spec: QuestionSpec | None) -> list[tuple[s
     return found
 
 
-def _choice(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
-    _value(element, "single", "true")
-    _value(element, "shuffleanswers", "true")
-    _value(element, "answernumbering", "abc")
-    _graded_options(element, question, spec)
-    return "multichoice"
+@dataclass(frozen=True)
+class ChoiceType:
+    """A Moodle question type whose answers are the question's options, each with full marks
+    when it is right and none when it is wrong: the type's name and the settings (element,
+    text) it is always written with. A writer of :data:`WRITERS`."""
+
+    name: str
+    settings: Mapping[str, str]
+
+    def __call__(self, element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+        for tag, value in self.settings.items():
+            _value(element, tag, value)
+        for option_id, text, explanation in _option_texts(question, spec):
+            _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+        return self.name
 
 
-def _all_or_nothing(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
-    _value(element, "shuffleanswers", "1")
-    _value(element, "answernumbering", "abc")
-    _value(element, "showstandardinstruction", "0")
-    _graded_options(element, question, spec)
-    return "multichoiceset"
-
-
-def _graded_options(element: ET.Element, question: Question, spec: QuestionSpec | None) -> None:
-    """Each option as an answer: full marks when it is right, none when it is wrong."""
-    for option_id, text, explanation in _option_texts(question, spec):
-        _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+# Core multichoice with one right option.
+_CHOICE = ChoiceType(
+    "multichoice", {"single": "true", "shuffleanswers": "true", "answernumbering": "abc"}
+)
+# qtype_multichoiceset (all or nothing), without Moodle's "Select one or more" line.
+_ALL_OR_NOTHING = ChoiceType(
+    "multichoiceset",
+    {"shuffleanswers": "1", "answernumbering": "abc", "showstandardinstruction": "0"},
+)
 
 
 def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
@@ -139,15 +145,21 @@ def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | Non
         wrong = _answer(element, NONE, number_text(value), feedback, markdown=False)
         _value(wrong, "tolerance", number_text(tolerance_of(value)))
     if key.unit:
-        units = ET.SubElement(element, "units")
-        unit = ET.SubElement(units, "unit")
-        _value(unit, "multiplier", "1")
-        _value(unit, "unit_name", key.unit)
-        _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
-        _value(element, "unitpenalty", "0")
-        _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
-        _value(element, "unitsleft", "0")
+        _unit(element, key.unit)
     return "numerical"
+
+
+def _unit(element: ET.Element, name: str) -> None:
+    """The answer's unit as a Moodle unit: multiplier 1, optional and not graded, typed after
+    the number (``numerical`` and ``calculated`` read the same elements)."""
+    units = ET.SubElement(element, "units")
+    unit = ET.SubElement(units, "unit")
+    _value(unit, "multiplier", "1")
+    _value(unit, "unit_name", name)
+    _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
+    _value(element, "unitpenalty", "0")
+    _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
+    _value(element, "unitsleft", "0")
 
 
 # simpleeval's functions as Moodle's calculated formulas write them (PHP's functions).
@@ -237,14 +249,7 @@ def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | No
     _value(right, "correctanswerformat", "1")  # decimals
     _value(right, "correctanswerlength", "2")
     if variants.unit:
-        units = ET.SubElement(element, "units")
-        unit = ET.SubElement(units, "unit")
-        _value(unit, "multiplier", "1")
-        _value(unit, "unit_name", variants.unit)
-        _value(element, "unitgradingtype", "0")
-        _value(element, "unitpenalty", "0")
-        _value(element, "showunits", "0")
-        _value(element, "unitsleft", "0")
+        _unit(element, variants.unit)
     definitions = ET.SubElement(element, "dataset_definitions")
     for position, name in enumerate(variants.names):
         values = [point[position] for point in variants.grid]
@@ -290,9 +295,9 @@ def _ordering(element: ET.Element, question: Question, spec: QuestionSpec | None
 Writer = Callable[[ET.Element, Question, QuestionSpec | None], str]
 # Each writer adds its type's elements and returns the Moodle question type.
 WRITERS: dict[str, Writer] = {
-    "single": _choice,
-    "scenario": _choice,
-    "multiple": _all_or_nothing,
+    "single": _CHOICE,
+    "scenario": _CHOICE,
+    "multiple": _ALL_OR_NOTHING,
     "numeric": _numerical,
     "ordering": _ordering,
 }

@@ -14,7 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
@@ -34,6 +34,7 @@ from app.content.variants import (
 )
 from app.content.yamlsrc import (
     Locator,
+    YamlSpec,
     is_nonempty_list,
     read_block,
 )
@@ -42,28 +43,25 @@ from app.i18n import N_, gettext, ngettext
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
-class OptionSpec(BaseModel):
+class OptionSpec(YamlSpec):
     """One option as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
     engine: str | None = None
 
 
-class WrongValueSpec(BaseModel):
+class WrongValueSpec(YamlSpec):
     """A likely wrong value of a ``numeric`` question, with its own explanation."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     value: float = Field(allow_inf_nan=False)
     explanation: str = Field(min_length=1)
 
 
-class HintSpec(BaseModel):
+class HintSpec(YamlSpec):
     """A hint written as a mapping: its text and whether it is the worked answer."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     text: str = Field(min_length=1)
     worked: bool = False
 
@@ -71,15 +69,14 @@ class HintSpec(BaseModel):
 MAX_HINTS = 3
 
 
-class ItemSpec(BaseModel):
+class ItemSpec(YamlSpec):
     """One item of an ``ordering`` question, as written in YAML (in the right order)."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
 
 
-class QuestionSpec(BaseModel):
+class QuestionSpec(YamlSpec):
     """One question as written in YAML.
 
     Choice kinds (``single``, ``multiple``, ``scenario``) have ``options``; ``numeric`` has
@@ -87,7 +84,6 @@ class QuestionSpec(BaseModel):
     ``wrong`` optional); ``ordering`` has ``items`` in the right order and ``explanation``.
     """
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     kind: Literal["single", "multiple", "scenario", "numeric", "ordering"]
     prompt: str = Field(min_length=1)

@@ -26,9 +26,10 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from app.content.numbers import evaluate, format_number
+from app.content.yamlsrc import YamlSpec
 from app.i18n import gettext
 
 if TYPE_CHECKING:
@@ -39,10 +40,9 @@ SLOT = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
 VALUE_SLOT = "value"  # the right answer, in the working and the explanation
 
 
-class RangeSpec(BaseModel):
+class RangeSpec(YamlSpec):
     """A parameter's values from ``min`` to ``max`` (both included) by ``step``."""
 
-    model_config = ConfigDict(extra="forbid")
     min: float = Field(allow_inf_nan=False)
     max: float = Field(allow_inf_nan=False)
     step: float = Field(gt=0, allow_inf_nan=False)

@@ -8,7 +8,6 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import StrEnum
 from typing import TypeVar
 
 from app.content.numbers import (
@@ -19,7 +18,7 @@ from app.content.numbers import (
     plain_number,
 )
 from app.content.quiz import Item, Option, Question
-from app.i18n import N_, gettext
+from app.i18n import N_, LabeledEnum, gettext
 from app.learning.rules import counted, counted_total, is_done
 
 T = TypeVar("T")
@@ -308,24 +307,13 @@ def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> t
     return tuple(stable_shuffle(question.options, learner_id, lesson_slug, question.id))
 
 
-class LessonStatus(StrEnum):
-    """A learner's status in one lesson; :attr:`label` is what the learner reads."""
+class LessonStatus(LabeledEnum):
+    """A learner's status in one lesson; :attr:`label` is what the learner reads ("Não
+    iniciada")."""
 
-    NOT_STARTED = "não iniciada"
-    IN_PROGRESS = "em andamento"
-    DONE = "concluída"
-
-    @property
-    def label(self) -> str:
-        """The status as the learner reads it, from the catalog ("Não iniciada")."""
-        return gettext(_STATUS_LABELS[self.name])
-
-
-_STATUS_LABELS = {
-    "NOT_STARTED": N_("Not started"),
-    "IN_PROGRESS": N_("In progress"),
-    "DONE": N_("Done"),
-}
+    NOT_STARTED = "não iniciada", N_("Not started")
+    IN_PROGRESS = "em andamento", N_("In progress")
+    DONE = "concluída", N_("Done")
 
 
 @dataclass(frozen=True)

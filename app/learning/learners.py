@@ -11,7 +11,8 @@ from sqlmodel import Session, col, select
 
 from app.learning.mastery import recount_mastery
 from app.learning.review import delete_cards, learner_cards, merge_cards
-from app.learning.store import Place, ensure_learner, set_place
+from app.learning.state import Place
+from app.learning.store import ensure_learner, set_place
 from app.learning.tallies.write import recount_learners
 from app.platform.db import begin_write
 from app.platform.models import (

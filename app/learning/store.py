@@ -37,7 +37,6 @@ from app.learning.state import (
     AttemptRow,
     CardRow,
     DrawRow,
-    DuplicateKeyError,
     LearnerState,
     NewAnswer,
     Place,
@@ -62,8 +61,6 @@ from app.platform.models import (
     utcnow,
 )
 
-# Place and DuplicateKeyError live in app.learning.state; importable here too
-__all__ = ["DuplicateKeyError", "LearnerStates", "Place"]
 _LEARNER = bindparam("learner", type_=String)
 # The highest attempt and walk ids already read (kept in memory): only newer rows are read.
 # -1: read every row.
