@@ -145,11 +145,11 @@ class ClassDesk:
         return _back_to_class(self.request, self.classroom)
 
 
-DeskDep = Annotated[ClassDesk, Depends()]
+ClassDeskDep = Annotated[ClassDesk, Depends()]
 
 
 @router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
-def class_page(desk: DeskDep):
+def class_page(desk: ClassDeskDep):
     """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
     return desk.page()
 
@@ -170,7 +170,7 @@ def class_delete(request: Request, classroom: ClassDep, db: SessionDep):
 
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
 def class_due(
-    desk: DeskDep,
+    desk: ClassDeskDep,
     licao: Annotated[str, Form(max_length=100)] = "",
     prazo: Annotated[str, Form(max_length=40)] = "",
 ):
@@ -186,7 +186,7 @@ def class_due(
 
 
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
-def class_staff(desk: DeskDep, usuario: Annotated[str, Form(max_length=30)] = ""):
+def class_staff(desk: ClassDeskDep, usuario: Annotated[str, Form(max_length=30)] = ""):
     """Add another instructor to the class."""
     other = instructor_account(desk.db, usuario.strip().lower())
     if other is None:
@@ -199,7 +199,7 @@ def class_staff(desk: DeskDep, usuario: Annotated[str, Form(max_length=30)] = ""
     "/instrutor/turmas/{class_id}/equipe/remover", response_class=HTMLResponse, name="class_unstaff"
 )
 def class_unstaff(
-    desk: DeskDep, instructor: StaffDep, usuario: Annotated[str, Form(max_length=30)] = ""
+    desk: ClassDeskDep, instructor: StaffDep, usuario: Annotated[str, Form(max_length=30)] = ""
 ):
     """Remove an instructor from the class (never the last one: 422).
 
@@ -216,7 +216,7 @@ def class_unstaff(
 
 
 @router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
-def class_zone(desk: DeskDep, fuso: Annotated[str, Form(max_length=64)] = ""):
+def class_zone(desk: ClassDeskDep, fuso: Annotated[str, Form(max_length=64)] = ""):
     """Set the class's time zone (from the select of IANA zones); 422 for any other value."""
     try:
         classes.set_time_zone(desk.db, desk.classroom, fuso)

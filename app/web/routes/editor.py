@@ -1,7 +1,8 @@
 """The lesson editor in the browser: edit, preview, publish, history, restore, new lesson.
 
 Every route needs an instructor (:data:`app.web.deps.InstructorDep`) and answers 404 when
-``CURSO_WEB_EDITOR`` is off. The rules live in :mod:`app.authoring.editor`; a route parses the form,
+``CURSO_WEB_EDITOR`` is off; a lesson's routes get its file with the instructor
+(:data:`EditedLessonDep`). The rules live in :mod:`app.authoring.editor`; a route parses the form,
 calls one of them and renders. Saving is a plain form POST (it works without JavaScript);
 the live preview is an htmx POST that returns the ``_editor_preview.html`` fragment, and
 the same route renders the whole editor for the "Pré-visualizar" button without JavaScript.
