@@ -225,6 +225,22 @@ def test_account_forms_read_fields_as_sent_up_to_300_characters(client, settings
     assert db_rows(settings, "SELECT username FROM account") == [("bia",)]
 
 
+def test_a_refused_sign_up_still_leads_back_to_the_class_link(client, settings):
+    """A learner sent from a class link who mistypes at sign-up gets the form again still
+    carrying ``proximo``: the next try lands on the class link, as a sign-in's would."""
+    link = "/turmas/entrar/abc"
+    refused = post_form(
+        client, "/conta/criar", usuario="bia", senha="curta", confirmacao="curta", proximo=link
+    )
+    assert refused.status_code == 422
+    kept = soup(refused).select_one('form[action="/conta/criar"] input[name="proximo"]')
+    assert kept is not None and kept["value"] == link
+    again = post_form(
+        client, "/conta/criar", usuario="bia", senha=PASSWORD, confirmacao=PASSWORD, proximo=link
+    )
+    assert (again.status_code, again.headers["location"]) == (303, link)
+
+
 def test_failed_sign_ins_are_limited_per_username_and_per_ip(client):
     sign_up(new_browser(client), "ana")
     for _ in range(5):

@@ -243,11 +243,11 @@ def _sign_in(request: Request, learner_id: str, username: str) -> None:
 def _sign_up_refused(
     request: Request, form: SignUpForm, status: int, message: str, wrong: str | None = None
 ):
-    """The account page again with the sign-up form's ``message`` and the username typed;
-    ``wrong``: the field to fix ("username", "password" or "confirmation")."""
-    return _page(
-        request, None, status=status, signup_error=message, username=form.usuario, wrong=wrong
-    )
+    """The account page again with the sign-up form's ``message``, the username typed and the
+    page signing up leads to; ``wrong``: the field to fix ("username", "password" or
+    "confirmation")."""
+    context = {"signup_error": message, "username": form.usuario, "wrong": wrong}
+    return _page(request, None, status=status, next_page=safe_next(form.proximo), **context)
 
 
 def _sign_in_refused(request: Request, form: SignInForm, status: int, message: str):
