@@ -120,6 +120,28 @@ def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settin
     assert db_rows(settings, "SELECT token_url, client_id FROM lti_platform") == [(long_url, "abc")]
 
 
+def test_a_deployment_id_of_only_commas_and_spaces_is_a_missing_field(settings):
+    """ ", ," fills the field but names no deployment: it is refused as a missing field, with
+    the form kept, and no platform without deployments is registered."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    for value in (", ,", ",", " , , "):
+        sent = {"csrftoken": token, **FIELDS, "deployment_id": value}
+        refused = teacher.post("/instrutor/lti", data=sent)
+        assert refused.status_code == 422, value
+        page = soup(refused.text)
+        assert text(page.select_one("#lti-erro")) == "Preencha todos os campos."
+        assert page.select_one("#lti-deployment_id")["value"] == value.strip()
+        assert page.select_one("#lti-issuer")["value"] == FIELDS["issuer"]
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_deployment") == [(0,)]
+    sent = {"csrftoken": token, **FIELDS, "deployment_id": ", 7 ,"}
+    assert teacher.post("/instrutor/lti", data=sent).status_code == 303
+    assert db_rows(settings, "SELECT deployment_id FROM lti_deployment") == [("7",)]
+
+
 def test_ids_past_their_255_character_columns_get_422_with_the_form_kept(settings):
     """The issuer, the client id and each deployment id are stored in 255-character columns:
     past them, 422 with a message and what was typed, not PostgreSQL's error (a 500)."""

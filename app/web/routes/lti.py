@@ -702,18 +702,19 @@ def lti_register(
     sent: Annotated[PlatformForm, Form()],
 ):
     """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing, a URL is not an address, or an id is longer than its column
-    (:data:`ID_MAX`). Several deployment ids: comma-separated.
+    field is missing (a deployment id field of only commas and spaces too), a URL is not an
+    address, or an id is longer than its column (:data:`ID_MAX`). Several deployment ids:
+    comma-separated.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
     form = {name: value.strip() for name, value in sent.model_dump().items()}
-    if not all(form.values()):
+    deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
+    if not all(form.values()) or not deployments:  # ", ," names no deployment
         return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
     for name in ("auth_url", "token_url", "jwks_url"):
         if not is_web_address(form[name]):
             return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
-    deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
     if max(len(form["issuer"]), len(form["client_id"]), *map(len, deployments)) > ID_MAX:
         error = gettext(LONG_ID) % {"max": ID_MAX}
         return _registration_page(request, db, 422, form=form, error=error)
