@@ -96,6 +96,56 @@ def test_an_admin_registers_a_platform_on_the_page(settings):
     assert "outro.example.org" not in csp and MOODLE not in csp
 
 
+def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settings):
+    """A field past 1000 characters is the generic 422 page; an absent one is a missing
+    field; spaces around a value are dropped; nothing is registered until all is right."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    for name in FIELDS:
+        sent = {"csrftoken": token, **FIELDS, name: "h" * 1001}
+        refused = teacher.post("/instrutor/lti", data=sent)
+        assert refused.status_code == 422, name
+        assert text(soup(refused.text).h1) == "Dados inválidos"
+        assert "O formulário enviado está incompleto ou malformado" in refused.text
+    absent = {key: value for key, value in FIELDS.items() if key != "token_url"}
+    missing = teacher.post("/instrutor/lti", data={"csrftoken": token, **absent})
+    assert missing.status_code == 422
+    assert text(soup(missing.text).select_one("#lti-erro")) == "Preencha todos os campos."
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    long_url = MOODLE + "/" + "t" * (1000 - len(MOODLE) - 3)
+    spaced = {"csrftoken": token, **FIELDS, "token_url": f" {long_url} ", "client_id": " abc "}
+    assert teacher.post("/instrutor/lti", data=spaced).status_code == 303
+    assert db_rows(settings, "SELECT token_url, client_id FROM lti_platform") == [(long_url, "abc")]
+
+
+def test_ids_past_their_255_character_columns_get_422_with_the_form_kept(settings):
+    """The issuer, the client id and each deployment id are stored in 255-character columns:
+    past them, 422 with a message and what was typed, not PostgreSQL's error (a 500)."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    long_id = "i" * 256
+    for name, value in (
+        ("issuer", f"{MOODLE}/{long_id}"),
+        ("client_id", long_id),
+        ("deployment_id", f"1, {long_id}"),
+    ):
+        refused = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, name: value})
+        assert refused.status_code == 422, name
+        assert text(soup(refused.text).select_one("#lti-erro")) == (
+            "O ID da plataforma, o ID de cliente e cada ID de implantação têm no máximo 255 "
+            "caracteres."
+        )
+        assert soup(refused.text).select_one(f"#lti-{name}")["value"] == value
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    fits = {"csrftoken": token, **FIELDS, "client_id": "c" * 255, "deployment_id": "d" * 255}
+    assert teacher.post("/instrutor/lti", data=fits).status_code == 303
+    assert db_rows(settings, "SELECT client_id FROM lti_platform") == [("c" * 255,)]
+
+
 def test_only_a_site_admin_registers_or_confirms_a_platform(settings):
     app = create_app(settings)
     with Session(make_engine(settings.database_url)) as db:

@@ -133,8 +133,13 @@ def test_tree_pages_and_404(client):
         "/arvores/guia-osman",
         "/arvores/guia-fase17",
     ]
-    missing = client.get("/arvores/nao-existe")
-    assert missing.status_code == 404 and "Árvore de decisão não encontrada." in missing.text
+    for url in ("/arvores/nao-existe", "/arvores/nao-existe/widget?c=hopper"):
+        missing = client.get(url)
+        assert missing.status_code == 404 and "Árvore de decisão não encontrada." in missing.text
+    for url in ("/arvores/guia-osman", "/arvores/guia-osman/widget"):
+        too_long = client.get(url, params={"c": "h" * 2001})
+        assert too_long.status_code == 422
+        assert "O formulário enviado está incompleto ou malformado" in too_long.text
 
 
 def test_compare_shows_both_guides_and_where_they_differ(client):

@@ -11,6 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, StringConstraints
 
 from app.i18n import N_, gettext
 from app.learning.instructors import staff_account
@@ -51,7 +52,23 @@ CREATED = N_(
     "Account created: you are signed in as %(name)s. Your progress is kept in it, and you can "
     "sign in to it from any browser."
 )
-Field = Annotated[str, Form(max_length=300)]
+# A field of the account forms: absent or empty reads as "", past 300 characters it is the
+# 422 page "Dados inválidos" (app/web/errors.py).
+AccountField = Annotated[str, StringConstraints(max_length=300)]
+
+
+class SignInForm(BaseModel):
+    """The sign-in form: username and password as typed, and the page to go back to."""
+
+    usuario: AccountField = ""
+    senha: AccountField = ""
+    proximo: AccountField = ""
+
+
+class SignUpForm(SignInForm):
+    """The sign-up form: the sign-in form's fields and the password typed again."""
+
+    confirmacao: AccountField = ""
 
 
 @dataclass
@@ -93,10 +110,7 @@ def account_page(
 def sign_up(
     request: Request,
     desk: DeskDep,
-    usuario: Field = "",
-    senha: Field = "",
-    confirmacao: Field = "",
-    proximo: Field = "",
+    form: Annotated[SignUpForm, Form()],
 ):
     """Create an account for this browser's learner, keeping their progress, and sign in.
 
@@ -109,29 +123,20 @@ def sign_up(
         return _page(request, desk.account, status=409, signup_error=gettext(ALREADY_IN))
     blocked = desk.limiter.sign_up_attempt(_client_ip(request))
     if blocked:
-        response = _page(request, None, status=429, signup_error=blocked.message, username=usuario)
+        response = _sign_up_refused(request, form, 429, blocked.message)
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
     try:
-        username = clean_username(usuario)
-        check_new_password(senha, confirmacao)
+        username = clean_username(form.usuario)
+        check_new_password(form.senha, form.confirmacao)
     except CredentialsError as exc:
-        return _page(
-            request, None, status=422, signup_error=str(exc), username=usuario, wrong=exc.field
-        )
+        return _sign_up_refused(request, form, 422, str(exc), wrong=exc.field)
     try:
-        create_account(desk.db, desk.learner_id, username, desk.passwords.hash(senha))
+        create_account(desk.db, desk.learner_id, username, desk.passwords.hash(form.senha))
     except UsernameTaken:
-        return _page(
-            request,
-            None,
-            status=409,
-            signup_error=gettext(TAKEN),
-            username=usuario,
-            wrong="username",
-        )
+        return _sign_up_refused(request, form, 409, gettext(TAKEN), wrong="username")
     _sign_in(request, desk.learner_id, username)
-    next_page = safe_next(proximo)
+    next_page = safe_next(form.proximo)
     if not next_page:  # else the page that asked for an account (a class link) says what's next
         leave_notice(request, gettext(CREATED) % {"name": username})
     response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
@@ -142,9 +147,7 @@ def sign_up(
 def sign_in(
     request: Request,
     desk: DeskDep,
-    usuario: Field = "",
-    senha: Field = "",
-    proximo: Field = "",
+    form: Annotated[SignInForm, Form()],
 ):
     """Sign in; this browser's anonymous progress merges into the account.
 
@@ -157,37 +160,23 @@ def sign_in(
     device cookie and leads to ``proximo`` when it is a path of this site, else to the
     progress page.
     """
-    next_page = safe_next(proximo)
+    next_page = safe_next(form.proximo)
     if desk.account:
         return _page(request, desk.account, status=409, signin_error=gettext(ALREADY_IN))
-    typed = usuario.strip().lower()[:30]
+    typed = form.usuario.strip().lower()[:30]
     username = typed if is_username(typed) else None
     ip = _client_ip(request)
     device = desk.devices.device(request.cookies.get(DEVICE_COOKIE), username)
     # counted as failed until the password is right
     blocked = desk.limiter.attempt(username, ip, device)
     if blocked:
-        response = _page(
-            request,
-            None,
-            status=429,
-            signin_error=blocked.message,
-            username=usuario,
-            next_page=next_page,
-        )
+        response = _sign_in_refused(request, form, 429, blocked.message)
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
     found = find_account(desk.db, username) if username else None
-    checked = desk.passwords.check(senha, found.password_hash if found else None)
+    checked = desk.passwords.check(form.senha, found.password_hash if found else None)
     if not checked.matched or found is None:
-        return _page(
-            request,
-            None,
-            status=401,
-            signin_error=gettext(WRONG_CREDENTIALS),
-            username=usuario,
-            next_page=next_page,
-        )
+        return _sign_in_refused(request, form, 401, gettext(WRONG_CREDENTIALS))
     desk.limiter.succeeded(found.username, ip, device)
     if checked.new_hash:  # from before NFKC normalisation, or with other argon2 parameters
         replace_password_hash(desk.db, found, checked.new_hash)
@@ -249,6 +238,23 @@ def _sign_in(request: Request, learner_id: str, username: str) -> None:
     rotate_session_id(request)
     request.session.clear()
     request.session.update({LEARNER_KEY: learner_id, ACCOUNT_KEY: username})
+
+
+def _sign_up_refused(
+    request: Request, form: SignUpForm, status: int, message: str, wrong: str | None = None
+):
+    """The account page again with the sign-up form's ``message``, the username typed and the
+    page signing up leads to; ``wrong``: the field to fix ("username", "password" or
+    "confirmation")."""
+    context = {"signup_error": message, "username": form.usuario, "wrong": wrong}
+    return _page(request, None, status=status, next_page=safe_next(form.proximo), **context)
+
+
+def _sign_in_refused(request: Request, form: SignInForm, status: int, message: str):
+    """The account page again with the sign-in form's ``message``, the username typed and the
+    page signing in leads to."""
+    context = {"signin_error": message, "username": form.usuario}
+    return _page(request, None, status=status, next_page=safe_next(form.proximo), **context)
 
 
 def _page(request: Request, account: str | None, status: int = 200, **context):

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from itsdangerous import BadData, URLSafeTimedSerializer
+from pydantic import BaseModel, StringConstraints
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -99,6 +100,10 @@ NOT_DEEP_LINK = N_("Open this page from the LMS, choosing the course as external
 UNKNOWN_LESSON = N_("The LMS asked for a lesson the course does not have: %(slug)s.")
 BAD_URL = N_("Write a full address starting with https:// or http://.")
 MISSING_FIELD = N_("Fill in every field.")
+ID_MAX = 255  # the columns of the issuer, the client id and a deployment id (app.platform.models)
+LONG_ID = N_(
+    "The platform ID, the client ID and each deployment ID have at most %(max)s characters."
+)
 NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
 WRONG_CREDENTIALS = N_("Wrong username or password.")
 NO_COOKIE_OVER_HTTP = N_(
@@ -135,6 +140,20 @@ STORAGE_NONCE = N_("the launch's nonce is not the one its login kept in the LMS'
 NO_PLATFORM = N_("There is no registered platform with this address.")
 LTI_ACCOUNT_PREFIX = "lti-"
 Field = Annotated[str, Form(max_length=1000)]
+PlatformField = Annotated[str, StringConstraints(max_length=1000)]
+
+
+class PlatformForm(BaseModel):
+    """The LMS registration form, the fields of ``curso lti registrar``: an absent or empty
+    field reads as "", one past 1000 characters is the 422 page "Dados inválidos"
+    (:mod:`app.web.errors`)."""
+
+    issuer: PlatformField = ""
+    client_id: PlatformField = ""
+    deployment_id: PlatformField = ""  # several: comma-separated
+    auth_url: PlatformField = ""
+    token_url: PlatformField = ""
+    jwks_url: PlatformField = ""
 
 
 class StarletteLtiRequest(LtiRequest):
@@ -670,32 +689,24 @@ def lti_register(
     request: Request,
     db: SessionDep,
     _admin: AdminDep,
-    issuer: Field = "",
-    client_id: Field = "",
-    deployment_id: Field = "",
-    auth_url: Field = "",
-    token_url: Field = "",
-    jwks_url: Field = "",
+    sent: Annotated[PlatformForm, Form()],
 ):
     """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing or a URL is not an address. Several deployment ids: comma-separated.
+    field is missing, a URL is not an address, or an id is longer than its column
+    (:data:`ID_MAX`). Several deployment ids: comma-separated.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
-    form = {
-        "issuer": issuer.strip(),
-        "client_id": client_id.strip(),
-        "deployment_id": deployment_id.strip(),
-        "auth_url": auth_url.strip(),
-        "token_url": token_url.strip(),
-        "jwks_url": jwks_url.strip(),
-    }
+    form = {name: value.strip() for name, value in sent.model_dump().items()}
     if not all(form.values()):
         return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
     for name in ("auth_url", "token_url", "jwks_url"):
         if not is_web_address(form[name]):
             return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
     deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
+    if max(len(form["issuer"]), len(form["client_id"]), *map(len, deployments)) > ID_MAX:
+        error = gettext(LONG_ID) % {"max": ID_MAX}
+        return _registration_page(request, db, 422, form=form, error=error)
     register_platform(
         db,
         form["issuer"],

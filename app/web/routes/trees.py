@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.content.course import Course
 from app.content.layout import layout
+from app.content.trees import Tree
 from app.content.walk import WalkError, walk_path
 from app.i18n import gettext
 from app.learning.compare import compare_context
@@ -30,6 +33,37 @@ from app.web.urls import urls_of
 router = APIRouter()
 
 
+@dataclass(frozen=True)
+class AskedWalk:
+    """The walk a tree's page or widget is asked for: the tree of the address, the option
+    ids chosen so far (``?c=``, comma-separated; ``None``: the start) and the course as its
+    reader sees it."""
+
+    course: Course
+    tree: Tree
+    path: str | None
+
+    def view(self, lesson_slug: str = "", notice: str | None = None) -> TreeView:
+        """The walk along :attr:`path` (:func:`app.learning.trees.tree_view`)."""
+        return tree_view(self.tree, self.path, lesson_slug, notice)
+
+
+async def asked_walk(
+    tree_id: str,
+    course: ReaderCourseDep,
+    c: Annotated[str | None, Query(max_length=2000)] = None,
+) -> AskedWalk:
+    """The walk of the address and its ``?c=``.
+
+    Raises:
+        HTTPException: 404 with a message in Portuguese when the course has no such tree.
+    """
+    return AskedWalk(course, find_tree(course, tree_id), c)
+
+
+AskedWalkDep = Annotated[AskedWalk, Depends(asked_walk)]
+
+
 @router.get("/arvores", response_class=HTMLResponse, name="trees")
 async def trees_index(request: Request, course: CourseDep):
     """Every decision tree in the course, with links to walk or compare them."""
@@ -45,30 +79,19 @@ async def compare(request: Request, course: CourseDep):
 
 
 @router.get("/arvores/{tree_id}", response_class=HTMLResponse, name="tree")
-async def tree_page(
-    request: Request,
-    tree_id: str,
-    course: ReaderCourseDep,
-    c: Annotated[str | None, Query(max_length=2000)] = None,
-):
+async def tree_page(request: Request, asked: AskedWalkDep):
     """The standalone page of one tree: walk and map at full width."""
-    tree = find_tree(course, tree_id)
-    lesson = course.get(course.tree_lessons[tree.id])
-    view = tree_view(tree, c, notice=request.query_params.get("aviso"))
+    lesson = asked.course.get(asked.course.tree_lessons[asked.tree.id])
+    view = asked.view(notice=request.query_params.get("aviso"))
     return render(request, "tree.html", {"view": view, "lesson": lesson})
 
 
 @router.get("/arvores/{tree_id}/widget", response_class=HTMLResponse, name="tree_widget")
 async def tree_widget(
-    request: Request,
-    tree_id: str,
-    course: ReaderCourseDep,
-    c: Annotated[str | None, Query(max_length=2000)] = None,
-    licao: Annotated[str, Query(max_length=100)] = "",
+    request: Request, asked: AskedWalkDep, licao: Annotated[str, Query(max_length=100)] = ""
 ):
     """The widget alone (for htmx): back one step, restart, or any path."""
-    tree = find_tree(course, tree_id)
-    view = tree_view(tree, c, embedding_lesson(course, tree, licao))
+    view = asked.view(embedding_lesson(asked.course, asked.tree, licao))
     return render(request, "_tree.html", {"view": view})
 
 
