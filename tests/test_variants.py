@@ -17,7 +17,7 @@ from app.content.variants import decode, encode, instance, shown
 from app.learning.variants import learner_variant, page_variant
 from app.main import create_app
 from tests.support.accounts import instructor, new_browser, sign_in, sign_up
-from tests.support.app import db_rows, make_settings
+from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.lessons import folder_with, messages
 from tests.support.pools import VARIANT, course_folder
@@ -448,7 +448,7 @@ def test_a_plural_slot_gives_the_word_that_agrees_with_each_variants_number(tmp_
 
 def test_the_kernels_lesson_never_writes_a_word_with_s_in_brackets():
     """The lesson's variants said "{{ bytes }} byte(s)" and "{{ lote }} sequência(s)"."""
-    lesson = load_course(Path("lessons")).get("kernels")
+    lesson = load_course(REPO_LESSONS).get("kernels")
     read: set[str] = set()
     for question in lesson.questions.values():
         if question.variants is None:
