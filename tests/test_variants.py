@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
-from app.content.variants import decode, encode, instance, shown
+from app.content.variants import decode, encode, excerpt_html, instance, shown
 from app.learning.variants import learner_variant, page_variant
 from app.main import create_app
 from tests.support.accounts import instructor, new_browser, sign_in, sign_up
@@ -530,3 +530,17 @@ def test_curso_check_refuses_a_key_that_two_decimals_put_outside_its_tolerance(t
         "pesos = 4 é 0.00234, que a página escreve com no máximo 2 casas decimais como 0, fora "
         "da tolerância: mude as unidades para a resposta precisar de menos casas"
     ]
+
+
+def test_a_variant_is_named_by_the_clauses_holding_its_numbers_else_by_its_ids():
+    """The clauses that hold a parameter, a gap marked "…", and a parameter no text uses
+    written with its id last (it could not be named otherwise)."""
+    prompt = (
+        "Com {{ a }} {{ a | byte, bytes }} por peso, num dia de sol, "
+        "e {{ b }} GB/s. Quanto dá? Responda com vírgula."
+    )
+    named = excerpt_html(("a", "b", "c"), prompt, None, {"a": 1.0, "b": 1500.0, "c": 0.5})
+    assert named == (
+        "Com <strong>1</strong> byte por peso … e <strong>1.500</strong> GB/s; "
+        "c = <strong>0,5</strong>"
+    )

@@ -225,7 +225,7 @@ def excerpt_html(
     counts = {name: params[name] for name in marked}
 
     def fill_in(text: str) -> str:
-        return _substitute(text, lambda n: marked.get(n, n), counts.get)
+        return _substitute(text, marked.get, counts.get)
 
     sources = [plain_text(render_inline(fill_in(legend)))] if legend else []
     sources.append(plain_text(render_block(fill_in(prompt))))
@@ -241,10 +241,9 @@ def excerpt_html(
         left -= new
         kept.append((pieces[i - 1] if last == i - 2 else " … ") + clause if kept else clause)
         last = i
-    kept += [
-        f"{'; ' if kept else ''}{name} = {mark}" for name, mark in marked.items() if mark in left
-    ]
-    return escape("".join(kept)).replace(start, "<strong>").replace(end, "</strong>")
+    unused = [f"{name} = {mark}" for name, mark in marked.items() if mark in left]
+    text = "; ".join(part for part in ("".join(kept), "; ".join(unused)) if part)
+    return escape(text).replace(start, "<strong>").replace(end, "</strong>")
 
 
 def slots(template: str) -> set[str]:
