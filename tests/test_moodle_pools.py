@@ -82,6 +82,30 @@ def test_a_variant_question_is_calculated_and_every_dataset_item_gives_the_key(t
         assert abs(Decimal(repr(moodle_value(answer.text, values))) - key) < Decimal("0.000001")
 
 
+def test_moodle_reads_a_plural_slot_as_the_form_every_value_takes_else_both(tmp_path):
+    """Moodle shows one dataset item and cannot choose the word by its number: a parameter
+    taking 1 and 2 reads "gigabyte(s)", one taking 2 and 4 reads "gigabytes"; the key is
+    shown with the course's two decimals."""
+    worded = VARIANT.replace(
+        "lê {{ pesos }} GB", "lê {{ pesos }} {{ pesos | gigabyte, gigabytes }}"
+    )
+    texts = []
+    for n, weights in enumerate(("[1, 2]", "[2, 4]")):
+        body = worded.replace("{min: 4, max: 16, step: 4}", weights)
+        (tmp_path / str(n)).mkdir()
+        lesson = load_course(course_folder(tmp_path / str(n), body)).get("decode-prefill")
+        document = moodle_xml_export([lesson]).document()
+        (written,) = [q for q in read_moodle_xml(document) if q.idnumber.endswith("variante")]
+        texts.append(written.text)
+        root = etree.fromstring(document.encode("utf-8"))
+        assert root.findtext("question/answer/correctanswerlength") == "2"
+    asked = "de pesos por token. Qual o teto do decode?"
+    assert texts == [
+        f"Uma GPU com {{banda}} GB/s lê {{pesos}} gigabyte(s) {asked}",
+        f"Uma GPU com {{banda}} GB/s lê {{pesos}} gigabytes {asked}",
+    ]
+
+
 def test_gift_leaves_a_variant_out_with_its_reason_and_tags_the_pools(tmp_path):
     export = gift_export([lesson_of(tmp_path)])
     assert export.skipped == [

@@ -13,11 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
-from app.content.variants import decode, encode, instance
+from app.content.variants import decode, encode, excerpt_html, instance, shown
 from app.learning.variants import learner_variant, page_variant
 from app.main import create_app
 from tests.support.accounts import instructor, new_browser, sign_in, sign_up
-from tests.support.app import db_rows, make_settings
+from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.lessons import folder_with, messages
 from tests.support.pools import VARIANT, course_folder
@@ -270,12 +270,21 @@ def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
         expected.setdefault(variant, []).append(int(correct))
     assert sum(int(answers) for _, answers, _ in rows) == 3
     assert len(rows) == len(expected)
+    # Each variant in the prompt's words, not by the YAML ids ("banda = 936, pesos = 4"): the
+    # clause of the legend that holds its numbers, the numbers in bold.
+    named = {
+        f"Uma GPU com {shown(p['banda'])} GB/s lê {shown(p['pesos'])} GB de pesos por token": v
+        for v in expected
+        for p in [decode(v)]
+    }
     for label, answers, facility in rows:
-        params = dict(part.split(" = ") for part in label.split(", "))
-        key = encode({k: float(v.replace(".", "").replace(",", ".")) for k, v in params.items()})
-        hits = expected[key]
+        hits = expected[named[label]]
         assert int(answers) == len(hits)
         assert facility == f"{round(100 * sum(hits) / len(hits))}%"
+    bold = [
+        [text(b) for b in row.select("td:first-child strong")] for row in card.select("tbody tr")
+    ]
+    assert all(len(numbers) == 2 for numbers in bold), bold
     # The next visit reads the figures kept in report_cache: the same table (it was gone, the
     # stored variants read back as plain dicts).
     again = teacher.get("/instrutor/perguntas")
@@ -384,3 +393,154 @@ def test_a_visitor_who_opened_a_hint_first_can_answer_the_variant_they_see(clien
     assert answer.status_code == 200
     assert soup(answer.text).select_one(".verdict")
     assert text(soup(answer.text).select_one(".hint-used .tag")) == "com dica"
+
+
+# --- what a learner and an instructor read (the new-user walk of issue 39's variants) ---------
+
+BYTES = """
+```quiz
+- id: teto-variante
+  kind: numeric
+  params:
+    banda: [1000]
+    bytes: [1, 2]
+  value: banda / bytes
+  tolerance: 2%
+  unit: tok/s
+  prompt: Com {{ banda }} GB/s e {{ bytes }} {{ bytes | byte, bytes }} por parâmetro, qual o teto?
+  working: "{{ banda }} ÷ {{ bytes }} {{ bytes | byte, bytes }} ≈ {{ value }} tokens/s"
+  explanation: O teto é a banda dividida pelos bytes lidos por token.
+```
+"""
+
+
+def test_a_plural_slot_gives_the_word_that_agrees_with_each_variants_number(tmp_path, database_url):
+    """A learner read "2 byte(s)": ``{{ bytes | byte, bytes }}`` writes "1 byte" or "2 bytes"
+    in the prompt and in the working; the dashboard names the question "1 ou 2 bytes"."""
+    settings = make_settings(tmp_path, folder_with(tmp_path, BYTES), database_url)
+    seen: dict[str, str] = {}
+    with TestClient(create_app(settings)) as client:
+        question = question_of(client)
+        for n in range(12):  # learners until both variants have been seen and answered
+            learner = new_browser(client)
+            sign_up(learner, f"aluno{n}")
+            page = learner.get(f"/licoes/{SLUG}").text
+            token = soup(page).select_one(f'#pergunta-{QID} input[name="variante"]')["value"]
+            bytes_ = question.variants.point(int(token.split(".")[0]))["bytes"]
+            word, key = ("byte", "1.000") if bytes_ == 1 else ("bytes", "500")
+            assert prompt_of(page) == (
+                f"Com 1.000 GB/s e {bytes_:g} {word} por parâmetro, qual o teto?"
+            )
+            graded = soup(send(learner, f"{1000 / bytes_:g}").text)
+            assert text(graded.select_one(".working p:not(.working-label)")) == (
+                f"1.000 ÷ {bytes_:g} {word} ≈ {key} tokens/s"
+            )
+            seen[word] = prompt_of(page)
+            if len(seen) == 2:
+                break
+        assert set(seen) == {"byte", "bytes"}, "twelve learners got both variants"
+        teacher = instructor(new_browser(client), settings)
+        card = soup(teacher.get("/instrutor/perguntas")).select_one(f"#q-{SLUG}-{QID}")
+        assert text(card.select_one("h4")) == (
+            "Com 1.000 GB/s e 1 ou 2 bytes por parâmetro, qual o teto? (2 variantes)"
+        )
+
+
+def test_the_kernels_lesson_never_writes_a_word_with_s_in_brackets():
+    """The lesson's variants said "{{ bytes }} byte(s)" and "{{ lote }} sequência(s)"."""
+    lesson = load_course(REPO_LESSONS).get("kernels")
+    read: set[str] = set()
+    for question in lesson.questions.values():
+        if question.variants is None:
+            continue
+        for index in range(len(question.variants.grid)):
+            shown = instance(question, question.variants.point(index))
+            said = text(soup(shown.legend_html + shown.numeric.working_html))
+            assert "(s)" not in said, said
+            read.add(said)
+    said = " ".join(read)
+    for phrase in (
+        "com 1 byte por",
+        "com 2 bytes por",
+        "de 1 sequência com",
+        "de 8 sequências com",
+    ):
+        assert phrase in said, phrase
+
+
+def test_curso_check_refuses_a_slot_it_cannot_read_with_its_line(tmp_path):
+    one_form = VARIANT.replace("lê {{ pesos }} GB", "lê {{ pesos }} {{ pesos | GB }}")
+    assert errors_of(tmp_path, one_form) == [
+        "01-a.md:46:3: error: `{{ pesos | GB }}` em `prompt` da pergunta `teto-variante` não é "
+        "uma lacuna: escreva `{{ nome }}` para um número, ou `{{ nome | singular, plural }}` "
+        "para a palavra que concorda com ele (por exemplo, `{{ bytes | byte, bytes }}`)"
+    ]
+    (tmp_path / "b").mkdir()
+    capital = VARIANT.replace("≈ {{ value }} tokens/s", "≈ {{ Value }} tokens/s")
+    assert [m.split(": error: ")[1][:40] for m in errors_of(tmp_path / "b", capital)] == [
+        "`{{ Value }}` em `working` da pergunta `"
+    ]
+
+
+GAIN = """
+```quiz
+- id: teto-variante
+  kind: numeric
+  params:
+    antes: [24]
+    depois: [64]
+  value: depois / antes
+  tolerance: 3%
+  unit: "×"
+  prompt: De {{ antes }} para {{ depois }} tok/s, quantas vezes? Uma ou duas casas decimais.
+  working: "{{ depois }} ÷ {{ antes }} ≈ **{{ value }}×**."
+  explanation: O ganho é a razão entre as vazões.
+```
+"""
+
+
+def read(node) -> str:
+    """The text of ``node`` as it reads, inline tags joined without a space."""
+    return " ".join(node.get_text().split())
+
+
+def test_the_key_reads_with_two_decimals_wherever_it_is_shown(tmp_path, database_url):
+    """A learner answered 64/24 and read "Valor certo 2,666667 ×" beside a working with
+    "2,6667×", to a prompt that asks for one or two decimals; the instructor's preview too."""
+    settings = make_settings(tmp_path, folder_with(tmp_path, GAIN), database_url)
+    with TestClient(create_app(settings)) as client:
+        sign_up(client)
+        graded = soup(send(client, "2,67").text)
+        assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+        assert text(graded.select_one(".numeric-key strong")) == "2,67 ×"
+        assert read(graded.select_one(".working p:not(.working-label)")) == "64 ÷ 24 ≈ 2,67×."
+        teacher = instructor(new_browser(client), settings)
+        preview = soup(teacher.get(f"/instrutor/licoes/{SLUG}").text)
+        box = preview.select_one(f"#pergunta-{QID}") or preview
+        assert text(box.select_one(".numeric-key strong")) == "2,67 ×"
+        assert read(box.select_one(".working p:not(.working-label)")) == "64 ÷ 24 ≈ 2,67×."
+    assert "2,6667" not in str(graded) and "2,666667" not in str(box)
+
+
+def test_curso_check_refuses_a_key_that_two_decimals_put_outside_its_tolerance(tmp_path):
+    tiny = VARIANT.replace("value: banda / pesos", "value: banda / pesos / 100000")
+    found = errors_of(tmp_path, tiny)
+    assert found == [
+        "01-a.md:43:3: error: a resposta certa da pergunta `teto-variante` em banda = 936, "
+        "pesos = 4 é 0.00234, que a página escreve com no máximo 2 casas decimais como 0, fora "
+        "da tolerância: mude as unidades para a resposta precisar de menos casas"
+    ]
+
+
+def test_a_variant_is_named_by_the_clauses_holding_its_numbers_else_by_its_ids():
+    """The clauses that hold a parameter, a gap marked "…", and a parameter no text uses
+    written with its id last (it could not be named otherwise)."""
+    prompt = (
+        "Com {{ a }} {{ a | byte, bytes }} por peso, num dia de sol, "
+        "e {{ b }} GB/s. Quanto dá? Responda com vírgula."
+    )
+    named = excerpt_html(("a", "b", "c"), prompt, None, {"a": 1.0, "b": 1500.0, "c": 0.5})
+    assert named == (
+        "Com <strong>1</strong> byte por peso … e <strong>1.500</strong> GB/s; "
+        "c = <strong>0,5</strong>"
+    )

@@ -36,6 +36,7 @@ To add a question kind, add its writer to :data:`WRITERS`.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -50,7 +51,7 @@ from app.content.gift import (
 )
 from app.content.lessons import Lesson
 from app.content.quiz import Question, QuestionSpec, parse_tolerance
-from app.content.variants import SLOT, VALUE_SLOT
+from app.content.variants import KEY_DECIMALS, SLOT, VALUE_SLOT, word_for
 from app.i18n import N_, gettext
 
 FULL = "100"
@@ -210,13 +211,24 @@ def moodle_formula(expression: str) -> str:
     return write(ast.parse(expression, mode="eval"))
 
 
-def moodle_template(template: str, formula: str) -> str:
+def moodle_template(
+    template: str, formula: str, values: Mapping[str, Sequence[float]] | None = None
+) -> str:
     """A variant's template in Moodle's calculated text: ``{{ name }}`` as ``{name}`` and
-    ``{{ value }}`` as ``{=formula}``."""
-    return SLOT.sub(
-        lambda m: "{=" + formula + "}" if m.group(1) == VALUE_SLOT else "{" + m.group(1) + "}",
-        template,
-    )
+    ``{{ value }}`` as ``{=formula}``. Moodle cannot choose a word by the number: a plural
+    slot is the form every value of ``values[name]`` takes, else both ("byte(s)",
+    "milhão/milhões")."""
+
+    def slot(match: re.Match[str]) -> str:
+        name, one, other = match["name"], match["one"], match["other"]
+        if one is not None:
+            forms = {word_for(v, one, other) for v in (values or {}).get(name, ())}
+            if len(forms) == 1:
+                return forms.pop()
+            return f"{one}({other[len(one) :]})" if other.startswith(one) else f"{one}/{other}"
+        return "{=" + formula + "}" if name == VALUE_SLOT else "{" + name + "}"
+
+    return SLOT.sub(slot, template)
 
 
 def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
@@ -234,20 +246,23 @@ def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | No
     except ValueError as exc:
         raise ValueError(gettext(NO_TOLERANCE)) from exc
     formula = moodle_formula(variants.value)
+    taken = {name: [p[i] for p in variants.grid] for i, name in enumerate(variants.names)}
     prompt = f"{variants.legend}\n\n{variants.prompt}" if variants.legend else variants.prompt
     for path, template in (("questiontext", prompt), ("generalfeedback", variants.working)):
         text_of = element.find(f"{path}/text")
         if text_of is not None:  # written by question_element, from the first variant
-            text_of.text = moodle_template(template, formula)
+            text_of.text = moodle_template(template, formula, taken)
     _value(element, "synchronize", "0")
     _value(element, "single", "0")
     _value(element, "answernumbering", "abc")
     _value(element, "shuffleanswers", "0")
-    right = _answer(element, FULL, formula, moodle_template(variants.explanation, formula), False)
+    right = _answer(
+        element, FULL, formula, moodle_template(variants.explanation, formula, taken), False
+    )
     _value(right, "tolerance", number_text(tolerance))
     _value(right, "tolerancetype", "1" if relative else "2")  # relative, else nominal
     _value(right, "correctanswerformat", "1")  # decimals
-    _value(right, "correctanswerlength", "2")
+    _value(right, "correctanswerlength", str(KEY_DECIMALS))  # as the course writes the key
     if variants.unit:
         _unit(element, variants.unit)
     definitions = ET.SubElement(element, "dataset_definitions")

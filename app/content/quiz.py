@@ -18,8 +18,9 @@ from pydantic import Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
-from app.content.numbers import NAME_PATTERN
+from app.content.numbers import NAME_PATTERN, plain_number
 from app.content.variants import (
+    KEY_DECIMALS,
     MAX_VARIANTS,
     VALUE_SLOT,
     ParamSpec,
@@ -28,7 +29,9 @@ from app.content.variants import (
     instance,
     key_value,
     label_of,
+    malformed,
     param_values,
+    shown_key,
     slots,
     tolerance_of,
 )
@@ -192,6 +195,8 @@ class NumericKey:
         working_html: how the right value is worked out, as HTML ("64 ÷ 14,5 ≈ 4,41").
         wrong: ``(value, explanation HTML)`` for likely wrong values, matched with the
             same tolerance.
+        places: the most decimals the pages write the key with (a variant's key, worked
+            out to six); ``None`` writes it as the author did.
     """
 
     value: Decimal
@@ -200,6 +205,14 @@ class NumericKey:
     unit: str | None
     working_html: str
     wrong: tuple[tuple[Decimal, str], ...] = ()
+    places: int | None = None
+
+    @property
+    def displayed(self) -> Decimal:
+        """The right value as every page writes it ("Valor certo", the instructor's preview):
+        a variant's key rounded as its working writes ``{{ value }}``
+        (:func:`app.content.variants.shown_key`); graded against :attr:`value` unrounded."""
+        return self.value if self.places is None else shown_key(self.value, self.places)
 
     def accepts(self, answer: Decimal, target: Decimal | None = None) -> bool:
         """True when ``answer`` is within the tolerance of ``target`` (default: the key).
@@ -595,6 +608,13 @@ def _check_variants(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
     templates = {"prompt": spec.prompt, "legend": spec.legend or ""}
     answered = {"working": spec.working or "", "explanation": spec.explanation or ""}
     for field, template in {**templates, **answered}.items():
+        for written in malformed(template):
+            msg = gettext(
+                "`%(written)s` in `%(field)s` of the question `%(question)s` is no slot: write "
+                "`{{ name }}` for a number, or `{{ name | singular, plural }}` for the word "
+                "that agrees with it (e.g. `{{ bytes | byte, bytes }}`)"
+            ) % {"written": written, "field": field, **question}
+            errors.append(ContentError.at(file, at(field), msg))
         allowed = known | ({VALUE_SLOT} if field in answered else set())
         for name in sorted(slots(template) - allowed):
             msg = gettext(
@@ -632,6 +652,20 @@ def _check_variants(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
                 "%(where)s: 0 would be graded right"
             ) % {"where": where, **question}
             return [*errors, ContentError.at(file, at("tolerance"), msg)]
+        rounded = shown_key(right)
+        if not NumericKey(right, tolerance, relative, None, "").accepts(rounded):
+            msg = gettext(
+                "the right value of the question `%(question)s` for %(where)s is %(value)s, "
+                "written on the page with at most %(num)s decimals as %(written)s, outside its "
+                "tolerance: change the units so the answer needs fewer decimals"
+            ) % {
+                "where": where,
+                "value": plain_number(right),
+                "num": KEY_DECIMALS,
+                "written": plain_number(rounded),
+                **question,
+            }
+            return [*errors, ContentError.at(file, at("value"), msg)]
     return errors
 
 
