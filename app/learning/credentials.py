@@ -9,7 +9,7 @@ account); the account is found and its hash replaced here, on the floor that sto
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
@@ -36,9 +36,9 @@ class TypedCredentials:
     """
 
     username: str
-    password: str
+    password: str = field(repr=False)  # never in a log line or a traceback
     client: str
-    device_cookie: str | None = None
+    device_cookie: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
