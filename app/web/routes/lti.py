@@ -67,7 +67,7 @@ from app.lti.tool import (
     state_claim,
     state_get,
 )
-from app.platform.auth import Blocked
+from app.platform.auth import LTI_ACCOUNT_PREFIX, Blocked
 from app.platform.models import Account
 from app.platform.sessions import (
     ACCOUNT_KEY,
@@ -138,7 +138,6 @@ STORAGE_NOT_SAME_ORIGIN = N_(
 )
 STORAGE_NONCE = N_("the launch's nonce is not the one its login kept in the LMS's storage")
 NO_PLATFORM = N_("There is no registered platform with this address.")
-LTI_ACCOUNT_PREFIX = "lti-"  # an account made for an LMS person (app.lti.launch): never linked
 Field = Annotated[str, Form(max_length=1000)]
 PlatformField = Annotated[str, StringConstraints(max_length=1000)]
 
