@@ -58,8 +58,8 @@ from app.lti.library import (
 )
 from app.lti.scores import passback_state
 from app.lti.tool import (
+    PlatformRefused,
     confirm_platform,
-    is_web_address,
     origin_of,
     platforms,
     public_keys,
@@ -99,12 +99,6 @@ BAD_LAUNCH = N_("This LTI launch was refused: %(why)s")
 REPLAYED = N_("This launch was already used. Open the activity again from the LMS.")
 NOT_DEEP_LINK = N_("Open this page from the LMS, choosing the course as external tool content.")
 UNKNOWN_LESSON = N_("The LMS asked for a lesson the course does not have: %(slug)s.")
-BAD_URL = N_("Write a full address starting with https:// or http://.")
-MISSING_FIELD = N_("Fill in every field.")
-ID_MAX = 255  # the columns of the issuer, the client id and a deployment id (app.platform.models)
-LONG_ID = N_(
-    "The platform ID, the client ID and each deployment ID have at most %(max)s characters."
-)
 NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
 NO_COOKIE_OVER_HTTP = N_(
     "The course is served over plain HTTP, on another site than the LMS, so the browser does "
@@ -700,32 +694,25 @@ def lti_register(
     _admin: AdminDep,
     sent: Annotated[PlatformForm, Form()],
 ):
-    """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing (a deployment id field of only commas and spaces too), a URL is not an
-    address, or an id is longer than its column (:data:`ID_MAX`). Several deployment ids:
-    comma-separated.
+    """Register a platform (the fields of ``curso lti registrar``, several deployment ids
+    comma-separated); 422 with the form kept and the message of
+    :class:`app.lti.tool.PlatformRefused` when :func:`app.lti.tool.register_platform` refuses it.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
     form = {name: value.strip() for name, value in sent.model_dump().items()}
-    deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
-    if not all(form.values()) or not deployments:  # ", ," names no deployment
-        return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
-    for name in ("auth_url", "token_url", "jwks_url"):
-        if not is_web_address(form[name]):
-            return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
-    if max(len(form["issuer"]), len(form["client_id"]), *map(len, deployments)) > ID_MAX:
-        error = gettext(LONG_ID) % {"max": ID_MAX}
-        return _registration_page(request, db, 422, form=form, error=error)
-    register_platform(
-        db,
-        form["issuer"],
-        form["client_id"],
-        deployments,
-        form["auth_url"],
-        form["token_url"],
-        form["jwks_url"],
-    )
+    try:
+        register_platform(
+            db,
+            form["issuer"],
+            form["client_id"],
+            [form["deployment_id"]],
+            form["auth_url"],
+            form["token_url"],
+            form["jwks_url"],
+        )
+    except PlatformRefused as refused:
+        return _registration_page(request, db, 422, form=form, error=str(refused))
     request.app.state.lms_origins.refresh()  # an update to another origin waits again
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
 
