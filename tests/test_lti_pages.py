@@ -36,6 +36,19 @@ FIELDS = {
 }
 
 
+def refusal(html: str) -> tuple[str, str]:
+    """The field a refused registration points to and its message: the only focused input,
+    marked invalid, described by the message, which follows it right away."""
+    page = soup(html)
+    (focused,) = page.select("input[autofocus]")
+    assert (focused["aria-invalid"], focused["aria-describedby"]) == ("true", "lti-erro")
+    assert page.select("[aria-invalid]") == [focused]
+    (error,) = page.select(".form-error")
+    assert focused.find_parent("p").find_next_sibling("p") is error
+    assert error["id"] == "lti-erro"
+    return focused["name"], text(error)
+
+
 def test_an_admin_registers_a_platform_on_the_page(settings):
     app = create_app(settings)
     teacher = instructor(TestClient(app, follow_redirects=False), settings, admin=True)
@@ -52,13 +65,16 @@ def test_an_admin_registers_a_platform_on_the_page(settings):
     token = csrf_from(page.text)
     missing = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, "client_id": ""})
     assert missing.status_code == 422
-    assert text(soup(missing.text).select_one("#lti-erro")) == "Preencha todos os campos."
+    assert refusal(missing.text) == ("client_id", "Preencha este campo.")
     assert soup(missing.text).select_one("#lti-issuer")["value"] == MOODLE
+    # Which of the three URLs is wrong: the message sits under it, which has the focus.
     bad = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, "jwks_url": "certs"})
     assert bad.status_code == 422
-    assert text(soup(bad.text).select_one("#lti-erro")) == (
-        "Escreva um endereço completo, começando com https:// ou http://."
+    assert refusal(bad.text) == (
+        "jwks_url",
+        "Escreva um endereço completo, começando com https:// ou http://.",
     )
+    assert soup(bad.text).select_one("#lti-jwks_url")["value"] == "certs"
     done = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS})
     assert done.status_code == 303
     assert db_rows(settings, "SELECT issuer, client_id, jwks_url FROM lti_platform") == [
@@ -112,7 +128,7 @@ def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settin
     absent = {key: value for key, value in FIELDS.items() if key != "token_url"}
     missing = teacher.post("/instrutor/lti", data={"csrftoken": token, **absent})
     assert missing.status_code == 422
-    assert text(soup(missing.text).select_one("#lti-erro")) == "Preencha todos os campos."
+    assert refusal(missing.text) == ("token_url", "Preencha este campo.")
     assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
     long_url = MOODLE + "/" + "t" * (1000 - len(MOODLE) - 3)
     spaced = {"csrftoken": token, **FIELDS, "token_url": f" {long_url} ", "client_id": " abc "}
@@ -122,11 +138,12 @@ def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settin
 
 CLI_URLS = ["--auth-url", FIELDS["auth_url"], "--token-url", FIELDS["token_url"]]
 CLI_URLS += ["--jwks-url", FIELDS["jwks_url"]]
+NO_DEPLOYMENT = "Escreva pelo menos um ID de implantação; se forem vários, separe-os com vírgulas."
 
 
-def test_a_deployment_id_of_only_commas_and_spaces_is_a_missing_field(settings):
-    """ ", ," fills the field but names no deployment: it is refused as a missing field, with
-    the form kept, and no platform without deployments is registered."""
+def test_a_deployment_id_of_only_commas_and_spaces_names_no_deployment(settings):
+    """ ", ," fills the field but names no deployment: it is refused with its own message by
+    the field, the form kept, and no platform without deployments is registered."""
     teacher = instructor(
         TestClient(create_app(settings), follow_redirects=False), settings, admin=True
     )
@@ -136,16 +153,16 @@ def test_a_deployment_id_of_only_commas_and_spaces_is_a_missing_field(settings):
         refused = teacher.post("/instrutor/lti", data=sent)
         assert refused.status_code == 422, value
         page = soup(refused.text)
-        assert text(page.select_one("#lti-erro")) == "Preencha todos os campos."
+        assert refusal(refused.text) == ("deployment_id", NO_DEPLOYMENT), value
         assert page.select_one("#lti-deployment_id")["value"] == value.strip()
         assert page.select_one("#lti-issuer")["value"] == FIELDS["issuer"]
     assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
     assert db_rows(settings, "SELECT COUNT(*) FROM lti_deployment") == [(0,)]
     # The command refuses it the same way (one registration for both).
     args = ["lti", "registrar", "--issuer", MOODLE, "--client-id", "abc", *CLI_URLS]
-    for value in (", ,", " "):
+    for value, message in ((", ,", NO_DEPLOYMENT), (" ", "Preencha este campo.")):
         done = curso(settings, *args, "--deployment-id", value)
-        assert (done.returncode, done.stderr) == (1, "--deployment-id: Preencha todos os campos.\n")
+        assert (done.returncode, done.stderr) == (1, f"--deployment-id: {message}\n")
     assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
     sent = {"csrftoken": token, **FIELDS, "deployment_id": ", 7 ,"}
     assert teacher.post("/instrutor/lti", data=sent).status_code == 303
@@ -167,9 +184,10 @@ def test_ids_past_their_255_character_columns_get_422_with_the_form_kept(setting
     ):
         refused = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, name: value})
         assert refused.status_code == 422, name
-        assert text(soup(refused.text).select_one("#lti-erro")) == (
+        assert refusal(refused.text) == (
+            name,
             "O ID da plataforma, o ID de cliente e cada ID de implantação têm no máximo 255 "
-            "caracteres."
+            "caracteres.",
         )
         assert soup(refused.text).select_one(f"#lti-{name}")["value"] == value
     args = ["lti", "registrar", "--issuer", MOODLE, "--deployment-id", "1", *CLI_URLS]
@@ -442,6 +460,7 @@ def test_an_address_that_would_break_the_csp_is_refused(settings):
     evil = "https://moodle.example.edu.br; script-src 'unsafe-inline'/auth"
     sent = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, "auth_url": evil})
     assert sent.status_code == 422
+    assert refusal(sent.text)[0] == "auth_url"
     args = ["lti", "registrar", "--issuer", MOODLE, "--client-id", "x", "--deployment-id", "1"]
     done = curso(settings, *args, "--auth-url", evil, "--token-url", evil, "--jwks-url", evil)
     assert done.returncode == 1

@@ -47,7 +47,8 @@ USED = json.dumps("used")  # the value of a nonce whose launch was accepted
 # --- platforms and keys -------------------------------------------------------------------
 
 BAD_URL = N_("Write a full address starting with https:// or http://.")
-MISSING_FIELD = N_("Fill in every field.")
+MISSING_FIELD = N_("Fill in this field.")
+NO_DEPLOYMENT = N_("Write at least one deployment ID; separate several with commas.")
 
 
 def _length(column: ColumnElement[str]) -> int:
@@ -110,7 +111,7 @@ def register_platform(
         The platform and whether it is new.
 
     Raises:
-        PlatformRefused: a field is empty (deployment ids of only commas and spaces too), a URL
+        PlatformRefused: a field is empty, the deployment ids are only commas and spaces, a URL
             is not a web address (:func:`is_web_address`, which keeps the CSP header whole), or
             an id is longer than its column (:data:`ID_MAX`). Nothing is stored.
     """
@@ -123,10 +124,11 @@ def register_platform(
         "jwks_url": jwks_url.strip(),
     }
     deployments = [d.strip() for d in fields["deployment_id"].split(",") if d.strip()]
-    fields["deployment_id"] = ",".join(deployments)
     for name, value in fields.items():
-        if not value:
+        if not value.strip():
             raise PlatformRefused(gettext(MISSING_FIELD), name)
+        if name == "deployment_id" and not deployments:
+            raise PlatformRefused(gettext(NO_DEPLOYMENT), name)
     for name in ("auth_url", "token_url", "jwks_url"):
         if not is_web_address(fields[name]):
             raise PlatformRefused(gettext(BAD_URL), name)

@@ -668,6 +668,7 @@ def _tool_urls(request: Request) -> dict[str, str]:
 def _registration_page(request: Request, db: Session, status: int = 200, **context: Any):
     context.setdefault("form", {})
     context.setdefault("error", "")
+    context.setdefault("wrong", "")
     page = {
         "platforms": platforms(db),
         "tool_urls": _tool_urls(request),
@@ -695,7 +696,8 @@ def lti_register(
 ):
     """Register a platform (the fields of ``curso lti registrar``, several deployment ids
     comma-separated); 422 with the form kept and the message of
-    :class:`app.lti.tool.PlatformRefused` when :func:`app.lti.tool.register_platform` refuses it.
+    :class:`app.lti.tool.PlatformRefused` under its field (marked invalid and focused) when
+    :func:`app.lti.tool.register_platform` refuses it.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
@@ -711,7 +713,9 @@ def lti_register(
             form["jwks_url"],
         )
     except PlatformRefused as refused:
-        return _registration_page(request, db, 422, form=form, error=str(refused))
+        return _registration_page(
+            request, db, 422, form=form, error=str(refused), wrong=refused.field
+        )
     request.app.state.lms_origins.refresh()  # an update to another origin waits again
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
 
