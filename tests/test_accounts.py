@@ -232,6 +232,25 @@ def test_account_forms_read_fields_as_sent_up_to_300_characters(client, settings
     assert db_rows(settings, "SELECT username FROM account") == [("bia",)]
 
 
+def test_reloading_the_sign_in_or_sign_up_address_leads_to_the_account_page(client):
+    """After a refused sign-in or sign-up the address bar shows the form's address: reloading
+    or opening it (a GET) leads to the account page and its forms, not to "Método não
+    permitido"; a ``proximo`` of this site is kept, another site's dropped."""
+    assert post_form(client, "/conta/entrar", usuario="ana", senha="errada").status_code == 401
+    assert post_form(client, "/conta/criar", usuario="lti-ana").status_code == 422
+    for url in ("/conta/entrar", "/conta/criar"):
+        moved = client.get(url, follow_redirects=False)
+        assert (moved.status_code, moved.headers["location"]) == (303, "/conta"), url
+        page = client.get(url)
+        assert (page.status_code, str(page.url)) == (200, "http://testserver/conta")
+        assert text(soup(page).h1) == "Entrar ou criar conta"
+        assert len(soup(page).select("form.account-form")) == 2
+        kept = client.get(url + "?proximo=/turmas/entrar/abc", follow_redirects=False)
+        assert kept.headers["location"] == "/conta?proximo=%2Fturmas%2Fentrar%2Fabc"
+        elsewhere = client.get(url + "?proximo=//outro.site/x", follow_redirects=False)
+        assert elsewhere.headers["location"] == "/conta"
+
+
 def test_a_refused_sign_up_still_leads_back_to_the_class_link(client, settings):
     """A learner sent from a class link who mistypes at sign-up gets the form again still
     carrying ``proximo``: the next try lands on the class link, as a sign-in's would."""

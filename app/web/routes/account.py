@@ -100,6 +100,17 @@ def account_page(
     return _page(request, account, next_page=next_page, instructor=instructor, joining=joining)
 
 
+@router.get("/conta/entrar", include_in_schema=False, name="sign_in_address")
+@router.get("/conta/criar", include_in_schema=False, name="sign_up_address")
+def account_form_address(request: Request, proximo: str = ""):
+    """The address bar after a refused sign-in or sign-up shows the form's address: reloading
+    or opening it leads to the account page (303), keeping ``proximo`` when it is a path of
+    this site, instead of a 405 page."""
+    next_page = safe_next(proximo)
+    query = {"proximo": next_page} if next_page else None
+    return RedirectResponse(urls_of(request).with_query("account", query), status_code=303)
+
+
 @router.post("/conta/criar", response_class=HTMLResponse)
 def sign_up(
     request: Request,
