@@ -184,6 +184,28 @@ def test_bad_sign_ups_get_4xx_in_portuguese(
     wanted = next((fld for start, fld in fix.items() if error.startswith(start)), "criar-usuario")
     assert (focused["id"], focused["aria-invalid"]) == (wanted, "true"), error
     assert "erro-criar" in focused["aria-describedby"].split()
+    # ... and the error sits by that field (before the next field's label), not at the end.
+    by_field = []
+    for node in focused.find_next_siblings():
+        if node.name in ("label", "button"):
+            break
+        by_field.append(node)
+    assert soup(response).select_one("#erro-criar") in by_field, error
+    assert soup(response).select("[aria-describedby~=erro-criar]") == [focused]
+
+
+def test_the_username_hint_says_what_a_username_may_be(client):
+    """The hint names the rules the sign-up checks, the reserved "lti-" prefix too, so a name
+    like "lti-ana" does not look valid and then get refused."""
+    hint = soup(client.get("/conta")).select_one("#dica-usuario")
+    assert text(hint) == (
+        "De 3 a 30 caracteres: letras sem acento, números, ponto, hífen ou sublinhado, "
+        "começando por letra ou número, mas não por “lti-”."
+    )
+    assert (
+        "dica-usuario"
+        in soup(client.get("/conta")).select_one("#criar-usuario")["aria-describedby"].split()
+    )
 
 
 def test_signed_in_learners_cannot_sign_up_or_in_again(client):
