@@ -64,6 +64,14 @@ def export(db: SessionDep, learner_id: LearnerIdDep):
     )
 
 
+@router.get("/meus-dados/apagar", include_in_schema=False, name="my_data_delete_address")
+def delete_address(request: Request):
+    """The address bar after "Apagar" without the confirmation box shows the form's address:
+    reloading or opening it leads to "Meus dados" (303), not to a 405 page; nothing is
+    deleted."""
+    return RedirectResponse(urls_of(request).path("my_data"), status_code=303)
+
+
 @router.post(
     "/meus-dados/apagar",
     response_class=HTMLResponse,

@@ -25,6 +25,18 @@ REDRAWN_ELSEWHERE = N_(
 )
 
 
+@router.get("/licoes/{slug}/sorteios/{pool_id}", include_in_schema=False, name="redraw_address")
+def redraw_address(request: Request, slug: str, pool_id: str, course: ReaderCourseDep):
+    """The address bar after a refused plain "Outras perguntas" shows the form's address:
+    reloading or opening it leads to the pool on its lesson (303), not to a 405 page. 404 as
+    :func:`redraw`."""
+    lesson = find_lesson(course, slug)
+    if pool_id not in lesson.pools:
+        raise HTTPException(status_code=404, detail=gettext(POOL_NOT_FOUND))
+    url = urls_of(request).with_anchor("lesson", pool_anchor(pool_id), slug=lesson.slug)
+    return RedirectResponse(url, status_code=303)
+
+
 @router.post("/licoes/{slug}/sorteios/{pool_id}", response_class=HTMLResponse, name="redraw")
 def redraw(
     request: Request,

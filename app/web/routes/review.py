@@ -289,6 +289,18 @@ def notebook_page(
     return _notebook_page(request, course, state, conceito, just, flash=flash)
 
 
+@router.get(
+    "/revisar/erradas/{slug}/{question_id}", include_in_schema=False, name="notebook_address"
+)
+def notebook_address(request: Request, slug: str, question_id: str, course: CourseDep):
+    """The address bar after a refused plain answer in the notebook shows the form's address:
+    reloading or opening it leads to the notebook at the question (303), not to a 405 page.
+    404 for a question the course does not have."""
+    _lesson, question = find_question(course, slug, question_id)
+    url = urls_of(request).with_anchor("notebook", question_anchor(question.id))
+    return RedirectResponse(url, status_code=303)
+
+
 @router.post(
     "/revisar/erradas/{slug}/{question_id}", response_class=HTMLResponse, name="notebook_answer"
 )
