@@ -4,13 +4,14 @@ permitido". (The account forms: tests/test_accounts.py.)"""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from tests.support.accounts import post_form, sign_up
-from tests.support.app import db_rows, make_settings
+from tests.support.accounts import instructor, post_form, sign_up
+from tests.support.app import REPO_LESSONS, db_rows, make_settings
 from tests.support.html import csrf_from, soup, text
 from tests.support.pools import course_folder, pool_lesson
 
@@ -54,3 +55,29 @@ def test_reloading_a_refused_redraw_leads_to_the_pool_on_its_lesson(tmp_path: Pa
         assert reload(client, url) == "/licoes/decode-prefill#sorteio-decode-sorteio"
         assert client.get("/licoes/decode-prefill/sorteios/nenhum").status_code == 404
         assert client.get("/licoes/nenhuma/sorteios/decode-sorteio").status_code == 404
+
+
+def test_reloading_the_editors_form_addresses_leads_to_the_editor_or_history(tmp_path: Path):
+    """A preview without JavaScript and a refused "Publicar" or "Restaurar" leave their
+    address in the bar; reloading it opens the editor, or the history, and writes nothing."""
+    folder = tmp_path / "lessons"
+    shutil.copytree(REPO_LESSONS, folder)
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    settings = make_settings(tmp_path, folder)
+    with TestClient(create_app(settings), follow_redirects=False) as teacher:
+        instructor(teacher, settings, "prof")
+        editor = "/instrutor/licoes/kernels/editar"
+        form = soup(teacher.get(editor)).select_one("form textarea[name=texto]")
+        page = teacher.get(editor).text
+        fields = {"csrftoken": csrf_from(page), "texto": text(form)}
+        previewed = teacher.post("/instrutor/licoes/kernels/previa", data=fields)
+        assert previewed.status_code == 200, "the whole editor, at the preview's address"
+        assert reload(teacher, "/instrutor/licoes/kernels/previa") == editor
+        assert reload(teacher, "/instrutor/licoes/kernels/publicar") == editor
+        restore = "/instrutor/licoes/kernels/historico/1/restaurar"
+        assert reload(teacher, restore) == "/instrutor/licoes/kernels/historico"
+        assert teacher.get("/instrutor/licoes/nenhuma/previa").status_code == 404
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert db_rows(settings, "SELECT COUNT(*) FROM lesson_revision WHERE origin != 'initial'") == [
+        (0,)
+    ]

@@ -209,6 +209,14 @@ def edit(request: Request, edited: EditedLessonDep, db: SessionDep, publicada: R
     )
 
 
+@router.get("/licoes/{slug}/previa", include_in_schema=False, name="lesson_preview_address")
+@router.get("/licoes/{slug}/publicar", include_in_schema=False, name="lesson_publish_address")
+def editor_address(request: Request, edited: EditedLessonDep):
+    """The address bar after a preview without JavaScript, or a refused "Publicar", shows the
+    form's address: reloading or opening it leads to the editor (303), not to a 405 page."""
+    return RedirectResponse(urls_of(request).path("lesson_editor", slug=edited.slug), 303)
+
+
 @router.post("/licoes/{slug}/previa", response_class=HTMLResponse, name="lesson_editor_preview")
 def preview(
     request: Request,
@@ -374,6 +382,17 @@ def _history_page(
         "refused": refused,
     }
     return render(request, "lesson_history.html", context, status_code=status_code)
+
+
+@router.get(
+    "/licoes/{slug}/historico/{revision_id}/restaurar",
+    include_in_schema=False,
+    name="lesson_restore_address",
+)
+def restore_address(request: Request, edited: EditedLessonDep):
+    """The address bar after a refused "Restaurar" shows the form's address: reloading or
+    opening it leads to the lesson's history (303), not to a 405 page; nothing is restored."""
+    return RedirectResponse(urls_of(request).path("lesson_history", slug=edited.slug), 303)
 
 
 @router.post(
