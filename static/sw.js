@@ -1,14 +1,20 @@
 // The course's service worker (issue 40): served from /sw.js so that its scope is the whole
 // site. It answers from the device's cache only what static/js/offline.js put there when the
 // learner chose "Baixar para ler sem internet"; it never stores anything by itself.
-// Only while the device is offline: a page asked for is the downloaded copy, else
-// /sem-internet (the lessons the device holds); static files and images, the downloaded copy.
+// A page asked for while the device is offline is the downloaded copy, else /sem-internet (the
+// lessons the device holds); an image of a downloaded lesson, offline, is its downloaded copy.
+// A static file (its name carries its content's hash, so a copy never goes stale) is the
+// downloaded copy whenever the device holds one, online or not: a phone reports itself online
+// on a network that carries nothing, and then the page would lose its styles and scripts.
 "use strict";
 
-// The route that serves this file puts the site's paths first: self.CURSO = {fallback, kept}.
+// The route that serves this file puts the site's paths first: self.CURSO = {fallback, kept,
+// static}: the page for what was not downloaded, the prefixes of the files kept by name, and
+// of those the prefix of the fingerprinted static files.
 var CACHE = "curso-sem-internet";
 var FALLBACK = self.CURSO.fallback;
 var KEPT = self.CURSO.kept;
+var STATIC = [self.CURSO.static];
 
 self.addEventListener("install", function () { self.skipWaiting(); });
 self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
@@ -19,11 +25,21 @@ function fromCache(request) {
   });
 }
 
+function under(path, prefixes) {
+  return prefixes.some(function (prefix) { return path.indexOf(prefix) === 0; });
+}
+
 self.addEventListener("fetch", function (event) {
   var request = event.request;
+  if (request.method !== "GET") return;
+  var url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (under(url.pathname, STATIC)) {
+    event.respondWith(fromCache(request).then(function (kept) { return kept || fetch(request); }));
+    return;
+  }
   // Online, the worker stays out of the way: the browser fetches as if it were not there.
   if (self.navigator.onLine) return;
-  if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
   if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(function () {
       return fromCache(request).then(function (kept) {
@@ -33,8 +49,7 @@ self.addEventListener("fetch", function (event) {
     }));
     return;
   }
-  var path = new URL(request.url).pathname;
-  if (KEPT.some(function (prefix) { return path.indexOf(prefix) === 0; })) {
+  if (under(url.pathname, KEPT)) {
     event.respondWith(fromCache(request).then(function (kept) { return kept || fetch(request); }));
   }
 });
