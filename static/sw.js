@@ -8,15 +8,33 @@
 // on a network that carries nothing, and then the page would lose its styles and scripts.
 "use strict";
 
-// The route that serves this file puts the site's paths first: self.CURSO = {fallback, kept,
-// static}: the page for what was not downloaded, the prefixes of the files kept by name, and
-// of those the prefix of the fingerprinted static files.
+// The route that serves this file puts the site's paths first: self.CURSO = {fallback, static,
+// images}: the page for what was not downloaded, and the prefixes of the files kept by name
+// (the fingerprinted static files, the lessons' images).
 var CACHE = "curso-sem-internet";
 var FALLBACK = self.CURSO.fallback;
-var KEPT = self.CURSO.kept;
-var STATIC = [self.CURSO.static];
+var STATIC = self.CURSO.static;
+var IMAGES = self.CURSO.images;
 
-self.addEventListener("install", function () { self.skipWaiting(); });
+// Where the browser knows static routes (Chromium 123 and later: InstallEvent.addRoutes),
+// only a page, or an image while offline, wakes the worker; everything else (htmx's requests,
+// answers, prefetches, fonts, the API) goes straight to the network, and a static file to the
+// device's copy or, when there is none, the network, with no worker started. Elsewhere the fetch
+// handler below does the same work, only waking for each request.
+function routes() {
+  return [
+    { condition: { requestMethod: "GET", urlPattern: STATIC + "*" }, source: { cacheName: CACHE } },
+    { condition: { urlPattern: IMAGES + "*" }, source: "fetch-event" },
+    { condition: { not: { requestMode: "navigate" } }, source: "network" }
+  ];
+}
+
+self.addEventListener("install", function (event) {
+  self.skipWaiting();
+  if (event.addRoutes) {
+    event.waitUntil(event.addRoutes(routes()).catch(function () { /* the fetch handler serves */ }));
+  }
+});
 self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
 
 function fromCache(request) {
@@ -25,16 +43,12 @@ function fromCache(request) {
   });
 }
 
-function under(path, prefixes) {
-  return prefixes.some(function (prefix) { return path.indexOf(prefix) === 0; });
-}
-
 self.addEventListener("fetch", function (event) {
   var request = event.request;
   if (request.method !== "GET") return;
   var url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  if (under(url.pathname, STATIC)) {
+  if (url.pathname.indexOf(STATIC) === 0) {
     event.respondWith(fromCache(request).then(function (kept) { return kept || fetch(request); }));
     return;
   }
@@ -49,7 +63,7 @@ self.addEventListener("fetch", function (event) {
     }));
     return;
   }
-  if (under(url.pathname, KEPT)) {
+  if (url.pathname.indexOf(IMAGES) === 0) {
     event.respondWith(fromCache(request).then(function (kept) { return kept || fetch(request); }));
   }
 });

@@ -6,7 +6,8 @@ explanation of a question the learner has not answered; axe finds nothing on a l
 answers waiting or on the offline pages with something in them, in both themes; and the
 service worker is registered only after the page's load event; htmx, which a lesson loads on
 the first interaction, comes from the download (a page opened offline answers once the
-connection returns; on a network that carries nothing, an answer is kept)."""
+connection returns; on a network that carries nothing, an answer is kept); and, online, the
+service worker is woken only for pages."""
 
 from __future__ import annotations
 
@@ -414,3 +415,31 @@ def test_a_lesson_opened_offline_answers_online_once_the_connection_returns(
     page.locator(f"#op-{question.id}-{question.options[0].id}").check()
     block.get_by_role("button", name="Responder").click()
     expect(block.locator(".verdict")).to_have_text(re.compile(r"Resposta (correta|incorreta)"))
+
+
+# Every request the service worker is woken for, from now on (a listener added to the running
+# worker; a worker stopped and started again has none, and the count reads as missing).
+WATCH = "self.woken = []; self.addEventListener('fetch', (e) => self.woken.push(e.request.url))"
+
+
+def test_online_the_service_worker_is_woken_only_for_pages(new_page, live_server: LiveServer):
+    """Online, on a lesson never downloaded, its styles, scripts, images, htmx's requests and
+    the answers go straight to the network: the worker is not woken for them (Chromium's
+    static routes, declared when it installs)."""
+    page = new_page(360, 740)
+    page.goto(f"{live_server.url}/")
+    ready(page)
+    (worker,) = page.context.service_workers
+    worker.evaluate(WATCH)
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    # Its static files, never downloaded, came from the network (htmx-on-demand.js is not on
+    # the home page): htmx loads on the first interaction and the answer is graded.
+    styles = page.locator('link[rel="stylesheet"]').first
+    assert styles.evaluate("link => !!link.sheet && link.sheet.cssRules.length > 0")
+    answer = SINGLE[0]
+    block = page.locator(f"#pergunta-{answer.id}")
+    page.locator(f"#op-{answer.id}-{answer.options[0].id}").check()
+    block.get_by_role("button", name="Responder").click()
+    expect(block.locator(".verdict")).to_have_text(re.compile(r"Resposta (correta|incorreta)"))
+    woken = worker.evaluate("self.woken")
+    assert woken == [f"{live_server.url}/licoes/{KERNELS.slug}"], "\n".join(woken)
