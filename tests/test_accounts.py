@@ -151,6 +151,13 @@ def test_sign_out_ends_the_session(client):
             "números, ponto, hífen ou sublinhado, começando por letra ou número.",
         ),
         ("joão", PASSWORD, PASSWORD, 422, None),
+        (
+            " LTI-ana ",  # the names of the accounts made for LMS people (never linkable)
+            PASSWORD,
+            PASSWORD,
+            422,
+            "Nomes de usuário que começam com lti- ficam reservados para quem vem de um AVA.",
+        ),
         ("bia", "curta", "curta", 422, "A senha precisa de pelo menos 8 caracteres."),
         ("bia", PASSWORD, "outra senha", 422, "A confirmação não é igual à senha."),
         (

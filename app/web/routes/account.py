@@ -14,16 +14,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, StringConstraints
 
 from app.i18n import N_, gettext
+from app.learning.credentials import TypedCredentials, WrongCredentials, check_credentials
 from app.learning.instructors import staff_account
-from app.learning.learners import (
-    UsernameTaken,
-    create_account,
-    find_account,
-    merge_learner,
-    replace_password_hash,
-)
+from app.learning.learners import UsernameTaken, create_account, merge_learner
 from app.learning.store import forget_birth_key, stored_place
-from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
+from app.platform.auth import Blocked, CredentialsError, check_new_password, clean_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, VISIT_COOKIE, rotate_session_id
 from app.web.cookies import forget_cookie, set_cookie
 from app.web.deps import (
@@ -42,7 +37,6 @@ from app.web.templating import render
 from app.web.urls import urls_of
 
 router = APIRouter()
-WRONG_CREDENTIALS = N_("Wrong username or password.")
 ALREADY_IN = N_(
     "You are already signed in. Sign out before signing in to another account or creating one."
 )
@@ -151,35 +145,24 @@ def sign_in(
 ):
     """Sign in; this browser's anonymous progress merges into the account.
 
-    Failed attempts are limited per (username, client), per client and, with a higher
-    ceiling, per username; from a browser that has signed in to the account before (a valid
-    "known device" cookie), per device only (:class:`app.platform.auth.SignInLimiter`).
-    Past a limit,
-    429 with a message in Portuguese, and the password is not even checked. A name no
-    account can have is a wrong sign-in, counted per client only. Success renews the known
-    device cookie and leads to ``proximo`` when it is a path of this site, else to the
-    progress page.
+    The username and password are checked under the sign-in limits, with this browser's
+    "known device" cookie (:func:`app.learning.credentials.check_credentials`): past a limit,
+    429 with a message in Portuguese and ``Retry-After``; a wrong sign-in, 401. Success renews
+    the known device cookie and leads to ``proximo`` when it is a path of this site, else to
+    the progress page.
     """
     next_page = safe_next(form.proximo)
     if desk.account:
         return _page(request, desk.account, status=409, signin_error=gettext(ALREADY_IN))
-    typed = form.usuario.strip().lower()[:30]
-    username = typed if is_username(typed) else None
-    ip = _client_ip(request)
-    device = desk.devices.device(request.cookies.get(DEVICE_COOKIE), username)
-    # counted as failed until the password is right
-    blocked = desk.limiter.attempt(username, ip, device)
-    if blocked:
-        response = _sign_in_refused(request, form, 429, blocked.message)
-        response.headers["Retry-After"] = str(blocked.retry_after_s)
+    cookie = request.cookies.get(DEVICE_COOKIE)
+    typed = TypedCredentials(form.usuario, form.senha, _client_ip(request), cookie)
+    found = check_credentials(desk.db, desk.passwords, desk.limiter, typed, desk.devices)
+    if isinstance(found, Blocked):
+        response = _sign_in_refused(request, form, 429, found.message)
+        response.headers["Retry-After"] = str(found.retry_after_s)
         return response
-    found = find_account(desk.db, username) if username else None
-    checked = desk.passwords.check(form.senha, found.password_hash if found else None)
-    if not checked.matched or found is None:
-        return _sign_in_refused(request, form, 401, gettext(WRONG_CREDENTIALS))
-    desk.limiter.succeeded(found.username, ip, device)
-    if checked.new_hash:  # from before NFKC normalisation, or with other argon2 parameters
-        replace_password_hash(desk.db, found, checked.new_hash)
+    if isinstance(found, WrongCredentials):
+        return _sign_in_refused(request, form, 401, found.message)
     merge_learner(
         desk.db,
         desk.learner_id,
