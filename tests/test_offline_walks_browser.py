@@ -55,6 +55,13 @@ def test_a_tree_walked_offline_is_stored_once_when_the_connection_returns(
     page.context.set_offline(True)
     page.reload()
     main = walk_to_a_result(page)
+    # Waiting on the device: listed with the answers, not counted as one in the header.
+    expect(page.locator("[data-offline-badge]")).to_be_hidden()
+    page.goto(f"{live_server.url}/sem-internet/respostas")
+    expect(page.locator("[data-offline-queue] li a")).to_have_text(TREE.title)
+    expect(page.locator("[data-offline-queue] li a")).to_have_attribute(
+        "href", f"/licoes/{KERNELS.slug}#arvore-{TREE.id}"
+    )
 
     sent = []
     page.on("request", lambda r: sent.append(r) if r.url.endswith("/passo") else None)
