@@ -1,7 +1,7 @@
 """A decision tree walked with no network (issue 40), in Chromium at 360 px: the walk the
 page worked out is kept on the device and stored by the server when the connection returns,
 as a walk finished online is (once, however often it is sent); the learner finds it on
-/progresso."""
+/progresso. A finishing step whose answer the network lost is not stored twice."""
 
 from __future__ import annotations
 
@@ -86,3 +86,27 @@ def test_a_tree_walked_offline_is_stored_once_when_the_connection_returns(
     assert stored == [(TREE.id,)]
     page.reload()
     expect(walks).to_have_count(1)
+
+
+def test_a_finishing_step_whose_answer_the_network_lost_is_stored_once(
+    new_page, live_server: LiveServer
+):
+    """The server took the last step and stored the walk, but its answer never reached the
+    phone: the page works the walk out, keeps it, and sends it again later, stored once."""
+    page = new_page(360, 740)
+    new_account_in_page(page, live_server)
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+
+    def answer_lost(route):
+        route.fetch()
+        route.abort("internetdisconnected")
+
+    page.route("**/arvores/*/passo", answer_lost)
+    main = walk_to_a_result(page)
+    page.unroute("**/arvores/*/passo")
+    page.goto(f"{live_server.url}/progresso")  # the next page load sends what waits
+    page.wait_for_function(QUEUE_EMPTY)
+    page.reload()
+    walks = page.locator(".walk-list .walk")
+    expect(walks).to_have_count(1)
+    expect(walks.locator(".walk-result")).to_have_text(main)

@@ -101,11 +101,11 @@
     }
   }
 
-  // A walk finished offline: walk.url (the tree's step), walk.fields (the last step's, without
-  // the CSRF token), walk.title and walk.anchor (the widget's). Its key is the device's.
+  // A walk finished offline: walk.key (the finishing step's chave), walk.url (the tree's step),
+  // walk.fields (the last step's, without the CSRF token and the key), walk.title and
+  // walk.anchor (the widget's).
   function keepWalk(walk) {
-    var key = window.crypto && crypto.randomUUID ? crypto.randomUUID()
-      : String(Date.now()) + "-" + Math.random().toString(36).slice(2);
+    var key = walk.key;
     var lesson = document.querySelector("[data-offline-lesson]");
     var now = new Date();
     return put({

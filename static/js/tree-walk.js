@@ -8,7 +8,8 @@
 // again offline at a walk's address (the device's copy shows the start) is drawn at that walk.
 // A walk finished here is kept on the device (static/js/offline-answers.js, keepWalk) and sent
 // when the connection returns as the step that finished it, which the server checks against the
-// tree and stores as it stores a walk finished online (once, by the key the device gave it).
+// tree and stores as it stores a walk finished online: once, by the key the finishing step
+// carries (chave, also online, so a step whose answer was lost is not stored twice).
 (function () {
   "use strict";
   var SLOT = "__c__";
@@ -157,13 +158,35 @@
     history.pushState({ cursoTree: widget.id, c: values.join(",") }, "", pageUrl(trees[widget.id], values));
   }
 
-  // A step the learner took here (a form's option, not Back or an address): when it reaches a
-  // result, the walk is kept to be sent as that last step.
-  function answered(widget, values) {
+  function finishes(widget, values) {
     var data = trees[widget.id], at = data && walk(data, values);
-    if (!at || !data.r[at.node] || !window.cursoOfflineAnswers) return;
+    return !!(at && data.r[at.node]);
+  }
+
+  // The step that finishes a walk carries a key of its own (chave): the server stores the walk
+  // once however often it arrives, so a step whose answer the network lost (the server may have
+  // stored it) can be kept and sent again. Set before htmx reads the form.
+  function keyed(form) {
+    var input = form.querySelector('input[name="chave"]');
+    if (!input) {
+      input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "chave";
+      form.appendChild(input);
+    }
+    input.value = window.crypto && crypto.randomUUID ? crypto.randomUUID()
+      : String(Date.now()) + "-" + Math.random().toString(36).slice(2);
+    return input.value;
+  }
+
+  // A step the learner took here (a form's option, not Back or an address) that reached a
+  // result: the walk is kept, to be sent as that last step with the form's key.
+  function answered(widget, form, values) {
+    var data = trees[widget.id], input = form.querySelector('input[name="chave"]');
+    if (!finishes(widget, values) || !input || !window.cursoOfflineAnswers) return;
     var heading = widget.querySelector("#" + widget.id + "-titulo");
     window.cursoOfflineAnswers.keepWalk({
+      key: input.value,
       url: new URL(data.u[3], location.href).pathname,
       fields: [["c", values.slice(0, -1).join(",")], ["escolha", values[values.length - 1]],
         ["licao", data.u[4]], ["versao", data.u[5]]],
@@ -186,12 +209,13 @@
     var form = evt.target, widget = form.matches(".tree-step") && widgetOf(form);
     if (!widget || !evt.submitter || !evt.submitter.value) return;
     chosen = [form, evt.submitter.value];
+    var values = formValues(form, evt.submitter.value);
+    if (finishes(widget, values)) keyed(form);
     if (navigator.onLine) return;
     evt.preventDefault();
     evt.stopImmediatePropagation();
-    var values = formValues(form, evt.submitter.value);
     step(widget, values);
-    answered(widget, values);
+    answered(widget, form, values);
   }, true);
 
   document.addEventListener("click", function (evt) {
@@ -211,7 +235,7 @@
     if (elt.matches("form") && chosen && chosen[0] === elt) {
       var values = formValues(elt, chosen[1]);
       step(widget, values);
-      answered(widget, values);
+      answered(widget, elt, values);
     } else if (elt.matches("a[href]")) step(widget, split(new URL(elt.href).searchParams.get("c")));
     else return;
     evt.stopPropagation();
