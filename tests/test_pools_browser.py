@@ -185,9 +185,9 @@ def test_other_questions_in_a_tab_whose_draw_changed_show_the_current_draw(
 
 
 def test_an_instructor_reads_each_variant_in_the_prompts_words_at_360_px(new_page, tmp_path):
-    """The dashboard named variants by their YAML ids ("parametros = 5, bytes = 1"): an
-    instructor on a phone reads the prompt's clauses with the variant's numbers, the table
-    within the width, axe clean."""
+    """On a phone, the dashboard names each variant by the prompt's clauses with its numbers
+    ("guardado com 1 byte por parâmetro"), not by its parameters' ids ("parametros = 5, bytes
+    = 1"); the table within the width, axe clean."""
     qid = "teto-do-decode-variante"
     with server_with_instructors(tmp_path, REPO_LESSONS, "professora") as server:
         for _ in range(3):  # three learners, each a wrong first answer to their own numbers

@@ -36,7 +36,6 @@ To add a question kind, add its writer to :data:`WRITERS`.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -51,7 +50,7 @@ from app.content.gift import (
 )
 from app.content.lessons import Lesson
 from app.content.quiz import Question, QuestionSpec, parse_tolerance
-from app.content.variants import KEY_DECIMALS, SLOT, VALUE_SLOT, word_for
+from app.content.variants import KEY_DECIMALS, VALUE_SLOT, substitute, word_for
 from app.i18n import N_, gettext
 
 FULL = "100"
@@ -215,20 +214,23 @@ def moodle_template(
     template: str, formula: str, values: Mapping[str, Sequence[float]] | None = None
 ) -> str:
     """A variant's template in Moodle's calculated text: ``{{ name }}`` as ``{name}`` and
-    ``{{ value }}`` as ``{=formula}``. Moodle cannot choose a word by the number: a plural
-    slot is the form every value of ``values[name]`` takes, else both ("byte(s)",
-    "milhão/milhões")."""
+    ``{{ value }}`` as ``{=round(formula, 2)}`` (:data:`KEY_DECIMALS`: Moodle writes a
+    ``{=…}`` of the general feedback unrounded, and its calculated formulas take ``round``
+    with one or two arguments). Moodle cannot choose a word by the number: a plural slot is
+    the form every value of ``values[name]`` takes, else both ("byte(s)", "milhão/milhões")."""
 
-    def slot(match: re.Match[str]) -> str:
-        name, one, other = match["name"], match["one"], match["other"]
-        if one is not None:
-            forms = {word_for(v, one, other) for v in (values or {}).get(name, ())}
-            if len(forms) == 1:
-                return forms.pop()
-            return f"{one}({other[len(one) :]})" if other.startswith(one) else f"{one}/{other}"
-        return "{=" + formula + "}" if name == VALUE_SLOT else "{" + name + "}"
+    def write(name: str) -> str:
+        if name == VALUE_SLOT:
+            return "{=round(" + formula + f", {KEY_DECIMALS})}}"
+        return "{" + name + "}"
 
-    return SLOT.sub(slot, template)
+    def word(name: str, one: str, other: str) -> str:
+        forms = {word_for(v, one, other) for v in (values or {}).get(name, ())}
+        if len(forms) == 1:
+            return forms.pop()
+        return f"{one}({other[len(one) :]})" if other.startswith(one) else f"{one}/{other}"
+
+    return substitute(template, write, word)
 
 
 def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:

@@ -18,7 +18,7 @@ from pydantic import Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
-from app.content.numbers import NAME_PATTERN, plain_number
+from app.content.numbers import MAX_MAGNITUDE, NAME_PATTERN, plain_number
 from app.content.variants import (
     KEY_DECIMALS,
     MAX_VARIANTS,
@@ -652,6 +652,18 @@ def _check_variants(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
                 "%(where)s: 0 would be graded right"
             ) % {"where": where, **question}
             return [*errors, ContentError.at(file, at("tolerance"), msg)]
+        if right.adjusted() > MAX_MAGNITUDE:
+            msg = gettext(
+                "the right value of the question `%(question)s` for %(where)s is %(value)s, "
+                "larger than a learner can type (%(digits)s digits before the decimal point at "
+                "most): change the units so the answer is smaller"
+            ) % {
+                "where": where,
+                "value": plain_number(right),
+                "digits": MAX_MAGNITUDE + 1,
+                **question,
+            }
+            return [*errors, ContentError.at(file, at("value"), msg)]
         rounded = shown_key(right)
         if not NumericKey(right, tolerance, relative, None, "").accepts(rounded):
             msg = gettext(

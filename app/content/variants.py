@@ -134,44 +134,66 @@ def grid_of(
     return tuple(itertools.product(*(param_values(specs[name]) for name in names)))
 
 
+def _as_shown(number: float) -> Decimal:
+    """A number as the page shows it, before it is written: four decimals at most, no
+    trailing zeros."""
+    return Decimal(repr(round(number, 4))).normalize()
+
+
 def shown(number: float) -> str:
     """A number as the page shows it: pt-BR, at most four decimals, no trailing zeros."""
-    return format_number(Decimal(repr(round(number, 4))).normalize())
+    return format_number(_as_shown(number))
 
 
 def shown_key(value: Decimal, places: int = KEY_DECIMALS) -> Decimal:
     """A variant's key as the pages write it: ``places`` decimals at most, rounded half up as
-    taught in school (6,125 → 6,13), no trailing zeros."""
+    taught in school (6,125 → 6,13), no trailing zeros.
+
+    Raises:
+        decimal.InvalidOperation: a key of 27 digits or more before the comma (``curso
+            check`` refuses any key larger than a learner can type, far below that).
+    """
     return value.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP).normalize()
 
 
 def word_for(number: float, one: str, other: str) -> str:
     """``one`` or ``other``, whichever agrees with ``number`` as the page writes it (Babel's
     pt_BR rule: its "one" category takes ``one``, every other category ``other``)."""
-    return one if PLURAL(Decimal(repr(round(number, 4))).normalize()) == "one" else other
+    return one if PLURAL(_as_shown(number)) == "one" else other
 
 
-def _substitute(
-    template: str, write: Callable[[str], str | None], count: Callable[[str], float | None]
-) -> str:
-    """Each slot of ``template`` replaced: ``{{ name }}`` by ``write(name)``, a plural slot by
-    the word that agrees with ``count(name)`` (either left as written when ``None``)."""
+# The text of a plural slot ``{{ name | one, other }}``: ``word(name, one, other)``.
+Word = Callable[[str, str, str], str | None]
+
+
+def substitute(template: str, write: Callable[[str], str | None], word: Word) -> str:
+    """Each slot of ``template`` replaced: ``{{ name }}`` by ``write(name)``, a plural slot
+    ``{{ name | one, other }}`` by ``word(name, one, other)`` (either left as written when
+    ``None``)."""
 
     def one(match: re.Match[str]) -> str:
         name, singular, plural = match["name"], match["one"], match["other"]
-        if singular is None:
-            written = write(name)
-            return match[0] if written is None else written
-        number = count(name)
-        return match[0] if number is None else word_for(number, singular, plural)
+        written = write(name) if singular is None else word(name, singular, plural)
+        return match[0] if written is None else written
 
     return SLOT.sub(one, template)
+
+
+def agreeing(count: Callable[[str], float | None]) -> Word:
+    """The plural slots' words agreeing with ``count(name)`` (:func:`word_for`); a name
+    without a count keeps its slot."""
+
+    def word(name: str, one: str, other: str) -> str | None:
+        number = count(name)
+        return None if number is None else word_for(number, one, other)
+
+    return word
 
 
 def fill(template: str, params: Mapping[str, float]) -> str:
     """A template with each ``{{ name }}`` replaced by that number, written pt-BR, and each
     ``{{ name | singular, plural }}`` by the word that agrees with it."""
-    return _substitute(template, lambda name: shown(params[name]), params.__getitem__)
+    return substitute(template, lambda name: shown(params[name]), agreeing(params.__getitem__))
 
 
 def spread(values: tuple[float, ...]) -> str:
@@ -199,10 +221,8 @@ def label_of(
 
     def fill_in(text: str) -> str:
         # A plural slot agrees with the highest value, the one written last: "1 ou 2 bytes".
-        return _substitute(
-            text,
-            said.get,
-            lambda name: max(values[name]) if name in values else None,
+        return substitute(
+            text, said.get, agreeing(lambda name: max(values[name]) if name in values else None)
         )
 
     split = split_prompt(fill_in(prompt), fill_in(legend) if legend else None)
@@ -215,35 +235,42 @@ def excerpt_html(
     """One variant as an instructor reads it in a list of variants (inline HTML): the clauses
     of the legend and the prompt that hold its parameters, filled with its numbers in
     ``<strong>`` ("Uma GPU com **936** GB/s lê **4** GB de pesos por token"). Clauses end at
-    ``, ; : . ? !`` before a space; a clause without a parameter not yet shown is left out
-    (`` … `` marks a gap). A parameter the texts do not use ends the excerpt as
-    ``name = value``."""
+    ``, ; : . ? !`` before a space; a clause without a parameter not yet shown is left out,
+    and ``…`` marks where (before the first clause kept, or between two). A parameter the
+    texts do not use ends the excerpt as ``name = value``."""
     from app.content.markdown import plain_text, render_block, render_inline
 
-    start, end = "\ue000", "\ue001"  # private-use marks around each number, through Markdown
-    marked = {name: f"{start}{shown(params[name])}{end}" for name in names if name in params}
-    counts = {name: params[name] for name in marked}
+    # Private-use marks around each number, through Markdown; the opening mark holds the
+    # name's position, so two parameters of equal value are two marks.
+    start, after, end = "\ue000", "\ue001", "\ue002"
+    given = [name for name in names if name in params]
+    marked = {name: f"{start}{i}{after}{shown(params[name])}{end}" for i, name in enumerate(given)}
 
     def fill_in(text: str) -> str:
-        return _substitute(text, marked.get, counts.get)
+        return substitute(text, marked.get, agreeing(params.get))
 
     sources = [plain_text(render_inline(fill_in(legend)))] if legend else []
     sources.append(plain_text(render_block(fill_in(prompt))))
     pieces = re.split(r"([,;:.?!]\s+)", " ".join(sources).rstrip(".?!"))
     left = set(marked.values())
     kept: list[str] = []
-    last = -2
+    follows = 0  # the clause that would follow the last one kept without a gap
     for i in range(0, len(pieces), 2):
         clause = pieces[i]
         new = {mark for mark in left if mark in clause}
         if not new:
             continue
         left -= new
-        kept.append((pieces[i - 1] if last == i - 2 else " … ") + clause if kept else clause)
-        last = i
+        if i != follows:
+            kept.append(" … " if kept else "… ")
+        elif i:
+            kept.append(pieces[i - 1])  # the punctuation before it
+        kept.append(clause)
+        follows = i + 2
     unused = [f"{name} = {mark}" for name, mark in marked.items() if mark in left]
     text = "; ".join(part for part in ("".join(kept), "; ".join(unused)) if part)
-    return escape(text).replace(start, "<strong>").replace(end, "</strong>")
+    opening = re.compile(f"{start}\\d+{after}")
+    return opening.sub("<strong>", escape(text)).replace(end, "</strong>")
 
 
 def slots(template: str) -> set[str]:

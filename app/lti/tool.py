@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
-from sqlalchemy import Engine, delete, update
+from sqlalchemy import ColumnElement, Engine, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
@@ -33,6 +33,7 @@ from app.platform.models import (
     LtiKey,
     LtiPlatform,
     LtiState,
+    table,
     utcnow,
 )
 
@@ -47,7 +48,25 @@ USED = json.dumps("used")  # the value of a nonce whose launch was accepted
 
 BAD_URL = N_("Write a full address starting with https:// or http://.")
 MISSING_FIELD = N_("Fill in every field.")
-ID_MAX = 255  # the columns of the issuer, the client id and a deployment id (app.platform.models)
+
+
+def _length(column: ColumnElement[str]) -> int:
+    """A string column's length, in characters, as the model declares it."""
+    length = getattr(column.type, "length", None)  # String's, and SQLModel's AutoString's
+    if not isinstance(length, int):
+        raise TypeError(f"{column} has no length")
+    return length
+
+
+# The length of the issuer's, the client id's and a deployment id's columns.
+ID_MAX = min(
+    _length(column)
+    for column in (
+        table(LtiPlatform).c.issuer,
+        table(LtiPlatform).c.client_id,
+        table(LtiDeployment).c.deployment_id,
+    )
+)
 LONG_ID = N_(
     "The platform ID, the client ID and each deployment ID have at most %(max)s characters."
 )

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
 from pydantic.dataclasses import dataclass
 from sqlmodel import SQLModel
 
@@ -38,10 +38,9 @@ class WalkPublic(SQLModel):
 
 @dataclass(frozen=True)
 class LessonProgressPublic(LessonProgress):
-    """One lesson's progress for the current learner (what each count means:
-    :class:`app.learning.grading.LessonProgress`), with the lesson's title."""
+    """One lesson's progress for the current learner, with the lesson's title."""
 
-    title: str
+    title: Annotated[str, Field(description="The lesson's title, as the course lists it.")]
 
 
 class PlacePublic(SQLModel):

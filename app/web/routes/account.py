@@ -117,18 +117,18 @@ def sign_up(
         return _page(request, desk.account, status=409, signup_error=gettext(ALREADY_IN))
     blocked = desk.limiter.sign_up_attempt(_client_ip(request))
     if blocked:
-        response = _sign_up_refused(request, form, 429, blocked.message)
+        response = _refused(request, form, 429, blocked.message)
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
     try:
         username = clean_username(form.usuario)
         check_new_password(form.senha, form.confirmacao)
     except CredentialsError as exc:
-        return _sign_up_refused(request, form, 422, str(exc), wrong=exc.field)
+        return _refused(request, form, 422, str(exc), wrong=exc.field)
     try:
         create_account(desk.db, desk.learner_id, username, desk.passwords.hash(form.senha))
     except UsernameTaken:
-        return _sign_up_refused(request, form, 409, gettext(TAKEN), wrong="username")
+        return _refused(request, form, 409, gettext(TAKEN), wrong="username")
     _sign_in(request, desk.learner_id, username)
     next_page = safe_next(form.proximo)
     if not next_page:  # else the page that asked for an account (a class link) says what's next
@@ -158,11 +158,11 @@ def sign_in(
     typed = TypedCredentials(form.usuario, form.senha, _client_ip(request), cookie)
     found = check_credentials(desk.db, desk.passwords, desk.limiter, typed, desk.devices)
     if isinstance(found, Blocked):
-        response = _sign_in_refused(request, form, 429, found.message)
+        response = _refused(request, form, 429, found.message)
         response.headers["Retry-After"] = str(found.retry_after_s)
         return response
     if isinstance(found, WrongCredentials):
-        return _sign_in_refused(request, form, 401, found.message)
+        return _refused(request, form, 401, found.message)
     merge_learner(
         desk.db,
         desk.learner_id,
@@ -223,20 +223,14 @@ def _sign_in(request: Request, learner_id: str, username: str) -> None:
     request.session.update({LEARNER_KEY: learner_id, ACCOUNT_KEY: username})
 
 
-def _sign_up_refused(
-    request: Request, form: SignUpForm, status: int, message: str, wrong: str | None = None
+def _refused(
+    request: Request, form: SignInForm, status: int, message: str, wrong: str | None = None
 ):
-    """The account page again with the sign-up form's ``message``, the username typed and the
-    page signing up leads to; ``wrong``: the field to fix ("username", "password" or
-    "confirmation")."""
-    context = {"signup_error": message, "username": form.usuario, "wrong": wrong}
-    return _page(request, None, status=status, next_page=safe_next(form.proximo), **context)
-
-
-def _sign_in_refused(request: Request, form: SignInForm, status: int, message: str):
-    """The account page again with the sign-in form's ``message``, the username typed and the
-    page signing in leads to."""
-    context = {"signin_error": message, "username": form.usuario}
+    """The account page again with ``message`` beside the form sent (sign-up for a
+    :class:`SignUpForm`, else sign-in), the username typed and the page the form leads to;
+    ``wrong``: the sign-up field to fix ("username", "password" or "confirmation")."""
+    error = "signup_error" if isinstance(form, SignUpForm) else "signin_error"
+    context = {error: message, "username": form.usuario, "wrong": wrong}
     return _page(request, None, status=status, next_page=safe_next(form.proximo), **context)
 
 

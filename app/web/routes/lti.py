@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from itsdangerous import BadData, URLSafeTimedSerializer
-from pydantic import BaseModel, StringConstraints
+from pydantic import BaseModel
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -132,8 +132,7 @@ STORAGE_NOT_SAME_ORIGIN = N_(
 )
 STORAGE_NONCE = N_("the launch's nonce is not the one its login kept in the LMS's storage")
 NO_PLATFORM = N_("There is no registered platform with this address.")
-Field = Annotated[str, Form(max_length=1000)]
-PlatformField = Annotated[str, StringConstraints(max_length=1000)]
+Field = Annotated[str, Form(max_length=1000)]  # a form field (alone, or in a form model)
 
 
 class PlatformForm(BaseModel):
@@ -141,12 +140,12 @@ class PlatformForm(BaseModel):
     field reads as "", one past 1000 characters is the 422 page "Dados inválidos"
     (:mod:`app.web.errors`)."""
 
-    issuer: PlatformField = ""
-    client_id: PlatformField = ""
-    deployment_id: PlatformField = ""  # several: comma-separated
-    auth_url: PlatformField = ""
-    token_url: PlatformField = ""
-    jwks_url: PlatformField = ""
+    issuer: Field = ""
+    client_id: Field = ""
+    deployment_id: Field = ""  # several: comma-separated
+    auth_url: Field = ""
+    token_url: Field = ""
+    jwks_url: Field = ""
 
 
 class StarletteLtiRequest(LtiRequest):
