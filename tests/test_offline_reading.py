@@ -15,17 +15,14 @@ from bs4 import Tag
 from playwright.sync_api import Page, expect
 
 from app.content.calculators import compute, offline_calculator, parse_calculator
-from app.content.trees import Tree
 from app.platform.settings import PROJECT_ROOT
 from app.web.templating import json_island
 from tests.support.browser import ConsoleWatch, axe_violations
 from tests.support.html import soup
 from tests.support.learning import KERNELS
-from tests.support.offline import download
+from tests.support.offline import TREE, WIDGET, download, walk_to_a_result
 from tests.support.server import LiveServer
 
-TREE: Tree = next(iter(KERNELS.trees.values()))
-WIDGET = f"#arvore-{TREE.id}"
 CALCULATOR = next(iter(KERNELS.calculators.values()))
 NAMES = [item.name for item in CALCULATOR.inputs]
 # What a learner may type in the three inputs: pt-BR and en numbers, thousands, units, signs,
@@ -229,13 +226,7 @@ def test_without_javascript_the_tree_still_walks_through_the_server(
 ):
     page = new_page(360, 740, javascript=False)
     page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
-    widget = page.locator(WIDGET)
-    datacenter = TREE.questions[TREE.start].options[4]
-    cluster = TREE.questions[datacenter.next].options[3]
-    widget.locator(".tree-option", has_text=datacenter.label).click()
-    expect(widget.locator(".tree-question-heading")).to_contain_text("Pergunta 2")
-    widget.locator(".tree-option", has_text=cluster.label).click()
-    expect(widget.locator(".tree-result-engines")).to_have_text(TREE.results[cluster.next].main)
+    walk_to_a_result(page)
     assert re.search(r"[?&]c=", page.url)
 
 

@@ -7,16 +7,12 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from app.content.trees import Tree
 from tests.support.app import query
 from tests.support.learning import KERNELS
-from tests.support.offline import download, new_account_in_page
+from tests.support.offline import TREE, download, new_account_in_page, walk_to_a_result
 from tests.support.server import LiveServer
-
-TREE: Tree = next(iter(KERNELS.trees.values()))
-WIDGET = f"#arvore-{TREE.id}"
 
 # True once the device's queue (static/js/offline-answers.js: IndexedDB "curso", store
 # "respostas") holds nothing; the store is made as that file makes it when it is not there yet.
@@ -31,19 +27,6 @@ QUEUE_EMPTY = """() => new Promise((done, fail) => {
     all.onsuccess = () => { db.close(); done(all.result.length === 0); };
   };
 })"""
-
-
-def walk_to_a_result(page: Page) -> str:
-    """Walk the lesson's tree to a result (the fifth option, then the fourth): its engine."""
-    widget = page.locator(WIDGET)
-    first = TREE.questions[TREE.start].options[4]
-    second = TREE.questions[first.next].options[3]
-    widget.locator(".tree-option", has_text=first.label).click()
-    expect(widget.locator(".tree-question-heading")).to_contain_text("Pergunta 2")
-    widget.locator(".tree-option", has_text=second.label).click()
-    main = TREE.results[second.next].main
-    expect(widget.locator(".tree-result-engines")).to_have_text(main)
-    return main
 
 
 def test_a_tree_walked_offline_is_stored_once_when_the_connection_returns(

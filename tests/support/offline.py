@@ -9,10 +9,30 @@ import secrets
 
 from playwright.sync_api import Locator, Page, expect
 
+from app.content.trees import Tree
 from tests.support import browser
 from tests.support.app import query
 from tests.support.learning import KERNELS
 from tests.support.server import LiveServer
+
+# The kernels lesson's decision tree and its widget on the lesson page.
+TREE: Tree = next(iter(KERNELS.trees.values()))
+WIDGET = f"#arvore-{TREE.id}"
+
+
+def walk_to_a_result(page: Page) -> str:
+    """Walk the lesson's tree to a result (the fifth option, then the fourth), online, offline
+    or without JavaScript: the result's engines, once shown."""
+    widget = page.locator(WIDGET)
+    first = TREE.questions[TREE.start].options[4]
+    second = TREE.questions[first.next].options[3]
+    widget.locator(".tree-option", has_text=first.label).click()
+    expect(widget.locator(".tree-question-heading")).to_contain_text("Pergunta 2")
+    widget.locator(".tree-option", has_text=second.label).click()
+    main = TREE.results[second.next].main
+    expect(widget.locator(".tree-result-engines")).to_have_text(main)
+    return main
+
 
 # Every cached response's text, read in the page (the Cache API is the service worker's store).
 CACHED = """async () => {
