@@ -36,6 +36,28 @@ def test_home_lists_the_lessons_in_order_with_status(client):
     assert text(first.select_one(".status")) == "Não iniciada"
 
 
+def test_the_home_counts_a_lessons_questions_as_progress_does(client):
+    """The walk-through found "25 perguntas" and "7 de 23 certas" on the same card: the home
+    counted every question of the lesson's pools, progress counts the ones drawn."""
+    opener = next(iter(KERNELS.questions.values()))
+    answer(client, "kernels", opener.id, ["b"])
+    total = lesson_shape_total(KERNELS)
+    assert total < len(KERNELS.questions)  # the lesson has a pool drawing fewer than it holds
+    home = soup(client.get("/"))
+    counts = {
+        card.h2.a["href"]: text(card.select_one(".question-count"))
+        for card in home.select(".lesson-card")
+    }
+    assert counts == {
+        f"/licoes/{lesson.slug}": f"{lesson_shape_total(lesson)} perguntas"
+        for lesson in COURSE.lessons
+    }
+    progress = soup(client.get("/progresso")).select_one('.progress-card[data-licao="kernels"]')
+    right = text(progress.select_one(".stat-right"))
+    assert right.endswith(f" de {total}")
+    assert f"{right} certas" in text(home.select_one(".lesson-card"))
+
+
 def test_the_pages_icon_is_a_small_png(client):
     """Issue 38 (Lighthouse's blocking time): the SVG icon made Chromium set up an SVG document
     on the page's main thread at start (about 110 ms of style on a throttled phone); a 32 px
