@@ -25,7 +25,10 @@ from app.learning.trees import (
     tree_version,
     tree_view,
 )
+from app.learning.usecases import OFFLINE_WINDOW, given_time
+from app.platform.models import utcnow
 from app.web.deps import CourseDep, LearnerForWriteDep, ReaderCourseDep, SessionDep
+from app.web.forms import given_time_field
 from app.web.lookups import find_tree
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
@@ -106,11 +109,17 @@ def tree_step(
     c: Annotated[str, Form(max_length=2000)] = "",
     licao: Annotated[str, Form(max_length=100)] = "",
     versao: Annotated[str | None, Form(max_length=64)] = None,
+    chave: Annotated[str | None, Form(min_length=8, max_length=64)] = None,
+    dada_em: Annotated[str | None, Form(max_length=40)] = None,
 ):
     """Take one step: answer the current question with the option ``escolha``.
 
     Reaching a result stores the finished walk. htmx gets the widget and an
     ``HX-Push-Url`` with the new path; a plain form post is redirected (303) there.
+    A walk finished offline is this last step sent again by its device
+    (``static/js/offline-answers.js``), with the key the device gave it (``chave``: sent
+    twice, stored once) and when it was finished (``dada_em``, ISO 8601 with its offset,
+    clamped to the last :data:`~app.learning.usecases.OFFLINE_WINDOW`; 422 when not a time).
     The form carries the tree's version (``versao``): when the tree changed since the form
     was shown, no step is taken and nothing is stored; htmx gets 409 with the current
     question and "Esta pergunta mudou; leia de novo e responda.", a plain post is
@@ -136,7 +145,9 @@ def tree_step(
         view = TreeView(view.tree, view.walk, view.map, slug, gettext(UNKNOWN_OPTION))
         return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:
-        record_walk(session, learner_id, tree.id, walk.values, walk.result.id)
+        now = utcnow()
+        at = given_time(given_time_field(dada_em), now, now - OFFLINE_WINDOW)
+        record_walk(session, learner_id, tree.id, walk.values, walk.result.id, chave, at)
     view = TreeView(tree, walk, layout(tree), slug)
     url = urls_of(request).walk(view, walk.values)
     if wants_fragment(request):
