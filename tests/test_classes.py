@@ -99,6 +99,22 @@ def test_instructors_see_only_their_classes_and_admins_see_all(school, settings)
     ]
 
 
+def test_a_class_without_a_name_is_refused_next_to_the_field_with_the_rest_kept(school):
+    _, teacher, _, _, _ = school
+    refused = post(teacher, "/instrutor/turmas", nome="  ", descricao="Noite")
+    assert refused.status_code == 422
+    form = soup(refused.text).select_one("form[action='/instrutor/turmas']")
+    field = form.select_one("#turma-nome")
+    error = form.select_one(".form-error")
+    assert text(error) == "Dê um nome à turma."
+    assert (field["aria-describedby"], field["aria-invalid"], field.has_attr("autofocus")) == (
+        error["id"],
+        "true",
+        True,
+    )
+    assert form.select_one("#turma-descricao")["value"] == "Noite"
+
+
 def test_staff_can_be_added_and_then_see_the_class(school, settings):
     app, teacher, _, class_url, _ = school
     other = instructor(TestClient(app, follow_redirects=False), settings, "colega")
