@@ -179,12 +179,16 @@ def test_quiz_works_without_javascript(live_server: LiveServer, browser: Browser
     graded = page.locator(f"#pergunta-{question.id}")
     expect(graded.locator(".verdict")).to_have_text(re.compile("Resposta incorreta"))
     (right,) = question.answer
-    expect(graded.locator(".graded-option.right .explanation")).to_contain_text(
+    explanation = graded.locator(".graded-option.right .explanation")
+    expect(explanation).to_contain_text(
         re.sub("<[^>]+>", "", question.option(right).explanation_html).strip()[:40]
     )
+    # Open right after the answer, as with htmx (it stayed folded behind "ver explicação").
+    expect(explanation).to_be_visible()
     page.screenshot(path=artifacts / "licao-sem-js-360.png", full_page=False)
     page.reload()
     expect(graded.locator(".verdict")).to_have_text(re.compile("Resposta incorreta"))
+    expect(explanation).to_be_hidden()  # folded on a later visit
     assert watch.errors == []
     context.close()
 

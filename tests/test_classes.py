@@ -99,16 +99,48 @@ def test_instructors_see_only_their_classes_and_admins_see_all(school, settings)
     ]
 
 
+def test_a_class_without_a_name_is_refused_next_to_the_field_with_the_rest_kept(school):
+    _, teacher, _, _, _ = school
+    refused = post(teacher, "/instrutor/turmas", nome="  ", descricao="Noite")
+    assert refused.status_code == 422
+    form = soup(refused.text).select_one("form[action='/instrutor/turmas']")
+    field = form.select_one("#turma-nome")
+    error = form.select_one(".form-error")
+    assert text(error) == "Dê um nome à turma."
+    assert (field["aria-describedby"], field["aria-invalid"], field.has_attr("autofocus")) == (
+        error["id"],
+        "true",
+        True,
+    )
+    assert form.select_one("#turma-descricao")["value"] == "Noite"
+
+
 def test_staff_can_be_added_and_then_see_the_class(school, settings):
     app, teacher, _, class_url, _ = school
     other = instructor(TestClient(app, follow_redirects=False), settings, "colega")
     class_id = class_url.rsplit("/", 1)[1]
-    bad = post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="ninguem")
-    assert bad.status_code == 422
-    assert (
-        text(soup(bad.text).select_one(".form-error"))
-        == "Não há instrutor com o usuário `ninguem`."
-    )
+    for typed in ("ninguem", "ana"):  # no account; a learner's account
+        bad = post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario=typed)
+        assert bad.status_code == 422
+        page = soup(bad.text)
+        form = page.select_one("form[action$='/equipe']")
+        assert [text(e) for e in page.select(".form-error")] == [
+            f"Não há instrutor com o usuário “{typed}”: peça ao administrador do curso que "
+            "torne essa conta instrutora e depois adicione-a aqui."
+        ]
+        error = form.select_one(".form-error")  # next to the field, not at the top of the page
+        field = form.select_one("input[name=usuario]")
+        assert error["role"] == "alert"
+        assert field["aria-describedby"].split() == ["equipe-dica", error["id"]]
+        assert (field["value"], field["aria-invalid"], field.has_attr("autofocus")) == (
+            typed,
+            "true",
+            True,
+        )
+        assert text(form.select_one("#equipe-dica")) == (
+            "Só instrutores do curso podem ser adicionados. Para outra pessoa, peça antes ao "
+            "administrador do curso que torne a conta dela instrutora."
+        )
     assert (
         post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="colega").status_code == 303
     )
@@ -143,6 +175,16 @@ def test_due_dates_are_entered_in_the_class_zone_and_late_answers_are_accepted_a
     assert (text(row.select_one(".on-time")), text(row.select_one(".late"))) == ("1", "0")
     bad = post(teacher, f"/instrutor/turmas/{class_id}/prazos", licao="kernels", prazo="amanhã")
     assert bad.status_code == 422
+    form = soup(bad.text).select_one("form.due-form")  # the error next to the field
+    assert text(form.select_one(".form-error")) == (
+        "Escreva o prazo com dia, mês, ano e hora, por exemplo 12/12/2026 23:59."
+    )
+    field = form.select_one("input[name=prazo]")
+    assert (field["value"], field["aria-describedby"], field.has_attr("autofocus")) == (
+        "amanhã",
+        form.select_one(".form-error")["id"],
+        True,
+    )
 
 
 def test_the_learner_home_shows_what_is_due_next(school):
@@ -421,7 +463,14 @@ def test_the_class_time_zone_is_chosen_from_a_select_and_changes_how_due_dates_r
     assert text(row.select_one("td")) == "até 01/01/2099, 11:00 (horário do Amazonas)"
     bad = post(teacher, f"/instrutor/turmas/{class_id}/fuso", fuso="Marte/Olimpo")
     assert bad.status_code == 422
-    assert "Escolha um dos fusos horários da lista." in bad.text
+    form = soup(bad.text).select_one("form.zone-form")  # the error next to the field
+    assert text(form.select_one(".form-error")) == "Escolha um dos fusos horários da lista."
+    field = form.select_one("select[name=fuso]")
+    assert (field["aria-describedby"], field["aria-invalid"], field.has_attr("autofocus")) == (
+        form.select_one(".form-error")["id"],
+        "true",
+        True,
+    )
     assert db_rows(settings, "SELECT time_zone FROM classroom") == [("America/Manaus",)]
 
 
@@ -434,8 +483,8 @@ def test_an_instructor_can_be_removed_but_never_the_last_one(school, settings):
     last = post(teacher, f"/instrutor/turmas/{class_id}/equipe/remover", usuario="prof")
     assert last.status_code == 422
     assert (
-        "Uma turma precisa de pelo menos um instrutor: adicione outro antes de remover `prof`."
-        in text(soup(last.text).select_one("main"))
+        text(soup(last.text).select_one(".class-staff + .form-error"))
+        == "Uma turma precisa de pelo menos um instrutor: adicione outro antes de remover “prof”."
     )
     assert post(teacher, f"/instrutor/turmas/{class_id}/equipe", usuario="outra").status_code == 303
     page = soup(teacher.get(class_url).text)

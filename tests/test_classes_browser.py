@@ -105,3 +105,20 @@ def test_create_a_class_join_it_set_a_due_date_answer_late_and_see_it_late(
     assert axe_violations(teacher) == []
     teacher.screenshot(path=artifacts / "turma-360.png", full_page=True)
     assert watch.errors == []
+    # A learner's username in "Adicionar um instrutor": the error was shown at the top of the
+    # page, out of view, and the field emptied; now it is next to the field, which keeps it.
+    # (Last, as the 422 is a console error.)
+    teacher.set_viewport_size({"width": 1280, "height": 900})
+    teacher.fill("#equipe-usuario", "aluna")
+    teacher.get_by_role("button", name="Adicionar", exact=True).click()
+    field = teacher.locator("#equipe-usuario")
+    expect(field).to_be_focused()
+    expect(field).to_have_value("aluna")
+    expect(field).to_have_accessible_description(
+        "Só instrutores do curso podem ser adicionados. Para outra pessoa, peça antes ao "
+        "administrador do curso que torne a conta dela instrutora. Não há instrutor com o "
+        "usuário “aluna”: peça ao administrador do curso que torne essa conta instrutora e "
+        "depois adicione-a aqui."
+    )
+    expect(teacher.locator("#equipe-erro")).to_be_in_viewport()
+    assert axe_violations(teacher) == []

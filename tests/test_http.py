@@ -17,6 +17,7 @@ from tests.support.learning import (
     key_of,
     stored,
     version_of,
+    wrong_form,
     wrong_option,
 )
 from tests.support.lessons import GOOD
@@ -34,6 +35,28 @@ def test_home_lists_the_lessons_in_order_with_status(client):
     assert KERNELS.meta.summary in first.get_text()
     assert f"{KERNELS.meta.minutes} min" in first.get_text()
     assert text(first.select_one(".status")) == "Não iniciada"
+
+
+def test_the_home_counts_a_lessons_questions_as_progress_does(client):
+    """The walk-through found "25 perguntas" and "7 de 23 certas" on the same card: the home
+    counted every question of the lesson's pools, progress counts the ones drawn."""
+    opener = next(iter(KERNELS.questions.values()))
+    answer(client, "kernels", opener.id, ["b"])
+    total = lesson_shape_total(KERNELS)
+    assert total < len(KERNELS.questions)  # the lesson has a pool drawing fewer than it holds
+    home = soup(client.get("/"))
+    counts = {
+        card.h2.a["href"]: text(card.select_one(".question-count"))
+        for card in home.select(".lesson-card")
+    }
+    assert counts == {
+        f"/licoes/{lesson.slug}": f"{lesson_shape_total(lesson)} perguntas"
+        for lesson in COURSE.lessons
+    }
+    progress = soup(client.get("/progresso")).select_one('.progress-card[data-licao="kernels"]')
+    right = text(progress.select_one(".stat-right"))
+    assert right.endswith(f" de {total}")
+    assert f"{right} certas" in text(home.select_one(".lesson-card"))
 
 
 def test_the_pages_icon_is_a_small_png(client):
@@ -136,6 +159,23 @@ def test_plain_form_post_redirects_back_to_the_graded_question(client):
     assert response.headers["location"] == f"/licoes/kernels#pergunta-{question.id}"
     page = soup(client.get(response.headers["location"]))
     assert text(page.select_one(f"#pergunta-{question.id} .verdict")) == "✓ Resposta correta"
+
+
+def test_without_javascript_the_explanations_are_open_right_after_an_answer(client):
+    """The walk-through (phone, JS off) saw only "✗ Resposta incorreta  ver explicação ▸" after
+    answering: with htmx the explanations open at once; now the page the plain POST redirects
+    to opens them too, for that question only, and a later visit shows them folded."""
+    first, second = list(KERNELS.questions.values())[:2]
+    answer(client, "kernels", first.id, wrong_form(first), htmx=False)
+    response = answer(client, "kernels", second.id, wrong_form(second), htmx=False)
+    page = soup(client.get(response.headers["location"]))
+    graded = page.select_one(f"#pergunta-{second.id}")
+    assert text(graded.select_one(".verdict")) == "✗ Resposta incorreta"
+    assert graded.select_one("details.answer-details").has_attr("open")
+    earlier = page.select_one(f"#pergunta-{first.id} details.answer-details")
+    assert not earlier.has_attr("open"), "só a pergunta que acabou de ser respondida"
+    again = soup(client.get("/licoes/kernels")).select_one(f"#pergunta-{second.id}")
+    assert not again.select_one("details.answer-details").has_attr("open")
 
 
 def test_multiple_answer_question(client, settings):

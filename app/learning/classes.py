@@ -32,8 +32,8 @@ CODE_BYTES = 24  # 192 random bits, URL-safe: 32 characters
 DUE_FORMAT = "dd/MM, HH:mm"
 DUE_FORMAT_WITH_YEAR = "dd/MM/yyyy, HH:mm"  # a due date outside the current year
 BAD_ZONE = N_("Choose one of the time zones in the list.")
-LAST_STAFF = N_("A class needs at least one instructor: add another before removing `%(name)s`.")
-NOT_STAFF = N_("`%(name)s` is not an instructor of this class.")
+LAST_STAFF = N_("A class needs at least one instructor: add another before removing “%(name)s”.")
+NOT_STAFF = N_("“%(name)s” is not an instructor of this class.")
 BAD_DATE = N_("Write the due date as day, month, year and time, for example 12/12/2026 23:59.")
 SKIPPED_TIME = N_(
     "%(when)s does not exist in the class's time zone (%(zone)s): that night the clocks go "

@@ -205,6 +205,26 @@ def take_flash(request: Request, learner_id: str | None) -> Flash | None:
     )
 
 
+# The session key of the question a POST without JavaScript just graded, [lesson, question]:
+# its lesson page, the redirect's target, shows its explanations open once.
+ANSWERED_KEY = "respondida"
+
+
+def keep_answered(request: Request, slug: str, question_id: str) -> None:
+    """Remember, for the lesson page the redirect leads to, the question just graded."""
+    request.session[ANSWERED_KEY] = [slug, question_id]
+
+
+def take_answered(request: Request, learner_id: str | None, slug: str) -> str | None:
+    """The id of the question of lesson ``slug`` a POST just graded, removed so a reload or a
+    later visit shows it folded; ``None`` when there is none (a visitor's session stays
+    unread)."""
+    kept = request.session.pop(ANSWERED_KEY, None) if learner_id is not None else None
+    if isinstance(kept, list) and len(kept) == 2 and kept[0] == slug:
+        return str(kept[1])
+    return None
+
+
 # The session key of a one-line confirmation for the next page (a class joined, an account
 # created): a string, shown once by the page the redirect leads to.
 NOTICE_KEY = "recado"

@@ -26,6 +26,8 @@ class QuestionMode:
         retry: the "Answer again" link (``/revisar`` moves on to the next question instead).
         origin: the page a plain hint form sends the learner back to (the ``origem`` field of
             ``routes/quizzes.hint``), ``""`` for the lesson.
+        just_answered: the id of the one question whose explanations open on a lesson page
+            without JavaScript: the one its POST just graded (post/redirect/get).
     """
 
     answer_route: str
@@ -33,6 +35,16 @@ class QuestionMode:
     unfolded: bool = False
     retry: bool = True
     origin: str = ""
+    just_answered: str = ""
+
+    def opens(self, question_id: str) -> bool:
+        """Whether the explanations of that question's graded answer show open."""
+        return self.unfolded or question_id == self.just_answered
+
+    def after_answer(self, question_id: str) -> QuestionMode:
+        """This mode, on the page a POST without JavaScript that graded ``question_id``
+        redirects to."""
+        return replace(self, just_answered=question_id)
 
     def of(self, request: Request) -> QuestionMode:
         """This mode, unfolded when ``request`` is the POST that graded the answer."""

@@ -42,7 +42,10 @@ BAD_LINK = N_(
 )
 NO_NAME = N_("Give the class a name.")
 JOINED = N_("You joined the class %(name)s.")
-NOT_INSTRUCTOR = N_("There is no instructor with the username `%(name)s`.")
+NOT_INSTRUCTOR = N_(
+    "There is no instructor with the username “%(name)s”: ask the course's administrator to make "
+    "this account an instructor, then add it here."
+)
 UNKNOWN_LESSON = N_("Choose one of the course's lessons.")
 
 
@@ -112,10 +115,16 @@ class ClassDesk:
     db: SessionDep
 
     def page(
-        self, status_code: int = 200, error: str | None = None, typed: dict[str, str] | None = None
+        self,
+        status_code: int = 200,
+        error: str | None = None,
+        form: str | None = None,
+        typed: dict[str, str] | None = None,
     ):
-        """The class's page; ``error``: why a form on it was refused, ``typed``: what its
-        due-date form had (``lesson``, ``due``), shown again."""
+        """The class's page; ``error``: why a form on it was refused, shown next to that ``form``
+        (``lesson`` or ``due``: a field of the due-date form; ``zone``, ``staff`` or
+        ``unstaff``; at the top when None); ``typed``: what
+        the form had (``lesson``, ``due``, ``username``), shown again."""
         request, db, classroom, course = self.request, self.db, self.classroom, self.course
         join_url = str(request.base_url).rstrip("/") + urls_of(request).path(
             "class_join_page", code=classroom.join_code
@@ -133,6 +142,7 @@ class ClassDesk:
             "course": course,
             "due_label": classes.due_label,
             "error": error,
+            "failed": form,
             "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
             "zones": time_zone_choices(),
             "time_zone_label": time_zone_label,
@@ -176,11 +186,11 @@ def class_due(
 ):
     """Set a lesson's due date, entered in the class's time zone."""
     if desk.course.get(licao) is None:
-        return desk.page(422, gettext(UNKNOWN_LESSON))
+        return desk.page(422, gettext(UNKNOWN_LESSON), "lesson", {"lesson": licao, "due": prazo})
     try:
         due_at = classes.parse_due(prazo, desk.classroom.time_zone)
     except classes.BadDueDate as exc:
-        return desk.page(422, str(exc), {"lesson": licao, "due": prazo})  # as typed
+        return desk.page(422, str(exc), "due", {"lesson": licao, "due": prazo})  # as typed
     classes.set_due(desk.db, desk.classroom, licao, due_at)
     return desk.back()
 
@@ -190,7 +200,8 @@ def class_staff(desk: ClassDeskDep, usuario: Annotated[str, Form(max_length=30)]
     """Add another instructor to the class."""
     other = instructor_account(desk.db, usuario.strip().lower())
     if other is None:
-        return desk.page(422, gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()})
+        name = usuario.strip()
+        return desk.page(422, gettext(NOT_INSTRUCTOR) % {"name": name}, "staff", {"username": name})
     classes.add_staff(desk.db, desk.classroom, other)
     return desk.back()
 
@@ -208,7 +219,7 @@ def class_unstaff(
     try:
         classes.remove_staff(desk.db, desk.classroom, usuario.strip().lower())
     except classes.StaffError as exc:
-        return desk.page(422, str(exc))
+        return desk.page(422, str(exc), "unstaff")
     assert desk.classroom.id is not None  # a stored class
     if classes.class_for(desk.db, instructor, desk.classroom.id) is None:
         return RedirectResponse(urls_of(desk.request).path("classes"), status_code=303)
@@ -221,7 +232,7 @@ def class_zone(desk: ClassDeskDep, fuso: Annotated[str, Form(max_length=64)] = "
     try:
         classes.set_time_zone(desk.db, desk.classroom, fuso)
     except classes.BadTimeZone as exc:
-        return desk.page(422, str(exc))
+        return desk.page(422, str(exc), "zone")
     return desk.back()
 
 

@@ -13,8 +13,9 @@ from app.learning.grading import LessonStatus
 from app.learning.instructors import instructor_account
 from app.learning.progress import course_progress
 from app.learning.usecases import LessonRequest, OpenedLesson, open_lesson, visitor_lesson
+from app.web import question_modes
 from app.web.deps import AccountNameDep, CourseDep, LearnerIdDep, learner_store, read_session
-from app.web.forms import take_flash, take_notice
+from app.web.forms import take_answered, take_flash, take_notice
 from app.web.launches import tab_launch
 from app.web.lookups import CheckPanel, check_panel, find_lesson, keep_in_session, session_place
 from app.web.page_cache import cached_page, lesson_page_key
@@ -83,15 +84,20 @@ async def lesson_page(
         key, visitor = lesson_page_key(lesson.slug, request), visitor_lesson(course, lesson, secret)
         return cached_page(request, request.app.state.visitor_pages, course, key, visitor.context)
     tab_launch(request, learner_id, lancamento)
+    answered = take_answered(request, learner_id, lesson.slug)  # a graded POST without JS
     opened = opened_lesson(request, course, lesson, learner_id, refazer)
     asked = opened.asked
-    if panel is not None or asked.errors or asked.drafts or asked.typed or request.query_params:
+    fresh = asked.errors or asked.drafts or asked.typed or answered or request.query_params
+    if panel is not None or fresh:
         # An instructor's page is never kept: the notice of a lesson just published shows here.
-        # Nor is one carrying a form kept from the last POST (a refusal, a hint without JS).
+        # Nor is one carrying a form kept from the last POST (a refusal, a hint without JS), or
+        # the question it just graded (without JS), open.
         notice = take_notice(request, learner_id) if panel is not None else None
         # A search result's ``?destaque=``: its words marked in the text (never on a kept page).
         highlight = request.query_params.get("destaque", "")
         context = {**opened.context(), "panel": panel, "notice": notice, "highlight": highlight}
+        if answered:  # its explanations open, as they do with htmx
+            context["question_mode"] = question_modes.LESSON.after_answer(answered)
         return render(request, "lesson.html", context)
     key = lesson_page_key(lesson.slug, request, opened.stamp)
     return cached_page(request, request.app.state.learner_pages, course, key, opened.context)

@@ -38,6 +38,7 @@ from app.web.deps import (
 from app.web.forms import (
     HINT_NOT_FOUND,
     PostedForm,
+    keep_answered,
     keep_form,
     refusal_message,
 )
@@ -111,6 +112,7 @@ async def answer(request: Request) -> Response:
     if wants_fragment(request):
         assert page.state is not None  # an answer's page carries the state it was built from
         return _render(request, lesson, question, page, due=page.state.due_for(lesson.slug))
+    keep_answered(request, lesson.slug, question.id)  # its explanations open on the lesson
     return _back_to(request, lesson, question)
 
 
