@@ -11,6 +11,7 @@ _.last_30_days  # templates/_dashboard_overview.html
 _.finished  # templates/_dashboard_overview.html, progress.html, _dashboard_trees.html, _resume.html
 _.is_distractor  # templates/_option_chart.html
 _.all_pct  # templates/_option_chart.html
+_.opens  # templates/_question.html: the graded answer's explanations open (QuestionMode)
 _.upper_pct  # templates/_option_chart.html
 _.lower_pct  # templates/_option_chart.html
 _.variant_rows  # templates/_dashboard_questions.html
