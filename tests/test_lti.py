@@ -287,6 +287,9 @@ def test_deep_linking_answers_with_the_lesson_and_its_line_item(lms):
         assert picker.status_code == 200
         labels = [text(node) for node in soup(picker.text).select("label strong")]
         assert labels[0] == KERNELS.meta.title and labels[-1] == "Revisão espaçada"
+        # The count the LMS instructor reads is the grade's maximum (a pool counts its draw).
+        first = text(soup(picker.text).select_one("label[for=licao-kernels]"))
+        assert first == f"{KERNELS.meta.title} ({TOTAL} perguntas)"
         chosen = browser.post(
             tool.url + "/lti/conteudo",
             data={"csrftoken": csrf_from(picker.text), "licao": "kernels"},

@@ -34,6 +34,7 @@ from pylti1p3.request import Request as LtiRequest
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.content.course import Course
 from app.i18n import N_, gettext
 from app.learning.credentials import TypedCredentials, WrongCredentials, check_credentials
 from app.learning.progress import lesson_shape_total
@@ -477,13 +478,20 @@ def _deep_link_launch(request: Request) -> str:
     return launch_id
 
 
+def _picker(course: Course, error: bool = False) -> dict[str, Any]:
+    """The picker's context: each lesson's question count as progress and the grade's maximum
+    count it (:func:`app.learning.progress.lesson_shape_total`: a pool counts its draw)."""
+    totals = {lesson.slug: lesson_shape_total(lesson) for lesson in course.lessons}
+    return {"course": course, "totals": totals, "error": error}
+
+
 @router.get("/lti/conteudo", response_class=HTMLResponse, name="lti_deep_link")
 def lti_deep_link(request: Request, course: CourseDep):
     """The picker an LMS instructor sees when adding the course as content: every lesson
     (title, summary, question count) and the review page. Only the session of an instructor's
     deep-linking launch opens it (403 otherwise)."""
     _deep_link_launch(request)
-    return render(request, "lti_deep_link.html", {"course": course})
+    return render(request, "lti_deep_link.html", _picker(course))
 
 
 @router.post("/lti/conteudo", response_class=HTMLResponse)
@@ -495,7 +503,7 @@ async def lti_deep_link_answer(
     launch_id = _deep_link_launch(request)
     lesson = course.get(licao) if licao != REVIEW_PAGE else None
     if licao != REVIEW_PAGE and lesson is None:
-        return render(request, "lti_deep_link.html", {"course": course, "error": True}, 422)
+        return render(request, "lti_deep_link.html", _picker(course, error=True), 422)
     launch_url = _absolute(request, urls_of(request).path("lti_launch"))
     title = lesson.meta.title_text if lesson else gettext("Spaced review")
 
