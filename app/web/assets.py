@@ -5,8 +5,9 @@
 gets a new name, so browsers never keep a stale copy. Plain names
 (``/static/htmx.min.js``) still work and are revalidated on each use.
 
-A bundle (:meth:`Assets.bundle`) is a name with no file of its own: several files served as
-one, fingerprinted and cached the same way.
+A bundle (:meth:`Assets.bundle`) is a name with no file of its own: one or several files
+served as one, minified, fingerprinted and cached the same way (the scripts' bundles and each
+stylesheet the pages link).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rcssmin import cssmin  # type: ignore[import-untyped]  # rcssmin ships no type hints
 from rjsmin import jsmin  # type: ignore[import-untyped]  # rjsmin ships no type hints
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -81,13 +83,14 @@ class Assets:
         return [f"{folder}/{name}" for name in ([first] if first else []) + names]
 
     def bundle(self, name: str, members: list[str]) -> str:
-        """Serve ``members`` (names under the folder) concatenated, in that order, as ``name``.
+        """Serve ``members`` (names under the folder) minified and concatenated, in that order,
+        as ``name``: scripts (``.js``) with rjsmin, stylesheets (``.css``) with rcssmin.
 
         Built now, at start-up; built again when a member's size or time changes (looked at
         once a second at most, as :meth:`digest` does), so an edited file gets a new
         fingerprint. ``name`` must not be a file of the folder. Each member keeps its own
-        wrapping (the behaviours are each one function called at once); a line naming the file
-        and a ``;`` separate them. Returns ``name``, for :meth:`url`.
+        wrapping (the behaviours are each one function called at once); a comment naming the
+        file (and, between scripts, a ``;``) separates them. Returns ``name``, for :meth:`url`.
 
         Raises:
             FileNotFoundError: a member is missing.
@@ -116,10 +119,12 @@ class Assets:
         stats = [path.stat() for path in paths.values()]
         stamps = tuple((stat.st_mtime_ns, stat.st_size) for stat in stats)
         if stamps != bundle.stamps:
-            # Each member minified (rjsmin: comments and spaces out, about 40% fewer bytes
-            # gzipped), under a comment naming its file.
+            # Each member minified (comments and spaces out: about 40% fewer bytes gzipped for
+            # the scripts, 27% for app.css), under a comment naming its file.
+            css = name.endswith(".css")
+            minify, end = (cssmin, b"\n") if css else (jsmin, b"\n;\n")
             parts = [
-                f"/* {member} */\n".encode() + jsmin(path.read_bytes()).rstrip() + b"\n;\n"
+                f"/* {member} */\n".encode() + minify(path.read_bytes()).rstrip() + end
                 for member, path in paths.items()
             ]
             bundle.content = b"".join(parts)
@@ -193,7 +198,7 @@ class FingerprintedStaticFiles(StaticFiles):
         headers = {"ETag": etag, "Cache-Control": cache}
         if self.is_not_modified(Headers(headers), Headers(scope=scope)):
             return Response(status_code=304, headers=headers)
-        media = "text/javascript" if name.endswith(".js") else None
+        media = {".js": "text/javascript", ".css": "text/css"}.get(Path(name).suffix)
         body = b"" if scope["method"] == "HEAD" else content
         response = Response(body, media_type=media, headers=headers)
         response.headers["Content-Length"] = str(len(content))

@@ -51,6 +51,12 @@ TIMEZONE_COOKIE = "fuso"
 HTML_CACHE = "private, no-cache"
 # The one script of the behaviours (static/js/, each file one behaviour), made at start-up.
 BEHAVIOURS = "behaviours.js"
+# Each stylesheet the pages link, minified (served under these names, from static/<name>.css).
+STYLES = {
+    "app.css": "app.min.css",
+    "dark.css": "dark.min.css",
+    "instructor.css": "instructor.min.css",
+}
 # The instructor's own behaviours (the lesson editor, the dashboard's tabs): a second bundle, on
 # the pages that load instructor.css, so that no learner downloads them.
 INSTRUCTOR_BEHAVIOURS = "instructor.js"
@@ -263,6 +269,7 @@ def make_templates(
         static_url=assets.url,
         behaviours=assets.bundle(BEHAVIOURS, assets.scripts("js", first="core.js")),
         instructor_behaviours=assets.bundle(INSTRUCTOR_BEHAVIOURS, assets.scripts("js/instructor")),
+        styles={source: assets.bundle(name, [source]) for source, name in STYLES.items()},
         local_datetime=_local_datetime,
         local_day=_local_day,
         account_name=account_name,
