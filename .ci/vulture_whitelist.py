@@ -39,6 +39,7 @@ _.view_box  # templates/_tree_map.html
 _.nav_section  # templates/base.html (urls.nav_section)
 _.answer_route  # templates/_question.html (question_mode)
 _.unfolded  # templates/_question.html (question_mode)
+_.first_try_right  # templates/progress.html; /api/progresso (app/web/public.py, by asdict)
 
 # --- Data read from a file or written to a column, never read back by name --------------------
 _.nota  # engines.yml's free note per engine: a known key, so the file validates (extra="forbid")
@@ -84,6 +85,7 @@ _._  # typer.core's gettext, replaced by the catalog's
 _.isolation_level  # sqlite3's connection: None, SQLAlchemy emits BEGIN (app/platform/db.py)
 _.autocommit  # the DBAPI connection the session store reads on (app/platform/sessions.py)
 _.auto_reload  # Jinja's Environment: templates are read once (app/web/templating.py)
+_._value_  # enum.Enum: a member's value when __new__ makes the member (app/i18n LabeledEnum)
 
 # --- Called from outside app/ ----------------------------------------------------------------
 check_foreign_keys  # migrations/env.py, after every migration on SQLite

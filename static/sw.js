@@ -1,16 +1,40 @@
 // The course's service worker (issue 40): served from /sw.js so that its scope is the whole
 // site. It answers from the device's cache only what static/js/offline.js put there when the
 // learner chose "Baixar para ler sem internet"; it never stores anything by itself.
-// Only while the device is offline: a page asked for is the downloaded copy, else
-// /sem-internet (the lessons the device holds); static files and images, the downloaded copy.
+// A page asked for while the device is offline is the downloaded copy, else /sem-internet (the
+// lessons the device holds); an image of a downloaded lesson, offline, is its downloaded copy.
+// A static file (its name carries its content's hash, so a copy never goes stale) is the
+// downloaded copy whenever the device holds one, online or not: a phone reports itself online
+// on a network that carries nothing, and then the page would lose its styles and scripts.
 "use strict";
 
-// The route that serves this file puts the site's paths first: self.CURSO = {fallback, kept}.
+// The route that serves this file puts the site's paths first: self.CURSO = {fallback, static,
+// images}: the page for what was not downloaded, and the prefixes of the files kept by name
+// (the fingerprinted static files, the lessons' images).
 var CACHE = "curso-sem-internet";
 var FALLBACK = self.CURSO.fallback;
-var KEPT = self.CURSO.kept;
+var STATIC = self.CURSO.static;
+var IMAGES = self.CURSO.images;
 
-self.addEventListener("install", function () { self.skipWaiting(); });
+// Where the browser knows static routes (Chromium 123 and later: InstallEvent.addRoutes),
+// only a page, or an image while offline, wakes the worker; everything else (htmx's requests,
+// answers, prefetches, fonts, the API) goes straight to the network, and a static file to the
+// device's copy or, when there is none, the network, with no worker started. Elsewhere the fetch
+// handler below does the same work, only waking for each request.
+function routes() {
+  return [
+    { condition: { requestMethod: "GET", urlPattern: STATIC + "*" }, source: { cacheName: CACHE } },
+    { condition: { urlPattern: IMAGES + "*" }, source: "fetch-event" },
+    { condition: { not: { requestMode: "navigate" } }, source: "network" }
+  ];
+}
+
+self.addEventListener("install", function (event) {
+  self.skipWaiting();
+  if (event.addRoutes) {
+    event.waitUntil(event.addRoutes(routes()).catch(function () { /* the fetch handler serves */ }));
+  }
+});
 self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
 
 function fromCache(request) {
@@ -21,9 +45,15 @@ function fromCache(request) {
 
 self.addEventListener("fetch", function (event) {
   var request = event.request;
+  if (request.method !== "GET") return;
+  var url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname.indexOf(STATIC) === 0) {
+    event.respondWith(fromCache(request).then(function (kept) { return kept || fetch(request); }));
+    return;
+  }
   // Online, the worker stays out of the way: the browser fetches as if it were not there.
   if (self.navigator.onLine) return;
-  if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
   if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(function () {
       return fromCache(request).then(function (kept) {
@@ -33,8 +63,7 @@ self.addEventListener("fetch", function (event) {
     }));
     return;
   }
-  var path = new URL(request.url).pathname;
-  if (KEPT.some(function (prefix) { return path.indexOf(prefix) === 0; })) {
+  if (url.pathname.indexOf(IMAGES) === 0) {
     event.respondWith(fromCache(request).then(function (kept) { return kept || fetch(request); }));
   }
 });

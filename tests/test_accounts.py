@@ -7,6 +7,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -150,6 +151,13 @@ def test_sign_out_ends_the_session(client):
             "números, ponto, hífen ou sublinhado, começando por letra ou número.",
         ),
         ("joão", PASSWORD, PASSWORD, 422, None),
+        (
+            " LTI-ana ",  # the names of the accounts made for LMS people (never linkable)
+            PASSWORD,
+            PASSWORD,
+            422,
+            "Nomes de usuário que começam com lti- ficam reservados para quem vem de um AVA.",
+        ),
         ("bia", "curta", "curta", 422, "A senha precisa de pelo menos 8 caracteres."),
         ("bia", PASSWORD, "outra senha", 422, "A confirmação não é igual à senha."),
         (
@@ -184,6 +192,60 @@ def test_signed_in_learners_cannot_sign_up_or_in_again(client):
     assert again.status_code == 409
     assert "Você já está numa conta." in text(soup(again).select_one(".form-error"))
     assert sign_in(client).status_code == 409
+
+
+def test_account_forms_read_fields_as_sent_up_to_300_characters(client, settings):
+    """The sign-up and sign-in forms: a field past 300 characters is the generic 422 page
+    (no attempt counted, nothing stored); up to 300 it reaches the rules; an absent field
+    reads as empty; a repeated one as its last value."""
+    for url in ("/conta/criar", "/conta/entrar"):
+        for field in ("usuario", "senha", "confirmacao", "proximo"):
+            sent = {"usuario": "bia", "senha": PASSWORD, "confirmacao": PASSWORD, field: "a" * 301}
+            refused = post_form(client, url, **sent)
+            if url == "/conta/entrar" and field == "confirmacao":  # not a sign-in field
+                assert refused.status_code == 401, field
+                continue
+            assert refused.status_code == 422, (url, field)
+            assert text(soup(refused).h1) == "Dados inválidos"
+            assert "O formulário enviado está incompleto ou malformado" in refused.text
+    at_limit = sign_up(client, "a" * 300)
+    assert at_limit.status_code == 422
+    assert text(soup(at_limit).select_one(".account-form .form-error")).startswith(
+        "O nome de usuário deve ter de 3 a 30 caracteres"
+    )
+    unconfirmed = post_form(client, "/conta/criar", usuario="bia", senha=PASSWORD)
+    assert unconfirmed.status_code == 422
+    assert text(soup(unconfirmed).select_one(".account-form .form-error")) == (
+        "A confirmação não é igual à senha."
+    )
+    assert db_rows(settings, "SELECT username FROM account") == []
+    token = csrf_from(client.get("/conta").text)
+    twice = [("csrftoken", token), ("usuario", "outro"), ("usuario", "bia")]
+    twice += [("senha", PASSWORD), ("confirmacao", PASSWORD)]
+    created = client.post(
+        "/conta/criar",
+        content=urlencode(twice),
+        headers={"content-type": "application/x-www-form-urlencoded"},
+        follow_redirects=False,
+    )
+    assert created.status_code == 303
+    assert db_rows(settings, "SELECT username FROM account") == [("bia",)]
+
+
+def test_a_refused_sign_up_still_leads_back_to_the_class_link(client, settings):
+    """A learner sent from a class link who mistypes at sign-up gets the form again still
+    carrying ``proximo``: the next try lands on the class link, as a sign-in's would."""
+    link = "/turmas/entrar/abc"
+    refused = post_form(
+        client, "/conta/criar", usuario="bia", senha="curta", confirmacao="curta", proximo=link
+    )
+    assert refused.status_code == 422
+    kept = soup(refused).select_one('form[action="/conta/criar"] input[name="proximo"]')
+    assert kept is not None and kept["value"] == link
+    again = post_form(
+        client, "/conta/criar", usuario="bia", senha=PASSWORD, confirmacao=PASSWORD, proximo=link
+    )
+    assert (again.status_code, again.headers["location"]) == (303, link)
 
 
 def test_failed_sign_ins_are_limited_per_username_and_per_ip(client):

@@ -467,8 +467,19 @@ def test_a_lesson_that_never_loaded_can_be_fixed_in_the_editor(site):
 
 def test_unknown_lessons_and_files_not_in_utf8_get_4xx_in_portuguese(site):
     teacher, _, path = site
-    assert teacher.get("/instrutor/licoes/nao-existe/editar").status_code == 404
     form = editor_form(teacher)
+    gone = "/instrutor/licoes/nao-existe"
+    for response in (
+        teacher.get(f"{gone}/editar"),
+        teacher.get(f"{gone}/historico"),
+        teacher.post(f"{gone}/previa", data=form),
+        teacher.post(f"{gone}/editar", data=form),
+        teacher.post(f"{gone}/publicar", data=form),
+        teacher.post(f"{gone}/rascunho/descartar", data=form),
+        teacher.post(f"{gone}/historico/1/restaurar", data=form),
+    ):
+        assert response.status_code == 404, response.url
+        assert "Não há lição nem arquivo com esse endereço na pasta de lições." in response.text
     latin1 = path.read_bytes().replace(b"prefill", "pr\xe9fill".encode("latin-1"))
     path.write_bytes(latin1)
     for response in (

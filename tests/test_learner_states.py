@@ -35,14 +35,14 @@ LEARNER = "e" * 32
 
 def _answer(n: int, learner: str = LEARNER) -> NewAnswer:
     return NewAnswer(
-        learner,
         "kernels",
         SINGLE.id,
         SINGLE.content_hash,
         sorted(SINGLE.answer)[0],
         True,
         None,
-        f"chave-estado-{n:04d}-xxxxxxxxx",
+        learner_id=learner,
+        key=f"chave-estado-{n:04d}-xxxxxxxxx",
     )
 
 

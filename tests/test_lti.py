@@ -12,10 +12,13 @@ import subprocess
 import time
 
 import httpx
+from pwdlib import PasswordHash
+from pwdlib.hashers.argon2 import Argon2Hasher
 
 from app.learning.progress import lesson_shape_total
+from app.platform.auth import ARGON2_MEMORY_KIB, ARGON2_PARALLELISM, ARGON2_TIME_COST
 from app.platform.settings import PROJECT_ROOT
-from tests.support.accounts import PASSWORD, sign_up
+from tests.support.accounts import PASSWORD, sign_in, sign_up
 from tests.support.app import db_rows
 from tests.support.cli import CURSO, curso
 from tests.support.html import csrf_from, soup, text
@@ -197,6 +200,64 @@ def test_a_new_tab_asked_for_inside_the_frame_keeps_the_learner_once(lms):
         )
         assert again.get("/lti/nova-aba").status_code == 403  # not from an LMS launch
         assert again.get(url[:-3] + "abc").status_code == 403  # altered
+
+
+# pwdlib's default argon2 cost, what hashes were made with before issue 38: the course replaces
+# such a hash with one at OWASP's cost at the next right password.
+OLD_HASHER = PasswordHash((Argon2Hasher(time_cost=3, memory_cost=65536, parallelism=4),))
+OWASP_COST = f"m={ARGON2_MEMORY_KIB},t={ARGON2_TIME_COST},p={ARGON2_PARALLELISM}"
+
+
+def password_hash_of(tool: LiveServer, username: str) -> str:
+    rows = db_rows(tool.settings, "SELECT password_hash FROM account WHERE username = ?", username)
+    return rows[0][0]
+
+
+def link(browser: httpx.Client, tool: LiveServer, username: str, password: str) -> httpx.Response:
+    """Post the link form of the LMS person signed in on ``browser``."""
+    token = csrf_from(browser.get(tool.url + "/lti/vincular").text)
+    form = {"csrftoken": token, "usuario": username, "senha": password}
+    return browser.post(tool.url + "/lti/vincular", data=form)
+
+
+def test_linking_an_account_with_an_old_hash_replaces_the_hash(lms):
+    """The link checks the password as the sign-in does: an account that only ever signs in
+    through it still gets its old hash replaced, the same password signing in after."""
+    tool, platform = lms
+    with httpx.Client(base_url=tool.url) as own:
+        assert sign_up(own, "edu").status_code == 303
+    old = OLD_HASHER.hash(PASSWORD)
+    db_rows(tool.settings, "UPDATE account SET password_hash = ? WHERE username = 'edu'", old)
+    with httpx.Client() as browser:
+        launch(browser, platform, user="edu-lms", licao="kernels", contexto="c-edu")
+        assert link(browser, tool, " EDU ", PASSWORD).status_code == 303
+    stored = password_hash_of(tool, "edu")
+    assert stored != old
+    assert stored.split("$")[3] == OWASP_COST
+    assert OLD_HASHER.verify(PASSWORD, stored)  # the same password, at the new cost
+    with httpx.Client(base_url=tool.url) as elsewhere:
+        assert sign_in(elsewhere, "edu").status_code == 303
+
+
+def test_an_account_made_for_an_lms_person_is_never_linked_with_a_password(lms):
+    """Even with its password right, an ``lti-`` account is a wrong sign-in at the link (401,
+    the same message), and its hash stays as it was."""
+    tool, platform = lms
+    with httpx.Client() as first:
+        launch(first, platform, user="ivo-lms", licao="kernels", contexto="c-ivo")
+    query = (
+        "SELECT a.username FROM lti_user u JOIN account a ON a.id = u.account_id WHERE u.sub = ?"
+    )
+    [(made,)] = db_rows(tool.settings, query, "ivo-lms")
+    assert made.startswith("lti-")
+    old = OLD_HASHER.hash(PASSWORD)
+    db_rows(tool.settings, "UPDATE account SET password_hash = ? WHERE username = ?", old, made)
+    with httpx.Client() as other:
+        launch(other, platform, user="lia-lms", licao="kernels", contexto="c-ivo")
+        refused = link(other, tool, made, PASSWORD)
+    assert refused.status_code == 401
+    assert text(soup(refused.text).select_one("#vincular-erro")) == "Usuário ou senha incorretos."
+    assert password_hash_of(tool, made) == old
 
 
 def test_the_same_learner_outside_and_inside_the_lms_gets_each_its_header(lms):

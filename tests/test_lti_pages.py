@@ -18,7 +18,7 @@ from app.main import create_app
 from app.platform.auth import SignInLimiter
 from app.platform.db import make_engine
 from app.platform.migrate import downgrade, upgrade
-from app.platform.models import Account, Learner, LtiScore, utcnow
+from app.platform.models import Account, Learner, LtiPlatform, LtiScore, utcnow
 from app.web.security import is_lti_cross_site_post, lti_cross_site_posts
 from tests.support.accounts import instructor, sign_up
 from tests.support.app import db_rows
@@ -94,6 +94,95 @@ def test_an_admin_registers_a_platform_on_the_page(settings):
     assert teacher.post("/instrutor/lti", data={"csrftoken": token, **moved}).status_code == 303
     csp = teacher.get("/").headers["content-security-policy"]
     assert "outro.example.org" not in csp and MOODLE not in csp
+
+
+def test_the_registration_form_reads_fields_as_sent_up_to_1000_characters(settings):
+    """A field past 1000 characters is the generic 422 page; an absent one is a missing
+    field; spaces around a value are dropped; nothing is registered until all is right."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    for name in FIELDS:
+        sent = {"csrftoken": token, **FIELDS, name: "h" * 1001}
+        refused = teacher.post("/instrutor/lti", data=sent)
+        assert refused.status_code == 422, name
+        assert text(soup(refused.text).h1) == "Dados inválidos"
+        assert "O formulário enviado está incompleto ou malformado" in refused.text
+    absent = {key: value for key, value in FIELDS.items() if key != "token_url"}
+    missing = teacher.post("/instrutor/lti", data={"csrftoken": token, **absent})
+    assert missing.status_code == 422
+    assert text(soup(missing.text).select_one("#lti-erro")) == "Preencha todos os campos."
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    long_url = MOODLE + "/" + "t" * (1000 - len(MOODLE) - 3)
+    spaced = {"csrftoken": token, **FIELDS, "token_url": f" {long_url} ", "client_id": " abc "}
+    assert teacher.post("/instrutor/lti", data=spaced).status_code == 303
+    assert db_rows(settings, "SELECT token_url, client_id FROM lti_platform") == [(long_url, "abc")]
+
+
+CLI_URLS = ["--auth-url", FIELDS["auth_url"], "--token-url", FIELDS["token_url"]]
+CLI_URLS += ["--jwks-url", FIELDS["jwks_url"]]
+
+
+def test_a_deployment_id_of_only_commas_and_spaces_is_a_missing_field(settings):
+    """ ", ," fills the field but names no deployment: it is refused as a missing field, with
+    the form kept, and no platform without deployments is registered."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    for value in (", ,", ",", " , , "):
+        sent = {"csrftoken": token, **FIELDS, "deployment_id": value}
+        refused = teacher.post("/instrutor/lti", data=sent)
+        assert refused.status_code == 422, value
+        page = soup(refused.text)
+        assert text(page.select_one("#lti-erro")) == "Preencha todos os campos."
+        assert page.select_one("#lti-deployment_id")["value"] == value.strip()
+        assert page.select_one("#lti-issuer")["value"] == FIELDS["issuer"]
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_deployment") == [(0,)]
+    # The command refuses it the same way (one registration for both).
+    args = ["lti", "registrar", "--issuer", MOODLE, "--client-id", "abc", *CLI_URLS]
+    for value in (", ,", " "):
+        done = curso(settings, *args, "--deployment-id", value)
+        assert (done.returncode, done.stderr) == (1, "--deployment-id: Preencha todos os campos.\n")
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    sent = {"csrftoken": token, **FIELDS, "deployment_id": ", 7 ,"}
+    assert teacher.post("/instrutor/lti", data=sent).status_code == 303
+    assert db_rows(settings, "SELECT deployment_id FROM lti_deployment") == [("7",)]
+
+
+def test_ids_past_their_255_character_columns_get_422_with_the_form_kept(settings):
+    """The issuer, the client id and each deployment id are stored in 255-character columns:
+    past them, 422 with a message and what was typed, not PostgreSQL's error (a 500)."""
+    teacher = instructor(
+        TestClient(create_app(settings), follow_redirects=False), settings, admin=True
+    )
+    token = csrf_from(teacher.get("/instrutor/lti").text)
+    long_id = "i" * 256
+    for name, value in (
+        ("issuer", f"{MOODLE}/{long_id}"),
+        ("client_id", long_id),
+        ("deployment_id", f"1, {long_id}"),
+    ):
+        refused = teacher.post("/instrutor/lti", data={"csrftoken": token, **FIELDS, name: value})
+        assert refused.status_code == 422, name
+        assert text(soup(refused.text).select_one("#lti-erro")) == (
+            "O ID da plataforma, o ID de cliente e cada ID de implantação têm no máximo 255 "
+            "caracteres."
+        )
+        assert soup(refused.text).select_one(f"#lti-{name}")["value"] == value
+    args = ["lti", "registrar", "--issuer", MOODLE, "--deployment-id", "1", *CLI_URLS]
+    done = curso(settings, *args, "--client-id", long_id)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "--client-id: O ID da plataforma, o ID de cliente e cada ID de implantação têm no "
+        "máximo 255 caracteres.\n",
+    )
+    assert db_rows(settings, "SELECT COUNT(*) FROM lti_platform") == [(0,)]
+    fits = {"csrftoken": token, **FIELDS, "client_id": "c" * 255, "deployment_id": "d" * 255}
+    assert teacher.post("/instrutor/lti", data=fits).status_code == 303
+    assert db_rows(settings, "SELECT client_id FROM lti_platform") == [("c" * 255,)]
 
 
 def test_only_a_site_admin_registers_or_confirms_a_platform(settings):
@@ -357,14 +446,27 @@ def test_an_address_that_would_break_the_csp_is_refused(settings):
     done = curso(settings, *args, "--auth-url", evil, "--token-url", evil, "--jwks-url", evil)
     assert done.returncode == 1
     assert (
-        done.stderr == f"{evil}: Escreva um endereço completo, começando com https:// ou http://.\n"
+        done.stderr
+        == "--auth-url: Escreva um endereço completo, começando com https:// ou http://.\n"
     )
-    # A row written some other way still never reaches the header.
+    # A row written some other way (not through register_platform) still never reaches the
+    # header.
     with Session(make_engine(settings.database_url)) as db:
-        register_platform(db, MOODLE, "abc", ["1"], evil, evil, evil, confirmed=True)
-        register_platform(
-            db, "https://ok", "x", ["1"], MOODLE + "/a", MOODLE, MOODLE, confirmed=True
-        )
+        for issuer, urls in (
+            (MOODLE, (evil, evil, evil)),
+            ("https://ok", (MOODLE + "/a", MOODLE, MOODLE)),
+        ):
+            db.add(
+                LtiPlatform(
+                    issuer=issuer,
+                    client_id="x",
+                    auth_url=urls[0],
+                    token_url=urls[1],
+                    jwks_url=urls[2],
+                    confirmed_at=utcnow(),
+                )
+            )
+        db.commit()
     csp = TestClient(create_app(settings)).get("/").headers["content-security-policy"]
     assert csp.endswith(f"frame-ancestors 'self' {MOODLE}")
     assert "unsafe-inline'/" not in csp and csp.count("script-src") == 1

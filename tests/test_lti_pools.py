@@ -43,14 +43,14 @@ def launched(settings, course, slug: str) -> ScoreOrder:
 def answered(slug, question, correct: bool, n: int, order, help: int = NO_HELP) -> NewAnswer:
     chosen = sorted(question.answer)[0] if correct else "zz"
     return NewAnswer(
-        LEARNER,
         slug,
         question.id,
         question.content_hash,
         chosen,
         correct,
         None,
-        f"chave-{n:04d}-xxxxxxxxxxxxxxxx",
+        learner_id=LEARNER,
+        key=f"chave-{n:04d}-xxxxxxxxxxxxxxxx",
         help=help,
         outbox=(order,),
     )

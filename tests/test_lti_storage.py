@@ -16,6 +16,13 @@ from tests.support.lti_platform import STORAGE_FRAME, course_and_lms, launch_for
 from tests.support.tls import make_certificates
 
 THIRD_PARTY_COOKIES_BLOCKED = "--test-third-party-cookie-phaseout"
+# The course's frame goes LMS -> course -> LMS (/auth) -> course, as in Moodle. With site
+# isolation each step moves the frame to another renderer process, and Playwright, under load,
+# sometimes misses the last move: it keeps the frame at the LMS's /auth while the course's page
+# runs in it (its requests and its postMessages are seen), and every locator in the frame waits
+# forever (about one run in ten). Cookies, partitioning and postMessage do not depend on the
+# process model, so this browser keeps cross-site frames in the tab's process.
+ONE_PROCESS_PER_TAB = "--disable-site-isolation-trials"
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +143,7 @@ def test_without_storage_announced_the_login_keeps_the_state_cookie(lms):
 @pytest.fixture
 def blocking_page(browser_type, browser_type_launch_args):
     """A page of a Chromium that blocks third-party cookies (partitioned ones still work)."""
-    args = [*browser_type_launch_args["args"], THIRD_PARTY_COOKIES_BLOCKED]
+    args = [*browser_type_launch_args["args"], THIRD_PARTY_COOKIES_BLOCKED, ONE_PROCESS_PER_TAB]
     blocking = browser_type.launch(**{**browser_type_launch_args, "args": args})
     context = blocking.new_context(locale="pt-BR", ignore_https_errors=True)
     yield context.new_page()

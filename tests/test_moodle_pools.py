@@ -15,6 +15,7 @@ from simpleeval import SimpleEval
 from app.content.course import load_course
 from app.content.gift import gift_export
 from app.content.moodle_xml import moodle_formula, moodle_xml_export
+from app.content.numbers import plain_number
 from app.content.variants import instance
 from tests.support.moodle_xml import read_moodle_xml
 from tests.support.pools import BANK_IDS, VARIANT, course_folder, pool_lesson
@@ -30,7 +31,20 @@ def moodle_value(formula: str, values: dict[str, str]) -> float:
     """What Moodle computes: each ``{name}`` replaced by the item's value, then the formula
     with PHP's functions (here the few the formula uses)."""
     text = re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], formula)
-    return float(SimpleEval(functions={"pow": pow}).eval(text))
+    return float(SimpleEval(functions={"pow": pow, "round": round}).eval(text))
+
+
+def moodle_shows(text: str, values: dict[str, str]) -> str:
+    """A calculated question's text as Moodle shows it for a dataset item
+    (``qtype_calculated_variable_substituter::replace_expressions_in_text`` with no length,
+    as for the general feedback): each ``{=formula}`` computed and written as PHP writes a
+    float (14 significant digits, no trailing zeros), then each ``{name}`` its value."""
+    text = re.sub(
+        r"\{=([^{}]*(?:\{[^{}]+\}[^{}]*)*)\}",
+        lambda m: format(moodle_value(m[1], values), ".14G"),
+        text,
+    )
+    return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], text)
 
 
 def test_a_pools_questions_form_a_category_tagged_for_the_random_question(tmp_path):
@@ -51,7 +65,7 @@ def test_a_variant_question_is_calculated_and_every_dataset_item_gives_the_key(t
     (written,) = [q for q in read_moodle_xml(document) if q.idnumber.endswith("teto-variante")]
     assert written.type == "calculated"
     assert "{banda} GB/s" in written.text and "{{" not in written.text
-    assert "{=({banda} / {pesos})}" in written.general_feedback
+    assert "{=round(({banda} / {pesos}), 2)}" in written.general_feedback
     (answer,) = written.answers
     assert answer.text == "({banda} / {pesos})" == moodle_formula(question.variants.value)
     assert (answer.fraction, answer.tolerance) == (100.0, "0.02")
@@ -78,8 +92,43 @@ def test_a_variant_question_is_calculated_and_every_dataset_item_gives_the_key(t
     for k in range(12):
         values = {name: column[k] for name, column in items.items()}
         params = {name: float(value) for name, value in values.items()}
-        key = instance(question, params).numeric.value
-        assert abs(Decimal(repr(moodle_value(answer.text, values))) - key) < Decimal("0.000001")
+        key = instance(question, params).numeric
+        assert abs(Decimal(repr(moodle_value(answer.text, values))) - key.value) < Decimal(
+            "0.000001"
+        )
+        # the working's {{ value }} as the course writes it: two decimals at most
+        assert moodle_shows(written.general_feedback, values) == (
+            f"{values['banda']} ÷ {values['pesos']} ≈ {plain_number(key.displayed)} tokens/s "
+            "(conta secreta)"
+        )
+
+
+def test_moodle_reads_a_plural_slot_as_the_form_every_value_takes_else_both(tmp_path):
+    """Moodle shows one dataset item and cannot choose the word by its number: a parameter
+    taking 1 and 2 reads "gigabyte(s)", or "milhão/milhões" when the plural is no suffix of
+    the singular; one taking 2 and 4 reads "gigabytes", "milhões". The right answer is
+    written with the course's two decimals."""
+    worded = VARIANT.replace(
+        "lê {{ pesos }} GB",
+        "lê {{ pesos }} {{ pesos | gigabyte, gigabytes }} ({{ pesos }} "
+        "{{ pesos | milhão, milhões }} de kB)",
+    )
+    texts = []
+    for n, weights in enumerate(("[1, 2]", "[2, 4]")):
+        body = worded.replace("{min: 4, max: 16, step: 4}", weights)
+        (tmp_path / str(n)).mkdir()
+        lesson = load_course(course_folder(tmp_path / str(n), body)).get("decode-prefill")
+        document = moodle_xml_export([lesson]).document()
+        (written,) = [q for q in read_moodle_xml(document) if q.idnumber.endswith("variante")]
+        texts.append(written.text)
+        root = etree.fromstring(document.encode("utf-8"))
+        assert root.findtext("question/answer/correctanswerlength") == "2"
+    asked = "de pesos por token. Qual o teto do decode?"
+    assert texts == [
+        f"Uma GPU com {{banda}} GB/s lê {{pesos}} gigabyte(s) ({{pesos}} milhão/milhões de kB) "
+        f"{asked}",
+        f"Uma GPU com {{banda}} GB/s lê {{pesos}} gigabytes ({{pesos}} milhões de kB) {asked}",
+    ]
 
 
 def test_gift_leaves_a_variant_out_with_its_reason_and_tags_the_pools(tmp_path):

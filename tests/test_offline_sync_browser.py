@@ -4,7 +4,10 @@ offline and the grade reaches the LMS after the sync, with the times the answers
 an instructor downloads the whole course as learners see it; no cached response holds the
 explanation of a question the learner has not answered; axe finds nothing on a lesson with
 answers waiting or on the offline pages with something in them, in both themes; and the
-service worker is registered only after the page's load event."""
+service worker is registered only after the page's load event; htmx, which a lesson loads on
+the first interaction, comes from the download (a page opened offline answers once the
+connection returns; on a network that carries nothing, an answer is kept); and, online, the
+service worker is woken only for pages."""
 
 from __future__ import annotations
 
@@ -368,3 +371,75 @@ def test_a_downloaded_copy_older_than_the_lesson_says_there_is_a_new_version(
         re.compile(r"^Baixada neste aparelho em .+, [\d,]+ (kB|MB)\. Há uma versão nova\.$")
     )
     expect(status).to_have_attribute("data-version", "00000000")
+
+
+def empty_the_browsers_cache(page: Page) -> None:
+    """What a phone short of space does to the browser's own HTTP cache (not to the download,
+    which is the service worker's Cache API)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.clearBrowserCache")
+    cdp.detach()  # left attached, it makes the page say it is online once the context is not
+
+
+def test_a_downloaded_lesson_keeps_answers_on_a_network_that_carries_nothing(
+    new_page, live_server: LiveServer
+):
+    """The phone says it is online, but nothing gets through: htmx (loaded on the first
+    interaction) comes from the download, so the answer is kept and not lost."""
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    page.reload()
+    page.context.route("**/*", lambda route: route.abort("internetdisconnected"))
+    assert page.evaluate("navigator.onLine")
+    answer_offline(page, SINGLE[:1])
+    expect(page.locator("[data-offline-badge]")).to_have_text("Respostas esperando: 1")
+
+
+def test_a_lesson_opened_offline_answers_online_once_the_connection_returns(
+    new_page, live_server: LiveServer
+):
+    """htmx loads on the first interaction (static/htmx-on-demand.js): offline, from the
+    download, so the page answers through the server when the connection returns."""
+    page = new_page(360, 740)
+    download(page, live_server.url, KERNELS.slug)
+    cached = sorted(page.evaluate(CACHED))
+    assert [url for url in cached if "/static/htmx.min." in url], cached
+    empty_the_browsers_cache(page)
+    page.context.set_offline(True)
+    page.reload()
+    answer_offline(page, SINGLE[:1])
+    page.context.set_offline(False)
+    expect(page.locator(".offline-graded li")).to_have_count(1)
+    question = SINGLE[1]
+    block = page.locator(f"#pergunta-{question.id}")
+    page.locator(f"#op-{question.id}-{question.options[0].id}").check()
+    block.get_by_role("button", name="Responder").click()
+    expect(block.locator(".verdict")).to_have_text(re.compile(r"Resposta (correta|incorreta)"))
+
+
+# Every request the service worker is woken for, from now on (a listener added to the running
+# worker; a worker stopped and started again has none, and the count reads as missing).
+WATCH = "self.woken = []; self.addEventListener('fetch', (e) => self.woken.push(e.request.url))"
+
+
+def test_online_the_service_worker_is_woken_only_for_pages(new_page, live_server: LiveServer):
+    """Online, on a lesson never downloaded, its styles, scripts, images, htmx's requests and
+    the answers go straight to the network: the worker is not woken for them (Chromium's
+    static routes, declared when it installs)."""
+    page = new_page(360, 740)
+    page.goto(f"{live_server.url}/")
+    ready(page)
+    (worker,) = page.context.service_workers
+    worker.evaluate(WATCH)
+    page.goto(f"{live_server.url}/licoes/{KERNELS.slug}")
+    # Its static files, never downloaded, came from the network (htmx-on-demand.js is not on
+    # the home page): htmx loads on the first interaction and the answer is graded.
+    styles = page.locator('link[rel="stylesheet"]').first
+    assert styles.evaluate("link => !!link.sheet && link.sheet.cssRules.length > 0")
+    answer = SINGLE[0]
+    block = page.locator(f"#pergunta-{answer.id}")
+    page.locator(f"#op-{answer.id}-{answer.options[0].id}").check()
+    block.get_by_role("button", name="Responder").click()
+    expect(block.locator(".verdict")).to_have_text(re.compile(r"Resposta (correta|incorreta)"))
+    woken = worker.evaluate("self.woken")
+    assert woken == [f"{live_server.url}/licoes/{KERNELS.slug}"], "\n".join(woken)

@@ -4,14 +4,19 @@ JavaScript every step is a plain form."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support.accounts import PASSWORD
+from tests.support.app import REPO_LESSONS
 from tests.support.browser import ConsoleWatch, axe_violations
+from tests.support.learning import answer
 from tests.support.pools import VARIANT, course_folder, pool_lesson
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, server_with_instructors
 
 LESSON = "/licoes/decode-prefill"
 POOL = "#sorteio-decode-sorteio"
@@ -177,3 +182,33 @@ def test_other_questions_in_a_tab_whose_draw_changed_show_the_current_draw(
     expect(tab_b.locator(f"{POOL} .pool-redraw")).to_have_count(0)
     # Chromium logs the 409 itself; nothing else went wrong
     assert [e for e in watch.errors if "status of 409" not in e] == []
+
+
+def test_an_instructor_reads_each_variant_in_the_prompts_words_at_360_px(new_page, tmp_path):
+    """On a phone, the dashboard names each variant by the prompt's clauses with its numbers
+    ("guardado com 1 byte por parâmetro"), not by its parameters' ids ("parametros = 5, bytes
+    = 1"); the table within the width, axe clean."""
+    qid = "teto-do-decode-variante"
+    with server_with_instructors(tmp_path, REPO_LESSONS, "professora") as server:
+        for _ in range(3):  # three learners, each a wrong first answer to their own numbers
+            with httpx.Client(base_url=server.url) as learner:
+                assert answer(learner, "kernels", qid, {"valor": "1"}).status_code == 200
+        page = new_page(360, 800)
+        page.goto(server.url + "/conta")
+        page.fill("#entrar-usuario", "professora")
+        page.fill("#entrar-senha", PASSWORD)
+        page.get_by_role("button", name="Entrar").click()
+        page.goto(server.url + f"/instrutor/perguntas#q-kernels-{qid}")
+        card = page.locator(f"#q-kernels-{qid}")
+        card.locator("summary").click()
+        rows = card.locator(".variant-table tbody tr td:first-child")
+        expect(rows.first).to_be_visible()
+        for label in rows.all_inner_texts():
+            assert re.fullmatch(
+                r"Um modelo hipotético de [\d.]+ bilhões de parâmetros, guardado com "
+                r"(1 byte|2 bytes) por parâmetro, roda numa máquina com [\d.]+ GB/s de banda "
+                r"de memória",
+                label,
+            ), label
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert axe_violations(page) == []

@@ -402,6 +402,23 @@ def test_api_progress_matches_the_page_and_is_documented(client, settings):
     assert "walks" in schema["components"]["schemas"]["ProgressPublic"]["properties"]
 
 
+def test_the_api_docs_say_what_each_lesson_field_and_status_means(client):
+    """/api/openapi.json (the API docs page) explains a lesson's progress in plain words."""
+    schemas = client.get("/api/openapi.json").json()["components"]["schemas"]
+    fields = schemas["LessonProgressPublic"]["properties"]
+    names = ["slug", "title", "status", "right", "total", "first_try_right", "attempts"]
+    assert set(fields) == set(names)
+    for name in names:
+        assert fields[name]["description"].strip(), name
+    assert fields["status"]["$ref"] == "#/components/schemas/LessonStatus"
+    status = schemas["LessonStatus"]
+    assert status["enum"] == ["não iniciada", "em andamento", "concluída"]
+    for value in status["enum"]:
+        assert f'"{value}" (' in status["description"]  # each value, then what it means
+    described = [status["description"], *(field["description"] for field in fields.values())]
+    assert not [words for words in described if "`" in words or ":class:" in words]
+
+
 def test_a_prefetched_lesson_does_not_move_the_place(client):
     """app.js fetches the next lesson ahead (Sec-Purpose: prefetch): not opened, not the place."""
     question = next(iter(KERNELS.questions.values()))

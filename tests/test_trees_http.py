@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
+from tests.support.accounts import new_browser, sign_in, sign_up
 from tests.support.app import query
 from tests.support.html import csrf_from, is_fragment, soup
 from tests.support.learning import COURSE
@@ -19,7 +21,17 @@ def walks(settings) -> list[tuple]:
     return query(settings, "SELECT tree_id, path, result_id FROM walk ORDER BY id")
 
 
-def step(client, tree_id: str, path: str, choice: str, lesson: str = "", htmx: bool = True):
+def step(
+    client,
+    tree_id: str,
+    path: str,
+    choice: str,
+    lesson: str = "",
+    htmx: bool = True,
+    **offline: str,
+):
+    """Post one step as the tree's page would; ``offline``: the fields a device adds to the
+    last step of a walk finished offline (``chave``, ``dada_em``)."""
     page = client.get(f"/arvores/{tree_id}").text
     version = soup(page).select_one('form.tree-step input[name="versao"]')["value"]
     data = {
@@ -28,6 +40,7 @@ def step(client, tree_id: str, path: str, choice: str, lesson: str = "", htmx: b
         "escolha": choice,
         "licao": lesson,
         "versao": version,
+        **offline,
     }
     return client.post(
         f"/arvores/{tree_id}/passo", data=data, headers=HX if htmx else {}, follow_redirects=False
@@ -133,8 +146,13 @@ def test_tree_pages_and_404(client):
         "/arvores/guia-osman",
         "/arvores/guia-fase17",
     ]
-    missing = client.get("/arvores/nao-existe")
-    assert missing.status_code == 404 and "Árvore de decisão não encontrada." in missing.text
+    for url in ("/arvores/nao-existe", "/arvores/nao-existe/widget?c=hopper"):
+        missing = client.get(url)
+        assert missing.status_code == 404 and "Árvore de decisão não encontrada." in missing.text
+    for url in ("/arvores/guia-osman", "/arvores/guia-osman/widget"):
+        too_long = client.get(url, params={"c": "h" * 2001})
+        assert too_long.status_code == 422
+        assert "O formulário enviado está incompleto ou malformado" in too_long.text
 
 
 def test_compare_shows_both_guides_and_where_they_differ(client):
@@ -296,3 +314,50 @@ def test_a_reused_widget_carries_each_learners_own_csrf_token(client):
     assert "curso-csrf-token-placeholder" not in client.get("/licoes/escolha-self-hosted").text
     answered = step(other, "guia-fase17", "hopper", "production", lesson="escolha-self-hosted")
     assert answered.status_code == 200
+
+
+def test_a_walk_finished_offline_sent_twice_is_stored_once_when_it_was_finished(client, settings):
+    finished = (datetime.now(UTC) - timedelta(hours=3)).replace(microsecond=0)
+    key = "7f1c2a9e-1b2c-4d5e-8f90-0a1b2c3d4e5f"
+    for _ in range(2):
+        sent = step(
+            client,
+            "guia-fase17",
+            "hopper,production",
+            "agents",
+            chave=key,
+            dada_em=finished.isoformat(),
+        )
+        assert sent.status_code == 200
+        assert text(soup(sent.text).select_one(".tree-result-engines")) == "SGLang"
+    rows = query(settings, "SELECT tree_id, path, result_id, created_at FROM walk")
+    assert [row[:3] for row in rows] == [("guia-fase17", "hopper,production,agents", "agents")]
+    stored = rows[0][3]
+    stored = stored if isinstance(stored, datetime) else datetime.fromisoformat(stored)
+    assert stored.replace(tzinfo=UTC) == finished
+    # Another walk of the same path, another key: stored too.
+    step(client, "guia-fase17", "hopper,production", "agents", chave=key.replace("7", "8"))
+    assert len(walks(settings)) == 2
+
+
+def test_a_walk_finished_offline_off_the_tree_or_at_no_time_is_refused(client, settings):
+    off_tree = step(client, "guia-osman", "hopper", "tpu", chave="a" * 36)
+    assert off_tree.status_code == 422
+    assert "Essa opção não existe nesta pergunta" in off_tree.text
+    no_time = step(client, "guia-osman", "hopper", "convenience", chave="b" * 36, dada_em="ontem")
+    assert no_time.status_code == 422
+    assert walks(settings) == []
+
+
+def test_signing_in_keeps_once_a_walk_both_the_account_and_the_phone_sent(client, settings):
+    """The same walk finished offline, sent once signed in and once anonymous (a phone that
+    lost its session): signing in on the phone keeps it once, the account's."""
+    sign_up(client)
+    key = "c0ffee00-1b2c-4d5e-8f90-0a1b2c3d4e5f"
+    step(client, "guia-osman", "hopper", "convenience", chave=key)
+    phone = new_browser(client)
+    step(phone, "guia-osman", "hopper", "convenience", chave=key)
+    step(phone, "guia-fase17", "hopper,production", "agents", chave=key.replace("c", "d"))
+    assert sign_in(phone).status_code == 303
+    walked = client.get("/api/progresso").json()["walks"]
+    assert sorted(w["tree_id"] for w in walked) == ["guia-fase17", "guia-osman"]

@@ -13,11 +13,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.content.course import load_course
-from app.content.variants import decode, encode, instance
+from app.content.variants import decode, encode, excerpt_html, instance, shown
 from app.learning.variants import learner_variant, page_variant
 from app.main import create_app
 from tests.support.accounts import instructor, new_browser, sign_in, sign_up
-from tests.support.app import db_rows, make_settings
+from tests.support.app import REPO_LESSONS, db_rows, make_settings
+from tests.support.cli import run
 from tests.support.html import HX, csrf_from, soup, text
 from tests.support.lessons import folder_with, messages
 from tests.support.pools import VARIANT, course_folder
@@ -51,15 +52,20 @@ def variant_of_try(client: TestClient, settings, attempt: int) -> tuple:
     return question, learner_variant(secret, learner_of(settings), SLUG, question, attempt)
 
 
-def prompt_of(html: str) -> str:
-    return text(soup(html).select_one(f"#pergunta-{QID} legend"))
+def prompt_of(html: str, qid: str = QID) -> str:
+    return text(soup(html).select_one(f"#pergunta-{qid} legend"))
 
 
 def send(
-    client: TestClient, value: str, token: str | None = None, htmx: bool = True, query: str = ""
+    client: TestClient,
+    value: str,
+    token: str | None = None,
+    htmx: bool = True,
+    query: str = "",
+    qid: str = QID,
 ):
     page = client.get(f"/licoes/{SLUG}{query}").text
-    form = soup(page).select_one(f"#pergunta-{QID} form")
+    form = soup(page).select_one(f"#pergunta-{qid} form")
     data = {
         "csrftoken": csrf_from(page),
         "chave": form.select_one('input[name="chave"]')["value"],
@@ -68,7 +74,7 @@ def send(
         "valor": value,
     }
     return client.post(
-        f"/licoes/{SLUG}/perguntas/{QID}",
+        f"/licoes/{SLUG}/perguntas/{qid}",
         data=data,
         headers=HX if htmx else {},
         follow_redirects=False,
@@ -108,6 +114,29 @@ def test_curso_check_refuses_unknown_names_and_a_value_expression_without_params
     )
     found = errors_of(tmp_path / "b", no_params)
     assert any("é uma expressão mas a pergunta não tem `params`" in m for m in found), found
+
+
+def test_curso_check_refuses_a_key_larger_than_a_learner_can_type_with_its_line(tmp_path):
+    """A key of 27 digits could not even be written with two decimals; one of 14 could not be
+    typed in the answer box: both are the lesson's error, with its line, and the command
+    fails."""
+    huge = folder_with(
+        tmp_path, VARIANT.replace("value: banda / pesos", "value: banda / pesos * 1e26")
+    )
+    expected = (
+        "01-a.md:43:3: error: a resposta certa da pergunta `teto-variante` em banda = 936, "
+        "pesos = 4 é 23400000000000000000000000000, maior do que um aluno consegue digitar (no "
+        "máximo 13 algarismos antes da vírgula): mude as unidades para a resposta ficar menor"
+    )
+    assert [m for m in messages(load_course(huge)) if ": error: " in m] == [expected]
+    checked = run("check", str(huge))
+    assert checked.returncode == 1
+    assert checked.stdout.splitlines() == [f"{huge}/{expected}"]
+    (tmp_path / "b").mkdir()
+    typed = VARIANT.replace("value: banda / pesos", "value: banda / pesos * 1e11")
+    assert [m.split(" é ")[1][:15] for m in errors_of(tmp_path / "b", typed)] == ["23400000000000,"]
+    (tmp_path / "c").mkdir()
+    assert errors_of(tmp_path / "c", VARIANT.replace("banda / pesos", "banda / pesos * 1e10")) == []
 
 
 def test_curso_check_refuses_a_tolerance_that_makes_zero_right(tmp_path):
@@ -270,12 +299,21 @@ def test_item_analysis_groups_the_variants_with_each_ones_facility(varied):
         expected.setdefault(variant, []).append(int(correct))
     assert sum(int(answers) for _, answers, _ in rows) == 3
     assert len(rows) == len(expected)
+    # Each variant in the prompt's words, not by the YAML ids ("banda = 936, pesos = 4"): the
+    # clause of the legend that holds its numbers, the numbers in bold.
+    named = {
+        f"Uma GPU com {shown(p['banda'])} GB/s lê {shown(p['pesos'])} GB de pesos por token": v
+        for v in expected
+        for p in [decode(v)]
+    }
     for label, answers, facility in rows:
-        params = dict(part.split(" = ") for part in label.split(", "))
-        key = encode({k: float(v.replace(".", "").replace(",", ".")) for k, v in params.items()})
-        hits = expected[key]
+        hits = expected[named[label]]
         assert int(answers) == len(hits)
         assert facility == f"{round(100 * sum(hits) / len(hits))}%"
+    bold = [
+        [text(b) for b in row.select("td:first-child strong")] for row in card.select("tbody tr")
+    ]
+    assert all(len(numbers) == 2 for numbers in bold), bold
     # The next visit reads the figures kept in report_cache: the same table (it was gone, the
     # stored variants read back as plain dicts).
     again = teacher.get("/instrutor/perguntas")
@@ -314,9 +352,9 @@ def test_the_notebook_asks_a_missed_variant_again_with_new_numbers_graded_agains
 
 
 def test_lists_name_a_question_with_variants_by_the_values_it_takes(tmp_path, database_url):
-    """Found by a learner and an instructor walk: /progresso and the dashboard named a question
-    with variants by its first variant's numbers ("Uma GPU com 936 GB/s lê 4 GB…"), as if every
-    learner had been asked those."""
+    """/progresso and the dashboard name a question with variants by the values each
+    parameter takes ("936 a 1.792 GB/s"), never by one variant's numbers ("Uma GPU com 936
+    GB/s lê 4 GB…"), which not every learner was asked."""
     body = VARIANT.replace("  kind: numeric\n", "  kind: numeric\n  concepts: [decode]\n")
     settings = make_settings(tmp_path, course_folder(tmp_path, body), database_url)
     named = (
@@ -384,3 +422,180 @@ def test_a_visitor_who_opened_a_hint_first_can_answer_the_variant_they_see(clien
     assert answer.status_code == 200
     assert soup(answer.text).select_one(".verdict")
     assert text(soup(answer.text).select_one(".hint-used .tag")) == "com dica"
+
+
+# --- what a learner and an instructor read (the new-user walk of issue 39's variants) ---------
+
+
+BYTES_QUESTION = """
+- id: QUESTION
+  kind: numeric
+  params:
+    banda: [1000]
+    bytes: SIZES
+  value: banda / bytes
+  tolerance: 2%
+  unit: tok/s
+  prompt: Com {{ banda }} GB/s e {{ bytes }} {{ bytes | byte, bytes }} por parâmetro, qual o teto?
+  working: "{{ banda }} ÷ {{ bytes }} {{ bytes | byte, bytes }} ≈ {{ value }} tokens/s"
+  explanation: O teto é a banda dividida pelos bytes lidos por token.
+"""
+
+
+def bytes_question(qid: str, sizes: str) -> str:
+    """A question whose parameter ``bytes`` takes ``sizes`` (YAML), with a plural slot."""
+    return BYTES_QUESTION.replace("QUESTION", qid).replace("SIZES", sizes)
+
+
+# One variant of 1 byte, one of 2 bytes (every learner gets each), and both in one question.
+BYTES = (
+    "\n```quiz\n"
+    + bytes_question("um-byte", "[1]")
+    + bytes_question("dois-bytes", "[2]")
+    + bytes_question(QID, "[1, 2]")
+    + "```\n"
+)
+
+
+def test_a_plural_slot_gives_the_word_that_agrees_with_each_variants_number(tmp_path, database_url):
+    """``{{ bytes | byte, bytes }}`` writes "1 byte" or "2 bytes", never "byte(s)", in the
+    prompt and in the working; the dashboard names a question of both "1 ou 2 bytes"."""
+    settings = make_settings(tmp_path, folder_with(tmp_path, BYTES), database_url)
+    with TestClient(create_app(settings)) as client:
+        sign_up(client)
+        page = client.get(f"/licoes/{SLUG}").text
+        for qid, word, key in (("um-byte", "1 byte", "1.000"), ("dois-bytes", "2 bytes", "500")):
+            assert prompt_of(page, qid) == f"Com 1.000 GB/s e {word} por parâmetro, qual o teto?"
+            graded = soup(send(client, key, qid=qid).text)
+            assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+            assert text(graded.select_one(".working p:not(.working-label)")) == (
+                f"1.000 ÷ {word} ≈ {key} tokens/s"
+            )
+        teacher = instructor(new_browser(client), settings)
+        card = soup(teacher.get("/instrutor/perguntas")).select_one(f"#q-{SLUG}-{QID}")
+        assert text(card.select_one("h4")) == (
+            "Com 1.000 GB/s e 1 ou 2 bytes por parâmetro, qual o teto? (2 variantes)"
+        )
+
+
+def test_the_kernels_lesson_never_writes_a_word_with_s_in_brackets():
+    """Every variant of the kernels lesson writes the word that agrees with its number ("1
+    byte", "2 bytes", "1 sequência", "8 sequências"), never "(s)", in its legend and its
+    working."""
+    lesson = load_course(REPO_LESSONS).get("kernels")
+    read: set[str] = set()
+    for question in lesson.questions.values():
+        if question.variants is None:
+            continue
+        for index in range(len(question.variants.grid)):
+            shown = instance(question, question.variants.point(index))
+            said = text(soup(shown.legend_html + shown.numeric.working_html))
+            assert "(s)" not in said, said
+            read.add(said)
+    said = " ".join(read)
+    for phrase in (
+        "com 1 byte por",
+        "com 2 bytes por",
+        "de 1 sequência com",
+        "de 8 sequências com",
+    ):
+        assert phrase in said, phrase
+
+
+def test_curso_check_refuses_a_slot_it_cannot_read_with_its_line(tmp_path):
+    one_form = VARIANT.replace("lê {{ pesos }} GB", "lê {{ pesos }} {{ pesos | GB }}")
+    assert errors_of(tmp_path, one_form) == [
+        "01-a.md:46:3: error: `{{ pesos | GB }}` em `prompt` da pergunta `teto-variante` não é "
+        "uma lacuna: escreva `{{ nome }}` para um número, ou `{{ nome | singular, plural }}` "
+        "para a palavra que concorda com ele (por exemplo, `{{ bytes | byte, bytes }}`)"
+    ]
+    (tmp_path / "b").mkdir()
+    capital = VARIANT.replace("≈ {{ value }} tokens/s", "≈ {{ Value }} tokens/s")
+    assert [m.split(": error: ")[1][:40] for m in errors_of(tmp_path / "b", capital)] == [
+        "`{{ Value }}` em `working` da pergunta `"
+    ]
+
+
+GAIN = """
+```quiz
+- id: teto-variante
+  kind: numeric
+  params:
+    antes: [24]
+    depois: [64]
+  value: depois / antes
+  tolerance: 3%
+  unit: "×"
+  prompt: De {{ antes }} para {{ depois }} tok/s, quantas vezes? Uma ou duas casas decimais.
+  working: "{{ depois }} ÷ {{ antes }} ≈ **{{ value }}×**."
+  explanation: O ganho é a razão entre as vazões.
+```
+"""
+
+
+def read(node) -> str:
+    """The text of ``node`` as it reads, inline tags joined without a space."""
+    return " ".join(node.get_text().split())
+
+
+def test_the_key_reads_with_two_decimals_wherever_it_is_shown(tmp_path, database_url):
+    """A key of 64/24 reads "2,67" in the "Valor certo", in the working's ``{{ value }}`` and
+    in the instructor's preview, as the prompt asks for one or two decimals; "2,6667" and
+    "2,666667" appear nowhere."""
+    settings = make_settings(tmp_path, folder_with(tmp_path, GAIN), database_url)
+    with TestClient(create_app(settings)) as client:
+        sign_up(client)
+        graded = soup(send(client, "2,67").text)
+        assert text(graded.select_one(".verdict")) == "✓ Resposta correta"
+        assert text(graded.select_one(".numeric-key strong")) == "2,67 ×"
+        assert read(graded.select_one(".working p:not(.working-label)")) == "64 ÷ 24 ≈ 2,67×."
+        teacher = instructor(new_browser(client), settings)
+        preview = soup(teacher.get(f"/instrutor/licoes/{SLUG}").text)
+        box = preview.select_one(f"#pergunta-{QID}") or preview
+        assert text(box.select_one(".numeric-key strong")) == "2,67 ×"
+        assert read(box.select_one(".working p:not(.working-label)")) == "64 ÷ 24 ≈ 2,67×."
+    assert "2,6667" not in str(graded) and "2,666667" not in str(box)
+
+
+def test_curso_check_refuses_a_key_that_two_decimals_put_outside_its_tolerance(tmp_path):
+    tiny = VARIANT.replace("value: banda / pesos", "value: banda / pesos / 100000")
+    found = errors_of(tmp_path, tiny)
+    assert found == [
+        "01-a.md:43:3: error: a resposta certa da pergunta `teto-variante` em banda = 936, "
+        "pesos = 4 é 0.00234, que a página escreve com no máximo 2 casas decimais como 0, fora "
+        "da tolerância: mude as unidades para a resposta precisar de menos casas"
+    ]
+
+
+def test_a_variant_is_named_by_the_clauses_holding_its_numbers_else_by_its_ids():
+    """The clauses that hold a parameter, a gap marked "…", and a parameter no text uses
+    written with its id last (it could not be named otherwise)."""
+    prompt = (
+        "Com {{ a }} {{ a | byte, bytes }} por peso, num dia de sol, "
+        "e {{ b }} GB/s. Quanto dá? Responda com vírgula."
+    )
+    named = excerpt_html(("a", "b", "c"), prompt, None, {"a": 1.0, "b": 1500.0, "c": 0.5})
+    assert named == (
+        "Com <strong>1</strong> byte por peso … e <strong>1.500</strong> GB/s; "
+        "c = <strong>0,5</strong>"
+    )
+
+
+def test_parameters_of_equal_value_each_name_their_own_clause():
+    """Each parameter is its own number, whatever its value: the clause holding the second 2
+    is kept, and a third 2 no text uses is written with its id. A clause left out before
+    the first one kept is marked "…", as one left out between two."""
+    prompt = (
+        "Um modelo de {{ a }} bilhões de parâmetros, guardado com {{ b }} "
+        "{{ b | byte, bytes }} por parâmetro, roda…"
+    )
+    twos = {"a": 2.0, "b": 2.0, "c": 2.0}
+    assert excerpt_html(("a", "b", "c"), prompt, None, twos) == (
+        "Um modelo de <strong>2</strong> bilhões de parâmetros, guardado com "
+        "<strong>2</strong> bytes por parâmetro; c = <strong>2</strong>"
+    )
+    later = "Numa conta de bolso, " + prompt[0].lower() + prompt[1:]
+    assert excerpt_html(("a", "b"), later, None, {"a": 40.0, "b": 1.0}) == (
+        "… um modelo de <strong>40</strong> bilhões de parâmetros, guardado com "
+        "<strong>1</strong> byte por parâmetro"
+    )

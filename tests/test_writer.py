@@ -112,14 +112,14 @@ def test_review_answers_take_the_same_path_marked_review():
 
 def _answer(learner: int, n: int, **changes) -> NewAnswer:
     base = NewAnswer(
-        f"{learner:032d}",
         "kernels",
         SINGLE.id,
         SINGLE.content_hash,
         RIGHT,
         True,
         None,
-        f"chave-{learner}-{n:04d}-xxxxxxxx",
+        learner_id=f"{learner:032d}",
+        key=f"chave-{learner}-{n:04d}-xxxxxxxx",
     )
     return replace(base, **changes)
 

@@ -8,6 +8,7 @@ texts are made here, in Python, with the catalog (:func:`app.i18n.ngettext`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 from app.analytics.dashboard import FunnelStep
@@ -16,7 +17,7 @@ from app.content.course import Course
 from app.content.lessons import Lesson
 from app.content.quiz import Question
 from app.content.trees import Tree
-from app.content.variants import shown
+from app.content.variants import excerpt_html, shown
 from app.i18n import gettext, ngettext
 
 
@@ -107,11 +108,15 @@ class QuestionReport:
 
     @property
     def variant_rows(self) -> tuple[tuple[str, int, str], ...]:
-        """Each variant answered (a numeric question with ``params``): its parameters as the
-        page writes them, its answers and its facility."""
+        """Each variant answered (a numeric question with ``params``): its numbers in the
+        prompt's words (inline HTML, :func:`app.content.variants.excerpt_html`), its answers
+        and its facility."""
+        variants = self.question.variants
         return tuple(
             (
-                ", ".join(f"{name} = {shown(value)}" for name, value in v.params),
+                excerpt_html(variants.names, variants.prompt, variants.legend, dict(v.params))
+                if variants is not None
+                else escape(", ".join(f"{name} = {shown(value)}" for name, value in v.params)),
                 v.attempts,
                 percent(v.facility) if v.facility is not None else "—",
             )

@@ -42,18 +42,16 @@ def registrar(
 ) -> None:
     """Register a platform (or update it, adding deployments), confirmed: whoever runs the
     server's commands needs no admin to confirm it (the web form's platforms wait for one)."""
-    from app.lti.tool import is_web_address, register_platform
-
-    for url in (auth_url, token_url, jwks_url):
-        if not is_web_address(url):
-            bad = gettext("Write a full address starting with https:// or http://.")
-            typer.echo(f"{url}: {bad}", err=True)
-            raise typer.Exit(1)
+    from app.lti.tool import PlatformRefused, register_platform
 
     with Session(_engine()) as db:
-        _platform, new = register_platform(
-            db, issuer, client_id, deployment_id, auth_url, token_url, jwks_url, confirmed=True
-        )
+        try:
+            _platform, new = register_platform(
+                db, issuer, client_id, deployment_id, auth_url, token_url, jwks_url, confirmed=True
+            )
+        except PlatformRefused as refused:
+            typer.echo(f"--{refused.field.replace('_', '-')}: {refused}", err=True)
+            raise typer.Exit(1) from None
     done = (
         gettext("Platform registered: %(issuer)s")
         if new

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, NamedTuple, TypeVar
+from typing import ClassVar, NamedTuple, Protocol, TypeVar
 
 from app.content.calculators import Calculator, parse_calculator
 from app.content.charts import parse_chart
@@ -150,26 +150,41 @@ def _pool(text: str, path: Path, line: int, found: Found) -> Processed:
     return Processed(PoolPart(request.spec.id), problems, (pool_anchor(request.spec.id),))
 
 
-T = TypeVar("T")
+class Widget(Protocol):
+    """What a widget block (a tree, a calculator) parses into: a thing with an id of its own."""
+
+    @property
+    def id(self) -> str: ...
 
 
-def _keep_once(
-    kept: dict[str, T], item_id: str, item: T, repeated: str, at: tuple[Path, int]
-) -> list[ContentError]:
-    """Keep ``item`` under its id, which a lesson may use once; a second one is the problem
-    ``repeated`` (a message id with ``%(id)s``), and the later block is the one kept."""
-    problems = [ContentError(*at, gettext(repeated) % {"id": item_id})] if item_id in kept else []
-    kept[item_id] = item
-    return problems
+W = TypeVar("W", bound=Widget)
+
+
+def _widget_block(
+    parsed: tuple[W | None, list[ContentError]],
+    kept: dict[str, W],
+    part: Callable[[str], BlockPart],
+    repeated: str,
+    at: tuple[Path, int],
+    anchors: Callable[[W], tuple[str, ...]] = lambda _widget: (),
+) -> Processed:
+    """A widget block whose id a lesson may use once: its part names the widget by id (an empty
+    id when the block did not parse), and the widget is kept in ``kept``. A second widget with
+    the same id is the problem ``repeated`` (a message id with ``%(id)s``), and the later block
+    is the one kept. ``anchors``: the ids the widget puts on the page."""
+    widget, problems = parsed
+    if widget is None:
+        return Processed(part(""), problems)
+    if widget.id in kept:
+        problems.append(ContentError(*at, gettext(repeated) % {"id": widget.id}))
+    kept[widget.id] = widget
+    return Processed(part(widget.id), problems, anchors(widget))
 
 
 def _tree(text: str, path: Path, line: int, found: Found) -> Processed:
-    tree, problems = parse_tree(text, path, line)
-    if tree is None:
-        return Processed(TreePart(""), problems)
+    parsed = parse_tree(text, path, line)
     repeated = N_("tree id repeated in the lesson: `%(id)s`")
-    problems += _keep_once(found.trees, tree.id, tree, repeated, (path, line))
-    return Processed(TreePart(tree.id), problems)
+    return _widget_block(parsed, found.trees, TreePart, repeated, (path, line))
 
 
 def _chart(text: str, path: Path, line: int, found: Found) -> Processed:
@@ -185,12 +200,11 @@ def _chart(text: str, path: Path, line: int, found: Found) -> Processed:
 
 
 def _calculator(text: str, path: Path, line: int, found: Found) -> Processed:
-    calculator, problems = parse_calculator(text, path, line)
-    if calculator is None:
-        return Processed(CalculatorPart(""), problems)
+    parsed = parse_calculator(text, path, line)
     repeated = N_("calculator id repeated in the lesson: `%(id)s`")
-    problems += _keep_once(found.calculators, calculator.id, calculator, repeated, (path, line))
-    return Processed(CalculatorPart(calculator.id), problems, (calculator.anchor,))
+    return _widget_block(
+        parsed, found.calculators, CalculatorPart, repeated, (path, line), lambda c: (c.anchor,)
+    )
 
 
 # Fence language → processor. The keys are the only list of special fences: the Markdown

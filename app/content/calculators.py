@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import Field, TypeAdapter, model_validator
 from simpleeval import InvalidExpression
 
 from app.content.errors import ContentError
@@ -33,6 +33,7 @@ from app.content.numbers import (
     parse_number,
 )
 from app.content.yamlsrc import (
+    YamlSpec,
     read_block,
 )
 from app.i18n import gettext
@@ -41,10 +42,9 @@ FIELD = "calculadora"  # the query field naming the calculator a GET form sends
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
-class InputSpec(BaseModel):
+class InputSpec(YamlSpec):
     """One input as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     name: str = Field(pattern=NAME_PATTERN, max_length=30)
     label: str = Field(min_length=1)
     unit: str = Field(default="", max_length=20)
@@ -59,20 +59,18 @@ class InputSpec(BaseModel):
         return self
 
 
-class OutputSpec(BaseModel):
+class OutputSpec(YamlSpec):
     """One output as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     label: str = Field(min_length=1)
     unit: str = Field(default="", max_length=20)
     formula: str = Field(min_length=1, max_length=300)
     words: str = Field(min_length=1)
 
 
-class CalculatorSpec(BaseModel):
+class CalculatorSpec(YamlSpec):
     """A ``calculadora`` block as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=1)
     inputs: list[InputSpec] = Field(min_length=1, max_length=8)

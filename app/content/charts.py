@@ -8,12 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from app.content.errors import ContentError
 from app.content.markdown import escape_html, inline_text, render_inline, slugify
 from app.content.page_ids import chart_anchor
-from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
+from app.content.yamlsrc import (
+    YamlSpec,
+    YamlSyntaxError,
+    parse_yaml,
+    syntax_problem,
+    validation_problems,
+)
 from app.i18n import gettext
 
 LABEL_H = 22
@@ -23,10 +29,9 @@ GAP = 18
 MAX_BAR_PCT = 55.0
 
 
-class BarSpec(BaseModel):
+class BarSpec(YamlSpec):
     """One pair of bars."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     label: str = Field(min_length=1)
     before: float = Field(ge=0, allow_inf_nan=False)
     after: float = Field(ge=0, allow_inf_nan=False)
@@ -34,10 +39,9 @@ class BarSpec(BaseModel):
     note: str | None = None
 
 
-class ChartSpec(BaseModel):
+class ChartSpec(YamlSpec):
     """A chart block as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     title: str = Field(min_length=1)
     unit: str = Field(min_length=1)
     before: str = Field(default_factory=lambda: gettext("before"))

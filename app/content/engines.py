@@ -27,12 +27,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from app.content.errors import ContentError, Level
 from app.content.text import nfc
 from app.content.trees import Tree, TreeOption, TreeResult
-from app.content.yamlsrc import YamlSyntaxError, line_of, parse_yaml, pydantic_messages
+from app.content.yamlsrc import YamlSpec, YamlSyntaxError, line_of, parse_yaml, pydantic_messages
 from app.i18n import gettext
 
 ENGINES_FILE = "engines.yml"
@@ -41,10 +41,9 @@ _QUOTE = re.compile(r"“[^”]+”")
 _URL = re.compile(r"https?://\S+")
 
 
-class EngineSpec(BaseModel):
+class EngineSpec(YamlSpec):
     """One engine as written in ``engines.yml``."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     nomes: list[str] = Field(min_length=1)
     roda: list[str] = Field(min_length=1)
     roda_fonte: list[str] = Field(min_length=1)
@@ -52,10 +51,9 @@ class EngineSpec(BaseModel):
     nota: str | None = None
 
 
-class TableSpec(BaseModel):
+class TableSpec(YamlSpec):
     """The whole ``engines.yml``."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     hardware: dict[str, str] = Field(min_length=1)
     engines: dict[str, EngineSpec] = Field(min_length=1)
 

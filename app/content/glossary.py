@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from app.content import paths
 from app.content.errors import ContentError
@@ -22,6 +22,7 @@ from app.content.page_ids import definition_anchor, term_anchor
 from app.content.text import Word, collation_key, nfc, term_key, text_keys, words
 from app.content.yamlsrc import (
     YamlSource,
+    YamlSpec,
     YamlSyntaxError,
     line_of,
     parse_yaml,
@@ -34,10 +35,9 @@ MAX_DEFINITION_CHARS = 320
 _JOINER = re.compile(r"[\s\-]+")
 
 
-class EntrySpec(BaseModel):
+class EntrySpec(YamlSpec):
     """One glossary entry as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     term: str = Field(min_length=1, max_length=60)
     definition: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)

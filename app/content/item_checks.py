@@ -400,7 +400,7 @@ def _number_format(question: Question) -> list[str]:
     has decimals says "com vírgula"; "casas decimais" alone does not say which mark to use.
     """
     key = question.numeric
-    if key is None or key.value == key.value.to_integral_value():
+    if key is None or key.displayed == key.displayed.to_integral_value():
         return []
     prompt = _folded(question.legend_html + " " + question.prompt_rest_html)
     if _DECIMAL_COMMA.search(prompt):
@@ -412,7 +412,7 @@ def _number_format(question: Question) -> list[str]:
             "decimais”: a point is read as a thousands mark (“3.438” is 3438 here, and a "
             "pt-BR Moodle reads “4.41” as 441)"
         )
-        % {"question": question.id, "value": format_number(key.value)}
+        % {"question": question.id, "value": format_number(key.displayed)}
     ]
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from app.content.blocks import BLOCKS, Found, Part, QuizPart
 from app.content.calculators import Calculator
@@ -40,16 +40,21 @@ from app.content.pools import Pool, resolve_pools
 from app.content.quiz import ID_PATTERN, Question
 from app.content.text import nfc
 from app.content.trees import Tree
-from app.content.yamlsrc import YamlSyntaxError, parse_yaml, syntax_problem, validation_problems
+from app.content.yamlsrc import (
+    YamlSpec,
+    YamlSyntaxError,
+    parse_yaml,
+    syntax_problem,
+    validation_problems,
+)
 from app.i18n import gettext
 
 FRONT_MATTER_FENCE = "---"
 
 
-class FrontMatter(BaseModel):
+class FrontMatter(YamlSpec):
     """The YAML header of a lesson (documented in ``lessons/README.md``)."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     title: str = Field(min_length=1)
     slug: str = Field(pattern=ID_PATTERN, max_length=100)
     order: int = Field(ge=1, strict=True)

@@ -36,7 +36,7 @@ To add a question kind, add its writer to :data:`WRITERS`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from xml.etree import ElementTree as ET
@@ -50,7 +50,7 @@ from app.content.gift import (
 )
 from app.content.lessons import Lesson
 from app.content.quiz import Question, QuestionSpec, parse_tolerance
-from app.content.variants import SLOT, VALUE_SLOT
+from app.content.variants import KEY_DECIMALS, VALUE_SLOT, substitute, word_for
 from app.i18n import N_, gettext
 
 FULL = "100"
@@ -99,26 +99,32 @@ def _option_texts(question: Question, spec: QuestionSpec | None) -> list[tuple[s
     return found
 
 
-def _choice(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
-    _value(element, "single", "true")
-    _value(element, "shuffleanswers", "true")
-    _value(element, "answernumbering", "abc")
-    _graded_options(element, question, spec)
-    return "multichoice"
+@dataclass(frozen=True)
+class ChoiceType:
+    """A Moodle question type whose answers are the question's options, each with full marks
+    when it is right and none when it is wrong: the type's name and the settings (element,
+    text) it is always written with. A writer of :data:`WRITERS`."""
+
+    name: str
+    settings: Mapping[str, str]
+
+    def __call__(self, element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
+        for tag, value in self.settings.items():
+            _value(element, tag, value)
+        for option_id, text, explanation in _option_texts(question, spec):
+            _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+        return self.name
 
 
-def _all_or_nothing(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
-    _value(element, "shuffleanswers", "1")
-    _value(element, "answernumbering", "abc")
-    _value(element, "showstandardinstruction", "0")
-    _graded_options(element, question, spec)
-    return "multichoiceset"
-
-
-def _graded_options(element: ET.Element, question: Question, spec: QuestionSpec | None) -> None:
-    """Each option as an answer: full marks when it is right, none when it is wrong."""
-    for option_id, text, explanation in _option_texts(question, spec):
-        _answer(element, FULL if option_id in question.answer else NONE, text, explanation)
+# Core multichoice with one right option.
+_CHOICE = ChoiceType(
+    "multichoice", {"single": "true", "shuffleanswers": "true", "answernumbering": "abc"}
+)
+# qtype_multichoiceset (all or nothing), without Moodle's "Select one or more" line.
+_ALL_OR_NOTHING = ChoiceType(
+    "multichoiceset",
+    {"shuffleanswers": "1", "answernumbering": "abc", "showstandardinstruction": "0"},
+)
 
 
 def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
@@ -139,15 +145,21 @@ def _numerical(element: ET.Element, question: Question, spec: QuestionSpec | Non
         wrong = _answer(element, NONE, number_text(value), feedback, markdown=False)
         _value(wrong, "tolerance", number_text(tolerance_of(value)))
     if key.unit:
-        units = ET.SubElement(element, "units")
-        unit = ET.SubElement(units, "unit")
-        _value(unit, "multiplier", "1")
-        _value(unit, "unit_name", key.unit)
-        _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
-        _value(element, "unitpenalty", "0")
-        _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
-        _value(element, "unitsleft", "0")
+        _unit(element, key.unit)
     return "numerical"
+
+
+def _unit(element: ET.Element, name: str) -> None:
+    """The answer's unit as a Moodle unit: multiplier 1, optional and not graded, typed after
+    the number (``numerical`` and ``calculated`` read the same elements)."""
+    units = ET.SubElement(element, "units")
+    unit = ET.SubElement(units, "unit")
+    _value(unit, "multiplier", "1")
+    _value(unit, "unit_name", name)
+    _value(element, "unitgradingtype", "0")  # qtype_numerical::UNITOPTIONAL
+    _value(element, "unitpenalty", "0")
+    _value(element, "showunits", "0")  # qtype_numerical::UNITINPUT
+    _value(element, "unitsleft", "0")
 
 
 # simpleeval's functions as Moodle's calculated formulas write them (PHP's functions).
@@ -198,13 +210,27 @@ def moodle_formula(expression: str) -> str:
     return write(ast.parse(expression, mode="eval"))
 
 
-def moodle_template(template: str, formula: str) -> str:
+def moodle_template(
+    template: str, formula: str, values: Mapping[str, Sequence[float]] | None = None
+) -> str:
     """A variant's template in Moodle's calculated text: ``{{ name }}`` as ``{name}`` and
-    ``{{ value }}`` as ``{=formula}``."""
-    return SLOT.sub(
-        lambda m: "{=" + formula + "}" if m.group(1) == VALUE_SLOT else "{" + m.group(1) + "}",
-        template,
-    )
+    ``{{ value }}`` as ``{=round(formula, 2)}`` (:data:`KEY_DECIMALS`: Moodle writes a
+    ``{=…}`` of the general feedback unrounded, and its calculated formulas take ``round``
+    with one or two arguments). Moodle cannot choose a word by the number: a plural slot is
+    the form every value of ``values[name]`` takes, else both ("byte(s)", "milhão/milhões")."""
+
+    def write(name: str) -> str:
+        if name == VALUE_SLOT:
+            return "{=round(" + formula + f", {KEY_DECIMALS})}}"
+        return "{" + name + "}"
+
+    def word(name: str, one: str, other: str) -> str:
+        forms = {word_for(v, one, other) for v in (values or {}).get(name, ())}
+        if len(forms) == 1:
+            return forms.pop()
+        return f"{one}({other[len(one) :]})" if other.startswith(one) else f"{one}/{other}"
+
+    return substitute(template, write, word)
 
 
 def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | None) -> str:
@@ -222,29 +248,25 @@ def _calculated(element: ET.Element, question: Question, spec: QuestionSpec | No
     except ValueError as exc:
         raise ValueError(gettext(NO_TOLERANCE)) from exc
     formula = moodle_formula(variants.value)
+    taken = {name: [p[i] for p in variants.grid] for i, name in enumerate(variants.names)}
     prompt = f"{variants.legend}\n\n{variants.prompt}" if variants.legend else variants.prompt
     for path, template in (("questiontext", prompt), ("generalfeedback", variants.working)):
         text_of = element.find(f"{path}/text")
         if text_of is not None:  # written by question_element, from the first variant
-            text_of.text = moodle_template(template, formula)
+            text_of.text = moodle_template(template, formula, taken)
     _value(element, "synchronize", "0")
     _value(element, "single", "0")
     _value(element, "answernumbering", "abc")
     _value(element, "shuffleanswers", "0")
-    right = _answer(element, FULL, formula, moodle_template(variants.explanation, formula), False)
+    right = _answer(
+        element, FULL, formula, moodle_template(variants.explanation, formula, taken), False
+    )
     _value(right, "tolerance", number_text(tolerance))
     _value(right, "tolerancetype", "1" if relative else "2")  # relative, else nominal
     _value(right, "correctanswerformat", "1")  # decimals
-    _value(right, "correctanswerlength", "2")
+    _value(right, "correctanswerlength", str(KEY_DECIMALS))  # as the course writes the key
     if variants.unit:
-        units = ET.SubElement(element, "units")
-        unit = ET.SubElement(units, "unit")
-        _value(unit, "multiplier", "1")
-        _value(unit, "unit_name", variants.unit)
-        _value(element, "unitgradingtype", "0")
-        _value(element, "unitpenalty", "0")
-        _value(element, "showunits", "0")
-        _value(element, "unitsleft", "0")
+        _unit(element, variants.unit)
     definitions = ET.SubElement(element, "dataset_definitions")
     for position, name in enumerate(variants.names):
         values = [point[position] for point in variants.grid]
@@ -290,9 +312,9 @@ def _ordering(element: ET.Element, question: Question, spec: QuestionSpec | None
 Writer = Callable[[ET.Element, Question, QuestionSpec | None], str]
 # Each writer adds its type's elements and returns the Moodle question type.
 WRITERS: dict[str, Writer] = {
-    "single": _choice,
-    "scenario": _choice,
-    "multiple": _all_or_nothing,
+    "single": _CHOICE,
+    "scenario": _CHOICE,
+    "multiple": _ALL_OR_NOTHING,
     "numeric": _numerical,
     "ordering": _ordering,
 }

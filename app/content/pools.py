@@ -18,11 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.quiz import ID_PATTERN, Question
 from app.content.yamlsrc import (
+    YamlSpec,
     is_mapping,
     read_block,
 )
@@ -31,10 +32,10 @@ from app.i18n import gettext
 MAX_DRAW = 10
 
 
-class PoolSpec(BaseModel):
+class PoolSpec(YamlSpec):
     """A ``pool`` block as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True)
     id: str = Field(pattern=ID_PATTERN)
     draw: int = Field(ge=1, le=MAX_DRAW)
     from_: list[str] | None = Field(default=None, alias="from", min_length=1)

@@ -14,12 +14,13 @@ from html import escape
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from app.content.errors import ContentError
 from app.content.markdown import markdown, plain_text, render_block, render_inline
-from app.content.numbers import NAME_PATTERN
+from app.content.numbers import MAX_MAGNITUDE, NAME_PATTERN, plain_number
 from app.content.variants import (
+    KEY_DECIMALS,
     MAX_VARIANTS,
     VALUE_SLOT,
     ParamSpec,
@@ -28,12 +29,15 @@ from app.content.variants import (
     instance,
     key_value,
     label_of,
+    malformed,
     param_values,
+    shown_key,
     slots,
     tolerance_of,
 )
 from app.content.yamlsrc import (
     Locator,
+    YamlSpec,
     is_nonempty_list,
     read_block,
 )
@@ -42,28 +46,25 @@ from app.i18n import N_, gettext, ngettext
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
-class OptionSpec(BaseModel):
+class OptionSpec(YamlSpec):
     """One option as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
     engine: str | None = None
 
 
-class WrongValueSpec(BaseModel):
+class WrongValueSpec(YamlSpec):
     """A likely wrong value of a ``numeric`` question, with its own explanation."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     value: float = Field(allow_inf_nan=False)
     explanation: str = Field(min_length=1)
 
 
-class HintSpec(BaseModel):
+class HintSpec(YamlSpec):
     """A hint written as a mapping: its text and whether it is the worked answer."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     text: str = Field(min_length=1)
     worked: bool = False
 
@@ -71,15 +72,14 @@ class HintSpec(BaseModel):
 MAX_HINTS = 3
 
 
-class ItemSpec(BaseModel):
+class ItemSpec(YamlSpec):
     """One item of an ``ordering`` question, as written in YAML (in the right order)."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     text: str = Field(min_length=1)
 
 
-class QuestionSpec(BaseModel):
+class QuestionSpec(YamlSpec):
     """One question as written in YAML.
 
     Choice kinds (``single``, ``multiple``, ``scenario``) have ``options``; ``numeric`` has
@@ -87,7 +87,6 @@ class QuestionSpec(BaseModel):
     ``wrong`` optional); ``ordering`` has ``items`` in the right order and ``explanation``.
     """
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     kind: Literal["single", "multiple", "scenario", "numeric", "ordering"]
     prompt: str = Field(min_length=1)
@@ -196,6 +195,8 @@ class NumericKey:
         working_html: how the right value is worked out, as HTML ("64 ÷ 14,5 ≈ 4,41").
         wrong: ``(value, explanation HTML)`` for likely wrong values, matched with the
             same tolerance.
+        places: the most decimals the pages write the key with (a variant's key, worked
+            out to six); ``None`` writes it as the author did.
     """
 
     value: Decimal
@@ -204,6 +205,14 @@ class NumericKey:
     unit: str | None
     working_html: str
     wrong: tuple[tuple[Decimal, str], ...] = ()
+    places: int | None = None
+
+    @property
+    def displayed(self) -> Decimal:
+        """The right value as every page writes it ("Valor certo", the instructor's preview):
+        a variant's key rounded as its working writes ``{{ value }}``
+        (:func:`app.content.variants.shown_key`); graded against :attr:`value` unrounded."""
+        return self.value if self.places is None else shown_key(self.value, self.places)
 
     def accepts(self, answer: Decimal, target: Decimal | None = None) -> bool:
         """True when ``answer`` is within the tolerance of ``target`` (default: the key).
@@ -599,6 +608,13 @@ def _check_variants(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
     templates = {"prompt": spec.prompt, "legend": spec.legend or ""}
     answered = {"working": spec.working or "", "explanation": spec.explanation or ""}
     for field, template in {**templates, **answered}.items():
+        for written in malformed(template):
+            msg = gettext(
+                "`%(written)s` in `%(field)s` of the question `%(question)s` is no slot: write "
+                "`{{ name }}` for a number, or `{{ name | singular, plural }}` for the word "
+                "that agrees with it (e.g. `{{ bytes | byte, bytes }}`)"
+            ) % {"written": written, "field": field, **question}
+            errors.append(ContentError.at(file, at(field), msg))
         allowed = known | ({VALUE_SLOT} if field in answered else set())
         for name in sorted(slots(template) - allowed):
             msg = gettext(
@@ -636,6 +652,32 @@ def _check_variants(spec: QuestionSpec, file: Path, at: Locator) -> list[Content
                 "%(where)s: 0 would be graded right"
             ) % {"where": where, **question}
             return [*errors, ContentError.at(file, at("tolerance"), msg)]
+        if right.adjusted() > MAX_MAGNITUDE:
+            msg = gettext(
+                "the right value of the question `%(question)s` for %(where)s is %(value)s, "
+                "larger than a learner can type (%(digits)s digits before the decimal point at "
+                "most): change the units so the answer is smaller"
+            ) % {
+                "where": where,
+                "value": plain_number(right),
+                "digits": MAX_MAGNITUDE + 1,
+                **question,
+            }
+            return [*errors, ContentError.at(file, at("value"), msg)]
+        rounded = shown_key(right)
+        if not NumericKey(right, tolerance, relative, None, "").accepts(rounded):
+            msg = gettext(
+                "the right value of the question `%(question)s` for %(where)s is %(value)s, "
+                "written on the page with at most %(num)s decimals as %(written)s, outside its "
+                "tolerance: change the units so the answer needs fewer decimals"
+            ) % {
+                "where": where,
+                "value": plain_number(right),
+                "num": KEY_DECIMALS,
+                "written": plain_number(rounded),
+                **question,
+            }
+            return [*errors, ContentError.at(file, at("value"), msg)]
     return errors
 
 

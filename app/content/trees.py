@@ -9,49 +9,37 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from app.content.errors import ContentError
 from app.content.markdown import inline_text, plain_text, render_block, render_inline
 from app.content.quiz import ID_PATTERN
 from app.content.yamlsrc import (
     Locator,
+    YamlSpec,
     is_mapping,
     read_block,
 )
-from app.i18n import N_, gettext
+from app.i18n import N_, LabeledEnum, gettext
 
 FACET_PATTERN = r"^[a-z][a-z0-9_-]*$"
 VALUE_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-class Verdict(StrEnum):
-    """How a result is judged; the value is the id used in YAML."""
+class Verdict(LabeledEnum):
+    """How a result is judged; the value is the id used in YAML, the label what the learner
+    reads ("Recomendado")."""
 
-    RECOMMENDED = "recommended"
-    ALTERNATIVE = "alternative"
-    AVOID = "avoid"
-
-    @property
-    def label(self) -> str:
-        """The verdict as the learner reads it, from the catalog ("Recomendado")."""
-        return gettext(_VERDICT_LABELS[self.value])
+    RECOMMENDED = "recommended", N_("Recommended")
+    ALTERNATIVE = "alternative", N_("Alternative")
+    AVOID = "avoid", N_("Do not use")
 
 
-_VERDICT_LABELS = {
-    "recommended": N_("Recommended"),
-    "alternative": N_("Alternative"),
-    "avoid": N_("Do not use"),
-}
-
-
-class OptionSpec(BaseModel):
+class OptionSpec(YamlSpec):
     """One option of a question node, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     label: str = Field(min_length=1)
     value: list[str] = Field(min_length=1)
     next: str = Field(min_length=1)
@@ -78,29 +66,26 @@ class OptionSpec(BaseModel):
         return values
 
 
-class QuestionSpec(BaseModel):
+class QuestionSpec(YamlSpec):
     """A question node, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     facet: str = Field(pattern=FACET_PATTERN)
     text: str = Field(min_length=1)
     options: list[OptionSpec]
 
 
-class ResultSpec(BaseModel):
+class ResultSpec(YamlSpec):
     """A result node, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     engines: list[str] = Field(min_length=1)
     verdict: Verdict
     why: str = Field(min_length=1)
     note: str | None = None
 
 
-class TreeSpec(BaseModel):
+class TreeSpec(YamlSpec):
     """A whole tree, as written in YAML."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
     id: str = Field(pattern=ID_PATTERN)
     title: str = Field(min_length=1)
     short: str | None = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from app.content.errors import ContentError
 from app.i18n import N_, gettext, ngettext
@@ -25,6 +25,14 @@ from app.i18n import N_, gettext, ngettext
 if TYPE_CHECKING:
     import yaml
     from yaml.nodes import Node, ScalarNode
+
+
+class YamlSpec(BaseModel):
+    """The base of every model of what an author writes in YAML (a block, the front matter, the
+    glossary, the engines), read strictly: a key the model does not name is an error, so a
+    misspelt key is reported instead of ignored, and text loses its surrounding white space."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
 @dataclass(frozen=True)

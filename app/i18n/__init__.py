@@ -13,11 +13,12 @@ in pt-BR in the learner's time zone.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from functools import cache
 from gettext import GNUTranslations
 from io import BytesIO
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 
@@ -96,6 +97,25 @@ _ = gettext
 def N_(message: str) -> str:
     """Mark ``message`` for the catalog without translating it yet (constants defined at import)."""
     return message
+
+
+class LabeledEnum(StrEnum):
+    """A :class:`~enum.StrEnum` whose members carry their catalog label: each member is written
+    ``NAME = "value", N_("Label")``. The value alone is the member's string (what code, YAML
+    and the templates compare), and :attr:`label` is what a learner reads."""
+
+    _label: str
+
+    def __new__(cls, value: str, label: str) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member._label = label
+        return member
+
+    @property
+    def label(self) -> str:
+        """The member as the learner reads it, in pt-BR, from the catalog."""
+        return gettext(self._label)
 
 
 @cache

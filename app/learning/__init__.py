@@ -13,7 +13,9 @@ Rules and use-cases (plain functions, data in and out; no HTTP):
 - :mod:`app.learning.trees`, :mod:`app.learning.compare`: a decision tree at one point of a
   walk, and engines side by side;
 - :mod:`app.learning.usecases`: one function per learner action (open a lesson, answer, read
-  progress); the storage they need is passed in (:class:`LearnerStore`).
+  progress); the storage they need is passed in (:class:`LearnerStore`);
+- :mod:`app.learning.credentials`: a course account's username and password checked under the
+  sign-in limits, the one path of every form that signs in with them.
 
 Storage of what learners do (SQL through SQLModel):
 

@@ -8,8 +8,9 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import StrEnum
-from typing import TypeVar
+from typing import Annotated, TypeVar
+
+from pydantic import Field
 
 from app.content.numbers import (
     AnswerError,
@@ -19,7 +20,7 @@ from app.content.numbers import (
     plain_number,
 )
 from app.content.quiz import Item, Option, Question
-from app.i18n import N_, gettext
+from app.i18n import N_, LabeledEnum, gettext
 from app.learning.rules import counted, counted_total, is_done
 
 T = TypeVar("T")
@@ -308,24 +309,17 @@ def shuffled_options(question: Question, learner_id: str, lesson_slug: str) -> t
     return tuple(stable_shuffle(question.options, learner_id, lesson_slug, question.id))
 
 
-class LessonStatus(StrEnum):
-    """A learner's status in one lesson; :attr:`label` is what the learner reads."""
+class LessonStatus(LabeledEnum):
+    """Where a learner is in one lesson: "não iniciada" (no attempt yet on its current
+    questions), "em andamento" (attempted, not done yet) or "concluída" (answered right at
+    least once as many questions as the lesson counts)."""
 
-    NOT_STARTED = "não iniciada"
-    IN_PROGRESS = "em andamento"
-    DONE = "concluída"
+    # The docstring is also the status's description in the API (/api/openapi.json): plain
+    # words, no markup. Each member's label is what the learner reads ("Não iniciada").
 
-    @property
-    def label(self) -> str:
-        """The status as the learner reads it, from the catalog ("Não iniciada")."""
-        return gettext(_STATUS_LABELS[self.name])
-
-
-_STATUS_LABELS = {
-    "NOT_STARTED": N_("Not started"),
-    "IN_PROGRESS": N_("In progress"),
-    "DONE": N_("Done"),
-}
+    NOT_STARTED = "não iniciada", N_("Not started")
+    IN_PROGRESS = "em andamento", N_("In progress")
+    DONE = "concluída", N_("Done")
 
 
 @dataclass(frozen=True)
@@ -383,21 +377,27 @@ def question_records(facts: Iterable[AttemptFact]) -> dict[tuple[str, str], Ques
 
 @dataclass(frozen=True)
 class LessonProgress:
-    """A learner's progress in one lesson, counted over its current questions only.
+    """A learner's progress in one lesson, counted over its current questions only. Each
+    field's description is also the API's (``/api/openapi.json``), so plain words."""
 
-    Attributes:
-        right: questions answered right at least once.
-        total: questions the lesson has now.
-        first_try_right: questions whose first attempt was right.
-        attempts: attempts on the lesson's current questions.
-    """
-
-    slug: str
-    status: LessonStatus
-    right: int
-    total: int
-    first_try_right: int
-    attempts: int
+    slug: Annotated[str, Field(description="The lesson's id, as in its address /licoes/<slug>.")]
+    status: Annotated[LessonStatus, Field(description="Where the learner is in the lesson.")]
+    right: Annotated[
+        int,
+        Field(
+            description="Questions answered right at least once (of a question pool's, at "
+            "most as many as it draws)."
+        ),
+    ]
+    total: Annotated[
+        int,
+        Field(
+            description="Questions the lesson counts now: its quiz questions, plus as many "
+            "as each question pool draws."
+        ),
+    ]
+    first_try_right: Annotated[int, Field(description="Questions whose first attempt was right.")]
+    attempts: Annotated[int, Field(description="Attempts on the lesson's current questions.")]
 
 
 def lesson_progress(

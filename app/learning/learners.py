@@ -11,7 +11,8 @@ from sqlmodel import Session, col, select
 
 from app.learning.mastery import recount_mastery
 from app.learning.review import delete_cards, learner_cards, merge_cards
-from app.learning.store import Place, ensure_learner, set_place
+from app.learning.state import Place
+from app.learning.store import ensure_learner, set_place
 from app.learning.tallies.write import recount_learners
 from app.platform.db import begin_write
 from app.platform.models import (
@@ -100,7 +101,8 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     Every attempt, walk and hint opened is kept; since the first try is the earliest attempt,
     where both answered the same question the earlier first try wins. Review cards move too;
     where both have one for the same question, the most recently reviewed wins. An attempt whose
-    idempotency key the target already holds is the same form sent twice, and is stored once.
+    idempotency key the target already holds is the same form sent twice, and is stored once;
+    so is a walk finished offline whose device key the target already holds.
 
     Args:
         db: an open session; this function commits it (one transaction).
@@ -117,6 +119,16 @@ def merge_learner(db: Session, source_id: str, target_id: str, place: Place | No
     db.exec(
         delete(Attempt).where(
             col(Attempt.learner_id) == source_id, col(Attempt.idempotency_key).in_(target_keys)
+        )
+    )
+    # A walk finished offline and sent by both (its device's key) is kept once, the account's.
+    target_walks = select(WalkRecord.idempotency_key).where(
+        WalkRecord.learner_id == target_id, col(WalkRecord.idempotency_key).is_not(None)
+    )
+    db.exec(
+        delete(WalkRecord).where(
+            col(WalkRecord.learner_id) == source_id,
+            col(WalkRecord.idempotency_key).in_(target_walks),
         )
     )
     # A pool the account already drew keeps the account's draws; the browser's others move.

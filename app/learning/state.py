@@ -20,18 +20,15 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
-class AttemptRow:
-    """One stored answer, as the pages need it (the ``attempt`` table's columns).
+class GradedAnswer:
+    """What grading decided about one answer: the question version answered, what was
+    chosen, and the grade. An attempt stores these as they are (:class:`NewAnswer` to store,
+    :class:`AttemptRow` stored).
 
     Attributes:
         question_hash: the question's ``content_hash`` when it was answered.
-        chosen: what was stored (option ids, a number or an order, comma-joined).
+        chosen: option ids, a number or an order, comma-joined.
         credit: ``ordering``: the share of items in place (0 to 1), else ``None``.
-        created_at: when it was stored (UTC).
-        id: the row id (orders attempts stored in the same instant).
-        help: what the learner opened before answering (:data:`app.learning.rules.NO_HELP`,
-            ``HINTED``, ``WORKED``).
-        variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
     """
 
     lesson_slug: str
@@ -40,6 +37,34 @@ class AttemptRow:
     chosen: str
     correct: bool
     credit: float | None
+
+    @property
+    def graded(self) -> tuple[str, str, str, str, bool, float | None]:
+        """The six fields, in their order: lesson, question, version, what was chosen, right
+        or not, credit."""
+        return (
+            self.lesson_slug,
+            self.question_id,
+            self.question_hash,
+            self.chosen,
+            self.correct,
+            self.credit,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRow(GradedAnswer):
+    """One stored answer, as the pages need it (the ``attempt`` table's columns): the
+    :class:`GradedAnswer`, then these.
+
+    Attributes:
+        created_at: when it was stored (UTC).
+        id: the row id (orders attempts stored in the same instant).
+        help: what the learner opened before answering (:data:`app.learning.rules.NO_HELP`,
+            ``HINTED``, ``WORKED``).
+        variant: a numeric question's variant answered: its parameters (JSON), or ``""``.
+    """
+
     created_at: datetime
     id: int
     help: int = 0
@@ -253,15 +278,13 @@ class DuplicateKeyError(ValueError):
     """An idempotency key already used by this learner for another question."""
 
 
-@dataclass(frozen=True)
-class NewAnswer:
-    """A graded answer to store.
+@dataclass(frozen=True, kw_only=True)
+class NewAnswer(GradedAnswer):
+    """A graded answer to store: the :class:`GradedAnswer` (positional), then these (by
+    keyword).
 
     Attributes:
         learner_id: the learner (for a visitor's first answer, the id their new session got).
-        question_hash: the question version answered (its ``content_hash``).
-        chosen: what to store (option ids, a number or an order, comma-joined).
-        credit: ``ordering``: the share of items in place, else ``None``.
         key: the form's idempotency key.
         review: answered on ``/revisar``.
         help: what the learner opened before answering (:func:`app.learning.rules.help_of`).
@@ -279,12 +302,6 @@ class NewAnswer:
     """
 
     learner_id: str
-    lesson_slug: str
-    question_id: str
-    question_hash: str
-    chosen: str
-    correct: bool
-    credit: float | None
     key: str
     review: bool = False
     help: int = 0
@@ -293,19 +310,6 @@ class NewAnswer:
     outbox: tuple[Any, ...] = ()
     variant: str = ""
     draw: tuple[str, int, str, str] | None = None
-
-    @property
-    def graded(self) -> tuple[str, str, str, str, bool, float | None]:
-        """The fields an attempt stores as they are, in :class:`AttemptRow`'s order: lesson,
-        question, version, what was chosen, right or not, credit."""
-        return (
-            self.lesson_slug,
-            self.question_id,
-            self.question_hash,
-            self.chosen,
-            self.correct,
-            self.credit,
-        )
 
 
 @dataclass(frozen=True)

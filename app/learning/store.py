@@ -37,7 +37,6 @@ from app.learning.state import (
     AttemptRow,
     CardRow,
     DrawRow,
-    DuplicateKeyError,
     LearnerState,
     NewAnswer,
     Place,
@@ -62,8 +61,6 @@ from app.platform.models import (
     utcnow,
 )
 
-# Place and DuplicateKeyError live in app.learning.state; importable here too
-__all__ = ["DuplicateKeyError", "LearnerStates", "Place"]
 _LEARNER = bindparam("learner", type_=String)
 # The highest attempt and walk ids already read (kept in memory): only newer rows are read.
 # -1: read every row.
@@ -510,24 +507,38 @@ def set_place(session: Session, learner_id: str, place: Place) -> bool:
 
 
 def record_walk(
-    session: Session, learner_id: str, tree_id: str, path: tuple[str, ...], result_id: str
+    session: Session,
+    learner_id: str,
+    tree_id: str,
+    path: tuple[str, ...],
+    result_id: str,
+    key: str | None = None,
+    at: datetime | None = None,
 ) -> None:
     """Store a finished decision-tree walk in one transaction (two statements).
 
     The learner row is created if missing (``ON CONFLICT DO NOTHING``), then the walk inserted.
+
+    Args:
+        key: the device's key of a walk finished offline: a walk whose key the learner
+            already has is not stored again (sent twice, stored once).
+        at: when it was finished (a walk finished offline); ``None``: now.
     """
     insert = _insert_for(session)
     now = utcnow()
     begin_write(session)
     session.execute(insert(Learner).values(id=learner_id, created_at=now).on_conflict_do_nothing())
     session.execute(
-        insert(WalkRecord).values(
+        insert(WalkRecord)
+        .values(
             learner_id=learner_id,
             tree_id=tree_id,
             path=",".join(path),
             result_id=result_id,
-            created_at=now,
+            created_at=at or now,
+            idempotency_key=key,
         )
+        .on_conflict_do_nothing()
     )
     session.commit()
 

@@ -523,7 +523,7 @@ class AnswerPlace:
             (a visitor who became a learner with this answer saw the visitors' order).
         born: the learner id is new in this request (a visitor's first answer): the learner
             is made with the form's key, and a double submit of that form stores for the
-            learner the first request made (:attr:`app.learning.writer.NewAnswer.birth_key`).
+            learner the first request made (:attr:`app.learning.state.NewAnswer.birth_key`).
         visit: the sending browser's visit cookie (``curso_visita``, HttpOnly, never printed
             in a page): part of the birth key, so only the browser that showed the form can
             join the learner its first request made, not whoever else saw the form's key.
@@ -598,14 +598,14 @@ async def answer_question(
     try:
         written = await store.store_answer(
             NewAnswer(
-                learner_id,
                 lesson.slug,
                 question.id,
                 question.content_hash,
                 chosen,
                 grade.correct,
                 grade.credit,
-                answer.key,
+                learner_id=learner_id,
+                key=answer.key,
                 review=where.review,
                 help=help_of([r.worked for r in hints]),
                 birth_key=birth_key(answer.key, where.visit) if where.born else None,

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from app.i18n import gettext
 from app.learning.learners import merge_learner
 from app.lti.tool import find_platform
+from app.platform.auth import LTI_ACCOUNT_PREFIX
 from app.platform.db import begin_write
 from app.platform.models import (
     Account,
@@ -112,7 +113,7 @@ def launch_person(
         db.flush()
         made = Account(
             learner_id=learner.id,
-            username=f"lti-{secrets.token_hex(8)}",
+            username=f"{LTI_ACCOUNT_PREFIX}{secrets.token_hex(8)}",
             password_hash=password_hash,
         )
         db.add(made)

@@ -20,11 +20,12 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pylti1p3.registration import Registration
-from sqlalchemy import Engine, delete, update
+from sqlalchemy import ColumnElement, Engine, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
+from app.i18n import N_, gettext
 from app.platform.db import begin_write
 from app.platform.models import (
     LTI_STATE,
@@ -32,6 +33,7 @@ from app.platform.models import (
     LtiKey,
     LtiPlatform,
     LtiState,
+    table,
     utcnow,
 )
 
@@ -44,6 +46,44 @@ USED = json.dumps("used")  # the value of a nonce whose launch was accepted
 
 # --- platforms and keys -------------------------------------------------------------------
 
+BAD_URL = N_("Write a full address starting with https:// or http://.")
+MISSING_FIELD = N_("Fill in every field.")
+
+
+def _length(column: ColumnElement[str]) -> int:
+    """A string column's length, in characters, as the model declares it."""
+    length = getattr(column.type, "length", None)  # String's, and SQLModel's AutoString's
+    if not isinstance(length, int):
+        raise TypeError(f"{column} has no length")
+    return length
+
+
+# The length of the issuer's, the client id's and a deployment id's columns.
+ID_MAX = min(
+    _length(column)
+    for column in (
+        table(LtiPlatform).c.issuer,
+        table(LtiPlatform).c.client_id,
+        table(LtiDeployment).c.deployment_id,
+    )
+)
+LONG_ID = N_(
+    "The platform ID, the client ID and each deployment ID have at most %(max)s characters."
+)
+
+
+class PlatformRefused(ValueError):
+    """A registration the course refuses; ``str(exc)`` is the message in Portuguese.
+
+    Attributes:
+        field: the first field to fix (``issuer``, ``client_id``, ``deployment_id``,
+            ``auth_url``, ``token_url`` or ``jwks_url``).
+    """
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
 
 def register_platform(
     db: Session,
@@ -55,15 +95,50 @@ def register_platform(
     jwks_url: str,
     confirmed: bool = False,
 ) -> tuple[LtiPlatform, bool]:
-    """Register a platform, or update its URLs and add deployments; committed.
+    """Register a platform, or update its URLs and add deployments; committed. The web form
+    and ``curso lti registrar`` both come here, so both refuse the same things.
 
     A new platform waits for a site admin's confirmation (:func:`confirm_platform`) unless
     ``confirmed`` (the command line, run by whoever runs the server); an update that moves its
-    authentication URL to another origin waits again.
+    authentication URL to another origin waits again. Every value is trimmed first.
+
+    Args:
+        deployment_ids: each one or more comma-separated ids (a form field, or a repeated
+            command option).
 
     Returns:
         The platform and whether it is new.
+
+    Raises:
+        PlatformRefused: a field is empty (deployment ids of only commas and spaces too), a URL
+            is not a web address (:func:`is_web_address`, which keeps the CSP header whole), or
+            an id is longer than its column (:data:`ID_MAX`). Nothing is stored.
     """
+    fields = {
+        "issuer": issuer.strip(),
+        "client_id": client_id.strip(),
+        "deployment_id": ",".join(deployment_ids),
+        "auth_url": auth_url.strip(),
+        "token_url": token_url.strip(),
+        "jwks_url": jwks_url.strip(),
+    }
+    deployments = [d.strip() for d in fields["deployment_id"].split(",") if d.strip()]
+    fields["deployment_id"] = ",".join(deployments)
+    for name, value in fields.items():
+        if not value:
+            raise PlatformRefused(gettext(MISSING_FIELD), name)
+    for name in ("auth_url", "token_url", "jwks_url"):
+        if not is_web_address(fields[name]):
+            raise PlatformRefused(gettext(BAD_URL), name)
+    for name, values in (
+        ("issuer", [fields["issuer"]]),
+        ("client_id", [fields["client_id"]]),
+        ("deployment_id", deployments),
+    ):
+        if max(map(len, values)) > ID_MAX:
+            raise PlatformRefused(gettext(LONG_ID) % {"max": ID_MAX}, name)
+    issuer, client_id = fields["issuer"], fields["client_id"]
+    auth_url, token_url, jwks_url = fields["auth_url"], fields["token_url"], fields["jwks_url"]
     platform = db.exec(
         select(LtiPlatform).where(LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id)
     ).first()
@@ -84,7 +159,7 @@ def register_platform(
     db.add(platform)
     db.flush()
     assert platform.id is not None  # flushed
-    for deployment_id in deployment_ids:
+    for deployment_id in deployments:
         if db.get(LtiDeployment, (platform.id, deployment_id)) is None:
             db.add(LtiDeployment(platform_id=platform.id, deployment_id=deployment_id))
     db.commit()

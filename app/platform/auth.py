@@ -58,12 +58,18 @@ class CredentialsError(ValueError):
         self.field = field
 
 
+# The accounts the course makes for LMS people (app.lti.launch) are named with this prefix and
+# a random suffix; nobody signs up with it, so a name with it is always one of those, and
+# /lti/vincular never links one.
+LTI_ACCOUNT_PREFIX = "lti-"
+
+
 def clean_username(raw: str) -> str:
     """Return the username as stored: trimmed and lower-case.
 
     Raises:
         CredentialsError: it is not 3 to 30 of ``a-z``, ``0-9``, ``.``, ``_``, ``-``,
-            starting with a letter or digit.
+            starting with a letter or digit, or it starts with :data:`LTI_ACCOUNT_PREFIX`.
     """
     name = raw.strip().lower()
     if not USERNAME_RE.match(name):
@@ -72,6 +78,12 @@ def clean_username(raw: str) -> str:
                 "The username must have 3 to 30 characters: unaccented letters, digits, "
                 "dot, hyphen or underscore, starting with a letter or digit."
             ),
+            field="username",
+        )
+    if name.startswith(LTI_ACCOUNT_PREFIX):
+        raise CredentialsError(
+            gettext("Usernames starting with %(prefix)s are kept for people who come from an LMS.")
+            % {"prefix": LTI_ACCOUNT_PREFIX},
             field="username",
         )
     return name

@@ -4,70 +4,43 @@ each is built from what the learning floor reads. The routes return these, never
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
-from typing import Annotated, Literal, Protocol
+from typing import Annotated
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
+from pydantic.dataclasses import dataclass
 from sqlmodel import SQLModel
 
+from app.learning.grading import LessonProgress
 from app.learning.learners import LearnerData
 from app.learning.progress import CourseProgress
 from app.learning.state import LearnerState
 from app.platform.models import AttemptBase, utcnow
 
 
-class StoredWalk(Protocol):
-    """What :meth:`WalkPublic.from_walk` reads: a :class:`WalkRecord` row, or the learner
-    state's ``WalkRow`` (:mod:`app.learning.state`)."""
+def _comma_split(value: object) -> object:
+    return [item for item in value.split(",") if item] if isinstance(value, str) else value
 
-    @property
-    def tree_id(self) -> str: ...
 
-    @property
-    def path(self) -> str: ...
-
-    @property
-    def result_id(self) -> str: ...
-
-    @property
-    def created_at(self) -> datetime: ...
+CommaList = Annotated[list[str], BeforeValidator(_comma_split)]
+"""A list stored comma-joined (``walk.path``, ``pool_draw.question_ids``), exported as a list."""
 
 
 class WalkPublic(SQLModel):
     """A finished decision-tree walk, as the API and the export show it."""
 
     tree_id: str
-    path: list[str]
+    path: CommaList
     result_id: str
     created_at: datetime
 
-    @classmethod
-    def from_walk(cls, walk: StoredWalk) -> WalkPublic:
-        """Build from a stored walk, splitting its path."""
-        path = [value for value in walk.path.split(",") if value]
-        return cls(
-            tree_id=walk.tree_id, path=path, result_id=walk.result_id, created_at=walk.created_at
-        )
 
+@dataclass(frozen=True)
+class LessonProgressPublic(LessonProgress):
+    """One lesson's progress for the current learner, with the lesson's title."""
 
-class LessonProgressPublic(SQLModel):
-    """One lesson's progress for the current learner.
-
-    Attributes:
-        status: ``não iniciada``, ``em andamento`` or ``concluída``.
-        right: questions answered right at least once.
-        total: questions the lesson has now.
-        first_try_right: questions right on the first attempt.
-        attempts: attempts on the lesson's current questions.
-    """
-
-    slug: str
-    title: str
-    status: Literal["não iniciada", "em andamento", "concluída"]
-    right: int
-    total: int
-    first_try_right: int
-    attempts: int
+    title: Annotated[str, Field(description="The lesson's title, as the course lists it.")]
 
 
 class PlacePublic(SQLModel):
@@ -119,10 +92,6 @@ class AttemptPublic(AttemptBase):
     variant: str = ""  # a numeric question's variant: its parameters (JSON), or ""
 
 
-def _comma_split(value: object) -> object:
-    return [item for item in value.split(",") if item] if isinstance(value, str) else value
-
-
 class PoolDrawPublic(SQLModel):
     """A draw of a question pool, as exported ("Meus dados")."""
 
@@ -130,8 +99,7 @@ class PoolDrawPublic(SQLModel):
     pool_id: str
     number: int
     seed: str
-    # stored comma-joined (``pool_draw.question_ids``), exported as a list
-    question_ids: Annotated[list[str], BeforeValidator(_comma_split)]
+    question_ids: CommaList
     created_at: datetime
 
 
@@ -195,22 +163,14 @@ def progress_public(
     """The JSON shape of a learner's progress (lessons, finished walks, place); ``resume_url``
     is the link to ``progress.resume``."""
     lessons = [
-        LessonProgressPublic(
-            slug=p.slug,
-            title=lesson.meta.title_text,
-            status=p.status.value,
-            right=p.right,
-            total=p.total,
-            first_try_right=p.first_try_right,
-            attempts=p.attempts,
-        )
+        LessonProgressPublic(**asdict(p), title=lesson.meta.title_text)
         for lesson, p in progress.rows
     ]
     resume = progress.resume
     return ProgressPublic(
         percent=progress.percent,
         lessons=lessons,
-        walks=[WalkPublic.from_walk(walk) for walk in state.walks],
+        walks=[WalkPublic.model_validate(walk, from_attributes=True) for walk in state.walks],
         resume=PlacePublic(lesson_slug=resume.lesson.slug, section=resume.section, url=resume_url)
         if resume
         else None,
@@ -231,7 +191,7 @@ def learner_export(data: LearnerData | None) -> LearnerExport:
         if account
         else None,
         attempts=[AttemptPublic.model_validate(a, from_attributes=True) for a in data.attempts],
-        walks=[WalkPublic.from_walk(walk) for walk in data.walks],
+        walks=[WalkPublic.model_validate(walk, from_attributes=True) for walk in data.walks],
         sessions=[SessionPublic(expires_at=s.expires_at) for s in data.sessions],
         classes=[MembershipPublic(class_name=name, joined_at=when) for name, when in data.classes],
         hints=[

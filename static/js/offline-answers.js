@@ -7,6 +7,9 @@
 // (a Web Lock), each once: the server stores one attempt per chave however often it is sent.
 // "Corrigidas agora" then shows each verdict. An answer the server refuses stays listed with
 // the reason until the learner discards it; answers kept under another account are not sent.
+// A decision-tree walk finished offline (static/js/tree-walk.js) waits in the same queue
+// (kind "walk"), as the step that finished it, and is sent the same way; it has no verdict:
+// once stored it leaves the queue, and /progresso lists it. The badge counts answers only.
 (function () {
   "use strict";
   if (!window.indexedDB || !window.fetch) return;
@@ -86,12 +89,31 @@
       markKept(form);
       curso.announce(curso.message("offline-kept"));
       badge();
-      if (navigator.serviceWorker && navigator.serviceWorker.ready) {
-        navigator.serviceWorker.ready.then(function (reg) {
-          if (reg.sync) return reg.sync.register("curso-respostas");
-        }).catch(function () { /* the online event and the next load send it */ });
-      }
+      requestSync();
     }, function () { curso.showError(curso.message("offline")); });
+  }
+
+  function requestSync() {
+    if (navigator.serviceWorker && navigator.serviceWorker.ready) {
+      navigator.serviceWorker.ready.then(function (reg) {
+        if (reg.sync) return reg.sync.register("curso-respostas");
+      }).catch(function () { /* the online event and the next load send it */ });
+    }
+  }
+
+  // A walk finished offline: walk.key (the finishing step's chave), walk.url (the tree's step),
+  // walk.fields (the last step's, without the CSRF token and the key), walk.title and
+  // walk.anchor (the widget's).
+  function keepWalk(walk) {
+    var key = walk.key;
+    var lesson = document.querySelector("[data-offline-lesson]");
+    var now = new Date();
+    return put({
+      chave: key, kind: "walk", url: walk.url, fields: walk.fields.concat([["chave", key]]),
+      given: now.toISOString(), seq: now.getTime(), account: account(), state: WAITING,
+      title: walk.title, anchor: walk.anchor,
+      page: lesson ? lesson.getAttribute("data-url") : location.pathname, reason: "", verdict: ""
+    }).then(requestSync, function () { /* the walk is shown; only its record is lost */ });
   }
 
   // An answer form of a lesson downloaded on this device (offline.js keeps their list): on
@@ -161,7 +183,7 @@
 
   function badge() {
     return all().then(function (list) {
-      var count = list.filter(function (e) { return e.state !== GRADED; }).length;
+      var count = list.filter(function (e) { return e.state !== GRADED && e.kind !== "walk"; }).length;
       document.querySelectorAll("[data-offline-badge]").forEach(function (el) {
         el.querySelector("[data-offline-count]").textContent = String(count);
         el.hidden = count === 0;
@@ -270,7 +292,8 @@
     });
   }
 
-  function showGraded(graded) {
+  function showGraded(stored) {
+    var graded = stored.filter(function (entry) { return entry.kind !== "walk"; });
     if (!graded.length) return;
     var main = document.getElementById("conteudo");
     var box = document.createElement("section");
@@ -360,6 +383,8 @@
       });
     });
   }
+
+  window.cursoOfflineAnswers = { keepWalk: keepWalk };
 
   curso.onLoad("[data-offline-queue]", queueList);
   curso.onLoad("[data-offline-sign-out]", signOut);

@@ -50,9 +50,15 @@
       // A page without the box is not one a device keeps (an instructor's, with drafts).
       if (!box) throw new Error("not kept offline");
       var assets = {};
-      doc.querySelectorAll("script[src], link[href], img[src]").forEach(function (el) {
-        var path = new URL(el.getAttribute("src") || el.getAttribute("href"), location.href);
-        if (path.origin === location.origin && KEEP.test(path.pathname)) assets[path.pathname] = true;
+      // script[data-src]: htmx, which a lesson loads on the first interaction
+      // (static/htmx-on-demand.js); without it, a page opened offline swallows every answer
+      // and step once the connection returns (htmx-on-demand.js holds them until htmx loads).
+      doc.querySelectorAll("script[src], script[data-src], link[href], img[src]").forEach(function (el) {
+        ["src", "data-src", "href"].forEach(function (name) {
+          if (!el.hasAttribute(name)) return;
+          var path = new URL(el.getAttribute(name), location.href);
+          if (path.origin === location.origin && KEEP.test(path.pathname)) assets[path.pathname] = true;
+        });
       });
       var others = Object.keys(assets).concat(extras());
       return Promise.all(others.map(function (other) {

@@ -6,7 +6,10 @@
 // drawn as _tree_widget.html draws them: the same elements, classes and texts, focus on the
 // new heading, its data-announce read, the address pushed, Back walking back. A page opened
 // again offline at a walk's address (the device's copy shows the start) is drawn at that walk.
-// A walk finished offline is not stored: the server never hears of it.
+// A walk finished here is kept on the device (static/js/offline-answers.js, keepWalk) and sent
+// when the connection returns as the step that finished it, which the server checks against the
+// tree and stores as it stores a walk finished online: once, by the key the finishing step
+// carries (chave, also online, so a step whose answer was lost is not stored twice).
 (function () {
   "use strict";
   var SLOT = "__c__";
@@ -155,6 +158,43 @@
     history.pushState({ cursoTree: widget.id, c: values.join(",") }, "", pageUrl(trees[widget.id], values));
   }
 
+  function finishes(widget, values) {
+    var data = trees[widget.id], at = data && walk(data, values);
+    return !!(at && data.r[at.node]);
+  }
+
+  // The step that finishes a walk carries a key of its own (chave): the server stores the walk
+  // once however often it arrives, so a step whose answer the network lost (the server may have
+  // stored it) can be kept and sent again. Set before htmx reads the form.
+  function keyed(form) {
+    var input = form.querySelector('input[name="chave"]');
+    if (!input) {
+      input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "chave";
+      form.appendChild(input);
+    }
+    input.value = window.crypto && crypto.randomUUID ? crypto.randomUUID()
+      : String(Date.now()) + "-" + Math.random().toString(36).slice(2);
+    return input.value;
+  }
+
+  // A step the learner took here (a form's option, not Back or an address) that reached a
+  // result: the walk is kept, to be sent as that last step with the form's key.
+  function answered(widget, form, values) {
+    var data = trees[widget.id], input = form.querySelector('input[name="chave"]');
+    if (!finishes(widget, values) || !input || !window.cursoOfflineAnswers) return;
+    var heading = widget.querySelector("#" + widget.id + "-titulo");
+    window.cursoOfflineAnswers.keepWalk({
+      key: input.value,
+      url: new URL(data.u[3], location.href).pathname,
+      fields: [["c", values.slice(0, -1).join(",")], ["escolha", values[values.length - 1]],
+        ["licao", data.u[4]], ["versao", data.u[5]]],
+      title: heading ? heading.textContent.replace(/\s+/g, " ").trim() : "",
+      anchor: widget.id
+    });
+  }
+
   function widgetOf(el) {
     var widget = el && el.closest && el.closest(".tree-widget");
     return widget && trees[widget.id] ? widget : null;
@@ -169,10 +209,13 @@
     var form = evt.target, widget = form.matches(".tree-step") && widgetOf(form);
     if (!widget || !evt.submitter || !evt.submitter.value) return;
     chosen = [form, evt.submitter.value];
+    var values = formValues(form, evt.submitter.value);
+    if (finishes(widget, values)) keyed(form);
     if (navigator.onLine) return;
     evt.preventDefault();
     evt.stopImmediatePropagation();
-    step(widget, formValues(form, evt.submitter.value));
+    step(widget, values);
+    answered(widget, form, values);
   }, true);
 
   document.addEventListener("click", function (evt) {
@@ -189,8 +232,11 @@
   document.addEventListener("htmx:sendError", function (evt) {
     var elt = evt.detail && evt.detail.elt, widget = widgetOf(elt);
     if (!widget) return;
-    if (elt.matches("form") && chosen && chosen[0] === elt) step(widget, formValues(elt, chosen[1]));
-    else if (elt.matches("a[href]")) step(widget, split(new URL(elt.href).searchParams.get("c")));
+    if (elt.matches("form") && chosen && chosen[0] === elt) {
+      var values = formValues(elt, chosen[1]);
+      step(widget, values);
+      answered(widget, elt, values);
+    } else if (elt.matches("a[href]")) step(widget, split(new URL(elt.href).searchParams.get("c")));
     else return;
     evt.stopPropagation();
   }, true);

@@ -24,14 +24,14 @@ from tests.support.learning import COURSE
 def new_answer(attempt: Attempt) -> NewAnswer:
     """The writer's form of an unsaved ``Attempt`` (its ``created_at`` kept when set)."""
     return NewAnswer(
-        attempt.learner_id,
         attempt.lesson_slug,
         attempt.question_id,
         attempt.question_hash,
         attempt.chosen,
         attempt.correct,
         attempt.credit,
-        attempt.idempotency_key or "",
+        learner_id=attempt.learner_id,
+        key=attempt.idempotency_key or "",
         review=attempt.review,
         at=attempt.created_at,
     )

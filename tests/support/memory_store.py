@@ -43,16 +43,7 @@ class MemoryStore:
             if (known.lesson_slug, known.question_id) != (answer.lesson_slug, answer.question_id):
                 raise DuplicateKeyError(answer.key)
             return Written(known, False, answer.learner_id)
-        row = AttemptRow(
-            answer.lesson_slug,
-            answer.question_id,
-            answer.question_hash,
-            answer.chosen,
-            answer.correct,
-            answer.credit,
-            datetime.now(UTC),
-            len(self.keys) + 1,
-        )
+        row = AttemptRow(*answer.graded, datetime.now(UTC), len(self.keys) + 1)
         self.keys[(answer.learner_id, answer.key)] = row
         self.attempts.setdefault(answer.learner_id, []).append(row)
         self.places[answer.learner_id] = Place(answer.lesson_slug)

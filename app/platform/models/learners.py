@@ -160,9 +160,16 @@ class WalkRecord(SQLModel, table=True):
     Attributes:
         path: the chosen option values, joined by ``,``.
         created_at: when it was finished, UTC.
+        idempotency_key: a walk finished offline carries the key its device gave it
+            (``static/js/tree-walk.js``): sent twice, it is stored once (unique per learner);
+            ``None`` for a walk finished online.
     """
 
     __tablename__ = "walk"
+
+    __table_args__ = (
+        UniqueConstraint("learner_id", "idempotency_key", name="uq_walk_learner_key"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     learner_id: str = Field(foreign_key="learner.id", ondelete="CASCADE", max_length=32, index=True)
@@ -170,6 +177,7 @@ class WalkRecord(SQLModel, table=True):
     path: str = Field(max_length=1000)
     result_id: str = Field(max_length=100)
     created_at: datetime = Field(default_factory=utcnow)
+    idempotency_key: str | None = Field(default=None, max_length=64)
 
 
 class ReviewCard(SQLModel, table=True):

@@ -11,18 +11,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, StringConstraints
 
 from app.i18n import N_, gettext
+from app.learning.credentials import TypedCredentials, WrongCredentials, check_credentials
 from app.learning.instructors import staff_account
-from app.learning.learners import (
-    UsernameTaken,
-    create_account,
-    find_account,
-    merge_learner,
-    replace_password_hash,
-)
+from app.learning.learners import UsernameTaken, create_account, merge_learner
 from app.learning.store import forget_birth_key, stored_place
-from app.platform.auth import CredentialsError, check_new_password, clean_username, is_username
+from app.platform.auth import Blocked, CredentialsError, check_new_password, clean_username
 from app.platform.sessions import ACCOUNT_KEY, LEARNER_KEY, VISIT_COOKIE, rotate_session_id
 from app.web.cookies import forget_cookie, set_cookie
 from app.web.deps import (
@@ -41,7 +37,6 @@ from app.web.templating import render
 from app.web.urls import urls_of
 
 router = APIRouter()
-WRONG_CREDENTIALS = N_("Wrong username or password.")
 ALREADY_IN = N_(
     "You are already signed in. Sign out before signing in to another account or creating one."
 )
@@ -51,7 +46,23 @@ CREATED = N_(
     "Account created: you are signed in as %(name)s. Your progress is kept in it, and you can "
     "sign in to it from any browser."
 )
-Field = Annotated[str, Form(max_length=300)]
+# A field of the account forms: absent or empty reads as "", past 300 characters it is the
+# 422 page "Dados inválidos" (app/web/errors.py).
+AccountField = Annotated[str, StringConstraints(max_length=300)]
+
+
+class SignInForm(BaseModel):
+    """The sign-in form: username and password as typed, and the page to go back to."""
+
+    usuario: AccountField = ""
+    senha: AccountField = ""
+    proximo: AccountField = ""
+
+
+class SignUpForm(SignInForm):
+    """The sign-up form: the sign-in form's fields and the password typed again."""
+
+    confirmacao: AccountField = ""
 
 
 @dataclass
@@ -93,10 +104,7 @@ def account_page(
 def sign_up(
     request: Request,
     desk: DeskDep,
-    usuario: Field = "",
-    senha: Field = "",
-    confirmacao: Field = "",
-    proximo: Field = "",
+    form: Annotated[SignUpForm, Form()],
 ):
     """Create an account for this browser's learner, keeping their progress, and sign in.
 
@@ -109,29 +117,20 @@ def sign_up(
         return _page(request, desk.account, status=409, signup_error=gettext(ALREADY_IN))
     blocked = desk.limiter.sign_up_attempt(_client_ip(request))
     if blocked:
-        response = _page(request, None, status=429, signup_error=blocked.message, username=usuario)
+        response = _refused(request, form, 429, blocked.message)
         response.headers["Retry-After"] = str(blocked.retry_after_s)
         return response
     try:
-        username = clean_username(usuario)
-        check_new_password(senha, confirmacao)
+        username = clean_username(form.usuario)
+        check_new_password(form.senha, form.confirmacao)
     except CredentialsError as exc:
-        return _page(
-            request, None, status=422, signup_error=str(exc), username=usuario, wrong=exc.field
-        )
+        return _refused(request, form, 422, str(exc), wrong=exc.field)
     try:
-        create_account(desk.db, desk.learner_id, username, desk.passwords.hash(senha))
+        create_account(desk.db, desk.learner_id, username, desk.passwords.hash(form.senha))
     except UsernameTaken:
-        return _page(
-            request,
-            None,
-            status=409,
-            signup_error=gettext(TAKEN),
-            username=usuario,
-            wrong="username",
-        )
+        return _refused(request, form, 409, gettext(TAKEN), wrong="username")
     _sign_in(request, desk.learner_id, username)
-    next_page = safe_next(proximo)
+    next_page = safe_next(form.proximo)
     if not next_page:  # else the page that asked for an account (a class link) says what's next
         leave_notice(request, gettext(CREATED) % {"name": username})
     response = RedirectResponse(next_page or urls_of(request).path("progress"), status_code=303)
@@ -142,55 +141,28 @@ def sign_up(
 def sign_in(
     request: Request,
     desk: DeskDep,
-    usuario: Field = "",
-    senha: Field = "",
-    proximo: Field = "",
+    form: Annotated[SignInForm, Form()],
 ):
     """Sign in; this browser's anonymous progress merges into the account.
 
-    Failed attempts are limited per (username, client), per client and, with a higher
-    ceiling, per username; from a browser that has signed in to the account before (a valid
-    "known device" cookie), per device only (:class:`app.platform.auth.SignInLimiter`).
-    Past a limit,
-    429 with a message in Portuguese, and the password is not even checked. A name no
-    account can have is a wrong sign-in, counted per client only. Success renews the known
-    device cookie and leads to ``proximo`` when it is a path of this site, else to the
-    progress page.
+    The username and password are checked under the sign-in limits, with this browser's
+    "known device" cookie (:func:`app.learning.credentials.check_credentials`): past a limit,
+    429 with a message in Portuguese and ``Retry-After``; a wrong sign-in, 401. Success renews
+    the known device cookie and leads to ``proximo`` when it is a path of this site, else to
+    the progress page.
     """
-    next_page = safe_next(proximo)
+    next_page = safe_next(form.proximo)
     if desk.account:
         return _page(request, desk.account, status=409, signin_error=gettext(ALREADY_IN))
-    typed = usuario.strip().lower()[:30]
-    username = typed if is_username(typed) else None
-    ip = _client_ip(request)
-    device = desk.devices.device(request.cookies.get(DEVICE_COOKIE), username)
-    # counted as failed until the password is right
-    blocked = desk.limiter.attempt(username, ip, device)
-    if blocked:
-        response = _page(
-            request,
-            None,
-            status=429,
-            signin_error=blocked.message,
-            username=usuario,
-            next_page=next_page,
-        )
-        response.headers["Retry-After"] = str(blocked.retry_after_s)
+    cookie = request.cookies.get(DEVICE_COOKIE)
+    typed = TypedCredentials(form.usuario, form.senha, _client_ip(request), cookie)
+    found = check_credentials(desk.db, desk.passwords, desk.limiter, typed, desk.devices)
+    if isinstance(found, Blocked):
+        response = _refused(request, form, 429, found.message)
+        response.headers["Retry-After"] = str(found.retry_after_s)
         return response
-    found = find_account(desk.db, username) if username else None
-    checked = desk.passwords.check(senha, found.password_hash if found else None)
-    if not checked.matched or found is None:
-        return _page(
-            request,
-            None,
-            status=401,
-            signin_error=gettext(WRONG_CREDENTIALS),
-            username=usuario,
-            next_page=next_page,
-        )
-    desk.limiter.succeeded(found.username, ip, device)
-    if checked.new_hash:  # from before NFKC normalisation, or with other argon2 parameters
-        replace_password_hash(desk.db, found, checked.new_hash)
+    if isinstance(found, WrongCredentials):
+        return _refused(request, form, 401, found.message)
     merge_learner(
         desk.db,
         desk.learner_id,
@@ -249,6 +221,17 @@ def _sign_in(request: Request, learner_id: str, username: str) -> None:
     rotate_session_id(request)
     request.session.clear()
     request.session.update({LEARNER_KEY: learner_id, ACCOUNT_KEY: username})
+
+
+def _refused(
+    request: Request, form: SignInForm, status: int, message: str, wrong: str | None = None
+):
+    """The account page again with ``message`` beside the form sent (sign-up for a
+    :class:`SignUpForm`, else sign-in), the username typed and the page the form leads to;
+    ``wrong``: the sign-up field to fix ("username", "password" or "confirmation")."""
+    error = "signup_error" if isinstance(form, SignUpForm) else "signin_error"
+    context = {error: message, "username": form.usuario, "wrong": wrong}
+    return _page(request, None, status=status, next_page=safe_next(form.proximo), **context)
 
 
 def _page(request: Request, account: str | None, status: int = 200, **context):

@@ -9,6 +9,7 @@ progress, as usual) and comes back to the link.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
@@ -99,43 +100,58 @@ def class_create(
     return _back_to_class(request, classroom)
 
 
-def _class_page(
-    request,
-    db,
-    course,
-    classroom,
-    status_code: int = 200,
-    error: str | None = None,
-    typed: dict[str, str] | None = None,
-):
-    join_url = str(request.base_url).rstrip("/") + urls_of(request).path(
-        "class_join_page", code=classroom.join_code
-    )
-    dues = classes.due_rows(db, classroom)
-    members = classes.members(db, classroom)
-    context = {
-        "classroom": classroom,
-        "join_url": join_url,
-        "staff": classes.staff_of(db, classroom),
-        "members": members,
-        # the name each member's LMS gave, shown before the username
-        "lms_names": lms_names(db, [member.learner_id for member in members]),
-        "dues": dues,
-        "course": course,
-        "due_label": classes.due_label,
-        "error": error,
-        "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
-        "zones": time_zone_choices(),
-        "time_zone_label": time_zone_label,
-        "typed": typed or {},
-    }
-    return render(request, "class.html", context, status_code=status_code)
+@dataclass
+class ClassDesk:
+    """What a class's page and the forms on it work with (a FastAPI dependency): the request,
+    the class of the URL (404 unless the signed-in instructor teaches it, :data:`ClassDep`),
+    the course and the database."""
+
+    request: Request
+    classroom: ClassDep
+    course: CourseDep
+    db: SessionDep
+
+    def page(
+        self, status_code: int = 200, error: str | None = None, typed: dict[str, str] | None = None
+    ):
+        """The class's page; ``error``: why a form on it was refused, ``typed``: what its
+        due-date form had (``lesson``, ``due``), shown again."""
+        request, db, classroom, course = self.request, self.db, self.classroom, self.course
+        join_url = str(request.base_url).rstrip("/") + urls_of(request).path(
+            "class_join_page", code=classroom.join_code
+        )
+        dues = classes.due_rows(db, classroom)
+        members = classes.members(db, classroom)
+        context = {
+            "classroom": classroom,
+            "join_url": join_url,
+            "staff": classes.staff_of(db, classroom),
+            "members": members,
+            # the name each member's LMS gave, shown before the username
+            "lms_names": lms_names(db, [member.learner_id for member in members]),
+            "dues": dues,
+            "course": course,
+            "due_label": classes.due_label,
+            "error": error,
+            "titles": {lesson.slug: lesson.meta.title for lesson in course.lessons},
+            "zones": time_zone_choices(),
+            "time_zone_label": time_zone_label,
+            "typed": typed or {},
+        }
+        return render(request, "class.html", context, status_code=status_code)
+
+    def back(self) -> RedirectResponse:
+        """303 to the class's page, once a change to it is stored."""
+        return _back_to_class(self.request, self.classroom)
+
+
+ClassDeskDep = Annotated[ClassDesk, Depends()]
 
 
 @router.get("/instrutor/turmas/{class_id}", response_class=HTMLResponse, name="class_page")
-def class_page(request: Request, classroom: ClassDep, course: CourseDep, db: SessionDep):
+def class_page(desk: ClassDeskDep):
     """A class: its join link, instructors, learners (with usernames), due dates, late answers."""
-    return _class_page(request, db, course, classroom)
+    return desk.page()
 
 
 @router.post("/instrutor/turmas/{class_id}/codigo", name="class_rotate")
@@ -154,81 +170,59 @@ def class_delete(request: Request, classroom: ClassDep, db: SessionDep):
 
 @router.post("/instrutor/turmas/{class_id}/prazos", response_class=HTMLResponse, name="class_due")
 def class_due(
-    request: Request,
-    classroom: ClassDep,
-    course: CourseDep,
-    db: SessionDep,
+    desk: ClassDeskDep,
     licao: Annotated[str, Form(max_length=100)] = "",
     prazo: Annotated[str, Form(max_length=40)] = "",
 ):
     """Set a lesson's due date, entered in the class's time zone."""
-    if course.get(licao) is None:
-        return _class_page(request, db, course, classroom, 422, gettext(UNKNOWN_LESSON))
+    if desk.course.get(licao) is None:
+        return desk.page(422, gettext(UNKNOWN_LESSON))
     try:
-        due_at = classes.parse_due(prazo, classroom.time_zone)
+        due_at = classes.parse_due(prazo, desk.classroom.time_zone)
     except classes.BadDueDate as exc:
-        typed = {"lesson": licao, "due": prazo}  # the form shows what was typed
-        return _class_page(request, db, course, classroom, 422, str(exc), typed)
-    classes.set_due(db, classroom, licao, due_at)
-    return _back_to_class(request, classroom)
+        return desk.page(422, str(exc), {"lesson": licao, "due": prazo})  # as typed
+    classes.set_due(desk.db, desk.classroom, licao, due_at)
+    return desk.back()
 
 
 @router.post("/instrutor/turmas/{class_id}/equipe", response_class=HTMLResponse, name="class_staff")
-def class_staff(
-    request: Request,
-    classroom: ClassDep,
-    course: CourseDep,
-    db: SessionDep,
-    usuario: Annotated[str, Form(max_length=30)] = "",
-):
+def class_staff(desk: ClassDeskDep, usuario: Annotated[str, Form(max_length=30)] = ""):
     """Add another instructor to the class."""
-    other = instructor_account(db, usuario.strip().lower())
+    other = instructor_account(desk.db, usuario.strip().lower())
     if other is None:
-        message = gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()}
-        return _class_page(request, db, course, classroom, 422, message)
-    classes.add_staff(db, classroom, other)
-    return _back_to_class(request, classroom)
+        return desk.page(422, gettext(NOT_INSTRUCTOR) % {"name": usuario.strip()})
+    classes.add_staff(desk.db, desk.classroom, other)
+    return desk.back()
 
 
 @router.post(
     "/instrutor/turmas/{class_id}/equipe/remover", response_class=HTMLResponse, name="class_unstaff"
 )
 def class_unstaff(
-    request: Request,
-    classroom: ClassDep,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: StaffDep,
-    usuario: Annotated[str, Form(max_length=30)] = "",
+    desk: ClassDeskDep, instructor: StaffDep, usuario: Annotated[str, Form(max_length=30)] = ""
 ):
     """Remove an instructor from the class (never the last one: 422).
 
     Removing oneself goes back to the list of one's classes, where this one no longer is.
     """
     try:
-        classes.remove_staff(db, classroom, usuario.strip().lower())
+        classes.remove_staff(desk.db, desk.classroom, usuario.strip().lower())
     except classes.StaffError as exc:
-        return _class_page(request, db, course, classroom, 422, str(exc))
-    assert classroom.id is not None  # a stored class
-    if classes.class_for(db, instructor, classroom.id) is None:
-        return RedirectResponse(urls_of(request).path("classes"), status_code=303)
-    return _back_to_class(request, classroom)
+        return desk.page(422, str(exc))
+    assert desk.classroom.id is not None  # a stored class
+    if classes.class_for(desk.db, instructor, desk.classroom.id) is None:
+        return RedirectResponse(urls_of(desk.request).path("classes"), status_code=303)
+    return desk.back()
 
 
 @router.post("/instrutor/turmas/{class_id}/fuso", response_class=HTMLResponse, name="class_zone")
-def class_zone(
-    request: Request,
-    classroom: ClassDep,
-    course: CourseDep,
-    db: SessionDep,
-    fuso: Annotated[str, Form(max_length=64)] = "",
-):
+def class_zone(desk: ClassDeskDep, fuso: Annotated[str, Form(max_length=64)] = ""):
     """Set the class's time zone (from the select of IANA zones); 422 for any other value."""
     try:
-        classes.set_time_zone(db, classroom, fuso)
+        classes.set_time_zone(desk.db, desk.classroom, fuso)
     except classes.BadTimeZone as exc:
-        return _class_page(request, db, course, classroom, 422, str(exc))
-    return _back_to_class(request, classroom)
+        return desk.page(422, str(exc))
+    return desk.back()
 
 
 def _by_code(db, code: str) -> Classroom:

@@ -1,7 +1,8 @@
 """The lesson editor in the browser: edit, preview, publish, history, restore, new lesson.
 
 Every route needs an instructor (:data:`app.web.deps.InstructorDep`) and answers 404 when
-``CURSO_WEB_EDITOR`` is off. The rules live in :mod:`app.authoring.editor`; a route parses the form,
+``CURSO_WEB_EDITOR`` is off; a lesson's routes get its file with the instructor
+(:data:`EditedLessonDep`). The rules live in :mod:`app.authoring.editor`; a route parses the form,
 calls one of them and renders. Saving is a plain form POST (it works without JavaScript);
 the live preview is an htmx POST that returns the ``_editor_preview.html`` fragment, and
 the same route renders the whole editor for the "Pré-visualizar" button without JavaScript.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
@@ -20,7 +22,6 @@ from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Uplo
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.authoring import editor, image_upload
-from app.content.course import Course
 from app.content.errors import ContentError
 from app.content.lessons import Lesson
 from app.content.numbers import format_number
@@ -81,11 +82,34 @@ HashField = Annotated[str, Form(alias="versao", max_length=64)]
 ReplaceField = Annotated[str, Form(alias="substituir", max_length=64)]
 
 
-def _path(course: Course, slug: str) -> Path:
+@dataclass(frozen=True)
+class EditedLesson:
+    """The lesson file an editor route works on, and the site instructor editing it.
+
+    Attributes:
+        slug: the lesson's slug, as in the address.
+        path: its file in the lessons folder (served, a draft, or with errors).
+    """
+
+    instructor: Account
+    slug: str
+    path: Path
+
+
+async def edited_lesson(slug: str, course: CourseDep, instructor: InstructorDep) -> EditedLesson:
+    """The lesson file of the address, for the signed-in site instructor.
+
+    Raises:
+        HTTPException: 303 or 403 as :data:`InstructorDep`; 404 when the lessons folder has no
+            lesson or file with this slug.
+    """
     path = course.path_of(slug)
     if path is None:
         raise HTTPException(status_code=404, detail=gettext(NO_LESSON))
-    return path
+    return EditedLesson(instructor, slug, path)
+
+
+EditedLessonDep = Annotated[EditedLesson, Depends(edited_lesson)]
 
 
 @contextmanager
@@ -133,8 +157,7 @@ def _check(request: Request, db, path: Path, text: str, checked: Checked | None 
 def _editor_page(
     request: Request,
     db,
-    slug: str,
-    path: Path,
+    edited: EditedLesson,
     text: str,
     base_hash: str,
     *,
@@ -144,8 +167,8 @@ def _editor_page(
 ):
     """Render the editor with ``text`` in the textarea and its live check and preview."""
     context = {
-        "slug": slug,
-        "path": path,
+        "slug": edited.slug,
+        "path": edited.path,
         "text": text,
         "base_hash": base_hash,
         "max_text": MAX_TEXT,
@@ -156,36 +179,27 @@ def _editor_page(
         "too_heavy_message": gettext(TOO_HEAVY)
         % {"size": "{size}", "max": MAX_EDITOR_FORM_BYTES // (1024 * 1024)},
         "level": 2,
-        **_check(request, db, path, text, checked),
+        **_check(request, db, edited.path, text, checked),
         **extra,
     }
     return render(request, "editor.html", context, status_code=status_code)
 
 
 @router.get("/licoes/{slug}/editar", response_class=HTMLResponse, name="lesson_editor")
-def edit(
-    request: Request,
-    slug: str,
-    course: CourseDep,
-    db: SessionDep,
-    instructor: InstructorDep,
-    publicada: RowId | None = None,
-):
+def edit(request: Request, edited: EditedLessonDep, db: SessionDep, publicada: RowId | None = None):
     """The editor: the file's text (or the instructor's unpublished draft), its check and preview.
 
     It writes nothing (a file changed outside the editor is recorded by the next save).
     ``?publicada=<id>`` says that revision was just published.
     """
-    path = _path(course, slug)
-    source = _read(path)
-    assert instructor.id is not None  # a stored account
-    draft = editor.get_draft(db, path.name, instructor.id)
+    source = _read(edited.path)
+    assert edited.instructor.id is not None  # a stored account
+    draft = editor.get_draft(db, edited.path.name, edited.instructor.id)
     text, base = (draft.text, draft.base_hash) if draft else (source.text, source.hash)
     return _editor_page(
         request,
         db,
-        slug,
-        path,
+        edited,
         text,
         base,
         draft=draft,
@@ -198,10 +212,8 @@ def edit(
 @router.post("/licoes/{slug}/previa", response_class=HTMLResponse, name="lesson_editor_preview")
 def preview(
     request: Request,
-    slug: str,
-    course: CourseDep,
+    edited: EditedLessonDep,
     db: SessionDep,
-    instructor: InstructorDep,
     texto: TextField,
     versao: HashField = "",
 ):
@@ -212,21 +224,19 @@ def preview(
     text would change the lesson's slug, the preview says so and how many learners' progress
     moves with it. A text over :data:`MAX_TEXT` characters gets 422 and the reason.
     """
-    path = _path(course, slug)
     status = 422 if too_long(texto) else 200
     if wants_fragment(request):
-        context = {"slug": slug, "path": path, "level": 2, **_check(request, db, path, texto)}
+        checked = _check(request, db, edited.path, texto)
+        context = {"slug": edited.slug, "path": edited.path, "level": 2, **checked}
         return render(request, "_editor_preview.html", context, status_code=status)
-    return _editor_page(request, db, slug, path, texto, versao, status_code=status)
+    return _editor_page(request, db, edited, texto, versao, status_code=status)
 
 
 @router.post("/licoes/{slug}/editar", response_class=HTMLResponse, name="lesson_editor_save")
 def save(
     request: Request,
-    slug: str,
-    course: CourseDep,
+    edited: EditedLessonDep,
     db: SessionDep,
-    instructor: InstructorDep,
     texto: TextField,
     versao: HashField,
     substituir: ReplaceField = "",
@@ -238,18 +248,15 @@ def save(
     the hash of the version whose differences they saw); 422 when the text has errors (kept
     as a draft, not published) or is over :data:`MAX_TEXT` characters (kept in the box).
     """
-    path = _path(course, slug)
     if too_long(texto):
-        return _editor_page(request, db, slug, path, texto, versao, status_code=422)
-    return _save(request, db, instructor, slug, path, texto, versao, replacing=substituir)
+        return _editor_page(request, db, edited, texto, versao, status_code=422)
+    return _save(request, db, edited, texto, versao, replacing=substituir)
 
 
 def _save(
     request: Request,
     db,
-    instructor: Account,
-    slug: str,
-    path: Path,
+    edited: EditedLesson,
     text: str,
     base_hash: str,
     origin: str = editor.EDITOR,
@@ -257,11 +264,19 @@ def _save(
     replacing: str = "",
 ):
     live = request.app.state.live_course
-    sent_back = partial(_editor_page, request, db, slug, path, text, base_hash)  # text kept
+    sent_back = partial(_editor_page, request, db, edited, text, base_hash)  # text kept
     try:
-        with _file_read(path):
+        with _file_read(edited.path):
             result = editor.save(
-                db, live, path, text, base_hash, instructor, origin, restored_from, replacing
+                db,
+                live,
+                edited.path,
+                text,
+                base_hash,
+                edited.instructor,
+                origin,
+                restored_from,
+                replacing,
             )
     except editor.Conflict as conflict:
         diff = diff_lines(conflict.current.text, text, gettext("file now"), gettext("your text"))
@@ -287,60 +302,52 @@ def _save(
 
 
 @router.post("/licoes/{slug}/publicar", name="lesson_publish")
-def publish(
-    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
-):
+def publish(request: Request, edited: EditedLessonDep, db: SessionDep):
     """Publish a draft lesson ("Publicar"): its file loses the ``draft: true`` line, saved as
     a revision like any save, and the instructor lands on the lesson as learners now see it.
     A file changed since, or with errors, gets the editor back as a save would (409, 422)."""
-    path = _path(course, slug)
-    source = _read(path)
+    source = _read(edited.path)
     text = editor.published_text(source.text)
+    lesson_url = urls_of(request).path("lesson", slug=edited.slug)
     if text is None:  # published already (a second click, another instructor)
-        return RedirectResponse(urls_of(request).path("lesson", slug=slug), status_code=303)
-    response = _save(request, db, instructor, slug, path, text, source.hash)
+        return RedirectResponse(lesson_url, status_code=303)
+    response = _save(request, db, edited, text, source.hash)
     if isinstance(response, RedirectResponse):
         leave_notice(request, gettext(PUBLISHED))
-        return RedirectResponse(urls_of(request).path("lesson", slug=slug), status_code=303)
+        return RedirectResponse(lesson_url, status_code=303)
     return response
 
 
 @router.post("/licoes/{slug}/rascunho/descartar", name="lesson_draft_discard")
-def discard(
-    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
-):
+def discard(request: Request, edited: EditedLessonDep, db: SessionDep):
     """Throw away the instructor's unpublished draft and show the file again."""
-    path = _path(course, slug)
-    assert instructor.id is not None  # a stored account
-    editor.discard_draft(db, path.name, instructor.id)
+    assert edited.instructor.id is not None  # a stored account
+    editor.discard_draft(db, edited.path.name, edited.instructor.id)
     db.commit()
-    return RedirectResponse(urls_of(request).path("lesson_editor", slug=slug), status_code=303)
+    editor_url = urls_of(request).path("lesson_editor", slug=edited.slug)
+    return RedirectResponse(editor_url, status_code=303)
 
 
 @router.get("/licoes/{slug}/historico", response_class=HTMLResponse, name="lesson_history")
-def history(
-    request: Request, slug: str, course: CourseDep, db: SessionDep, instructor: InstructorDep
-):
+def history(request: Request, edited: EditedLessonDep, db: SessionDep):
     """Every revision of the lesson's file, newest first, each with its diff to the one before.
 
     It writes nothing: a file changed outside the editor shows first as the file on disk, not
     recorded yet (the next save records it).
     """
-    path = _path(course, slug)
-    return _history_page(request, db, slug, path, _read(path))
+    return _history_page(request, db, edited, _read(edited.path))
 
 
 def _history_page(
     request: Request,
     db,
-    slug: str,
-    path: Path,
+    edited: EditedLesson,
     source: Source,
     error: str | None = None,
     refused: int | None = None,
     status_code: int = 200,
 ):
-    rows = editor.history(db, path, slug, source)
+    rows = editor.history(db, edited.path, edited.slug, source)
     entries = [
         (
             row,
@@ -358,8 +365,8 @@ def _history_page(
         for row in rows
     ]
     context = {
-        "slug": slug,
-        "path": path,
+        "slug": edited.slug,
+        "path": edited.path,
         "entries": entries,
         "current_hash": source.hash,
         "current_draft": editor.is_draft(source.text),
@@ -376,11 +383,9 @@ def _history_page(
 )
 def restore(
     request: Request,
-    slug: str,
+    edited: EditedLessonDep,
     revision_id: RowId,
-    course: CourseDep,
     db: SessionDep,
-    instructor: InstructorDep,
     versao: HashField,
     confirmo: Annotated[str, Form(max_length=10)] = "",
 ):
@@ -390,18 +395,17 @@ def restore(
     publish it (the other way round) needs ``confirmo=sim``: without it, 422 and the history
     again, with the reason, and nothing written.
     """
-    path = _path(course, slug)
     old = db.get(LessonRevision, revision_id)
-    if old is None or old.file_name != path.name:
+    if old is None or old.file_name != edited.path.name:
         raise HTTPException(status_code=404, detail=gettext(NO_REVISION))
-    source = _read(path)
+    source = _read(edited.path)
     if editor.is_draft(old.text) != editor.is_draft(source.text) and confirmo != "sim":
         reason = CONFIRM_UNPUBLISH if editor.is_draft(old.text) else CONFIRM_PUBLISH
         error = gettext(reason) % {"num": old.id}
         return _history_page(
-            request, db, slug, path, source, error=error, refused=old.id, status_code=422
+            request, db, edited, source, error=error, refused=old.id, status_code=422
         )
-    return _save(request, db, instructor, slug, path, old.text, versao, editor.RESTORED, old.id)
+    return _save(request, db, edited, old.text, versao, editor.RESTORED, old.id)
 
 
 @router.get("/licoes/nova", response_class=HTMLResponse, name="lesson_new")

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from itsdangerous import BadData, URLSafeTimedSerializer
+from pydantic import BaseModel
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -34,7 +35,7 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.i18n import N_, gettext
-from app.learning.learners import find_account
+from app.learning.credentials import TypedCredentials, WrongCredentials, check_credentials
 from app.learning.progress import lesson_shape_total
 from app.lti.launch import (
     CLAIM,
@@ -57,8 +58,8 @@ from app.lti.library import (
 )
 from app.lti.scores import passback_state
 from app.lti.tool import (
+    PlatformRefused,
     confirm_platform,
-    is_web_address,
     origin_of,
     platforms,
     public_keys,
@@ -66,7 +67,8 @@ from app.lti.tool import (
     state_claim,
     state_get,
 )
-from app.platform.auth import is_username
+from app.platform.auth import LTI_ACCOUNT_PREFIX, Blocked
+from app.platform.models import Account
 from app.platform.sessions import (
     ACCOUNT_KEY,
     LEARNER_KEY,
@@ -97,10 +99,7 @@ BAD_LAUNCH = N_("This LTI launch was refused: %(why)s")
 REPLAYED = N_("This launch was already used. Open the activity again from the LMS.")
 NOT_DEEP_LINK = N_("Open this page from the LMS, choosing the course as external tool content.")
 UNKNOWN_LESSON = N_("The LMS asked for a lesson the course does not have: %(slug)s.")
-BAD_URL = N_("Write a full address starting with https:// or http://.")
-MISSING_FIELD = N_("Fill in every field.")
 NOT_FROM_LMS = N_("This page is for people who opened the course from the LMS.")
-WRONG_CREDENTIALS = N_("Wrong username or password.")
 NO_COOKIE_OVER_HTTP = N_(
     "The course is served over plain HTTP, on another site than the LMS, so the browser does "
     "not send the course's cookie with the launch, not even in a new tab. The instructor must "
@@ -133,8 +132,20 @@ STORAGE_NOT_SAME_ORIGIN = N_(
 )
 STORAGE_NONCE = N_("the launch's nonce is not the one its login kept in the LMS's storage")
 NO_PLATFORM = N_("There is no registered platform with this address.")
-LTI_ACCOUNT_PREFIX = "lti-"
-Field = Annotated[str, Form(max_length=1000)]
+Field = Annotated[str, Form(max_length=1000)]  # a form field (alone, or in a form model)
+
+
+class PlatformForm(BaseModel):
+    """The LMS registration form, the fields of ``curso lti registrar``: an absent or empty
+    field reads as "", one past 1000 characters is the 422 page "Dados inválidos"
+    (:mod:`app.web.errors`)."""
+
+    issuer: Field = ""
+    client_id: Field = ""
+    deployment_id: Field = ""  # several: comma-separated
+    auth_url: Field = ""
+    token_url: Field = ""
+    jwks_url: Field = ""
 
 
 class StarletteLtiRequest(LtiRequest):
@@ -578,6 +589,12 @@ def _lti_user(request: Request) -> tuple[int, str]:
     return found[0], str(found[1])
 
 
+def _linkable(account: Account) -> bool:
+    """Whether an LMS person may link ``account``: not one made for an LMS person, whose
+    password is random and unusable."""
+    return not account.username.startswith(LTI_ACCOUNT_PREFIX)
+
+
 @router.get("/lti/vincular", response_class=HTMLResponse, name="lti_link")
 def lti_link_page(request: Request):
     """For a person who came from the LMS: sign in once with the course account they already
@@ -595,25 +612,29 @@ def lti_link(
     usuario: Field = "",
     senha: Field = "",
 ):
-    """Check the account's password (with the sign-in limits), then move the LMS person's
-    progress and classes into it and sign in as it (a new session id). 401 with a message on
-    a wrong password, 429 past the limits."""
+    """Check the account's username and password under the sign-in limits
+    (:func:`app.learning.credentials.check_credentials`, as ``/conta/entrar`` does: an old hash
+    is replaced), then move the LMS person's progress and classes into it and sign in as it (a
+    new session id). 401 with a message on a wrong password or an account made for an LMS
+    person, 429 with ``Retry-After`` past the limits.
+
+    No "known device" here: that cookie is ``Path=/conta``, so the browser never sends it to
+    this page, and inside the LMS's iframe the course is a third party whose cookies live in the
+    LMS's partition. A person links once (their next launches are the account), so a device
+    cookie kept for this page would hardly ever be shown again.
+    """
     platform_id, sub = _lti_user(request)
-    typed = usuario.strip().lower()[:30]
-    username = typed if is_username(typed) else None
     ip = request.client.host if request.client else "desconhecido"
-    blocked = limiter.attempt(username, ip)
-    if blocked:
-        context = {"error": blocked.message, "username": usuario}
+    typed = TypedCredentials(usuario, senha, ip)
+    found = check_credentials(db, passwords, limiter, typed, allowed=_linkable)
+    if isinstance(found, Blocked):
+        context = {"error": found.message, "username": usuario}
         response = render(request, "lti_link.html", context, status_code=429)
-        response.headers["Retry-After"] = str(blocked.retry_after_s)
+        response.headers["Retry-After"] = str(found.retry_after_s)
         return response
-    found = find_account(db, username) if username else None
-    checked = passwords.check(senha, found.password_hash if found else None)
-    if not checked.matched or found is None or found.username.startswith(LTI_ACCOUNT_PREFIX):
-        context = {"error": gettext(WRONG_CREDENTIALS), "username": usuario}
+    if isinstance(found, WrongCredentials):
+        context = {"error": found.message, "username": usuario}
         return render(request, "lti_link.html", context, status_code=401)
-    limiter.succeeded(found.username, ip)
     link_to_account(db, platform_id, sub, found)
     kept = {key: request.session.get(key) for key in (LAUNCHES_KEY, LTI_USER_KEY)}
     rotate_session_id(request)
@@ -670,41 +691,27 @@ def lti_register(
     request: Request,
     db: SessionDep,
     _admin: AdminDep,
-    issuer: Field = "",
-    client_id: Field = "",
-    deployment_id: Field = "",
-    auth_url: Field = "",
-    token_url: Field = "",
-    jwks_url: Field = "",
+    sent: Annotated[PlatformForm, Form()],
 ):
-    """Register a platform (the fields of ``curso lti registrar``); 422 with a message when a
-    field is missing or a URL is not an address. Several deployment ids: comma-separated.
+    """Register a platform (the fields of ``curso lti registrar``, several deployment ids
+    comma-separated); 422 with the form kept and the message of
+    :class:`app.lti.tool.PlatformRefused` when :func:`app.lti.tool.register_platform` refuses it.
 
     The platform waits for the admin's confirmation (:func:`lti_confirm`): until then it
     launches nothing and its origin stays out of the CSP."""
-    form = {
-        "issuer": issuer.strip(),
-        "client_id": client_id.strip(),
-        "deployment_id": deployment_id.strip(),
-        "auth_url": auth_url.strip(),
-        "token_url": token_url.strip(),
-        "jwks_url": jwks_url.strip(),
-    }
-    if not all(form.values()):
-        return _registration_page(request, db, 422, form=form, error=gettext(MISSING_FIELD))
-    for name in ("auth_url", "token_url", "jwks_url"):
-        if not is_web_address(form[name]):
-            return _registration_page(request, db, 422, form=form, error=gettext(BAD_URL))
-    deployments = [d.strip() for d in form["deployment_id"].split(",") if d.strip()]
-    register_platform(
-        db,
-        form["issuer"],
-        form["client_id"],
-        deployments,
-        form["auth_url"],
-        form["token_url"],
-        form["jwks_url"],
-    )
+    form = {name: value.strip() for name, value in sent.model_dump().items()}
+    try:
+        register_platform(
+            db,
+            form["issuer"],
+            form["client_id"],
+            [form["deployment_id"]],
+            form["auth_url"],
+            form["token_url"],
+            form["jwks_url"],
+        )
+    except PlatformRefused as refused:
+        return _registration_page(request, db, 422, form=form, error=str(refused))
     request.app.state.lms_origins.refresh()  # an update to another origin waits again
     return RedirectResponse(urls_of(request).path("lti_platforms"), status_code=303)
 

@@ -67,12 +67,12 @@ async def web_manifest(request: Request) -> JSONResponse:
 async def service_worker(request: Request) -> Response:
     """The service worker, from the site's root so that its scope is the whole site, with the
     site's paths it needs put first (``self.CURSO``: the page shown for what was not downloaded,
-    the prefixes of the files kept by name).
+    and the prefixes of the files kept by name: the static files and the lessons' images).
 
     Revalidated on each check (``no-cache``): a new version reaches devices at their next visit.
     """
-    kept = [request.app.state.assets.prefix + "/", IMAGES_URL]
-    paths = {"fallback": urls_of(request).path("offline"), "kept": kept}
+    static = request.app.state.assets.prefix + "/"
+    paths = {"fallback": urls_of(request).path("offline"), "static": static, "images": IMAGES_URL}
     head = f"self.CURSO = {json.dumps(paths)};\n".encode()
     return Response(
         head + SERVICE_WORKER.read_bytes(),

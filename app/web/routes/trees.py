@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from app.content.course import Course
 from app.content.layout import layout
+from app.content.trees import Tree
 from app.content.walk import WalkError, walk_path
 from app.i18n import gettext
 from app.learning.compare import compare_context
@@ -22,12 +25,46 @@ from app.learning.trees import (
     tree_version,
     tree_view,
 )
+from app.learning.usecases import OFFLINE_WINDOW, given_time
+from app.platform.models import utcnow
 from app.web.deps import CourseDep, LearnerForWriteDep, ReaderCourseDep, SessionDep
+from app.web.forms import given_time_field
 from app.web.lookups import find_tree
 from app.web.templating import VARY, render, wants_fragment
 from app.web.urls import urls_of
 
 router = APIRouter()
+
+
+@dataclass(frozen=True)
+class AskedWalk:
+    """The walk a tree's page or widget is asked for: the tree of the address, the option
+    ids chosen so far (``?c=``, comma-separated; ``None``: the start) and the course as its
+    reader sees it."""
+
+    course: Course
+    tree: Tree
+    path: str | None
+
+    def view(self, lesson_slug: str = "", notice: str | None = None) -> TreeView:
+        """The walk along :attr:`path` (:func:`app.learning.trees.tree_view`)."""
+        return tree_view(self.tree, self.path, lesson_slug, notice)
+
+
+async def asked_walk(
+    tree_id: str,
+    course: ReaderCourseDep,
+    c: Annotated[str | None, Query(max_length=2000)] = None,
+) -> AskedWalk:
+    """The walk of the address and its ``?c=``.
+
+    Raises:
+        HTTPException: 404 with a message in Portuguese when the course has no such tree.
+    """
+    return AskedWalk(course, find_tree(course, tree_id), c)
+
+
+AskedWalkDep = Annotated[AskedWalk, Depends(asked_walk)]
 
 
 @router.get("/arvores", response_class=HTMLResponse, name="trees")
@@ -45,30 +82,19 @@ async def compare(request: Request, course: CourseDep):
 
 
 @router.get("/arvores/{tree_id}", response_class=HTMLResponse, name="tree")
-async def tree_page(
-    request: Request,
-    tree_id: str,
-    course: ReaderCourseDep,
-    c: Annotated[str | None, Query(max_length=2000)] = None,
-):
+async def tree_page(request: Request, asked: AskedWalkDep):
     """The standalone page of one tree: walk and map at full width."""
-    tree = find_tree(course, tree_id)
-    lesson = course.get(course.tree_lessons[tree.id])
-    view = tree_view(tree, c, notice=request.query_params.get("aviso"))
+    lesson = asked.course.get(asked.course.tree_lessons[asked.tree.id])
+    view = asked.view(notice=request.query_params.get("aviso"))
     return render(request, "tree.html", {"view": view, "lesson": lesson})
 
 
 @router.get("/arvores/{tree_id}/widget", response_class=HTMLResponse, name="tree_widget")
 async def tree_widget(
-    request: Request,
-    tree_id: str,
-    course: ReaderCourseDep,
-    c: Annotated[str | None, Query(max_length=2000)] = None,
-    licao: Annotated[str, Query(max_length=100)] = "",
+    request: Request, asked: AskedWalkDep, licao: Annotated[str, Query(max_length=100)] = ""
 ):
     """The widget alone (for htmx): back one step, restart, or any path."""
-    tree = find_tree(course, tree_id)
-    view = tree_view(tree, c, embedding_lesson(course, tree, licao))
+    view = asked.view(embedding_lesson(asked.course, asked.tree, licao))
     return render(request, "_tree.html", {"view": view})
 
 
@@ -83,11 +109,17 @@ def tree_step(
     c: Annotated[str, Form(max_length=2000)] = "",
     licao: Annotated[str, Form(max_length=100)] = "",
     versao: Annotated[str | None, Form(max_length=64)] = None,
+    chave: Annotated[str | None, Form(min_length=8, max_length=64)] = None,
+    dada_em: Annotated[str | None, Form(max_length=40)] = None,
 ):
     """Take one step: answer the current question with the option ``escolha``.
 
     Reaching a result stores the finished walk. htmx gets the widget and an
     ``HX-Push-Url`` with the new path; a plain form post is redirected (303) there.
+    A walk finished offline is this last step sent again by its device
+    (``static/js/offline-answers.js``), with the key the device gave it (``chave``: sent
+    twice, stored once) and when it was finished (``dada_em``, ISO 8601 with its offset,
+    clamped to the last :data:`~app.learning.usecases.OFFLINE_WINDOW`; 422 when not a time).
     The form carries the tree's version (``versao``): when the tree changed since the form
     was shown, no step is taken and nothing is stored; htmx gets 409 with the current
     question and "Esta pergunta mudou; leia de novo e responda.", a plain post is
@@ -113,7 +145,9 @@ def tree_step(
         view = TreeView(view.tree, view.walk, view.map, slug, gettext(UNKNOWN_OPTION))
         return render(request, "_tree.html", {"view": view}, status_code=422)
     if walk.result is not None:
-        record_walk(session, learner_id, tree.id, walk.values, walk.result.id)
+        now = utcnow()
+        at = given_time(given_time_field(dada_em), now, now - OFFLINE_WINDOW)
+        record_walk(session, learner_id, tree.id, walk.values, walk.result.id, chave, at)
     view = TreeView(tree, walk, layout(tree), slug)
     url = urls_of(request).walk(view, walk.values)
     if wants_fragment(request):
