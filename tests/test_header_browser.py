@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support.app import ARTIFACTS
-from tests.support.browser import ConsoleWatch, axe_violations, pick
+from tests.support.browser import ConsoleWatch, axe_violations, focused, pick
 from tests.support.learning import COURSE, KERNELS
 from tests.support.server import LiveServer
 
@@ -111,14 +111,134 @@ def test_a_long_username_keeps_the_wide_header_on_one_row(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
-def test_without_javascript_the_phone_header_keeps_every_link(new_page, live_server: LiveServer):
-    page = new_page(360, 800, javascript=False)
-    page.goto(live_server.url + "/")
-    for name in ("Lições", "Glossário", "Entrar"):
-        expect(page.locator(".site-header").get_by_role("link", name=name)).to_be_visible()
-    expect(page.locator("#busca-topo")).to_be_visible()
-    expect(page.locator(".search-toggle")).to_be_hidden()
-    expect(page.locator(".menu-button")).to_be_hidden()
+# The figures of bench/side_by_side.py with JavaScript (the phone menu is a <dialog>), kept as
+# they were when the phone bar without JavaScript was made one row too: the header's height at
+# 360, 1024 and 1280 px, and the y of the lesson's first paragraph at 360 × 740 and 1280 × 800,
+# in whole pixels as the bench prints them.
+WITH_JS_HEADER = 47
+WITH_JS_FIRST_PARAGRAPH = {360: 290, 1280: 206}
+
+
+def first_paragraph_y(page: Page) -> float:
+    """The y of the lesson's first paragraph in the page, as the bench measures it."""
+    return page.evaluate(
+        "document.querySelector('article.lesson > p').getBoundingClientRect().top + scrollY"
+    )
+
+
+def test_with_javascript_the_header_and_the_text_keep_their_places(
+    new_page, live_server: LiveServer
+):
+    for width, height in ((360, 740), (1024, 800), (1280, 800)):
+        page = new_page(width, height)
+        page.goto(live_server.url + "/licoes/kernels")
+        page.wait_for_load_state("load")
+        header = page.locator(".site-header").bounding_box()
+        assert header is not None and round(header["height"]) == WITH_JS_HEADER, (width, header)
+        if width in WITH_JS_FIRST_PARAGRAPH:
+            y = first_paragraph_y(page)
+            assert round(y) <= WITH_JS_FIRST_PARAGRAPH[width], (width, y)
+
+
+@pytest.mark.parametrize("width", (360, 1024, 1280))
+def test_without_javascript_the_header_is_one_row(new_page, live_server: LiveServer, width: int):
+    """A phone without JavaScript (or whose scripts are off) had a header of 171 px: the links,
+    the search and the theme switch wrapped on three rows above the lesson."""
+    page = new_page(width, 740, javascript=False)
+    for path in ("/", "/licoes/kernels", "/arvores", "/busca?q=kernel", "/glossario"):
+        page.goto(live_server.url + path)
+        header = page.locator(".site-header").bounding_box()
+        assert header is not None and header["height"] <= MAX_HEIGHT[width], (path, header)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    if width == 360:
+        expect(page.locator(".site-nav")).to_be_hidden()
+        expect(page.get_by_role("button", name="Tema escuro")).to_be_hidden()
+        expect(page.locator(".menu-button")).to_be_hidden()  # the dialog's, which needs JS
+        expect(page.locator(".search-toggle")).to_be_hidden()
+    else:
+        expect(page.locator(".header-menu-button")).to_be_hidden()
+        for name in ("Lições", "Glossário", "Entrar"):
+            expect(page.locator(".site-header").get_by_role("link", name=name)).to_be_visible()
+        expect(page.get_by_role("button", name="Tema escuro")).to_be_visible()
+    page.goto(live_server.url + "/licoes/kernels")
+    # Without JavaScript the search box is a plain searchbox (search-box.js makes it a combobox).
+    expect(page.get_by_role("searchbox", name="Buscar nas lições")).to_be_visible(
+        visible=width != 360
+    )
+
+
+def test_without_javascript_a_phone_shows_the_lesson_text_on_the_first_screen(
+    new_page, live_server: LiveServer
+):
+    """The contents ("Nesta lição") came open above the text and pushed its first paragraph to
+    y 832, below a 740 px screen; folded, they open at a tap."""
+    page = new_page(360, 740, javascript=False)
+    page.goto(live_server.url + "/licoes/kernels")
+    page.screenshot(path=ARTIFACTS / "sem-js-primeira-tela-360.png")
+    assert first_paragraph_y(page) < 740 - 48, "o começo do primeiro parágrafo na primeira tela"
+    contents = page.get_by_role("navigation", name="Nesta lição")
+    link = contents.get_by_role("link", name=KERNELS.headings[0].text, exact=True)
+    expect(link).to_be_hidden()
+    summary = contents.get_by_text("Nesta lição", exact=True)
+    box = summary.bounding_box()
+    assert box is not None and 24 <= box["height"] <= 48, "one line, a target of 24 px or more"
+    summary.click()
+    expect(link).to_be_visible()
+    link.click()
+    expect(page).to_have_url(re.compile(f"#{KERNELS.headings[0].anchor}$"))
+
+
+def test_without_javascript_the_phone_menu_opens_the_links_the_search_and_the_theme(
+    new_page, live_server: LiveServer
+):
+    page = new_page(360, 740, javascript=False)
+    page.goto(live_server.url + "/licoes/kernels")
+    stops = []
+    for _ in range(3):  # "Pular para o conteúdo", the course's name, "Menu"
+        page.keyboard.press("Tab")
+        stops.append(focused(page))
+    menu = page.locator(".header-menu-button")
+    expect(menu).to_be_focused()
+    expect(menu).to_have_accessible_name("Menu")
+    assert [s for s in stops if s["outline"] == "none" or s["width"] < 2] == [], stops
+    box = menu.bounding_box()
+    assert box is not None and box["height"] >= 40 and box["width"] >= 44, box
+    expect(page.locator(".site-nav")).to_be_hidden()
+    page.keyboard.press("Enter")
+    header = page.locator(".site-header")
+    for name in ("Lições", "Árvores de decisão", "Glossário", "Revisar", "Meu progresso", "Entrar"):
+        expect(header.get_by_role("link", name=name, exact=True)).to_be_visible()
+    expect(header.get_by_role("button", name="Tema escuro")).to_be_visible()
+    search = page.get_by_role("searchbox", name="Buscar nas lições")
+    expect(search).to_be_visible()
+    # The menu opens under the bar: the page moves down, nothing of it is covered.
+    bar, title = header.bounding_box(), page.locator("h1").bounding_box()
+    assert bar and title and title["y"] >= bar["y"] + bar["height"], (bar, title)
+    page.screenshot(path=ARTIFACTS / "sem-js-menu-aberto-360.png")
+    # "Menu" again folds it: the bar is one row again.
+    page.keyboard.press("Enter")
+    expect(header.get_by_role("link", name="Glossário", exact=True)).to_be_hidden()
+    bar = header.bounding_box()
+    assert bar is not None and bar["height"] <= MAX_HEIGHT[360], bar
+    # Open, the links follow "Menu" in the tab order, then the search.
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    expect(header.get_by_role("link", name="Lições", exact=True)).to_be_focused()
+    search.fill("kernel")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/busca\?q=kernel$"))
+    expect(page.locator(".search-hit-title a").first).to_be_visible()
+
+
+def test_without_javascript_wide_screens_show_the_contents_open(new_page, live_server: LiveServer):
+    page = new_page(1280, 800, javascript=False)
+    page.goto(live_server.url + "/licoes/kernels")
+    contents = page.get_by_role("navigation", name="Nesta lição")
+    for heading in KERNELS.headings:
+        expect(contents.get_by_role("link", name=heading.text, exact=True)).to_be_visible()
+    title = contents.evaluate("(nav) => getComputedStyle(nav, '::before').content")
+    assert "Nesta lição" in title or "aria-label" in title, title
+    expect(page.locator(".toc-title")).to_be_hidden()  # no control that would fold nothing
 
 
 @pytest.mark.parametrize("width", WIDTHS)

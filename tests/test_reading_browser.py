@@ -305,8 +305,12 @@ def test_without_javascript_the_contents_stay_in_the_page(new_page, live_server:
     page = new_page(360, 800, javascript=False)
     page.goto(live_server.url + "/licoes/kernels")
     expect(page.locator(".menu-button")).to_be_hidden()
+    # Folded under "Nesta lição" and the header's "Menu" (a <details> each), which open them.
+    expect(page.locator(".toc a").first).to_be_hidden()
+    page.locator(".toc-title").click()
     expect(page.locator(".toc a").first).to_be_visible()
     expect(page.locator(".to-top")).to_be_hidden()
+    page.locator(".header-menu-button").click()
     page.locator("#busca-topo").fill("kernel")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(r"/busca\?q=kernel$"))
