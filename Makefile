@@ -22,16 +22,14 @@ test: install-dev chromium ## install test dependencies and run the whole suite 
 # Everything but the load runs on both cores (pytest-xdist: each worker its own databases, its
 # own uvicorn and its own Chromium); the load runs measure a server on their own, after (only
 # tests/load is collected for them: collecting the whole suite to deselect it cost seconds).
-# --dist worksteal: a worker that runs out of tests takes some of the other's, so a few long
-# browser tests at the end do not leave one core idle.
 suites: install-dev
-	$(PYTEST) -n 2 --dist worksteal -m "not load"
+	$(PYTEST) -n 2 -m "not load"
 	$(PYTEST) -m load tests/load
 
 FAST := not browser and not load and not postgres and not slow
 
 test-fast: install-dev ## the quick loop (under 2 minutes): no browser, load, PostgreSQL or slow tests, on both cores
-	$(PYTEST) -n 2 --dist worksteal -m "$(FAST)"
+	$(PYTEST) -n 2 -m "$(FAST)"
 
 screenshots: install-dev chromium ## every page type at 360 and 1280 px, light and dark, into test-artifacts/
 	$(PYTEST) tests/test_pages_browser.py -k test_page_type --screenshots
