@@ -250,17 +250,24 @@ def test_the_course_passes_the_installability_checks_lighthouse_made(
 SAYS_ONLINE = 'Object.defineProperty(Navigator.prototype, "onLine", { get: () => true });'
 
 
-@pytest.mark.parametrize("told", ("offline", "online"))
-def test_an_answer_kept_offline_says_only_that_and_keeps_the_focus(
-    new_page, live_server: LiveServer, told: str
-):
-    """No "não foi enviada" for an answer the device keeps; focus stays on the question."""
+def kernels_cut_off(new_page, live_server: LiveServer, told: str) -> Page:
+    """A phone that downloaded the kernels lesson, then lost the connection and reloaded it;
+    the browser says it is ``told`` (``offline``, or ``online`` as a weak signal does)."""
     page = new_page(360, 740)
     if told == "online":
         page.add_init_script(SAYS_ONLINE)
     download(page, live_server.url, KERNELS.slug)
     page.context.set_offline(True)
     page.reload()
+    return page
+
+
+@pytest.mark.parametrize("told", ("offline", "online"))
+def test_an_answer_kept_offline_says_only_that_and_keeps_the_focus(
+    new_page, live_server: LiveServer, told: str
+):
+    """No "não foi enviada" for an answer the device keeps; focus stays on the question."""
+    page = kernels_cut_off(new_page, live_server, told)
     question = SINGLE[0]
     block = page.locator(f"#pergunta-{question.id}")
     page.locator(f"#op-{question.id}-{question.options[0].id}").check()
@@ -280,12 +287,7 @@ def test_an_answer_kept_offline_says_only_that_and_keeps_the_focus(
 def test_a_hint_asked_offline_says_hints_need_the_connection(
     new_page, live_server: LiveServer, told: str
 ):
-    page = new_page(360, 740)
-    if told == "online":
-        page.add_init_script(SAYS_ONLINE)
-    download(page, live_server.url, KERNELS.slug)
-    page.context.set_offline(True)
-    page.reload()
+    page = kernels_cut_off(new_page, live_server, told)
     block = page.locator(".question:has(.hint-button)").first
     block.locator("input[type=radio], input[type=checkbox]").first.check()
     block.locator(".hint-button").click()
